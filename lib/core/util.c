@@ -1,0 +1,160 @@
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void gw_err_set(struct gw_err *err, const char *fmt, ...) {
+  if (!err)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+  va_end(ap);
+}
+
+static int64_t clock_ns(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int64_t gw_now_realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
+int64_t gw_now_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+
+int64_t gw_monotonic_to_realtime_offset_ns(void) {
+  /* Read realtime between two monotonic reads to halve the error. */
+  int64_t m0 = clock_ns(CLOCK_MONOTONIC);
+  int64_t r = clock_ns(CLOCK_REALTIME);
+  int64_t m1 = clock_ns(CLOCK_MONOTONIC);
+  return r - (m0 + (m1 - m0) / 2);
+}
+
+int gw_path_at(const char *root, const char *path, char *out, size_t cap) {
+  if (!root)
+    root = "";
+  size_t rl = strlen(root);
+  while (rl > 0 && root[rl - 1] == '/')
+    rl--;
+  int n = snprintf(out, cap, "%.*s%s", (int)rl, root, path);
+  return (n < 0 || (size_t)n >= cap) ? -1 : 0;
+}
+
+long gw_read_file_at(const char *root, const char *path, char *buf, size_t cap, int *truncated) {
+  char full[4096];
+  if (truncated)
+    *truncated = 0;
+  if (cap == 0 || gw_path_at(root, path, full, sizeof full) != 0) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  int fd = open(full, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  size_t len = 0;
+  for (;;) {
+    if (len + 1 >= cap) {
+      /* Probe one more byte to tell "exactly full" from "truncated". */
+      char extra;
+      ssize_t e = read(fd, &extra, 1);
+      if (e > 0 && truncated)
+        *truncated = 1;
+      break;
+    }
+    ssize_t r = read(fd, buf + len, cap - 1 - len);
+    if (r < 0) {
+      if (errno == EINTR)
+        continue;
+      int saved = errno;
+      close(fd);
+      errno = saved;
+      return -1;
+    }
+    if (r == 0)
+      break;
+    len += (size_t)r;
+  }
+  close(fd);
+  buf[len] = '\0';
+  return (long)len;
+}
+
+int gw_parse_u64(const char *s, uint64_t *out) {
+  if (!s || !*s || *s == '-')
+    return -1;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int gw_parse_i64(const char *s, int64_t *out) {
+  if (!s || !*s)
+    return -1;
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int gw_parse_double(const char *s, double *out) {
+  if (!s || !*s)
+    return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int gw_strlcpy(char *dst, const char *src, size_t cap) {
+  if (cap == 0)
+    return 1;
+  size_t n = strlen(src);
+  int trunc = n >= cap;
+  if (trunc)
+    n = cap - 1;
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+  return trunc;
+}
+
+static void out_of_memory(void) {
+  static const char msg[] = "gpuwhy: out of memory\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
+  abort();
+}
+
+void *gw_xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p)
+    out_of_memory();
+  return p;
+}
+
+void *gw_xrealloc(void *p, size_t size) {
+  void *q = realloc(p, size ? size : 1);
+  if (!q)
+    out_of_memory();
+  return q;
+}
+
+char *gw_xstrdup(const char *s) {
+  char *p = strdup(s ? s : "");
+  if (!p)
+    out_of_memory();
+  return p;
+}

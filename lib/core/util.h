@@ -1,0 +1,61 @@
+/* Small helpers shared by every module of libgpuwhy: status codes, clocks,
+ * bounded file reads under a root directory, and an error buffer. */
+#ifndef GW_UTIL_H
+#define GW_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GW_NODISCARD __attribute__((warn_unused_result))
+#define GW_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+
+/* Status codes. 0 is success; every failing call also fills a gw_err. */
+typedef enum {
+  GW_OK = 0,
+  GW_ERR = 1,       /* generic failure, see the message */
+  GW_ENOTSUP = 2,   /* the source or metric does not exist here */
+  GW_EINPUT = 3,    /* malformed outside bytes (file, line, field) */
+  GW_ELOST = 4,     /* a device disappeared mid-run */
+  GW_ENOMEM = 5,
+  GW_EIO = 6,
+} gw_status;
+
+/* A message buffer that carries the reason of the last failure.
+ * The library never prints; the CLI prints gw_err.msg. */
+struct gw_err {
+  char msg[512];
+};
+
+void gw_err_set(struct gw_err *err, const char *fmt, ...) GW_PRINTF(2, 3);
+
+/* Wall clock (CLOCK_REALTIME) in ns since the epoch: the time base of every
+ * timestamp in a recording, the same base CUPTI uses on Linux. */
+int64_t gw_now_realtime_ns(void);
+/* CLOCK_MONOTONIC in ns, for intervals that must not jump. */
+int64_t gw_now_monotonic_ns(void);
+/* CLOCK_BOOTTIME minus CLOCK_MONOTONIC is not needed; kmsg uses monotonic us.
+ * Offset to add to a CLOCK_MONOTONIC ns value to get realtime ns. */
+int64_t gw_monotonic_to_realtime_offset_ns(void);
+
+/* Read a whole small file below root (root "" or NULL means "/") into buf,
+ * NUL-terminated. Returns the length, or -1 with errno set. A file longer than
+ * cap-1 bytes is truncated and flagged through *truncated (may be NULL). */
+long gw_read_file_at(const char *root, const char *path, char *buf, size_t cap, int *truncated);
+
+/* Join root and path into out. Returns 0, or -1 if it does not fit. */
+int gw_path_at(const char *root, const char *path, char *out, size_t cap);
+
+/* Checked number parsing: the whole token must be a number. 0 on success. */
+int gw_parse_u64(const char *s, uint64_t *out);
+int gw_parse_i64(const char *s, int64_t *out);
+int gw_parse_double(const char *s, double *out);
+
+/* Bounded copy that always NUL-terminates; returns 1 if it truncated. */
+int gw_strlcpy(char *dst, const char *src, size_t cap);
+
+void *gw_xcalloc(size_t n, size_t size);
+void *gw_xrealloc(void *p, size_t size);
+char *gw_xstrdup(const char *s);
+
+#endif

@@ -1,0 +1,3 @@
+#include <gpuwhy/gpuwhy.h>
+
+const char *gw_version(void) { return GW_VERSION; }

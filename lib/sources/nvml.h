@@ -1,0 +1,41 @@
+/* GPU source: NVML loaded at run time with dlopen (no nvml.h needed to build).
+ * Thread-compatible, not thread-safe: one sampler thread uses a handle. */
+#ifndef GW_NVML_H
+#define GW_NVML_H
+
+#include "../core/sample.h"
+#include "../core/util.h"
+
+struct gw_nvml;
+
+struct gw_driver_info {
+  char driver_version[80];  /* "580.159.04" */
+  char nvml_version[80];    /* "13.580.159.04" */
+  int cuda_driver_version;  /* 13000, 0 unknown */
+};
+
+/* Load NVML and enumerate the GPUs. lib_path NULL: $GPUWHY_NVML_LIB, then
+ * libnvidia-ml.so.1, then libnvidia-ml.so. Returns GW_ENOTSUP with a one-line
+ * reason in err when there is no library, no driver or no GPU. */
+GW_NODISCARD gw_status gw_nvml_open(struct gw_nvml **out, const char *lib_path, struct gw_err *err);
+void gw_nvml_close(struct gw_nvml *nv);
+
+unsigned gw_nvml_gpu_count(const struct gw_nvml *nv);
+void gw_nvml_driver_info(const struct gw_nvml *nv, struct gw_driver_info *out);
+GW_NODISCARD gw_status gw_nvml_gpu_info(struct gw_nvml *nv, unsigned gpu, struct gw_gpu_info *out, struct gw_err *err);
+
+/* Which metrics to read in this call. */
+enum { GW_NVML_FAST = 1, GW_NVML_SLOW = 2 };
+
+/* Read one GPU. out->valid tells what was read; NOT_SUPPORTED metrics stay
+ * invalid (never 0). Emits a "clock_reasons" event when the bitmask changes.
+ * Returns GW_ELOST once the GPU is lost (a "gpu_lost" event is emitted once);
+ * the caller stops sampling that GPU and carries on with the rest. */
+GW_NODISCARD gw_status gw_nvml_sample(struct gw_nvml *nv, unsigned gpu, int64_t t_ns, unsigned what,
+                                      struct gw_gpu_sample *out, const struct gw_event_sink *events);
+
+/* Processes using the GPU (compute and graphics). Returns how many were
+ * written to out (at most max), or -1 on failure. */
+int gw_nvml_processes(struct gw_nvml *nv, unsigned gpu, int64_t t_ns, struct gw_gpu_proc *out, int max);
+
+#endif
