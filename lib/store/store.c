@@ -1,0 +1,594 @@
+#include "store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Fixed part of schema version 1. The per-GPU metric tables are generated
+ * from gpu_metrics.def so the store and the metric list cannot drift apart. */
+static const char SCHEMA_FIXED[] =
+    "CREATE TABLE run ("
+    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " gpuwhy_version TEXT, source TEXT, started_ns INTEGER, ended_ns INTEGER,"
+    " command TEXT, cwd TEXT, target_pid INTEGER, exit_status INTEGER,"
+    " hostname TEXT, kernel TEXT, cpu_model TEXT, logical_cpus INTEGER, physical_cores INTEGER,"
+    " mem_total_bytes INTEGER, driver_version TEXT, nvml_version TEXT, cuda_driver_version INTEGER,"
+    " interval_ms INTEGER, gpu_note TEXT);"
+    "CREATE TABLE env (name TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE gpu ("
+    " gpu INTEGER PRIMARY KEY, uuid TEXT, name TEXT, pci_bus_id TEXT, mem_total_bytes INTEGER,"
+    " power_default_limit_mw INTEGER, power_min_limit_mw INTEGER, power_max_limit_mw INTEGER,"
+    " sm_clock_max_mhz INTEGER, mem_clock_max_mhz INTEGER, pcie_gen_max INTEGER, pcie_width_max INTEGER,"
+    " temp_slowdown_c INTEGER, temp_shutdown_c INTEGER, gpm_supported INTEGER, mig_enabled INTEGER,"
+    " persistence_mode INTEGER, compute_mode INTEGER, ecc_enabled INTEGER, supported_clock_reasons INTEGER);"
+    "CREATE TABLE gpu_proc (t_ns INTEGER NOT NULL, gpu INTEGER NOT NULL, pid INTEGER NOT NULL,"
+    " used_mem_bytes INTEGER, sm_pct REAL);"
+    "CREATE TABLE host_sample (t_ns INTEGER NOT NULL, cpu_busy_pct REAL, cpu_user_pct REAL, cpu_system_pct REAL,"
+    " cpu_iowait_pct REAL, cpu_steal_pct REAL, ncores INTEGER, mem_total_bytes INTEGER, mem_available_bytes INTEGER,"
+    " swap_total_bytes INTEGER, swap_free_bytes INTEGER, psi_cpu_some_pct REAL, psi_mem_some_pct REAL,"
+    " psi_mem_full_pct REAL, psi_io_some_pct REAL, psi_io_full_pct REAL, loadavg_1m REAL, procs_running INTEGER,"
+    " on_battery INTEGER, governor TEXT);"
+    "CREATE TABLE cpu_sample (t_ns INTEGER NOT NULL, core INTEGER NOT NULL, busy_pct REAL, user_pct REAL,"
+    " system_pct REAL, iowait_pct REAL, steal_pct REAL);"
+    "CREATE TABLE proc_sample (t_ns INTEGER NOT NULL, pid INTEGER NOT NULL, ppid INTEGER, role INTEGER, comm TEXT,"
+    " state TEXT, cpu_pct REAL, threads INTEGER, threads_running INTEGER, rss_bytes INTEGER);"
+    "CREATE TABLE disk_sample (t_ns INTEGER NOT NULL, dev TEXT NOT NULL, util_pct REAL, await_ms REAL,"
+    " r_per_s REAL, w_per_s REAL, read_bps REAL, write_bps REAL, aqu_sz REAL);"
+    "CREATE TABLE event (t_ns INTEGER NOT NULL, kind TEXT NOT NULL, gpu INTEGER, code INTEGER, pid INTEGER,"
+    " message TEXT);"
+    "CREATE TABLE step (t_start_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, step INTEGER, source TEXT);"
+    "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
+    "CREATE INDEX proc_sample_t ON proc_sample(t_ns);"
+    "CREATE INDEX event_t ON event(t_ns);";
+
+enum stmt_id {
+  S_BEGIN,
+  S_COMMIT,
+  S_GPU_FAST,
+  S_GPU_SLOW,
+  S_GPU_PROC,
+  S_HOST,
+  S_CPU,
+  S_PROC,
+  S_DISK,
+  S_EVENT,
+  S_STEP,
+  S_ENV,
+  S_META,
+  S_COUNT
+};
+
+struct gw_store {
+  sqlite3 *db;
+  char *path;
+  int readonly;
+  int in_txn;
+  int64_t txn_started_mono_ns;
+  sqlite3_stmt *stmt[S_COUNT];
+};
+
+/* Append to a fixed buffer; returns -1 when it would overflow. */
+static int append(char *buf, size_t cap, size_t *len, const char *s) {
+  size_t n = strlen(s);
+  if (*len + n + 1 > cap)
+    return -1;
+  memcpy(buf + *len, s, n + 1);
+  *len += n;
+  return 0;
+}
+
+/* CREATE TABLE or INSERT text for one metric table. */
+static int metric_table_sql(enum gw_metric_table table, int insert, char *buf, size_t cap) {
+  size_t len = 0;
+  const char *name = table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health";
+  int rc = 0;
+  buf[0] = '\0';
+  rc |= append(buf, cap, &len, insert ? "INSERT INTO " : "CREATE TABLE ");
+  rc |= append(buf, cap, &len, name);
+  rc |= append(buf, cap, &len, insert ? " (t_ns, gpu" : " (t_ns INTEGER NOT NULL, gpu INTEGER NOT NULL");
+  int ncols = 2;
+  for (int m = 0; m < GW_GPU_NMETRICS; m++) {
+    if (gw_gpu_metric_info[m].table != table)
+      continue;
+    rc |= append(buf, cap, &len, ", ");
+    rc |= append(buf, cap, &len, gw_gpu_metric_info[m].id);
+    if (!insert)
+      rc |= append(buf, cap, &len, gw_gpu_metric_info[m].is_integer ? " INTEGER" : " REAL");
+    ncols++;
+  }
+  rc |= append(buf, cap, &len, ")");
+  if (insert) {
+    rc |= append(buf, cap, &len, " VALUES (?");
+    for (int i = 1; i < ncols; i++)
+      rc |= append(buf, cap, &len, ", ?");
+    rc |= append(buf, cap, &len, ")");
+  } else {
+    rc |= append(buf, cap, &len, "; CREATE INDEX ");
+    rc |= append(buf, cap, &len, name);
+    rc |= append(buf, cap, &len, "_gpu_t ON ");
+    rc |= append(buf, cap, &len, name);
+    rc |= append(buf, cap, &len, "(gpu, t_ns);");
+  }
+  return rc;
+}
+
+static gw_status fail_db(struct gw_store *st, struct gw_err *err, const char *what) {
+  gw_err_set(err, "%s: %s: %s", st->path, what, st->db ? sqlite3_errmsg(st->db) : "cannot open");
+  return GW_EIO;
+}
+
+static gw_status exec(struct gw_store *st, const char *sql, struct gw_err *err) {
+  char *msg = NULL;
+  if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    gw_err_set(err, "%s: %s", st->path, msg ? msg : "SQL error");
+    sqlite3_free(msg);
+    return GW_EIO;
+  }
+  return GW_OK;
+}
+
+static gw_status prepare_all(struct gw_store *st, struct gw_err *err) {
+  static char fast_sql[4096], slow_sql[4096];
+  if (metric_table_sql(GW_TABLE_FAST, 1, fast_sql, sizeof fast_sql) ||
+      metric_table_sql(GW_TABLE_SLOW, 1, slow_sql, sizeof slow_sql)) {
+    gw_err_set(err, "internal: metric insert statement too long");
+    return GW_ERR;
+  }
+  const char *sql[S_COUNT] = {
+      [S_BEGIN] = "BEGIN",
+      [S_COMMIT] = "COMMIT",
+      [S_GPU_FAST] = fast_sql,
+      [S_GPU_SLOW] = slow_sql,
+      [S_GPU_PROC] = "INSERT INTO gpu_proc VALUES (?,?,?,?,?)",
+      [S_HOST] = "INSERT INTO host_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      [S_CPU] = "INSERT INTO cpu_sample VALUES (?,?,?,?,?,?,?)",
+      [S_PROC] = "INSERT INTO proc_sample VALUES (?,?,?,?,?,?,?,?,?,?)",
+      [S_DISK] = "INSERT INTO disk_sample VALUES (?,?,?,?,?,?,?,?,?)",
+      [S_EVENT] = "INSERT INTO event VALUES (?,?,?,?,?,?)",
+      [S_STEP] = "INSERT INTO step VALUES (?,?,?,?)",
+      [S_ENV] = "INSERT OR REPLACE INTO env VALUES (?,?)",
+      [S_META] = "INSERT OR REPLACE INTO meta VALUES (?,?)",
+  };
+  for (int i = 0; i < S_COUNT; i++)
+    if (sqlite3_prepare_v3(st->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i], NULL) != SQLITE_OK)
+      return fail_db(st, err, "prepare");
+  return GW_OK;
+}
+
+static struct gw_store *store_new(const char *path) {
+  struct gw_store *st = gw_xcalloc(1, sizeof *st);
+  st->path = gw_xstrdup(path);
+  return st;
+}
+
+static gw_status set_pragmas(struct gw_store *st, struct gw_err *err) {
+  /* WAL + NORMAL: a crash of the process (gpuwhy or the target) keeps every
+   * committed transaction; only a power loss could drop the last ones. */
+  sqlite3_busy_timeout(st->db, 2000);
+  return exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
+}
+
+gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err *err) {
+  *out = NULL;
+  struct gw_store *st = store_new(path);
+  gw_status rc;
+  char table_sql[8192];
+  /* Replace an old file and its WAL side files so no stale pages mix in. */
+  unlink(path);
+  char side[4200];
+  snprintf(side, sizeof side, "%s-wal", path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", path);
+  unlink(side);
+  if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    rc = fail_db(st, err, "cannot create recording");
+    goto fail;
+  }
+  if ((rc = set_pragmas(st, err)))
+    goto fail;
+  if ((rc = exec(st, "BEGIN", err)) || (rc = exec(st, SCHEMA_FIXED, err)))
+    goto fail;
+  for (int t = GW_TABLE_FAST; t <= GW_TABLE_SLOW; t++) {
+    if (metric_table_sql((enum gw_metric_table)t, 0, table_sql, sizeof table_sql)) {
+      gw_err_set(err, "internal: metric table statement too long");
+      rc = GW_ERR;
+      goto fail;
+    }
+    if ((rc = exec(st, table_sql, err)))
+      goto fail;
+  }
+  char pragma[128];
+  snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d; PRAGMA application_id=%d;", GW_STORE_SCHEMA_VERSION,
+           GW_STORE_APPLICATION_ID);
+  if ((rc = exec(st, pragma, err)) || (rc = exec(st, "COMMIT", err)))
+    goto fail;
+  if ((rc = prepare_all(st, err)))
+    goto fail;
+  *out = st;
+  return GW_OK;
+fail:
+  gw_store_close(st);
+  return rc;
+}
+
+static int pragma_int(sqlite3 *db, const char *sql, int *out) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return -1;
+  int rc = sqlite3_step(s) == SQLITE_ROW ? 0 : -1;
+  if (!rc)
+    *out = sqlite3_column_int(s, 0);
+  sqlite3_finalize(s);
+  return rc;
+}
+
+gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, struct gw_err *err) {
+  *out = NULL;
+  if (access(path, F_OK) != 0) {
+    gw_err_set(err, "%s: no such file", path);
+    return GW_EINPUT;
+  }
+  struct gw_store *st = store_new(path);
+  st->readonly = readonly;
+  gw_status rc = GW_EINPUT;
+  int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+  if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+    rc = fail_db(st, err, "cannot open recording");
+    goto fail;
+  }
+  sqlite3_busy_timeout(st->db, 2000);
+  int app_id = 0, version = 0;
+  if (pragma_int(st->db, "PRAGMA application_id", &app_id) || pragma_int(st->db, "PRAGMA user_version", &version)) {
+    gw_err_set(err, "%s: not a gpuwhy recording (not a readable SQLite database: %s)", path, sqlite3_errmsg(st->db));
+    goto fail;
+  }
+  if (app_id != GW_STORE_APPLICATION_ID) {
+    gw_err_set(err, "%s: not a gpuwhy recording (SQLite application_id is 0x%x, expected 0x%x)", path,
+               (unsigned)app_id, (unsigned)GW_STORE_APPLICATION_ID);
+    goto fail;
+  }
+  if (version < 1 || version > GW_STORE_SCHEMA_VERSION) {
+    gw_err_set(err, "%s: recording schema version %d, this gpuwhy reads versions 1 to %d%s", path, version,
+               GW_STORE_SCHEMA_VERSION, version > GW_STORE_SCHEMA_VERSION ? " (made by a newer gpuwhy)" : "");
+    goto fail;
+  }
+  /* Reading a table proves the file is not truncated garbage behind a valid header. */
+  if (exec(st, "SELECT count(*) FROM run", err)) {
+    rc = GW_EINPUT;
+    goto fail;
+  }
+  if (!readonly && (rc = prepare_all(st, err)))
+    goto fail;
+  *out = st;
+  return GW_OK;
+fail:
+  gw_store_close(st);
+  return rc;
+}
+
+void gw_store_close(struct gw_store *st) {
+  if (!st)
+    return;
+  if (st->in_txn) {
+    struct gw_err ignored;
+    (void)exec(st, "COMMIT", &ignored);
+  }
+  for (int i = 0; i < S_COUNT; i++)
+    sqlite3_finalize(st->stmt[i]);
+  if (st->db)
+    sqlite3_close(st->db);
+  free(st->path);
+  free(st);
+}
+
+sqlite3 *gw_store_db(struct gw_store *st) { return st->db; }
+const char *gw_store_path(const struct gw_store *st) { return st->path; }
+const char *gw_store_errmsg(struct gw_store *st) { return st->db ? sqlite3_errmsg(st->db) : "no database"; }
+
+/* Every write happens inside a transaction that commit_if_due closes. */
+static gw_status ensure_txn(struct gw_store *st) {
+  if (st->in_txn)
+    return GW_OK;
+  sqlite3_stmt *s = st->stmt[S_BEGIN];
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return GW_EIO;
+  st->in_txn = 1;
+  st->txn_started_mono_ns = gw_now_monotonic_ns();
+  return GW_OK;
+}
+
+gw_status gw_store_commit(struct gw_store *st) {
+  if (!st->in_txn)
+    return GW_OK;
+  sqlite3_stmt *s = st->stmt[S_COMMIT];
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE)
+    return GW_EIO;
+  st->in_txn = 0;
+  return GW_OK;
+}
+
+gw_status gw_store_commit_if_due(struct gw_store *st, int64_t max_age_ns) {
+  if (st->in_txn && gw_now_monotonic_ns() - st->txn_started_mono_ns >= max_age_ns)
+    return gw_store_commit(st);
+  return GW_OK;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v) {
+  if (v)
+    sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null(s, i);
+}
+
+/* Bind a value or NULL when not valid. */
+static void bind_opt_double(sqlite3_stmt *s, int i, int valid, double v) {
+  if (valid)
+    sqlite3_bind_double(s, i, v);
+  else
+    sqlite3_bind_null(s, i);
+}
+static void bind_opt_int(sqlite3_stmt *s, int i, int valid, int64_t v) {
+  if (valid)
+    sqlite3_bind_int64(s, i, v);
+  else
+    sqlite3_bind_null(s, i);
+}
+
+static gw_status run_stmt(sqlite3_stmt *s) {
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return rc == SQLITE_DONE ? GW_OK : GW_EIO;
+}
+
+gw_status gw_store_put_run(struct gw_store *st, const struct gw_run_info *r) {
+  gw_status rc = ensure_txn(st);
+  if (rc)
+    return rc;
+  sqlite3_stmt *s;
+  const char *sql = "INSERT OR REPLACE INTO run (id, gpuwhy_version, source, started_ns, command, cwd, target_pid,"
+                    " hostname, kernel, cpu_model, logical_cpus, physical_cores, mem_total_bytes, driver_version,"
+                    " nvml_version, cuda_driver_version, interval_ms, gpu_note)"
+                    " VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+    return GW_EIO;
+  int i = 1;
+  bind_text(s, i++, GW_VERSION);
+  bind_text(s, i++, r->source ? r->source : "record");
+  sqlite3_bind_int64(s, i++, r->started_ns);
+  bind_text(s, i++, r->command_json);
+  bind_text(s, i++, r->cwd);
+  bind_opt_int(s, i++, r->target_pid > 0, r->target_pid);
+  bind_text(s, i++, r->hostname);
+  bind_text(s, i++, r->kernel);
+  bind_text(s, i++, r->cpu_model);
+  bind_opt_int(s, i++, r->logical_cpus > 0, r->logical_cpus);
+  bind_opt_int(s, i++, r->physical_cores > 0, r->physical_cores);
+  bind_opt_int(s, i++, r->mem_total_bytes > 0, r->mem_total_bytes);
+  bind_text(s, i++, r->driver_version);
+  bind_text(s, i++, r->nvml_version);
+  bind_opt_int(s, i++, r->cuda_driver_version > 0, r->cuda_driver_version);
+  bind_opt_int(s, i++, r->interval_ms > 0, r->interval_ms);
+  bind_text(s, i++, r->gpu_note);
+  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
+  sqlite3_finalize(s);
+  return rc;
+}
+
+gw_status gw_store_finish_run(struct gw_store *st, int64_t ended_ns, int exit_status) {
+  gw_status rc = ensure_txn(st);
+  if (rc)
+    return rc;
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(st->db, "UPDATE run SET ended_ns = ?, exit_status = ? WHERE id = 1", -1, &s, NULL) !=
+      SQLITE_OK)
+    return GW_EIO;
+  sqlite3_bind_int64(s, 1, ended_ns);
+  sqlite3_bind_int(s, 2, exit_status);
+  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
+  sqlite3_finalize(s);
+  return rc;
+}
+
+static gw_status put_pair(struct gw_store *st, enum stmt_id id, const char *a, const char *b) {
+  gw_status rc = ensure_txn(st);
+  if (rc)
+    return rc;
+  sqlite3_stmt *s = st->stmt[id];
+  bind_text(s, 1, a);
+  bind_text(s, 2, b);
+  return run_stmt(s);
+}
+
+gw_status gw_store_put_env(struct gw_store *st, const char *name, const char *value) {
+  return put_pair(st, S_ENV, name, value);
+}
+gw_status gw_store_put_meta(struct gw_store *st, const char *key, const char *value) {
+  return put_pair(st, S_META, key, value);
+}
+
+gw_status gw_store_put_gpu_info(struct gw_store *st, const struct gw_gpu_info *g) {
+  gw_status rc = ensure_txn(st);
+  if (rc)
+    return rc;
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO gpu VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s,
+                         NULL) != SQLITE_OK)
+    return GW_EIO;
+  int i = 1;
+  sqlite3_bind_int(s, i++, (int)g->index);
+  bind_text(s, i++, g->uuid[0] ? g->uuid : NULL);
+  bind_text(s, i++, g->name[0] ? g->name : NULL);
+  bind_text(s, i++, g->pci_bus_id[0] ? g->pci_bus_id : NULL);
+  bind_opt_int(s, i++, g->mem_total_bytes > 0, (int64_t)g->mem_total_bytes);
+  bind_opt_int(s, i++, g->power_default_limit_mw > 0, g->power_default_limit_mw);
+  bind_opt_int(s, i++, g->power_min_limit_mw > 0, g->power_min_limit_mw);
+  bind_opt_int(s, i++, g->power_max_limit_mw > 0, g->power_max_limit_mw);
+  bind_opt_int(s, i++, g->sm_clock_max_mhz > 0, g->sm_clock_max_mhz);
+  bind_opt_int(s, i++, g->mem_clock_max_mhz > 0, g->mem_clock_max_mhz);
+  bind_opt_int(s, i++, g->pcie_gen_max > 0, g->pcie_gen_max);
+  bind_opt_int(s, i++, g->pcie_width_max > 0, g->pcie_width_max);
+  bind_opt_int(s, i++, g->temp_slowdown_c > 0, g->temp_slowdown_c);
+  bind_opt_int(s, i++, g->temp_shutdown_c > 0, g->temp_shutdown_c);
+  bind_opt_int(s, i++, g->gpm_supported >= 0, g->gpm_supported);
+  bind_opt_int(s, i++, g->mig_enabled >= 0, g->mig_enabled);
+  bind_opt_int(s, i++, g->persistence_mode >= 0, g->persistence_mode);
+  bind_opt_int(s, i++, g->compute_mode >= 0, g->compute_mode);
+  bind_opt_int(s, i++, g->ecc_enabled >= 0, g->ecc_enabled);
+  bind_opt_int(s, i++, g->supported_clock_reasons > 0, (int64_t)g->supported_clock_reasons);
+  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
+  sqlite3_finalize(s);
+  return rc;
+}
+
+static gw_status put_metric_row(struct gw_store *st, const struct gw_gpu_sample *g, enum gw_metric_table table) {
+  sqlite3_stmt *s = st->stmt[table == GW_TABLE_FAST ? S_GPU_FAST : S_GPU_SLOW];
+  int i = 1;
+  sqlite3_bind_int64(s, i++, g->t_ns);
+  sqlite3_bind_int(s, i++, (int)g->gpu);
+  for (int m = 0; m < GW_GPU_NMETRICS; m++) {
+    if (gw_gpu_metric_info[m].table != table)
+      continue;
+    int valid = gw_gpu_valid(g, (enum gw_gpu_metric)m);
+    if (gw_gpu_metric_info[m].is_integer)
+      bind_opt_int(s, i++, valid, (int64_t)g->values[m]);
+    else
+      bind_opt_double(s, i++, valid, g->values[m]);
+  }
+  return run_stmt(s);
+}
+
+gw_status gw_store_put_gpu_sample(struct gw_store *st, const struct gw_gpu_sample *g, unsigned what) {
+  gw_status rc = ensure_txn(st);
+  if (!rc && (what & (1u << GW_TABLE_FAST)))
+    rc = put_metric_row(st, g, GW_TABLE_FAST);
+  if (!rc && (what & (1u << GW_TABLE_SLOW)))
+    rc = put_metric_row(st, g, GW_TABLE_SLOW);
+  return rc;
+}
+
+gw_status gw_store_put_gpu_proc(struct gw_store *st, const struct gw_gpu_proc *p) {
+  gw_status rc = ensure_txn(st);
+  if (rc)
+    return rc;
+  sqlite3_stmt *s = st->stmt[S_GPU_PROC];
+  sqlite3_bind_int64(s, 1, p->t_ns);
+  sqlite3_bind_int(s, 2, (int)p->gpu);
+  sqlite3_bind_int(s, 3, p->pid);
+  bind_opt_int(s, 4, p->used_mem_bytes >= 0, p->used_mem_bytes);
+  bind_opt_double(s, 5, p->sm_pct >= 0, p->sm_pct);
+  return run_stmt(s);
+}
+
+static gw_status put_cpu(struct gw_store *st, int64_t t_ns, const struct gw_cpu_sample *c) {
+  sqlite3_stmt *s = st->stmt[S_CPU];
+  sqlite3_bind_int64(s, 1, t_ns);
+  sqlite3_bind_int(s, 2, c->core);
+  sqlite3_bind_double(s, 3, c->busy_pct);
+  sqlite3_bind_double(s, 4, c->user_pct);
+  sqlite3_bind_double(s, 5, c->system_pct);
+  sqlite3_bind_double(s, 6, c->iowait_pct);
+  sqlite3_bind_double(s, 7, c->steal_pct);
+  return run_stmt(s);
+}
+
+gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sample *h) {
+  gw_status rc = ensure_txn(st);
+  if (rc)
+    return rc;
+  int cpu = (h->valid >> GW_H_CPU) & 1, mem = (h->valid >> GW_H_MEM) & 1;
+  int psi_cpu = (h->valid >> GW_H_PSI_CPU) & 1, psi_mem = (h->valid >> GW_H_PSI_MEM) & 1;
+  int psi_io = (h->valid >> GW_H_PSI_IO) & 1, power = (h->valid >> GW_H_POWER) & 1;
+  int load = (h->valid >> GW_H_LOAD) & 1;
+  sqlite3_stmt *s = st->stmt[S_HOST];
+  int i = 1;
+  sqlite3_bind_int64(s, i++, h->t_ns);
+  bind_opt_double(s, i++, cpu, h->total.busy_pct);
+  bind_opt_double(s, i++, cpu, h->total.user_pct);
+  bind_opt_double(s, i++, cpu, h->total.system_pct);
+  bind_opt_double(s, i++, cpu, h->total.iowait_pct);
+  bind_opt_double(s, i++, cpu, h->total.steal_pct);
+  sqlite3_bind_int(s, i++, h->ncores);
+  bind_opt_int(s, i++, mem, h->mem_total_bytes);
+  bind_opt_int(s, i++, mem, h->mem_available_bytes);
+  bind_opt_int(s, i++, mem, h->swap_total_bytes);
+  bind_opt_int(s, i++, mem, h->swap_free_bytes);
+  bind_opt_double(s, i++, psi_cpu, h->psi_cpu_some_pct);
+  bind_opt_double(s, i++, psi_mem, h->psi_mem_some_pct);
+  bind_opt_double(s, i++, psi_mem, h->psi_mem_full_pct);
+  bind_opt_double(s, i++, psi_io, h->psi_io_some_pct);
+  bind_opt_double(s, i++, psi_io, h->psi_io_full_pct);
+  bind_opt_double(s, i++, load, h->loadavg_1m);
+  bind_opt_int(s, i++, load, h->procs_running);
+  bind_opt_int(s, i++, power, h->on_battery);
+  bind_text(s, i++, h->governor[0] ? h->governor : NULL);
+  if ((rc = run_stmt(s)))
+    return rc;
+  if (cpu)
+    for (int c = 0; c < h->ncores && !rc; c++)
+      rc = put_cpu(st, h->t_ns, &h->cores[c]);
+  for (int p = 0; p < h->nprocs && !rc; p++) {
+    const struct gw_proc_sample *ps = &h->procs[p];
+    char state[2] = {ps->state, 0};
+    s = st->stmt[S_PROC];
+    sqlite3_bind_int64(s, 1, h->t_ns);
+    sqlite3_bind_int(s, 2, ps->pid);
+    sqlite3_bind_int(s, 3, ps->ppid);
+    sqlite3_bind_int(s, 4, ps->role);
+    bind_text(s, 5, ps->comm);
+    bind_text(s, 6, ps->state ? state : NULL);
+    bind_opt_double(s, 7, ps->cpu_pct >= 0, ps->cpu_pct);
+    sqlite3_bind_int(s, 8, ps->threads);
+    bind_opt_int(s, 9, ps->threads_running >= 0, ps->threads_running);
+    sqlite3_bind_int64(s, 10, ps->rss_bytes);
+    rc = run_stmt(s);
+  }
+  if (cpu)
+    for (int d = 0; d < h->ndisks && !rc; d++) {
+      const struct gw_disk_sample *ds = &h->disks[d];
+      s = st->stmt[S_DISK];
+      sqlite3_bind_int64(s, 1, h->t_ns);
+      bind_text(s, 2, ds->name);
+      sqlite3_bind_double(s, 3, ds->util_pct);
+      sqlite3_bind_double(s, 4, ds->await_ms);
+      sqlite3_bind_double(s, 5, ds->r_per_s);
+      sqlite3_bind_double(s, 6, ds->w_per_s);
+      sqlite3_bind_double(s, 7, ds->read_bps);
+      sqlite3_bind_double(s, 8, ds->write_bps);
+      sqlite3_bind_double(s, 9, ds->aqu_sz);
+      rc = run_stmt(s);
+    }
+  return rc;
+}
+
+gw_status gw_store_put_event(struct gw_store *st, const struct gw_event *ev) {
+  gw_status rc = ensure_txn(st);
+  if (rc)
+    return rc;
+  sqlite3_stmt *s = st->stmt[S_EVENT];
+  sqlite3_bind_int64(s, 1, ev->t_ns);
+  bind_text(s, 2, ev->kind ? ev->kind : "note");
+  bind_opt_int(s, 3, ev->gpu >= 0, ev->gpu);
+  sqlite3_bind_int64(s, 4, ev->code);
+  bind_opt_int(s, 5, ev->pid > 0, ev->pid);
+  bind_text(s, 6, ev->message);
+  return run_stmt(s);
+}
+
+gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_ns, int64_t step, const char *source) {
+  gw_status rc = ensure_txn(st);
+  if (rc)
+    return rc;
+  sqlite3_stmt *s = st->stmt[S_STEP];
+  sqlite3_bind_int64(s, 1, start_ns);
+  sqlite3_bind_int64(s, 2, end_ns);
+  sqlite3_bind_int64(s, 3, step);
+  bind_text(s, 4, source);
+  return run_stmt(s);
+}
