@@ -25,7 +25,8 @@ struct gw_kmsg_record {
   const char *message; /* points into the caller's buffer, NUL-terminated, continuation lines cut */
 };
 /* Parse one raw /dev/kmsg record "prio,seq,ts,flags;message\n KEY=v". The
- * buffer is modified in place. 0 or -1 with err. */
+ * buffer is modified in place and must have room for len + 1 bytes (a NUL is
+ * written at raw[len] when no newline ends the record). 0 or -1 with err. */
 int gw_kmsg_parse_record(char *raw, size_t len, struct gw_kmsg_record *out, struct gw_err *err);
 
 struct gw_xid {

@@ -1,0 +1,194 @@
+/* The recording store: schema, NULL for unread metrics, version checks,
+ * refusal of files that are not recordings. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "store/store.h"
+
+static char path[256];
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(path, sizeof path, "/tmp/gw_test_store_%d.db", (int)getpid());
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char side[300];
+  unlink(path);
+  snprintf(side, sizeof side, "%s-wal", path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", path);
+  unlink(side);
+  return 0;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql, int *is_null) {
+  sqlite3_stmt *s;
+  assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+  if (is_null)
+    *is_null = sqlite3_column_type(s, 0) == SQLITE_NULL;
+  int64_t v = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return v;
+}
+
+static void test_unread_metrics_are_null(void **state) {
+  (void)state;
+  struct gw_store *st;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
+  struct gw_gpu_sample s;
+  memset(&s, 0, sizeof s);
+  s.t_ns = 1000;
+  s.gpu = 0;
+  gw_gpu_set(&s, GW_M_power_mw, 400000);
+  gw_gpu_set(&s, GW_M_util_gpu_pct, 0); /* a real zero must stay zero */
+  gw_gpu_set(&s, GW_M_temp_gpu_c, 55);
+  assert_int_equal(gw_store_put_gpu_sample(st, &s, (1u << GW_TABLE_FAST) | (1u << GW_TABLE_SLOW)), GW_OK);
+  assert_int_equal(gw_store_commit(st), GW_OK);
+  sqlite3 *db = gw_store_db(st);
+  int null;
+  assert_int_equal(query_int(db, "SELECT power_mw FROM gpu_sample", &null), 400000);
+  assert_false(null);
+  assert_int_equal(query_int(db, "SELECT util_gpu_pct FROM gpu_sample", &null), 0);
+  assert_false(null);
+  query_int(db, "SELECT sm_active_pct FROM gpu_sample", &null);
+  assert_true(null);
+  assert_int_equal(query_int(db, "SELECT temp_gpu_c FROM gpu_health", &null), 55);
+  query_int(db, "SELECT ecc_dbe_volatile FROM gpu_health", &null);
+  assert_true(null);
+  gw_store_close(st);
+}
+
+static void test_host_sample_rows(void **state) {
+  (void)state;
+  struct gw_store *st;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
+  struct gw_cpu_sample cores[2] = {{0, 50, 40, 10, 0, 0}, {1, 100, 100, 0, 0, 0}};
+  struct gw_proc_sample procs[2] = {{10, 1, GW_ROLE_TARGET, "python3", 'R', 99.5, 12, 1 << 20, 1},
+                                    {11, 10, GW_ROLE_CHILD, "pt_data_worker", 'S', -1, 3, 1 << 20, -1}};
+  struct gw_host_sample h;
+  memset(&h, 0, sizeof h);
+  h.t_ns = 5;
+  h.valid = 1u << GW_H_CPU;
+  h.total = (struct gw_cpu_sample){-1, 75, 70, 5, 0, 0};
+  h.ncores = 2;
+  h.cores = cores;
+  h.nprocs = 2;
+  h.procs = procs;
+  assert_int_equal(gw_store_put_host_sample(st, &h), GW_OK);
+  assert_int_equal(gw_store_commit(st), GW_OK);
+  sqlite3 *db = gw_store_db(st);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM cpu_sample", NULL), 2);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM proc_sample", NULL), 2);
+  int null;
+  query_int(db, "SELECT cpu_pct FROM proc_sample WHERE pid = 11", &null);
+  assert_true(null); /* first sample of a process has no rate yet */
+  query_int(db, "SELECT mem_total_bytes FROM host_sample", &null);
+  assert_true(null); /* memory not marked valid */
+  gw_store_close(st);
+}
+
+static void test_reopen_and_version_checks(void **state) {
+  (void)state;
+  struct gw_store *st;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
+  struct gw_run_info run = {.started_ns = 42, .command_json = "[\"python3\"]", .interval_ms = 100};
+  assert_int_equal(gw_store_put_run(st, &run), GW_OK);
+  gw_store_close(st);
+
+  assert_int_equal(gw_store_open(&st, path, 1, &err), GW_OK);
+  assert_int_equal(query_int(gw_store_db(st), "SELECT started_ns FROM run", NULL), 42);
+  gw_store_close(st);
+
+  /* A newer schema is refused with a message that says so. */
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(db);
+  assert_int_equal(gw_store_open(&st, path, 1, &err), GW_EINPUT);
+  assert_non_null(strstr(err.msg, "newer gpuwhy"));
+
+  /* Another application's SQLite file. */
+  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db, "PRAGMA application_id = 7", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(db);
+  assert_int_equal(gw_store_open(&st, path, 1, &err), GW_EINPUT);
+  assert_non_null(strstr(err.msg, "not a gpuwhy recording"));
+}
+
+static void test_garbage_and_missing_files(void **state) {
+  (void)state;
+  struct gw_store *st;
+  struct gw_err err = {{0}};
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("this is not a database, just text that someone passed by mistake\n", f);
+  fclose(f);
+  assert_int_equal(gw_store_open(&st, path, 1, &err), GW_EINPUT);
+  assert_non_null(strstr(err.msg, path));
+  assert_null(st);
+  assert_int_equal(gw_store_open(&st, "/nonexistent/dir/x.db", 1, &err), GW_EINPUT);
+  assert_non_null(strstr(err.msg, "no such file"));
+  assert_int_not_equal(gw_store_create(&st, "/nonexistent/dir/x.db", &err), GW_OK);
+  assert_non_null(strstr(err.msg, "/nonexistent/dir/x.db"));
+}
+
+static void test_truncated_file(void **state) {
+  (void)state;
+  struct gw_store *st;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
+  struct gw_gpu_sample s;
+  memset(&s, 0, sizeof s);
+  for (int i = 0; i < 2000; i++) {
+    s.t_ns = i;
+    gw_gpu_set(&s, GW_M_power_mw, i);
+    assert_int_equal(gw_store_put_gpu_sample(st, &s, 1u << GW_TABLE_FAST), GW_OK);
+  }
+  gw_store_close(st);
+  /* Fold the WAL back so the main file holds the data, then cut it in half. */
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(db);
+  FILE *f = fopen(path, "r+");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fclose(f);
+  assert_int_equal(truncate(path, size / 2), 0);
+  gw_status rc = gw_store_open(&st, path, 1, &err);
+  if (rc == GW_OK) {
+    /* The header survived: reading the cut table must fail cleanly, not crash. */
+    int r = sqlite3_exec(gw_store_db(st), "SELECT sum(power_mw) FROM gpu_sample", NULL, NULL, NULL);
+    assert_int_not_equal(r, SQLITE_OK);
+    gw_store_close(st);
+  } else {
+    assert_int_equal(rc, GW_EINPUT);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_unread_metrics_are_null, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_host_sample_rows, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reopen_and_version_checks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_garbage_and_missing_files, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_truncated_file, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
