@@ -1,13 +1,47 @@
-/* gpuwhy: why is the GPU under-used, and did the fix work. Subcommand table. */
+/* gpuwhy: why is the GPU under-used, and did the fix work. The subcommand
+ * table; each command lives in its own cmd_<name>.c. */
 #include <gpuwhy/gpuwhy.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
+
+struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+};
+
+static const struct command commands[] = {
+    {"record", gw_cmd_record, "run a command and record GPU, CPU, disk and kernel-log activity"},
+    {"watch", gw_cmd_watch, "live view: SM activity beside GPU-Util, power, clocks, CPU, disks"},
+};
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: gpuwhy COMMAND [ARGS]   (gpuwhy COMMAND --help for details)\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\nexit status: 0 ok, 1 findings over a threshold (where asked), 2 usage, 3 input error;\n"
+               "record passes the recorded command's own status through.\n");
+}
+
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-    printf("gpuwhy %s\n", gw_version());
-    return 0;
+  if (argc < 2) {
+    usage(stderr);
+    return GPUWHY_EXIT_USAGE;
   }
-  fprintf(stderr, "usage: gpuwhy COMMAND [ARGS]\n");
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+    printf("gpuwhy %s\n", gw_version());
+    return GPUWHY_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return GPUWHY_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (strcmp(argv[1], commands[i].name) == 0)
+      return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "gpuwhy: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
   return GPUWHY_EXIT_USAGE;
 }

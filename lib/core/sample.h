@@ -26,8 +26,8 @@ extern const struct gw_metric_info gw_gpu_metric_info[GW_GPU_NMETRICS];
 
 /* One GPU, one instant. Values are doubles (integers up to 2^53 are exact). */
 struct gw_gpu_sample {
-  int64_t t_ns; /* CLOCK_REALTIME */
-  unsigned gpu; /* NVML index */
+  int64_t t_ns;   /* CLOCK_REALTIME */
+  unsigned gpu;   /* NVML index */
   uint64_t valid; /* bit (1 << metric) set when values[metric] holds a reading */
   double values[GW_GPU_NMETRICS];
 };
@@ -50,8 +50,8 @@ struct gw_gpu_info {
   unsigned power_default_limit_mw, power_min_limit_mw, power_max_limit_mw;
   unsigned sm_clock_max_mhz, mem_clock_max_mhz;
   unsigned pcie_gen_max, pcie_width_max;
-  int temp_slowdown_c, temp_shutdown_c; /* absolute Celsius, -1 unknown */
-  int gpm_supported; /* 1 yes, 0 no */
+  int temp_slowdown_c, temp_shutdown_c;                         /* absolute Celsius, -1 unknown */
+  int gpm_supported;                                            /* 1 yes, 0 no */
   int mig_enabled, persistence_mode, compute_mode, ecc_enabled; /* -1 unknown */
   uint64_t supported_clock_reasons;
 };
@@ -68,11 +68,11 @@ struct gw_gpu_proc {
 /* An event: kernel-log Xid or NVRM line, GPU lost, clock reason change,
  * process start/exit, tracer message. */
 struct gw_event {
-  int64_t t_ns;        /* CLOCK_REALTIME */
-  const char *kind;    /* "xid", "nvrm", "gpu_lost", "clock_reasons", "proc_start", "proc_exit", "note", ... */
-  int gpu;             /* NVML index, -1 when not tied to one GPU */
-  int64_t code;        /* Xid number, new bitmask, exit status; 0 when none */
-  int pid;             /* 0 when none */
+  int64_t t_ns;     /* CLOCK_REALTIME */
+  const char *kind; /* "xid", "nvrm", "gpu_lost", "clock_reasons", "proc_start", "proc_exit", "note", ... */
+  int gpu;          /* NVML index, -1 when not tied to one GPU */
+  int64_t code;     /* Xid number, new bitmask, exit status; 0 when none */
+  int pid;          /* 0 when none */
   char message[512];
 };
 
@@ -101,10 +101,10 @@ enum gw_proc_role { GW_ROLE_TARGET = 0, GW_ROLE_CHILD = 1 };
 /* One process of the target's tree. */
 struct gw_proc_sample {
   int pid, ppid;
-  int role;            /* enum gw_proc_role */
+  int role; /* enum gw_proc_role */
   char comm[32];
-  char state;          /* R, S, D, Z, ... */
-  double cpu_pct;      /* percent of one core over the interval, -1 on its first sample */
+  char state;     /* R, S, D, Z, ... */
+  double cpu_pct; /* percent of one core over the interval, -1 on its first sample */
   int threads;
   int64_t rss_bytes;
   int threads_running; /* threads in state R at the sample, -1 unknown */
@@ -127,14 +127,15 @@ enum gw_host_field {
 };
 
 struct gw_host_sample {
-  int64_t t_ns; /* CLOCK_REALTIME */
+  int64_t t_ns;   /* CLOCK_REALTIME */
   uint32_t valid; /* bit (1 << enum gw_host_field) */
   struct gw_cpu_sample total;
   int ncores;
   struct gw_cpu_sample *cores; /* ncores entries, owned by the sampler */
   int64_t mem_total_bytes, mem_available_bytes, swap_total_bytes, swap_free_bytes;
-  double psi_cpu_some_pct, psi_mem_some_pct, psi_mem_full_pct, psi_io_some_pct, psi_io_full_pct; /* stall share over the interval */
-  int on_battery; /* 1 on battery, 0 on mains, valid with GW_H_POWER */
+  double psi_cpu_some_pct, psi_mem_some_pct, psi_mem_full_pct, psi_io_some_pct,
+      psi_io_full_pct; /* stall share over the interval */
+  int on_battery;      /* 1 on battery, 0 on mains, valid with GW_H_POWER */
   double loadavg_1m;
   int procs_running;
   char governor[32]; /* cpufreq governor of cpu0, "" unknown */

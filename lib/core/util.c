@@ -23,8 +23,12 @@ static int64_t clock_ns(clockid_t id) {
   return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int64_t gw_now_realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
-int64_t gw_now_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+int64_t gw_now_realtime_ns(void) {
+  return clock_ns(CLOCK_REALTIME);
+}
+int64_t gw_now_monotonic_ns(void) {
+  return clock_ns(CLOCK_MONOTONIC);
+}
 
 int64_t gw_monotonic_to_realtime_offset_ns(void) {
   /* Read realtime between two monotonic reads to halve the error. */

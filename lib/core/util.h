@@ -13,10 +13,10 @@
 /* Status codes. 0 is success; every failing call also fills a gw_err. */
 typedef enum {
   GW_OK = 0,
-  GW_ERR = 1,       /* generic failure, see the message */
-  GW_ENOTSUP = 2,   /* the source or metric does not exist here */
-  GW_EINPUT = 3,    /* malformed outside bytes (file, line, field) */
-  GW_ELOST = 4,     /* a device disappeared mid-run */
+  GW_ERR = 1,     /* generic failure, see the message */
+  GW_ENOTSUP = 2, /* the source or metric does not exist here */
+  GW_EINPUT = 3,  /* malformed outside bytes (file, line, field) */
+  GW_ELOST = 4,   /* a device disappeared mid-run */
   GW_ENOMEM = 5,
   GW_EIO = 6,
 } gw_status;

@@ -1,3 +1,5 @@
 #include <gpuwhy/gpuwhy.h>
 
-const char *gw_version(void) { return GW_VERSION; }
+const char *gw_version(void) {
+  return GW_VERSION;
+}

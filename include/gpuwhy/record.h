@@ -1,0 +1,51 @@
+/* Recording a run: sample GPUs, host and kernel log while a command runs (or
+ * while a process lives), into one SQLite recording. Also drives `watch`. */
+#ifndef GPUWHY_RECORD_H
+#define GPUWHY_RECORD_H
+
+#include <stdint.h>
+
+struct gw_gpu_sample;
+struct gw_gpu_info;
+struct gw_host_sample;
+
+/* What one tick saw, for live views. Pointers are valid during the callback. */
+struct gw_tick {
+  int64_t t_ns;
+  int ngpus;
+  const struct gw_gpu_info *gpu_info; /* ngpus entries */
+  const struct gw_gpu_sample *gpu;    /* ngpus entries; a lost GPU has valid == 0 */
+  const int *gpu_lost;                /* ngpus flags */
+  const struct gw_host_sample *host;
+  const char *gpu_note; /* why there is no GPU data, or NULL */
+  int target_pid;       /* 0 when none */
+};
+
+enum gw_trace_mode { GW_TRACE_OFF = 0, GW_TRACE_SAMPLED = 1, GW_TRACE_FULL = 2 };
+
+struct gw_record_opts {
+  const char *out_path;  /* NULL: no recording (watch without -o) */
+  int interval_ms;       /* sampling period */
+  double duration_s;     /* 0: until the command or process ends */
+  int pid;               /* follow this running process (0: start argv) */
+  char *const *argv;     /* command to start, NULL-terminated, or NULL */
+  const char *root;      /* "" or NULL: live system; else a fixture root for /proc, /sys, /dev/kmsg */
+  const char *nvml_lib;  /* NULL: default search */
+  const char *kmsg_path; /* NULL: root/dev/kmsg; else this file or device */
+  enum gw_trace_mode trace;
+  const char *tracer_lib; /* path of libgpuwhy-tracer.so, NULL: next to the binary */
+  int quiet;              /* no progress lines on stderr */
+  /* Called after each tick (watch). Return non-zero to stop. */
+  int (*on_tick)(void *ctx, const struct gw_tick *tick);
+  void *tick_ctx;
+};
+
+/* Run a recording. Returns the exit status gpuwhy should exit with: the
+ * command's own status (128+N when killed by signal N), 0 when following a pid
+ * or for a watch, or GPUWHY_EXIT_INPUT / GPUWHY_EXIT_USAGE with msg filled. */
+int gw_record_run(const struct gw_record_opts *opts, char *msg, unsigned msg_cap);
+
+/* Request a running gw_record_run to stop at the next tick (signal-safe). */
+void gw_record_request_stop(void);
+
+#endif

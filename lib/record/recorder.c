@@ -1,0 +1,522 @@
+/* The recording loop: start or follow the target, sample every source each
+ * tick, write the recording, pass the target's exit status through. */
+#include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/record.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/json_write.h"
+#include "core/sample.h"
+#include "core/util.h"
+#include "sources/host.h"
+#include "sources/kmsg.h"
+#include "sources/nvml.h"
+#include "store/store.h"
+
+#define MAX_GPUS 64
+#define MAX_GPU_PROCS 64
+#define SLOW_PERIOD_NS 1000000000LL   /* health metrics, GPU process lists, /proc rescans */
+#define COMMIT_PERIOD_NS 1000000000LL /* a crash loses at most this much */
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t pending_signal;
+
+void gw_record_request_stop(void) {
+  stop_requested = 1;
+}
+
+static void on_signal(int sig) {
+  pending_signal = sig;
+  stop_requested = 1;
+}
+
+struct recorder {
+  const struct gw_record_opts *o;
+  struct gw_store *store;
+  struct gw_nvml *nvml;
+  struct gw_host *host;
+  struct gw_kmsg *kmsg;
+  unsigned ngpus;
+  struct gw_gpu_info info[MAX_GPUS];
+  struct gw_gpu_sample sample[MAX_GPUS];
+  int lost[MAX_GPUS];
+  char gpu_note[512];
+  int child_pid;
+  int target_pid;
+  int store_broken; /* a write failed (disk full?): said once, retried each commit */
+  long ticks, ticks_late;
+  int64_t started_ns;
+};
+
+static void say(const struct recorder *r, const char *fmt, ...) GW_PRINTF(2, 3);
+static void say(const struct recorder *r, const char *fmt, ...) {
+  if (r->o->quiet || r->o->on_tick)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("gpuwhy: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static void store_failed(struct recorder *r, const char *what) {
+  if (r->store_broken)
+    return;
+  r->store_broken = 1;
+  fprintf(stderr, "gpuwhy: writing %s to %s failed: %s; recording continues and retries every second\n", what,
+          gw_store_path(r->store), gw_store_errmsg(r->store));
+}
+
+/* "0000:10:1c" or "00000000:10:1C.0" -> domain, bus, device. */
+static int parse_pci(const char *s, unsigned long v[3]) {
+  for (int i = 0; i < 3; i++) {
+    char *end;
+    errno = 0;
+    v[i] = strtoul(s, &end, 16);
+    if (errno || end == s)
+      return -1;
+    if (i < 2) {
+      if (*end != ':')
+        return -1;
+      s = end + 1;
+    }
+  }
+  return 0;
+}
+
+/* kmsg events carry "PCI dddd:bb:dd" at the start of the message; find the GPU. */
+static int gpu_of_pci_message(const struct recorder *r, const char *msg) {
+  unsigned long want[3], have[3];
+  if (strncmp(msg, "PCI ", 4) != 0 || parse_pci(msg + 4, want) != 0)
+    return -1;
+  for (unsigned g = 0; g < r->ngpus; g++)
+    if (parse_pci(r->info[g].pci_bus_id, have) == 0 && have[0] == want[0] && have[1] == want[1] && have[2] == want[2])
+      return (int)g;
+  return -1;
+}
+
+static void on_event(void *ctx, const struct gw_event *ev) {
+  struct recorder *r = ctx;
+  struct gw_event copy = *ev;
+  if (copy.gpu < 0 && (strcmp(copy.kind, "xid") == 0 || strcmp(copy.kind, "nvrm") == 0))
+    copy.gpu = gpu_of_pci_message(r, copy.message);
+  if (strcmp(copy.kind, "xid") == 0 || strcmp(copy.kind, "gpu_lost") == 0) {
+    if (copy.t_ns >= r->started_ns)
+      say(r, "%s %lld: %s", copy.kind, (long long)copy.code, copy.message);
+  }
+  if (r->store && gw_store_put_event(r->store, &copy) != GW_OK)
+    store_failed(r, "an event");
+}
+
+/* Environment variables that change how a training job behaves. */
+static int is_knob(const char *name) {
+  static const char *const prefixes[] = {"NCCL_", "CUDA_", "OMP_", "PYTORCH_", "TORCH", "CUBLAS", "CUDNN_", "NVIDIA_",
+                                         "MKL_",  "KMP_",  "TF_",  "XLA_",     "HF_",   "NVTE_",  "GPUWHY_"};
+  static const char *const exact[] = {"LD_PRELOAD",  "LD_LIBRARY_PATH", "WORLD_SIZE", "RANK",       "LOCAL_RANK",
+                                      "MASTER_ADDR", "MASTER_PORT",     "PYTHONPATH", "VIRTUAL_ENV"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+      return 1;
+  for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+    if (strcmp(name, exact[i]) == 0)
+      return 1;
+  return 0;
+}
+
+static void put_env_knobs(struct recorder *r) {
+  extern char **environ;
+  for (char **e = environ; e && *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (!eq || eq == *e || (size_t)(eq - *e) >= 128)
+      continue;
+    char name[128];
+    memcpy(name, *e, (size_t)(eq - *e));
+    name[eq - *e] = '\0';
+    if (is_knob(name) && gw_store_put_env(r->store, name, eq + 1) != GW_OK)
+      store_failed(r, "the environment");
+  }
+}
+
+/* argv as a JSON array, for the run table. */
+static char *argv_json(char *const *argv, int pid) {
+  size_t cap = 64, len = 0;
+  char *out = gw_xcalloc(1, cap);
+  if (!argv) {
+    snprintf(out, cap, "[\"--pid\", \"%d\"]", pid);
+    return out;
+  }
+  out[len++] = '[';
+  for (int i = 0; argv[i]; i++) {
+    size_t need = strlen(argv[i]) * 6 + 8;
+    if (len + need + 2 > cap) {
+      cap = (len + need + 2) * 2;
+      out = gw_xrealloc(out, cap);
+    }
+    if (i)
+      out[len++] = ',';
+    long n = gw_json_quote(out + len, cap - len, argv[i]);
+    if (n > 0)
+      len += (size_t)n;
+  }
+  out[len++] = ']';
+  out[len] = '\0';
+  return out;
+}
+
+static int open_sources(struct recorder *r, char *msg, unsigned cap) {
+  const struct gw_record_opts *o = r->o;
+  struct gw_err err = {{0}};
+  gw_status rc = gw_nvml_open(&r->nvml, o->nvml_lib, &err);
+  if (rc != GW_OK) {
+    r->nvml = NULL;
+    snprintf(r->gpu_note, sizeof r->gpu_note, "%s", err.msg);
+  } else {
+    r->ngpus = gw_nvml_gpu_count(r->nvml);
+    if (r->ngpus > MAX_GPUS)
+      r->ngpus = MAX_GPUS;
+    for (unsigned g = 0; g < r->ngpus; g++) {
+      r->info[g].index = g;
+      if (gw_nvml_gpu_info(r->nvml, g, &r->info[g], &err) != GW_OK)
+        say(r, "GPU %u: static facts incomplete: %s", g, err.msg);
+    }
+  }
+  if (gw_host_open(&r->host, o->root, &err) != GW_OK) {
+    snprintf(msg, cap, "cannot read host statistics: %s", err.msg);
+    return -1;
+  }
+  const char *kmsg_root = o->root;
+  rc = GW_ENOTSUP;
+  if (o->kmsg_path) {
+    /* A kernel-log file given directly (a fixture, or a saved dmesg stream). */
+    char dir[4096];
+    const char *suffix = "/dev/kmsg";
+    size_t n = strlen(o->kmsg_path), sn = strlen(suffix);
+    if (n > sn && strcmp(o->kmsg_path + n - sn, suffix) == 0 && n - sn < sizeof dir) {
+      memcpy(dir, o->kmsg_path, n - sn);
+      dir[n - sn] = '\0';
+      rc = gw_kmsg_open(&r->kmsg, dir, 1, &err);
+    } else {
+      snprintf(err.msg, sizeof err.msg, "--kmsg wants a path ending in /dev/kmsg, got %s", o->kmsg_path);
+    }
+  } else {
+    rc = gw_kmsg_open(&r->kmsg, kmsg_root, 1, &err);
+  }
+  if (rc != GW_OK) {
+    r->kmsg = NULL;
+    say(r, "kernel log not recorded: %s", err.msg);
+  }
+  return 0;
+}
+
+static int open_store(struct recorder *r, char *msg, unsigned cap) {
+  const struct gw_record_opts *o = r->o;
+  struct gw_err err = {{0}};
+  if (!o->out_path)
+    return 0;
+  if (gw_store_create(&r->store, o->out_path, &err) != GW_OK) {
+    snprintf(msg, cap, "%s", err.msg);
+    return -1;
+  }
+  return 0;
+}
+
+static void put_run_facts(struct recorder *r) {
+  const struct gw_record_opts *o = r->o;
+  if (!r->store)
+    return;
+  struct gw_host_info hi;
+  memset(&hi, 0, sizeof hi);
+  gw_host_info(r->host, &hi);
+  struct gw_driver_info di;
+  memset(&di, 0, sizeof di);
+  if (r->nvml)
+    gw_nvml_driver_info(r->nvml, &di);
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd))
+    cwd[0] = '\0';
+  char *cmd = argv_json(o->argv, o->pid);
+  struct gw_run_info run = {
+      .started_ns = r->started_ns,
+      .command_json = cmd,
+      .cwd = cwd,
+      .target_pid = r->target_pid,
+      .hostname = hi.hostname,
+      .kernel = hi.kernel,
+      .cpu_model = hi.cpu_model,
+      .logical_cpus = hi.logical_cpus,
+      .physical_cores = hi.physical_cores,
+      .mem_total_bytes = hi.mem_total_bytes,
+      .driver_version = r->nvml ? di.driver_version : NULL,
+      .nvml_version = r->nvml ? di.nvml_version : NULL,
+      .cuda_driver_version = di.cuda_driver_version,
+      .interval_ms = o->interval_ms,
+      .gpu_note = r->nvml ? NULL : r->gpu_note,
+      .source = "record",
+  };
+  if (gw_store_put_run(r->store, &run) != GW_OK)
+    store_failed(r, "the run facts");
+  free(cmd);
+  put_env_knobs(r);
+  for (unsigned g = 0; g < r->ngpus; g++)
+    if (gw_store_put_gpu_info(r->store, &r->info[g]) != GW_OK)
+      store_failed(r, "GPU facts");
+  if (gw_store_commit(r->store) != GW_OK)
+    store_failed(r, "the run facts");
+}
+
+/* Start the command. The child gets the tracer's environment when asked. */
+static int start_child(struct recorder *r, char *msg, unsigned cap) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    snprintf(msg, cap, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(msg, cap, "fork: %s", strerror(errno));
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(pipefd[0]);
+    execvp(r->o->argv[0], r->o->argv);
+    int e = errno;
+    ssize_t w = write(pipefd[1], &e, sizeof e);
+    (void)w;
+    _exit(127);
+  }
+  close(pipefd[1]);
+  /* The pipe closes on a successful exec; an errno arrives when it failed. */
+  int child_errno = 0;
+  ssize_t n;
+  do
+    n = read(pipefd[0], &child_errno, sizeof child_errno);
+  while (n < 0 && errno == EINTR);
+  close(pipefd[0]);
+  if (n == (ssize_t)sizeof child_errno) {
+    waitpid(pid, NULL, 0);
+    snprintf(msg, cap, "cannot run %s: %s", r->o->argv[0], strerror(child_errno));
+    return -1;
+  }
+  r->child_pid = pid;
+  r->target_pid = pid;
+  return 0;
+}
+
+static int process_alive(int pid) {
+  return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+static void sample_gpus(struct recorder *r, int64_t t_ns, int slow_due, const struct gw_event_sink *sink) {
+  unsigned what = GW_NVML_FAST | (slow_due ? GW_NVML_SLOW : 0);
+  unsigned tables = (1u << GW_TABLE_FAST) | (slow_due ? 1u << GW_TABLE_SLOW : 0);
+  for (unsigned g = 0; g < r->ngpus; g++) {
+    struct gw_gpu_sample *s = &r->sample[g];
+    memset(s, 0, sizeof *s);
+    s->t_ns = t_ns;
+    s->gpu = g;
+    if (r->lost[g])
+      continue;
+    gw_status rc = gw_nvml_sample(r->nvml, g, t_ns, what, s, sink);
+    if (rc == GW_ELOST) {
+      r->lost[g] = 1;
+      s->valid = 0;
+      continue;
+    }
+    if (r->store && gw_store_put_gpu_sample(r->store, s, tables) != GW_OK)
+      store_failed(r, "a GPU sample");
+    if (slow_due && r->store) {
+      struct gw_gpu_proc procs[MAX_GPU_PROCS];
+      int n = gw_nvml_processes(r->nvml, g, t_ns, procs, MAX_GPU_PROCS);
+      for (int i = 0; i < n; i++)
+        if (gw_store_put_gpu_proc(r->store, &procs[i]) != GW_OK)
+          store_failed(r, "a GPU process");
+    }
+  }
+}
+
+static void put_meta_value(struct recorder *r, const char *key, int decimals, double v) {
+  char text[64];
+  snprintf(text, sizeof text, "%.*f", decimals, v);
+  if (gw_store_put_meta(r->store, key, text) != GW_OK)
+    store_failed(r, "the recorder's own cost");
+}
+
+/* The recorder's own CPU time and memory, so its overhead is on record. */
+static void put_self_cost(struct recorder *r) {
+  struct rusage ru;
+  if (!r->store || getrusage(RUSAGE_SELF, &ru) != 0)
+    return;
+  put_meta_value(r, "recorder_cpu_user_s", 3, (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
+  put_meta_value(r, "recorder_cpu_system_s", 3, (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+  put_meta_value(r, "recorder_max_rss_bytes", 0, (double)ru.ru_maxrss * 1024.0);
+  put_meta_value(r, "recorder_ticks", 0, (double)r->ticks);
+  put_meta_value(r, "recorder_ticks_late", 0, (double)r->ticks_late);
+}
+
+static int exit_status_of(int wstatus) {
+  if (WIFEXITED(wstatus))
+    return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus))
+    return 128 + WTERMSIG(wstatus);
+  return 1;
+}
+
+static void close_all(struct recorder *r) {
+  gw_store_close(r->store);
+  gw_kmsg_close(r->kmsg);
+  gw_host_close(r->host);
+  gw_nvml_close(r->nvml);
+}
+
+int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
+  struct recorder rr;
+  struct recorder *r = &rr;
+  memset(r, 0, sizeof *r);
+  r->o = o;
+  msg[0] = '\0';
+  if (o->interval_ms < 10 || o->interval_ms > 600000) {
+    snprintf(msg, cap, "--interval must be between 10 and 600000 ms, got %d", o->interval_ms);
+    return GPUWHY_EXIT_USAGE;
+  }
+  stop_requested = 0;
+  pending_signal = 0;
+  struct sigaction sa, old_int, old_term, old_hup;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGHUP, &sa, &old_hup);
+
+  int status = GPUWHY_EXIT_INPUT;
+  if (open_store(r, msg, cap) != 0 || open_sources(r, msg, cap) != 0)
+    goto out;
+  if (o->argv && o->argv[0]) {
+    if (start_child(r, msg, cap) != 0) {
+      status = 127;
+      goto out;
+    }
+  } else if (o->pid > 0) {
+    if (!process_alive(o->pid)) {
+      snprintf(msg, cap, "no process with pid %d", o->pid);
+      goto out;
+    }
+    r->target_pid = o->pid;
+  }
+  if (r->target_pid)
+    gw_host_set_target(r->host, r->target_pid);
+  r->started_ns = gw_now_realtime_ns();
+  put_run_facts(r);
+  if (!r->nvml)
+    say(r, "no GPU data: %s; recording the host only", r->gpu_note);
+  if (o->out_path)
+    say(r, "recording %u GPU%s and the host every %d ms to %s", r->ngpus, r->ngpus == 1 ? "" : "s", o->interval_ms,
+        o->out_path);
+
+  struct gw_event_sink sink = {on_event, r};
+  int64_t interval_ns = (int64_t)o->interval_ms * 1000000LL;
+  int64_t start_mono = gw_now_monotonic_ns();
+  int64_t next_tick = start_mono, last_slow = start_mono - SLOW_PERIOD_NS;
+  int64_t end_mono = o->duration_s > 0 ? start_mono + (int64_t)(o->duration_s * 1e9) : INT64_MAX;
+  int child_status = -1, target_gone = 0;
+  struct gw_host_sample hs;
+  memset(&hs, 0, sizeof hs);
+  status = 0;
+
+  for (;;) {
+    int64_t now_mono = gw_now_monotonic_ns();
+    int64_t t_ns = gw_now_realtime_ns();
+    int slow_due = now_mono - last_slow >= SLOW_PERIOD_NS - interval_ns / 2;
+    if (slow_due)
+      last_slow = now_mono;
+    if (r->nvml)
+      sample_gpus(r, t_ns, slow_due, &sink);
+    struct gw_err err = {{0}};
+    if (gw_host_sample(r->host, t_ns, slow_due, &hs, &sink, &err) == GW_OK) {
+      if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
+        store_failed(r, "a host sample");
+    }
+    if (r->kmsg)
+      (void)gw_kmsg_poll(r->kmsg, &sink);
+    r->ticks++;
+    if (o->on_tick) {
+      struct gw_tick tick = {
+          t_ns, (int)r->ngpus, r->info, r->sample, r->lost, &hs, r->nvml ? NULL : r->gpu_note, r->target_pid};
+      if (o->on_tick(o->tick_ctx, &tick))
+        stop_requested = 1;
+    }
+    if (r->store) {
+      if (gw_store_commit_if_due(r->store, COMMIT_PERIOD_NS) != GW_OK)
+        store_failed(r, "a commit");
+      else
+        r->store_broken = 0;
+    }
+
+    /* Has the target ended? */
+    if (r->child_pid && child_status < 0) {
+      int ws;
+      pid_t w = waitpid(r->child_pid, &ws, WNOHANG);
+      if (w == r->child_pid) {
+        child_status = exit_status_of(ws);
+        target_gone = 1;
+      }
+    } else if (!r->child_pid && o->pid > 0 && !process_alive(o->pid)) {
+      target_gone = 1;
+    }
+    if (target_gone || stop_requested || gw_now_monotonic_ns() >= end_mono)
+      break;
+
+    next_tick += interval_ns;
+    now_mono = gw_now_monotonic_ns();
+    if (next_tick < now_mono) {
+      /* Overran: skip the missed ticks rather than bunching them up. */
+      r->ticks_late++;
+      next_tick = now_mono + interval_ns - (now_mono - start_mono) % interval_ns;
+    }
+    struct timespec ts = {(time_t)(next_tick / 1000000000LL), (long)(next_tick % 1000000000LL)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !stop_requested)
+      ;
+  }
+
+  int64_t ended_ns = gw_now_realtime_ns();
+  if (r->child_pid && child_status < 0) {
+    /* Stopped early (signal or --duration): pass a signal on, then wait so the
+     * exit status of the command is still ours to return. */
+    if (pending_signal)
+      kill(r->child_pid, pending_signal == SIGINT ? SIGINT : SIGTERM);
+    else
+      say(r, "recording stopped after %.0f s; waiting for the command to finish", o->duration_s);
+    int ws;
+    while (waitpid(r->child_pid, &ws, 0) < 0 && errno == EINTR)
+      ;
+    child_status = exit_status_of(ws);
+  }
+  status = r->child_pid ? child_status : 0;
+  if (r->store) {
+    put_self_cost(r);
+    if (gw_store_finish_run(r->store, ended_ns, status) != GW_OK || gw_store_commit(r->store) != GW_OK)
+      store_failed(r, "the end of the run");
+    say(r, "recorded %.1f s (%ld ticks) to %s; next: gpuwhy report %s", (ended_ns - r->started_ns) / 1e9, r->ticks,
+        o->out_path, o->out_path);
+  }
+out:
+  close_all(r);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGHUP, &old_hup, NULL);
+  return status;
+}

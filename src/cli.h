@@ -1,0 +1,16 @@
+/* Helpers shared by the gpuwhy subcommands. */
+#ifndef GW_CLI_H
+#define GW_CLI_H
+
+/* Print "gpuwhy: <message>" and the usage to stderr; returns GPUWHY_EXIT_USAGE. */
+int gw_cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whole-token integer in [min, max]; 0 on success. */
+int gw_cli_parse_int(const char *s, int min, int max, int *out);
+/* Positive seconds (fractions allowed); 0 on success. */
+int gw_cli_parse_seconds(const char *s, double *out);
+
+/* The subcommands, one file each. */
+int gw_cmd_record(int argc, char **argv);
+int gw_cmd_watch(int argc, char **argv);
+
+#endif

@@ -1,0 +1,112 @@
+/* gpuwhy record: argument parsing; the work is in lib/record/recorder.c. */
+#include <getopt.h>
+#include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/record.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+static const char RECORD_USAGE[] =
+    "usage: gpuwhy record [-o FILE] [--interval MS] [--duration S] [--trace[=sampled|full]]\n"
+    "                     (--pid PID | [--] CMD [ARGS...])\n"
+    "\n"
+    "Runs CMD (or follows process PID) and records GPU, CPU, disk and kernel-log\n"
+    "activity into one SQLite file until it ends. The command's exit status is\n"
+    "passed through.\n"
+    "\n"
+    "  -o, --output FILE    recording to write (default gpuwhy-DATE-TIME.db)\n"
+    "  -i, --interval MS    sampling period in milliseconds (default 100)\n"
+    "  -d, --duration S     stop recording after S seconds (the command runs on)\n"
+    "  -p, --pid PID        follow a running process and its children\n"
+    "  -t, --trace[=MODE]   also trace CUDA kernels with the injected tracer:\n"
+    "                       sampled (default, low overhead) or full\n"
+    "  -q, --quiet          no status lines on stderr\n"
+    "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
+    "      --nvml-lib PATH  NVML library to load (default libnvidia-ml.so.1)\n"
+    "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
+
+int gw_cmd_record(int argc, char **argv) {
+  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                           {"interval", required_argument, NULL, 'i'},
+                                           {"duration", required_argument, NULL, 'd'},
+                                           {"pid", required_argument, NULL, 'p'},
+                                           {"trace", optional_argument, NULL, 't'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"root", required_argument, NULL, 'R'},
+                                           {"nvml-lib", required_argument, NULL, 'N'},
+                                           {"kmsg", required_argument, NULL, 'K'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  struct gw_record_opts o;
+  memset(&o, 0, sizeof o);
+  o.interval_ms = 100;
+  char default_out[64];
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+o:i:d:p:t::qh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'o':
+      o.out_path = optarg;
+      break;
+    case 'i':
+      if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))
+        return gw_cli_usage_error(RECORD_USAGE, "--interval wants milliseconds between 10 and 600000, got '%s'",
+                                  optarg);
+      break;
+    case 'd':
+      if (gw_cli_parse_seconds(optarg, &o.duration_s))
+        return gw_cli_usage_error(RECORD_USAGE, "--duration wants a positive number of seconds, got '%s'", optarg);
+      break;
+    case 'p':
+      if (gw_cli_parse_int(optarg, 1, 1 << 30, &o.pid))
+        return gw_cli_usage_error(RECORD_USAGE, "--pid wants a process id, got '%s'", optarg);
+      break;
+    case 't':
+      if (!optarg || strcmp(optarg, "sampled") == 0)
+        o.trace = GW_TRACE_SAMPLED;
+      else if (strcmp(optarg, "full") == 0)
+        o.trace = GW_TRACE_FULL;
+      else
+        return gw_cli_usage_error(RECORD_USAGE, "--trace takes sampled or full, got '%s'", optarg);
+      break;
+    case 'q':
+      o.quiet = 1;
+      break;
+    case 'R':
+      o.root = optarg;
+      break;
+    case 'N':
+      o.nvml_lib = optarg;
+      break;
+    case 'K':
+      o.kmsg_path = optarg;
+      break;
+    case 'h':
+      fputs(RECORD_USAGE, stdout);
+      return GPUWHY_EXIT_OK;
+    default:
+      return gw_cli_usage_error(RECORD_USAGE, NULL);
+    }
+  }
+  if (optind < argc)
+    o.argv = argv + optind;
+  if (o.argv && o.pid)
+    return gw_cli_usage_error(RECORD_USAGE, "give either --pid or a command, not both");
+  if (!o.argv && !o.pid)
+    return gw_cli_usage_error(RECORD_USAGE, "nothing to record: give a command or --pid PID");
+  if (!o.out_path) {
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(default_out, sizeof default_out, "gpuwhy-%Y%m%d-%H%M%S.db", &tm);
+    o.out_path = default_out;
+  }
+  char msg[1024];
+  int status = gw_record_run(&o, msg, sizeof msg);
+  if (msg[0])
+    fprintf(stderr, "gpuwhy record: %s\n", msg);
+  return status;
+}
