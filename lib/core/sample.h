@@ -107,7 +107,8 @@ struct gw_proc_sample {
   double cpu_pct; /* percent of one core over the interval, -1 on its first sample */
   int threads;
   int64_t rss_bytes;
-  int threads_running; /* threads in state R at the sample, -1 unknown */
+  int threads_running;        /* target only, on process rescans (about 1 s): threads in state R; -1 unknown */
+  double main_thread_cpu_pct; /* target only: CPU of its first thread (the Python main thread), -1 unknown */
 };
 
 /* One block device, with iostat -x's figures over the interval. */
@@ -132,7 +133,7 @@ struct gw_host_sample {
   struct gw_cpu_sample total;
   int ncores;
   struct gw_cpu_sample *cores; /* ncores entries, owned by the sampler */
-  int64_t mem_total_bytes, mem_available_bytes, swap_total_bytes, swap_free_bytes;
+  int64_t mem_total_bytes, mem_available_bytes, swap_total_bytes, swap_free_bytes; /* -1 unknown */
   double psi_cpu_some_pct, psi_mem_some_pct, psi_mem_full_pct, psi_io_some_pct,
       psi_io_full_pct; /* stall share over the interval */
   int on_battery;      /* 1 on battery, 0 on mains, valid with GW_H_POWER */
@@ -141,7 +142,7 @@ struct gw_host_sample {
   char governor[32]; /* cpufreq governor of cpu0, "" unknown */
   int nprocs;
   struct gw_proc_sample *procs; /* owned by the sampler */
-  int ndisks;
+  int ndisks;                   /* 0 on the first sample: no rates yet */
   struct gw_disk_sample *disks; /* owned by the sampler */
 };
 

@@ -26,7 +26,8 @@
 
 #define MAX_GPUS 64
 #define MAX_GPU_PROCS 64
-#define SLOW_PERIOD_NS 1000000000LL   /* health metrics, GPU process lists, /proc rescans */
+#define SLOW_PERIOD_NS 1000000000LL   /* health metrics, GPU process lists */
+#define RESCAN_PERIOD_NS 2000000000LL /* look for new processes in the whole of /proc */
 #define COMMIT_PERIOD_NS 1000000000LL /* a crash loses at most this much */
 
 static volatile sig_atomic_t stop_requested;
@@ -430,7 +431,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   struct gw_event_sink sink = {on_event, r};
   int64_t interval_ns = (int64_t)o->interval_ms * 1000000LL;
   int64_t start_mono = gw_now_monotonic_ns();
-  int64_t next_tick = start_mono, last_slow = start_mono - SLOW_PERIOD_NS;
+  int64_t next_tick = start_mono, last_slow = start_mono - SLOW_PERIOD_NS, last_rescan = start_mono - RESCAN_PERIOD_NS;
   int64_t end_mono = o->duration_s > 0 ? start_mono + (int64_t)(o->duration_s * 1e9) : INT64_MAX;
   int child_status = -1, target_gone = 0;
   struct gw_host_sample hs;
@@ -443,10 +444,13 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     int slow_due = now_mono - last_slow >= SLOW_PERIOD_NS - interval_ns / 2;
     if (slow_due)
       last_slow = now_mono;
+    int rescan_due = now_mono - last_rescan >= RESCAN_PERIOD_NS - interval_ns / 2;
+    if (rescan_due)
+      last_rescan = now_mono;
     if (r->nvml)
       sample_gpus(r, t_ns, slow_due, &sink);
     struct gw_err err = {{0}};
-    if (gw_host_sample(r->host, t_ns, slow_due, &hs, &sink, &err) == GW_OK) {
+    if (gw_host_sample(r->host, t_ns, rescan_due, &hs, &sink, &err) == GW_OK) {
       if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
         store_failed(r, "a host sample");
     }

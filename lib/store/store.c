@@ -33,7 +33,8 @@ static const char SCHEMA_FIXED[] =
     "CREATE TABLE cpu_sample (t_ns INTEGER NOT NULL, core INTEGER NOT NULL, busy_pct REAL, user_pct REAL,"
     " system_pct REAL, iowait_pct REAL, steal_pct REAL);"
     "CREATE TABLE proc_sample (t_ns INTEGER NOT NULL, pid INTEGER NOT NULL, ppid INTEGER, role INTEGER, comm TEXT,"
-    " state TEXT, cpu_pct REAL, threads INTEGER, threads_running INTEGER, rss_bytes INTEGER);"
+    " state TEXT, cpu_pct REAL, threads INTEGER, threads_running INTEGER, rss_bytes INTEGER,"
+    " main_thread_cpu_pct REAL);"
     "CREATE TABLE disk_sample (t_ns INTEGER NOT NULL, dev TEXT NOT NULL, util_pct REAL, await_ms REAL,"
     " r_per_s REAL, w_per_s REAL, read_bps REAL, write_bps REAL, aqu_sz REAL);"
     "CREATE TABLE event (t_ns INTEGER NOT NULL, kind TEXT NOT NULL, gpu INTEGER, code INTEGER, pid INTEGER,"
@@ -144,7 +145,7 @@ static gw_status prepare_all(struct gw_store *st, struct gw_err *err) {
       [S_GPU_PROC] = "INSERT INTO gpu_proc VALUES (?,?,?,?,?)",
       [S_HOST] = "INSERT INTO host_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
       [S_CPU] = "INSERT INTO cpu_sample VALUES (?,?,?,?,?,?,?)",
-      [S_PROC] = "INSERT INTO proc_sample VALUES (?,?,?,?,?,?,?,?,?,?)",
+      [S_PROC] = "INSERT INTO proc_sample VALUES (?,?,?,?,?,?,?,?,?,?,?)",
       [S_DISK] = "INSERT INTO disk_sample VALUES (?,?,?,?,?,?,?,?,?)",
       [S_EVENT] = "INSERT INTO event VALUES (?,?,?,?,?,?)",
       [S_STEP] = "INSERT INTO step VALUES (?,?,?,?)",
@@ -245,8 +246,8 @@ gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, s
     goto fail;
   }
   if (app_id != GW_STORE_APPLICATION_ID) {
-    gw_err_set(err, "%s: not a gpuwhy recording (SQLite application_id is 0x%x, expected 0x%x)", path,
-               (unsigned)app_id, (unsigned)GW_STORE_APPLICATION_ID);
+    gw_err_set(err, "%s: not a gpuwhy recording (SQLite application_id is 0x%x, expected 0x%x)", path, (unsigned)app_id,
+               (unsigned)GW_STORE_APPLICATION_ID);
     goto fail;
   }
   if (version < 1 || version > GW_STORE_SCHEMA_VERSION) {
@@ -283,9 +284,15 @@ void gw_store_close(struct gw_store *st) {
   free(st);
 }
 
-sqlite3 *gw_store_db(struct gw_store *st) { return st->db; }
-const char *gw_store_path(const struct gw_store *st) { return st->path; }
-const char *gw_store_errmsg(struct gw_store *st) { return st->db ? sqlite3_errmsg(st->db) : "no database"; }
+sqlite3 *gw_store_db(struct gw_store *st) {
+  return st->db;
+}
+const char *gw_store_path(const struct gw_store *st) {
+  return st->path;
+}
+const char *gw_store_errmsg(struct gw_store *st) {
+  return st->db ? sqlite3_errmsg(st->db) : "no database";
+}
 
 /* Every write happens inside a transaction that commit_if_due closes. */
 static gw_status ensure_txn(struct gw_store *st) {
@@ -547,6 +554,7 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
     sqlite3_bind_int(s, 8, ps->threads);
     bind_opt_int(s, 9, ps->threads_running >= 0, ps->threads_running);
     sqlite3_bind_int64(s, 10, ps->rss_bytes);
+    bind_opt_double(s, 11, ps->main_thread_cpu_pct >= 0, ps->main_thread_cpu_pct);
     rc = run_stmt(s);
   }
   if (cpu)

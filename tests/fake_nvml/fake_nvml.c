@@ -1,1 +1,899 @@
-int fake_nvml_placeholder_symbol(void) { return 0; }
+/* A fake libnvidia-ml for tests: the subset of the NVML ABI that gpuwhy uses,
+ * with versioned symbol names, H200-like values and scripted failures. It is
+ * loaded through the real dlopen path (gw_nvml_open with its path).
+ *
+ * Knobs, environment variables read by nvmlInit_v2 each time the library goes
+ * from not initialised to initialised (so a test can setenv, open, close, and
+ * setenv again):
+ *   FAKE_NVML_GPUS=N           number of GPUs, 0..8 (default 1)
+ *   FAKE_NVML_INIT_FAIL=1      nvmlInit_v2 returns DRIVER_NOT_LOADED (9)
+ *   FAKE_NVML_NO_GPM=1         nvmlGpmQueryDeviceSupport says "not supported"
+ *   FAKE_NVML_NOT_SUPPORTED=a,b  these functions (exact symbol names) return
+ * NOT_SUPPORTED (3) FAKE_NVML_FAIL_ONCE=a,b    the first call of each of these
+ * functions returns UNKNOWN (999), later calls work (a transient driver error)
+ *   FAKE_NVML_LOST_AFTER=K     after K successful nvmlDeviceGetPowerUsage calls
+ * on a GPU (one per FAST tick), that call and every later device call return
+ * GPU_IS_LOST (15) FAKE_NVML_LOST_GPU=i       only GPU i gets lost (default:
+ * every GPU) FAKE_NVML_REASONS=m0,m1,.. clock event reasons returned by the
+ * 1st, 2nd, ... call (hex or decimal); the last one repeats (default 0)
+ *   FAKE_NVML_SAMPLES_DOUBLE=1 nvmlDeviceGetSamples reports its values as
+ * DOUBLE instead of UINT
+ *
+ * Deterministic values (GPU i):
+ *   power 400 W + 1 W per GetPowerUsage call; energy 40 J per
+ * GetTotalEnergyConsumption call limits: enforced/default/max 700 W, min 200 W;
+ * SM clock 1755 (max 1980); memory 3201 MHz memory: total 143771 MiB, v2 used
+ * 20 GiB + i GiB, reserved 512 MiB (v1 used = v2 used + reserved) utilization
+ * samples: each GetSamples call adds two samples 100 ms apart; GPU_UTIL
+ * alternates 60, 80; MEM_UTIL alternates 30, 40. Rates: 55 / 25. PCIe
+ * throughput: TX 1000 KB/s, RX 250000 KB/s. GPM: each sample carries the number
+ * of nvmlGpmSampleGet calls so far; for a pair with d calls between them: gract
+ * 10d+5, smutil 10d, tensor 8d, smocc 12.5, dram 17.25, fp32 3, fp16 1.5, PCIe
+ * TX 100 / RX 2000 MiB/s, NVLink NOT_SUPPORTED (one GPU, no links), other ids
+ * INVALID_ARGUMENT. temperature 45 + i C, memory 52 C (field 82), PCIe gen 5
+ * x16, replay 0, violation fields 74/76/269/270/271: 1.5 s, 0, 2 ms, 0, 0 (ns);
+ *   ECC volatile corrected 3, uncorrected 0; remapped rows 1, 0, 0, 0.
+ *   processes: compute pids 4242 (8 GiB) and 4243 (2 GiB) + 100 i; graphics pid
+ *   4242 + 100 i again; process utilization: pid 4242 sm 37, pid 4243 a junk
+ *   sample with sm 250.
+ * fake_nvml_calls("symbol") returns how often a function was called since init.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAKE_API __attribute__((visibility("default")))
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+typedef union {
+  double dVal;
+  int siVal;
+  unsigned uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+  unsigned short usVal;
+} nvmlValue_t;
+typedef struct {
+  unsigned long long timeStamp;
+  nvmlValue_t sampleValue;
+} nvmlSample_t;
+typedef struct {
+  unsigned fieldId, scopeId;
+  long long timestamp, latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+} nvmlFieldValue_t;
+typedef struct {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+typedef struct {
+  unsigned gpu, memory;
+} nvmlUtilization_t;
+typedef struct {
+  unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+  unsigned version;
+  unsigned long long total, reserved, free, used;
+} nvmlMemory_v2_t;
+typedef struct {
+  unsigned pid;
+  unsigned long long usedGpuMemory;
+  unsigned gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+typedef struct {
+  unsigned pid;
+  unsigned long long timeStamp;
+  unsigned smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+typedef struct {
+  unsigned version;
+  int sensorType;
+  int temperature;
+} nvmlTemperature_v1_t;
+typedef struct {
+  unsigned version;
+  unsigned isSupportedDevice;
+} nvmlGpmSupport_t;
+typedef struct {
+  unsigned metricId;
+  nvmlReturn_t nvmlReturn;
+  double value;
+  struct {
+    char *shortName, *longName, *unit;
+  } metricInfo;
+} nvmlGpmMetric_t;
+typedef struct {
+  unsigned version;
+  unsigned numMetrics;
+  nvmlGpmSample_t sample1, sample2;
+  nvmlGpmMetric_t metrics[]; /* numMetrics entries; the caller sizes the array */
+} nvmlGpmMetricsGet_t;
+
+enum {
+  OK = 0,
+  E_UNINITIALIZED = 1,
+  E_INVALID_ARGUMENT = 2,
+  E_NOT_SUPPORTED = 3,
+  E_NOT_FOUND = 6,
+  E_INSUFFICIENT_SIZE = 7,
+  E_DRIVER_NOT_LOADED = 9,
+  E_FUNCTION_NOT_FOUND = 13,
+  E_GPU_IS_LOST = 15,
+  E_ARGUMENT_VERSION_MISMATCH = 25,
+  E_UNKNOWN = 999,
+};
+
+#define MAX_GPUS 8
+#define MAX_REASONS 32
+#define GIB (1024ULL * 1024 * 1024)
+#define MIB (1024ULL * 1024)
+
+struct fake_dev {
+  unsigned index;
+  unsigned long long power_calls, energy_calls, reasons_calls;
+  unsigned long long util_generated[3]; /* per sample type 1 and 2 */
+  unsigned long long gpm_samples_taken;
+};
+
+struct fake_gpm_sample {
+  unsigned magic;
+  int taken;
+  unsigned long long seq; /* nvmlGpmSampleGet calls on the device when taken */
+  unsigned dev;
+};
+#define GPM_MAGIC 0x6770u
+
+static struct {
+  int refcount;
+  unsigned ngpus;
+  int no_gpm, init_fail, samples_double;
+  long lost_after;
+  long lost_gpu;
+  char not_supported[1024];
+  char fail_once[1024];
+  unsigned long long reasons[MAX_REASONS];
+  unsigned nreasons;
+  struct fake_dev devs[MAX_GPUS];
+  struct {
+    const char *name;
+    unsigned long count;
+  } calls[96];
+  unsigned ncalls;
+} fake;
+
+static long env_long(const char *name, long fallback) {
+  const char *s = getenv(name);
+  if (!s || !*s)
+    return fallback;
+  char *end = NULL;
+  long v = strtol(s, &end, 0);
+  return (end && *end == '\0') ? v : fallback;
+}
+
+/* A comma list of names, stored as ",a,b," so a lookup is one strstr of
+ * ",name,". */
+static void read_name_list(const char *var, char out[1024]) {
+  const char *list = getenv(var);
+  size_t len = list ? strlen(list) : 0;
+  if (len == 0 || len + 3 > 1024)
+    return;
+  out[0] = ',';
+  memcpy(out + 1, list, len);
+  out[len + 1] = ',';
+  out[len + 2] = '\0';
+}
+
+static void read_knobs(void) {
+  memset(&fake, 0, sizeof fake);
+  long n = env_long("FAKE_NVML_GPUS", 1);
+  fake.ngpus = (n < 0) ? 0 : (n > MAX_GPUS ? MAX_GPUS : (unsigned)n);
+  fake.no_gpm = env_long("FAKE_NVML_NO_GPM", 0) != 0;
+  fake.init_fail = env_long("FAKE_NVML_INIT_FAIL", 0) != 0;
+  fake.samples_double = env_long("FAKE_NVML_SAMPLES_DOUBLE", 0) != 0;
+  fake.lost_after = env_long("FAKE_NVML_LOST_AFTER", -1);
+  fake.lost_gpu = env_long("FAKE_NVML_LOST_GPU", -1);
+  read_name_list("FAKE_NVML_NOT_SUPPORTED", fake.not_supported);
+  read_name_list("FAKE_NVML_FAIL_ONCE", fake.fail_once);
+  const char *rs = getenv("FAKE_NVML_REASONS");
+  while (rs && *rs && fake.nreasons < MAX_REASONS) {
+    char *end = NULL;
+    unsigned long long v = strtoull(rs, &end, 0);
+    if (end == rs)
+      break;
+    fake.reasons[fake.nreasons++] = v;
+    rs = (*end == ',') ? end + 1 : end;
+  }
+  for (unsigned i = 0; i < MAX_GPUS; i++)
+    fake.devs[i].index = i;
+}
+
+static void count_call(const char *fn) {
+  for (unsigned i = 0; i < fake.ncalls; i++) {
+    if (strcmp(fake.calls[i].name, fn) == 0) {
+      fake.calls[i].count++;
+      return;
+    }
+  }
+  if (fake.ncalls < sizeof fake.calls / sizeof fake.calls[0]) {
+    fake.calls[fake.ncalls].name = fn;
+    fake.calls[fake.ncalls++].count = 1;
+  }
+}
+
+static int in_name_list(const char *list, const char *fn) {
+  char key[128];
+  size_t len = strlen(fn);
+  if (!list[0] || len + 3 > sizeof key)
+    return 0;
+  key[0] = ',';
+  memcpy(key + 1, fn, len);
+  key[len + 1] = ',';
+  key[len + 2] = '\0';
+  return strstr(list, key) != NULL;
+}
+
+FAKE_API unsigned long fake_nvml_calls(const char *fn);
+
+static int dev_is_lost(const struct fake_dev *d) {
+  if (fake.lost_after < 0 || (fake.lost_gpu >= 0 && (unsigned long)fake.lost_gpu != d->index))
+    return 0;
+  return d->power_calls > (unsigned long long)fake.lost_after;
+}
+
+/* Common entry of every device function: count, check the handle, apply
+ * the scripted loss and NOT_SUPPORTED list. */
+static nvmlReturn_t enter(const char *fn, nvmlDevice_t dev, struct fake_dev **out) {
+  count_call(fn);
+  if (fake.refcount == 0)
+    return E_UNINITIALIZED;
+  struct fake_dev *d = (struct fake_dev *)(void *)dev;
+  if (d < fake.devs || d >= fake.devs + fake.ngpus)
+    return E_INVALID_ARGUMENT;
+  if (dev_is_lost(d))
+    return E_GPU_IS_LOST;
+  if (in_name_list(fake.not_supported, fn))
+    return E_NOT_SUPPORTED;
+  if (fake_nvml_calls(fn) == 1 && in_name_list(fake.fail_once, fn))
+    return E_UNKNOWN;
+  *out = d;
+  return OK;
+}
+
+#define ENTER(dev)                                                                                                     \
+  struct fake_dev *d = NULL;                                                                                           \
+  nvmlReturn_t entry_status = enter(__func__, (dev), &d);                                                              \
+  if (entry_status != OK)                                                                                              \
+  return entry_status
+
+static nvmlReturn_t enter_system(const char *fn) {
+  count_call(fn);
+  if (fake.refcount == 0)
+    return E_UNINITIALIZED;
+  return in_name_list(fake.not_supported, fn) ? E_NOT_SUPPORTED : OK;
+}
+
+static void copy_str(char *dst, unsigned cap, const char *src) {
+  if (cap == 0)
+    return;
+  size_t n = strlen(src);
+  if (n >= cap)
+    n = cap - 1;
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+static void put_hex(char *dst, unsigned value, int digits) {
+  static const char hex[] = "0123456789ABCDEF";
+  for (int i = digits - 1; i >= 0; i--) {
+    dst[i] = hex[value & 0xF];
+    value >>= 4;
+  }
+}
+
+/* ---- system ---- */
+
+FAKE_API unsigned long fake_nvml_calls(const char *fn) {
+  for (unsigned i = 0; i < fake.ncalls; i++)
+    if (strcmp(fake.calls[i].name, fn) == 0)
+      return fake.calls[i].count;
+  return 0;
+}
+
+FAKE_API nvmlReturn_t nvmlInit_v2(void) {
+  if (fake.refcount == 0) {
+    read_knobs();
+    if (fake.init_fail)
+      return E_DRIVER_NOT_LOADED;
+  }
+  count_call(__func__);
+  fake.refcount++;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlShutdown(void) {
+  if (fake.refcount == 0)
+    return E_UNINITIALIZED;
+  fake.refcount--;
+  return OK;
+}
+
+FAKE_API const char *nvmlErrorString(nvmlReturn_t r) {
+  switch (r) {
+  case OK:
+    return "Success";
+  case E_UNINITIALIZED:
+    return "Uninitialized";
+  case E_INVALID_ARGUMENT:
+    return "Invalid Argument";
+  case E_NOT_SUPPORTED:
+    return "Not Supported";
+  case E_DRIVER_NOT_LOADED:
+    return "Driver Not Loaded";
+  case E_GPU_IS_LOST:
+    return "GPU is lost";
+  default:
+    return "Unknown Error";
+  }
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *count) {
+  nvmlReturn_t r = enter_system(__func__);
+  if (r == OK)
+    *count = fake.ngpus;
+  return r;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t *dev) {
+  nvmlReturn_t r = enter_system(__func__);
+  if (r != OK)
+    return r;
+  if (index >= fake.ngpus)
+    return E_INVALID_ARGUMENT;
+  *dev = (nvmlDevice_t)(void *)&fake.devs[index];
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned len) {
+  nvmlReturn_t r = enter_system(__func__);
+  if (r == OK)
+    copy_str(buf, len, "580.159.04");
+  return r;
+}
+
+FAKE_API nvmlReturn_t nvmlSystemGetNVMLVersion(char *buf, unsigned len) {
+  nvmlReturn_t r = enter_system(__func__);
+  if (r == OK)
+    copy_str(buf, len, "13.580.159.04");
+  return r;
+}
+
+FAKE_API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) {
+  nvmlReturn_t r = enter_system(__func__);
+  if (r == OK)
+    *v = 13000;
+  return r;
+}
+
+/* ---- static facts ---- */
+
+FAKE_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t dev, char *buf, unsigned len) {
+  ENTER(dev);
+  copy_str(buf, len, "NVIDIA H200 (fake)");
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char *buf, unsigned len) {
+  ENTER(dev);
+  char uuid[] = "GPU-fa4e0000-0000-4000-8000-00000000000X";
+  uuid[sizeof uuid - 2] = (char)('0' + d->index);
+  copy_str(buf, len, uuid);
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t dev, nvmlPciInfo_t *pci) {
+  ENTER(dev);
+  memset(pci, 0, sizeof *pci);
+  pci->bus = 0x18 + d->index;
+  pci->pciDeviceId = 0x233510de;
+  char id[] = "00000000:XX:00.0";
+  put_hex(id + 9, pci->bus, 2);
+  copy_str(pci->busId, sizeof pci->busId, id);
+  copy_str(pci->busIdLegacy, sizeof pci->busIdLegacy, id + 4);
+  return OK;
+}
+
+static const unsigned long long mem_total = 143771ULL * MIB;
+static const unsigned long long mem_reserved = 512ULL * MIB;
+
+FAKE_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev, nvmlMemory_v2_t *m) {
+  ENTER(dev);
+  /* The real driver answers FUNCTION_NOT_FOUND to a bare "2" (api-facts 1.1).
+   */
+  if (m->version != ((unsigned)sizeof(nvmlMemory_v2_t) | (2u << 24)))
+    return E_FUNCTION_NOT_FOUND;
+  m->total = mem_total;
+  m->reserved = mem_reserved;
+  m->used = 20 * GIB + d->index * GIB;
+  m->free = m->total - m->reserved - m->used;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *m) {
+  ENTER(dev);
+  m->total = mem_total;
+  m->used = 20 * GIB + d->index * GIB + mem_reserved;
+  m->free = m->total - m->used;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t dev, unsigned *mw) {
+  ENTER(dev);
+  *mw = 700000;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t dev, unsigned *min_mw,
+                                                                   unsigned *max_mw) {
+  ENTER(dev);
+  *min_mw = 200000;
+  *max_mw = 700000;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t dev, int type, unsigned *mhz) {
+  ENTER(dev);
+  if (type == 1 || type == 0)
+    *mhz = 1980;
+  else if (type == 2)
+    *mhz = 3201;
+  else
+    return E_INVALID_ARGUMENT;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t dev, unsigned *gen) {
+  ENTER(dev);
+  *gen = 5;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t dev, unsigned *gen) {
+  ENTER(dev);
+  *gen = 4; /* the slot's maximum, so a test can tell which call was used */
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t dev, unsigned *width) {
+  ENTER(dev);
+  *width = 16;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t dev, int which, unsigned *c) {
+  ENTER(dev);
+  static const unsigned thresholds[] = {95, 89, 95, 87}; /* shutdown, slowdown, mem max, gpu max */
+  if (which < 0 || which > 3)
+    return E_NOT_SUPPORTED;
+  *c = thresholds[which];
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned *cur, unsigned *pending) {
+  ENTER(dev);
+  *cur = 0;
+  *pending = 0;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t dev, int *mode) {
+  ENTER(dev);
+  *mode = 1;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t dev, int *mode) {
+  ENTER(dev);
+  *mode = 0;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t dev, int *cur, int *pending) {
+  ENTER(dev);
+  *cur = 1;
+  *pending = 1;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t dev, unsigned long long *mask) {
+  ENTER(dev);
+  *mask = 0x1ff;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t dev, unsigned long long *mask) {
+  ENTER(dev);
+  *mask = 0x1ff;
+  return OK;
+}
+
+/* ---- fast metrics ---- */
+
+#define SAMPLE_BASE_US 1795970800000000ULL
+#define SAMPLE_STEP_US 100000ULL
+
+FAKE_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t dev, int type, unsigned long long last_seen_us, int *value_type,
+                                           unsigned *count, nvmlSample_t *samples) {
+  ENTER(dev);
+  if (type != 1 && type != 2)
+    return E_NOT_SUPPORTED;
+  if (!count || !value_type)
+    return E_INVALID_ARGUMENT;
+  if (!samples) {
+    *count = (unsigned)d->util_generated[type] + 2;
+    return OK;
+  }
+  d->util_generated[type] += 2; /* the driver buffered two more samples */
+  unsigned n = 0;
+  for (unsigned long long i = 0; i < d->util_generated[type]; i++) {
+    unsigned long long ts = SAMPLE_BASE_US + i * SAMPLE_STEP_US;
+    if (ts <= last_seen_us)
+      continue;
+    if (n >= *count)
+      return E_INSUFFICIENT_SIZE;
+    unsigned v = type == 1 ? (i % 2 ? 80 : 60) : (i % 2 ? 40 : 30);
+    samples[n].timeStamp = ts;
+    if (fake.samples_double)
+      samples[n].sampleValue.dVal = v;
+    else {
+      samples[n].sampleValue.ullVal = 0xdeadbeef00000000ULL; /* junk in the upper half, as a union may hold
+                                                              */
+      samples[n].sampleValue.uiVal = v;
+    }
+    n++;
+  }
+  if (n == 0)
+    return E_NOT_FOUND;
+  *value_type = fake.samples_double ? 0 : 1;
+  *count = n;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t dev, nvmlUtilization_t *u) {
+  ENTER(dev);
+  u->gpu = 55;
+  u->memory = 25;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t dev, unsigned *mw) {
+  ENTER(dev);
+  d->power_calls++;
+  if (dev_is_lost(d))
+    return E_GPU_IS_LOST;
+  *mw = 400000u + 1000u * (unsigned)d->power_calls;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t dev, unsigned long long *mj) {
+  ENTER(dev);
+  d->energy_calls++;
+  *mj = 1000000000ULL + 40000ULL * d->energy_calls;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t dev, int *pstate) {
+  ENTER(dev);
+  *pstate = 0;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, int type, unsigned *mhz) {
+  ENTER(dev);
+  if (type == 0 || type == 1)
+    *mhz = 1755;
+  else if (type == 2)
+    *mhz = 3201;
+  else
+    return E_INVALID_ARGUMENT;
+  return OK;
+}
+
+static unsigned long long next_reasons(struct fake_dev *d) {
+  unsigned long long i = d->reasons_calls++;
+  if (fake.nreasons == 0)
+    return 0;
+  return fake.reasons[i < fake.nreasons ? i : fake.nreasons - 1];
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t dev, unsigned long long *mask) {
+  ENTER(dev);
+  *mask = next_reasons(d);
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev, unsigned long long *mask) {
+  ENTER(dev);
+  *mask = next_reasons(d);
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t dev, int counter, unsigned *kbps) {
+  ENTER(dev);
+  if (counter == 0)
+    *kbps = 1000;
+  else if (counter == 1)
+    *kbps = 250000;
+  else
+    return E_INVALID_ARGUMENT;
+  return OK;
+}
+
+/* ---- GPM ---- */
+
+FAKE_API nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t dev, nvmlGpmSupport_t *s) {
+  ENTER(dev);
+  if (s->version != 1)
+    return E_ARGUMENT_VERSION_MISMATCH;
+  s->isSupportedDevice = fake.no_gpm ? 0 : 1;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *out) {
+  nvmlReturn_t r = enter_system(__func__);
+  if (r != OK)
+    return r;
+  struct fake_gpm_sample *s = calloc(1, sizeof *s);
+  if (!s)
+    return 20; /* NVML_ERROR_MEMORY */
+  s->magic = GPM_MAGIC;
+  *out = (nvmlGpmSample_t)(void *)s;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t sample) {
+  count_call(__func__);
+  struct fake_gpm_sample *s = (struct fake_gpm_sample *)(void *)sample;
+  if (!s || s->magic != GPM_MAGIC)
+    return E_INVALID_ARGUMENT;
+  s->magic = 0;
+  free(s);
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t dev, nvmlGpmSample_t sample) {
+  ENTER(dev);
+  struct fake_gpm_sample *s = (struct fake_gpm_sample *)(void *)sample;
+  if (fake.no_gpm)
+    return E_NOT_SUPPORTED;
+  if (!s || s->magic != GPM_MAGIC)
+    return E_INVALID_ARGUMENT;
+  s->seq = ++d->gpm_samples_taken;
+  s->dev = d->index;
+  s->taken = 1;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *req) {
+  count_call(__func__);
+  if (fake.refcount == 0)
+    return E_UNINITIALIZED;
+  if (!req || req->version != 1)
+    return E_ARGUMENT_VERSION_MISMATCH;
+  const struct fake_gpm_sample *s1 = (const void *)req->sample1, *s2 = (const void *)req->sample2;
+  if (!s1 || !s2 || s1->magic != GPM_MAGIC || s2->magic != GPM_MAGIC || !s1->taken || !s2->taken ||
+      s1->dev != s2->dev || req->numMetrics == 0 || req->numMetrics > 210)
+    return E_INVALID_ARGUMENT;
+  if (dev_is_lost(&fake.devs[s1->dev]))
+    return E_GPU_IS_LOST;
+  if (s2->seq <= s1->seq) /* sample1 must be the older one */
+    return E_INVALID_ARGUMENT;
+  double dcalls = (double)(s2->seq - s1->seq);
+  for (unsigned i = 0; i < req->numMetrics; i++) {
+    nvmlGpmMetric_t *m = &req->metrics[i];
+    m->nvmlReturn = OK;
+    switch (m->metricId) {
+    case 1:
+      m->value = 10 * dcalls + 5;
+      break;
+    case 2:
+      m->value = 10 * dcalls;
+      break;
+    case 3:
+      m->value = 12.5;
+      break;
+    case 5:
+      m->value = 8 * dcalls;
+      break;
+    case 10:
+      m->value = 17.25;
+      break;
+    case 12:
+      m->value = 3;
+      break;
+    case 13:
+      m->value = 1.5;
+      break;
+    case 20:
+      m->value = 100;
+      break;
+    case 21:
+      m->value = 2000;
+      break;
+    case 60:
+    case 61:
+      m->nvmlReturn = E_NOT_SUPPORTED;
+      m->value = NAN;
+      break;
+    default:
+      m->nvmlReturn = E_INVALID_ARGUMENT;
+      break;
+    }
+  }
+  return OK;
+}
+
+/* ---- slow metrics ---- */
+
+FAKE_API nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t dev, unsigned *mw) {
+  ENTER(dev);
+  *mw = 700000;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t dev, nvmlTemperature_v1_t *t) {
+  ENTER(dev);
+  if (t->version != ((unsigned)sizeof(nvmlTemperature_v1_t) | (1u << 24)))
+    return E_ARGUMENT_VERSION_MISMATCH;
+  if (t->sensorType != 0)
+    return E_INVALID_ARGUMENT;
+  t->temperature = 45 + (int)d->index;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t dev, int sensor, unsigned *c) {
+  ENTER(dev);
+  if (sensor != 0)
+    return E_INVALID_ARGUMENT;
+  *c = 45 + d->index;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvmlFieldValue_t *values) {
+  ENTER(dev);
+  if (count <= 0 || !values)
+    return E_INVALID_ARGUMENT;
+  for (int i = 0; i < count; i++) {
+    nvmlFieldValue_t *f = &values[i];
+    f->timestamp = (long long)SAMPLE_BASE_US;
+    f->latencyUsec = 0;
+    f->nvmlReturn = OK;
+    f->valueType = 3; /* ULL */
+    switch (f->fieldId) {
+    case 82:
+      f->valueType = 1; /* UINT */
+      f->value.ullVal = 0;
+      f->value.uiVal = 52;
+      break;
+    case 74:
+      f->value.ullVal = 1500000000ULL;
+      break;
+    case 76:
+    case 270:
+    case 271:
+      f->value.ullVal = 0;
+      break;
+    case 269:
+      f->value.ullVal = 2000000ULL;
+      break;
+    default:
+      f->nvmlReturn = E_NOT_SUPPORTED;
+      break;
+    }
+  }
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t dev, unsigned *gen) {
+  ENTER(dev);
+  *gen = 5;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t dev, unsigned *width) {
+  ENTER(dev);
+  *width = 16;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t dev, unsigned *n) {
+  ENTER(dev);
+  *n = 0;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t dev, int error_type, int counter_type,
+                                                  unsigned long long *n) {
+  ENTER(dev);
+  if (counter_type != 0 && counter_type != 1)
+    return E_INVALID_ARGUMENT;
+  if (error_type == 0)
+    *n = 3;
+  else if (error_type == 1)
+    *n = 0;
+  else
+    return E_INVALID_ARGUMENT;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t dev, unsigned *cor, unsigned *unc, unsigned *pending,
+                                                unsigned *failed) {
+  ENTER(dev);
+  *cor = 1;
+  *unc = 0;
+  *pending = 0;
+  *failed = 0;
+  return OK;
+}
+
+/* ---- processes ---- */
+
+static nvmlReturn_t list_processes(const struct fake_dev *d, const nvmlProcessInfo_t *all, unsigned n, unsigned *count,
+                                   nvmlProcessInfo_t *out) {
+  if (!count)
+    return E_INVALID_ARGUMENT;
+  if (*count < n) {
+    *count = n;
+    return E_INSUFFICIENT_SIZE;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    out[i] = all[i];
+    out[i].pid += 100 * d->index;
+  }
+  *count = n;
+  return OK;
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t dev, unsigned *count,
+                                                              nvmlProcessInfo_t *out) {
+  ENTER(dev);
+  static const nvmlProcessInfo_t procs[] = {{4242, 8 * GIB, 0xFFFFFFFFu, 0xFFFFFFFFu},
+                                            {4243, 2 * GIB, 0xFFFFFFFFu, 0xFFFFFFFFu}};
+  return list_processes(d, procs, 2, count, out);
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t dev, unsigned *count,
+                                                               nvmlProcessInfo_t *out) {
+  ENTER(dev);
+  static const nvmlProcessInfo_t procs[] = {{4242, 8 * GIB, 0xFFFFFFFFu, 0xFFFFFFFFu}};
+  return list_processes(d, procs, 1, count, out);
+}
+
+FAKE_API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t dev, nvmlProcessUtilizationSample_t *buf,
+                                                      unsigned *count, unsigned long long last_seen_us) {
+  ENTER(dev);
+  if (!count)
+    return E_INVALID_ARGUMENT;
+  if (!buf) {
+    *count = 72; /* what the real driver answers to the sizing call
+                    (api-facts 1.3) */
+    return E_INSUFFICIENT_SIZE;
+  }
+  if (*count < 2)
+    return E_INSUFFICIENT_SIZE;
+  unsigned long long ts = SAMPLE_BASE_US + 500000;
+  if (ts <= last_seen_us)
+    return E_NOT_FOUND;
+  buf[0] = (nvmlProcessUtilizationSample_t){4242 + 100 * d->index, ts, 37, 12, 0, 0};
+  buf[1] = (nvmlProcessUtilizationSample_t){4243 + 100 * d->index, ts, 250, 0, 0, 0};
+  *count = 2;
+  return OK;
+}

@@ -1,0 +1,516 @@
+/* Host source tests: the pure parsers on real /proc text, then the sampler on
+ * fixture trees (tests/fixtures/proc/, see the README there) stepped through
+ * time t0 -> t1 -> t2 by re-pointing a symlink, then once on the live system.
+ * Expected figures are worked out by hand from the fixture files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka.h needs the four headers above first. */
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "sources/host.h"
+
+#define EPS 1e-9
+#define T0_NS ((int64_t)1700000000 * 1000000000LL)
+
+static const char *fixtures(void) {
+  return getenv("GW_FIXTURES");
+}
+
+/* Read a fixture file into a static buffer. */
+static const char *fixture_text(const char *rel) {
+  static char buf[65536];
+  char path[1024];
+  snprintf(path, sizeof path, "%s/proc/%s", fixtures(), rel);
+  long n = gw_read_file_at("", path, buf, sizeof buf, NULL);
+  assert_true(n > 0);
+  return buf;
+}
+
+/* A root whose content is switched between time steps: tmp/root -> fixture. */
+struct stepper {
+  char dir[256];
+  char root[300];
+};
+
+static void stepper_init(struct stepper *s) {
+  snprintf(s->dir, sizeof s->dir, "/tmp/gw_host_test_XXXXXX");
+  assert_non_null(mkdtemp(s->dir));
+  snprintf(s->root, sizeof s->root, "%s/root", s->dir);
+}
+
+static void stepper_point(struct stepper *s, const char *tree, const char *step) {
+  char target[1024];
+  snprintf(target, sizeof target, "%s/proc/%s/%s", fixtures(), tree, step);
+  unlink(s->root);
+  assert_int_equal(symlink(target, s->root), 0);
+}
+
+static void stepper_done(struct stepper *s) {
+  unlink(s->root);
+  rmdir(s->dir);
+}
+
+/* Event capture. */
+struct captured {
+  int n;
+  struct gw_event ev[16];
+};
+
+static void capture(void *ctx, const struct gw_event *ev) {
+  struct captured *c = ctx;
+  if (c->n < 16)
+    c->ev[c->n++] = *ev;
+}
+
+static const struct gw_proc_sample *find_proc(const struct gw_host_sample *s, int pid) {
+  for (int i = 0; i < s->nprocs; i++)
+    if (s->procs[i].pid == pid)
+      return &s->procs[i];
+  return NULL;
+}
+
+static const struct gw_disk_sample *find_disk(const struct gw_host_sample *s, const char *name) {
+  for (int i = 0; i < s->ndisks; i++)
+    if (strcmp(s->disks[i].name, name) == 0)
+      return &s->disks[i];
+  return NULL;
+}
+
+static int has_bit(const struct gw_host_sample *s, enum gw_host_field f) {
+  return (s->valid >> f) & 1;
+}
+
+/* ---- parsers ---- */
+
+static void test_parse_proc_stat_real(void **state) {
+  (void)state;
+  struct gw_cpu_ticks total, cores[8];
+  struct gw_err err = {{0}};
+  /* "cpu  2611 0 1929 94734 310 0 23 9 0 0" captured on the dev VM */
+  int n = gw_parse_proc_stat(fixture_text("train_tree/t0/proc/stat"), &total, cores, 8, &err);
+  assert_int_equal(n, 2);
+  assert_string_equal(err.msg, "");
+  assert_int_equal(total.user, 2611);
+  assert_int_equal(total.system, 1929);
+  assert_int_equal(total.idle, 94734);
+  assert_int_equal(total.iowait, 310);
+  assert_int_equal(total.softirq, 23);
+  assert_int_equal(total.steal, 9);
+  assert_int_equal(cores[1].user, 1316);
+  assert_int_equal(cores[1].iowait, 291);
+}
+
+static void test_parse_proc_stat_offline_core_and_errors(void **state) {
+  (void)state;
+  struct gw_cpu_ticks total, cores[4];
+  struct gw_err err = {{0}};
+  /* cpu1 offline: no line; the slot is zeroed and numbering kept. */
+  const char *gap = "cpu  30 0 30 300 0 0 0 0 0 0\ncpu0 10 0 10 100 0 0 0 0 0 0\n"
+                    "cpu2 20 0 20 200 0 0 0 0 0 0\nintr 1 2 3\n";
+  memset(cores, 0xff, sizeof cores);
+  assert_int_equal(gw_parse_proc_stat(gap, &total, cores, 4, &err), 3);
+  assert_int_equal(cores[1].user, 0);
+  assert_int_equal(cores[1].idle, 0);
+  assert_int_equal(cores[2].idle, 200);
+  /* More cores than room: the count says so, nothing is written past max. */
+  assert_int_equal(gw_parse_proc_stat(gap, &total, cores, 1, &err), 3);
+  /* No total line is an error. */
+  assert_int_equal(gw_parse_proc_stat("cpu0 1 2 3 4 5 6 7 8\n", &total, cores, 4, &err), -1);
+  assert_non_null(strstr(err.msg, "'cpu' total"));
+  assert_int_equal(gw_parse_proc_stat("", &total, cores, 4, &err), -1);
+  assert_int_equal(gw_parse_proc_stat("cpu  1 2 x 4 5 6 7 8\n", &total, cores, 4, &err), -1);
+  assert_non_null(strstr(err.msg, "line 1"));
+  /* A read cut inside cpu1: the total and cpu0 survive, cpu1 is dropped. */
+  int n = gw_parse_proc_stat(fixture_text("malformed/t0/proc/stat"), &total, cores, 4, &err);
+  assert_int_equal(n, 1);
+  assert_int_equal(total.user, 2611);
+  assert_non_null(strstr(err.msg, "line 3"));
+  /* Too few counters on a core line. */
+  n = gw_parse_proc_stat("cpu  1 2 3 4 5 6 7 8\ncpu0 1 2 3\n", &total, cores, 4, &err);
+  assert_int_equal(n, 0);
+  assert_non_null(strstr(err.msg, "cpu0 needs 8"));
+}
+
+static void test_parse_pid_stat_real_and_weird_comm(void **state) {
+  (void)state;
+  struct gw_pid_stat st;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_parse_pid_stat(fixture_text("train_tree/t0/proc/1000/stat"), &st, &err), 0);
+  assert_int_equal(st.pid, 1000);
+  assert_int_equal(st.ppid, 900);
+  assert_string_equal(st.comm, "python3");
+  assert_int_equal(st.state, 'S');
+  assert_int_equal(st.utime_ticks, 199);
+  assert_int_equal(st.stime_ticks, 1);
+  assert_int_equal(st.num_threads, 3);
+  assert_int_equal(st.starttime_ticks, 33505);
+  assert_int_equal(st.rss_pages, 3329);
+  /* comm "x) (y z": parsed from the last ')', the rest lines up. */
+  assert_int_equal(gw_parse_pid_stat(fixture_text("malformed/t0/proc/1000/stat"), &st, &err), 0);
+  assert_string_equal(st.comm, "x) (y z");
+  assert_int_equal(st.state, 'S');
+  assert_int_equal(st.ppid, 900);
+  assert_int_equal(st.utime_ticks, 199);
+  assert_int_equal(st.num_threads, 3);
+  /* Cut after field 13. */
+  assert_int_equal(gw_parse_pid_stat(fixture_text("malformed/t0/proc/1001/stat"), &st, &err), -1);
+  assert_non_null(strstr(err.msg, "field 14"));
+  assert_int_equal(gw_parse_pid_stat("1234 no parens S 1\n", &st, &err), -1);
+  assert_int_equal(gw_parse_pid_stat(")( 1 (", &st, &err), -1);
+  assert_int_equal(gw_parse_pid_stat("x (a) S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 5 0 1\n", &st, &err), -1);
+  assert_non_null(strstr(err.msg, "field 1"));
+}
+
+static void test_parse_diskstats(void **state) {
+  (void)state;
+  struct gw_disk_counters d[8];
+  struct gw_err err = {{0}};
+  /* loop*, zram0 and the partition vda1 are dropped; vda and sdb stay. */
+  int n = gw_parse_diskstats(fixture_text("train_tree/t0/proc/diskstats"), d, 8, &err);
+  assert_int_equal(n, 2);
+  assert_string_equal(err.msg, "");
+  assert_string_equal(d[0].name, "vda");
+  assert_string_equal(d[1].name, "sdb");
+  /* vda 14362 6017 3012810 10909 2790 5018 394088 1701 0 3928 12918 4506 33
+   * 129600 296 285 11 */
+  assert_int_equal(d[0].rd_ios, 14362);
+  assert_int_equal(d[0].rd_sectors, 3012810);
+  assert_int_equal(d[0].rd_ticks_ms, 10909);
+  assert_int_equal(d[0].wr_ios, 2790);
+  assert_int_equal(d[0].wr_sectors, 394088);
+  assert_int_equal(d[0].wr_ticks_ms, 1701);
+  assert_int_equal(d[0].io_ticks_ms, 3928);
+  assert_int_equal(d[0].weighted_ms, 12918);
+  assert_int_equal(d[0].dc_ios, 4506);
+  assert_int_equal(d[0].dc_ticks_ms, 296);
+  /* A line with three counters is skipped with its line number. */
+  n = gw_parse_diskstats(fixture_text("malformed/t0/proc/diskstats"), d, 8, &err);
+  assert_int_equal(n, 1);
+  assert_non_null(strstr(err.msg, "line 2: sda has 3 counters"));
+  /* The kernel's partition naming: a 'p' before the number after a digit. */
+  const char *names = "259 0 nvme0n1 1 0 0 0 0 0 0 0 0 0 0\n259 1 nvme0n1p1 1 0 0 0 0 0 0 0 0 "
+                      "0 0\n"
+                      "253 1 dm-1 1 0 0 0 0 0 0 0 0 0 0\n253 10 dm-10 1 0 0 0 0 0 0 0 0 0 0\n"
+                      "9 0 md0 1 0 0 0 0 0 0 0 0 0 0\n8 0 sda 1 0 0 0 0 0 0 0 0 0 0\n"
+                      "8 1 sda1 1 0 0 0 0 0 0 0 0 0 0\n1 0 ram0 1 0 0 0 0 0 0 0 0 0 0\n";
+  n = gw_parse_diskstats(names, d, 8, &err);
+  assert_int_equal(n, 5);
+  assert_string_equal(d[0].name, "nvme0n1");
+  assert_string_equal(d[1].name, "dm-1");
+  assert_string_equal(d[2].name, "dm-10");
+  assert_string_equal(d[3].name, "md0");
+  assert_string_equal(d[4].name, "sda");
+  assert_int_equal(d[0].dc_ios, 0); /* 11 counters: no discard fields */
+  /* Capacity respected. */
+  assert_int_equal(gw_parse_diskstats(names, d, 2, &err), 2);
+}
+
+static void test_parse_psi(void **state) {
+  (void)state;
+  uint64_t some = 0, full = 0;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_parse_psi(fixture_text("train_tree/t1/proc/pressure/memory"), &some, &full, &err), 2);
+  assert_int_equal(some, 50000);
+  assert_int_equal(full, 20000);
+  /* /proc/pressure/cpu before 5.13 has no "full" line. */
+  assert_int_equal(gw_parse_psi("some avg10=0.00 avg60=0.00 avg300=0.00 total=42\n", &some, &full, &err), 1);
+  assert_int_equal(some, 42);
+  assert_int_equal(gw_parse_psi(fixture_text("malformed/t0/proc/pressure/cpu"), &some, &full, &err), -1);
+  assert_non_null(strstr(err.msg, "total="));
+  assert_int_equal(gw_parse_psi("", &some, &full, &err), -1);
+}
+
+/* ---- sampler on the training tree ---- */
+
+static void test_sample_train_tree(void **state) {
+  (void)state;
+  struct stepper st;
+  stepper_init(&st);
+  stepper_point(&st, "train_tree", "t0");
+  struct gw_host *h = NULL;
+  struct gw_err err = {{0}};
+  struct captured ev = {0};
+  struct gw_event_sink sink = {capture, &ev};
+  struct gw_host_sample s;
+  double tck = (double)sysconf(_SC_CLK_TCK);
+  int64_t page = (int64_t)sysconf(_SC_PAGESIZE);
+  assert_int_equal(gw_host_open(&h, st.root, &err), GW_OK);
+  gw_host_set_target(h, 1000);
+
+  /* t0: no rates yet; the first scan finds the tree and emits no events. */
+  assert_int_equal(gw_host_sample(h, T0_NS, 1, &s, &sink, &err), GW_OK);
+  assert_string_equal(err.msg, "");
+  assert_false(has_bit(&s, GW_H_CPU));
+  assert_false(has_bit(&s, GW_H_PSI_CPU));
+  assert_true(has_bit(&s, GW_H_MEM));
+  assert_int_equal(s.mem_total_bytes, 24684096LL * 1024);
+  assert_int_equal(s.mem_available_bytes, 23912928LL * 1024);
+  assert_int_equal(s.swap_total_bytes, 0);
+  assert_true(has_bit(&s, GW_H_LOAD));
+  assert_float_equal(s.loadavg_1m, 0.08, EPS);
+  assert_int_equal(s.procs_running, 2);
+  assert_true(has_bit(&s, GW_H_POWER)); /* AC offline, BAT0 discharging */
+  assert_int_equal(s.on_battery, 1);
+  assert_string_equal(s.governor, "powersave");
+  assert_int_equal(s.ndisks, 0);
+  assert_int_equal(s.nprocs, 4); /* 1000, 1001, 1002 and grandchild 1003; not 1500, 1501, 1 */
+  assert_int_equal(s.procs[0].pid, 1000);
+  assert_int_equal(s.procs[0].role, GW_ROLE_TARGET);
+  assert_int_equal(s.procs[0].threads, 3);
+  assert_int_equal(s.procs[0].threads_running, 2); /* tasks 1010 and 1011 in R */
+  assert_int_equal(s.procs[0].rss_bytes, 3329 * page);
+  assert_float_equal(s.procs[0].cpu_pct, -1, EPS);
+  const struct gw_proc_sample *grand = find_proc(&s, 1003);
+  assert_non_null(grand);
+  assert_int_equal(grand->ppid, 1002);
+  assert_int_equal(grand->role, GW_ROLE_CHILD);
+  assert_int_equal(grand->threads_running, -1);
+  assert_string_equal(grand->comm, "decode_helper");
+  assert_null(find_proc(&s, 1500));
+  assert_null(find_proc(&s, 1501));
+  assert_int_equal(ev.n, 0);
+
+  /* t1, one second later, with a rescan: worker 1001 exited, 1004 started. */
+  stepper_point(&st, "train_tree", "t1");
+  assert_int_equal(gw_host_sample(h, T0_NS + 1000000000LL, 1, &s, &sink, &err), GW_OK);
+  assert_string_equal(err.msg, "");
+  /* Total over 200 ticks: user 30+10 nice, system 20+5+5, idle 100, iowait 20,
+   * steal 10. */
+  assert_true(has_bit(&s, GW_H_CPU));
+  assert_float_equal(s.total.busy_pct, 40.0, EPS);
+  assert_float_equal(s.total.user_pct, 20.0, EPS);
+  assert_float_equal(s.total.system_pct, 15.0, EPS);
+  assert_float_equal(s.total.iowait_pct, 10.0, EPS);
+  assert_float_equal(s.total.steal_pct, 5.0, EPS);
+  assert_int_equal(s.total.core, -1);
+  assert_int_equal(s.ncores, 2);
+  assert_int_equal(s.cores[0].core, 0);
+  assert_float_equal(s.cores[0].busy_pct, 50.0, EPS); /* idle 40 + iowait 10 of 100 */
+  assert_float_equal(s.cores[0].user_pct, 30.0, EPS);
+  assert_int_equal(s.cores[1].core, 1);
+  assert_float_equal(s.cores[1].busy_pct, 30.0, EPS); /* idle 60 + iowait 10 of 100 */
+  assert_float_equal(s.cores[1].system_pct, 15.0, EPS);
+  /* vda: +100 reads, +50 writes, +10 discards, 2048/4096 sectors, 200+100+30
+   * ms, io_ticks +250, weighted +500. */
+  assert_int_equal(s.ndisks, 1); /* sdb never did I/O, vda1 is a partition */
+  const struct gw_disk_sample *vda = find_disk(&s, "vda");
+  assert_non_null(vda);
+  assert_float_equal(vda->r_per_s, 100.0, EPS);
+  assert_float_equal(vda->w_per_s, 50.0, EPS);
+  assert_float_equal(vda->read_bps, 1048576.0, EPS);
+  assert_float_equal(vda->write_bps, 2097152.0, EPS);
+  assert_float_equal(vda->await_ms, 330.0 / 160.0, EPS);
+  assert_float_equal(vda->util_pct, 25.0, EPS);
+  assert_float_equal(vda->aqu_sz, 0.5, EPS);
+  /* PSI: +100000 us cpu, +50000/+20000 memory, +250000/+100000 io over 1 s. */
+  assert_true(has_bit(&s, GW_H_PSI_CPU) && has_bit(&s, GW_H_PSI_MEM) && has_bit(&s, GW_H_PSI_IO));
+  assert_float_equal(s.psi_cpu_some_pct, 10.0, EPS);
+  assert_float_equal(s.psi_mem_some_pct, 5.0, EPS);
+  assert_float_equal(s.psi_mem_full_pct, 2.0, EPS);
+  assert_float_equal(s.psi_io_some_pct, 25.0, EPS);
+  assert_float_equal(s.psi_io_full_pct, 10.0, EPS);
+  assert_int_equal(s.mem_available_bytes, 20000000LL * 1024);
+  assert_float_equal(s.loadavg_1m, 1.5, EPS);
+  assert_int_equal(s.procs_running, 3);
+  assert_int_equal(s.on_battery, 0);
+  assert_string_equal(s.governor, "performance");
+  /* Processes: target +60 ticks, worker 1002 +100, grandchild +20 over 1 s. */
+  assert_int_equal(s.nprocs, 4);
+  assert_null(find_proc(&s, 1001));
+  assert_float_equal(find_proc(&s, 1000)->cpu_pct, 60.0 * 100.0 / tck, EPS);
+  assert_int_equal(find_proc(&s, 1000)->threads_running, 1);
+  assert_float_equal(find_proc(&s, 1002)->cpu_pct, 100.0 * 100.0 / tck, EPS);
+  assert_float_equal(find_proc(&s, 1003)->cpu_pct, 20.0 * 100.0 / tck, EPS);
+  assert_non_null(find_proc(&s, 1004));
+  assert_float_equal(find_proc(&s, 1004)->cpu_pct, -1, EPS);
+  assert_int_equal(ev.n, 2);
+  assert_string_equal(ev.ev[0].kind, "proc_start");
+  assert_int_equal(ev.ev[0].pid, 1004);
+  assert_non_null(strstr(ev.ev[0].message, "pt_data_worker"));
+  assert_int_equal(ev.ev[0].t_ns, T0_NS + 1000000000LL);
+  assert_string_equal(ev.ev[1].kind, "proc_exit");
+  assert_int_equal(ev.ev[1].pid, 1001);
+  assert_non_null(strstr(ev.ev[1].message, "pt_data_worker"));
+
+  /* t2, two seconds later, no rescan: cpu1 went offline, grandchild exited,
+   * new worker 1005 is not looked for, the io pressure file is gone. */
+  stepper_point(&st, "train_tree", "t2");
+  ev.n = 0;
+  assert_int_equal(gw_host_sample(h, T0_NS + 3000000000LL, 0, &s, &sink, &err), GW_OK);
+  assert_string_equal(err.msg, "");
+  assert_true(has_bit(&s, GW_H_CPU));
+  /* cpu0 over 200 ticks: user 100, system 50+5+5, idle 40, iowait went back
+   * (counts 0). */
+  assert_float_equal(s.total.busy_pct, 80.0, EPS);
+  assert_float_equal(s.total.iowait_pct, 0.0, EPS);
+  assert_int_equal(s.ncores, 1);
+  assert_int_equal(s.cores[0].core, 0);
+  assert_float_equal(s.cores[0].user_pct, 50.0, EPS);
+  assert_float_equal(s.cores[0].system_pct, 30.0, EPS);
+  /* vda over 2 s: +400 writes, 8192 sectors, 1200 ms, io_ticks +1000, weighted
+   * +2400. */
+  vda = find_disk(&s, "vda");
+  assert_non_null(vda);
+  assert_float_equal(vda->r_per_s, 0.0, EPS);
+  assert_float_equal(vda->w_per_s, 200.0, EPS);
+  assert_float_equal(vda->write_bps, 2097152.0, EPS);
+  assert_float_equal(vda->await_ms, 3.0, EPS);
+  assert_float_equal(vda->util_pct, 50.0, EPS);
+  assert_float_equal(vda->aqu_sz, 1.2, EPS);
+  assert_true(has_bit(&s, GW_H_PSI_CPU));
+  assert_float_equal(s.psi_cpu_some_pct, 0.0, EPS);
+  assert_false(has_bit(&s, GW_H_PSI_IO));
+  assert_int_equal(s.nprocs, 3);
+  assert_null(find_proc(&s, 1005));
+  assert_float_equal(find_proc(&s, 1000)->cpu_pct, 100.0 * 100.0 / tck / 2.0, EPS);
+  assert_float_equal(find_proc(&s, 1002)->cpu_pct, 0.0, EPS);
+  assert_float_equal(find_proc(&s, 1004)->cpu_pct, 40.0 * 100.0 / tck / 2.0, EPS);
+  assert_int_equal(ev.n, 1);
+  assert_string_equal(ev.ev[0].kind, "proc_exit");
+  assert_int_equal(ev.ev[0].pid, 1003);
+
+  /* Same timestamp again: rates are not computed over a zero interval. */
+  assert_int_equal(gw_host_sample(h, T0_NS + 3000000000LL, 0, &s, &sink, &err), GW_OK);
+  assert_false(has_bit(&s, GW_H_CPU));
+  assert_false(has_bit(&s, GW_H_PSI_CPU));
+  assert_int_equal(s.ndisks, 0);
+  assert_float_equal(find_proc(&s, 1000)->cpu_pct, -1, EPS);
+  assert_non_null(strstr(err.msg, "did not advance"));
+
+  struct gw_host_info info;
+  gw_host_info(h, &info);
+  assert_string_equal(info.hostname, "trainbox-01");
+  assert_string_equal(info.cpu_model, "AMD EPYC");
+  assert_int_equal(info.logical_cpus, 2);
+  assert_int_equal(info.physical_cores, 2);
+  assert_int_equal(info.mem_total_bytes, 24684096LL * 1024);
+  assert_true(strlen(info.kernel) > 0);
+
+  gw_host_close(h);
+  stepper_done(&st);
+}
+
+static void test_sample_malformed(void **state) {
+  (void)state;
+  struct stepper st;
+  stepper_init(&st);
+  stepper_point(&st, "malformed", "t0");
+  struct gw_host *h = NULL;
+  struct gw_err err = {{0}};
+  struct gw_host_sample s;
+  assert_int_equal(gw_host_open(&h, st.root, &err), GW_OK);
+  gw_host_set_target(h, 1000);
+  assert_int_equal(gw_host_sample(h, T0_NS, 1, &s, NULL, &err), GW_OK);
+  /* Every broken file is named; nothing else is lost. */
+  assert_non_null(strstr(err.msg, "/proc/stat line 3"));
+  assert_non_null(strstr(err.msg, "/proc/meminfo line 1: MemTotal"));
+  assert_non_null(strstr(err.msg, "/proc/loadavg"));
+  assert_non_null(strstr(err.msg, "/proc/pressure/cpu"));
+  assert_non_null(strstr(err.msg, "/proc/1001/stat"));
+  assert_false(has_bit(&s, GW_H_MEM));
+  assert_int_equal(s.mem_total_bytes, -1);
+  assert_false(has_bit(&s, GW_H_LOAD));
+  assert_false(has_bit(&s, GW_H_POWER)); /* no supplies in this tree */
+  assert_string_equal(s.governor, "");
+  /* Target with the odd comm, and worker 1002; 1001's stat is cut short. */
+  assert_int_equal(s.nprocs, 2);
+  assert_string_equal(s.procs[0].comm, "x) (y z");
+  assert_int_equal(s.procs[0].threads_running, 0);
+  assert_non_null(find_proc(&s, 1002));
+  /* Second sample of the same files: no tick passed, so no CPU rates; the
+   * diskstats line with too few fields is noted again, vda shows idle. */
+  assert_int_equal(gw_host_sample(h, T0_NS + 100000000LL, 0, &s, NULL, &err), GW_OK);
+  assert_false(has_bit(&s, GW_H_CPU));
+  assert_non_null(strstr(err.msg, "sda has 3 counters"));
+  assert_int_equal(s.ndisks, 1);
+  assert_float_equal(s.disks[0].util_pct, 0.0, EPS);
+  assert_true(has_bit(&s, GW_H_PSI_MEM));
+  assert_float_equal(s.psi_mem_some_pct, 0.0, EPS);
+  gw_host_close(h);
+  stepper_done(&st);
+}
+
+static void test_open_errors(void **state) {
+  (void)state;
+  struct gw_host *h = (struct gw_host *)&h;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_host_open(&h, "/nonexistent/gpuwhy-root", &err), GW_ENOTSUP);
+  assert_null(h);
+  assert_non_null(strstr(err.msg, "/nonexistent/gpuwhy-root/proc/stat"));
+  /* A target that does not exist: the sample still works and says so. */
+  char root[1024];
+  snprintf(root, sizeof root, "%s/proc/train_tree/t0", fixtures());
+  assert_int_equal(gw_host_open(&h, root, &err), GW_OK);
+  gw_host_set_target(h, 4242);
+  struct gw_host_sample s;
+  assert_int_equal(gw_host_sample(h, T0_NS, 0, &s, NULL, &err), GW_OK);
+  assert_int_equal(s.nprocs, 0);
+  assert_non_null(strstr(err.msg, "target process 4242 not found"));
+  gw_host_close(h);
+  gw_host_close(NULL);
+}
+
+/* ---- the live system ---- */
+
+static void test_live_root(void **state) {
+  (void)state;
+  struct gw_host *h = NULL;
+  struct gw_err err = {{0}};
+  struct gw_host_sample s;
+  assert_int_equal(gw_host_open(&h, "", &err), GW_OK);
+  gw_host_set_target(h, (int)getpid());
+  assert_int_equal(gw_host_sample(h, gw_now_realtime_ns(), 1, &s, NULL, &err), GW_OK);
+  /* Burn a little CPU so ticks advance on every kernel. */
+  int64_t until = gw_now_monotonic_ns() + 150000000LL;
+  volatile uint64_t spin = 0;
+  while (gw_now_monotonic_ns() < until)
+    spin++;
+  assert_int_equal(gw_host_sample(h, gw_now_realtime_ns(), 1, &s, NULL, &err), GW_OK);
+  assert_true(has_bit(&s, GW_H_CPU));
+  assert_true(s.ncores >= 1);
+  assert_true(s.total.busy_pct >= 0 && s.total.busy_pct <= 100.0 + EPS);
+  assert_true(has_bit(&s, GW_H_MEM));
+  assert_true(s.mem_total_bytes > 0 && s.mem_available_bytes <= s.mem_total_bytes);
+  assert_true(s.nprocs >= 1);
+  assert_int_equal(s.procs[0].pid, (int)getpid());
+  assert_int_equal(s.procs[0].role, GW_ROLE_TARGET);
+  assert_true(s.procs[0].threads >= 1);
+  assert_true(s.procs[0].threads_running >= 1); /* this thread, reading (counted on rescans) */
+  /* Single-threaded test program spinning 150 ms: its main thread was busy. */
+  assert_true(s.procs[0].main_thread_cpu_pct >= 20 && s.procs[0].main_thread_cpu_pct <= 100.0 + 10);
+  assert_true(s.procs[0].cpu_pct >= 0 && s.procs[0].cpu_pct <= 100.0 * s.procs[0].threads + 1);
+  assert_true(s.procs[0].rss_bytes > 0);
+  struct gw_host_info info;
+  gw_host_info(h, &info);
+  assert_true(info.logical_cpus >= 1);
+  assert_true(info.hostname[0] != '\0');
+  assert_true(info.mem_total_bytes > 0);
+  gw_host_close(h);
+}
+
+int main(void) {
+  if (!fixtures()) {
+    fprintf(stderr, "GW_FIXTURES is not set: skipping\n");
+    return 77;
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_parse_proc_stat_real),
+      cmocka_unit_test(test_parse_proc_stat_offline_core_and_errors),
+      cmocka_unit_test(test_parse_pid_stat_real_and_weird_comm),
+      cmocka_unit_test(test_parse_diskstats),
+      cmocka_unit_test(test_parse_psi),
+      cmocka_unit_test(test_sample_train_tree),
+      cmocka_unit_test(test_sample_malformed),
+      cmocka_unit_test(test_open_errors),
+      cmocka_unit_test(test_live_root),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,651 @@
+/* The NVML source against the fake libnvidia-ml (tests/fake_nvml), loaded
+ * through the real dlopen path. The fake's knobs are environment variables
+ * read at nvmlInit_v2, so each test sets them before gw_nvml_open. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sources/nvml.h"
+
+#define MS 1000000LL
+#define T0 1795970817000000000LL /* an arbitrary CLOCK_REALTIME instant */
+#define GIB (1024.0 * 1024 * 1024)
+#define MIB (1024.0 * 1024)
+
+struct events {
+  int n;
+  struct gw_event ev[16];
+};
+
+static void collect(void *ctx, const struct gw_event *ev) {
+  struct events *e = ctx;
+  if (e->n < 16)
+    e->ev[e->n] = *ev;
+  e->n++;
+}
+
+static const char *fake_path(void) {
+  return getenv("GW_FAKE_NVML");
+}
+
+extern char **environ;
+
+/* Every test starts from the fake's defaults: drop all FAKE_NVML_* knobs. */
+static int setup(void **state) {
+  (void)state;
+  char names[32][64];
+  int n = 0;
+  for (char **e = environ; *e && n < 32; e++) {
+    const char *eq = strchr(*e, '=');
+    if (strncmp(*e, "FAKE_NVML_", 10) == 0 && eq && (size_t)(eq - *e) < sizeof names[0]) {
+      memcpy(names[n], *e, (size_t)(eq - *e));
+      names[n++][eq - *e] = '\0';
+    }
+  }
+  for (int i = 0; i < n; i++)
+    unsetenv(names[i]);
+  unsetenv("GPUWHY_NVML_LIB");
+  return fake_path() ? 0 : -1;
+}
+
+/* The handle a test holds, closed by teardown when an assertion jumped out
+ * early, so the fake is shut down and the next test's knobs are read. */
+static struct gw_nvml *open_handle;
+
+static void close_fake(struct gw_nvml *nv) {
+  if (nv == open_handle)
+    open_handle = NULL;
+  gw_nvml_close(nv);
+}
+
+static int teardown(void **state) {
+  (void)state;
+  if (open_handle)
+    gw_nvml_close(open_handle);
+  open_handle = NULL;
+  return 0;
+}
+
+static struct gw_nvml *open_fake(void) {
+  struct gw_nvml *nv = NULL;
+  struct gw_err err = {{0}};
+  gw_status st = gw_nvml_open(&nv, fake_path(), &err);
+  if (st != GW_OK)
+    fail_msg("gw_nvml_open: %d %s", st, err.msg);
+  assert_non_null(nv);
+  open_handle = nv;
+  return nv;
+}
+
+/* How often the fake saw a call, through its own fake_nvml_calls(). */
+static unsigned long fake_calls(const char *fn) {
+  void *h = dlopen(fake_path(), RTLD_NOW | RTLD_NOLOAD);
+  assert_non_null(h);
+  unsigned long (*calls)(const char *) = (unsigned long (*)(const char *))dlsym(h, "fake_nvml_calls");
+  assert_non_null(calls);
+  unsigned long n = calls(fn);
+  dlclose(h);
+  return n;
+}
+
+static void sample_ok(struct gw_nvml *nv, unsigned gpu, int64_t t_ns, unsigned what, struct gw_gpu_sample *s,
+                      struct events *ev) {
+  struct gw_event_sink sink = {collect, ev};
+  gw_status st = gw_nvml_sample(nv, gpu, t_ns, what, s, &sink);
+  assert_int_equal(st, GW_OK);
+  assert_int_equal(s->gpu, gpu);
+  assert_true(s->t_ns == t_ns);
+}
+
+#define V(s, m) ((s)->values[GW_M_##m])
+#define VALID(s, m) gw_gpu_valid((s), GW_M_##m)
+
+static uint64_t bit(enum gw_gpu_metric m) {
+  return (uint64_t)1 << m;
+}
+
+static const enum gw_gpu_metric gpm_metrics[] = {GW_M_gr_active_pct,     GW_M_sm_active_pct, GW_M_sm_occupancy_pct,
+                                                 GW_M_tensor_active_pct, GW_M_dram_bw_pct,   GW_M_fp32_active_pct,
+                                                 GW_M_fp16_active_pct};
+
+static uint64_t gpm_mask(void) {
+  uint64_t m = 0;
+  for (size_t i = 0; i < sizeof gpm_metrics / sizeof gpm_metrics[0]; i++)
+    m |= bit(gpm_metrics[i]);
+  return m;
+}
+
+/* ---- opening ---- */
+
+static void test_open_missing_library(void **state) {
+  (void)state;
+  static int not_a_handle;
+  struct gw_nvml *nv = (struct gw_nvml *)(void *)&not_a_handle; /* must come back NULL */
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_nvml_open(&nv, "/nonexistent/libnvidia-ml.so.1", &err), GW_ENOTSUP);
+  assert_null(nv);
+  assert_non_null(strstr(err.msg, "no NVIDIA driver"));
+  assert_non_null(strstr(err.msg, "/nonexistent/libnvidia-ml.so.1 not found"));
+
+  /* $GPUWHY_NVML_LIB is used when no path is given. */
+  setenv("GPUWHY_NVML_LIB", "/nonexistent/from-env.so", 1);
+  assert_int_equal(gw_nvml_open(&nv, NULL, &err), GW_ENOTSUP);
+  assert_non_null(strstr(err.msg, "from-env.so"));
+  setenv("GPUWHY_NVML_LIB", fake_path(), 1);
+  assert_int_equal(gw_nvml_open(&nv, NULL, &err), GW_OK);
+  assert_int_equal(gw_nvml_gpu_count(nv), 1);
+  close_fake(nv);
+}
+
+static void test_open_not_nvml(void **state) {
+  (void)state;
+  /* libc loads fine but has none of the NVML symbols. */
+  struct gw_nvml *nv = NULL;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_nvml_open(&nv, "libc.so.6", &err), GW_ENOTSUP);
+  assert_null(nv);
+  assert_non_null(strstr(err.msg, "nvmlErrorString"));
+}
+
+static void test_init_failure(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_INIT_FAIL", "1", 1);
+  struct gw_nvml *nv = NULL;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_nvml_open(&nv, fake_path(), &err), GW_ENOTSUP);
+  assert_null(nv);
+  assert_non_null(strstr(err.msg, "Driver Not Loaded"));
+}
+
+static void test_no_gpu(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_GPUS", "0", 1);
+  struct gw_nvml *nv = NULL;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_nvml_open(&nv, fake_path(), &err), GW_ENOTSUP);
+  assert_null(nv);
+  assert_string_equal(err.msg, "NVIDIA driver loaded but no GPU found");
+  /* Re-init after shutdown re-reads the knobs. */
+  setenv("FAKE_NVML_GPUS", "3", 1);
+  nv = open_fake();
+  assert_int_equal(gw_nvml_gpu_count(nv), 3);
+  close_fake(nv);
+}
+
+/* ---- static facts ---- */
+
+static void test_driver_and_gpu_info(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_GPUS", "2", 1);
+  struct gw_nvml *nv = open_fake();
+  assert_int_equal(gw_nvml_gpu_count(nv), 2);
+
+  struct gw_driver_info d;
+  gw_nvml_driver_info(nv, &d);
+  assert_string_equal(d.driver_version, "580.159.04");
+  assert_string_equal(d.nvml_version, "13.580.159.04");
+  assert_int_equal(d.cuda_driver_version, 13000);
+
+  struct gw_gpu_info info;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_nvml_gpu_info(nv, 1, &info, &err), GW_OK);
+  assert_int_equal(info.index, 1);
+  assert_string_equal(info.uuid, "GPU-fa4e0000-0000-4000-8000-000000000001");
+  assert_string_equal(info.name, "NVIDIA H200 (fake)");
+  assert_string_equal(info.pci_bus_id, "00000000:19:00.0");
+  assert_true(info.mem_total_bytes == 143771ULL * 1024 * 1024);
+  assert_int_equal(info.power_default_limit_mw, 700000);
+  assert_int_equal(info.power_min_limit_mw, 200000);
+  assert_int_equal(info.power_max_limit_mw, 700000);
+  assert_int_equal(info.sm_clock_max_mhz, 1980);
+  assert_int_equal(info.mem_clock_max_mhz, 3201);
+  assert_int_equal(info.pcie_gen_max, 5); /* the GPU's maximum, not the slot's (4 in the fake) */
+  assert_int_equal(info.pcie_width_max, 16);
+  assert_int_equal(info.temp_slowdown_c, 89);
+  assert_int_equal(info.temp_shutdown_c, 95);
+  assert_int_equal(info.gpm_supported, 1);
+  assert_int_equal(info.mig_enabled, 0);
+  assert_int_equal(info.persistence_mode, 1);
+  assert_int_equal(info.compute_mode, 0);
+  assert_int_equal(info.ecc_enabled, 1);
+  assert_true(info.supported_clock_reasons == 0x1ff);
+
+  assert_int_equal(gw_nvml_gpu_info(nv, 2, &info, &err), GW_ERR);
+  assert_non_null(strstr(err.msg, "out of range"));
+  close_fake(nv);
+}
+
+static void test_info_fallbacks_and_unknowns(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_NOT_SUPPORTED",
+         "nvmlDeviceGetGpuMaxPcieLinkGeneration,"
+         "nvmlDeviceGetSupportedClocksEventReasons,nvmlDeviceGetMigMode,"
+         "nvmlDeviceGetTemperatureThreshold,nvmlDeviceGetMemoryInfo_v2",
+         1);
+  struct gw_nvml *nv = open_fake();
+  struct gw_gpu_info info;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_nvml_gpu_info(nv, 0, &info, &err), GW_OK);
+  assert_int_equal(info.pcie_gen_max, 4);                       /* fell back to the system maximum */
+  assert_true(info.supported_clock_reasons == 0x1ff);           /* through the Throttle spelling */
+  assert_true(info.mem_total_bytes == 143771ULL * 1024 * 1024); /* through MemoryInfo v1 */
+  assert_int_equal(info.mig_enabled, -1);
+  assert_int_equal(info.temp_slowdown_c, -1);
+  assert_int_equal(info.temp_shutdown_c, -1);
+  close_fake(nv);
+}
+
+/* ---- sampling ---- */
+
+static void test_fast_and_slow_values(void **state) {
+  (void)state;
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+
+  /* FAST, non-GPM */
+  assert_true(VALID(&s, util_gpu_pct) && VALID(&s, util_mem_pct));
+  assert_true(VALID(&s, mem_used_bytes) && V(&s, mem_used_bytes) == 20 * GIB); /* v2: reserved not counted */
+  assert_true(VALID(&s, power_mw) && V(&s, power_mw) == 401000);
+  assert_true(VALID(&s, energy_mj) && V(&s, energy_mj) == 1000040000.0);
+  assert_true(VALID(&s, pstate) && V(&s, pstate) == 0);
+  assert_true(VALID(&s, sm_clock_mhz) && V(&s, sm_clock_mhz) == 1755);
+  assert_true(VALID(&s, mem_clock_mhz) && V(&s, mem_clock_mhz) == 3201);
+  assert_true(VALID(&s, clock_reasons) && V(&s, clock_reasons) == 0);
+  /* GPM needs two samples 100 ms apart: nothing yet, and no PCIe fallback on a
+   * GPM GPU. */
+  assert_true((s.valid & gpm_mask()) == 0);
+  assert_false(VALID(&s, pcie_rx_bps) || VALID(&s, pcie_tx_bps) || VALID(&s, nvlink_rx_bps));
+
+  /* SLOW */
+  assert_true(VALID(&s, power_limit_mw) && V(&s, power_limit_mw) == 700000);
+  assert_true(VALID(&s, temp_gpu_c) && V(&s, temp_gpu_c) == 45);
+  assert_true(VALID(&s, temp_mem_c) && V(&s, temp_mem_c) == 52);
+  assert_true(VALID(&s, pcie_gen) && V(&s, pcie_gen) == 5);
+  assert_true(VALID(&s, pcie_width) && V(&s, pcie_width) == 16);
+  assert_true(VALID(&s, pcie_replay) && V(&s, pcie_replay) == 0);
+  assert_true(VALID(&s, viol_power_cap_ns) && V(&s, viol_power_cap_ns) == 1.5e9);
+  assert_true(VALID(&s, viol_sync_boost_ns) && V(&s, viol_sync_boost_ns) == 0);
+  assert_true(VALID(&s, viol_sw_thermal_ns) && V(&s, viol_sw_thermal_ns) == 2e6);
+  assert_true(VALID(&s, viol_hw_thermal_ns) && VALID(&s, viol_hw_power_brake_ns));
+  assert_true(VALID(&s, ecc_sbe_volatile) && V(&s, ecc_sbe_volatile) == 3);
+  assert_true(VALID(&s, ecc_dbe_volatile) && V(&s, ecc_dbe_volatile) == 0);
+  assert_true(VALID(&s, remapped_cor) && V(&s, remapped_cor) == 1);
+  assert_true(VALID(&s, remapped_unc) && VALID(&s, remapped_pending) && VALID(&s, remapped_failure));
+  assert_int_equal(ev.n, 0);
+
+  /* FAST only: no SLOW metric, power rises with the fake's counter. */
+  sample_ok(nv, 0, T0 + 100 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true(V(&s, power_mw) == 402000);
+  assert_false(VALID(&s, power_limit_mw) || VALID(&s, temp_gpu_c) || VALID(&s, ecc_sbe_volatile));
+  /* SLOW only: no FAST metric, and no extra power reading. */
+  sample_ok(nv, 0, T0 + 200 * MS, GW_NVML_SLOW, &s, &ev);
+  assert_false(VALID(&s, power_mw) || VALID(&s, util_gpu_pct) || VALID(&s, mem_used_bytes));
+  assert_true(VALID(&s, power_limit_mw));
+  assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), 2);
+  /* One field-values call per SLOW tick carries all six fields. */
+  assert_int_equal(fake_calls("nvmlDeviceGetFieldValues"), 2);
+
+  struct gw_event_sink sink = {collect, &ev};
+  assert_int_equal(gw_nvml_sample(nv, 5, T0, GW_NVML_FAST, &s, &sink), GW_ERR);
+  close_fake(nv);
+}
+
+static void check_util_averages(void) {
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+  /* First call: only the newest buffered sample (GPU 80, memory 40). */
+  sample_ok(nv, 0, T0, GW_NVML_FAST, &s, &ev);
+  assert_true(VALID(&s, util_gpu_pct) && V(&s, util_gpu_pct) == 80);
+  assert_true(VALID(&s, util_mem_pct) && V(&s, util_mem_pct) == 40);
+  /* Then the average of the samples since the last one seen: (60 + 80) / 2. */
+  sample_ok(nv, 0, T0 + 100 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true(V(&s, util_gpu_pct) == 70);
+  assert_true(V(&s, util_mem_pct) == 35);
+  assert_int_equal(fake_calls("nvmlDeviceGetUtilizationRates"), 0);
+  close_fake(nv);
+}
+
+static void test_util_from_buffered_samples(void **state) {
+  (void)state;
+  check_util_averages();
+  /* Same numbers when the driver hands the values back as doubles. */
+  setenv("FAKE_NVML_SAMPLES_DOUBLE", "1", 1);
+  check_util_averages();
+}
+
+static void test_util_falls_back_to_rates(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_NOT_SUPPORTED", "nvmlDeviceGetSamples", 1);
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+  for (int tick = 0; tick < 3; tick++) {
+    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST, &s, &ev);
+    assert_true(VALID(&s, util_gpu_pct) && V(&s, util_gpu_pct) == 55);
+    assert_true(VALID(&s, util_mem_pct) && V(&s, util_mem_pct) == 25);
+  }
+  /* One NOT_SUPPORTED per sample type, then never asked again. */
+  assert_int_equal(fake_calls("nvmlDeviceGetSamples"), 2);
+  close_fake(nv);
+}
+
+/* Valid mask of a FAST|SLOW tick (second tick, GPM window ready) with the
+ * given functions unsupported. */
+static uint64_t valid_mask_with(const char *unsupported, struct gw_gpu_sample *last) {
+  if (unsupported)
+    setenv("FAKE_NVML_NOT_SUPPORTED", unsupported, 1);
+  else
+    unsetenv("FAKE_NVML_NOT_SUPPORTED");
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  sample_ok(nv, 0, T0 + 150 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  uint64_t second = s.valid;
+  /* The third tick must agree: an unsupported metric stays invalid. */
+  sample_ok(nv, 0, T0 + 300 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  assert_true(s.valid == second);
+  if (last)
+    *last = s;
+  close_fake(nv);
+  return second;
+}
+
+static void test_not_supported_leaves_exactly_its_metric(void **state) {
+  (void)state;
+  uint64_t all = valid_mask_with(NULL, NULL);
+  /* Everything but NVLink (the fake has no links) is valid on the second tick.
+   */
+  uint64_t expected = 0;
+  for (int m = 0; m < GW_GPU_NMETRICS; m++)
+    expected |= (uint64_t)1 << m;
+  expected &= ~(bit(GW_M_nvlink_rx_bps) | bit(GW_M_nvlink_tx_bps));
+  assert_true(all == expected);
+
+  assert_true(valid_mask_with("nvmlDeviceGetPowerUsage", NULL) == (all & ~bit(GW_M_power_mw)));
+
+  assert_true(valid_mask_with("nvmlDeviceGetTotalEnergyConsumption", NULL) == (all & ~bit(GW_M_energy_mj)));
+  assert_true(valid_mask_with("nvmlDeviceGetEnforcedPowerLimit", NULL) == (all & ~bit(GW_M_power_limit_mw)));
+  assert_true(valid_mask_with("nvmlDeviceGetPcieReplayCounter", NULL) == (all & ~bit(GW_M_pcie_replay)));
+  assert_true(valid_mask_with("nvmlDeviceGetRemappedRows", NULL) ==
+              (all & ~(bit(GW_M_remapped_cor) | bit(GW_M_remapped_unc) | bit(GW_M_remapped_pending) |
+                       bit(GW_M_remapped_failure))));
+  assert_true(
+      valid_mask_with("nvmlDeviceGetFieldValues", NULL) ==
+      (all & ~(bit(GW_M_temp_mem_c) | bit(GW_M_viol_power_cap_ns) | bit(GW_M_viol_sync_boost_ns) |
+               bit(GW_M_viol_sw_thermal_ns) | bit(GW_M_viol_hw_thermal_ns) | bit(GW_M_viol_hw_power_brake_ns))));
+  /* Fallbacks keep the metric: TemperatureV -> Temperature, v2 -> v1 memory,
+   * Event -> Throttle reasons. */
+  struct gw_gpu_sample s;
+  assert_true(valid_mask_with("nvmlDeviceGetTemperatureV", &s) == all);
+  assert_true(V(&s, temp_gpu_c) == 45);
+  assert_true(valid_mask_with("nvmlDeviceGetMemoryInfo_v2", &s) == all);
+  assert_true(V(&s, mem_used_bytes) == 20 * GIB + 512 * MIB); /* v1 counts reserved memory as used */
+  assert_true(valid_mask_with("nvmlDeviceGetCurrentClocksEventReasons", &s) == all);
+  assert_true(valid_mask_with("nvmlDeviceGetTemperatureV,nvmlDeviceGetTemperature", NULL) ==
+              (all & ~bit(GW_M_temp_gpu_c)));
+}
+
+static void test_not_supported_is_not_asked_again(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_NOT_SUPPORTED", "nvmlDeviceGetPowerUsage,nvmlDeviceGetCurrPcieLinkWidth", 1);
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+  for (int tick = 0; tick < 5; tick++) {
+    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+    assert_false(VALID(&s, power_mw));
+    assert_false(VALID(&s, pcie_width));
+    assert_true(VALID(&s, pcie_gen));
+    assert_true(VALID(&s, energy_mj));
+  }
+  assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), 1);
+  assert_int_equal(fake_calls("nvmlDeviceGetCurrPcieLinkWidth"), 1);
+  assert_int_equal(fake_calls("nvmlDeviceGetTotalEnergyConsumption"), 5);
+  close_fake(nv);
+}
+
+static void test_transient_error_is_one_tick(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_FAIL_ONCE", "nvmlDeviceGetPowerUsage,nvmlDeviceGetTemperatureV", 1);
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  assert_false(VALID(&s, power_mw));
+  assert_false(VALID(&s, temp_gpu_c)); /* no fallback to the old call on a passing error */
+  assert_true(VALID(&s, energy_mj));
+  sample_ok(nv, 0, T0 + 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  assert_true(VALID(&s, power_mw));
+  assert_true(VALID(&s, temp_gpu_c));
+  assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), 2);
+  assert_int_equal(fake_calls("nvmlDeviceGetTemperature"), 0);
+  close_fake(nv);
+}
+
+/* ---- GPM ---- */
+
+static void test_gpm_window(void **state) {
+  (void)state;
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+
+  /* A at 0 ms: no earlier sample. */
+  sample_ok(nv, 0, T0, GW_NVML_FAST, &s, &ev);
+  assert_true((s.valid & gpm_mask()) == 0);
+  /* B at 60 ms: A is too recent. */
+  sample_ok(nv, 0, T0 + 60 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true((s.valid & gpm_mask()) == 0);
+  assert_false(VALID(&s, pcie_rx_bps));
+  assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 0);
+  /* C at 120 ms: B is only 60 ms older, so the baseline is A, two GPM samples
+   * back. */
+  sample_ok(nv, 0, T0 + 120 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true((s.valid & gpm_mask()) == gpm_mask());
+  assert_true(V(&s, sm_active_pct) == 20);
+  assert_true(V(&s, gr_active_pct) == 25);
+  assert_true(V(&s, tensor_active_pct) == 16);
+  assert_true(V(&s, sm_occupancy_pct) == 12.5);
+  assert_true(V(&s, dram_bw_pct) == 17.25);
+  assert_true(V(&s, fp32_active_pct) == 3);
+  assert_true(V(&s, fp16_active_pct) == 1.5);
+  /* PCIe from GPM (MiB/s), not from PcieThroughput. */
+  assert_true(VALID(&s, pcie_tx_bps) && V(&s, pcie_tx_bps) == 100 * MIB);
+  assert_true(VALID(&s, pcie_rx_bps) && V(&s, pcie_rx_bps) == 2000 * MIB);
+  /* NVLink metrics said NOT_SUPPORTED inside a successful call. */
+  assert_false(VALID(&s, nvlink_rx_bps) || VALID(&s, nvlink_tx_bps));
+  /* D at 240 ms: C is 120 ms older and the newest such: one sample apart. */
+  sample_ok(nv, 0, T0 + 240 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true(V(&s, sm_active_pct) == 10);
+  /* E at 250 ms: the ring holds C, D, E; D is too recent, C is the baseline. */
+  sample_ok(nv, 0, T0 + 250 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true(V(&s, sm_active_pct) == 20);
+  /* F at 260 ms: the ring holds D, E, F; none is 100 ms older. */
+  sample_ok(nv, 0, T0 + 260 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true((s.valid & gpm_mask()) == 0);
+
+  assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 3); /* one call per GPU per tick with a window */
+  assert_int_equal(fake_calls("nvmlDeviceGetPcieThroughput"), 0);
+  assert_int_equal(fake_calls("nvmlGpmSampleGet"), 6);
+  close_fake(nv);
+}
+
+static void test_no_gpm(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_NO_GPM", "1", 1);
+  struct gw_nvml *nv = open_fake();
+  struct gw_gpu_info info;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_nvml_gpu_info(nv, 0, &info, &err), GW_OK);
+  assert_int_equal(info.gpm_supported, 0);
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+  for (int tick = 0; tick < 4; tick++) {
+    sample_ok(nv, 0, T0 + tick * 150 * MS, GW_NVML_FAST, &s, &ev);
+    assert_true((s.valid & gpm_mask()) == 0);
+    /* KB/s from PcieThroughput, 1024 bytes each. */
+    assert_true(VALID(&s, pcie_tx_bps) && V(&s, pcie_tx_bps) == 1000 * 1024.0);
+    assert_true(VALID(&s, pcie_rx_bps) && V(&s, pcie_rx_bps) == 250000 * 1024.0);
+  }
+  assert_int_equal(fake_calls("nvmlGpmSampleGet"), 0);
+  assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 0);
+  close_fake(nv);
+}
+
+/* ---- GPU lost ---- */
+
+static void test_gpu_lost(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_GPUS", "2", 1);
+  setenv("FAKE_NVML_LOST_AFTER", "2", 1);
+  setenv("FAKE_NVML_LOST_GPU", "0", 1);
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_event_sink sink = {collect, &ev};
+  struct gw_gpu_sample s;
+  for (int tick = 0; tick < 2; tick++) {
+    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+    sample_ok(nv, 1, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  }
+  assert_int_equal(ev.n, 0);
+
+  assert_int_equal(gw_nvml_sample(nv, 0, T0 + 200 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &sink), GW_ELOST);
+  assert_true(s.valid == 0);
+  assert_int_equal(ev.n, 1);
+  assert_string_equal(ev.ev[0].kind, "gpu_lost");
+  assert_int_equal(ev.ev[0].gpu, 0);
+  assert_true(ev.ev[0].t_ns == T0 + 200 * MS);
+  assert_non_null(strstr(ev.ev[0].message, "00000000:18:00.0"));
+  assert_non_null(strstr(ev.ev[0].message, "lost"));
+
+  /* The other GPU carries on. */
+  sample_ok(nv, 1, T0 + 200 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  assert_true(VALID(&s, power_mw));
+
+  /* Later calls: GW_ELOST at once, no second event, no NVML call. */
+  unsigned long power_calls = fake_calls("nvmlDeviceGetPowerUsage");
+  unsigned long get_samples = fake_calls("nvmlDeviceGetSamples");
+  for (int tick = 3; tick < 6; tick++)
+    assert_int_equal(gw_nvml_sample(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &sink), GW_ELOST);
+  assert_int_equal(ev.n, 1);
+  assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), power_calls);
+  assert_int_equal(fake_calls("nvmlDeviceGetSamples"), get_samples);
+
+  struct gw_gpu_proc procs[4];
+  assert_int_equal(gw_nvml_processes(nv, 0, T0, procs, 4), -1);
+  struct gw_gpu_info info;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_nvml_gpu_info(nv, 0, &info, &err), GW_ELOST);
+  assert_non_null(strstr(err.msg, "lost"));
+  close_fake(nv);
+}
+
+/* ---- clock reasons ---- */
+
+static void test_clock_reason_events(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_REASONS", "0x1,0x1,0x4,0x4,0x84,0", 1);
+  struct gw_nvml *nv = open_fake();
+  struct events ev = {0};
+  struct gw_gpu_sample s;
+  const double expect[] = {1, 1, 4, 4, 0x84, 0};
+  for (int tick = 0; tick < 6; tick++) {
+    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST, &s, &ev);
+    assert_true(VALID(&s, clock_reasons) && V(&s, clock_reasons) == expect[tick]);
+  }
+  /* No event for the first reading, one per change after it. */
+  assert_int_equal(ev.n, 3);
+  assert_string_equal(ev.ev[0].kind, "clock_reasons");
+  assert_int_equal(ev.ev[0].code, 0x4);
+  assert_int_equal(ev.ev[0].gpu, 0);
+  assert_true(ev.ev[0].t_ns == T0 + 200 * MS);
+  assert_non_null(strstr(ev.ev[0].message, "SW power cap"));
+  assert_non_null(strstr(ev.ev[0].message, "GPU idle")); /* what it was */
+  assert_int_equal(ev.ev[1].code, 0x84);
+  assert_non_null(strstr(ev.ev[1].message, "SW power cap, HW power brake"));
+  assert_int_equal(ev.ev[2].code, 0);
+  assert_non_null(strstr(ev.ev[2].message, "none"));
+  close_fake(nv);
+}
+
+/* ---- processes ---- */
+
+static void test_processes(void **state) {
+  (void)state;
+  setenv("FAKE_NVML_GPUS", "2", 1);
+  struct gw_nvml *nv = open_fake();
+  struct gw_gpu_proc p[8];
+  /* pid 4342 is both a compute and a graphics process: listed once. */
+  assert_int_equal(gw_nvml_processes(nv, 1, T0, p, 8), 2);
+  assert_int_equal(p[0].pid, 4342);
+  assert_int_equal(p[0].gpu, 1);
+  assert_true(p[0].t_ns == T0);
+  assert_true(p[0].used_mem_bytes == (int64_t)(8 * GIB));
+  assert_true(p[0].sm_pct == 37);
+  assert_int_equal(p[1].pid, 4343);
+  assert_true(p[1].used_mem_bytes == (int64_t)(2 * GIB));
+  assert_true(p[1].sm_pct == -1); /* its only sample said 250 %: junk */
+  /* No new utilization samples since: SM share unknown. */
+  assert_int_equal(gw_nvml_processes(nv, 1, T0 + 1000 * MS, p, 8), 2);
+  assert_true(p[0].sm_pct == -1);
+  /* Room for one. */
+  assert_int_equal(gw_nvml_processes(nv, 0, T0, p, 1), 1);
+  assert_int_equal(p[0].pid, 4242);
+  assert_int_equal(gw_nvml_processes(nv, 7, T0, p, 8), -1);
+  close_fake(nv);
+
+  setenv("FAKE_NVML_NOT_SUPPORTED",
+         "nvmlDeviceGetProcessUtilization,"
+         "nvmlDeviceGetGraphicsRunningProcesses_v3",
+         1);
+  nv = open_fake();
+  assert_int_equal(gw_nvml_processes(nv, 0, T0, p, 8), 2);
+  assert_true(p[0].sm_pct == -1 && p[1].sm_pct == -1);
+  close_fake(nv);
+
+  setenv("FAKE_NVML_NOT_SUPPORTED",
+         "nvmlDeviceGetComputeRunningProcesses_v3,"
+         "nvmlDeviceGetGraphicsRunningProcesses_v3",
+         1);
+  nv = open_fake();
+  assert_int_equal(gw_nvml_processes(nv, 0, T0, p, 8), -1);
+  close_fake(nv);
+}
+
+int main(void) {
+  if (!getenv("GW_FAKE_NVML")) {
+    fprintf(stderr, "GW_FAKE_NVML is not set: run through ctest\n");
+    return 77;
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_open_missing_library, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_open_not_nvml, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_init_failure, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_no_gpu, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_driver_and_gpu_info, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_info_fallbacks_and_unknowns, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fast_and_slow_values, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_util_from_buffered_samples, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_util_falls_back_to_rates, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_not_supported_leaves_exactly_its_metric, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_not_supported_is_not_asked_again, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_transient_error_is_one_tick, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gpm_window, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_no_gpm, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gpu_lost, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_clock_reason_events, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_processes, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
