@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# gpuwhy record through the real dlopen path with the fake libnvidia-ml:
+# GPU samples stored, NOT_SUPPORTED metrics left NULL (never 0), a GPU lost
+# mid-run becomes an event while host sampling continues.
+. "$(dirname "$0")/lib.bash"
+: "${GW_FAKE_NVML:?}"
+export GPUWHY_NVML_LIB=$GW_FAKE_NVML
+
+FAKE_NVML_NOT_SUPPORTED=nvmlDeviceGetTotalEnergyConsumption FAKE_NVML_GPUS=2 \
+  "$GW_BIN" record -q -o r.db -- sleep 2 || fail "record exited $?"
+n=$(q r.db 'select count(*) from gpu_sample where gpu = 0')
+assert_ge "GPU 0 samples" "$n" 15
+assert_eq "both GPUs sampled" "$(q r.db 'select count(distinct gpu) from gpu_sample')" 2
+assert_eq "unsupported energy counter is NULL in every row" \
+  "$(q r.db 'select count(*) from gpu_sample where energy_mj is not null')" 0
+assert_eq "power is read" "$(q r.db 'select count(*) from gpu_sample where power_mw is null')" 0
+# GPM needs two samples 100 ms apart: the first row has none, later rows do.
+assert_eq "first GPM value absent" "$(q r.db 'select sm_active_pct is null from gpu_sample where gpu = 0 order by t_ns limit 1')" 1
+assert_ge "GPM values later" "$(q r.db 'select count(*) from gpu_sample where sm_active_pct is not null')" 10
+assert_ge "health rows about once a second" "$(q r.db 'select count(*) from gpu_health where gpu = 0')" 2
+assert_eq "static facts" "$(q r.db 'select power_default_limit_mw from gpu where gpu = 0')" 700000
+q r.db 'select driver_version from run' | grep -q . || fail "driver version not recorded"
+
+# GPU lost after 8 ticks: one event, no GPU rows after it, host rows go on.
+FAKE_NVML_LOST_AFTER=8 "$GW_BIN" record -q -o lost.db -- sleep 2 || fail "record with a lost GPU exited $?"
+assert_eq "gpu_lost events" "$(q lost.db "select count(*) from event where kind = 'gpu_lost'")" 1
+lost_t=$(q lost.db "select t_ns from event where kind = 'gpu_lost'")
+assert_eq "GPU rows after the loss" "$(q lost.db "select count(*) from gpu_sample where t_ns > $lost_t")" 0
+assert_ge "host rows after the loss" "$(q lost.db "select count(*) from host_sample where t_ns > $lost_t")" 8
+echo "1 passed, 0 failed"
