@@ -1,0 +1,449 @@
+"""Shared helpers for the gpuwhy scenario suite.
+
+Every scenario is a small training loop that reproduces one reason for an
+under-used GPU.  This module gives them one argument parser, one step loop and
+one ground-truth writer, so that every truth JSON has the same shape:
+
+    {"schema": 1, "scenario": ..., "expected_class": ..., "expected_classes": [...],
+     "description": ..., "params": {...}, "batch_size": N, "samples_per_step": N,
+     "started_ns": ..., "ended_ns": ..., "steps": [{"i", "start_ns", "end_ns", "kind"}],
+     "samples_per_s": ..., "median_step_ms": ..., "torch_version": ..., "device_name": ...}
+
+Times are time.time_ns() (CLOCK_REALTIME, ns).  Each recorded step ends with
+torch.cuda.synchronize(), so a step's end is the moment its GPU work finished.
+Train steps are wrapped in an NVTX range named "step"; other kinds (eval,
+checkpoint, log) in a range named after their kind.
+"""
+
+import argparse
+import faulthandler
+import json
+import os
+import signal
+import statistics
+import sys
+import time
+
+import torch
+
+SCHEMA = 1
+CLASS_IDS = (
+    "input_pipeline",
+    "small_batch",
+    "launch_overhead",
+    "multi_gpu_sync",
+    "hardware_env",
+    "schedule_shape",
+    "none",
+)
+STEP_KINDS = ("train", "eval", "checkpoint", "log")
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def make_parser(description, duration=30.0, warmup_steps=5):
+    """Argument parser with the options every scenario shares."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--out", default=None, help="write the ground-truth JSON here")
+    p.add_argument("--duration", type=float, default=duration,
+                   help="seconds of steady state recorded after the warm-up (default %(default)s)")
+    p.add_argument("--warmup-steps", type=int, default=warmup_steps,
+                   help="steps run before recording starts (default %(default)s)")
+    p.add_argument("--scenario-name", default=None,
+                   help="override the scenario name written to the truth JSON")
+    p.add_argument("--expected-class", default=None,
+                   help="override the expected class; a comma-separated list sets all expected classes")
+    p.add_argument("--description-extra", default=None,
+                   help="sentence appended to the description in the truth JSON")
+    p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--report-every", type=float, default=5.0,
+                   help="seconds between progress lines (default %(default)s)")
+    p.add_argument("--max-setup-s", type=float, default=240.0,
+                   help="watchdog: give up if setup + warm-up + duration exceed duration + this (default %(default)s)")
+    return p
+
+
+def parse_args(parser):
+    args = parser.parse_args()
+    if args.duration <= 0:
+        parser.error("--duration must be > 0")
+    if args.warmup_steps is not None and args.warmup_steps < 0:
+        parser.error("--warmup-steps must be >= 0")
+    if args.expected_class:
+        for c in args.expected_class.split(","):
+            if c.strip() not in CLASS_IDS:
+                parser.error("unknown class id %r (known: %s)" % (c, ", ".join(CLASS_IDS)))
+    # A hung scenario (for example a DataLoader deadlock) must not eat the
+    # suite's device time: dump every thread's stack and exit.
+    faulthandler.dump_traceback_later(args.duration + args.max_setup_s, exit=True)
+    return args
+
+
+def setup_cuda(seed=1234):
+    """Check the GPU is there, seed the generators, return the device."""
+    if not torch.cuda.is_available():
+        log("error: CUDA is not available; these scenarios need a GPU")
+        sys.exit(2)
+    torch.manual_seed(seed)
+    torch.cuda.manual_seed_all(seed)
+    dev = torch.device("cuda", 0)
+    torch.cuda.set_device(dev)
+    torch.empty(1, device=dev)  # create the context now, not inside the first step
+    torch.cuda.synchronize()
+    return dev
+
+
+class _Nvtx:
+    """NVTX ranges if this torch build has them, otherwise nothing."""
+
+    def __init__(self):
+        self.ok = False
+        try:
+            torch.cuda.nvtx.range_push("gpuwhy_probe")
+            torch.cuda.nvtx.range_pop()
+            self.ok = True
+        except Exception as e:  # a build without NVTX must still run
+            log("note: NVTX ranges unavailable (%s); steps are in the truth JSON only" % e)
+
+    def push(self, name):
+        if self.ok:
+            torch.cuda.nvtx.range_push(name)
+
+    def pop(self):
+        if self.ok:
+            torch.cuda.nvtx.range_pop()
+
+
+class Periodic:
+    """Work done every `every` train steps and recorded as its own step.
+
+    every <= 0 means: choose it after the warm-up so that the train steps
+    between two occurrences last about period_s seconds.
+    """
+
+    def __init__(self, kind, fn, every=0, period_s=2.0, min_every=5, max_every=2000):
+        if kind not in STEP_KINDS or kind == "train":
+            raise ValueError("bad periodic kind %r" % kind)
+        self.kind = kind
+        self.fn = fn
+        self.every = int(every)
+        self.period_s = float(period_s)
+        self.min_every = min_every
+        self.max_every = max_every
+
+    def plan(self, step_s):
+        if self.every > 0:
+            return
+        if step_s is None or step_s <= 0:
+            self.every = 20
+        else:
+            self.every = int(round(self.period_s / step_s))
+        self.every = max(self.min_every, min(self.max_every, self.every))
+
+
+class GroundTruth:
+    """Collects the steps of one run and writes the truth JSON."""
+
+    def __init__(self, args, scenario, expected_classes, description, params,
+                 batch_size, samples_per_step, extra=None):
+        if isinstance(expected_classes, str):
+            expected_classes = [expected_classes]
+        expected_classes = list(expected_classes)
+        if args.expected_class:
+            expected_classes = [c.strip() for c in args.expected_class.split(",") if c.strip()]
+        for c in expected_classes:
+            if c not in CLASS_IDS:
+                raise ValueError("unknown class id %r" % c)
+        if not expected_classes:
+            raise ValueError("no expected class")
+        if args.description_extra:
+            description = description.rstrip() + " " + args.description_extra.strip()
+        self.args = args
+        self.scenario = args.scenario_name or scenario
+        self.expected_classes = expected_classes
+        self.description = " ".join(description.split())
+        self.params = dict(params)
+        for k in ("duration", "warmup_steps", "seed"):
+            self.params.setdefault(k, getattr(args, k))
+        self.batch_size = int(batch_size)
+        self.samples_per_step = int(samples_per_step)
+        self.extra = dict(extra or {})
+        self.steps = []
+        self.started_ns = None
+        self.ended_ns = None
+        self.status = "running"
+        self.error = None
+        self.pid = os.getpid()
+        self.written = False
+        self.nvtx = _Nvtx()
+        try:
+            self.device_name = torch.cuda.get_device_name(0)
+        except Exception:
+            self.device_name = None
+
+    # -- steps -------------------------------------------------------------
+
+    def timed(self, fn, kind="train"):
+        """Run fn, synchronize, return (start_ns, end_ns)."""
+        self.nvtx.push("step" if kind == "train" else kind)
+        try:
+            t0 = time.time_ns()
+            fn()
+            torch.cuda.synchronize()
+            t1 = time.time_ns()
+        finally:
+            self.nvtx.pop()
+        return t0, t1
+
+    def add_step(self, kind, t0, t1):
+        self.steps.append({"i": len(self.steps), "start_ns": int(t0), "end_ns": int(t1), "kind": kind})
+
+    # -- results -----------------------------------------------------------
+
+    def _train_steps(self):
+        return [s for s in self.steps if s["kind"] == "train"]
+
+    def summary(self):
+        train = self._train_steps()
+        busy_ns = sum(s["end_ns"] - s["start_ns"] for s in train)
+        samples = len(train) * self.samples_per_step
+        sps = samples / (busy_ns / 1e9) if busy_ns > 0 else None
+        wall_ns = (self.ended_ns - self.started_ns) if (self.started_ns and self.ended_ns) else 0
+        sps_wall = samples / (wall_ns / 1e9) if wall_ns > 0 else None
+        med = statistics.median([(s["end_ns"] - s["start_ns"]) / 1e6 for s in train]) if train else None
+        return sps, sps_wall, med
+
+    def to_dict(self):
+        sps, sps_wall, med = self.summary()
+        kinds = {}
+        for s in self.steps:
+            kinds[s["kind"]] = kinds.get(s["kind"], 0) + 1
+        d = {
+            "schema": SCHEMA,
+            "scenario": self.scenario,
+            "expected_class": self.expected_classes[0],
+            "expected_classes": self.expected_classes,
+            "description": self.description,
+            "params": self.params,
+            "batch_size": self.batch_size,
+            "samples_per_step": self.samples_per_step,
+            "started_ns": self.started_ns,
+            "ended_ns": self.ended_ns,
+            "steps": self.steps,
+            "step_counts": kinds,
+            # samples per second of train-step time (eval/checkpoint/log steps excluded)
+            "samples_per_s": sps,
+            # samples per second of steady-state wall time (everything included)
+            "samples_per_s_wall": sps_wall,
+            "median_step_ms": med,
+            "torch_version": torch.__version__,
+            "cuda_version": torch.version.cuda,
+            "device_name": self.device_name,
+            "nvtx": self.nvtx.ok,
+            "pid": self.pid,
+            "argv": sys.argv,
+            "status": self.status,
+        }
+        if self.error:
+            d["error"] = self.error
+        d.update(self.extra)
+        return d
+
+    def write(self):
+        if os.getpid() != self.pid or self.written:
+            return  # never from a forked DataLoader worker
+        self.written = True
+        if self.ended_ns is None:
+            self.ended_ns = time.time_ns()
+        out = self.args.out
+        if not out:
+            return
+        d = os.path.dirname(os.path.abspath(out))
+        os.makedirs(d, exist_ok=True)
+        tmp = out + ".tmp%d" % os.getpid()
+        with open(tmp, "w") as f:
+            json.dump(self.to_dict(), f, indent=1)
+            f.write("\n")
+        os.replace(tmp, out)
+        log("[%s] truth written to %s" % (self.scenario, out))
+
+
+def run(gt, train_step, periodic=None, on_exit=None):
+    """Warm up, then run train steps for args.duration seconds and write the truth.
+
+    train_step(): one training step (fetch the batch, forward, backward,
+        optimizer step).  No synchronize needed: the loop does it.
+    periodic: optional list of Periodic objects.
+    on_exit: optional cleanup called in every case (files, loaders).
+    Exits the process: 0 when done, 130/143 on SIGINT/SIGTERM, 1 on error.
+    """
+    args = gt.args
+    periodic = list(periodic or [])
+    main_pid = os.getpid()
+    caught = {"sig": None}
+
+    def handler(signum, frame):
+        if os.getpid() != main_pid:
+            os._exit(0)  # a forked worker: leave quietly
+        caught["sig"] = signum
+        raise KeyboardInterrupt("signal %d" % signum)
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+    rc = 0
+    try:
+        # ---- warm-up: not recorded -------------------------------------
+        log("[%s] warm-up: %d steps" % (gt.scenario, args.warmup_steps))
+        t_warm = time.monotonic()
+        warm = []
+        for _ in range(args.warmup_steps):
+            t0 = time.monotonic()
+            train_step()
+            torch.cuda.synchronize()
+            warm.append(time.monotonic() - t0)
+        step_s = statistics.median(warm[1:] if len(warm) > 1 else warm) if warm else None
+        for p in periodic:
+            p.plan(step_s)
+            gt.params["%s_every_steps" % p.kind] = p.every
+        log("[%s] warm-up done in %.1f s (median step %s ms)%s" % (
+            gt.scenario, time.monotonic() - t_warm,
+            "%.2f" % (step_s * 1e3) if step_s else "?",
+            "".join("; %s every %d steps" % (p.kind, p.every) for p in periodic)))
+
+        # ---- steady state ----------------------------------------------
+        gt.started_ns = time.time_ns()
+        t_start = time.monotonic()
+        next_report = t_start + args.report_every
+        last_report_t, last_report_n = t_start, 0
+        n_train = 0
+        while time.monotonic() - t_start < args.duration:
+            t0, t1 = gt.timed(train_step, "train")
+            gt.add_step("train", t0, t1)
+            n_train += 1
+            for p in periodic:
+                if p.every > 0 and n_train % p.every == 0:
+                    t0, t1 = gt.timed(p.fn, p.kind)
+                    gt.add_step(p.kind, t0, t1)
+            now = time.monotonic()
+            if now >= next_report:
+                sps = (n_train - last_report_n) * gt.samples_per_step / max(now - last_report_t, 1e-9)
+                log("[%s] t=%5.1fs train_steps=%d samples/s=%.1f" % (gt.scenario, now - t_start, n_train, sps))
+                last_report_t, last_report_n = now, n_train
+                next_report = now + args.report_every
+        gt.ended_ns = time.time_ns()
+        gt.status = "ok"
+    except KeyboardInterrupt:
+        gt.ended_ns = time.time_ns()
+        gt.status = "interrupted"
+        rc = 143 if caught["sig"] == signal.SIGTERM else 130
+        log("[%s] interrupted" % gt.scenario)
+    except BaseException as e:  # record the failure, then report it
+        gt.ended_ns = time.time_ns()
+        gt.status = "error"
+        gt.error = "%s: %s" % (type(e).__name__, e)
+        rc = 1
+        import traceback
+        traceback.print_exc()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if gt.started_ns is None:
+            gt.started_ns = gt.ended_ns
+        try:
+            gt.write()
+        except Exception as e:
+            log("[%s] could not write truth: %s" % (gt.scenario, e))
+            rc = rc or 1
+        if on_exit is not None:
+            try:
+                on_exit()
+            except Exception as e:
+                log("[%s] cleanup failed: %s" % (gt.scenario, e))
+    sps, sps_wall, med = gt.summary()
+    log("[%s] %s: steps=%d samples/s=%s (wall %s) median_step_ms=%s expected=%s" % (
+        gt.scenario, gt.status, len(gt.steps),
+        "%.1f" % sps if sps else "?", "%.1f" % sps_wall if sps_wall else "?",
+        "%.2f" % med if med else "?", ",".join(gt.expected_classes)))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # os._exit skips interpreter teardown, which can hang on DataLoader workers
+    # or CUDA after a signal; everything worth keeping is written by now.
+    os._exit(rc)
+
+
+# ---- small shared pieces of models and data ----------------------------
+
+
+class InfiniteLoader:
+    """Iterate a DataLoader forever (restarts at the end of an epoch)."""
+
+    def __init__(self, loader):
+        self.loader = loader
+        self.it = iter(loader)
+
+    def next(self):
+        try:
+            return next(self.it)
+        except StopIteration:
+            self.it = iter(self.loader)
+            return next(self.it)
+
+    def close(self):
+        it = self.it
+        self.it = None
+        shutdown = getattr(it, "_shutdown_workers", None)
+        if shutdown is not None:
+            try:
+                shutdown()
+            except Exception:
+                pass
+
+
+def make_mlp(in_dim, width, depth, out_dim):
+    """in_dim -> depth x (Linear + ReLU) of width -> out_dim."""
+    layers = []
+    d = in_dim
+    for _ in range(depth):
+        layers.append(torch.nn.Linear(d, width))
+        layers.append(torch.nn.ReLU())
+        d = width
+    layers.append(torch.nn.Linear(d, out_dim))
+    return torch.nn.Sequential(*layers)
+
+
+def shm_free_gib():
+    """Free space in /dev/shm (DataLoader workers pass batches through it), or None."""
+    try:
+        st = os.statvfs("/dev/shm")
+        return st.f_bavail * st.f_frsize / 2 ** 30
+    except OSError:
+        return None
+
+
+def param_bytes(module):
+    return sum(p.numel() * p.element_size() for p in module.parameters())
+
+
+def vars_of(args, drop=("out", "scenario_name", "expected_class", "description_extra", "report_every", "max_setup_s")):
+    """The scenario options worth keeping in the truth's params."""
+    return {k: v for k, v in vars(args).items() if k not in drop}
+
+
+def bf16_mlp_step(model, opt, dev, batch, in_dim, classes, seed):
+    """A compute-bound train step: data made on the GPU, bf16 autocast, no syncs."""
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(seed)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        x = torch.randn(batch, in_dim, device=dev, generator=gen)
+        y = torch.randint(0, classes, (batch,), device=dev, generator=gen)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = loss_fn(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return step

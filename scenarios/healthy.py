@@ -1,0 +1,81 @@
+"""none: a compute-bound, well-fed training job.
+
+A transformer encoder (8 layers, d_model 1024) trained in bf16 autocast on
+large batches of token ids generated on the GPU, fused AdamW, no host syncs
+other than the step boundary.  The GPU has all the work it can do: there is
+no bottleneck to report.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+
+import common  # noqa: E402
+
+
+class LM(torch.nn.Module):
+    def __init__(self, vocab, d_model, layers, heads):
+        super().__init__()
+        self.emb = torch.nn.Embedding(vocab, d_model)
+        layer = torch.nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0,
+                                                 batch_first=True, norm_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm = torch.nn.LayerNorm(d_model)
+        self.head = torch.nn.Linear(d_model, vocab)
+
+    def forward(self, tokens):
+        return self.head(self.norm(self.enc(self.emb(tokens))))
+
+
+def main():
+    p = common.make_parser(__doc__.splitlines()[0])
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--seq-len", type=int, default=512)
+    p.add_argument("--d-model", type=int, default=1024)
+    p.add_argument("--layers", type=int, default=8)
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--vocab", type=int, default=8192)
+    args = common.parse_args(p)
+    dev = common.setup_cuda(args.seed)
+
+    model = LM(args.vocab, args.d_model, args.layers, args.heads).to(dev)
+    try:
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        fused = True
+    except Exception:  # older builds without the fused kernel
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+        fused = False
+    loss_fn = torch.nn.CrossEntropyLoss()
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(args.seed)
+    B, L = args.batch_size, args.seq_len
+
+    def step():
+        tokens = torch.randint(0, args.vocab, (B, L + 1), device=dev, generator=gen)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            logits = model(tokens[:, :-1])
+            loss = loss_fn(logits.reshape(-1, args.vocab).float(), tokens[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    params = common.vars_of(args)
+    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast", fused_adamw=fused,
+                  tokens_per_step=B * L)
+    gt = common.GroundTruth(
+        args, "healthy", ["none"],
+        "A %d-layer transformer encoder (d_model %d, %d heads, %.0f M parameters) trained as a language "
+        "model in bf16 autocast on batches of %d x %d tokens generated on the GPU, with fused AdamW and no "
+        "host syncs other than the step boundary. Large matmuls keep the tensor cores busy and nothing "
+        "makes the GPU wait: a healthy, compute-bound job (it may well sit at the power limit, which is "
+        "not a fault)." % (args.layers, args.d_model, args.heads,
+                          sum(p.numel() for p in model.parameters()) / 1e6, B, L),
+        params, B, B)
+    common.run(gt, step)
+
+
+if __name__ == "__main__":
+    main()
