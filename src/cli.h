@@ -12,5 +12,7 @@ int gw_cli_parse_seconds(const char *s, double *out);
 /* The subcommands, one file each. */
 int gw_cmd_record(int argc, char **argv);
 int gw_cmd_watch(int argc, char **argv);
+int gw_cmd_report(int argc, char **argv);
+int gw_cmd_explain(int argc, char **argv);
 
 #endif

@@ -15,6 +15,8 @@ struct command {
 static const struct command commands[] = {
     {"record", gw_cmd_record, "run a command and record GPU, CPU, disk and kernel-log activity"},
     {"watch", gw_cmd_watch, "live view: SM activity beside GPU-Util, power, clocks, CPU, disks"},
+    {"report", gw_cmd_report, "where each GPU's time went and why, with evidence and fixes"},
+    {"explain", gw_cmd_explain, "the six bottleneck classes: signals, how to confirm, fixes"},
 };
 
 static void usage(FILE *out) {

@@ -3,6 +3,7 @@
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/record.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +25,7 @@
 #include "sources/kmsg.h"
 #include "sources/nvml.h"
 #include "store/store.h"
+#include "trace_collect.h"
 
 #define MAX_GPUS 64
 #define MAX_GPU_PROCS 64
@@ -57,6 +60,9 @@ struct recorder {
   int target_pid;
   int store_broken; /* a write failed (disk full?): said once, retried each commit */
   long ticks, ticks_late;
+  struct gw_trace_collect *trace;
+  char trace_dir[4096];
+  char tracer_lib[4096];
   int64_t started_ns;
 };
 
@@ -221,6 +227,52 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
   return 0;
 }
 
+/* The folder the tracer writes into: beside the recording, emptied first. */
+static void remove_trace_files(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    size_t n = strlen(de->d_name);
+    if (strncmp(de->d_name, "trace-", 6) == 0 && n > 4 && strcmp(de->d_name + n - 4, ".gwt") == 0) {
+      char path[8192];
+      snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+      unlink(path);
+    }
+  }
+  closedir(d);
+}
+
+static int open_trace(struct recorder *r, char *msg, unsigned cap) {
+  const struct gw_record_opts *o = r->o;
+  if (o->trace == GW_TRACE_OFF)
+    return 0;
+  if (!r->store || !o->argv) {
+    snprintf(msg, cap, "--trace needs a command to start and a recording to write");
+    return -1;
+  }
+  if (gw_trace_find_library(o->tracer_lib, r->tracer_lib, sizeof r->tracer_lib) != 0) {
+    snprintf(msg, cap, "--trace: the tracer library libgpuwhy-tracer.so was not found (set GPUWHY_TRACER_LIB)");
+    return -1;
+  }
+  if (snprintf(r->trace_dir, sizeof r->trace_dir, "%s.trace", o->out_path) >= (int)sizeof r->trace_dir) {
+    snprintf(msg, cap, "--trace: recording path too long");
+    return -1;
+  }
+  if (mkdir(r->trace_dir, 0700) != 0 && errno != EEXIST) {
+    snprintf(msg, cap, "--trace: cannot create %s: %s", r->trace_dir, strerror(errno));
+    return -1;
+  }
+  remove_trace_files(r->trace_dir);
+  struct gw_err err = {{0}};
+  if (gw_trace_collect_open(&r->trace, r->trace_dir, r->store, &err) != GW_OK) {
+    snprintf(msg, cap, "--trace: %s", err.msg);
+    return -1;
+  }
+  return 0;
+}
+
 static int open_store(struct recorder *r, char *msg, unsigned cap) {
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
@@ -293,6 +345,13 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
   }
   if (pid == 0) {
     close(pipefd[0]);
+    if (r->trace) {
+      /* CUDA loads the tracer at initialisation; nothing else changes in the
+       * command. */
+      setenv("CUDA_INJECTION64_PATH", r->tracer_lib, 1);
+      setenv("GPUWHY_TRACE_DIR", r->trace_dir, 1);
+      setenv("GPUWHY_TRACE_MODE", r->o->trace == GW_TRACE_FULL ? "full" : "sampled", 1);
+    }
     execvp(r->o->argv[0], r->o->argv);
     int e = errno;
     ssize_t w = write(pipefd[1], &e, sizeof e);
@@ -377,6 +436,7 @@ static int exit_status_of(int wstatus) {
 }
 
 static void close_all(struct recorder *r) {
+  gw_trace_collect_close(r->trace);
   gw_store_close(r->store);
   gw_kmsg_close(r->kmsg);
   gw_host_close(r->host);
@@ -404,7 +464,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   sigaction(SIGHUP, &sa, &old_hup);
 
   int status = GPUWHY_EXIT_INPUT;
-  if (open_store(r, msg, cap) != 0 || open_sources(r, msg, cap) != 0)
+  if (open_store(r, msg, cap) != 0 || open_sources(r, msg, cap) != 0 || open_trace(r, msg, cap) != 0)
     goto out;
   if (o->argv && o->argv[0]) {
     if (start_child(r, msg, cap) != 0) {
@@ -456,6 +516,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     }
     if (r->kmsg)
       (void)gw_kmsg_poll(r->kmsg, &sink);
+    if (r->trace && slow_due)
+      gw_trace_collect_poll(r->trace, &sink);
     r->ticks++;
     if (o->on_tick) {
       struct gw_tick tick = {
@@ -510,6 +572,13 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     child_status = exit_status_of(ws);
   }
   status = r->child_pid ? child_status : 0;
+  if (r->trace) {
+    gw_trace_collect_finish(r->trace, &sink);
+    put_meta_value(r, "trace_records", 0, (double)gw_trace_collect_records(r->trace));
+    if (gw_store_put_meta(r->store, "trace_mode", o->trace == GW_TRACE_FULL ? "full" : "sampled") != GW_OK)
+      store_failed(r, "the trace mode");
+    say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
+  }
   if (r->store) {
     put_self_cost(r);
     if (gw_store_finish_run(r->store, ended_ns, status) != GW_OK || gw_store_commit(r->store) != GW_OK)

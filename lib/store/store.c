@@ -1,4 +1,5 @@
 #include "store.h"
+#include "store_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,9 @@ gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err
     if ((rc = exec(st, table_sql, err)))
       goto fail;
   }
+  /* The tracer's tables exist in every recording, empty when not traced. */
+  if ((rc = gw_store_trace_create_tables(st->db, err)))
+    goto fail;
   char pragma[128];
   snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d; PRAGMA application_id=%d;", GW_STORE_SCHEMA_VERSION,
            GW_STORE_APPLICATION_ID);

@@ -1,0 +1,27 @@
+/* libgpuwhy public API for `gpuwhy report` and `gpuwhy explain`. */
+#ifndef GPUWHY_REPORT_H
+#define GPUWHY_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_JSON, GW_REPORT_MD };
+
+struct gw_report_opts {
+  enum gw_report_format format;
+  int color; /* text only: ANSI colour (the CLI sets it for a terminal without NO_COLOR) */
+};
+
+/* "text", "json", "md" -> format. Returns 0, or -1 for an unknown name. */
+int gw_report_format_from_name(const char *name, enum gw_report_format *out);
+
+/* Analyse the recording at path and write the report to out.
+ * Returns 0 (GPUWHY_EXIT_OK) or 3 (GPUWHY_EXIT_INPUT: unreadable or not a
+ * recording) with the reason in errbuf. */
+int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *out, char *errbuf, size_t errcap);
+
+/* Print the quick-reference table of the six classes, or one class in full.
+ * Returns 0, or -1 when class_id names no class. */
+int gw_explain(FILE *out, const char *class_id);
+
+#endif

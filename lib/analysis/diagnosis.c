@@ -1,0 +1,623 @@
+#include "diagnosis.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/correlate.h"
+#include "analysis/rules.h"
+#include "analysis/stats.h"
+#include "analysis/steps.h"
+#include "analysis/thresholds.h"
+
+void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) {
+  if (f->nevidence >= GW_MAX_EVIDENCE)
+    return;
+  struct gw_evidence *e = &f->evidence[f->nevidence++];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->text, sizeof e->text, fmt, ap);
+  va_end(ap);
+  e->t0_ns = t0_ns;
+  e->t1_ns = t1_ns;
+}
+
+void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {
+  if (f->nfixes >= GW_MAX_FIXES)
+    return;
+  f->fixes[f->nfixes].what = what;
+  f->fixes[f->nfixes].why = why;
+  f->nfixes++;
+}
+
+static void note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
+static void note(struct gw_diagnosis *dx, const char *fmt, ...) {
+  if (dx->nnotes >= GW_MAX_NOTES)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dx->notes[dx->nnotes++], GW_TEXT, fmt, ap);
+  va_end(ap);
+}
+
+static void interp(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
+static void interp(struct gw_diagnosis *dx, const char *fmt, ...) {
+  if (dx->ninterp >= GW_MAX_NOTES)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dx->interp[dx->ninterp++], GW_TEXT, fmt, ap);
+  va_end(ap);
+}
+
+static void experiment(struct gw_diagnosis *dx, const char *what, const char *why) {
+  for (int i = 0; i < dx->nexperiments; i++)
+    if (dx->experiments[i].what == what)
+      return;
+  if (dx->nexperiments < GW_MAX_FIXES) {
+    dx->experiments[dx->nexperiments].what = what;
+    dx->experiments[dx->nexperiments].why = why;
+    dx->nexperiments++;
+  }
+}
+
+static double val(const double *arr, size_t i) {
+  return arr ? arr[i] : NAN;
+}
+
+/* Per-GPU working arrays, alive during gw_diagnose. */
+struct gpu_work {
+  double *act_pct;         /* SM activity, or util when SM is NULL */
+  unsigned char *active;   /* tick inside the working span */
+  unsigned char *dip;      /* tick in a dip */
+  unsigned char *periodic; /* tick in a dip that belongs to the period */
+  double *peer_sm_max_pct; /* highest SM activity of the other GPUs */
+  size_t first, last;      /* working span, first > last when never active */
+};
+
+static size_t nearest_tick(const struct gw_gpu_series *g, int64_t t_ns) {
+  size_t lo = 0, hi = g->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (g->t_ns[mid] < t_ns)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == g->n)
+    return g->n ? g->n - 1 : SIZE_MAX;
+  if (lo > 0 && t_ns - g->t_ns[lo - 1] < g->t_ns[lo] - t_ns)
+    return lo - 1;
+  return lo;
+}
+
+static void prepare_gpu(const struct gw_recording *rec, int gi, struct gpu_work *w, struct gw_gpu_profile *p) {
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  size_t n = g->n;
+  w->act_pct = gw_xcalloc(n + 1, sizeof *w->act_pct);
+  w->active = gw_xcalloc(n + 1, 1);
+  w->dip = gw_xcalloc(n + 1, 1);
+  w->periodic = gw_xcalloc(n + 1, 1);
+  w->first = SIZE_MAX;
+  w->last = 0;
+  int from_util = 0;
+  for (size_t i = 0; i < n; i++) {
+    w->act_pct[i] = gw_tick_activity_pct(g, i, &from_util);
+    if (gw_tick_active(g, i)) {
+      if (w->first == SIZE_MAX)
+        w->first = i;
+      w->last = i;
+    }
+  }
+  p->has_sm = g->m[GW_M_sm_active_pct] && gw_stats_count(g->m[GW_M_sm_active_pct], n) > 0;
+  if (w->first == SIZE_MAX)
+    return;
+  for (size_t i = w->first; i <= w->last; i++)
+    w->active[i] = 1;
+
+  /* Dips: activity under half the level the GPU reaches when working
+   * (its p90), so a run that spends most time low still shows them. */
+  size_t na = w->last - w->first + 1;
+  const double *a = w->act_pct + w->first;
+  double p90 = gw_stats_quantile(a, na, 0.9);
+  size_t ndip = 0;
+  for (size_t i = w->first; i <= w->last; i++)
+    if (!isnan(w->act_pct[i]) && w->act_pct[i] < gw_thr.dip_frac_of_typical * p90) {
+      w->dip[i] = 1;
+      ndip++;
+    }
+  p->dip_share = (double)ndip / (double)na;
+
+  double dt_s = (double)gw_typical_dt_ns(g) / 1e9;
+  size_t min_lag = (size_t)ceil(gw_thr.period_min_s / dt_s);
+  gw_find_period(a, na, dt_s, min_lag, gw_thr.period_min_strength, &p->period);
+}
+
+/* Which of the dips belong to the schedule: with a period, and not in a run
+ * whose loader is saturated all the time (then the dips are input stalls). */
+static void mark_periodic(const struct gw_recording *rec, int gi, struct gpu_work *w, const struct gw_gpu_profile *p) {
+  if (!p->period.found || w->first == SIZE_MAX || p->dip_share <= 0 || p->dip_share > 0.8)
+    return;
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  const struct gw_host_series *h = &rec->host;
+  size_t outside = 0, outside_sat = 0;
+  for (size_t i = w->first; i <= w->last; i++) {
+    if (w->dip[i])
+      continue;
+    size_t j = gw_host_index_at(h, g->t_ns[i]);
+    if (j == SIZE_MAX || isnan(h->workers_saturated[j]))
+      continue;
+    outside++;
+    outside_sat += h->workers_saturated[j] >= 1;
+  }
+  if (outside > 0 && (double)outside_sat / (double)outside >= 0.5)
+    return;
+  for (size_t i = w->first; i <= w->last; i++)
+    w->periodic[i] = w->dip[i];
+}
+
+static void peer_max(const struct gw_recording *rec, int gi, struct gpu_work *w) {
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  w->peer_sm_max_pct = gw_xcalloc(g->n + 1, sizeof(double));
+  for (size_t i = 0; i < g->n; i++) {
+    double best = NAN;
+    for (int k = 0; k < rec->ngpus; k++) {
+      const struct gw_gpu_series *o = &rec->gpus[k];
+      if (k == gi || !o->m[GW_M_sm_active_pct])
+        continue;
+      size_t j = nearest_tick(o, g->t_ns[i]);
+      if (j == SIZE_MAX)
+        continue;
+      double v = o->m[GW_M_sm_active_pct][j];
+      if (!isnan(v) && (isnan(best) || v > best))
+        best = v;
+    }
+    w->peer_sm_max_pct[i] = best;
+  }
+}
+
+/* Medians and fractions of one GPU over its working span. */
+static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu_work *w, struct gw_gpu_profile *p) {
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  p->gpu = g->gpu;
+  p->sm_clock_max_mhz = g->sm_clock_max_mhz;
+  p->power_default_w = g->power_default_limit_mw / 1000;
+  p->pcie_gen_min = p->pcie_width_min = NAN;
+  p->first_xid_ns = 0;
+  for (size_t e = 0; e < rec->nevents; e++) {
+    const struct gw_event_row *ev = &rec->events[e];
+    int mine = ev->gpu == g->gpu || (ev->gpu < 0 && gi == 0);
+    if (mine && (strcmp(ev->kind, "xid") == 0 || strcmp(ev->kind, "gpu_lost") == 0)) {
+      if (p->xid_count++ == 0)
+        p->first_xid_ns = ev->t_ns;
+    }
+  }
+  for (size_t j = 0; j < g->nh; j++) {
+    double d = val(g->h[GW_M_ecc_dbe_volatile], j), rp = val(g->h[GW_M_remapped_pending], j);
+    double rf = val(g->h[GW_M_remapped_failure], j);
+    if (!isnan(d) && d > p->ecc_dbe)
+      p->ecc_dbe = (int)d;
+    if (!isnan(rp) && rp > p->remap_pending)
+      p->remap_pending = (int)rp;
+    if (!isnan(rf) && rf > p->remap_failure)
+      p->remap_failure = (int)rf;
+  }
+  double nanv = NAN;
+  p->util_med_pct = p->sm_med_pct = p->sm_p90_pct = p->sm_per_util = nanv;
+  p->power_med_w = p->power_limit_w = p->power_frac = p->mem_used_frac = nanv;
+  p->sm_clock_med_mhz = p->pcie_rx_med_bps = nanv;
+  p->power_cap_frac = p->bad_throttle_frac = p->not_p0_frac = p->pcie_degraded_frac = nanv;
+  if (w->first == SIZE_MAX)
+    return;
+  p->active_start_ns = g->t_ns[w->first];
+  p->active_end_ns = g->t_ns[w->last] + gw_tick_dt_ns(g, w->last, gw_typical_dt_ns(g));
+  size_t f = w->first, n = w->last - w->first + 1;
+  const double *util = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct] + f : NULL;
+  const double *sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct] + f : NULL;
+  if (util)
+    p->util_med_pct = gw_stats_median(util, n);
+  if (sm && p->has_sm) {
+    p->sm_med_pct = gw_stats_median(sm, n);
+    p->sm_p90_pct = gw_stats_quantile(sm, n, 0.9);
+    double us = 0, ss = 0;
+    for (size_t i = 0; i < n; i++)
+      if (util && !isnan(util[i]) && !isnan(sm[i])) {
+        us += util[i];
+        ss += sm[i];
+      }
+    if (us > 0)
+      p->sm_per_util = ss / us;
+  }
+  if (g->m[GW_M_power_mw])
+    p->power_med_w = gw_stats_median(g->m[GW_M_power_mw] + f, n) / 1000;
+  if (g->h[GW_M_power_limit_mw] && g->nh > 0)
+    p->power_limit_w = gw_stats_median(g->h[GW_M_power_limit_mw], g->nh) / 1000;
+  if (isnan(p->power_limit_w))
+    p->power_limit_w = p->power_default_w;
+  if (!isnan(p->power_med_w) && p->power_limit_w > 0)
+    p->power_frac = p->power_med_w / p->power_limit_w;
+  if (g->m[GW_M_mem_used_bytes] && g->mem_total_bytes > 0)
+    p->mem_used_frac = gw_stats_median(g->m[GW_M_mem_used_bytes] + f, n) / g->mem_total_bytes;
+  if (g->m[GW_M_pcie_rx_bps])
+    p->pcie_rx_med_bps = gw_stats_median(g->m[GW_M_pcie_rx_bps] + f, n);
+
+  /* Loaded ticks: where clocks and P-state matter. */
+  double *clk = gw_xcalloc(n, sizeof *clk);
+  size_t loaded = 0, cap = 0, bad = 0, notp0 = 0, pstate_known = 0, reasons_known = 0, degraded = 0, link_known = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t i = f + k;
+    double u = val(g->m[GW_M_util_gpu_pct], i);
+    if (isnan(u))
+      u = w->act_pct[i];
+    clk[k] = NAN;
+    if (isnan(u) || u < gw_thr.busy_tick_util_pct)
+      continue;
+    loaded++;
+    clk[k] = val(g->m[GW_M_sm_clock_mhz], i);
+    double r = val(g->m[GW_M_clock_reasons], i);
+    if (!isnan(r)) {
+      reasons_known++;
+      cap += ((uint64_t)r & GW_CLK_SW_POWER_CAP) != 0;
+      bad += ((uint64_t)r & GW_CLK_BAD_MASK) != 0;
+    }
+    double ps = val(g->m[GW_M_pstate], i);
+    if (!isnan(ps)) {
+      pstate_known++;
+      notp0 += ps > 0;
+      if (ps > p->pstate_max)
+        p->pstate_max = (int)ps;
+    }
+    size_t j = gw_health_index_at(g, g->t_ns[i]);
+    if (j != SIZE_MAX) {
+      double gen = val(g->h[GW_M_pcie_gen], j), width = val(g->h[GW_M_pcie_width], j);
+      if (!isnan(gen) && !isnan(width) && !isnan(g->pcie_gen_max) && !isnan(g->pcie_width_max)) {
+        link_known++;
+        degraded += gen < g->pcie_gen_max || width < g->pcie_width_max;
+        if (isnan(p->pcie_gen_min) || gen < p->pcie_gen_min)
+          p->pcie_gen_min = gen;
+        if (isnan(p->pcie_width_min) || width < p->pcie_width_min)
+          p->pcie_width_min = width;
+      }
+    }
+  }
+  p->loaded_ticks = (double)loaded;
+  p->sm_clock_med_mhz = loaded ? gw_stats_median(clk, n) : NAN;
+  if (isnan(p->sm_clock_med_mhz) && g->m[GW_M_sm_clock_mhz])
+    p->sm_clock_med_mhz = gw_stats_median(g->m[GW_M_sm_clock_mhz] + f, n);
+  free(clk);
+  if (reasons_known) {
+    p->power_cap_frac = (double)cap / (double)reasons_known;
+    p->bad_throttle_frac = (double)bad / (double)reasons_known;
+  }
+  if (pstate_known)
+    p->not_p0_frac = (double)notp0 / (double)pstate_known;
+  if (link_known)
+    p->pcie_degraded_frac = (double)degraded / (double)link_known;
+}
+
+static void profile_host(const struct gw_recording *rec, const struct gpu_work *w0, int64_t t0, int64_t t1,
+                         struct gw_host_profile *hp) {
+  const struct gw_host_series *h = &rec->host;
+  hp->physical_cores = rec->physical_cores;
+  hp->logical_cpus = rec->logical_cpus;
+  gw_strlcpy(hp->governor, h->governor, sizeof hp->governor);
+  hp->on_battery = -1;
+  double nanv = NAN;
+  hp->main_cpu_med_pct = hp->main_busy_frac = hp->main_running_med = nanv;
+  hp->workers_med = hp->worker_cpu_max_med_pct = hp->workers_saturated_frac = nanv;
+  hp->disk_util_p90_pct = hp->disk_busy_frac = hp->iowait_med_pct = nanv;
+  hp->disk_write_dip_bps = hp->disk_write_other_bps = nanv;
+  hp->corr_sm_worker = hp->corr_sm_disk = hp->corr_sm_main = nanv;
+  size_t a = 0, b = 0;
+  while (a < h->n && h->t_ns[a] < t0)
+    a++;
+  b = a;
+  while (b < h->n && h->t_ns[b] <= t1)
+    b++;
+  size_t n = b - a;
+  if (n == 0)
+    return;
+  for (size_t i = a; i < b; i++)
+    if (!isnan(h->on_battery[i]))
+      hp->on_battery = h->on_battery[i] > 0 ? 1 : (hp->on_battery == 1 ? 1 : 0);
+  hp->has_cpu = gw_stats_count(h->cpu_busy_pct + a, n) > 0;
+  hp->has_main = gw_stats_count(h->main_cpu_pct + a, n) > 0;
+  hp->has_workers = gw_stats_count(h->workers + a, n) > 0 && gw_stats_count(h->worker_cpu_max_pct + a, n) > 0;
+  hp->has_disk = gw_stats_count(h->disk_util_max_pct + a, n) > 0;
+  if (hp->has_main) {
+    hp->main_cpu_med_pct = gw_stats_median(h->main_cpu_pct + a, n);
+    hp->main_busy_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_saturated_cpu_pct);
+    hp->main_running_med = gw_stats_median(h->main_threads_running + a, n);
+  }
+  if (hp->has_workers) {
+    hp->workers_med = gw_stats_median(h->workers + a, n);
+    hp->worker_cpu_max_med_pct = gw_stats_median(h->worker_cpu_max_pct + a, n);
+    hp->workers_saturated_frac = gw_stats_frac_at_least(h->workers_saturated + a, n, 1);
+  }
+  if (hp->has_disk) {
+    hp->disk_util_p90_pct = gw_stats_quantile(h->disk_util_max_pct + a, n, 0.9);
+    hp->disk_busy_frac = gw_stats_frac_at_least(h->disk_util_max_pct + a, n, gw_thr.disk_busy_util_pct);
+  }
+  hp->iowait_med_pct = gw_stats_median(h->iowait_pct + a, n);
+
+  /* GPU 0's ticks against the host state at each tick. */
+  if (!w0 || rec->ngpus == 0)
+    return;
+  const struct gw_gpu_series *g = &rec->gpus[0];
+  double *x = gw_xcalloc(g->n + 1, sizeof *x), *wk = gw_xcalloc(g->n + 1, sizeof *wk);
+  double *dk = gw_xcalloc(g->n + 1, sizeof *dk), *mn = gw_xcalloc(g->n + 1, sizeof *mn);
+  double *wr = gw_xcalloc(g->n + 1, sizeof *wr);
+  unsigned char *mask = gw_xcalloc(g->n + 1, 1);
+  size_t k = 0;
+  for (size_t i = 0; i < g->n; i++) {
+    if (!w0->active[i])
+      continue;
+    size_t j = gw_host_index_at(h, g->t_ns[i]);
+    if (j == SIZE_MAX)
+      continue;
+    x[k] = w0->act_pct[i];
+    wk[k] = h->worker_cpu_max_pct[j];
+    dk[k] = h->disk_util_max_pct[j];
+    mn[k] = h->main_cpu_pct[j];
+    wr[k] = h->disk_write_bps[j];
+    mask[k] = w0->dip[i];
+    k++;
+  }
+  hp->corr_sm_worker = gw_pearson(x, wk, k, NULL);
+  hp->corr_sm_disk = gw_pearson(x, dk, k, NULL);
+  hp->corr_sm_main = gw_pearson(x, mn, k, NULL);
+  hp->disk_write_dip_bps = gw_mean_where(wr, mask, k, 1);
+  hp->disk_write_other_bps = gw_mean_where(wr, mask, k, 0);
+  free(x);
+  free(wk);
+  free(dk);
+  free(mn);
+  free(wr);
+  free(mask);
+}
+
+static void profile_steps(const struct gw_recording *rec, const struct gpu_work *w0, struct gw_step_profile *sp) {
+  sp->median_s = sp->p90_over_p50 = sp->cv = sp->excess_share = NAN;
+  size_t cap = rec->nsteps > 0 ? rec->nsteps : (rec->ngpus ? rec->gpus[0].n : 0);
+  double *d = gw_xcalloc(cap + 1, sizeof *d);
+  size_t n = 0;
+  if (rec->nsteps > 0) {
+    sp->from_table = 1;
+    for (size_t i = 0; i < rec->nsteps; i++)
+      if (rec->steps[i].end_ns > rec->steps[i].start_ns)
+        d[n++] = (double)(rec->steps[i].end_ns - rec->steps[i].start_ns) / 1e9;
+  } else if (w0 && w0->first != SIZE_MAX) {
+    const struct gw_gpu_series *g = &rec->gpus[0];
+    /* a swing of 10 points separates a rhythm from sampling noise */
+    n = gw_steps_from_activity(g->t_ns + w0->first, w0->act_pct + w0->first, w0->last - w0->first + 1, 10.0, d, cap);
+  }
+  sp->n = (int)n;
+  if (n >= 2) {
+    sp->median_s = gw_stats_median(d, n);
+    sp->p90_over_p50 = gw_stats_p90_over_p50(d, n);
+    sp->cv = gw_stats_cv(d, n);
+    double total = 0, excess = 0;
+    for (size_t i = 0; i < n; i++) {
+      total += d[i];
+      if (d[i] > sp->median_s)
+        excess += d[i] - sp->median_s;
+    }
+    sp->excess_share = total > 0 ? excess / total : NAN;
+  }
+  free(d);
+}
+
+static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
+  sum->wall_ns += l->wall_ns;
+  for (int r = 0; r < GW_LEDGER_NROWS; r++) {
+    sum->row_ns[r] += l->row_ns[r];
+    sum->measured[r] |= l->measured[r];
+  }
+  sum->throttled_power_cap_ns += l->throttled_power_cap_ns;
+  sum->tiny_kernel_ns += l->tiny_kernel_ns;
+  sum->ticks_active += l->ticks_active;
+  sum->sm_from_util |= l->sm_from_util;
+  sum->from_timeline |= l->from_timeline;
+  if (l->active_end_ns) {
+    if (!sum->active_start_ns || l->active_start_ns < sum->active_start_ns)
+      sum->active_start_ns = l->active_start_ns;
+    if (l->active_end_ns > sum->active_end_ns)
+      sum->active_end_ns = l->active_end_ns;
+  }
+}
+
+static int cmp_finding(const void *a, const void *b) {
+  const struct gw_finding *x = a, *y = b;
+  if (x->share_of_lost != y->share_of_lost)
+    return x->share_of_lost > y->share_of_lost ? -1 : 1;
+  return (x->confidence < y->confidence) - (x->confidence > y->confidence);
+}
+
+static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
+  struct gw_rule_input in = {rec, dx};
+  for (int r = 0; r < gw_nrules; r++) {
+    struct gw_finding f;
+    memset(&f, 0, sizeof f);
+    f.class_id = gw_rules[r].id;
+    f.title = gw_rules[r].title;
+    if (!gw_rules[r].evaluate(&in, &f))
+      continue;
+    if (f.confidence < gw_thr.finding_min_conf)
+      continue;
+    if (f.confidence > 1)
+      f.confidence = 1;
+    f.share_of_lost = dx->lost_ns > 0 ? fmin(1, f.share_of_active * dx->active_ns / dx->lost_ns) : 0;
+    dx->findings[dx->nfindings++] = f;
+  }
+  qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], cmp_finding);
+}
+
+static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
+  for (int i = 0; i < dx->ngpus; i++) {
+    const struct gw_gpu_profile *p = &dx->profiles[i];
+    const struct gw_ledger *l = &dx->ledgers[i];
+    if (!p->active_end_ns) {
+      note(dx, "GPU %d never became active during the recording.", p->gpu);
+      continue;
+    }
+    if (!p->has_sm)
+      note(dx,
+           "GPU %d: SM activity is unavailable (no GPM on this GPU or driver): GPU-Util stands in for it, which "
+           "cannot see underfilled kernels, so confidences are lowered.",
+           p->gpu);
+    if (!isnan(p->util_med_pct) && !isnan(p->sm_med_pct)) {
+      const char *how = p->sm_per_util < gw_thr.launch_sm_per_util  ? "GPU-Util wildly overstates the work: a "
+                                                                      "kernel is resident but almost no SM is busy"
+                        : p->sm_per_util < gw_thr.small_sm_per_util ? "GPU-Util overstates the work: resident "
+                                                                      "kernels leave many SMs empty"
+                                                                    : "GPU-Util and SM activity agree";
+      interp(dx, "GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: %s.", p->gpu, p->util_med_pct,
+             p->sm_med_pct, how);
+    } else if (!isnan(p->util_med_pct)) {
+      interp(dx, "GPU %d: GPU-Util median %.0f%% only says a kernel was resident, not how much of the GPU worked.",
+             p->gpu, p->util_med_pct);
+    }
+    if (!isnan(p->power_frac)) {
+      const char *how = p->power_frac < gw_thr.low_power_frac ? "the GPU is not really working"
+                        : p->power_frac >= 0.9                ? "at its power limit: working as hard as it can"
+                                                              : "a moderate load";
+      interp(dx, "GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): %s.", p->gpu, p->power_med_w,
+             p->power_limit_w, p->power_frac * 100, how);
+    }
+    if (p->loaded_ticks >= 1 && !isnan(p->not_p0_frac))
+      interp(dx, "GPU %d: %s under load.", p->gpu,
+             p->not_p0_frac < gw_thr.hw_bad_tick_frac ? "P-state P0 (fastest)"
+                                                      : "P-state above P0: the driver holds the GPU in a slower state");
+    if (!isnan(p->power_cap_frac) && p->power_cap_frac >= 0.2 && !isnan(p->sm_clock_med_mhz))
+      interp(dx,
+             "GPU %d: SW power cap on %.0f%% of loaded time, SM clock %.0f of %.0f MHz: the physical limit of the "
+             "board, not a fault.",
+             p->gpu, p->power_cap_frac * 100, p->sm_clock_med_mhz, p->sm_clock_max_mhz);
+    if (!isnan(p->pcie_rx_med_bps))
+      interp(dx, "GPU %d: PCIe receive median %.2f GB/s: %s.", p->gpu, p->pcie_rx_med_bps / 1e9,
+             p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps ? "frequent host-to-device copies"
+                                                           : "low, copies are not the limit");
+    if (!isnan(p->mem_used_frac))
+      interp(dx, "GPU %d: %.0f%% of device memory used: %s.", p->gpu, p->mem_used_frac * 100,
+             p->mem_used_frac > gw_thr.mem_headroom_low_frac  ? "less than the 20-30% headroom worth keeping"
+             : p->mem_used_frac < gw_thr.mem_mostly_free_frac ? "room for a larger batch (keep 20-30% headroom)"
+                                                              : "healthy headroom");
+    if (l->row_ns[GW_ROW_STARTUP] > 0 && l->active_end_ns) {
+      double head = (double)(l->active_start_ns - (rec->gpus[i].n ? rec->gpus[i].t_ns[0] : l->active_start_ns)) / 1e9;
+      double tail = l->row_ns[GW_ROW_STARTUP] / 1e9 - head;
+      note(dx,
+           "GPU %d: the first %.1f s before the GPU first worked (imports, model build, compilation) and %.1f s after "
+           "it last worked are counted as startup and tail, not blamed on a class.",
+           p->gpu, head, tail < 0 ? 0 : tail);
+    }
+  }
+  if (dx->estimated)
+    note(dx, "The ledger is estimated from sampled counters (no kernel timeline): rows are shares of each sample "
+             "interval, and idle: sync needs `gpuwhy record --trace` to be seen.");
+  if (rec->timeline_sampled)
+    note(dx, "The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run.");
+  if (rec->ngpus > 0 && rec->host.n == 0)
+    note(dx, "No host samples: loader, launch and disk signals are unknown.");
+  else if (rec->host.n > 0 && !dx->host.has_main)
+    note(dx, "The target process was not sampled: launch and loader signals are weaker.");
+  if (rec->gpu_note[0])
+    note(dx, "No GPU data: %s", rec->gpu_note);
+
+  int has_input = 0, has_small = 0, has_launch = 0;
+  for (int i = 0; i < dx->nfindings; i++) {
+    const char *id = dx->findings[i].class_id;
+    has_input |= strcmp(id, "input_pipeline") == 0 && dx->findings[i].confidence < 0.7;
+    has_small |= strcmp(id, "small_batch") == 0;
+    has_launch |= strcmp(id, "launch_overhead") == 0;
+  }
+  if (has_input || gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]) >= 0.2)
+    experiment(dx,
+               "gpuwhy record -o fixed.db -- CMD   (with the DataLoader replaced by one cached batch fed in a loop), "
+               "then gpuwhy compare BASE.db fixed.db",
+               "the fixed-batch test: if SM activity jumps with the input taken away, the input side is the cause");
+  if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15)
+    experiment(dx, "gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}",
+               "throughput that rises with the batch means the work per kernel is too small");
+  if (has_launch && !dx->total.from_timeline)
+    experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
+               "counts kernels per step and the gaps between them, which settles launch overhead");
+}
+
+gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out, struct gw_err *err) {
+  (void)err;
+  struct gw_diagnosis *dx = gw_xcalloc(1, sizeof *dx);
+  gw_strlcpy(dx->path, rec->path, sizeof dx->path);
+  dx->started_ns = rec->started_ns;
+  dx->ended_ns = rec->ended_ns;
+  dx->ngpus = rec->ngpus;
+  dx->ledgers = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *dx->ledgers);
+  dx->profiles = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *dx->profiles);
+  struct gpu_work *w = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *w);
+  int64_t span0 = 0, span1 = 0;
+  for (int i = 0; i < rec->ngpus; i++) {
+    prepare_gpu(rec, i, &w[i], &dx->profiles[i]);
+    profile_gpu(rec, i, &w[i], &dx->profiles[i]);
+    mark_periodic(rec, i, &w[i], &dx->profiles[i]);
+    if (rec->ngpus > 1)
+      peer_max(rec, i, &w[i]);
+    if (dx->profiles[i].active_end_ns) {
+      if (!span0 || dx->profiles[i].active_start_ns < span0)
+        span0 = dx->profiles[i].active_start_ns;
+      if (dx->profiles[i].active_end_ns > span1)
+        span1 = dx->profiles[i].active_end_ns;
+    }
+  }
+  memset(&dx->total, 0, sizeof dx->total);
+  dx->total.gpu = -1;
+  for (int i = 0; i < rec->ngpus; i++) {
+    struct gw_ledger_context ctx = {w[i].periodic, w[i].peer_sm_max_pct};
+    gw_ledger_build(rec, i, &ctx, &dx->ledgers[i]);
+    add_ledger(&dx->total, &dx->ledgers[i]);
+    dx->estimated |= !dx->ledgers[i].from_timeline;
+  }
+  dx->active_ns = gw_ledger_active_ns(&dx->total);
+  dx->lost_ns = dx->active_ns - dx->total.row_ns[GW_ROW_PRODUCTIVE] - dx->total.throttled_power_cap_ns;
+  if (dx->lost_ns < 0)
+    dx->lost_ns = 0;
+  profile_host(rec, rec->ngpus ? &w[0] : NULL, span0, span1, &dx->host);
+  profile_steps(rec, rec->ngpus ? &w[0] : NULL, &dx->steps);
+  for (int i = 0; i < rec->ngpus; i++)
+    if (!isnan(dx->steps.median_s) && dx->steps.median_s > 0 && dx->profiles[i].period.found)
+      dx->profiles[i].period.period_steps = dx->profiles[i].period.period_s / dx->steps.median_s;
+
+  if (dx->active_ns > 0)
+    run_rules(rec, dx);
+  dx->verdict = dx->active_ns <= 0 ? "no_data" : dx->nfindings ? dx->findings[0].class_id : "none";
+  describe(rec, dx);
+  for (int i = 0; i < rec->ngpus; i++) {
+    free(w[i].act_pct);
+    free(w[i].active);
+    free(w[i].dip);
+    free(w[i].periodic);
+    free(w[i].peer_sm_max_pct);
+  }
+  free(w);
+  *out = dx;
+  return GW_OK;
+}
+
+gw_status gw_diagnose_file(const char *path, struct gw_diagnosis **out, struct gw_err *err) {
+  struct gw_recording *rec = NULL;
+  *out = NULL;
+  gw_status rc = gw_recording_load(path, &rec, err);
+  if (rc)
+    return rc;
+  rc = gw_diagnose(rec, out, err);
+  gw_recording_free(rec);
+  return rc;
+}
+
+void gw_diagnosis_free(struct gw_diagnosis *dx) {
+  if (!dx)
+    return;
+  free(dx->ledgers);
+  free(dx->profiles);
+  free(dx);
+}

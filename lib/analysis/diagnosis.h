@@ -1,0 +1,122 @@
+/* The diagnosis of one recording: ledgers per GPU, the six-class findings,
+ * interpretation lines and next experiments. Renderers read this struct. */
+#ifndef GW_DIAGNOSIS_H
+#define GW_DIAGNOSIS_H
+
+#include <stdint.h>
+
+#include "analysis/ledger.h"
+#include "analysis/periodicity.h"
+#include "analysis/series.h"
+
+#define GW_MAX_EVIDENCE 8
+#define GW_MAX_FIXES 6
+#define GW_MAX_NOTES 24
+#define GW_MAX_FINDINGS 6
+#define GW_TEXT 320
+
+struct gw_evidence {
+  char text[GW_TEXT];
+  int64_t t0_ns, t1_ns; /* time range the numbers come from (CLOCK_REALTIME); 0, 0 when run-wide facts */
+};
+
+struct gw_fix {
+  const char *what; /* the change, or an exact command for an experiment */
+  const char *why;
+};
+
+struct gw_finding {
+  const char *class_id; /* one of the six fixed ids */
+  const char *title;
+  double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
+  double share_of_active; /* the same time as a share of the active GPU time, 0..1 */
+  double confidence;      /* 0..1 */
+  int nevidence;
+  struct gw_evidence evidence[GW_MAX_EVIDENCE];
+  int nfixes;
+  struct gw_fix fixes[GW_MAX_FIXES]; /* cheapest first */
+};
+
+/* Run-wide aggregates of one GPU over its active span. NAN when unknown. */
+struct gw_gpu_profile {
+  int gpu;
+  int has_sm; /* GPM SM activity present */
+  double util_med_pct, sm_med_pct, sm_p90_pct, sm_per_util;
+  double power_med_w, power_limit_w, power_default_w, power_frac;
+  double mem_used_frac;
+  double sm_clock_med_mhz, sm_clock_max_mhz;
+  double pcie_rx_med_bps;
+  double loaded_ticks;       /* ticks with util at or above the busy threshold */
+  double power_cap_frac;     /* of loaded ticks, SW power cap set */
+  double bad_throttle_frac;  /* of loaded ticks, thermal / HW slowdown / brake */
+  double not_p0_frac;        /* of loaded ticks, P-state above 0 */
+  double pcie_degraded_frac; /* of loaded ticks, link below its maximum */
+  double pcie_gen_min, pcie_width_min;
+  int pstate_max;
+  int xid_count, ecc_dbe, remap_pending, remap_failure;
+  int64_t first_xid_ns;
+  struct gw_period period; /* of the SM activity series */
+  double dip_share;        /* share of active ticks in a dip */
+  int64_t active_start_ns, active_end_ns;
+};
+
+/* Run-wide aggregates of the host and target process over the GPU active span. */
+struct gw_host_profile {
+  int has_main, has_workers, has_disk, has_cpu;
+  double main_cpu_med_pct, main_busy_frac, main_running_med;
+  double workers_med, worker_cpu_max_med_pct, workers_saturated_frac;
+  double disk_util_p90_pct, disk_busy_frac, iowait_med_pct;
+  double disk_write_dip_bps, disk_write_other_bps; /* writes during GPU dips and elsewhere */
+  double corr_sm_worker, corr_sm_disk, corr_sm_main;
+  int on_battery; /* 1 yes, 0 no, -1 unknown */
+  char governor[32];
+  int physical_cores, logical_cpus;
+};
+
+struct gw_step_profile {
+  int from_table; /* 1: the program's own step markers; 0: estimated from activity */
+  int n;
+  double median_s, p90_over_p50, cv;
+  double excess_share; /* time spent above the median step, share of all step time */
+};
+
+struct gw_diagnosis {
+  char path[1024];
+  int64_t started_ns, ended_ns;
+  int ngpus;
+  struct gw_ledger *ledgers;       /* one per GPU */
+  struct gw_gpu_profile *profiles; /* one per GPU */
+  struct gw_ledger total;          /* all GPUs added */
+  struct gw_host_profile host;
+  struct gw_step_profile steps;
+  double active_ns, lost_ns; /* all GPUs: active time, and the part that was not productive or at the power cap */
+  int estimated;             /* 1: some ledger came from counters only */
+  int nfindings;
+  struct gw_finding findings[GW_MAX_FINDINGS]; /* sorted: largest share first */
+  const char *verdict;                         /* top class id, or "none" */
+  int nnotes;
+  char notes[GW_MAX_NOTES][GW_TEXT]; /* caveats: start-up cut, estimates, missing metrics */
+  int ninterp;
+  char interp[GW_MAX_NOTES][GW_TEXT]; /* how to read the raw numbers (util vs SM, power vs limit, ...) */
+  int nexperiments;
+  struct gw_fix experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
+};
+
+/* Everything the rules read. */
+struct gw_rule_input {
+  const struct gw_recording *rec;
+  const struct gw_diagnosis *dx;
+};
+
+/* Run the ledger and the rules on a loaded recording. *out is owned by the
+ * caller and released with gw_diagnosis_free. */
+GW_NODISCARD gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out, struct gw_err *err);
+/* Load the file, diagnose it, free the recording. */
+GW_NODISCARD gw_status gw_diagnose_file(const char *path, struct gw_diagnosis **out, struct gw_err *err);
+void gw_diagnosis_free(struct gw_diagnosis *dx);
+
+/* Helpers for rules: add a line of evidence / a fix to a finding. */
+void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) GW_PRINTF(4, 5);
+void gw_finding_fix(struct gw_finding *f, const char *what, const char *why);
+
+#endif

@@ -1,0 +1,290 @@
+#include "ledger.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/stats.h"
+#include "analysis/thresholds.h"
+
+static const struct {
+  const char *id, *title;
+} ROWS[GW_LEDGER_NROWS] = {
+    [GW_ROW_PRODUCTIVE] = {"productive", "productive (SMs working at full clock)"},
+    [GW_ROW_UNDERFILLED] = {"underfilled", "underfilled (kernel resident, SMs mostly empty)"},
+    [GW_ROW_THROTTLED] = {"throttled", "throttled (work slowed by lowered clocks)"},
+    [GW_ROW_IDLE_INPUT] = {"idle_input", "idle: input (host preparing data)"},
+    [GW_ROW_IDLE_LAUNCH] = {"idle_launch", "idle: launch (host cannot issue kernels fast enough)"},
+    [GW_ROW_IDLE_SYNC] = {"idle_sync", "idle: sync (host blocked in a synchronizing call)"},
+    [GW_ROW_IDLE_COMM] = {"idle_comm", "idle: communication (waiting on other GPUs)"},
+    [GW_ROW_IDLE_PERIODIC] = {"idle_periodic", "idle: periodic (eval, checkpoint, logging)"},
+    [GW_ROW_IDLE_OTHER] = {"idle_other", "idle: other (no signal explains it)"},
+    [GW_ROW_STARTUP] = {"startup", "startup and tail (before first and after last GPU work)"},
+};
+
+const char *gw_ledger_row_id(enum gw_ledger_row r) {
+  return r < GW_LEDGER_NROWS ? ROWS[r].id : "?";
+}
+const char *gw_ledger_row_title(enum gw_ledger_row r) {
+  return r < GW_LEDGER_NROWS ? ROWS[r].title : "?";
+}
+
+int gw_tick_active(const struct gw_gpu_series *g, size_t i) {
+  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
+  return (!isnan(u) && u >= gw_thr.active_util_pct) || (!isnan(sm) && sm >= gw_thr.active_sm_pct);
+}
+
+double gw_tick_activity_pct(const struct gw_gpu_series *g, size_t i, int *from_util) {
+  double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
+  if (!isnan(sm))
+    return sm;
+  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  if (!isnan(u) && from_util)
+    *from_util = 1;
+  return u;
+}
+
+int64_t gw_typical_dt_ns(const struct gw_gpu_series *g) {
+  if (g->n < 2)
+    return 100000000; /* the recorder's default 100 ms tick */
+  double *dt = gw_xcalloc(g->n - 1, sizeof *dt);
+  for (size_t i = 0; i + 1 < g->n; i++)
+    dt[i] = (double)(g->t_ns[i + 1] - g->t_ns[i]);
+  double med = gw_stats_median(dt, g->n - 1);
+  free(dt);
+  return med > 0 ? (int64_t)med : 100000000;
+}
+
+int64_t gw_tick_dt_ns(const struct gw_gpu_series *g, size_t i, int64_t typical) {
+  if (i + 1 >= g->n)
+    return typical;
+  int64_t dt = g->t_ns[i + 1] - g->t_ns[i];
+  if (dt < 0)
+    dt = 0;
+  return dt > 5 * typical ? 5 * typical : dt;
+}
+
+double gw_ledger_active_ns(const struct gw_ledger *l) {
+  return (double)l->wall_ns - l->row_ns[GW_ROW_STARTUP];
+}
+
+static double clamp01(double x) {
+  return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+static double val(const double *arr, size_t i) {
+  return arr ? arr[i] : NAN;
+}
+
+/* Clock ratio that counts as "throttled" at tick i, and whether it is the
+ * power cap alone. 1 when nothing holds the clock down. */
+static double clock_ratio(const struct gw_gpu_series *g, size_t i, double busy, int *power_cap_only) {
+  *power_cap_only = 0;
+  double clk = val(g->m[GW_M_sm_clock_mhz], i), max = g->sm_clock_max_mhz;
+  if (isnan(clk) || isnan(max) || max <= 0)
+    return 1;
+  double ratio = clamp01(clk / max);
+  double reasons = val(g->m[GW_M_clock_reasons], i);
+  double pstate = val(g->m[GW_M_pstate], i);
+  uint64_t bits = isnan(reasons) ? 0 : (uint64_t)reasons;
+  if (bits & GW_CLK_BAD_MASK)
+    return ratio;
+  if (bits & GW_CLK_SW_POWER_CAP) {
+    *power_cap_only = 1;
+    return ratio;
+  }
+  /* A loaded GPU outside P0 runs slow clocks with no reason bit set. */
+  if (!isnan(pstate) && pstate > 0 && busy * 100 >= gw_thr.busy_tick_util_pct)
+    return ratio;
+  return 1;
+}
+
+enum idle_cause { IDLE_INPUT, IDLE_LAUNCH, IDLE_OTHER };
+
+/* What the host was doing while the GPU sat idle at tick i. */
+static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struct gw_gpu_series *g, size_t i) {
+  const struct gw_host_series *h = &rec->host;
+  double rx = val(g->m[GW_M_pcie_rx_bps], i);
+  int h2d = !isnan(rx) && rx >= gw_thr.pcie_rx_high_bps;
+  size_t j = gw_host_index_at(h, g->t_ns[i]);
+  if (j == SIZE_MAX)
+    return h2d ? IDLE_INPUT : IDLE_OTHER;
+  double main = h->main_cpu_pct[j], sat = h->workers_saturated[j];
+  double disk = h->disk_util_max_pct[j], iowait = h->iowait_pct[j];
+  int workers_busy = !isnan(sat) && sat >= 1;
+  int storage_busy =
+      (!isnan(disk) && disk >= gw_thr.disk_busy_util_pct) || (!isnan(iowait) && iowait >= gw_thr.iowait_high_pct);
+  int main_busy = !isnan(main) && main >= gw_thr.main_saturated_cpu_pct;
+  if (workers_busy || storage_busy || (h2d && !main_busy))
+    return IDLE_INPUT;
+  if (main_busy)
+    return IDLE_LAUNCH;
+  return IDLE_OTHER;
+}
+
+static void init_ledger(struct gw_ledger *out, const struct gw_gpu_series *g) {
+  memset(out, 0, sizeof *out);
+  out->gpu = g->gpu;
+  for (int r = 0; r < GW_LEDGER_NROWS; r++)
+    out->measured[r] = 1;
+}
+
+/* Counter path: one tick at a time. */
+static void ledger_from_counters(const struct gw_recording *rec, const struct gw_gpu_series *g,
+                                 const struct gw_ledger_context *ctx, struct gw_ledger *out) {
+  out->measured[GW_ROW_IDLE_SYNC] = 0; /* needs the tracer's sync records */
+  if (rec->ngpus < 2)
+    out->measured[GW_ROW_IDLE_COMM] = 0;
+  int64_t typical = gw_typical_dt_ns(g);
+  size_t first = SIZE_MAX, last = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (gw_tick_active(g, i)) {
+      if (first == SIZE_MAX)
+        first = i;
+      last = i;
+    }
+  for (size_t i = 0; i < g->n; i++) {
+    double dt = (double)gw_tick_dt_ns(g, i, typical);
+    out->wall_ns += (int64_t)dt;
+    if (first == SIZE_MAX || i < first || i > last) {
+      out->row_ns[GW_ROW_STARTUP] += dt;
+      continue;
+    }
+    out->ticks_active += 1;
+    int from_util = 0;
+    double act = gw_tick_activity_pct(g, i, &from_util);
+    if (from_util)
+      out->sm_from_util = 1;
+    double u = val(g->m[GW_M_util_gpu_pct], i);
+    if (isnan(act)) { /* nothing known about this tick */
+      out->row_ns[GW_ROW_IDLE_OTHER] += dt;
+      continue;
+    }
+    double a = clamp01(act / 100), b = isnan(u) ? a : clamp01(u / 100);
+    if (b < a)
+      b = a; /* SM activity cannot exceed the time a kernel was resident */
+    int cap_only;
+    double c = clock_ratio(g, i, b, &cap_only);
+    double productive = a * c, throttled = a * (1 - c), under = b - a, idle = 1 - b;
+    double comm = 0, periodic = 0;
+    if (ctx && ctx->periodic_dip && ctx->periodic_dip[i]) {
+      /* the whole shortfall of a tick in a scheduled dip is the schedule's */
+      periodic = idle + under;
+      idle = under = 0;
+    } else if (ctx && ctx->peer_sm_max_pct && !isnan(ctx->peer_sm_max_pct[i]) &&
+               ctx->peer_sm_max_pct[i] - act >= gw_thr.multi_sm_spread_pct && b * 100 >= gw_thr.busy_tick_util_pct) {
+      /* a rank far behind its peers while "busy" is spinning in a collective */
+      comm = fmin(under, (ctx->peer_sm_max_pct[i] - act) / 100);
+      under -= comm;
+    }
+    out->row_ns[GW_ROW_PRODUCTIVE] += productive * dt;
+    out->row_ns[GW_ROW_THROTTLED] += throttled * dt;
+    if (cap_only)
+      out->throttled_power_cap_ns += throttled * dt;
+    out->row_ns[GW_ROW_UNDERFILLED] += under * dt;
+    out->row_ns[GW_ROW_IDLE_COMM] += comm * dt;
+    out->row_ns[GW_ROW_IDLE_PERIODIC] += periodic * dt;
+    if (idle > 0) {
+      enum idle_cause cause = idle_cause_at(rec, g, i);
+      enum gw_ledger_row row = cause == IDLE_INPUT    ? GW_ROW_IDLE_INPUT
+                               : cause == IDLE_LAUNCH ? GW_ROW_IDLE_LAUNCH
+                                                      : GW_ROW_IDLE_OTHER;
+      out->row_ns[row] += idle * dt;
+      if (cause == IDLE_LAUNCH && b > 0 && a / b < gw_thr.launch_sm_per_util)
+        out->tiny_kernel_ns += under * dt;
+    }
+  }
+  if (first != SIZE_MAX) {
+    out->active_start_ns = g->t_ns[first];
+    out->active_end_ns = g->t_ns[last] + gw_tick_dt_ns(g, last, typical);
+  }
+}
+
+/* Timeline path: busy time and gaps from the traced kernels; the split of
+ * busy time into productive / underfilled / throttled still comes from the
+ * counters over the same span (the tracer does not see SM fill). */
+static void ledger_from_timeline(const struct gw_recording *rec, const struct gw_gpu_series *g,
+                                 const struct gw_ledger_context *ctx, struct gw_ledger *out) {
+  struct gw_ledger counters;
+  init_ledger(&counters, g);
+  ledger_from_counters(rec, g, ctx, &counters);
+  out->sm_from_util = counters.sm_from_util;
+  out->from_timeline = 1;
+
+  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+  const struct gw_interval *lists[] = {g->kernels, g->nccl, g->h2d, g->copies};
+  size_t counts[] = {g->nkernels, g->nnccl, g->nh2d, g->ncopies};
+  for (int l = 0; l < 4; l++)
+    for (size_t i = 0; i < counts[l]; i++) {
+      if (lists[l][i].start_ns < t0)
+        t0 = lists[l][i].start_ns;
+      if (lists[l][i].end_ns > t1)
+        t1 = lists[l][i].end_ns;
+    }
+  /* copy the lists: the split merges them in place */
+  struct gw_interval *k = gw_xcalloc(g->nkernels + 1, sizeof *k), *n = gw_xcalloc(g->nnccl + 1, sizeof *n);
+  struct gw_interval *h = gw_xcalloc(g->nh2d + 1, sizeof *h), *o = gw_xcalloc(g->ncopies + 1, sizeof *o);
+  if (g->nkernels)
+    memcpy(k, g->kernels, g->nkernels * sizeof *k);
+  if (g->nnccl)
+    memcpy(n, g->nccl, g->nnccl * sizeof *n);
+  if (g->nh2d)
+    memcpy(h, g->h2d, g->nh2d * sizeof *h);
+  if (g->ncopies)
+    memcpy(o, g->copies, g->ncopies * sizeof *o);
+  struct gw_gap_split sp;
+  gw_timeline_split(k, g->nkernels, n, g->nnccl, h, g->nh2d, o, g->ncopies, t0, t1, (int64_t)gw_thr.launch_gap_max_ns,
+                    &sp);
+  free(k);
+  free(n);
+  free(h);
+  free(o);
+
+  int64_t wall_start = t0, wall_end = t1;
+  if (g->n > 0) {
+    int64_t typical = gw_typical_dt_ns(g);
+    if (g->t_ns[0] < wall_start)
+      wall_start = g->t_ns[0];
+    if (g->t_ns[g->n - 1] + typical > wall_end)
+      wall_end = g->t_ns[g->n - 1] + typical;
+  }
+  out->wall_ns = wall_end - wall_start;
+  out->active_start_ns = t0;
+  out->active_end_ns = t1;
+  out->row_ns[GW_ROW_STARTUP] = (double)(out->wall_ns - (t1 - t0));
+  out->measured[GW_ROW_IDLE_SYNC] = 0; /* sync records are not read yet */
+
+  /* busy split by the counters' proportions over the active span */
+  double c_prod = counters.row_ns[GW_ROW_PRODUCTIVE], c_thr = counters.row_ns[GW_ROW_THROTTLED];
+  double c_under = counters.row_ns[GW_ROW_UNDERFILLED];
+  double c_busy = c_prod + c_thr + c_under;
+  double busy = (double)sp.busy_ns;
+  if (c_busy > 0) {
+    out->row_ns[GW_ROW_PRODUCTIVE] = busy * c_prod / c_busy;
+    out->row_ns[GW_ROW_THROTTLED] = busy * c_thr / c_busy;
+    out->row_ns[GW_ROW_UNDERFILLED] = busy * c_under / c_busy;
+    out->throttled_power_cap_ns =
+        c_thr > 0 ? out->row_ns[GW_ROW_THROTTLED] * counters.throttled_power_cap_ns / c_thr : 0;
+  } else {
+    out->row_ns[GW_ROW_PRODUCTIVE] = busy; /* no counters: traced busy time is all we know */
+  }
+  out->row_ns[GW_ROW_IDLE_COMM] = (double)sp.comm_ns;
+  out->row_ns[GW_ROW_IDLE_INPUT] = (double)sp.idle_input_ns;
+  out->row_ns[GW_ROW_IDLE_LAUNCH] = (double)sp.idle_launch_ns;
+  /* long gaps: the counters' periodic estimate first, the rest is other */
+  double periodic = fmin((double)sp.idle_other_ns, counters.row_ns[GW_ROW_IDLE_PERIODIC]);
+  out->row_ns[GW_ROW_IDLE_PERIODIC] = periodic;
+  out->row_ns[GW_ROW_IDLE_OTHER] = (double)sp.idle_other_ns - periodic;
+  out->ticks_active = counters.ticks_active;
+}
+
+void gw_ledger_build(const struct gw_recording *rec, int gi, const struct gw_ledger_context *ctx,
+                     struct gw_ledger *out) {
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  init_ledger(out, g);
+  if (rec->has_timeline && g->nkernels + g->nnccl > 0)
+    ledger_from_timeline(rec, g, ctx, out);
+  else
+    ledger_from_counters(rec, g, ctx, out);
+}

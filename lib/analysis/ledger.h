@@ -1,0 +1,66 @@
+/* The GPU time ledger (design section 2): every second of a GPU's wall time
+ * lands in exactly one row, so the rows add up to 100%. */
+#ifndef GW_LEDGER_H
+#define GW_LEDGER_H
+
+#include <stdint.h>
+
+#include "analysis/series.h"
+
+enum gw_ledger_row {
+  GW_ROW_PRODUCTIVE,
+  GW_ROW_UNDERFILLED,
+  GW_ROW_THROTTLED,
+  GW_ROW_IDLE_INPUT,
+  GW_ROW_IDLE_LAUNCH,
+  GW_ROW_IDLE_SYNC,
+  GW_ROW_IDLE_COMM,
+  GW_ROW_IDLE_PERIODIC,
+  GW_ROW_IDLE_OTHER,
+  GW_ROW_STARTUP, /* before the GPU first worked and after it last did */
+  GW_LEDGER_NROWS
+};
+
+struct gw_ledger {
+  int gpu;
+  int from_timeline;                      /* 1: busy time and gaps from traced kernels; 0: estimated from counters */
+  int sm_from_util;                       /* 1: SM activity was unavailable, GPU-Util stood in for it */
+  int64_t wall_ns;                        /* sum of all rows */
+  int64_t active_start_ns, active_end_ns; /* the GPU's working span; both 0 when it never worked */
+  double row_ns[GW_LEDGER_NROWS];
+  unsigned char measured[GW_LEDGER_NROWS]; /* 0: the source cannot see this row (shown as "-") */
+  /* parts of rows that the rules need */
+  double throttled_power_cap_ns; /* throttled by the SW power cap only: the physical limit, not a fault */
+  double tiny_kernel_ns;         /* underfilled time in ticks with the launch-storm signature */
+  double ticks_active;           /* ticks in the working span */
+};
+
+const char *gw_ledger_row_id(enum gw_ledger_row r);
+const char *gw_ledger_row_title(enum gw_ledger_row r);
+
+/* Per-tick context the ledger needs from the rest of the analysis. Both
+ * arrays have one entry per gpu_sample tick of the GPU and may be NULL. */
+struct gw_ledger_context {
+  const unsigned char *periodic_dip; /* 1 when the tick is inside a periodic dip */
+  const double *peer_sm_max_pct;     /* highest SM activity of the other GPUs at that tick, NAN none */
+};
+
+/* Build GPU gi's ledger: from the timeline when the recording has traced
+ * kernels for it, else from the counters. */
+void gw_ledger_build(const struct gw_recording *rec, int gi, const struct gw_ledger_context *ctx,
+                     struct gw_ledger *out);
+
+/* The active-span test on one tick. */
+int gw_tick_active(const struct gw_gpu_series *g, size_t i);
+/* SM activity of tick i in percent, or GPU-Util when SM activity is NULL
+ * (*from_util set); NAN when both are NULL. */
+double gw_tick_activity_pct(const struct gw_gpu_series *g, size_t i, int *from_util);
+/* Tick lengths: t[i+1]-t[i], capped at 5 typical intervals (a pause in the
+ * recording is not GPU time); the last tick gets the typical interval. */
+int64_t gw_tick_dt_ns(const struct gw_gpu_series *g, size_t i, int64_t typical_dt_ns);
+int64_t gw_typical_dt_ns(const struct gw_gpu_series *g);
+
+/* Sum of rows in [first, last] as a share of the active (non-startup) time. */
+double gw_ledger_active_ns(const struct gw_ledger *l);
+
+#endif

@@ -1,0 +1,89 @@
+#include "periodicity.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/util.h"
+
+int gw_autocorr(const double *x, size_t n, size_t maxlag, double *acf) {
+  if (n < 4)
+    return -1;
+  double mean = 0;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isnan(x[i])) {
+      mean += x[i];
+      k++;
+    }
+  if (k < 4)
+    return -1;
+  mean /= (double)k;
+  double *d = gw_xcalloc(n, sizeof *d);
+  double var = 0;
+  for (size_t i = 0; i < n; i++) {
+    d[i] = isnan(x[i]) ? 0 : x[i] - mean;
+    var += d[i] * d[i];
+  }
+  if (var <= 1e-12 * (double)n) {
+    free(d);
+    return -1;
+  }
+  if (maxlag >= n)
+    maxlag = n - 1;
+  for (size_t lag = 0; lag <= maxlag; lag++) {
+    double s = 0;
+    for (size_t i = 0; i + lag < n; i++)
+      s += d[i] * d[i + lag];
+    /* Normalise by the full variance (the biased estimator) so long lags,
+     * with fewer pairs, are not inflated. */
+    acf[lag] = s / var;
+  }
+  free(d);
+  return 0;
+}
+
+void gw_find_period(const double *x, size_t n, double dt_s, size_t min_lag, double min_strength,
+                    struct gw_period *out) {
+  out->found = 0;
+  out->lag = 0;
+  out->period_s = NAN;
+  out->strength = NAN;
+  out->period_steps = NAN;
+  if (n < 8)
+    return;
+  size_t maxlag = n / 2;
+  double *acf = gw_xcalloc(maxlag + 1, sizeof *acf);
+  if (gw_autocorr(x, n, maxlag, acf) != 0) {
+    free(acf);
+    return;
+  }
+  /* Skip the central lobe: a smooth series correlates with itself at small
+   * lags without being periodic. */
+  size_t first = 1;
+  while (first <= maxlag && acf[first] > 0)
+    first++;
+  if (first < min_lag)
+    first = min_lag;
+  double best = 0;
+  for (size_t lag = first; lag <= maxlag; lag++)
+    if (acf[lag] > best)
+      best = acf[lag];
+  /* Multiples of the true period correlate almost as well; take the
+   * shortest local peak that comes close to the best one. */
+  size_t best_lag = 0;
+  for (size_t lag = first; lag <= maxlag && best > 0; lag++) {
+    int peak = acf[lag] >= acf[lag - 1] && (lag == maxlag || acf[lag] >= acf[lag + 1]);
+    if (peak && acf[lag] >= 0.85 * best) {
+      best_lag = lag;
+      best = acf[lag];
+      break;
+    }
+  }
+  free(acf);
+  if (best_lag == 0)
+    return;
+  out->lag = best_lag;
+  out->period_s = (double)best_lag * dt_s;
+  out->strength = best;
+  out->found = best >= min_strength;
+}

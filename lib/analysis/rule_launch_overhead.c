@@ -1,0 +1,57 @@
+/* Seed 2.3: the host issues kernels too slowly for their tiny size. */
+#include <math.h>
+
+#include "analysis/rules.h"
+#include "analysis/thresholds.h"
+
+int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f) {
+  const struct gw_diagnosis *dx = in->dx;
+  const struct gw_host_profile *h = &dx->host;
+  const struct gw_gpu_profile *p = &dx->profiles[0];
+  double ns = dx->total.row_ns[GW_ROW_IDLE_LAUNCH] + dx->total.tiny_kernel_ns;
+  double share = gw_rule_share(dx, ns);
+  if (share < gw_thr.finding_min_share)
+    return 0;
+  int traced = dx->total.from_timeline;
+  if (!traced && !(h->has_main && h->main_busy_frac >= 0.3))
+    return 0;
+  double conf = 0.5;
+  int tiny = p->has_sm && !isnan(p->sm_per_util) && p->sm_per_util < gw_thr.launch_sm_per_util;
+  if (tiny)
+    conf += 0.2;
+  if (!isnan(p->power_frac) && p->power_frac < gw_thr.low_power_frac)
+    conf += 0.1;
+  if (h->has_main && h->main_running_med >= 1)
+    conf += 0.1;
+  if (traced)
+    conf += 0.1;
+  if (dx->total.sm_from_util)
+    conf *= gw_thr.no_gpm_conf_factor;
+  f->share_of_active = share;
+  f->confidence = conf > 0.95 ? 0.95 : conf;
+
+  if (p->has_sm)
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        "GPU-Util median %.0f%% while SM activity is %.2f%% (%.3f of util): kernels too small to "
+                        "occupy the GPU",
+                        p->util_med_pct, p->sm_med_pct, p->sm_per_util);
+  if (h->has_main)
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        "main process median %.0f%% of one core, saturated %.0f%% of the time; %.0f thread(s) running",
+                        h->main_cpu_med_pct, h->main_busy_frac * 100, h->main_running_med);
+  if (!isnan(p->power_frac))
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "power median %.0f W of %.0f W (%.0f%%): %s",
+                        p->power_med_w, p->power_limit_w, p->power_frac * 100,
+                        p->power_frac < gw_thr.low_power_frac ? "near idle" : "moderate");
+  if (traced)
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        "traced: %.0f%% of active time in gaps shorter than %.0f us between kernels",
+                        gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_LAUNCH]) * 100, gw_thr.launch_gap_max_ns / 1e3);
+  gw_finding_fix(f, "remove .item(), printing tensors and torch.cuda.synchronize() from the training loop",
+                 "each one stalls the launch queue until the GPU catches up");
+  gw_finding_fix(f, "torch.compile(model)", "fuses chains of small element-wise kernels into few larger ones");
+  gw_finding_fix(f, "CUDA Graphs (torch.cuda.graphs or mode=\"reduce-overhead\") for fixed shapes",
+                 "one launch replays thousands of kernels");
+  gw_finding_fix(f, "write or use fused kernels (fused optimizers, fused norms)", "fewer, larger kernels per step");
+  return 1;
+}

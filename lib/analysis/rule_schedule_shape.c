@@ -1,0 +1,69 @@
+/* Seed 2.6: fixed actions every N steps (eval, checkpoint, logging) or
+ * changing shapes stall the GPU. */
+#include <math.h>
+
+#include "analysis/rules.h"
+#include "analysis/thresholds.h"
+
+int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f) {
+  const struct gw_diagnosis *dx = in->dx;
+  const struct gw_host_profile *h = &dx->host;
+  const struct gw_step_profile *st = &dx->steps;
+  const struct gw_gpu_profile *pp = NULL;
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->profiles[i].period.found && (!pp || dx->profiles[i].period.strength > pp->period.strength))
+      pp = &dx->profiles[i];
+  double share = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_PERIODIC]);
+  if (pp && share >= gw_thr.finding_min_share) {
+    double conf = 0.45 + 0.3 * fmin(1, pp->period.strength);
+    if (!isnan(h->disk_write_dip_bps) && !isnan(h->disk_write_other_bps) &&
+        h->disk_write_dip_bps > 2 * h->disk_write_other_bps + 1e6)
+      conf += 0.1;
+    if (dx->total.sm_from_util)
+      conf *= gw_thr.no_gpm_conf_factor;
+    f->share_of_active = share;
+    f->confidence = fmin(conf, 0.95);
+    if (!isnan(pp->period.period_steps))
+      gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
+                          "GPU %d: activity dips every %.1f s (about every %.0f steps), autocorrelation %.2f", pp->gpu,
+                          pp->period.period_s, pp->period.period_steps, pp->period.strength);
+    else
+      gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
+                          "GPU %d: activity dips every %.1f s, autocorrelation %.2f", pp->gpu, pp->period.period_s,
+                          pp->period.strength);
+    gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
+                        "%.0f%% of active ticks are in a dip; %.0f%% of active GPU time lost in them",
+                        pp->dip_share * 100, share * 100);
+    if (!isnan(h->disk_write_dip_bps))
+      gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
+                          "disk writes %.1f MB/s during dips against %.1f MB/s otherwise%s",
+                          h->disk_write_dip_bps / 1e6, h->disk_write_other_bps / 1e6,
+                          h->disk_write_dip_bps > 2 * h->disk_write_other_bps + 1e6 ? ": checkpoints or logs" : "");
+  } else if (st->n >= 5 && ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
+                            (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
+    /* Spread without a period: shapes or recompiles. The time above the
+     * median step is what uneven steps cost. Input stalls also make steps
+     * uneven, so this stays a weak finding on its own. */
+    share = st->excess_share;
+    if (share < gw_thr.finding_min_share)
+      return 0;
+    f->share_of_active = share;
+    f->confidence = st->from_table ? 0.4 : 0.3;
+    gw_finding_evidence(f, 0, 0, "%d steps (%s): median %.3f s, p90/p50 %.2f, CV %.2f, with no fixed period", st->n,
+                        st->from_table ? "marked by the program" : "estimated from GPU activity", st->median_s,
+                        st->p90_over_p50, st->cv);
+  } else {
+    return 0;
+  }
+  gw_finding_fix(f, "evaluate less often, or in a separate process on a saved checkpoint",
+                 "evaluation steals whole seconds of training at each interval");
+  gw_finding_fix(f,
+                 "save checkpoints asynchronously (torch.distributed.checkpoint async_save, or a copy to host "
+                 "then a writer thread)",
+                 "the training loop does not wait for the disk");
+  gw_finding_fix(f, "log from a background thread and without .item() on every step",
+                 "each .item() synchronises the GPU");
+  gw_finding_fix(f, "pad or bucket variable-length inputs to a few fixed shapes",
+                 "changing shapes trigger reallocations and recompiles");
+  return 1;
+}

@@ -1,0 +1,62 @@
+/* Seed 2.2: each kernel has too little work to fill the SMs. */
+#include <math.h>
+
+#include "analysis/rules.h"
+#include "analysis/thresholds.h"
+
+int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
+  const struct gw_diagnosis *dx = in->dx;
+  const struct gw_host_profile *h = &dx->host;
+  /* Without SM activity an underfilled GPU is invisible (util says "busy"). */
+  if (dx->total.sm_from_util)
+    return 0;
+  const struct gw_gpu_profile *p = NULL;
+  for (int i = 0; i < dx->ngpus; i++) {
+    const struct gw_gpu_profile *q = &dx->profiles[i];
+    if (q->has_sm && !isnan(q->util_med_pct) && q->util_med_pct >= gw_thr.small_busy_util_pct &&
+        !isnan(q->sm_per_util) && q->sm_per_util < gw_thr.small_sm_per_util && (!p || q->sm_per_util < p->sm_per_util))
+      p = q;
+  }
+  if (!p)
+    return 0;
+  double ns = dx->total.row_ns[GW_ROW_UNDERFILLED] - dx->total.tiny_kernel_ns;
+  double share = gw_rule_share(dx, ns);
+  if (share < gw_thr.finding_min_share)
+    return 0;
+  double conf = 0.45;
+  int mem_free = !isnan(p->mem_used_frac) && p->mem_used_frac < gw_thr.mem_mostly_free_frac;
+  if (mem_free)
+    conf += 0.2;
+  if (h->has_main && h->main_busy_frac < 0.5)
+    conf += 0.1;
+  if (!isnan(p->power_frac) && p->power_frac < 0.9)
+    conf += 0.1;
+  if (!isnan(p->mem_used_frac) && p->mem_used_frac > gw_thr.mem_headroom_low_frac)
+    conf -= 0.15; /* no room to grow the batch: the cause may be elsewhere */
+  f->share_of_active = share;
+  f->confidence = conf;
+
+  gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                      "GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident "
+                      "with most SMs empty",
+                      p->gpu, p->util_med_pct, p->sm_med_pct, p->sm_per_util);
+  if (!isnan(p->mem_used_frac))
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "device memory %.0f%% used: %s",
+                        p->mem_used_frac * 100, mem_free ? "room for a larger batch" : "little room to grow the batch");
+  if (!isnan(p->power_frac))
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "power median %.0f W of %.0f W (%.0f%%)",
+                        p->power_med_w, p->power_limit_w, p->power_frac * 100);
+  if (h->has_main)
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        "main process median %.0f%% of one core: launches are not the limit", h->main_cpu_med_pct);
+  gw_finding_fix(f, "raise the batch size (sweep it), keeping 20-30% of device memory free",
+                 "bigger kernels fill more SMs; the headroom avoids allocator thrash and OOM");
+  gw_finding_fix(f, "torch.autocast(dtype=torch.bfloat16) (mixed precision)",
+                 "halves activation memory and uses tensor cores, leaving room for a larger batch");
+  gw_finding_fix(f, "pad or bucket inputs to fixed shapes",
+                 "fixed shapes stop the caching allocator from re-splitting blocks each step");
+  gw_finding_fix(f, "activation checkpointing to trade compute for memory",
+                 "frees memory for a batch large enough to fill the GPU");
+  gw_finding_fix(f, "CUDA Graphs once shapes are fixed", "replays the whole step without per-kernel launches");
+  return 1;
+}

@@ -1,0 +1,438 @@
+#include "series.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/thresholds.h"
+#include "store/store.h"
+
+static double col_double(sqlite3_stmt *s, int i) {
+  return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static void col_text(sqlite3_stmt *s, int i, char *dst, size_t cap) {
+  const unsigned char *t = sqlite3_column_text(s, i);
+  gw_strlcpy(dst, t ? (const char *)t : "", cap);
+}
+
+static int table_exists(sqlite3 *db, const char *name) {
+  sqlite3_stmt *s;
+  int found = 0;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+  found = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_finalize(s);
+  return found;
+}
+
+static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_err *err) {
+  if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
+    gw_err_set(err, "reading recording: %s", sqlite3_errmsg(db));
+    return GW_EINPUT;
+  }
+  return GW_OK;
+}
+
+static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
+  sqlite3_stmt *s;
+  gw_status rc = prep(db,
+                      "SELECT started_ns, ended_ns, physical_cores, logical_cpus, interval_ms, gpu_note, source"
+                      " FROM run WHERE id = 1",
+                      &s, err);
+  if (rc)
+    return rc;
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    rec->started_ns = sqlite3_column_int64(s, 0);
+    rec->ended_ns = sqlite3_column_int64(s, 1);
+    rec->physical_cores = sqlite3_column_int(s, 2);
+    rec->logical_cpus = sqlite3_column_int(s, 3);
+    rec->interval_ms = sqlite3_column_int(s, 4);
+    col_text(s, 5, rec->gpu_note, sizeof rec->gpu_note);
+    col_text(s, 6, rec->source, sizeof rec->source);
+  }
+  sqlite3_finalize(s);
+  return GW_OK;
+}
+
+/* GPUs are those with facts in the gpu table or samples in gpu_sample. */
+static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
+  sqlite3_stmt *s;
+  gw_status rc = prep(db, "SELECT gpu FROM gpu UNION SELECT DISTINCT gpu FROM gpu_sample ORDER BY 1", &s, err);
+  if (rc)
+    return rc;
+  size_t cap = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if ((size_t)rec->ngpus == cap) {
+      cap = cap ? cap * 2 : 4;
+      rec->gpus = gw_xrealloc(rec->gpus, cap * sizeof *rec->gpus);
+    }
+    struct gw_gpu_series *g = &rec->gpus[rec->ngpus++];
+    memset(g, 0, sizeof *g);
+    g->gpu = sqlite3_column_int(s, 0);
+    g->mem_total_bytes = g->power_default_limit_mw = g->sm_clock_max_mhz = NAN;
+    g->pcie_gen_max = g->pcie_width_max = NAN;
+    g->gpm_supported = -1;
+  }
+  sqlite3_finalize(s);
+  if ((rc = prep(db,
+                 "SELECT gpu, name, mem_total_bytes, power_default_limit_mw, sm_clock_max_mhz, pcie_gen_max,"
+                 " pcie_width_max, gpm_supported FROM gpu",
+                 &s, err)))
+    return rc;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    int id = sqlite3_column_int(s, 0);
+    for (int i = 0; i < rec->ngpus; i++) {
+      struct gw_gpu_series *g = &rec->gpus[i];
+      if (g->gpu != id)
+        continue;
+      col_text(s, 1, g->name, sizeof g->name);
+      g->mem_total_bytes = col_double(s, 2);
+      g->power_default_limit_mw = col_double(s, 3);
+      g->sm_clock_max_mhz = col_double(s, 4);
+      g->pcie_gen_max = col_double(s, 5);
+      g->pcie_width_max = col_double(s, 6);
+      g->gpm_supported = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 7);
+    }
+  }
+  sqlite3_finalize(s);
+  return GW_OK;
+}
+
+/* Load one metric table (gpu_sample or gpu_health) of one GPU. */
+static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw_metric_table table,
+                                   struct gw_err *err) {
+  char sql[4096];
+  size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT t_ns");
+  int cols[GW_GPU_NMETRICS], ncols = 0;
+  for (int m = 0; m < GW_GPU_NMETRICS; m++) {
+    if (gw_gpu_metric_info[m].table != table)
+      continue;
+    len += (size_t)snprintf(sql + len, sizeof sql - len, ", %s", gw_gpu_metric_info[m].id);
+    cols[ncols++] = m;
+  }
+  snprintf(sql + len, sizeof sql - len, " FROM %s WHERE gpu = ? ORDER BY t_ns",
+           table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health");
+  sqlite3_stmt *s;
+  gw_status rc = prep(db, sql, &s, err);
+  if (rc)
+    return rc;
+  sqlite3_bind_int(s, 1, g->gpu);
+  size_t n = 0, cap = 0;
+  int64_t *t = NULL;
+  double **arr = table == GW_TABLE_FAST ? g->m : g->h;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 256;
+      t = gw_xrealloc(t, cap * sizeof *t);
+      for (int c = 0; c < ncols; c++)
+        arr[cols[c]] = gw_xrealloc(arr[cols[c]], cap * sizeof(double));
+    }
+    t[n] = sqlite3_column_int64(s, 0);
+    for (int c = 0; c < ncols; c++)
+      arr[cols[c]][n] = col_double(s, c + 1);
+    n++;
+  }
+  sqlite3_finalize(s);
+  if (table == GW_TABLE_FAST) {
+    g->n = n;
+    g->t_ns = t;
+  } else {
+    g->nh = n;
+    g->ht_ns = t;
+  }
+  return GW_OK;
+}
+
+static double *host_col(struct gw_host_series *h) {
+  double *a = gw_xcalloc(h->n ? h->n : 1, sizeof *a);
+  for (size_t i = 0; i < h->n; i++)
+    a[i] = NAN;
+  return a;
+}
+
+/* Exact tick lookup: the per-process and disk rows share host_sample's t_ns. */
+static size_t host_tick(const struct gw_host_series *h, int64_t t_ns) {
+  size_t lo = 0, hi = h->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (h->t_ns[mid] < t_ns)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < h->n && h->t_ns[lo] == t_ns ? lo : SIZE_MAX;
+}
+
+static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err *err) {
+  sqlite3_stmt *s;
+  gw_status rc = prep(
+      db, "SELECT t_ns, cpu_busy_pct, cpu_iowait_pct, on_battery, governor FROM host_sample ORDER BY t_ns", &s, err);
+  if (rc)
+    return rc;
+  size_t cap = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if (h->n == cap) {
+      cap = cap ? cap * 2 : 256;
+      h->t_ns = gw_xrealloc(h->t_ns, cap * sizeof *h->t_ns);
+      h->cpu_busy_pct = gw_xrealloc(h->cpu_busy_pct, cap * sizeof(double));
+      h->iowait_pct = gw_xrealloc(h->iowait_pct, cap * sizeof(double));
+      h->on_battery = gw_xrealloc(h->on_battery, cap * sizeof(double));
+    }
+    h->t_ns[h->n] = sqlite3_column_int64(s, 0);
+    h->cpu_busy_pct[h->n] = col_double(s, 1);
+    h->iowait_pct[h->n] = col_double(s, 2);
+    h->on_battery[h->n] = col_double(s, 3);
+    if (sqlite3_column_type(s, 4) != SQLITE_NULL)
+      col_text(s, 4, h->governor, sizeof h->governor);
+    h->n++;
+  }
+  sqlite3_finalize(s);
+  h->main_cpu_pct = host_col(h);
+  h->main_threads_running = host_col(h);
+  h->workers = host_col(h);
+  h->worker_cpu_max_pct = host_col(h);
+  h->workers_saturated = host_col(h);
+  h->disk_util_max_pct = host_col(h);
+  h->disk_read_bps = host_col(h);
+  h->disk_write_bps = host_col(h);
+
+  if ((rc = prep(db, "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0 GROUP BY t_ns",
+                 &s, err)))
+    return rc;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    if (i == SIZE_MAX)
+      continue;
+    h->main_cpu_pct[i] = col_double(s, 1);
+    h->main_threads_running[i] = col_double(s, 2);
+  }
+  sqlite3_finalize(s);
+
+  /* cpu_pct is NULL on a process's first sample; count() only counts known ones. */
+  if ((rc = prep(db,
+                 "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1"
+                 " GROUP BY t_ns",
+                 &s, err)))
+    return rc;
+  sqlite3_bind_double(s, 1, gw_thr.worker_saturated_cpu_pct);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    if (i == SIZE_MAX)
+      continue;
+    h->workers[i] = col_double(s, 1);
+    h->worker_cpu_max_pct[i] = col_double(s, 2);
+    h->workers_saturated[i] = col_double(s, 3);
+    if (isnan(h->workers_saturated[i]))
+      h->workers_saturated[i] = 0;
+  }
+  sqlite3_finalize(s);
+
+  if ((rc = prep(db, "SELECT t_ns, max(util_pct), sum(read_bps), sum(write_bps) FROM disk_sample GROUP BY t_ns", &s,
+                 err)))
+    return rc;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    if (i == SIZE_MAX)
+      continue;
+    h->disk_util_max_pct[i] = col_double(s, 1);
+    h->disk_read_bps[i] = col_double(s, 2);
+    h->disk_write_bps[i] = col_double(s, 3);
+  }
+  sqlite3_finalize(s);
+  return GW_OK;
+}
+
+static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
+  sqlite3_stmt *s;
+  gw_status rc = prep(db, "SELECT t_ns, kind, gpu, code, message FROM event ORDER BY t_ns", &s, err);
+  if (rc)
+    return rc;
+  size_t cap = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if (rec->nevents == cap) {
+      cap = cap ? cap * 2 : 64;
+      rec->events = gw_xrealloc(rec->events, cap * sizeof *rec->events);
+    }
+    struct gw_event_row *e = &rec->events[rec->nevents++];
+    e->t_ns = sqlite3_column_int64(s, 0);
+    col_text(s, 1, e->kind, sizeof e->kind);
+    e->gpu = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2);
+    e->code = sqlite3_column_int64(s, 3);
+    col_text(s, 4, e->message, sizeof e->message);
+  }
+  sqlite3_finalize(s);
+  if ((rc = prep(db, "SELECT t_start_ns, t_end_ns, step FROM step ORDER BY t_start_ns", &s, err)))
+    return rc;
+  cap = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if (rec->nsteps == cap) {
+      cap = cap ? cap * 2 : 256;
+      rec->steps = gw_xrealloc(rec->steps, cap * sizeof *rec->steps);
+    }
+    struct gw_step_row *st = &rec->steps[rec->nsteps++];
+    st->start_ns = sqlite3_column_int64(s, 0);
+    st->end_ns = sqlite3_column_int64(s, 1);
+    st->step = sqlite3_column_int64(s, 2);
+  }
+  sqlite3_finalize(s);
+  return GW_OK;
+}
+
+static void push_iv(struct gw_interval **arr, size_t *n, int64_t a, int64_t b) {
+  /* grow by doubling: capacity is the next power of two above n */
+  if ((*n & (*n - 1)) == 0)
+    *arr = gw_xrealloc(*arr, (*n ? *n * 2 : 1) * sizeof **arr);
+  (*arr)[*n].start_ns = a;
+  (*arr)[*n].end_ns = b < a ? a : b;
+  (*n)++;
+}
+
+static struct gw_gpu_series *gpu_by_id(struct gw_recording *rec, int id) {
+  for (int i = 0; i < rec->ngpus; i++)
+    if (rec->gpus[i].gpu == id)
+      return &rec->gpus[i];
+  return NULL;
+}
+
+/* Tracer tables (lib/store/store_trace.c, optional): kernel(device,
+ * start_ns, end_ns, nccl) and memcpy(device, start_ns, end_ns, copy_kind)
+ * with copy_kind 1 = host to device (CUPTI's numbering). Records without
+ * timestamps are skipped. A sampled trace covers only its windows, so the
+ * busy union would undercount: such recordings keep the counter ledger. */
+static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (table_exists(db, "trace_window") &&
+      sqlite3_prepare_v2(db, "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", -1, &s, NULL) == SQLITE_OK) {
+    rec->timeline_sampled = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0;
+    sqlite3_finalize(s);
+    if (rec->timeline_sampled)
+      return;
+  }
+  if (table_exists(db, "kernel") && sqlite3_prepare_v2(db,
+                                                       "SELECT device, start_ns, end_ns, nccl FROM kernel"
+                                                       " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                                                       -1, &s, NULL) == SQLITE_OK) {
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+      if (!g)
+        continue;
+      int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
+      if (is_nccl)
+        push_iv(&g->nccl, &g->nnccl, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+      else
+        push_iv(&g->kernels, &g->nkernels, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+      rec->has_timeline = 1;
+    }
+    sqlite3_finalize(s);
+  }
+  if (rec->has_timeline && table_exists(db, "memcpy") &&
+      sqlite3_prepare_v2(db,
+                         "SELECT device, start_ns, end_ns, copy_kind FROM memcpy"
+                         " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                         -1, &s, NULL) == SQLITE_OK) {
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+      if (!g)
+        continue;
+      if (sqlite3_column_int(s, 3) == 1)
+        push_iv(&g->h2d, &g->nh2d, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+      else
+        push_iv(&g->copies, &g->ncopies, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+    }
+    sqlite3_finalize(s);
+  }
+}
+
+gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err) {
+  *out = NULL;
+  struct gw_store *st = NULL;
+  gw_status rc = gw_store_open(&st, path, 1, err);
+  if (rc)
+    return rc;
+  sqlite3 *db = gw_store_db(st);
+  struct gw_recording *rec = gw_xcalloc(1, sizeof *rec);
+  gw_strlcpy(rec->path, path, sizeof rec->path);
+  if ((rc = load_run(db, rec, err)) || (rc = load_gpu_list(db, rec, err)))
+    goto out;
+  for (int i = 0; i < rec->ngpus; i++)
+    if ((rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_FAST, err)) ||
+        (rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_SLOW, err)))
+      goto out;
+  if ((rc = load_host(db, &rec->host, err)) || (rc = load_events(db, rec, err)))
+    goto out;
+  load_timeline(db, rec);
+out:
+  gw_store_close(st);
+  if (rc) {
+    gw_recording_free(rec);
+    return rc;
+  }
+  *out = rec;
+  return GW_OK;
+}
+
+void gw_recording_free(struct gw_recording *rec) {
+  if (!rec)
+    return;
+  for (int i = 0; i < rec->ngpus; i++) {
+    struct gw_gpu_series *g = &rec->gpus[i];
+    free(g->t_ns);
+    free(g->ht_ns);
+    for (int m = 0; m < GW_GPU_NMETRICS; m++) {
+      free(g->m[m]);
+      free(g->h[m]);
+    }
+    free(g->kernels);
+    free(g->nccl);
+    free(g->h2d);
+    free(g->copies);
+  }
+  free(rec->gpus);
+  struct gw_host_series *h = &rec->host;
+  double *cols[] = {h->cpu_busy_pct,         h->iowait_pct,    h->on_battery,         h->main_cpu_pct,
+                    h->main_threads_running, h->workers,       h->worker_cpu_max_pct, h->workers_saturated,
+                    h->disk_util_max_pct,    h->disk_read_bps, h->disk_write_bps};
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+    free(cols[i]);
+  free(h->t_ns);
+  free(rec->events);
+  free(rec->steps);
+  free(rec);
+}
+
+static size_t index_at(const int64_t *t, size_t n, int64_t t_ns) {
+  if (n == 0)
+    return SIZE_MAX;
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (t[mid] <= t_ns)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo == 0 ? 0 : lo - 1;
+}
+
+size_t gw_host_index_at(const struct gw_host_series *h, int64_t t_ns) {
+  /* A host sample holds rates over the interval that ends at its t_ns, so the
+   * state at t_ns is the first sample at or after it. */
+  if (h->n == 0)
+    return SIZE_MAX;
+  size_t lo = 0, hi = h->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (h->t_ns[mid] < t_ns)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < h->n ? lo : h->n - 1;
+}
+size_t gw_health_index_at(const struct gw_gpu_series *g, int64_t t_ns) {
+  return index_at(g->ht_ns, g->nh, t_ns);
+}

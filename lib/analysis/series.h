@@ -1,0 +1,85 @@
+/* A recording loaded into aligned arrays for analysis. Every per-tick value
+ * is a double; NAN means the recording holds NULL (not available). */
+#ifndef GW_SERIES_H
+#define GW_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/timeline.h"
+#include "core/sample.h"
+#include "core/util.h"
+
+struct gw_gpu_series {
+  int gpu;
+  char name[96];
+  /* static facts, NAN when unknown */
+  double mem_total_bytes, power_default_limit_mw, sm_clock_max_mhz, pcie_gen_max, pcie_width_max;
+  int gpm_supported; /* 1, 0, -1 unknown */
+  /* gpu_sample: n ticks; m[metric] holds an array for FAST metrics, NULL for others */
+  size_t n;
+  int64_t *t_ns;
+  double *m[GW_GPU_NMETRICS];
+  /* gpu_health: nh ticks; h[metric] for SLOW metrics */
+  size_t nh;
+  int64_t *ht_ns;
+  double *h[GW_GPU_NMETRICS];
+  /* tracer timeline (empty without the tracer) */
+  size_t nkernels, nnccl, nh2d, ncopies;
+  struct gw_interval *kernels, *nccl, *h2d, *copies;
+};
+
+/* Host and target-process signals per host tick. */
+struct gw_host_series {
+  size_t n;
+  int64_t *t_ns;
+  double *cpu_busy_pct, *iowait_pct, *on_battery;
+  double *main_cpu_pct; /* target process, % of one core */
+  double *main_threads_running;
+  double *workers;            /* number of descendant processes */
+  double *worker_cpu_max_pct; /* busiest descendant, % of one core */
+  double *workers_saturated;  /* descendants at or above the saturation threshold */
+  double *disk_util_max_pct, *disk_read_bps, *disk_write_bps;
+  char governor[32]; /* last governor seen, "" unknown */
+};
+
+struct gw_event_row {
+  int64_t t_ns;
+  char kind[24];
+  int gpu; /* -1 when not tied to one */
+  int64_t code;
+  char message[200];
+};
+
+struct gw_step_row {
+  int64_t start_ns, end_ns, step;
+};
+
+struct gw_recording {
+  char path[1024];
+  int64_t started_ns, ended_ns;                  /* 0 when unknown */
+  int physical_cores, logical_cpus, interval_ms; /* 0 unknown */
+  char gpu_note[256];
+  char source[32];
+  int ngpus;
+  struct gw_gpu_series *gpus;
+  struct gw_host_series host;
+  size_t nevents;
+  struct gw_event_row *events;
+  size_t nsteps;
+  struct gw_step_row *steps;
+  int has_timeline;     /* the kernel table exists and holds rows */
+  int timeline_sampled; /* the tracer ran in sampled windows: timeline not used for the ledger */
+};
+
+/* Load a recording file (opened read-only). */
+GW_NODISCARD gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err);
+void gw_recording_free(struct gw_recording *rec);
+
+/* Index of the host tick whose interval covers t_ns (the first at or after
+ * it; the last when t_ns is later than all); SIZE_MAX when there are none. */
+size_t gw_host_index_at(const struct gw_host_series *h, int64_t t_ns);
+/* Index of the last health tick at or before t_ns (the first when t_ns precedes all). */
+size_t gw_health_index_at(const struct gw_gpu_series *g, int64_t t_ns);
+
+#endif

@@ -1,0 +1,60 @@
+/* Every number the diagnosis compares against, in one table, each with the
+ * place it comes from (the seed field guide, the H200 measurements in
+ * docs gpu-machine.md, or the hardware's own definitions). Rules never hard
+ * code a threshold; they read gw_thresholds. */
+#ifndef GW_THRESHOLDS_H
+#define GW_THRESHOLDS_H
+
+struct gw_thresholds {
+  /* --- when is a GPU tick "active" (start-up and tail are cut off) --- */
+  double active_util_pct; /* util_gpu_pct at or above: a kernel was resident */
+  double active_sm_pct;   /* or sm_active_pct at or above */
+
+  /* --- host side --- */
+  double worker_saturated_cpu_pct; /* a loader worker at this share of one core is saturated */
+  double main_saturated_cpu_pct;   /* the main process at this share of one core cannot launch faster */
+  double disk_busy_util_pct;       /* iostat %util: the device queue is rarely empty */
+  double iowait_high_pct;          /* host iowait share meaning readers wait on storage */
+  double pcie_rx_high_bps;         /* sustained host-to-device traffic worth naming */
+
+  /* --- GPU side --- */
+  double low_power_frac;        /* power / limit below this: the GPU is not really working */
+  double launch_sm_per_util;    /* SM activity / GPU-Util below this: kernels too tiny to matter */
+  double small_busy_util_pct;   /* GPU-Util at or above: the GPU looks busy */
+  double small_sm_per_util;     /* SM activity / GPU-Util below this while busy: underfilled */
+  double mem_mostly_free_frac;  /* used / total below this: room for a larger batch */
+  double mem_headroom_low_frac; /* used / total above this: less than the 20-30% headroom */
+  double multi_sm_spread_pct;   /* SM activity spread between GPUs naming a straggler */
+  double busy_tick_util_pct;    /* a tick with util at or above counts as "under load" */
+  double hw_bad_tick_frac;      /* share of loaded ticks with a hardware symptom to report it */
+  double power_limit_low_frac;  /* enforced limit / default limit below this is a lowered cap */
+
+  /* --- time structure --- */
+  double dip_frac_of_typical; /* activity below this fraction of the typical level is a dip */
+  double period_min_s;        /* shortest period blamed on the schedule (longer than a step) */
+  double period_min_strength; /* autocorrelation at the period needed to call it periodic */
+  double step_jitter_cv;      /* step-time coefficient of variation meaning jittery steps */
+  double step_jitter_p90_p50; /* or p90/p50 of step times */
+
+  /* --- findings --- */
+  double finding_min_share;  /* a class must cost at least this share of active GPU time */
+  double finding_min_conf;   /* and reach this confidence to be reported */
+  double no_gpm_conf_factor; /* confidence multiplier when SM activity is unavailable */
+  double launch_gap_max_ns;  /* timeline: a gap this short is launch latency, not waiting */
+};
+
+extern const struct gw_thresholds gw_thr;
+
+/* Clock event reason bits (NVML nvmlClocksEventReason*). */
+#define GW_CLK_IDLE 0x1ull
+#define GW_CLK_SW_POWER_CAP 0x4ull
+#define GW_CLK_HW_SLOWDOWN 0x8ull
+#define GW_CLK_SW_THERMAL 0x20ull
+#define GW_CLK_HW_THERMAL 0x40ull
+#define GW_CLK_HW_POWER_BRAKE 0x80ull
+/* Reasons that mean the environment holds the GPU back (a fault or a cooling
+ * or power problem). SW power cap is deliberately not here: a GPU at its
+ * power limit is at its physical limit, which is not a fault. */
+#define GW_CLK_BAD_MASK (GW_CLK_HW_SLOWDOWN | GW_CLK_SW_THERMAL | GW_CLK_HW_THERMAL | GW_CLK_HW_POWER_BRAKE)
+
+#endif

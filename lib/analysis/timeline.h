@@ -1,0 +1,42 @@
+/* Busy time and gap classification over traced intervals (the tracer's
+ * kernel and memcpy tables). Pure functions over arrays, so the ledger can
+ * use them when a recording carries a timeline. */
+#ifndef GW_TIMELINE_H
+#define GW_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gw_interval {
+  int64_t start_ns, end_ns; /* CLOCK_REALTIME, end >= start */
+};
+
+/* Sort iv by start and merge overlapping or touching intervals in place;
+ * returns the new count. Busy time is this union across streams, never the
+ * per-stream sum. */
+size_t gw_interval_union(struct gw_interval *iv, size_t n);
+/* Total length of a merged (disjoint, sorted) list clipped to [t0, t1). */
+int64_t gw_interval_total_ns(const struct gw_interval *merged, size_t n, int64_t t0, int64_t t1);
+/* Length of a (merged) minus its overlap with (merged) b: the part of a that
+ * nothing in b covers. */
+int64_t gw_interval_uncovered_ns(const struct gw_interval *a, size_t na, const struct gw_interval *b, size_t nb);
+
+/* Where the idle gaps of a traced GPU went. */
+struct gw_gap_split {
+  int64_t busy_ns;        /* union of compute kernels and copies */
+  int64_t comm_ns;        /* NCCL kernel time not overlapped by compute */
+  int64_t idle_input_ns;  /* gaps that end in a host-to-device copy */
+  int64_t idle_launch_ns; /* gaps shorter than a few launch latencies */
+  int64_t idle_other_ns;  /* all other gaps */
+  int64_t long_gaps;      /* count of gaps in idle_other (for periodicity evidence) */
+};
+
+/* Classify [t0, t1) of one GPU. compute: non-NCCL kernels; nccl: NCCL
+ * kernels; h2d: host-to-device copies; other copies: other_copies. Each list
+ * is merged in place. launch_gap_max_ns: the longest gap still counted as
+ * launch latency. */
+void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_interval *nccl, size_t nnccl,
+                       struct gw_interval *h2d, size_t nh2d, struct gw_interval *other_copies, size_t nother,
+                       int64_t t0, int64_t t1, int64_t launch_gap_max_ns, struct gw_gap_split *out);
+
+#endif

@@ -1,0 +1,63 @@
+/* Public entry points behind include/gpuwhy/report.h: load, diagnose,
+ * render; and the quick reference of the six classes. */
+#include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/report.h>
+#include <string.h>
+
+#include "analysis/rules.h"
+#include "render/report_render.h"
+
+int gw_report_format_from_name(const char *name, enum gw_report_format *out) {
+  static const struct {
+    const char *name;
+    enum gw_report_format fmt;
+  } names[] = {{"text", GW_REPORT_TEXT}, {"json", GW_REPORT_JSON}, {"md", GW_REPORT_MD}, {"markdown", GW_REPORT_MD}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i].name) == 0) {
+      *out = names[i].fmt;
+      return 0;
+    }
+  return -1;
+}
+
+int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *out, char *errbuf, size_t errcap) {
+  struct gw_err err = {{0}};
+  struct gw_diagnosis *dx = NULL;
+  if (gw_diagnose_file(path, &dx, &err) != GW_OK) {
+    if (errbuf && errcap)
+      gw_strlcpy(errbuf, err.msg, errcap);
+    return GPUWHY_EXIT_INPUT;
+  }
+  switch (opts->format) {
+  case GW_REPORT_JSON:
+    gw_render_json(dx, out);
+    break;
+  case GW_REPORT_MD:
+    gw_render_md(dx, out);
+    break;
+  default:
+    gw_render_text(dx, out, opts->color);
+  }
+  gw_diagnosis_free(dx);
+  return GPUWHY_EXIT_OK;
+}
+
+int gw_explain(FILE *out, const char *class_id) {
+  if (class_id) {
+    const struct gw_rule *r = gw_rule_find(class_id);
+    if (!r)
+      return -1;
+    fprintf(out, "%s: %s (field guide section %s)\n\n", r->id, r->title, r->seed_section);
+    fprintf(out, "Signals:\n  %s\n\nHow to confirm:\n  %s\n\nFixes, cheapest first:\n  %s\n", r->signals, r->confirm,
+            r->fixes);
+    return 0;
+  }
+  fprintf(out, "The six bottleneck classes (gpuwhy explain CLASS for one in full)\n\n");
+  for (int i = 0; i < gw_nrules; i++) {
+    const struct gw_rule *r = &gw_rules[i];
+    fprintf(out, "%-16s %s\n", r->id, r->title);
+    fprintf(out, "  signals: %s\n  confirm: %s\n  fixes:   %s\n\n", r->signals, r->confirm, r->fixes);
+  }
+  fprintf(out, "A healthy run, even one at its power limit (SW power cap), gets the verdict \"none\".\n");
+  return 0;
+}

@@ -1,0 +1,150 @@
+/* JSON report, schema documented in docs/report-json.md. Numbers that are
+ * unknown are written as null, never as 0. */
+#include <math.h>
+#include <string.h>
+
+#include "analysis/rules.h"
+#include "render/report_render.h"
+
+static void jstr(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(out, "\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+static void jnum(FILE *out, double v) {
+  if (isnan(v) || isinf(v))
+    fputs("null", out);
+  else
+    fprintf(out, "%.4f", v);
+}
+
+static void jkey(FILE *out, const char *indent, const char *key) {
+  fprintf(out, "%s\"%s\": ", indent, key);
+}
+
+static void jkv_num(FILE *out, const char *indent, const char *key, double v, int comma) {
+  jkey(out, indent, key);
+  jnum(out, v);
+  fputs(comma ? ",\n" : "\n", out);
+}
+
+static void print_profile(FILE *out, const struct gw_gpu_profile *p) {
+  const char *in = "        ";
+  fputs("      \"profile\": {\n", out);
+  jkv_num(out, in, "util_median_pct", p->util_med_pct, 1);
+  jkv_num(out, in, "sm_active_median_pct", p->sm_med_pct, 1);
+  jkv_num(out, in, "sm_per_util", p->sm_per_util, 1);
+  jkv_num(out, in, "power_median_w", p->power_med_w, 1);
+  jkv_num(out, in, "power_limit_w", p->power_limit_w, 1);
+  jkv_num(out, in, "mem_used_frac", p->mem_used_frac, 1);
+  jkv_num(out, in, "sm_clock_median_mhz", p->sm_clock_med_mhz, 1);
+  jkv_num(out, in, "sm_clock_max_mhz", p->sm_clock_max_mhz, 1);
+  jkv_num(out, in, "pcie_rx_median_bps", p->pcie_rx_med_bps, 1);
+  jkv_num(out, in, "power_cap_frac", p->power_cap_frac, 1);
+  jkv_num(out, in, "period_s", p->period.found ? p->period.period_s : NAN, 1);
+  jkv_num(out, in, "period_strength", p->period.found ? p->period.strength : NAN, 1);
+  jkv_num(out, in, "xid_count", p->xid_count, 0);
+  fputs("      }\n", out);
+}
+
+void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
+  fputs("{\n  \"schema\": \"gpuwhy.report\",\n", out);
+  fprintf(out, "  \"schema_version\": %d,\n", GW_REPORT_JSON_SCHEMA_VERSION);
+  fputs("  \"recording\": ", out);
+  jstr(out, gw_render_basename(dx->path));
+  fprintf(out, ",\n  \"started_ns\": %lld,\n  \"ended_ns\": %lld,\n", (long long)dx->started_ns,
+          (long long)dx->ended_ns);
+  fputs("  \"verdict\": ", out);
+  jstr(out, dx->verdict);
+  fprintf(out, ",\n  \"estimated\": %s,\n", dx->estimated ? "true" : "false");
+  jkv_num(out, "  ", "active_s", dx->active_ns / 1e9, 1);
+  jkv_num(out, "  ", "lost_share_of_active", dx->active_ns > 0 ? dx->lost_ns / dx->active_ns : NAN, 1);
+
+  fputs("  \"gpus\": [\n", out);
+  for (int i = 0; i < dx->ngpus; i++) {
+    const struct gw_ledger *l = &dx->ledgers[i];
+    fprintf(out, "    {\n      \"gpu\": %d,\n      \"ledger_source\": \"%s\",\n", l->gpu,
+            l->from_timeline ? "timeline" : "counters");
+    fprintf(out, "      \"sm_activity_available\": %s,\n", dx->profiles[i].has_sm ? "true" : "false");
+    jkv_num(out, "      ", "wall_s", (double)l->wall_ns / 1e9, 1);
+    fprintf(out, "      \"active_start_ns\": %lld,\n      \"active_end_ns\": %lld,\n", (long long)l->active_start_ns,
+            (long long)l->active_end_ns);
+    jkv_num(out, "      ", "throttled_power_cap_share", l->wall_ns ? l->throttled_power_cap_ns / (double)l->wall_ns : 0,
+            1);
+    fputs("      \"ledger\": [\n", out);
+    for (int r = 0; r < GW_LEDGER_NROWS; r++) {
+      fprintf(out, "        {\"row\": \"%s\", \"measured\": %s, \"share\": ", gw_ledger_row_id((enum gw_ledger_row)r),
+              l->measured[r] ? "true" : "false");
+      jnum(out, l->measured[r] ? gw_render_row_share(l, r) : NAN);
+      fputs(", \"seconds\": ", out);
+      jnum(out, l->measured[r] ? l->row_ns[r] / 1e9 : NAN);
+      fprintf(out, "}%s\n", r + 1 < GW_LEDGER_NROWS ? "," : "");
+    }
+    fputs("      ],\n", out);
+    print_profile(out, &dx->profiles[i]);
+    fprintf(out, "    }%s\n", i + 1 < dx->ngpus ? "," : "");
+  }
+  fputs("  ],\n  \"findings\": [\n", out);
+  for (int i = 0; i < dx->nfindings; i++) {
+    const struct gw_finding *f = &dx->findings[i];
+    fputs("    {\n      \"class\": ", out);
+    jstr(out, f->class_id);
+    fputs(",\n      \"title\": ", out);
+    jstr(out, f->title);
+    fputs(",\n", out);
+    jkv_num(out, "      ", "share_of_lost", f->share_of_lost, 1);
+    jkv_num(out, "      ", "share_of_active", f->share_of_active, 1);
+    jkv_num(out, "      ", "confidence", f->confidence, 1);
+    fputs("      \"evidence\": [\n", out);
+    for (int e = 0; e < f->nevidence; e++) {
+      fputs("        {\"text\": ", out);
+      jstr(out, f->evidence[e].text);
+      if (f->evidence[e].t0_ns || f->evidence[e].t1_ns)
+        fprintf(out, ", \"t0_ns\": %lld, \"t1_ns\": %lld", (long long)f->evidence[e].t0_ns,
+                (long long)f->evidence[e].t1_ns);
+      else
+        fputs(", \"t0_ns\": null, \"t1_ns\": null", out);
+      fprintf(out, "}%s\n", e + 1 < f->nevidence ? "," : "");
+    }
+    fputs("      ],\n      \"fixes\": [\n", out);
+    for (int k = 0; k < f->nfixes; k++) {
+      fputs("        {\"what\": ", out);
+      jstr(out, f->fixes[k].what);
+      fputs(", \"why\": ", out);
+      jstr(out, f->fixes[k].why);
+      fprintf(out, "}%s\n", k + 1 < f->nfixes ? "," : "");
+    }
+    fprintf(out, "      ]\n    }%s\n", i + 1 < dx->nfindings ? "," : "");
+  }
+  fputs("  ],\n  \"interpretation\": [", out);
+  for (int i = 0; i < dx->ninterp; i++) {
+    fputs(i ? ",\n    " : "\n    ", out);
+    jstr(out, dx->interp[i]);
+  }
+  fputs(dx->ninterp ? "\n  ],\n" : "],\n", out);
+  fputs("  \"experiments\": [", out);
+  for (int i = 0; i < dx->nexperiments; i++) {
+    fputs(i ? ",\n    {\"command\": " : "\n    {\"command\": ", out);
+    jstr(out, dx->experiments[i].what);
+    fputs(", \"why\": ", out);
+    jstr(out, dx->experiments[i].why);
+    fputs("}", out);
+  }
+  fputs(dx->nexperiments ? "\n  ],\n" : "],\n", out);
+  fputs("  \"notes\": [", out);
+  for (int i = 0; i < dx->nnotes; i++) {
+    fputs(i ? ",\n    " : "\n    ", out);
+    jstr(out, dx->notes[i]);
+  }
+  fputs(dx->nnotes ? "\n  ]\n}\n" : "]\n}\n", out);
+}

@@ -1,0 +1,471 @@
+#include "trace_reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The buffer holds at least one largest record plus the header, so a
+ * complete record always fits once the bytes before it are consumed. */
+#define READ_BUF_BYTES (1u << 20)
+_Static_assert(READ_BUF_BYTES >= 2 * GW_WIRE_RECORD_MAX_BYTES, "read buffer too small");
+
+/* Bytes of the header every version shares: magic, version, header size. */
+#define HEADER_PREFIX_BYTES 16u
+#define HEADER_MAX_BYTES 4096u
+#define TIME_MAX_NS ((uint64_t)INT64_MAX)
+
+struct gw_trace_reader {
+  int fd;
+  char *path;
+  unsigned char *buf;    /* bytes of the file starting at buf_file_off */
+  size_t have_bytes;     /* valid bytes in buf */
+  uint64_t buf_file_off; /* file offset of buf[0] */
+  int have_header;
+  struct gw_wire_file_header header;
+  uint8_t *name_defined; /* bitmap over name ids */
+  size_t name_defined_bytes;
+  gw_status sticky; /* a file found broken stays broken */
+  struct gw_err sticky_err;
+  struct gw_trace_reader_stats stats;
+};
+
+static const char *type_label(uint16_t type) {
+  static const char *const labels[GW_WIRE_TYPE_COUNT] = {
+      [GW_WIRE_NAME] = "NAME",         [GW_WIRE_KERNEL] = "KERNEL",
+      [GW_WIRE_MEMCPY] = "MEMCPY",     [GW_WIRE_MEMSET] = "MEMSET",
+      [GW_WIRE_SYNC] = "SYNC",         [GW_WIRE_API] = "API",
+      [GW_WIRE_MARKER] = "MARKER",     [GW_WIRE_MEMORY] = "MEMORY",
+      [GW_WIRE_WINDOW] = "WINDOW",     [GW_WIRE_LAUNCH_COUNT] = "LAUNCH_COUNT",
+      [GW_WIRE_DROPPED] = "DROPPED",   [GW_WIRE_NOTE] = "NOTE",
+      [GW_WIRE_OVERHEAD] = "OVERHEAD", [GW_WIRE_GRAPH] = "GRAPH",
+  };
+  if (type < GW_WIRE_TYPE_COUNT && labels[type])
+    return labels[type];
+  return "unknown";
+}
+
+/* Fixed part of each known record; NAME and NOTE carry text after it. */
+static uint32_t fixed_bytes(uint16_t type) {
+  switch (type) {
+  case GW_WIRE_NAME:
+    return sizeof(struct gw_wire_name);
+  case GW_WIRE_KERNEL:
+    return sizeof(struct gw_wire_kernel);
+  case GW_WIRE_MEMCPY:
+    return sizeof(struct gw_wire_memcpy);
+  case GW_WIRE_MEMSET:
+    return sizeof(struct gw_wire_memset);
+  case GW_WIRE_SYNC:
+    return sizeof(struct gw_wire_sync);
+  case GW_WIRE_API:
+    return sizeof(struct gw_wire_api);
+  case GW_WIRE_MARKER:
+    return sizeof(struct gw_wire_marker);
+  case GW_WIRE_MEMORY:
+    return sizeof(struct gw_wire_memory);
+  case GW_WIRE_WINDOW:
+    return sizeof(struct gw_wire_window);
+  case GW_WIRE_LAUNCH_COUNT:
+    return sizeof(struct gw_wire_launch_count);
+  case GW_WIRE_DROPPED:
+    return sizeof(struct gw_wire_dropped);
+  case GW_WIRE_NOTE:
+    return sizeof(struct gw_wire_note);
+  case GW_WIRE_OVERHEAD:
+    return sizeof(struct gw_wire_overhead);
+  case GW_WIRE_GRAPH:
+    return sizeof(struct gw_wire_graph);
+  default:
+    return 0;
+  }
+}
+
+/* Records an error for this and every later call. */
+static gw_status fail(struct gw_trace_reader *rd, struct gw_err *err, uint64_t offset, const char *fmt, ...)
+    GW_PRINTF(4, 5);
+static gw_status fail(struct gw_trace_reader *rd, struct gw_err *err, uint64_t offset, const char *fmt, ...) {
+  char what[384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  rd->sticky = GW_EINPUT;
+  gw_err_set(&rd->sticky_err, "%s: byte offset %llu: %s", rd->path, (unsigned long long)offset, what);
+  if (err)
+    *err = rd->sticky_err;
+  return GW_EINPUT;
+}
+
+static int name_is_defined(const struct gw_trace_reader *rd, uint32_t id) {
+  size_t byte = id / 8;
+  return byte < rd->name_defined_bytes && (rd->name_defined[byte] >> (id % 8)) & 1u;
+}
+
+static void name_mark_defined(struct gw_trace_reader *rd, uint32_t id) {
+  size_t byte = id / 8;
+  if (byte >= rd->name_defined_bytes) {
+    size_t grown = rd->name_defined_bytes ? rd->name_defined_bytes : 64;
+    while (grown <= byte)
+      grown *= 2;
+    rd->name_defined = gw_xrealloc(rd->name_defined, grown);
+    memset(rd->name_defined + rd->name_defined_bytes, 0, grown - rd->name_defined_bytes);
+    rd->name_defined_bytes = grown;
+  }
+  rd->name_defined[byte] |= (uint8_t)(1u << (id % 8));
+}
+
+gw_status gw_trace_reader_open(struct gw_trace_reader **out, const char *path, struct gw_err *err) {
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    gw_err_set(err, "%s: cannot open trace file: %s", path, strerror(errno));
+    return GW_EIO;
+  }
+  struct gw_trace_reader *rd = gw_xcalloc(1, sizeof *rd);
+  rd->fd = fd;
+  rd->path = gw_xstrdup(path);
+  rd->buf = gw_xcalloc(1, READ_BUF_BYTES);
+  *out = rd;
+  return GW_OK;
+}
+
+void gw_trace_reader_close(struct gw_trace_reader *rd) {
+  if (!rd)
+    return;
+  close(rd->fd);
+  free(rd->path);
+  free(rd->buf);
+  free(rd->name_defined);
+  free(rd);
+}
+
+const struct gw_wire_file_header *gw_trace_reader_header(const struct gw_trace_reader *rd) {
+  return rd->have_header ? &rd->header : NULL;
+}
+
+void gw_trace_reader_get_stats(const struct gw_trace_reader *rd, struct gw_trace_reader_stats *out) {
+  *out = rd->stats;
+}
+
+/* Parses the file header once enough bytes are there. Returns GW_OK with
+ * *used = 0 when more bytes are needed. */
+static gw_status parse_header(struct gw_trace_reader *rd, const struct gw_trace_callbacks *cb, size_t *used,
+                              struct gw_err *err) {
+  *used = 0;
+  size_t have = rd->have_bytes;
+  size_t magic_have = have < GW_WIRE_MAGIC_BYTES ? have : GW_WIRE_MAGIC_BYTES;
+  if (memcmp(rd->buf, GW_WIRE_MAGIC, magic_have) != 0)
+    return fail(rd, err, 0, "not a gpuwhy trace file (expected the magic \"GWTRACE\\0\")");
+  if (have < HEADER_PREFIX_BYTES)
+    return GW_OK;
+  uint16_t major, minor;
+  uint32_t header_bytes;
+  memcpy(&major, rd->buf + 8, sizeof major);
+  memcpy(&minor, rd->buf + 10, sizeof minor);
+  memcpy(&header_bytes, rd->buf + 12, sizeof header_bytes);
+  if (major != GW_WIRE_VERSION_MAJOR)
+    return fail(rd, err, 8, "wire format version %u.%u, this build reads major version %u only%s", major, minor,
+                GW_WIRE_VERSION_MAJOR, major > GW_WIRE_VERSION_MAJOR ? " (the tracer is newer: update gpuwhy)" : "");
+  if (header_bytes < sizeof(struct gw_wire_file_header) || header_bytes > HEADER_MAX_BYTES || header_bytes % 8)
+    return fail(rd, err, 12, "header size %u (expected a multiple of 8 between %zu and %u)", header_bytes,
+                sizeof(struct gw_wire_file_header), HEADER_MAX_BYTES);
+  if (have < header_bytes)
+    return GW_OK;
+  struct gw_wire_file_header h;
+  memcpy(&h, rd->buf, sizeof h);
+  if (h.mode != GW_WIRE_MODE_FULL && h.mode != GW_WIRE_MODE_SAMPLED)
+    return fail(rd, err, offsetof(struct gw_wire_file_header, mode), "trace mode %u (expected 1 full or 2 sampled)",
+                h.mode);
+  if (h.pid == 0)
+    return fail(rd, err, offsetof(struct gw_wire_file_header, pid), "pid 0 (expected the traced process id)");
+  if (h.start_ns > TIME_MAX_NS)
+    return fail(rd, err, offsetof(struct gw_wire_file_header, start_ns), "start time out of range");
+  rd->header = h;
+  rd->have_header = 1;
+  *used = header_bytes;
+  if (cb && cb->on_header)
+    return cb->on_header(cb->ctx, &rd->header);
+  return GW_OK;
+}
+
+/* Shared checks of a time range; names the field that is wrong. */
+static gw_status check_span(struct gw_trace_reader *rd, struct gw_err *err, uint64_t off, const char *label,
+                            uint64_t start_ns, uint64_t end_ns) {
+  if (start_ns > TIME_MAX_NS || end_ns > TIME_MAX_NS)
+    return fail(rd, err, off, "%s record: timestamp above 2^63 ns", label);
+  if (end_ns < start_ns)
+    return fail(rd, err, off, "%s record: end %llu ns before start %llu ns", label, (unsigned long long)end_ns,
+                (unsigned long long)start_ns);
+  return GW_OK;
+}
+
+static gw_status check_name_ref(struct gw_trace_reader *rd, struct gw_err *err, uint64_t off, const char *label,
+                                const char *field, uint32_t id) {
+  if (id != 0 && !name_is_defined(rd, id))
+    return fail(rd, err, off, "%s record: %s %u was not defined by an earlier NAME record", label, field, id);
+  return GW_OK;
+}
+
+#define CHECK(expr)                                                                                                    \
+  do {                                                                                                                 \
+    gw_status check_rc_ = (expr);                                                                                      \
+    if (check_rc_ != GW_OK)                                                                                            \
+      return check_rc_;                                                                                                \
+  } while (0)
+
+/* Validates one complete record at p (size_bytes long, at file offset off)
+ * and hands it to its callback. */
+static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_callbacks *cb, const unsigned char *p,
+                          uint16_t type, uint32_t size_bytes, uint64_t off, struct gw_err *err) {
+  const char *label = type_label(type);
+  uint32_t pid = rd->header.pid;
+  uint32_t need = fixed_bytes(type);
+  if (size_bytes < need)
+    return fail(rd, err, off, "%s record of %u bytes (expected at least %u)", label, size_bytes, need);
+  /* An aligned copy of the fixed part; the largest fixed record is KERNEL. */
+  union {
+    struct gw_wire_name name;
+    struct gw_wire_kernel kernel;
+    struct gw_wire_memcpy memcpy_;
+    struct gw_wire_memset memset_;
+    struct gw_wire_sync sync;
+    struct gw_wire_api api;
+    struct gw_wire_marker marker;
+    struct gw_wire_memory memory;
+    struct gw_wire_window window;
+    struct gw_wire_launch_count launch_count;
+    struct gw_wire_dropped dropped;
+    struct gw_wire_note note;
+    struct gw_wire_overhead overhead;
+    struct gw_wire_graph graph;
+  } r;
+  memcpy(&r, p, need);
+
+  switch (type) {
+  case GW_WIRE_NAME: {
+    uint32_t id = r.name.name_id, len = r.name.len_bytes;
+    if (id == 0 || id > GW_WIRE_NAME_ID_MAX)
+      return fail(rd, err, off, "NAME record: id %u (expected 1 to %u)", id, GW_WIRE_NAME_ID_MAX);
+    if (len > GW_WIRE_NAME_MAX_BYTES)
+      return fail(rd, err, off, "NAME record: length %u (expected at most %u)", len, GW_WIRE_NAME_MAX_BYTES);
+    if (size_bytes < need + GW_WIRE_ALIGN8(len))
+      return fail(rd, err, off, "NAME record: %u bytes cannot hold a %u-byte name", size_bytes, len);
+    if (name_is_defined(rd, id))
+      return fail(rd, err, off, "NAME record: id %u defined twice", id);
+    name_mark_defined(rd, id);
+    if (cb && cb->on_name)
+      return cb->on_name(cb->ctx, pid, id, (const char *)p + need, len);
+    return GW_OK;
+  }
+  case GW_WIRE_KERNEL: {
+    const struct gw_wire_kernel *k = &r.kernel;
+    if (k->h.flags & GW_WIRE_KERNEL_NO_TIMESTAMP) {
+      if (k->start_ns != 0 || k->end_ns != 0)
+        return fail(rd, err, off, "KERNEL record: flagged without timestamp but has start/end");
+    } else {
+      CHECK(check_span(rd, err, off, label, k->start_ns, k->end_ns));
+    }
+    CHECK(check_name_ref(rd, err, off, label, "name_id", k->name_id));
+    if (k->grid_x == 0 || k->grid_y == 0 || k->grid_z == 0 || k->block_x == 0 || k->block_y == 0 || k->block_z == 0)
+      return fail(rd, err, off, "KERNEL record: a grid or block dimension is 0 (expected >= 1)");
+    return cb && cb->on_kernel ? cb->on_kernel(cb->ctx, pid, k) : GW_OK;
+  }
+  case GW_WIRE_MEMCPY: {
+    const struct gw_wire_memcpy *m = &r.memcpy_;
+    CHECK(check_span(rd, err, off, label, m->start_ns, m->end_ns));
+    if (m->copy_kind > GW_WIRE_COPY_KIND_MAX || m->src_kind > GW_WIRE_MEM_KIND_MAX ||
+        m->dst_kind > GW_WIRE_MEM_KIND_MAX)
+      return fail(rd, err, off, "MEMCPY record: copy kind %u / src %u / dst %u (expected <= %u / %u / %u)",
+                  m->copy_kind, m->src_kind, m->dst_kind, GW_WIRE_COPY_KIND_MAX, GW_WIRE_MEM_KIND_MAX,
+                  GW_WIRE_MEM_KIND_MAX);
+    return cb && cb->on_memcpy ? cb->on_memcpy(cb->ctx, pid, m) : GW_OK;
+  }
+  case GW_WIRE_MEMSET: {
+    const struct gw_wire_memset *m = &r.memset_;
+    CHECK(check_span(rd, err, off, label, m->start_ns, m->end_ns));
+    if (m->mem_kind > GW_WIRE_MEM_KIND_MAX)
+      return fail(rd, err, off, "MEMSET record: memory kind %u (expected <= %u)", m->mem_kind, GW_WIRE_MEM_KIND_MAX);
+    return cb && cb->on_memset ? cb->on_memset(cb->ctx, pid, m) : GW_OK;
+  }
+  case GW_WIRE_SYNC: {
+    const struct gw_wire_sync *s = &r.sync;
+    CHECK(check_span(rd, err, off, label, s->start_ns, s->end_ns));
+    if (s->sync_type > GW_WIRE_SYNC_TYPE_MAX)
+      return fail(rd, err, off, "SYNC record: type %u (expected <= %u)", s->sync_type, GW_WIRE_SYNC_TYPE_MAX);
+    return cb && cb->on_sync ? cb->on_sync(cb->ctx, pid, s) : GW_OK;
+  }
+  case GW_WIRE_API: {
+    const struct gw_wire_api *a = &r.api;
+    CHECK(check_span(rd, err, off, label, a->start_ns, a->end_ns));
+    if (a->domain != GW_WIRE_API_DRIVER && a->domain != GW_WIRE_API_RUNTIME)
+      return fail(rd, err, off, "API record: domain %u (expected 1 driver or 2 runtime)", a->domain);
+    return cb && cb->on_api ? cb->on_api(cb->ctx, pid, a) : GW_OK;
+  }
+  case GW_WIRE_MARKER: {
+    const struct gw_wire_marker *m = &r.marker;
+    CHECK(check_span(rd, err, off, label, m->start_ns, m->end_ns));
+    CHECK(check_name_ref(rd, err, off, label, "name_id", m->name_id));
+    CHECK(check_name_ref(rd, err, off, label, "domain_name_id", m->domain_name_id));
+    return cb && cb->on_marker ? cb->on_marker(cb->ctx, pid, m) : GW_OK;
+  }
+  case GW_WIRE_MEMORY: {
+    const struct gw_wire_memory *m = &r.memory;
+    if (m->t_ns > TIME_MAX_NS)
+      return fail(rd, err, off, "MEMORY record: timestamp above 2^63 ns");
+    if (m->op != GW_WIRE_MEMORY_ALLOC && m->op != GW_WIRE_MEMORY_FREE)
+      return fail(rd, err, off, "MEMORY record: operation %u (expected 1 alloc or 2 free)", m->op);
+    if (m->mem_kind > GW_WIRE_MEM_KIND_MAX)
+      return fail(rd, err, off, "MEMORY record: memory kind %u (expected <= %u)", m->mem_kind, GW_WIRE_MEM_KIND_MAX);
+    return cb && cb->on_memory ? cb->on_memory(cb->ctx, pid, m) : GW_OK;
+  }
+  case GW_WIRE_WINDOW: {
+    const struct gw_wire_window *w = &r.window;
+    CHECK(check_span(rd, err, off, label, w->start_ns, w->end_ns));
+    if (w->mode != GW_WIRE_MODE_FULL && w->mode != GW_WIRE_MODE_SAMPLED)
+      return fail(rd, err, off, "WINDOW record: mode %u (expected 1 full or 2 sampled)", w->mode);
+    return cb && cb->on_window ? cb->on_window(cb->ctx, pid, w) : GW_OK;
+  }
+  case GW_WIRE_LAUNCH_COUNT: {
+    const struct gw_wire_launch_count *l = &r.launch_count;
+    CHECK(check_span(rd, err, off, label, l->start_ns, l->end_ns));
+    return cb && cb->on_launch_count ? cb->on_launch_count(cb->ctx, pid, l) : GW_OK;
+  }
+  case GW_WIRE_DROPPED: {
+    const struct gw_wire_dropped *d = &r.dropped;
+    if (d->t_ns > TIME_MAX_NS)
+      return fail(rd, err, off, "DROPPED record: timestamp above 2^63 ns");
+    return cb && cb->on_dropped ? cb->on_dropped(cb->ctx, pid, d) : GW_OK;
+  }
+  case GW_WIRE_NOTE: {
+    const struct gw_wire_note *n = &r.note;
+    if (n->t_ns > TIME_MAX_NS)
+      return fail(rd, err, off, "NOTE record: timestamp above 2^63 ns");
+    if (n->level > GW_WIRE_NOTE_ERROR)
+      return fail(rd, err, off, "NOTE record: level %u (expected 0 to 2)", n->level);
+    if (n->len_bytes > GW_WIRE_NOTE_MAX_BYTES)
+      return fail(rd, err, off, "NOTE record: length %u (expected at most %u)", n->len_bytes, GW_WIRE_NOTE_MAX_BYTES);
+    if (size_bytes < need + GW_WIRE_ALIGN8(n->len_bytes))
+      return fail(rd, err, off, "NOTE record: %u bytes cannot hold a %u-byte text", size_bytes, n->len_bytes);
+    return cb && cb->on_note ? cb->on_note(cb->ctx, pid, n, (const char *)p + need, n->len_bytes) : GW_OK;
+  }
+  case GW_WIRE_OVERHEAD: {
+    const struct gw_wire_overhead *o = &r.overhead;
+    CHECK(check_span(rd, err, off, label, o->start_ns, o->end_ns));
+    return cb && cb->on_overhead ? cb->on_overhead(cb->ctx, pid, o) : GW_OK;
+  }
+  case GW_WIRE_GRAPH: {
+    const struct gw_wire_graph *g = &r.graph;
+    CHECK(check_span(rd, err, off, label, g->start_ns, g->end_ns));
+    return cb && cb->on_graph ? cb->on_graph(cb->ctx, pid, g) : GW_OK;
+  }
+  default:
+    return fail(rd, err, off, "record type %u is not handled", type);
+  }
+}
+
+/* Handles every complete record in buf; returns the bytes consumed. */
+static gw_status parse_records(struct gw_trace_reader *rd, const struct gw_trace_callbacks *cb, size_t start,
+                               size_t *consumed, uint64_t *new_records, struct gw_err *err) {
+  size_t pos = start;
+  gw_status rc = GW_OK;
+  while (rd->have_bytes - pos >= sizeof(struct gw_wire_rec_header)) {
+    struct gw_wire_rec_header h;
+    memcpy(&h, rd->buf + pos, sizeof h);
+    uint64_t off = rd->buf_file_off + pos;
+    if (h.size_bytes < sizeof h || h.size_bytes % 8 || h.size_bytes > GW_WIRE_RECORD_MAX_BYTES) {
+      rc = fail(rd, err, off, "record size %u (expected a multiple of 8 from 8 to %u)", h.size_bytes,
+                GW_WIRE_RECORD_MAX_BYTES);
+      break;
+    }
+    int known = h.type > 0 && h.type < GW_WIRE_TYPE_COUNT;
+    if (!known && (h.type == 0 || rd->header.version_minor <= GW_WIRE_VERSION_MINOR)) {
+      rc = fail(rd, err, off, "unknown record type %u in a version %u.%u file", h.type, rd->header.version_major,
+                rd->header.version_minor);
+      break;
+    }
+    if (rd->have_bytes - pos < h.size_bytes)
+      break; /* the rest of this record has not been written yet */
+    if (known) {
+      rc = dispatch(rd, cb, rd->buf + pos, h.type, h.size_bytes, off, err);
+      if (rc != GW_OK)
+        break;
+      rd->stats.records++;
+      if (new_records)
+        (*new_records)++;
+    } else {
+      rd->stats.skipped_unknown++; /* a newer minor version's type: skip by size */
+    }
+    pos += h.size_bytes;
+  }
+  *consumed = pos;
+  return rc;
+}
+
+gw_status gw_trace_reader_poll(struct gw_trace_reader *rd, const struct gw_trace_callbacks *cb, uint64_t *new_records,
+                               struct gw_err *err) {
+  if (new_records)
+    *new_records = 0;
+  if (rd->sticky != GW_OK) {
+    if (err)
+      *err = rd->sticky_err;
+    return rd->sticky;
+  }
+  for (;;) {
+    ssize_t n = pread(rd->fd, rd->buf + rd->have_bytes, READ_BUF_BYTES - rd->have_bytes,
+                      (off_t)(rd->buf_file_off + rd->have_bytes));
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      gw_err_set(err, "%s: read failed at byte offset %llu: %s", rd->path,
+                 (unsigned long long)(rd->buf_file_off + rd->have_bytes), strerror(errno));
+      return GW_EIO;
+    }
+    if (n == 0)
+      return GW_OK;
+    rd->have_bytes += (size_t)n;
+
+    size_t pos = 0;
+    if (!rd->have_header) {
+      gw_status rc = parse_header(rd, cb, &pos, err);
+      if (rc != GW_OK)
+        return rc;
+      if (!rd->have_header)
+        continue; /* the header is not complete yet; read again */
+    }
+    size_t consumed = pos;
+    gw_status rc = parse_records(rd, cb, pos, &consumed, new_records, err);
+    /* Keep the partial record (if any) at the front of the buffer. */
+    memmove(rd->buf, rd->buf + consumed, rd->have_bytes - consumed);
+    rd->have_bytes -= consumed;
+    rd->buf_file_off += consumed;
+    rd->stats.bytes_consumed = rd->buf_file_off;
+    if (rc != GW_OK)
+      return rc;
+  }
+}
+
+gw_status gw_trace_reader_finish(struct gw_trace_reader *rd, struct gw_err *err) {
+  if (rd->sticky != GW_OK) {
+    if (err)
+      *err = rd->sticky_err;
+    return rd->sticky;
+  }
+  if (!rd->have_header)
+    return fail(rd, err, rd->have_bytes, "the file ends inside its header (truncated: %zu bytes, at least %zu needed)",
+                rd->have_bytes, sizeof(struct gw_wire_file_header));
+  if (rd->have_bytes > 0) {
+    struct gw_wire_rec_header h = {0};
+    memcpy(&h, rd->buf, rd->have_bytes < sizeof h ? rd->have_bytes : sizeof h);
+    if (rd->have_bytes < sizeof h)
+      return fail(rd, err, rd->buf_file_off, "the file ends inside a record header (truncated: %zu of 8 bytes)",
+                  rd->have_bytes);
+    return fail(rd, err, rd->buf_file_off, "the file ends inside a %s record (truncated: %zu of %u bytes)",
+                type_label(h.type), rd->have_bytes, h.size_bytes);
+  }
+  return GW_OK;
+}

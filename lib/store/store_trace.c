@@ -1,0 +1,405 @@
+#include "store_trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One table per record type. Timestamps are CLOCK_REALTIME ns (CUPTI's base
+ * on Linux); ids and enumerations keep CUPTI's numbers (see tracer/wire.h). */
+static const char TRACE_SCHEMA[] =
+    "CREATE TABLE IF NOT EXISTS trace_process (pid INTEGER NOT NULL, start_ns INTEGER, cupti_version INTEGER,"
+    " mode TEXT, window_ms INTEGER, period_ms INTEGER, wire_version TEXT);"
+    "CREATE TABLE IF NOT EXISTS trace_name (id INTEGER NOT NULL, pid INTEGER NOT NULL, name TEXT,"
+    " PRIMARY KEY (pid, id));"
+    "CREATE TABLE IF NOT EXISTS kernel (pid INTEGER NOT NULL, device INTEGER, context INTEGER, stream INTEGER,"
+    " start_ns INTEGER, end_ns INTEGER, name_id INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,"
+    " block_x INTEGER, block_y INTEGER, block_z INTEGER, regs INTEGER, shmem_bytes INTEGER,"
+    " static_shmem_bytes INTEGER, dynamic_shmem_bytes INTEGER, graph_id INTEGER, graph_node_id INTEGER,"
+    " correlation INTEGER, nccl INTEGER);"
+    "CREATE TABLE IF NOT EXISTS memcpy (pid INTEGER NOT NULL, device INTEGER, context INTEGER, stream INTEGER,"
+    " start_ns INTEGER, end_ns INTEGER, bytes INTEGER, copy_kind INTEGER, src_kind INTEGER, dst_kind INTEGER,"
+    " async INTEGER, graph_id INTEGER, correlation INTEGER);"
+    "CREATE TABLE IF NOT EXISTS memset (pid INTEGER NOT NULL, device INTEGER, context INTEGER, stream INTEGER,"
+    " start_ns INTEGER, end_ns INTEGER, bytes INTEGER, value INTEGER, mem_kind INTEGER, correlation INTEGER);"
+    "CREATE TABLE IF NOT EXISTS sync (pid INTEGER NOT NULL, context INTEGER, stream INTEGER, start_ns INTEGER,"
+    " end_ns INTEGER, sync_type INTEGER, correlation INTEGER, cuda_event_id INTEGER);"
+    "CREATE TABLE IF NOT EXISTS api (pid INTEGER NOT NULL, tid INTEGER, start_ns INTEGER, end_ns INTEGER,"
+    " domain TEXT, cbid INTEGER, correlation INTEGER, return_value INTEGER);"
+    "CREATE TABLE IF NOT EXISTS marker (pid INTEGER NOT NULL, tid INTEGER, start_ns INTEGER, end_ns INTEGER,"
+    " name_id INTEGER, domain_name_id INTEGER, instant INTEGER);"
+    "CREATE TABLE IF NOT EXISTS memory (pid INTEGER NOT NULL, device INTEGER, t_ns INTEGER, op TEXT, bytes INTEGER,"
+    " address INTEGER, mem_kind INTEGER, stream INTEGER, correlation INTEGER, async INTEGER);"
+    "CREATE TABLE IF NOT EXISTS trace_window (pid INTEGER NOT NULL, start_ns INTEGER, end_ns INTEGER, mode TEXT,"
+    " kinds INTEGER);"
+    "CREATE TABLE IF NOT EXISTS launch_count (pid INTEGER NOT NULL, start_ns INTEGER, end_ns INTEGER,"
+    " runtime_launches INTEGER, driver_launches INTEGER);"
+    "CREATE TABLE IF NOT EXISTS trace_dropped (pid INTEGER NOT NULL, t_ns INTEGER, cupti_dropped_records INTEGER,"
+    " buffers_refused INTEGER);"
+    "CREATE TABLE IF NOT EXISTS trace_note (t_ns INTEGER, pid INTEGER NOT NULL, level TEXT, text TEXT);"
+    "CREATE TABLE IF NOT EXISTS trace_overhead (pid INTEGER NOT NULL, start_ns INTEGER, end_ns INTEGER,"
+    " overhead_kind INTEGER, object_kind INTEGER, object_id INTEGER);"
+    "CREATE TABLE IF NOT EXISTS graph_launch (pid INTEGER NOT NULL, device INTEGER, context INTEGER, stream INTEGER,"
+    " start_ns INTEGER, end_ns INTEGER, graph_id INTEGER, correlation INTEGER);";
+
+enum stmt_id {
+  ST_PROCESS,
+  ST_NAME,
+  ST_KERNEL,
+  ST_MEMCPY,
+  ST_MEMSET,
+  ST_SYNC,
+  ST_API,
+  ST_MARKER,
+  ST_MEMORY,
+  ST_WINDOW,
+  ST_LAUNCH_COUNT,
+  ST_DROPPED,
+  ST_NOTE,
+  ST_OVERHEAD,
+  ST_GRAPH,
+  ST_COUNT
+};
+
+static const char *const INSERT_SQL[ST_COUNT] = {
+    [ST_PROCESS] = "INSERT INTO trace_process VALUES (?,?,?,?,?,?,?)",
+    [ST_NAME] = "INSERT OR IGNORE INTO trace_name VALUES (?,?,?)",
+    [ST_KERNEL] = "INSERT INTO kernel VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_MEMCPY] = "INSERT INTO memcpy VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_MEMSET] = "INSERT INTO memset VALUES (?,?,?,?,?,?,?,?,?,?)",
+    [ST_SYNC] = "INSERT INTO sync VALUES (?,?,?,?,?,?,?,?)",
+    [ST_API] = "INSERT INTO api VALUES (?,?,?,?,?,?,?,?)",
+    [ST_MARKER] = "INSERT INTO marker VALUES (?,?,?,?,?,?,?)",
+    [ST_MEMORY] = "INSERT INTO memory VALUES (?,?,?,?,?,?,?,?,?,?)",
+    [ST_WINDOW] = "INSERT INTO trace_window VALUES (?,?,?,?,?)",
+    [ST_LAUNCH_COUNT] = "INSERT INTO launch_count VALUES (?,?,?,?,?)",
+    [ST_DROPPED] = "INSERT INTO trace_dropped VALUES (?,?,?,?)",
+    [ST_NOTE] = "INSERT INTO trace_note VALUES (?,?,?,?)",
+    [ST_OVERHEAD] = "INSERT INTO trace_overhead VALUES (?,?,?,?,?,?)",
+    [ST_GRAPH] = "INSERT INTO graph_launch VALUES (?,?,?,?,?,?,?,?)",
+};
+
+struct gw_store_trace {
+  sqlite3 *db;
+  sqlite3_stmt *stmt[ST_COUNT];
+  struct gw_err last_err;
+};
+
+gw_status gw_store_trace_create_tables(sqlite3 *db, struct gw_err *err) {
+  char *msg = NULL;
+  if (sqlite3_exec(db, TRACE_SCHEMA, NULL, NULL, &msg) != SQLITE_OK) {
+    gw_err_set(err, "cannot create the tracer tables: %s", msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return GW_EIO;
+  }
+  return GW_OK;
+}
+
+gw_status gw_store_trace_open(struct gw_store_trace **out, sqlite3 *db, struct gw_err *err) {
+  *out = NULL;
+  struct gw_store_trace *st = gw_xcalloc(1, sizeof *st);
+  st->db = db;
+  for (int i = 0; i < ST_COUNT; i++) {
+    if (sqlite3_prepare_v3(db, INSERT_SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i], NULL) != SQLITE_OK) {
+      gw_err_set(err, "cannot prepare \"%s\": %s", INSERT_SQL[i], sqlite3_errmsg(db));
+      gw_store_trace_close(st);
+      return GW_EIO;
+    }
+  }
+  *out = st;
+  return GW_OK;
+}
+
+void gw_store_trace_close(struct gw_store_trace *st) {
+  if (!st)
+    return;
+  for (int i = 0; i < ST_COUNT; i++)
+    sqlite3_finalize(st->stmt[i]);
+  free(st);
+}
+
+const char *gw_store_trace_errmsg(const struct gw_store_trace *st) {
+  return st->last_err.msg;
+}
+
+/* Binding helpers. Unsigned 64-bit values above INT64_MAX (none expected:
+ * timestamps are checked by the reader, addresses are user-space) keep their
+ * bit pattern. */
+static void bind_u64(sqlite3_stmt *s, int col, uint64_t v) {
+  sqlite3_bind_int64(s, col, (sqlite3_int64)v);
+}
+static void bind_text(sqlite3_stmt *s, int col, const char *text, uint32_t len) {
+  sqlite3_bind_text(s, col, text, (int)len, SQLITE_TRANSIENT);
+}
+static void bind_str(sqlite3_stmt *s, int col, const char *text) {
+  sqlite3_bind_text(s, col, text, -1, SQLITE_STATIC);
+}
+
+static gw_status step(struct gw_store_trace *st, enum stmt_id id) {
+  sqlite3_stmt *s = st->stmt[id];
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  if (rc != SQLITE_DONE) {
+    gw_err_set(&st->last_err, "tracer insert \"%s\" failed: %s", INSERT_SQL[id], sqlite3_errmsg(st->db));
+    return GW_EIO;
+  }
+  return GW_OK;
+}
+
+static const char *mode_text(uint32_t mode) {
+  return mode == GW_WIRE_MODE_FULL ? "full" : "sampled";
+}
+
+static gw_status put_header(void *ctx, const struct gw_wire_file_header *h) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_PROCESS];
+  char version[32];
+  snprintf(version, sizeof version, "%u.%u", h->version_major, h->version_minor);
+  bind_u64(s, 1, h->pid);
+  bind_u64(s, 2, h->start_ns);
+  if (h->cupti_version)
+    bind_u64(s, 3, h->cupti_version);
+  bind_str(s, 4, mode_text(h->mode));
+  if (h->mode == GW_WIRE_MODE_SAMPLED) {
+    bind_u64(s, 5, h->window_ms);
+    bind_u64(s, 6, h->period_ms);
+  }
+  sqlite3_bind_text(s, 7, version, -1, SQLITE_TRANSIENT);
+  return step(st, ST_PROCESS);
+}
+
+static gw_status put_name(void *ctx, uint32_t pid, uint32_t name_id, const char *name, uint32_t len_bytes) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_NAME];
+  bind_u64(s, 1, name_id);
+  bind_u64(s, 2, pid);
+  bind_text(s, 3, name, len_bytes);
+  return step(st, ST_NAME);
+}
+
+/* Name ids of 0 mean "no name": stored as NULL. */
+static void bind_name_id(sqlite3_stmt *s, int col, uint32_t id) {
+  if (id)
+    bind_u64(s, col, id);
+}
+
+static gw_status put_kernel(void *ctx, uint32_t pid, const struct gw_wire_kernel *k) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_KERNEL];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, k->device);
+  bind_u64(s, c++, k->context);
+  bind_u64(s, c++, k->stream);
+  if (!(k->h.flags & GW_WIRE_KERNEL_NO_TIMESTAMP)) {
+    bind_u64(s, c, k->start_ns);
+    bind_u64(s, c + 1, k->end_ns);
+  }
+  c += 2;
+  bind_name_id(s, c++, k->name_id);
+  bind_u64(s, c++, k->grid_x);
+  bind_u64(s, c++, k->grid_y);
+  bind_u64(s, c++, k->grid_z);
+  bind_u64(s, c++, k->block_x);
+  bind_u64(s, c++, k->block_y);
+  bind_u64(s, c++, k->block_z);
+  bind_u64(s, c++, k->regs_per_thread);
+  bind_u64(s, c++, (uint64_t)k->static_shmem_bytes + k->dynamic_shmem_bytes);
+  bind_u64(s, c++, k->static_shmem_bytes);
+  bind_u64(s, c++, k->dynamic_shmem_bytes);
+  bind_u64(s, c++, k->graph_id);
+  bind_u64(s, c++, k->graph_node_id);
+  bind_u64(s, c++, k->correlation);
+  bind_u64(s, c++, (k->h.flags & GW_WIRE_KERNEL_NCCL) ? 1 : 0);
+  return step(st, ST_KERNEL);
+}
+
+static gw_status put_memcpy(void *ctx, uint32_t pid, const struct gw_wire_memcpy *m) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_MEMCPY];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, m->device);
+  bind_u64(s, c++, m->context);
+  bind_u64(s, c++, m->stream);
+  bind_u64(s, c++, m->start_ns);
+  bind_u64(s, c++, m->end_ns);
+  bind_u64(s, c++, m->bytes);
+  bind_u64(s, c++, m->copy_kind);
+  bind_u64(s, c++, m->src_kind);
+  bind_u64(s, c++, m->dst_kind);
+  bind_u64(s, c++, (m->h.flags & GW_WIRE_MEMCPY_ASYNC) ? 1 : 0);
+  bind_u64(s, c++, m->graph_id);
+  bind_u64(s, c++, m->correlation);
+  return step(st, ST_MEMCPY);
+}
+
+static gw_status put_memset(void *ctx, uint32_t pid, const struct gw_wire_memset *m) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_MEMSET];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, m->device);
+  bind_u64(s, c++, m->context);
+  bind_u64(s, c++, m->stream);
+  bind_u64(s, c++, m->start_ns);
+  bind_u64(s, c++, m->end_ns);
+  bind_u64(s, c++, m->bytes);
+  bind_u64(s, c++, m->value);
+  bind_u64(s, c++, m->mem_kind);
+  bind_u64(s, c++, m->correlation);
+  return step(st, ST_MEMSET);
+}
+
+static gw_status put_sync(void *ctx, uint32_t pid, const struct gw_wire_sync *y) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_SYNC];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, y->context);
+  bind_u64(s, c++, y->stream);
+  bind_u64(s, c++, y->start_ns);
+  bind_u64(s, c++, y->end_ns);
+  bind_u64(s, c++, y->sync_type);
+  bind_u64(s, c++, y->correlation);
+  bind_u64(s, c++, y->cuda_event_id);
+  return step(st, ST_SYNC);
+}
+
+static gw_status put_api(void *ctx, uint32_t pid, const struct gw_wire_api *a) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_API];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, a->tid);
+  bind_u64(s, c++, a->start_ns);
+  bind_u64(s, c++, a->end_ns);
+  bind_str(s, c++, a->domain == GW_WIRE_API_RUNTIME ? "runtime" : "driver");
+  bind_u64(s, c++, a->cbid);
+  bind_u64(s, c++, a->correlation);
+  bind_u64(s, c++, a->return_value);
+  return step(st, ST_API);
+}
+
+static gw_status put_marker(void *ctx, uint32_t pid, const struct gw_wire_marker *m) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_MARKER];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, m->tid);
+  bind_u64(s, c++, m->start_ns);
+  bind_u64(s, c++, m->end_ns);
+  bind_name_id(s, c++, m->name_id);
+  bind_name_id(s, c++, m->domain_name_id);
+  bind_u64(s, c++, (m->h.flags & GW_WIRE_MARKER_INSTANT) ? 1 : 0);
+  return step(st, ST_MARKER);
+}
+
+static gw_status put_memory(void *ctx, uint32_t pid, const struct gw_wire_memory *m) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_MEMORY];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, m->device);
+  bind_u64(s, c++, m->t_ns);
+  bind_str(s, c++, m->op == GW_WIRE_MEMORY_ALLOC ? "alloc" : "free");
+  bind_u64(s, c++, m->bytes);
+  bind_u64(s, c++, m->address);
+  bind_u64(s, c++, m->mem_kind);
+  bind_u64(s, c++, m->stream);
+  bind_u64(s, c++, m->correlation);
+  bind_u64(s, c++, (m->h.flags & GW_WIRE_MEMORY_ASYNC) ? 1 : 0);
+  return step(st, ST_MEMORY);
+}
+
+static gw_status put_window(void *ctx, uint32_t pid, const struct gw_wire_window *w) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_WINDOW];
+  bind_u64(s, 1, pid);
+  bind_u64(s, 2, w->start_ns);
+  bind_u64(s, 3, w->end_ns);
+  bind_str(s, 4, mode_text(w->mode));
+  bind_u64(s, 5, w->kinds);
+  return step(st, ST_WINDOW);
+}
+
+static gw_status put_launch_count(void *ctx, uint32_t pid, const struct gw_wire_launch_count *l) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_LAUNCH_COUNT];
+  bind_u64(s, 1, pid);
+  bind_u64(s, 2, l->start_ns);
+  bind_u64(s, 3, l->end_ns);
+  bind_u64(s, 4, l->runtime_launches);
+  bind_u64(s, 5, l->driver_launches);
+  return step(st, ST_LAUNCH_COUNT);
+}
+
+static gw_status put_dropped(void *ctx, uint32_t pid, const struct gw_wire_dropped *d) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_DROPPED];
+  bind_u64(s, 1, pid);
+  bind_u64(s, 2, d->t_ns);
+  bind_u64(s, 3, d->cupti_dropped_records);
+  bind_u64(s, 4, d->buffers_refused);
+  return step(st, ST_DROPPED);
+}
+
+static gw_status put_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, const char *text, uint32_t len) {
+  static const char *const levels[] = {"info", "warn", "error"};
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_NOTE];
+  bind_u64(s, 1, n->t_ns);
+  bind_u64(s, 2, pid);
+  bind_str(s, 3, levels[n->level <= GW_WIRE_NOTE_ERROR ? n->level : GW_WIRE_NOTE_ERROR]);
+  bind_text(s, 4, text, len);
+  return step(st, ST_NOTE);
+}
+
+static gw_status put_overhead(void *ctx, uint32_t pid, const struct gw_wire_overhead *o) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_OVERHEAD];
+  bind_u64(s, 1, pid);
+  bind_u64(s, 2, o->start_ns);
+  bind_u64(s, 3, o->end_ns);
+  bind_u64(s, 4, o->overhead_kind);
+  bind_u64(s, 5, o->object_kind);
+  bind_u64(s, 6, o->object_id);
+  return step(st, ST_OVERHEAD);
+}
+
+static gw_status put_graph(void *ctx, uint32_t pid, const struct gw_wire_graph *g) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_GRAPH];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, g->device);
+  bind_u64(s, c++, g->context);
+  bind_u64(s, c++, g->stream);
+  bind_u64(s, c++, g->start_ns);
+  bind_u64(s, c++, g->end_ns);
+  bind_u64(s, c++, g->graph_id);
+  bind_u64(s, c++, g->correlation);
+  return step(st, ST_GRAPH);
+}
+
+struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st) {
+  struct gw_trace_callbacks cb = {
+      .ctx = st,
+      .on_header = put_header,
+      .on_name = put_name,
+      .on_kernel = put_kernel,
+      .on_memcpy = put_memcpy,
+      .on_memset = put_memset,
+      .on_sync = put_sync,
+      .on_api = put_api,
+      .on_marker = put_marker,
+      .on_memory = put_memory,
+      .on_window = put_window,
+      .on_launch_count = put_launch_count,
+      .on_dropped = put_dropped,
+      .on_note = put_note,
+      .on_overhead = put_overhead,
+      .on_graph = put_graph,
+  };
+  return cb;
+}

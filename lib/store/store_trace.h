@@ -1,0 +1,32 @@
+/* Tracer records (tracer/wire.h) into the recording's SQLite tables.
+ *
+ * The writer is a gw_trace_callbacks set: hand gw_store_trace_callbacks() to
+ * gw_trace_reader_poll() and each record becomes one row, inserted with a
+ * prepared statement. The caller owns transactions (the recorder commits
+ * once a second). Name ids are per traced process: trace_name is keyed by
+ * (pid, id), and every table that refers to a name has a pid column. A
+ * kernel without timestamps has NULL start_ns / end_ns, never 0. */
+#ifndef GW_STORE_TRACE_H
+#define GW_STORE_TRACE_H
+
+#include <sqlite3.h>
+
+#include "../core/util.h"
+#include "../sources/trace_reader.h"
+
+struct gw_store_trace;
+
+/* CREATE TABLE IF NOT EXISTS for every tracer table; safe to call again. */
+GW_NODISCARD gw_status gw_store_trace_create_tables(sqlite3 *db, struct gw_err *err);
+
+/* Prepare the insert statements on db (the tables must exist). */
+GW_NODISCARD gw_status gw_store_trace_open(struct gw_store_trace **out, sqlite3 *db, struct gw_err *err);
+void gw_store_trace_close(struct gw_store_trace *st);
+
+/* Callbacks that insert into st; ctx is st. */
+struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st);
+
+/* Why the last callback failed (names the table and SQLite's message). */
+const char *gw_store_trace_errmsg(const struct gw_store_trace *st);
+
+#endif

@@ -1,0 +1,173 @@
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "analysis/diagnosis.h"
+#include "analysis/ledger.h"
+#include "analysis/timeline.h"
+#include "report_synth.h"
+
+static void union_merges_across_streams(void **state) {
+  (void)state;
+  struct gw_interval iv[] = {{50, 60}, {0, 10}, {5, 20}, {20, 25}, {40, 45}};
+  size_t n = gw_interval_union(iv, 5);
+  assert_int_equal(n, 3);
+  assert_int_equal(iv[0].start_ns, 0);
+  assert_int_equal(iv[0].end_ns, 25);
+  assert_int_equal(gw_interval_total_ns(iv, n, 0, 100), 25 + 5 + 10);
+  assert_int_equal(gw_interval_total_ns(iv, n, 42, 55), 3 + 5);
+  struct gw_interval b[] = {{0, 5}, {44, 100}};
+  assert_int_equal(gw_interval_uncovered_ns(iv, n, b, 2), 20 + 4 + 0);
+}
+
+static void gaps_are_classified(void **state) {
+  (void)state;
+  /* kernels with 5 us launch gaps, one 1 ms gap ending in an H2D copy, one
+   * 2 ms gap with nothing, and NCCL time partly overlapped */
+  struct gw_interval k[] = {{0, 10000}, {15000, 20000}, {1025000, 1030000}, {3030000, 3040000}};
+  struct gw_interval h2d[] = {{1020000, 1025000}};
+  struct gw_interval nccl[] = {{3035000, 3050000}};
+  struct gw_gap_split sp;
+  gw_timeline_split(k, 4, nccl, 1, h2d, 1, NULL, 0, 0, 3050000, 20000, &sp);
+  assert_int_equal(sp.busy_ns, 10000 + 5000 + 5000 + 5000 + 10000);
+  assert_int_equal(sp.comm_ns, 10000);
+  assert_int_equal(sp.idle_launch_ns, 5000);
+  assert_int_equal(sp.idle_input_ns, 1000000);
+  assert_int_equal(sp.idle_other_ns, 2000000);
+  assert_int_equal(sp.busy_ns + sp.comm_ns + sp.idle_launch_ns + sp.idle_input_ns + sp.idle_other_ns, 3050000);
+}
+
+static double row_sum_pct(const struct gw_ledger *l) {
+  double s = 0;
+  for (int r = 0; r < GW_LEDGER_NROWS; r++)
+    s += l->row_ns[r];
+  return s / (double)l->wall_ns * 100;
+}
+
+static struct gw_diagnosis *diagnose(const char *path) {
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose_file(path, &dx, &err), GW_OK);
+  return dx;
+}
+
+static void counter_ledger_sums_to_100_and_cuts_startup(void **state) {
+  (void)state;
+  char path[] = "/tmp/gw_ledger_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  synth_gpu_fn gpus[] = {gpu_storm, gpu_gemm, gpu_starved};
+  synth_host_fn hosts[] = {host_storm, host_gemm, host_starved};
+  for (int s = 0; s < 3; s++) {
+    assert_int_equal(synth_write(path, 1, 30, 0, gpus[s], hosts[s]), 0);
+    struct gw_diagnosis *dx = diagnose(path);
+    const struct gw_ledger *l = &dx->ledgers[0];
+    assert_false(l->from_timeline);
+    assert_float_equal(row_sum_pct(l), 100, 0.1);
+    assert_int_equal(l->wall_ns, 30 * 1000000000LL);
+    /* the idle start-up seconds are their own row, not a class */
+    assert_float_equal(l->row_ns[GW_ROW_STARTUP] / 1e9, SYNTH_STARTUP_S, 0.11);
+    assert_int_equal(l->active_start_ns, SYNTH_T0_NS + (int64_t)(SYNTH_STARTUP_S * 1e9));
+    assert_false(l->measured[GW_ROW_IDLE_SYNC]);
+    gw_diagnosis_free(dx);
+  }
+  /* the GEMM at the power cap: throttled time is all power cap, productive
+   * is SM activity x clock ratio */
+  assert_int_equal(synth_write(path, 1, 30, 0, gpu_gemm, host_gemm), 0);
+  struct gw_diagnosis *dx = diagnose(path);
+  const struct gw_ledger *l = &dx->ledgers[0];
+  double active = gw_ledger_active_ns(l);
+  assert_float_equal(l->row_ns[GW_ROW_PRODUCTIVE] / active, 0.955 * 1410 / 1980, 0.01);
+  assert_float_equal(l->throttled_power_cap_ns, l->row_ns[GW_ROW_THROTTLED], 1);
+  gw_diagnosis_free(dx);
+  /* starved: the idle time lands in idle: input */
+  assert_int_equal(synth_write(path, 1, 30, 0, gpu_starved, host_starved), 0);
+  dx = diagnose(path);
+  l = &dx->ledgers[0];
+  assert_true(l->row_ns[GW_ROW_IDLE_INPUT] / gw_ledger_active_ns(l) > 0.8);
+  gw_diagnosis_free(dx);
+  unlink(path);
+}
+
+static void no_gpu_data_is_no_verdict(void **state) {
+  (void)state;
+  char path[] = "/tmp/gw_ledger_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(synth_write(path, 0, 5, 0, gpu_gemm, host_gemm), 0);
+  struct gw_diagnosis *dx = diagnose(path);
+  assert_string_equal(dx->verdict, "no_data");
+  assert_int_equal(dx->nfindings, 0);
+  gw_diagnosis_free(dx);
+  unlink(path);
+}
+
+/* With a kernel table holding rows, busy time and gaps come from it. */
+static void timeline_replaces_counter_estimate(void **state) {
+  (void)state;
+  char path[] = "/tmp/gw_ledger_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(synth_write(path, 1, 10, 0, gpu_gemm, host_gemm), 0);
+  struct gw_store *st;
+  struct gw_err err;
+  assert_int_equal(gw_store_open(&st, path, 0, &err), GW_OK);
+  sqlite3 *db = gw_store_db(st);
+  /* The tracer tables exist in every recording; fill them as the tracer would. */
+  /* 5 s to 9 s: 400 ms periods of 300 ms kernel, 100 ms gap ending in an H2D copy of 10 ms */
+  sqlite3_stmt *k, *c;
+  assert_int_equal(sqlite3_prepare_v2(
+                       db, "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl) VALUES (1, 0, 7, ?, ?, 0)",
+                       -1, &k, NULL),
+                   SQLITE_OK);
+  assert_int_equal(
+      sqlite3_prepare_v2(db, "INSERT INTO memcpy (pid, device, start_ns, end_ns, copy_kind) VALUES (1, 0, ?, ?, 1)", -1,
+                         &c, NULL),
+      SQLITE_OK);
+  for (int i = 0; i < 10; i++) {
+    int64_t t = SYNTH_T0_NS + 5000000000LL + i * 400000000LL;
+    sqlite3_bind_int64(k, 1, t);
+    sqlite3_bind_int64(k, 2, t + 300000000LL);
+    assert_int_equal(sqlite3_step(k), SQLITE_DONE);
+    sqlite3_reset(k);
+    sqlite3_bind_int64(c, 1, t + 390000000LL);
+    sqlite3_bind_int64(c, 2, t + 400000000LL);
+    assert_int_equal(sqlite3_step(c), SQLITE_DONE);
+    sqlite3_reset(c);
+  }
+  sqlite3_finalize(k);
+  sqlite3_finalize(c);
+  gw_store_close(st);
+
+  struct gw_diagnosis *dx = diagnose(path);
+  const struct gw_ledger *l = &dx->ledgers[0];
+  assert_true(l->from_timeline);
+  assert_float_equal(row_sum_pct(l), 100, 0.1);
+  double busy = l->row_ns[GW_ROW_PRODUCTIVE] + l->row_ns[GW_ROW_THROTTLED] + l->row_ns[GW_ROW_UNDERFILLED];
+  /* 10 kernels of 300 ms + 10 copies of 10 ms; the last copy ends the span
+   * at 9 s, so 5 s before and 1 s after are start-up and tail */
+  assert_float_equal(busy / 1e9, 3.1, 1e-6);
+  assert_float_equal(l->row_ns[GW_ROW_IDLE_INPUT] / 1e9, 0.9, 1e-6);
+  assert_float_equal(l->row_ns[GW_ROW_STARTUP] / 1e9, 6.0, 1e-6);
+  gw_diagnosis_free(dx);
+  unlink(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(union_merges_across_streams),
+      cmocka_unit_test(gaps_are_classified),
+      cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
+      cmocka_unit_test(no_gpu_data_is_no_verdict),
+      cmocka_unit_test(timeline_replaces_counter_estimate),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

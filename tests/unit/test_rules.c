@@ -1,0 +1,223 @@
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "analysis/diagnosis.h"
+#include "analysis/rules.h"
+#include "report_synth.h"
+
+static char g_path[64];
+
+static struct gw_diagnosis *run(int ngpus, double seconds, int no_gpm, synth_gpu_fn gf, synth_host_fn hf) {
+  gw_strlcpy(g_path, "/tmp/gw_rules_XXXXXX", sizeof g_path);
+  int fd = mkstemp(g_path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(synth_write(g_path, ngpus, seconds, no_gpm, gf, hf), 0);
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose_file(g_path, &dx, &err), GW_OK);
+  unlink(g_path);
+  double sum = 0;
+  for (int r = 0; r < GW_LEDGER_NROWS; r++)
+    sum += dx->total.row_ns[r];
+  if (dx->total.wall_ns)
+    assert_float_equal(sum / (double)dx->total.wall_ns, 1, 0.001);
+  return dx;
+}
+
+static const struct gw_finding *find(const struct gw_diagnosis *dx, const char *id) {
+  for (int i = 0; i < dx->nfindings; i++)
+    if (strcmp(dx->findings[i].class_id, id) == 0)
+      return &dx->findings[i];
+  return NULL;
+}
+
+static void storm_is_launch_overhead(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 40, 0, gpu_storm, host_storm);
+  assert_string_equal(dx->verdict, "launch_overhead");
+  assert_true(dx->findings[0].share_of_lost > 0.8);
+  assert_true(dx->findings[0].confidence >= 0.7);
+  assert_null(find(dx, "small_batch"));
+  gw_diagnosis_free(dx);
+}
+
+static void gemm_at_power_cap_is_healthy(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 40, 0, gpu_gemm, host_gemm);
+  assert_string_equal(dx->verdict, "none");
+  assert_int_equal(dx->nfindings, 0);
+  /* the power cap is explained, not blamed */
+  int said = 0;
+  for (int i = 0; i < dx->ninterp; i++)
+    said |= strstr(dx->interp[i], "not a fault") != NULL;
+  assert_true(said);
+  gw_diagnosis_free(dx);
+}
+
+static void starved_is_input_pipeline(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 40, 0, gpu_starved, host_starved);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  assert_true(dx->findings[0].confidence >= 0.7);
+  assert_true(dx->findings[0].nfixes >= 3);
+  assert_true(dx->findings[0].nevidence >= 3);
+  assert_null(find(dx, "launch_overhead"));
+  gw_diagnosis_free(dx);
+}
+
+/* A GPU without GPM: SM activity is NULL, never read as 0. */
+static void no_gpm_lowers_confidence_and_says_so(void **state) {
+  (void)state;
+  struct gw_diagnosis *with = run(1, 40, 0, gpu_starved, host_starved);
+  struct gw_diagnosis *without = run(1, 40, 1, gpu_starved, host_starved);
+  assert_string_equal(without->verdict, "input_pipeline");
+  assert_true(without->findings[0].confidence < with->findings[0].confidence);
+  assert_false(without->profiles[0].has_sm);
+  assert_true(isnan(without->profiles[0].sm_med_pct));
+  int said = 0;
+  for (int i = 0; i < without->nnotes; i++)
+    said |= strstr(without->notes[i], "SM activity is unavailable") != NULL;
+  assert_true(said);
+  gw_diagnosis_free(with);
+  gw_diagnosis_free(without);
+  /* the GEMM without GPM must not turn into a finding either */
+  struct gw_diagnosis *gemm = run(1, 40, 1, gpu_gemm, host_gemm);
+  assert_string_equal(gemm->verdict, "none");
+  gw_diagnosis_free(gemm);
+}
+
+/* Busy but underfilled: util 85%, SM 30%, memory mostly free. */
+static void gpu_small(int gpu, double t, struct synth_gpu *o) {
+  (void)gpu;
+  if (t < SYNTH_STARTUP_S)
+    return synth_idle(o);
+  o->util = 85 + 5 * ((long)(t * 10) % 2);
+  o->sm = 30 + 4 * ((long)(t * 10) % 3);
+  o->power_w = 320;
+  o->clock_mhz = 1980;
+  o->reasons = 0;
+  o->pstate = 0;
+  o->pcie_rx_bps = 5e7;
+  o->mem_used_frac = 0.15;
+}
+static void host_small(double t, struct synth_host *o) {
+  (void)t;
+  o->main_cpu = 45;
+  o->main_running = 1;
+  o->workers = 4;
+  o->worker_cpu = 30;
+}
+
+static void underfilled_is_small_batch(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 40, 0, gpu_small, host_small);
+  assert_string_equal(dx->verdict, "small_batch");
+  int sweep = 0;
+  for (int i = 0; i < dx->nexperiments; i++)
+    sweep |= strstr(dx->experiments[i].what, "gpuwhy sweep --param bs=") != NULL;
+  assert_true(sweep);
+  gw_diagnosis_free(dx);
+}
+
+/* DDP with one rank doing 40% more work: util 94% on both, SM 88% vs 64%. */
+static void gpu_ddp(int gpu, double t, struct synth_gpu *o) {
+  if (t < SYNTH_STARTUP_S)
+    return synth_idle(o);
+  o->util = 94 + ((long)(t * 10) % 2);
+  o->sm = gpu == 0 ? 88 : 64;
+  o->power_w = 695;
+  o->clock_mhz = gpu == 0 ? 1550 : 1955;
+  o->reasons = 0x4;
+  o->pstate = 0;
+  o->pcie_rx_bps = 1e7;
+  o->mem_used_frac = 0.4;
+}
+
+static void straggler_is_multi_gpu_sync(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(2, 40, 0, gpu_ddp, host_gemm);
+  assert_string_equal(dx->verdict, "multi_gpu_sync");
+  assert_true(dx->ledgers[1].row_ns[GW_ROW_IDLE_COMM] > dx->ledgers[0].row_ns[GW_ROW_IDLE_COMM]);
+  gw_diagnosis_free(dx);
+}
+
+/* Training at 90% with a 3 s evaluation every 12 s and a checkpoint write. */
+static void gpu_eval(int gpu, double t, struct synth_gpu *o) {
+  (void)gpu;
+  if (t < SYNTH_STARTUP_S)
+    return synth_idle(o);
+  double phase = fmod(t - SYNTH_STARTUP_S, 12.0);
+  gpu_gemm(0, t, o);
+  if (phase >= 9.0) {
+    o->util = 30;
+    o->sm = 8;
+    o->power_w = 200;
+    o->reasons = 0;
+    o->clock_mhz = 1980;
+  }
+}
+static void host_eval(double t, struct synth_host *o) {
+  host_gemm(t, o);
+  double phase = fmod(t - SYNTH_STARTUP_S, 12.0);
+  o->disk_write_bps = phase >= 9.0 ? 8e8 : 1e6;
+  o->disk_util = phase >= 9.0 ? 60 : 2;
+}
+
+static void eval_dips_are_schedule_shape(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 123, 0, gpu_eval, host_eval);
+  assert_string_equal(dx->verdict, "schedule_shape");
+  assert_true(dx->profiles[0].period.found);
+  assert_float_equal(dx->profiles[0].period.period_s, 12.0, 0.3);
+  assert_null(find(dx, "input_pipeline"));
+  gw_diagnosis_free(dx);
+}
+
+/* Thermal slowdown while busy plus an Xid: hardware first. */
+static void gpu_hot(int gpu, double t, struct synth_gpu *o) {
+  gpu_gemm(gpu, t, o);
+  if (t >= SYNTH_STARTUP_S) {
+    o->reasons = 0x40 | 0x20;
+    o->clock_mhz = 990;
+    o->power_w = 420;
+  }
+}
+
+static void thermal_is_hardware_env(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 40, 0, gpu_hot, host_gemm);
+  assert_string_equal(dx->verdict, "hardware_env");
+  assert_true(dx->findings[0].share_of_lost > 0.5);
+  gw_diagnosis_free(dx);
+}
+
+static void rule_table_has_six_fixed_ids(void **state) {
+  (void)state;
+  const char *ids[] = {"input_pipeline", "small_batch",  "launch_overhead",
+                       "multi_gpu_sync", "hardware_env", "schedule_shape"};
+  assert_int_equal(gw_nrules, 6);
+  for (int i = 0; i < 6; i++) {
+    assert_non_null(gw_rule_find(ids[i]));
+    assert_string_equal(gw_rules[i].id, ids[i]);
+  }
+  assert_null(gw_rule_find("nonsense"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(storm_is_launch_overhead),     cmocka_unit_test(gemm_at_power_cap_is_healthy),
+      cmocka_unit_test(starved_is_input_pipeline),    cmocka_unit_test(no_gpm_lowers_confidence_and_says_so),
+      cmocka_unit_test(underfilled_is_small_batch),   cmocka_unit_test(straggler_is_multi_gpu_sync),
+      cmocka_unit_test(eval_dips_are_schedule_shape), cmocka_unit_test(thermal_is_hardware_env),
+      cmocka_unit_test(rule_table_has_six_fixed_ids),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,214 @@
+/* A stand-in for libcupti, for tests on machines without a GPU. It exports
+ * the functions the tracer resolves, with CUPTI 13's record layouts, and is
+ * scripted through the environment:
+ *   FAKE_CUPTI_VERSION       what cuptiGetVersion returns (default 130001)
+ *   FAKE_CUPTI_SUBSCRIBE_RC  what cuptiSubscribe returns (default 0)
+ *   FAKE_CUPTI_KERNELS       kernel records each flush produces (default 3)
+ * Every flush asks the tracer for a buffer, fills it with kernel, memcpy,
+ * sync and API records and hands it back, as CUPTI's worker would. */
+#include <cupti.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FAKE_EXPORT __attribute__((visibility("default")))
+
+static CUpti_BuffersCallbackRequestFunc request_fn;
+static CUpti_BuffersCallbackCompleteFunc complete_fn;
+/* Set when a kind is enabled, consumed by the next flush: records "happen"
+ * while a kind is on and are delivered later, as with the real CUPTI. */
+static int pending_kinds[64];
+static uint32_t next_correlation = 1;
+
+static unsigned env_unsigned(const char *name, unsigned fallback) {
+  const char *s = getenv(name);
+  return s && *s ? (unsigned)strtoul(s, NULL, 10) : fallback;
+}
+
+static uint64_t realtime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+FAKE_EXPORT CUptiResult cuptiGetVersion(uint32_t *version) {
+  *version = env_unsigned("FAKE_CUPTI_VERSION", 130001);
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **str) {
+  *str = result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"
+                                                                  : "fake CUPTI error";
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
+                                       void *userdata) {
+  (void)callback, (void)userdata;
+  *subscriber = (CUpti_SubscriberHandle)1;
+  return (CUptiResult)env_unsigned("FAKE_CUPTI_SUBSCRIBE_RC", 0);
+}
+
+FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
+  (void)subscriber;
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
+                                            CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  (void)enable, (void)subscriber, (void)domain, (void)cbid;
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+                                                       CUpti_BuffersCallbackCompleteFunc done) {
+  request_fn = req;
+  complete_fn = done;
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  if ((unsigned)kind < 64)
+    pending_kinds[kind] = 1;
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+  (void)kind;
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
+  (void)cbid, (void)enable;
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) {
+  (void)cbid, (void)enable;
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t enable) {
+  (void)enable;
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiGetTimestamp(uint64_t *timestamp) {
+  *timestamp = realtime_ns();
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t stream_id, size_t *dropped) {
+  (void)context, (void)stream_id;
+  *dropped = 0;
+  return CUPTI_SUCCESS;
+}
+
+static size_t record_size(const CUpti_Activity *r) {
+  switch (r->kind) {
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    return sizeof(CUpti_ActivityKernel10);
+  case CUPTI_ACTIVITY_KIND_MEMCPY:
+    return sizeof(CUpti_ActivityMemcpy6);
+  case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+    return sizeof(CUpti_ActivitySynchronization2);
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+    return sizeof(CUpti_ActivityAPI);
+  default:
+    return 0;
+  }
+}
+
+/* Records are packed back to back, each padded to 8 bytes. */
+FAKE_EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid_bytes, CUpti_Activity **record) {
+  uint8_t *next = buffer;
+  if (*record) {
+    size_t n = record_size(*record);
+    if (!n)
+      return CUPTI_ERROR_INVALID_KIND;
+    next = (uint8_t *)*record + ((n + 7) & ~(size_t)7);
+  }
+  if ((size_t)(next - buffer) + sizeof(CUpti_Activity) > valid_bytes)
+    return CUPTI_ERROR_MAX_LIMIT_REACHED;
+  *record = (CUpti_Activity *)next;
+  return CUPTI_SUCCESS;
+}
+
+static size_t append(uint8_t *buf, size_t used, size_t cap, const void *rec, size_t n) {
+  size_t padded = (n + 7) & ~(size_t)7;
+  if (used + padded > cap)
+    return used;
+  memset(buf + used, 0, padded);
+  memcpy(buf + used, rec, n);
+  return used + padded;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
+  (void)flag;
+  if (!request_fn || !complete_fn)
+    return CUPTI_SUCCESS;
+  uint8_t *buf = NULL;
+  size_t cap = 0, max_records = 0;
+  request_fn(&buf, &cap, &max_records);
+  if (!buf)
+    return CUPTI_SUCCESS;
+  size_t used = 0;
+  uint64_t t = realtime_ns() - 1000000;
+  if (pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
+    pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = 0;
+    unsigned kernels = env_unsigned("FAKE_CUPTI_KERNELS", 3);
+    for (unsigned i = 0; i < kernels; i++) {
+      CUpti_ActivityKernel10 k;
+      memset(&k, 0, sizeof k);
+      k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+      k.start = t + i * 2000;
+      k.end = k.start + 1000;
+      k.deviceId = 0;
+      k.streamId = 7;
+      k.gridX = 64, k.gridY = 1, k.gridZ = 1;
+      k.blockX = 128, k.blockY = 1, k.blockZ = 1;
+      k.registersPerThread = 40;
+      k.correlationId = next_correlation++;
+      k.name = (i % 3 == 2) ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL" : (i % 2 ? "_Z3barv" : "_Z3fooi");
+      used = append(buf, used, cap, &k, sizeof k);
+    }
+  }
+  if (pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY]) {
+    pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY] = 0;
+    CUpti_ActivityMemcpy6 m;
+    memset(&m, 0, sizeof m);
+    m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+    m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+    m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    m.bytes = 1 << 20;
+    m.start = t;
+    m.end = t + 50000;
+    m.correlationId = next_correlation++;
+    used = append(buf, used, cap, &m, sizeof m);
+  }
+  if (pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]) {
+    pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION] = 0;
+    CUpti_ActivitySynchronization2 s;
+    memset(&s, 0, sizeof s);
+    s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+    s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+    s.start = t + 100;
+    s.end = t + 50; /* end before start: CUPTI oddities must not break the file */
+    used = append(buf, used, cap, &s, sizeof s);
+  }
+  /* The runtime kind is never enabled as a whole by the tracer (it asks per
+   * function), so emit one kept and one filtered API record regardless. */
+  CUpti_ActivityAPI a;
+  memset(&a, 0, sizeof a);
+  a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+  a.start = t;
+  a.end = t + 3000;
+  a.threadId = 1234;
+  used = append(buf, used, cap, &a, sizeof a);
+  a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020; /* noise: filtered out */
+  used = append(buf, used, cap, &a, sizeof a);
+  complete_fn(NULL, 0, buf, cap, used);
+  return CUPTI_SUCCESS;
+}

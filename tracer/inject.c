@@ -1,0 +1,1022 @@
+/* libgpuwhy-tracer.so: a CUPTI client that CUDA loads into the user's
+ * process through CUDA_INJECTION64_PATH and starts by calling
+ * InitializeInjection(). See tracer/README.md for what it records and why.
+ *
+ * Rules this file keeps: libcupti is opened with dlopen (never linked, so a
+ * missing library cannot stop CUDA from loading us); every failure turns
+ * tracing off, leaves one NOTE record and one "gpuwhy-tracer: " line on
+ * stderr, and the job runs on; application threads never block on us (the
+ * buffer pool is lock-free, the launch counter is one relaxed atomic add);
+ * memory is bounded (a fixed buffer pool, fixed tables, no allocation per
+ * record). cupti.h is included for types and enums only. */
+#include <cupti.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tracer_out.h"
+#include "wire.h"
+#include "wire_encode.h"
+
+#define GWT_EXPORT __attribute__((visibility("default")))
+
+/* ---- CUPTI entry points, resolved with dlsym ---------------------------- */
+
+/* The pointer types come from the prototypes in cupti.h, so a mismatch with
+ * the headers we build against cannot slip in. */
+#define CUPTI_REQUIRED(X)                                                                                              \
+  X(cuptiGetVersion)                                                                                                   \
+  X(cuptiGetResultString)                                                                                              \
+  X(cuptiSubscribe)                                                                                                    \
+  X(cuptiEnableCallback)                                                                                               \
+  X(cuptiActivityRegisterCallbacks)                                                                                    \
+  X(cuptiActivityEnable)                                                                                               \
+  X(cuptiActivityDisable)                                                                                              \
+  X(cuptiActivityGetNextRecord)                                                                                        \
+  X(cuptiActivityGetNumDroppedRecords)                                                                                 \
+  X(cuptiActivityFlushAll)                                                                                             \
+  X(cuptiGetTimestamp)                                                                                                 \
+  X(cuptiUnsubscribe)
+#define CUPTI_OPTIONAL(X)                                                                                              \
+  X(cuptiActivityEnableRuntimeApi)                                                                                     \
+  X(cuptiActivityEnableDriverApi)                                                                                      \
+  X(cuptiActivityEnableAllSyncRecords)
+
+#define DECLARE_FN(name) static __typeof__(&name) p_##name;
+CUPTI_REQUIRED(DECLARE_FN)
+CUPTI_OPTIONAL(DECLARE_FN)
+
+/* ---- configuration (environment) ------------------------------------- */
+
+enum sampled_kinds {
+  SAMPLED_ALL,      /* windows trace kernels and everything else */
+  SAMPLED_NOKERNEL, /* windows trace everything except kernels */
+  SAMPLED_NONE,     /* no windows at all: launch counting only */
+};
+
+static struct {
+  uint32_t mode;
+  uint32_t window_ms, period_ms;
+  enum sampled_kinds sampled_kinds;
+  int count_launches;
+  int nvtx, memory, graph;
+} cfg;
+
+/* ---- state ---------------------------------------------------------------- */
+
+static atomic_int tracing_on;     /* records are converted and written */
+static atomic_int stop_requested; /* the background thread should finish */
+static atomic_int thread_done;
+static atomic_int sigterm_flush_requested;
+static atomic_int sigterm_flush_done;
+static atomic_int finished; /* the final flush ran */
+static pid_t init_pid;
+static CUpti_SubscriberHandle subscriber;
+static pthread_t flusher_thread;
+static int flusher_started;
+static struct sigaction old_sigterm;
+static uint32_t cupti_version;
+static uint64_t trace_start_ns;
+
+static atomic_uint_fast64_t runtime_launches, driver_launches;
+static atomic_uint_fast64_t buffers_refused;
+static uint64_t cupti_dropped_total; /* under the output lock */
+static uint64_t dropped_reported_refused, dropped_reported_cupti;
+
+/* Activity buffers: a fixed pool handed to CUPTI and taken back. */
+#define POOL_BUFFERS 8u
+#define POOL_BUFFER_BYTES (4u << 20)
+static unsigned char *pool[POOL_BUFFERS];
+static atomic_uint pool_free_mask; /* bit i: pool[i] is free */
+
+/* Open NVTX ranges waiting for their end record. */
+#define OPEN_MARKERS 1024u
+struct open_marker {
+  uint32_t id; /* 0: slot free */
+  uint32_t name_id, domain_name_id, tid;
+  uint64_t start_ns;
+};
+static struct open_marker open_markers[OPEN_MARKERS];
+
+/* API records worth keeping: launches, copies, memsets, synchronisation,
+ * allocation and graph launches. Everything else is noise for gpuwhy. */
+static const CUpti_CallbackId RUNTIME_KEEP[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020,
+};
+static const CUpti_CallbackId DRIVER_KEEP[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+};
+/* Launch calls counted between windows (sampled mode). */
+static const CUpti_CallbackId RUNTIME_LAUNCH[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+};
+static const CUpti_CallbackId DRIVER_LAUNCH[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,   CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+#define CBID_BITMAP_BITS 2048u
+static uint8_t runtime_keep_bits[CBID_BITMAP_BITS / 8], driver_keep_bits[CBID_BITMAP_BITS / 8];
+static int api_per_cbid; /* 1: CUPTI filters per cbid; 0: whole kinds, filtered here */
+
+static int cbid_kept(const uint8_t *bits, uint32_t cbid) {
+  return cbid < CBID_BITMAP_BITS && (bits[cbid / 8] >> (cbid % 8)) & 1u;
+}
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static uint64_t now_ns(void) {
+  uint64_t t = 0;
+  if (p_cuptiGetTimestamp && p_cuptiGetTimestamp(&t) == CUPTI_SUCCESS && t)
+    return t;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const char *cupti_error(CUptiResult rc) {
+  const char *s = NULL;
+  if (p_cuptiGetResultString && p_cuptiGetResultString(rc, &s) == CUPTI_SUCCESS && s)
+    return s;
+  return "unknown CUPTI error";
+}
+
+/* One line on stderr and one NOTE record; write(2) directly, no stdio locks. */
+static void say(uint32_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(uint32_t level, const char *fmt, ...) {
+  char text[GW_WIRE_NOTE_MAX_BYTES];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  gwt_out_note(now_ns(), level, "%s", text);
+  if (level >= GW_WIRE_NOTE_WARN) {
+    char line[GW_WIRE_NOTE_MAX_BYTES + 32];
+    int n = snprintf(line, sizeof line, "gpuwhy-tracer: %s\n", text);
+    if (n > 0) {
+      ssize_t ignored = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+      (void)ignored;
+    }
+  }
+}
+
+/* Warnings found before the output file exists; written once it does. */
+#define PENDING_NOTES 4
+static char pending_notes[PENDING_NOTES][256];
+static int pending_count;
+
+static void pending_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void pending_note(const char *fmt, ...) {
+  if (pending_count >= PENDING_NOTES)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(pending_notes[pending_count++], sizeof pending_notes[0], fmt, ap);
+  va_end(ap);
+}
+
+static uint32_t env_u32(const char *name, uint32_t fallback, uint32_t lo, uint32_t hi) {
+  const char *s = getenv(name);
+  if (!s || !*s)
+    return fallback;
+  char *end = NULL;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || !end || *end || v < lo || v > hi) {
+    pending_note("%s=%s is not a number from %u to %u; using %u", name, s, lo, hi, fallback);
+    return fallback;
+  }
+  return (uint32_t)v;
+}
+
+static int env_flag(const char *name, int fallback) {
+  const char *s = getenv(name);
+  if (!s || !*s)
+    return fallback;
+  return strcmp(s, "0") != 0;
+}
+
+static uint64_t sane_end(uint64_t start_ns, uint64_t end_ns) {
+  return end_ns < start_ns ? start_ns : end_ns;
+}
+
+/* ---- activity records -> wire records --------------------------------------- */
+
+static uint8_t mem_kind(uint32_t k) {
+  return k <= GW_WIRE_MEM_KIND_MAX ? (uint8_t)k : 0;
+}
+static uint32_t at_least_1(uint32_t v) {
+  return v ? v : 1;
+}
+
+static void convert_kernel(const CUpti_ActivityKernel10 *k) {
+  struct gw_wire_kernel w;
+  int cut = 0;
+  uint16_t flags = 0;
+  uint32_t name_id = gwt_name_id_locked(k->name, &cut);
+  if (cut)
+    flags |= GW_WIRE_KERNEL_NAME_CUT;
+  if (gw_wire_is_nccl_kernel(k->name))
+    flags |= GW_WIRE_KERNEL_NCCL;
+  if (k->start == 0 && k->end == 0)
+    flags |= GW_WIRE_KERNEL_NO_TIMESTAMP;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_KERNEL, flags);
+  w.start_ns = k->start;
+  w.end_ns = (flags & GW_WIRE_KERNEL_NO_TIMESTAMP) ? 0 : sane_end(k->start, k->end);
+  w.device = k->deviceId;
+  w.context = k->contextId;
+  w.stream = k->streamId;
+  w.correlation = k->correlationId;
+  w.name_id = name_id;
+  w.grid_x = at_least_1((uint32_t)k->gridX);
+  w.grid_y = at_least_1((uint32_t)k->gridY);
+  w.grid_z = at_least_1((uint32_t)k->gridZ);
+  w.block_x = at_least_1((uint32_t)k->blockX);
+  w.block_y = at_least_1((uint32_t)k->blockY);
+  w.block_z = at_least_1((uint32_t)k->blockZ);
+  w.regs_per_thread = k->registersPerThread;
+  w.static_shmem_bytes = (uint32_t)k->staticSharedMemory;
+  w.dynamic_shmem_bytes = (uint32_t)k->dynamicSharedMemory;
+  w.graph_id = k->graphId;
+  w.graph_node_id = k->graphNodeId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_memcpy(const CUpti_ActivityMemcpy6 *m) {
+  struct gw_wire_memcpy w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMCPY, (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GW_WIRE_MEMCPY_ASYNC : 0);
+  w.start_ns = m->start;
+  w.end_ns = sane_end(m->start, m->end);
+  w.bytes = m->bytes;
+  w.device = m->deviceId;
+  w.context = m->contextId;
+  w.stream = m->streamId;
+  w.correlation = m->correlationId;
+  w.copy_kind = m->copyKind <= GW_WIRE_COPY_KIND_MAX ? m->copyKind : 0;
+  w.src_kind = mem_kind(m->srcKind);
+  w.dst_kind = mem_kind(m->dstKind);
+  w.graph_id = m->graphId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_memset(const CUpti_ActivityMemset4 *m) {
+  struct gw_wire_memset w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMSET, 0);
+  w.start_ns = m->start;
+  w.end_ns = sane_end(m->start, m->end);
+  w.bytes = m->bytes;
+  w.device = m->deviceId;
+  w.context = m->contextId;
+  w.stream = m->streamId;
+  w.correlation = m->correlationId;
+  w.value = m->value;
+  w.mem_kind = mem_kind(m->memoryKind);
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_sync(const CUpti_ActivitySynchronization2 *s) {
+  struct gw_wire_sync w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_SYNC, 0);
+  w.start_ns = s->start;
+  w.end_ns = sane_end(s->start, s->end);
+  w.sync_type = (uint32_t)s->type <= GW_WIRE_SYNC_TYPE_MAX ? (uint32_t)s->type : 0;
+  w.context = s->contextId;
+  w.stream = s->streamId;
+  w.correlation = s->correlationId;
+  w.cuda_event_id = s->cudaEventId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_api(const CUpti_ActivityAPI *a, uint32_t domain) {
+  if (!cbid_kept(domain == GW_WIRE_API_RUNTIME ? runtime_keep_bits : driver_keep_bits, a->cbid))
+    return;
+  struct gw_wire_api w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_API, 0);
+  w.start_ns = a->start;
+  w.end_ns = sane_end(a->start, a->end);
+  w.cbid = a->cbid;
+  w.domain = domain;
+  w.tid = a->threadId;
+  w.correlation = a->correlationId;
+  w.return_value = a->returnValue;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void emit_marker(uint64_t start_ns, uint64_t end_ns, uint32_t name_id, uint32_t domain_id, uint32_t tid,
+                        uint32_t marker_id, uint16_t flags) {
+  struct gw_wire_marker w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_MARKER, flags);
+  w.start_ns = start_ns;
+  w.end_ns = sane_end(start_ns, end_ns);
+  w.name_id = name_id;
+  w.domain_name_id = domain_id;
+  w.tid = tid;
+  w.marker_id = marker_id;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+/* CUPTI gives a start record and an end record per range; pair them. */
+static void convert_marker(const CUpti_ActivityMarker2 *m) {
+  int cut = 0;
+  uint32_t tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+  if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+    uint32_t name_id = gwt_name_id_locked(m->name, &cut);
+    uint32_t domain_id = gwt_name_id_locked(m->domain, &cut);
+    emit_marker(m->timestamp, m->timestamp, name_id, domain_id, tid, m->id, GW_WIRE_MARKER_INSTANT);
+    return;
+  }
+  uint32_t id = m->id ? m->id : 1;
+  uint32_t slot = id % OPEN_MARKERS;
+  if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+    for (uint32_t probe = 0; probe < OPEN_MARKERS; probe++) {
+      struct open_marker *o = &open_markers[(slot + probe) % OPEN_MARKERS];
+      if (o->id == 0) {
+        o->id = id;
+        o->name_id = gwt_name_id_locked(m->name, &cut);
+        o->domain_name_id = gwt_name_id_locked(m->domain, &cut);
+        o->tid = tid;
+        o->start_ns = m->timestamp;
+        return;
+      }
+    }
+    return; /* more than OPEN_MARKERS ranges open: this one is not recorded */
+  }
+  if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+    for (uint32_t probe = 0; probe < OPEN_MARKERS; probe++) {
+      struct open_marker *o = &open_markers[(slot + probe) % OPEN_MARKERS];
+      if (o->id == id) {
+        emit_marker(o->start_ns, m->timestamp, o->name_id, o->domain_name_id, o->tid, id, 0);
+        o->id = 0;
+        /* Re-seat later entries of this probe chain would be needed for a
+         * strict open-addressing delete; a linear scan on lookup (above)
+         * tolerates the hole instead, at the cost of scanning on misses. */
+        return;
+      }
+    }
+  }
+}
+
+static void convert_memory(const CUpti_ActivityMemory4 *m) {
+  uint32_t op;
+  if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION)
+    op = GW_WIRE_MEMORY_ALLOC;
+  else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
+    op = GW_WIRE_MEMORY_FREE;
+  else
+    return;
+  struct gw_wire_memory w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMORY, m->isAsync ? GW_WIRE_MEMORY_ASYNC : 0);
+  w.t_ns = m->timestamp;
+  w.address = m->address;
+  w.bytes = m->bytes;
+  w.device = m->deviceId;
+  w.op = op;
+  w.mem_kind = mem_kind((uint32_t)m->memoryKind);
+  w.correlation = m->correlationId;
+  w.stream = m->streamId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_overhead(const CUpti_ActivityOverhead3 *o) {
+  struct gw_wire_overhead w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_OVERHEAD, 0);
+  w.start_ns = o->start;
+  w.end_ns = sane_end(o->start, o->end);
+  w.overhead_kind = (uint32_t)o->overheadKind;
+  w.object_kind = (uint32_t)o->objectKind;
+  if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
+    w.object_id = o->objectId.pt.threadId;
+  else
+    w.object_id = o->objectId.dcs.deviceId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_graph(const CUpti_ActivityGraphTrace2 *g) {
+  struct gw_wire_graph w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_GRAPH, 0);
+  w.start_ns = g->start;
+  w.end_ns = sane_end(g->start, g->end);
+  w.device = g->deviceId;
+  w.context = g->contextId;
+  w.stream = g->streamId;
+  w.correlation = g->correlationId;
+  w.graph_id = g->graphId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert(const CUpti_Activity *rec) {
+  switch (rec->kind) {
+  case CUPTI_ACTIVITY_KIND_KERNEL:
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    convert_kernel((const CUpti_ActivityKernel10 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_MEMCPY:
+    convert_memcpy((const CUpti_ActivityMemcpy6 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_MEMSET:
+    convert_memset((const CUpti_ActivityMemset4 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+    convert_sync((const CUpti_ActivitySynchronization2 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+    convert_api((const CUpti_ActivityAPI *)rec, GW_WIRE_API_RUNTIME);
+    break;
+  case CUPTI_ACTIVITY_KIND_DRIVER:
+    convert_api((const CUpti_ActivityAPI *)rec, GW_WIRE_API_DRIVER);
+    break;
+  case CUPTI_ACTIVITY_KIND_MARKER:
+    convert_marker((const CUpti_ActivityMarker2 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_MEMORY2:
+    convert_memory((const CUpti_ActivityMemory4 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_OVERHEAD:
+    convert_overhead((const CUpti_ActivityOverhead3 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+    convert_graph((const CUpti_ActivityGraphTrace2 *)rec);
+    break;
+  default:
+    break; /* kinds we did not ask for (or a future one): ignore */
+  }
+}
+
+/* ---- buffer pool and CUPTI buffer callbacks -------------------------------- */
+
+/* Runs on any thread that needs a buffer, including application threads:
+ * lock-free, never waits. An empty pool makes CUPTI drop (and count) records. */
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+  *buffer = NULL;
+  *size = 0;
+  *max_records = 0;
+  unsigned mask = atomic_load(&pool_free_mask);
+  while (mask) {
+    unsigned i = (unsigned)__builtin_ctz(mask);
+    if (atomic_compare_exchange_weak(&pool_free_mask, &mask, mask & ~(1u << i))) {
+      *buffer = pool[i];
+      *size = POOL_BUFFER_BYTES;
+      return;
+    }
+  }
+  atomic_fetch_add_explicit(&buffers_refused, 1, memory_order_relaxed);
+}
+
+static void pool_release(const uint8_t *buffer) {
+  for (unsigned i = 0; i < POOL_BUFFERS; i++)
+    if (pool[i] == buffer) {
+      atomic_fetch_or(&pool_free_mask, 1u << i);
+      return;
+    }
+}
+
+/* Writes a DROPPED record when the totals moved (call with the lock held). */
+static void report_dropped_locked(void) {
+  uint64_t refused = atomic_load(&buffers_refused);
+  if (refused == dropped_reported_refused && cupti_dropped_total == dropped_reported_cupti)
+    return;
+  struct gw_wire_dropped w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_DROPPED, 0);
+  w.t_ns = now_ns();
+  w.cupti_dropped_records = cupti_dropped_total;
+  w.buffers_refused = refused;
+  gwt_out_put_locked(&w, sizeof w);
+  dropped_reported_refused = refused;
+  dropped_reported_cupti = cupti_dropped_total;
+}
+
+/* Runs on CUPTI's worker thread (or in a flushing thread). */
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t size,
+                                      size_t valid_size) {
+  (void)size;
+  if (atomic_load(&tracing_on) && valid_size > 0 && gwt_out_lock()) {
+    CUpti_Activity *rec = NULL;
+    while (p_cuptiActivityGetNextRecord(buffer, valid_size, &rec) == CUPTI_SUCCESS)
+      convert(rec);
+    size_t dropped = 0;
+    if (p_cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS)
+      cupti_dropped_total += dropped;
+    report_dropped_locked();
+    gwt_out_flush_locked();
+    gwt_out_unlock();
+  }
+  pool_release(buffer);
+}
+
+/* ---- launch counting --------------------------------------------------------- */
+
+/* On every counted launch, in the application thread: one relaxed add. */
+static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                     const void *cbdata) {
+  (void)userdata, (void)cbid;
+  const CUpti_CallbackData *info = cbdata;
+  if (!info || info->callbackSite != CUPTI_API_ENTER)
+    return;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    atomic_fetch_add_explicit(&runtime_launches, 1, memory_order_relaxed);
+  else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    atomic_fetch_add_explicit(&driver_launches, 1, memory_order_relaxed);
+}
+
+/* ---- turning activity on and off ------------------------------------------- */
+
+static uint32_t kinds_enabled; /* GW_WIRE_KINDS_* now on; background thread + init only */
+
+static void enable_kind(CUpti_ActivityKind kind, uint32_t bit, int on, uint32_t *mask) {
+  CUptiResult rc = on ? p_cuptiActivityEnable(kind) : p_cuptiActivityDisable(kind);
+  if (rc == CUPTI_SUCCESS) {
+    if (on)
+      *mask |= bit;
+  } else if (on) {
+    say(GW_WIRE_NOTE_WARN, "activity kind %d could not be enabled: %s", (int)kind, cupti_error(rc));
+  }
+}
+
+static void set_api_tracing(int on, uint32_t *mask) {
+  if (api_per_cbid) {
+    int ok = 1;
+    for (size_t i = 0; i < COUNT_OF(RUNTIME_KEEP); i++)
+      ok &= p_cuptiActivityEnableRuntimeApi(RUNTIME_KEEP[i], (uint8_t)on) == CUPTI_SUCCESS;
+    for (size_t i = 0; i < COUNT_OF(DRIVER_KEEP); i++)
+      ok &= p_cuptiActivityEnableDriverApi(DRIVER_KEEP[i], (uint8_t)on) == CUPTI_SUCCESS;
+    if (ok) {
+      if (on)
+        *mask |= GW_WIRE_KINDS_API;
+      return;
+    }
+    /* Fall back for good: whole kinds, filtered when converting. */
+    api_per_cbid = 0;
+    say(GW_WIRE_NOTE_INFO, "per-function API tracing refused; tracing all API calls and filtering them");
+  }
+  enable_kind(CUPTI_ACTIVITY_KIND_RUNTIME, GW_WIRE_KINDS_API, on, mask);
+  enable_kind(CUPTI_ACTIVITY_KIND_DRIVER, GW_WIRE_KINDS_API, on, mask);
+}
+
+/* Turns the configured activity kinds on or off; returns the mask now on. */
+static uint32_t set_activity(int on, int with_kernels) {
+  uint32_t mask = 0;
+  if (with_kernels)
+    enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, GW_WIRE_KINDS_KERNEL, on, &mask);
+  enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, GW_WIRE_KINDS_MEMCPY, on, &mask);
+  enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, GW_WIRE_KINDS_MEMSET, on, &mask);
+  enable_kind(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, GW_WIRE_KINDS_SYNC, on, &mask);
+  enable_kind(CUPTI_ACTIVITY_KIND_OVERHEAD, GW_WIRE_KINDS_OVERHEAD, on, &mask);
+  if (cfg.memory)
+    enable_kind(CUPTI_ACTIVITY_KIND_MEMORY2, GW_WIRE_KINDS_MEMORY, on, &mask);
+  if (cfg.graph)
+    enable_kind(CUPTI_ACTIVITY_KIND_GRAPH_TRACE, GW_WIRE_KINDS_GRAPH, on, &mask);
+  if (cfg.nvtx)
+    enable_kind(CUPTI_ACTIVITY_KIND_MARKER, GW_WIRE_KINDS_MARKER, on, &mask);
+  set_api_tracing(on, &mask);
+  return mask;
+}
+
+/* ---- the background thread: windows, counts, periodic flush --------------- */
+
+static void sleep_ms(uint32_t ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+static uint64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void put_window(uint64_t start_ns, uint64_t end_ns, uint32_t kinds) {
+  struct gw_wire_window w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_WINDOW, 0);
+  w.start_ns = start_ns;
+  w.end_ns = sane_end(start_ns, end_ns);
+  w.mode = cfg.mode;
+  w.kinds = kinds;
+  gwt_out_put(&w, sizeof w);
+}
+
+static uint64_t count_period_start_ns;
+
+static void put_launch_count(uint64_t end_ns) {
+  if (!cfg.count_launches)
+    return;
+  struct gw_wire_launch_count w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_LAUNCH_COUNT, 0);
+  w.start_ns = count_period_start_ns;
+  w.end_ns = sane_end(count_period_start_ns, end_ns);
+  w.runtime_launches = atomic_exchange(&runtime_launches, 0);
+  w.driver_launches = atomic_exchange(&driver_launches, 0);
+  count_period_start_ns = w.end_ns;
+  gwt_out_put(&w, sizeof w);
+}
+
+static atomic_uint_fast64_t window_start_ns; /* 0: no window open */
+
+/* Everything the end of the process needs: close the open window, force out
+ * CUPTI's buffers, last counts. Runs once. */
+static void finish_trace(void) {
+  int expected = 0;
+  if (!atomic_compare_exchange_strong(&finished, &expected, 1))
+    return;
+  uint64_t end_ns = now_ns();
+  if (window_start_ns) {
+    put_window(window_start_ns, end_ns, kinds_enabled);
+    window_start_ns = 0;
+  }
+  p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  put_launch_count(end_ns);
+  if (gwt_out_lock()) {
+    report_dropped_locked();
+    gwt_out_flush_locked();
+    gwt_out_unlock();
+  }
+  atomic_store(&tracing_on, 0);
+}
+
+/* Sleeps up to ms in short steps; returns 1 when the thread must stop. */
+static int wait_or_stop(uint32_t ms) {
+  uint64_t until = mono_ms() + ms;
+  for (;;) {
+    if (atomic_load(&stop_requested))
+      return 1;
+    if (atomic_load(&sigterm_flush_requested)) {
+      finish_trace();
+      atomic_store(&sigterm_flush_done, 1);
+      return 1;
+    }
+    uint64_t now = mono_ms();
+    if (now >= until)
+      return 0;
+    sleep_ms(until - now < 20 ? (uint32_t)(until - now) : 20);
+  }
+}
+
+static void *flusher_main(void *arg) {
+  (void)arg;
+  if (cfg.mode == GW_WIRE_MODE_FULL) {
+    /* Data reaches the file about once a second for the live view. */
+    while (!wait_or_stop(1000)) {
+      p_cuptiActivityFlushAll(0);
+    }
+  } else {
+    int with_windows = cfg.sampled_kinds != SAMPLED_NONE;
+    int with_kernels = cfg.sampled_kinds == SAMPLED_ALL;
+    uint32_t rest_ms = cfg.period_ms - cfg.window_ms;
+    for (;;) {
+      if (with_windows) {
+        window_start_ns = now_ns();
+        kinds_enabled = set_activity(1, with_kernels);
+        if (wait_or_stop(cfg.window_ms))
+          break;
+        set_activity(0, with_kernels);
+        put_window(window_start_ns, now_ns(), kinds_enabled);
+        window_start_ns = 0;
+        kinds_enabled = 0;
+        p_cuptiActivityFlushAll(0);
+      } else if (wait_or_stop(cfg.window_ms)) {
+        break;
+      }
+      if (wait_or_stop(rest_ms))
+        break;
+      put_launch_count(now_ns());
+    }
+  }
+  atomic_store(&thread_done, 1);
+  return NULL;
+}
+
+/* ---- process end ------------------------------------------------------------- */
+
+static void at_exit(void) {
+  if (getpid() != init_pid || !atomic_load(&tracing_on))
+    return;
+  atomic_store(&stop_requested, 1);
+  /* Wait a little for the thread to leave; never hang the exit on it. */
+  for (int i = 0; i < 100 && flusher_started && !atomic_load(&thread_done); i++)
+    sleep_ms(10);
+  finish_trace();
+}
+
+/* SIGTERM with the default action kills the process without atexit: ask the
+ * background thread to flush (a normal thread, not this handler, calls
+ * CUPTI), wait up to 2 s, then let the signal do what it would have done. */
+static void on_sigterm(int sig, siginfo_t *info, void *uctx) {
+  int default_action = !(old_sigterm.sa_flags & SA_SIGINFO) && old_sigterm.sa_handler == SIG_DFL;
+  if (getpid() == init_pid && default_action && atomic_load(&tracing_on) && flusher_started &&
+      !atomic_load(&thread_done)) {
+    atomic_store(&sigterm_flush_requested, 1);
+    for (int i = 0; i < 200 && !atomic_load(&sigterm_flush_done); i++) {
+      struct timespec ts = {0, 10 * 1000000L};
+      nanosleep(&ts, NULL);
+    }
+  }
+  if (old_sigterm.sa_flags & SA_SIGINFO) {
+    if (old_sigterm.sa_sigaction)
+      old_sigterm.sa_sigaction(sig, info, uctx);
+    return;
+  }
+  if (old_sigterm.sa_handler == SIG_IGN)
+    return;
+  if (old_sigterm.sa_handler == SIG_DFL) {
+    sigaction(SIGTERM, &old_sigterm, NULL);
+    raise(sig); /* delivered with the default action once this handler returns */
+    return;
+  }
+  old_sigterm.sa_handler(sig);
+}
+
+static void in_forked_child(void) {
+  /* CUDA does not survive fork; the child writes nothing and counts nothing. */
+  atomic_store(&tracing_on, 0);
+  gwt_out_forget_in_child();
+}
+
+/* ---- start-up ------------------------------------------------------------------ */
+
+static void *cupti_lib;
+
+/* Opens libcupti. A process that already loaded a copy (torch's wheel) gets
+ * that same copy by its SONAME. GPUWHY_TRACE_CUPTI_LIB names an exact file. */
+static int load_cupti(char *why, size_t why_cap) {
+  const char *forced = getenv("GPUWHY_TRACE_CUPTI_LIB");
+  const char *names[] = {"libcupti.so.13", "libcupti.so"};
+  if (forced && *forced) {
+    cupti_lib = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
+  } else {
+    for (size_t i = 0; i < COUNT_OF(names) && !cupti_lib; i++)
+      cupti_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  }
+  if (!cupti_lib) {
+    const char *e = dlerror();
+    snprintf(why, why_cap, "cannot load %s (%s); set LD_LIBRARY_PATH to the CUDA or torch lib folder",
+             forced && *forced ? forced : "libcupti.so.13", e ? e : "not found");
+    return -1;
+  }
+#define RESOLVE_REQUIRED(name)                                                                                         \
+  p_##name = (__typeof__(p_##name))dlsym(cupti_lib, #name);                                                            \
+  if (!p_##name) {                                                                                                     \
+    snprintf(why, why_cap, "libcupti lacks %s", #name);                                                                \
+    return -1;                                                                                                         \
+  }
+#define RESOLVE_OPTIONAL(name) p_##name = (__typeof__(p_##name))dlsym(cupti_lib, #name);
+  CUPTI_REQUIRED(RESOLVE_REQUIRED)
+  CUPTI_OPTIONAL(RESOLVE_OPTIONAL)
+  return 0;
+}
+
+static void read_config(void) {
+  const char *mode = getenv("GPUWHY_TRACE_MODE");
+  cfg.mode = GW_WIRE_MODE_SAMPLED;
+  if (mode && strcmp(mode, "full") == 0)
+    cfg.mode = GW_WIRE_MODE_FULL;
+  else if (mode && *mode && strcmp(mode, "sampled") != 0)
+    pending_note("GPUWHY_TRACE_MODE=%s is neither full nor sampled; using sampled", mode);
+  cfg.window_ms = env_u32("GPUWHY_TRACE_WINDOW_MS", 200, 1, 600000);
+  cfg.period_ms = env_u32("GPUWHY_TRACE_PERIOD_MS", 2000, 2, 3600000);
+  if (cfg.window_ms >= cfg.period_ms) {
+    pending_note("GPUWHY_TRACE_WINDOW_MS=%u is not shorter than GPUWHY_TRACE_PERIOD_MS=%u; using 200 and 2000",
+                 cfg.window_ms, cfg.period_ms);
+    cfg.window_ms = 200;
+    cfg.period_ms = 2000;
+  }
+  cfg.sampled_kinds = SAMPLED_ALL;
+  const char *kinds = getenv("GPUWHY_TRACE_SAMPLED_KIND");
+  if (kinds && strcmp(kinds, "none") == 0)
+    cfg.sampled_kinds = SAMPLED_NONE;
+  else if (kinds && strcmp(kinds, "nokernel") == 0)
+    cfg.sampled_kinds = SAMPLED_NOKERNEL;
+  else if (kinds && *kinds && strcmp(kinds, "kernel") != 0 && strcmp(kinds, "all") != 0)
+    pending_note("GPUWHY_TRACE_SAMPLED_KIND=%s is not kernel, nokernel or none; using kernel", kinds);
+  cfg.count_launches = env_flag("GPUWHY_TRACE_COUNT_LAUNCHES", 1);
+  cfg.nvtx = env_flag("GPUWHY_TRACE_NVTX", 0);
+  cfg.memory = env_flag("GPUWHY_TRACE_MEMORY", 1);
+  cfg.graph = env_flag("GPUWHY_TRACE_GRAPH", 0);
+}
+
+static void build_keep_bitmaps(void) {
+  for (size_t i = 0; i < COUNT_OF(RUNTIME_KEEP); i++)
+    if (RUNTIME_KEEP[i] < CBID_BITMAP_BITS)
+      runtime_keep_bits[RUNTIME_KEEP[i] / 8] |= (uint8_t)(1u << (RUNTIME_KEEP[i] % 8));
+  for (size_t i = 0; i < COUNT_OF(DRIVER_KEEP); i++)
+    if (DRIVER_KEEP[i] < CBID_BITMAP_BITS)
+      driver_keep_bits[DRIVER_KEEP[i] / 8] |= (uint8_t)(1u << (DRIVER_KEEP[i] % 8));
+}
+
+/* Callbacks on the launch functions only: the counter between windows. */
+static int enable_launch_counting(void) {
+  for (size_t i = 0; i < COUNT_OF(RUNTIME_LAUNCH); i++)
+    if (p_cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, RUNTIME_LAUNCH[i]) != CUPTI_SUCCESS)
+      return -1;
+  for (size_t i = 0; i < COUNT_OF(DRIVER_LAUNCH); i++)
+    if (p_cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, DRIVER_LAUNCH[i]) != CUPTI_SUCCESS)
+      return -1;
+  return 0;
+}
+
+static void disable_launch_counting(void) {
+  for (size_t i = 0; i < COUNT_OF(RUNTIME_LAUNCH); i++)
+    p_cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, RUNTIME_LAUNCH[i]);
+  for (size_t i = 0; i < COUNT_OF(DRIVER_LAUNCH); i++)
+    p_cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, DRIVER_LAUNCH[i]);
+}
+
+/* The CUPTI setup that can fail; 0 when tracing runs, else why is filled. */
+static int start_tracing(char *why, size_t why_cap) {
+  if (cupti_version < 130000 || cupti_version >= 140000) {
+    snprintf(why, why_cap, "libcupti reports API version %u; this tracer reads the record layouts of CUPTI 13 only",
+             cupti_version);
+    return -1;
+  }
+  if (cfg.nvtx && cupti_version <= 130000) {
+    say(GW_WIRE_NOTE_WARN, "NVTX ranges stay off: CUPTI %u can crash as NVTX injection (fixed after 13.0.0)",
+        cupti_version);
+    cfg.nvtx = 0;
+  }
+  CUptiResult rc = p_cuptiSubscribe(&subscriber, on_api_callback, NULL);
+  if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    snprintf(why, why_cap,
+             "another CUPTI client (torch.profiler, Nsight Systems or Compute, cuda-gdb, compute-sanitizer) already "
+             "holds CUPTI in this process, and this driver allows only one: gpuwhy does not trace, the other tool "
+             "keeps working");
+    return -1;
+  }
+  if (rc != CUPTI_SUCCESS) {
+    snprintf(why, why_cap, "cuptiSubscribe failed: %s (%d)", cupti_error(rc), (int)rc);
+    return -1;
+  }
+  for (unsigned i = 0; i < POOL_BUFFERS; i++) {
+    pool[i] = aligned_alloc(64, POOL_BUFFER_BYTES);
+    if (!pool[i]) {
+      snprintf(why, why_cap, "no memory for %u activity buffers of %u bytes", POOL_BUFFERS, POOL_BUFFER_BYTES);
+      for (unsigned j = 0; j < i; j++)
+        free(pool[j]);
+      p_cuptiUnsubscribe(subscriber);
+      return -1;
+    }
+  }
+  atomic_store(&pool_free_mask, (1u << POOL_BUFFERS) - 1u);
+  rc = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  if (rc != CUPTI_SUCCESS) {
+    snprintf(why, why_cap, "cuptiActivityRegisterCallbacks failed: %s (%d)", cupti_error(rc), (int)rc);
+    p_cuptiUnsubscribe(subscriber);
+    return -1; /* the pool stays allocated: CUPTI may hold a pointer to it */
+  }
+  if (p_cuptiActivityEnableAllSyncRecords)
+    p_cuptiActivityEnableAllSyncRecords(0); /* no records for queries of unfinished work */
+  build_keep_bitmaps();
+  api_per_cbid = p_cuptiActivityEnableRuntimeApi && p_cuptiActivityEnableDriverApi;
+  atomic_store(&tracing_on, 1);
+  count_period_start_ns = now_ns();
+
+  if (cfg.mode == GW_WIRE_MODE_SAMPLED && cfg.count_launches && enable_launch_counting() != 0) {
+    disable_launch_counting();
+    cfg.count_launches = 0;
+    say(GW_WIRE_NOTE_WARN, "launch counting callbacks refused; sampled statistics cannot be scaled");
+  }
+  if (cfg.mode == GW_WIRE_MODE_FULL) {
+    cfg.count_launches = 0; /* API records count launches exactly */
+    window_start_ns = trace_start_ns;
+    kinds_enabled = set_activity(1, 1);
+  }
+  return 0;
+}
+
+static void install_exit_hooks(void) {
+  atexit(at_exit);
+  pthread_atfork(NULL, NULL, in_forked_child);
+  if (env_flag("GPUWHY_TRACE_SIGTERM", 1) && sigaction(SIGTERM, NULL, &old_sigterm) == 0 &&
+      ((old_sigterm.sa_flags & SA_SIGINFO) || old_sigterm.sa_handler != SIG_IGN)) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigterm;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+  }
+  /* The thread takes no signals: they stay with the application's threads. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  flusher_started = pthread_create(&flusher_thread, NULL, flusher_main, NULL) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (flusher_started)
+    pthread_detach(flusher_thread);
+  else
+    say(GW_WIRE_NOTE_WARN, "no background thread: %s",
+        cfg.mode == GW_WIRE_MODE_FULL ? "records reach the file only at exit" : "no sampling windows will open");
+}
+
+GWT_EXPORT int InitializeInjection(void) {
+  static atomic_int called;
+  if (atomic_exchange(&called, 1))
+    return 1;
+  const char *dir = getenv("GPUWHY_TRACE_DIR");
+  if (!dir || !*dir)
+    return 1; /* not asked to trace */
+  init_pid = getpid();
+  read_config();
+
+  char why[768] = "";
+  int loaded = load_cupti(why, sizeof why) == 0;
+  if (loaded && p_cuptiGetVersion(&cupti_version) != CUPTI_SUCCESS)
+    cupti_version = 0;
+  trace_start_ns = now_ns();
+
+  struct gw_wire_file_header h;
+  gw_wire_file_header_init(&h, (uint32_t)init_pid, trace_start_ns, cupti_version, cfg.mode, cfg.window_ms,
+                           cfg.period_ms);
+  char open_why[512];
+  if (gwt_out_open(dir, &h, open_why, sizeof open_why) != 0) {
+    char line[600];
+    int n = snprintf(line, sizeof line, "gpuwhy-tracer: %s; tracing is off\n", open_why);
+    if (n > 0) {
+      ssize_t ignored = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+      (void)ignored;
+    }
+    return 1;
+  }
+  for (int i = 0; i < pending_count; i++)
+    say(GW_WIRE_NOTE_WARN, "%s", pending_notes[i]);
+  if (!loaded || start_tracing(why, sizeof why) != 0) {
+    say(GW_WIRE_NOTE_ERROR, "%s; tracing is off, the program runs on", why);
+    return 1;
+  }
+  install_exit_hooks();
+  if (cfg.mode == GW_WIRE_MODE_FULL)
+    say(GW_WIRE_NOTE_INFO, "tracing every kernel (full mode), CUPTI %u", cupti_version);
+  else
+    say(GW_WIRE_NOTE_INFO, "tracing %u ms every %u ms (sampled mode, windows: %s, launch counting %s), CUPTI %u",
+        cfg.window_ms, cfg.period_ms,
+        cfg.sampled_kinds == SAMPLED_ALL        ? "all kinds"
+        : cfg.sampled_kinds == SAMPLED_NOKERNEL ? "no kernels"
+                                                : "none",
+        cfg.count_launches ? "on" : "off", cupti_version);
+  return 1;
+}

@@ -1,0 +1,339 @@
+/* CUDA-free self-test of libgpuwhy-tracer.so. Each case runs in a forked
+ * child that dlopens the tracer and calls InitializeInjection() as CUDA
+ * would; the parent then reads the wire file back with the real reader.
+ *   1. no libcupti reachable: returns 1, one NOTE, one stderr line, no crash
+ *   2. GPUWHY_TRACE_DIR unset: does nothing
+ *   3. another CUPTI client (subscribe returns 39): NOTE and stderr line
+ *   4. full mode against a fake libcupti, normal exit: records flushed at exit
+ *   5. sampled mode: WINDOW and LAUNCH_COUNT records
+ *   6. SIGTERM: records flushed, then the process still dies of SIGTERM
+ * Usage: tracer_selftest <libgpuwhy-tracer.so> <libcupti-fake.so> */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sources/trace_reader.h"
+
+static const char *tracer_path, *fake_cupti_path;
+static int failures;
+
+#define EXPECT(cond, ...)                                                                                              \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                                  \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fputc('\n', stderr);                                                                                             \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
+  } while (0)
+
+struct counts {
+  uint32_t cupti_version;
+  int notes, error_notes, names, kernels, nccl, memcpys, syncs, apis, api_filtered, windows, full_windows,
+      launch_counts;
+  char first_error[1100];
+};
+
+static gw_status c_header(void *ctx, const struct gw_wire_file_header *h) {
+  ((struct counts *)ctx)->cupti_version = h->cupti_version;
+  return GW_OK;
+}
+static gw_status c_name(void *ctx, uint32_t pid, uint32_t id, const char *name, uint32_t len) {
+  (void)pid, (void)id, (void)name, (void)len;
+  ((struct counts *)ctx)->names++;
+  return GW_OK;
+}
+static gw_status c_kernel(void *ctx, uint32_t pid, const struct gw_wire_kernel *k) {
+  (void)pid;
+  struct counts *c = ctx;
+  c->kernels++;
+  if (k->h.flags & GW_WIRE_KERNEL_NCCL)
+    c->nccl++;
+  return GW_OK;
+}
+static gw_status c_memcpy(void *ctx, uint32_t pid, const struct gw_wire_memcpy *m) {
+  (void)pid, (void)m;
+  ((struct counts *)ctx)->memcpys++;
+  return GW_OK;
+}
+static gw_status c_sync(void *ctx, uint32_t pid, const struct gw_wire_sync *s) {
+  (void)pid, (void)s;
+  ((struct counts *)ctx)->syncs++;
+  return GW_OK;
+}
+static gw_status c_api(void *ctx, uint32_t pid, const struct gw_wire_api *a) {
+  (void)pid;
+  struct counts *c = ctx;
+  c->apis++;
+  if (a->cbid != 211)
+    c->api_filtered++; /* only cudaLaunchKernel (211) should get through */
+  return GW_OK;
+}
+static gw_status c_window(void *ctx, uint32_t pid, const struct gw_wire_window *w) {
+  (void)pid;
+  struct counts *c = ctx;
+  c->windows++;
+  if (w->mode == GW_WIRE_MODE_FULL)
+    c->full_windows++;
+  return GW_OK;
+}
+static gw_status c_launch_count(void *ctx, uint32_t pid, const struct gw_wire_launch_count *l) {
+  (void)pid, (void)l;
+  ((struct counts *)ctx)->launch_counts++;
+  return GW_OK;
+}
+static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, const char *text, uint32_t len) {
+  (void)pid;
+  struct counts *c = ctx;
+  c->notes++;
+  if (n->level == GW_WIRE_NOTE_ERROR) {
+    if (!c->error_notes)
+      snprintf(c->first_error, sizeof c->first_error, "%.*s", (int)len, text);
+    c->error_notes++;
+  }
+  return GW_OK;
+}
+
+/* Reads <dir>/trace-<pid>.gwt; 0 when it is a complete, valid file. */
+static int read_trace(const char *dir, pid_t pid, struct counts *c) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/trace-%d.gwt", dir, (int)pid);
+  memset(c, 0, sizeof *c);
+  struct gw_trace_callbacks cb = {.ctx = c,
+                                  .on_header = c_header,
+                                  .on_name = c_name,
+                                  .on_kernel = c_kernel,
+                                  .on_memcpy = c_memcpy,
+                                  .on_sync = c_sync,
+                                  .on_api = c_api,
+                                  .on_window = c_window,
+                                  .on_launch_count = c_launch_count,
+                                  .on_note = c_note};
+  struct gw_trace_reader *rd = NULL;
+  struct gw_err err = {{0}};
+  if (gw_trace_reader_open(&rd, path, &err) != GW_OK) {
+    fprintf(stderr, "%s\n", err.msg);
+    return -1;
+  }
+  int rc = 0;
+  if (gw_trace_reader_poll(rd, &cb, NULL, &err) != GW_OK || gw_trace_reader_finish(rd, &err) != GW_OK) {
+    fprintf(stderr, "%s\n", err.msg);
+    rc = -1;
+  }
+  gw_trace_reader_close(rd);
+  unlink(path);
+  return rc;
+}
+
+/* The child: environment, stderr into a file, dlopen, InitializeInjection,
+ * then what the case asks (0 exit, sleep then exit, SIGTERM). */
+enum ending { END_EXIT, END_SLEEP_EXIT, END_SIGTERM };
+
+static pid_t run_child(const char *const *env, const char *stderr_path, enum ending ending) {
+  fflush(NULL); /* the child's exit() must not print the parent's buffered lines again */
+  pid_t pid = fork();
+  if (pid != 0)
+    return pid;
+  for (size_t i = 0; env[i]; i += 2) {
+    if (env[i + 1])
+      setenv(env[i], env[i + 1], 1);
+    else
+      unsetenv(env[i]);
+  }
+  int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd >= 0) {
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+  }
+  void *lib = dlopen(tracer_path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    _exit(10);
+  int (*init)(void) = (int (*)(void))dlsym(lib, "InitializeInjection");
+  if (!init)
+    _exit(11);
+  if (init() != 1)
+    _exit(12);
+  if (ending == END_SLEEP_EXIT)
+    usleep(450 * 1000);
+  if (ending == END_SIGTERM) {
+    usleep(50 * 1000);
+    raise(SIGTERM);
+    usleep(5 * 1000 * 1000); /* must not be reached: the default action ends us */
+    _exit(13);
+  }
+  exit(0); /* a normal exit runs the tracer's atexit flush */
+}
+
+static int wait_child(pid_t pid, int *signaled) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  *signaled = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Lines in the child's stderr that start with the tracer's prefix, and all lines. */
+static void stderr_lines(const char *path, int *ours, int *all, char *first, size_t first_cap) {
+  *ours = *all = 0;
+  first[0] = 0;
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return;
+  char line[2048];
+  while (fgets(line, sizeof line, f)) {
+    (*all)++;
+    if (strncmp(line, "gpuwhy-tracer: ", 15) == 0) {
+      if (!*ours)
+        snprintf(first, first_cap, "%s", line);
+      (*ours)++;
+    }
+  }
+  fclose(f);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s <libgpuwhy-tracer.so> <libcupti-fake.so>\n", argv[0]);
+    return 2;
+  }
+  tracer_path = argv[1];
+  fake_cupti_path = argv[2];
+  char dir[] = "/tmp/gw_tracer_selftest_XXXXXX";
+  if (!mkdtemp(dir))
+    return 2;
+  char err_path[600];
+  snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+  struct counts c;
+  int ours, all, sig, code;
+  char first[2048];
+
+  /* 1. No libcupti anywhere. (This machine may have one on the loader path,
+   * so the test names a file that does not exist.) */
+  {
+    const char *env[] = {"GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", "/nonexistent/libcupti.so.13", NULL};
+    pid_t pid = run_child(env, err_path, END_EXIT);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.cupti_version == 0, "cupti version %u", c.cupti_version);
+    EXPECT(c.error_notes == 1 && c.notes == 1, "%d notes, %d errors", c.notes, c.error_notes);
+    EXPECT(strstr(c.first_error, "cannot load") != NULL, "note: %s", c.first_error);
+    stderr_lines(err_path, &ours, &all, first, sizeof first);
+    EXPECT(ours == 1 && all == 1, "%d tracer lines of %d: %s", ours, all, first);
+    printf("case 1 (no libcupti): %s", first);
+  }
+  /* 2. Not asked to trace. */
+  {
+    const char *env[] = {"GPUWHY_TRACE_DIR", NULL, NULL};
+    pid_t pid = run_child(env, err_path, END_EXIT);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace-%d.gwt", dir, (int)pid);
+    EXPECT(access(path, F_OK) != 0, "a file was written without GPUWHY_TRACE_DIR");
+  }
+  /* 3. Another CUPTI client holds the subscription. */
+  {
+    const char *env[] = {
+        "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "FAKE_CUPTI_SUBSCRIBE_RC", "39", NULL};
+    pid_t pid = run_child(env, err_path, END_EXIT);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.cupti_version == 130001, "cupti version %u", c.cupti_version);
+    EXPECT(c.error_notes == 1 && strstr(c.first_error, "another CUPTI client"), "note: %s", c.first_error);
+    EXPECT(c.kernels == 0, "%d kernels", c.kernels);
+    stderr_lines(err_path, &ours, &all, first, sizeof first);
+    EXPECT(ours == 1 && all == 1, "%d tracer lines of %d", ours, all);
+    printf("case 3 (second CUPTI client): %s", first);
+  }
+  /* 3b. A CUPTI of another major version. */
+  {
+    const char *env[] = {"GPUWHY_TRACE_DIR",
+                         dir,
+                         "GPUWHY_TRACE_CUPTI_LIB",
+                         fake_cupti_path,
+                         "FAKE_CUPTI_SUBSCRIBE_RC",
+                         "0",
+                         "FAKE_CUPTI_VERSION",
+                         "24",
+                         NULL};
+    pid_t pid = run_child(env, err_path, END_EXIT);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.error_notes == 1 && strstr(c.first_error, "CUPTI 13 only"), "note: %s", c.first_error);
+  }
+  /* 4. Full mode, normal exit. */
+  {
+    const char *env[] = {"GPUWHY_TRACE_DIR",
+                         dir,
+                         "GPUWHY_TRACE_CUPTI_LIB",
+                         fake_cupti_path,
+                         "FAKE_CUPTI_VERSION",
+                         "130001",
+                         "GPUWHY_TRACE_MODE",
+                         "full",
+                         NULL};
+    pid_t pid = run_child(env, err_path, END_EXIT);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.error_notes == 0, "error: %s", c.first_error);
+    EXPECT(c.kernels >= 3 && c.kernels % 3 == 0, "%d kernels", c.kernels);
+    EXPECT(c.nccl == c.kernels / 3, "%d NCCL of %d kernels", c.nccl, c.kernels);
+    EXPECT(c.names == 3, "%d names (3 distinct kernel names)", c.names);
+    EXPECT(c.memcpys >= 1 && c.syncs >= 1, "%d memcpy %d sync", c.memcpys, c.syncs);
+    EXPECT(c.apis >= 1 && c.api_filtered == 0, "%d api, %d noise", c.apis, c.api_filtered);
+    EXPECT(c.full_windows == 1, "%d full windows", c.full_windows);
+    stderr_lines(err_path, &ours, &all, first, sizeof first);
+    EXPECT(all == 0, "unexpected stderr: %s", first);
+    printf("case 4 (full): %d kernels, %d NCCL, %d api\n", c.kernels, c.nccl, c.apis);
+  }
+  /* 5. Sampled mode: windows of 50 ms every 100 ms for about 450 ms. */
+  {
+    const char *env[] = {"GPUWHY_TRACE_DIR",
+                         dir,
+                         "GPUWHY_TRACE_CUPTI_LIB",
+                         fake_cupti_path,
+                         "GPUWHY_TRACE_MODE",
+                         "sampled",
+                         "GPUWHY_TRACE_WINDOW_MS",
+                         "50",
+                         "GPUWHY_TRACE_PERIOD_MS",
+                         "100",
+                         NULL};
+    pid_t pid = run_child(env, err_path, END_SLEEP_EXIT);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.error_notes == 0, "error: %s", c.first_error);
+    EXPECT(c.windows >= 2 && c.full_windows == 0, "%d windows", c.windows);
+    EXPECT(c.launch_counts >= 2, "%d launch counts", c.launch_counts);
+    EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
+    printf("case 5 (sampled): %d windows, %d launch counts, %d kernels\n", c.windows, c.launch_counts, c.kernels);
+  }
+  /* 6. SIGTERM with the default action: flushed, and still killed by it. */
+  {
+    const char *env[] = {
+        "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "full", NULL};
+    pid_t pid = run_child(env, err_path, END_SIGTERM);
+    code = wait_child(pid, &sig);
+    EXPECT(sig == SIGTERM, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.kernels >= 3 && c.full_windows == 1, "%d kernels %d windows", c.kernels, c.full_windows);
+    printf("case 6 (SIGTERM): %d kernels, killed by signal %d\n", c.kernels, sig);
+  }
+  unlink(err_path);
+  rmdir(dir);
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("tracer self-test passed\n");
+  return 0;
+}
