@@ -1,7 +1,6 @@
-#define _GNU_SOURCE
 /* bench/sampler/nvml_cost: CPU time of each NVML call gpuwhy makes, on this
  * machine's driver. Tells which calls the sampler can afford every tick.
- * usage: nvml_cost [CALLS_PER_ROW]   (needs libnvidia-ml.so.1 and a GPU) */
+ * usage: nvml_cost [CALLS_PER_ROW]   (needs libnvidia-ml.so.1 and a GPU; built with _GNU_SOURCE) */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,7 +61,7 @@ static fn_t sym(const char *name) {
     for (int i = 0; i < n; i++)                                                                                        \
       rc = (expr);                                                                                                     \
     double c1 = thread_cpu_us(), w1 = wall_us();                                                                       \
-    printf("%-44s rc %3d  cpu %8.1f us/call  wall %8.1f us/call\n", label, rc, (c1 - c0) / n, (w1 - w0) / n);        \
+    printf("%-44s rc %3d  cpu %8.1f us/call  wall %8.1f us/call\n", label, rc, (c1 - c0) / n, (w1 - w0) / n);          \
   } while (0)
 
 int main(int argc, char **argv) {
@@ -124,11 +123,11 @@ int main(int argc, char **argv) {
     gpm_get(dev, s2);
     static struct gpm_get mg;
     static const unsigned gpm_ids[] = {1, 2, 3, 5, 10, 12, 13, 20, 21, 60, 61};
-    ROW("nvmlGpmMetricsGet(11 metrics)", (memset(&mg, 0, sizeof mg), mg.version = 1, mg.count = 11, mg.s1 = s1,
-                                          mg.s2 = s2, memcpy(&mg.m[0].id, &gpm_ids[0], 4), mg.m[1].id = 2,
-                                          mg.m[2].id = 3, mg.m[3].id = 5, mg.m[4].id = 10, mg.m[5].id = 12,
-                                          mg.m[6].id = 13, mg.m[7].id = 20, mg.m[8].id = 21, mg.m[9].id = 60,
-                                          mg.m[10].id = 61, gpm_metrics(&mg)));
+    ROW("nvmlGpmMetricsGet(11 metrics)",
+        (memset(&mg, 0, sizeof mg), mg.version = 1, mg.count = 11, mg.s1 = s1, mg.s2 = s2,
+         memcpy(&mg.m[0].id, &gpm_ids[0], 4), mg.m[1].id = 2, mg.m[2].id = 3, mg.m[3].id = 5, mg.m[4].id = 10,
+         mg.m[5].id = 12, mg.m[6].id = 13, mg.m[7].id = 20, mg.m[8].id = 21, mg.m[9].id = 60, mg.m[10].id = 61,
+         gpm_metrics(&mg)));
   }
   return 0;
 }

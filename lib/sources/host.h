@@ -28,10 +28,10 @@ GW_NODISCARD gw_status gw_host_sample(struct gw_host *h, int64_t t_ns, int resca
 /* Static host facts for the run table. */
 struct gw_host_info {
   char hostname[256];
-  char kernel[256];     /* uname -r */
+  char kernel[256]; /* uname -r */
   char cpu_model[256];
   int logical_cpus;
-  int physical_cores;   /* -1 unknown */
+  int physical_cores; /* -1 unknown */
   int64_t mem_total_bytes;
 };
 void gw_host_info(struct gw_host *h, struct gw_host_info *out);

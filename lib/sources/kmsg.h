@@ -19,7 +19,7 @@ int gw_kmsg_poll(struct gw_kmsg *k, const struct gw_event_sink *events);
 
 /* A parsed kmsg record. */
 struct gw_kmsg_record {
-  int priority;        /* 0..7 */
+  int priority; /* 0..7 */
   uint64_t seq;
   uint64_t t_mono_us;  /* CLOCK_MONOTONIC microseconds since boot */
   const char *message; /* points into the caller's buffer, NUL-terminated, continuation lines cut */
@@ -30,11 +30,11 @@ struct gw_kmsg_record {
 int gw_kmsg_parse_record(char *raw, size_t len, struct gw_kmsg_record *out, struct gw_err *err);
 
 struct gw_xid {
-  int xid;             /* -1 when the line is NVRM but not an Xid */
-  char pci[32];        /* "0000:10:1c" as printed, "" unknown */
-  int pid;             /* 0 unknown */
-  char name[64];       /* process name, "" unknown */
-  const char *detail;  /* text after the header, points into the message */
+  int xid;            /* -1 when the line is NVRM but not an Xid */
+  char pci[32];       /* "0000:10:1c" as printed, "" unknown */
+  int pid;            /* 0 unknown */
+  char name[64];      /* process name, "" unknown */
+  const char *detail; /* text after the header, points into the message */
 };
 /* Parse "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, name=python, ..." and the
  * older forms. Returns 1 for an Xid line, 0 for another NVRM line, -1 for a

@@ -9,9 +9,9 @@
 struct gw_nvml;
 
 struct gw_driver_info {
-  char driver_version[80];  /* "580.159.04" */
-  char nvml_version[80];    /* "13.580.159.04" */
-  int cuda_driver_version;  /* 13000, 0 unknown */
+  char driver_version[80]; /* "580.159.04" */
+  char nvml_version[80];   /* "13.580.159.04" */
+  int cuda_driver_version; /* 13000, 0 unknown */
 };
 
 /* Load NVML and enumerate the GPUs. lib_path NULL: $GPUWHY_NVML_LIB, then
