@@ -264,6 +264,12 @@ static int open_trace(struct recorder *r, char *msg, unsigned cap) {
     snprintf(msg, cap, "--trace: cannot create %s: %s", r->trace_dir, strerror(errno));
     return -1;
   }
+  /* Absolute, in case the traced program changes its working directory. */
+  char *abs_dir = realpath(r->trace_dir, NULL);
+  if (abs_dir) {
+    gw_strlcpy(r->trace_dir, abs_dir, sizeof r->trace_dir);
+    free(abs_dir);
+  }
   remove_trace_files(r->trace_dir);
   struct gw_err err = {{0}};
   if (gw_trace_collect_open(&r->trace, r->trace_dir, r->store, &err) != GW_OK) {
