@@ -19,6 +19,8 @@ static const char RECORD_USAGE[] =
     "\n"
     "  -o, --output FILE    recording to write (default gpuwhy-DATE-TIME.db)\n"
     "  -i, --interval MS    sampling period in milliseconds (default 100)\n"
+    "  -g, --gpm-interval MS  window of the SM, tensor and DRAM activity counters\n"
+    "                       (default 500; each window costs ~1.5 ms of CPU)\n"
     "  -d, --duration S     stop recording after S seconds (the command runs on)\n"
     "  -p, --pid PID        follow a running process and its children\n"
     "  -t, --trace[=MODE]   also trace CUDA kernels with the injected tracer:\n"
@@ -29,24 +31,21 @@ static const char RECORD_USAGE[] =
     "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
 
 int gw_cmd_record(int argc, char **argv) {
-  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                           {"interval", required_argument, NULL, 'i'},
-                                           {"duration", required_argument, NULL, 'd'},
-                                           {"pid", required_argument, NULL, 'p'},
-                                           {"trace", optional_argument, NULL, 't'},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           {"root", required_argument, NULL, 'R'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"kmsg", required_argument, NULL, 'K'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {
+      {"output", required_argument, NULL, 'o'},   {"interval", required_argument, NULL, 'i'},
+      {"duration", required_argument, NULL, 'd'}, {"pid", required_argument, NULL, 'p'},
+      {"trace", optional_argument, NULL, 't'},    {"quiet", no_argument, NULL, 'q'},
+      {"root", required_argument, NULL, 'R'},     {"nvml-lib", required_argument, NULL, 'N'},
+      {"kmsg", required_argument, NULL, 'K'},     {"gpm-interval", required_argument, NULL, 'g'},
+      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
+  o.gpm_interval_ms = 500;
   char default_out[64];
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+o:i:d:p:t::qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:i:d:p:t::qg:h", longopts, NULL)) != -1) {
     switch (c) {
     case 'o':
       o.out_path = optarg;
@@ -71,6 +70,11 @@ int gw_cmd_record(int argc, char **argv) {
         o.trace = GW_TRACE_FULL;
       else
         return gw_cli_usage_error(RECORD_USAGE, "--trace takes sampled or full, got '%s'", optarg);
+      break;
+    case 'g':
+      if (gw_cli_parse_int(optarg, 100, 600000, &o.gpm_interval_ms))
+        return gw_cli_usage_error(RECORD_USAGE, "--gpm-interval wants milliseconds between 100 and 600000, got '%s'",
+                                  optarg);
       break;
     case 'q':
       o.quiet = 1;

@@ -254,6 +254,7 @@ int gw_cmd_watch(int argc, char **argv) {
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 500;
+  o.gpm_interval_ms = 500;
   struct watch w;
   memset(&w, 0, sizeof w);
   int c, count = 0;

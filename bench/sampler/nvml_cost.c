@@ -107,7 +107,13 @@ int main(int argc, char **argv) {
     fields[i].id = ids[i];
   }
   ROW("nvmlDeviceGetFieldValues(6 fields)", fieldvals(dev, 6, fields));
-  ROW("nvmlDeviceGetFieldValues(1 field: 74)", fieldvals(dev, 1, fields));
+  for (int k = 0; k < 6; k++) {
+    char label[64];
+    snprintf(label, sizeof label, "nvmlDeviceGetFieldValues(1 field: %u)", ids[k]);
+    struct field40 one;
+    memset(&one, 0, sizeof one);
+    ROW(label, (one.id = ids[k], fieldvals(dev, 1, &one)));
+  }
   unsigned count = 0;
   ROW("nvmlDeviceGetComputeRunningProcesses_v3(size)", (count = 0, procs(dev, &count, NULL)));
   int pn = n < 20 ? n : 20;

@@ -30,6 +30,7 @@
 #define MAX_GPUS 64
 #define MAX_GPU_PROCS 64
 #define SLOW_PERIOD_NS 1000000000LL   /* health metrics, GPU process lists */
+#define RARE_PERIOD_NS 30000000000LL  /* the energy counter, dear to read */
 #define RESCAN_PERIOD_NS 2000000000LL /* look for new processes in the whole of /proc */
 #define COMMIT_PERIOD_NS 1000000000LL /* a crash loses at most this much */
 
@@ -191,6 +192,8 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
     snprintf(r->gpu_note, sizeof r->gpu_note, "%s", err.msg);
   } else {
     r->ngpus = gw_nvml_gpu_count(r->nvml);
+    gw_nvml_set_gpm_window_ms(r->nvml,
+                              (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms));
     if (r->ngpus > MAX_GPUS)
       r->ngpus = MAX_GPUS;
     for (unsigned g = 0; g < r->ngpus; g++) {
@@ -386,9 +389,11 @@ static int process_alive(int pid) {
   return kill(pid, 0) == 0 || errno == EPERM;
 }
 
-static void sample_gpus(struct recorder *r, int64_t t_ns, int slow_due, const struct gw_event_sink *sink) {
-  unsigned what = GW_NVML_FAST | (slow_due ? GW_NVML_SLOW : 0);
-  unsigned tables = (1u << GW_TABLE_FAST) | (slow_due ? 1u << GW_TABLE_SLOW : 0);
+/* what: GW_NVML_* bits. The SLOW table row is written when slow or rare
+ * metrics were asked for. */
+static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const struct gw_event_sink *sink) {
+  int slow_due = (what & (GW_NVML_SLOW | GW_NVML_RARE)) != 0;
+  unsigned tables = (what & GW_NVML_FAST ? 1u << GW_TABLE_FAST : 0) | (slow_due ? 1u << GW_TABLE_SLOW : 0);
   for (unsigned g = 0; g < r->ngpus; g++) {
     struct gw_gpu_sample *s = &r->sample[g];
     memset(s, 0, sizeof *s);
@@ -404,7 +409,7 @@ static void sample_gpus(struct recorder *r, int64_t t_ns, int slow_due, const st
     }
     if (r->store && gw_store_put_gpu_sample(r->store, s, tables) != GW_OK)
       store_failed(r, "a GPU sample");
-    if (slow_due && r->store) {
+    if ((what & GW_NVML_SLOW) && r->store) {
       struct gw_gpu_proc procs[MAX_GPU_PROCS];
       int n = gw_nvml_processes(r->nvml, g, t_ns, procs, MAX_GPU_PROCS);
       for (int i = 0; i < n; i++)
@@ -497,6 +502,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   struct gw_event_sink sink = {on_event, r};
   int64_t interval_ns = (int64_t)o->interval_ms * 1000000LL;
   int64_t start_mono = gw_now_monotonic_ns();
+  int64_t last_rare = start_mono - RARE_PERIOD_NS;
   int64_t next_tick = start_mono, last_slow = start_mono - SLOW_PERIOD_NS, last_rescan = start_mono - RESCAN_PERIOD_NS;
   int64_t end_mono = o->duration_s > 0 ? start_mono + (int64_t)(o->duration_s * 1e9) : INT64_MAX;
   int child_status = -1, target_gone = 0;
@@ -513,8 +519,11 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     int rescan_due = now_mono - last_rescan >= RESCAN_PERIOD_NS - interval_ns / 2;
     if (rescan_due)
       last_rescan = now_mono;
+    int rare_due = now_mono - last_rare >= RARE_PERIOD_NS;
+    if (rare_due)
+      last_rare = now_mono;
     if (r->nvml)
-      sample_gpus(r, t_ns, slow_due, &sink);
+      sample_gpus(r, t_ns, GW_NVML_FAST | (slow_due ? GW_NVML_SLOW : 0) | (rare_due ? GW_NVML_RARE : 0), &sink);
     struct gw_err err = {{0}};
     if (gw_host_sample(r->host, t_ns, rescan_due, &hs, &sink, &err) == GW_OK) {
       if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
@@ -565,6 +574,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   }
 
   int64_t ended_ns = gw_now_realtime_ns();
+  if (r->nvml) /* closing energy reading: exact average power over the run */
+    sample_gpus(r, ended_ns, GW_NVML_RARE, &sink);
   if (r->child_pid && child_status < 0) {
     /* Stopped early (signal or --duration): pass a signal on, then wait so the
      * exit status of the command is still ours to return. */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# One device call: environment check, optional checks against nvidia-smi and
-# the sampler benchmark (over the first minute of the suite), then scenarios.
-# usage: scripts/h200/suite_call.sh OUT HALF [validate] [bench]
+# One device call: environment check, optional checks against nvidia-smi, the
+# sampler benchmark (over the first minute of the suite) and NVML call costs,
+# then scenarios one by one, packing the recordings after each so that a call
+# cut short still brings back what was recorded.
+# usage: scripts/h200/suite_call.sh OUT HALF|NAME,NAME... [validate] [bench] [cost]
 set -u
 out=$1 half=$2
 shift 2
@@ -11,15 +13,12 @@ export PYTHONUNBUFFERED=1
 {
   echo "== $(date -u) $(hostname)"
   nvidia-smi -L
-  nvidia-smi --query-gpu=driver_version,power.limit,clocks.max.sm,pcie.link.gen.max --format=csv
   ldd "$bin" | grep -i "not found" && echo "MISSING LIBRARIES"
-  python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name(0))'
-  nproc; free -g | head -2
 } > "$out/env.txt" 2>&1
-cat "$out/env.txt"
 for arg in "$@"; do
   case $arg in
     validate) bash scripts/h200/validate_nvsmi.sh "$bin" "$out/rec" > "$out/validate.log" 2>&1 ;;
+    cost) build-dev/bench/nvml_cost 200 > "$out/nvml_cost.txt" 2>&1 ;;
   esac
 done
 if printf '%s\n' "$@" | grep -qx bench; then
@@ -35,11 +34,13 @@ if printf '%s\n' "$@" | grep -qx bench; then
   ) &
 fi
 case $half in
-  1 | 2) names=@$half ;;
+  1 | 2) names=$(bash scenarios/run_suite.sh --list | awk -v h="$half" 'NR > 1 && $NF == h { print $1 }') ;;
   *) names=$(echo "$half" | tr ',' ' ') ;;
 esac
-bash scenarios/run_suite.sh "$bin" "$out/rec" $names 2>&1 | tee "$out/suite.log"
-cat "$out/rec/validate_compare.txt" 2>/dev/null
+for n in $names; do
+  bash scenarios/run_suite.sh "$bin" "$out/rec" "$n" 2>&1 | tee -a "$out/suite.log" | grep -E "^(OK|FAIL)"
+  tar -C "$out/rec" -czf "$out/recordings.tgz.part" . && mv "$out/recordings.tgz.part" "$out/recordings.tgz"
+done
 wait
-tar -C "$out/rec" -czf "$out/recordings.tgz" . && rm -rf "$out/rec"
-ls -la "$out"
+tar -C "$out/rec" -czf "$out/recordings.tgz" .
+cat "$out/sampler_bench.txt" "$out/nvml_cost.txt" 2>/dev/null

@@ -12,14 +12,22 @@ n=$(q r.db 'select count(*) from gpu_sample where gpu = 0')
 assert_ge "GPU 0 samples" "$n" 15
 assert_eq "both GPUs sampled" "$(q r.db 'select count(distinct gpu) from gpu_sample')" 2
 assert_eq "unsupported energy counter is NULL in every row" \
-  "$(q r.db 'select count(*) from gpu_sample where energy_mj is not null')" 0
+  "$(q r.db 'select count(*) from gpu_health where energy_mj is not null')" 0
 assert_eq "power is read" "$(q r.db 'select count(*) from gpu_sample where power_mw is null')" 0
-# GPM needs two samples 100 ms apart: the first row has none, later rows do.
+# GPM metrics cover back-to-back windows (500 ms by default): the first row
+# has none, then one value per window.
 assert_eq "first GPM value absent" "$(q r.db 'select sm_active_pct is null from gpu_sample where gpu = 0 order by t_ns limit 1')" 1
-assert_ge "GPM values later" "$(q r.db 'select count(*) from gpu_sample where sm_active_pct is not null')" 10
+gpm=$(q r.db 'select count(*) from gpu_sample where gpu = 0 and sm_active_pct is not null')
+assert_ge "GPM windows in 2 s" "$gpm" 3
+[ "$gpm" -le 5 ] || fail "GPM computed $gpm times in 2 s with 500 ms windows"
+"$GW_BIN" record -q --gpm-interval 100 -o g100.db -- sleep 1
+assert_ge "GPM every tick with --gpm-interval 100" \
+  "$(q g100.db 'select count(*) from gpu_sample where gpu = 0 and sm_active_pct is not null')" 8
 assert_ge "health rows about once a second" "$(q r.db 'select count(*) from gpu_health where gpu = 0')" 2
 assert_eq "static facts" "$(q r.db 'select power_default_limit_mw from gpu where gpu = 0')" 700000
 q r.db 'select driver_version from run' | grep -q . || fail "driver version not recorded"
+# The energy counter is read at the start and at the end (exact average power).
+assert_ge "energy readings" "$(q g100.db 'select count(*) from gpu_health where energy_mj is not null')" 2
 
 # GPU lost after 8 ticks: one event, no GPU rows after it, host rows go on.
 FAKE_NVML_LOST_AFTER=8 "$GW_BIN" record -q -o lost.db -- sleep 2 || fail "record with a lost GPU exited $?"
