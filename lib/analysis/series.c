@@ -102,20 +102,36 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
   return GW_OK;
 }
 
-/* Load one metric table (gpu_sample or gpu_health) of one GPU. */
+static int column_exists(sqlite3 *db, const char *table, const char *col) {
+  char sql[128];
+  snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(s, 1, col, -1, SQLITE_STATIC);
+  int found = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_finalize(s);
+  return found;
+}
+
+/* Load one metric table (gpu_sample or gpu_health) of one GPU. A column the
+ * file lacks reads as NULL: a metric may have moved between the fast and the
+ * slow table since the file was written (energy_mj did). */
 static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw_metric_table table,
                                    struct gw_err *err) {
+  const char *tname = table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health";
   char sql[4096];
   size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT t_ns");
   int cols[GW_GPU_NMETRICS], ncols = 0;
   for (int m = 0; m < GW_GPU_NMETRICS; m++) {
     if (gw_gpu_metric_info[m].table != table)
       continue;
-    len += (size_t)snprintf(sql + len, sizeof sql - len, ", %s", gw_gpu_metric_info[m].id);
+    const char *id = gw_gpu_metric_info[m].id;
+    len += (size_t)snprintf(sql + len, sizeof sql - len, column_exists(db, tname, id) ? ", %s" : ", NULL /* %s */",
+                            id);
     cols[ncols++] = m;
   }
-  snprintf(sql + len, sizeof sql - len, " FROM %s WHERE gpu = ? ORDER BY t_ns",
-           table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health");
+  snprintf(sql + len, sizeof sql - len, " FROM %s WHERE gpu = ? ORDER BY t_ns", tname);
   sqlite3_stmt *s;
   gw_status rc = prep(db, sql, &s, err);
   if (rc)

@@ -314,17 +314,22 @@ static const struct {
 };
 #define GPM_NMAP (sizeof gpm_map / sizeof gpm_map[0])
 
-/* Field values read in the one SLOW GetFieldValues call. */
+/* Field values read with GetFieldValues: once a second, or (rare) only with
+ * GW_NVML_RARE. The two HW slowdown counters cost about 0.6 ms of CPU per
+ * read on an H200 (bench/sampler/nvml_cost) while the others are nearly free;
+ * the clock-reason bits, read every tick, still show HW slowdowns as they
+ * happen. */
 static const struct {
   unsigned id;
   enum gw_gpu_metric metric;
+  int rare;
 } slow_fields[] = {
-    {82, GW_M_temp_mem_c},              /* MEMORY_TEMP */
-    {74, GW_M_viol_power_cap_ns},       /* PERF_POLICY_POWER */
-    {76, GW_M_viol_sync_boost_ns},      /* PERF_POLICY_SYNC_BOOST */
-    {269, GW_M_viol_sw_thermal_ns},     /* CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN */
-    {270, GW_M_viol_hw_thermal_ns},     /* ..._HW_THERM_SLOWDOWN */
-    {271, GW_M_viol_hw_power_brake_ns}, /* ..._HW_POWER_BRAKE_SLOWDOWN */
+    {82, GW_M_temp_mem_c, 0},              /* MEMORY_TEMP */
+    {74, GW_M_viol_power_cap_ns, 0},       /* PERF_POLICY_POWER */
+    {76, GW_M_viol_sync_boost_ns, 0},      /* PERF_POLICY_SYNC_BOOST */
+    {269, GW_M_viol_sw_thermal_ns, 0},     /* CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN */
+    {270, GW_M_viol_hw_thermal_ns, 1},     /* ..._HW_THERM_SLOWDOWN */
+    {271, GW_M_viol_hw_power_brake_ns, 1}, /* ..._HW_POWER_BRAKE_SLOWDOWN */
 };
 #define SLOW_NFIELDS (sizeof slow_fields / sizeof slow_fields[0])
 
@@ -803,7 +808,10 @@ static void read_gpm(struct gw_nvml *nv, struct nvml_gpu *g, int64_t t_ns, struc
   for (unsigned i = 0; i < GPM_RING; i++)
     if (g->gpm[i].filled && g->gpm[i].t_ns > newest_ns)
       newest_ns = g->gpm[i].t_ns;
-  if (newest_ns != INT64_MIN && t_ns >= newest_ns && t_ns - newest_ns < nv->gpm_window_ns - GPM_TICK_SLACK_NS)
+  int64_t due_ns = nv->gpm_window_ns - GPM_TICK_SLACK_NS;
+  if (due_ns < GPM_MIN_WINDOW_NS)
+    due_ns = GPM_MIN_WINDOW_NS;
+  if (newest_ns != INT64_MIN && t_ns >= newest_ns && t_ns - newest_ns < due_ns)
     return;
   struct gpm_slot *now = &g->gpm[g->gpm_next];
   g->gpm_next = (g->gpm_next + 1) % GPM_RING;
@@ -953,13 +961,13 @@ static void read_fast(struct gw_nvml *nv, struct nvml_gpu *g, unsigned gpu, int6
 
 /* ---- SLOW metrics ---- */
 
-static void read_fields(struct gw_nvml *nv, struct nvml_gpu *g, struct gw_gpu_sample *out) {
+static void read_fields(struct gw_nvml *nv, struct nvml_gpu *g, struct gw_gpu_sample *out, int rare) {
   nvmlFieldValue_t fv[SLOW_NFIELDS];
   unsigned which[SLOW_NFIELDS];
   int n = 0;
   memset(fv, 0, sizeof fv);
   for (unsigned i = 0; i < SLOW_NFIELDS; i++) {
-    if ((g->field_unsupported >> i) & 1)
+    if (((g->field_unsupported >> i) & 1) || slow_fields[i].rare != rare)
       continue;
     fv[n].fieldId = slow_fields[i].id;
     which[n++] = i;
@@ -998,7 +1006,7 @@ static void read_slow(struct gw_nvml *nv, struct nvml_gpu *g, struct gw_gpu_samp
            NVCALL(nv, g, C_TEMP, nvmlDeviceGetTemperature, 0, &u))
     gw_gpu_set(out, GW_M_temp_gpu_c, u);
 
-  read_fields(nv, g, out);
+  read_fields(nv, g, out, 0);
 
   if (NVCALL(nv, g, C_PCIE_GEN, nvmlDeviceGetCurrPcieLinkGeneration, &u))
     gw_gpu_set(out, GW_M_pcie_gen, u);
@@ -1047,6 +1055,8 @@ gw_status gw_nvml_sample(struct gw_nvml *nv, unsigned gpu, int64_t t_ns, unsigne
     read_slow(nv, g, out);
   /* The energy counter costs about 3.9 ms of CPU per read on an H200: read it
    * only when asked (start, end, and now and then), never every tick. */
+  if (!g->lost && (what & GW_NVML_RARE))
+    read_fields(nv, g, out, 1);
   unsigned long long energy_mj = 0;
   if (!g->lost && (what & GW_NVML_RARE) && NVCALL(nv, g, C_ENERGY, nvmlDeviceGetTotalEnergyConsumption, &energy_mj))
     gw_gpu_set(out, GW_M_energy_mj, (double)energy_mj);

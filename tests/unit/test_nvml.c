@@ -249,7 +249,7 @@ static void test_fast_and_slow_values(void **state) {
   struct gw_nvml *nv = open_fake();
   struct events ev = {0};
   struct gw_gpu_sample s;
-  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
 
   /* FAST, non-GPM */
   assert_true(VALID(&s, util_gpu_pct) && VALID(&s, util_mem_pct));
@@ -291,8 +291,10 @@ static void test_fast_and_slow_values(void **state) {
   assert_false(VALID(&s, power_mw) || VALID(&s, util_gpu_pct) || VALID(&s, mem_used_bytes));
   assert_true(VALID(&s, power_limit_mw));
   assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), 2);
-  /* One field-values call per SLOW tick carries all six fields. */
-  assert_int_equal(fake_calls("nvmlDeviceGetFieldValues"), 2);
+  /* One field-values call per SLOW tick, plus one for the dear HW slowdown
+   * counters on the RARE tick. */
+  assert_int_equal(fake_calls("nvmlDeviceGetFieldValues"), 3);
+  assert_false(VALID(&s, viol_hw_thermal_ns) || VALID(&s, energy_mj));
 
   struct gw_event_sink sink = {collect, &ev};
   assert_int_equal(gw_nvml_sample(nv, 5, T0, GW_NVML_FAST, &s, &sink), GW_ERR);
@@ -307,11 +309,19 @@ static void check_util_averages(void) {
   sample_ok(nv, 0, T0, GW_NVML_FAST, &s, &ev);
   assert_true(VALID(&s, util_gpu_pct) && V(&s, util_gpu_pct) == 80);
   assert_true(VALID(&s, util_mem_pct) && V(&s, util_mem_pct) == 40);
-  /* Then the average of the samples since the last one seen: (60 + 80) / 2. */
-  sample_ok(nv, 0, T0 + 100 * MS, GW_NVML_FAST, &s, &ev);
+  /* A second later: the average of the samples since the last one seen,
+   * (60 + 80) / 2. */
+  sample_ok(nv, 0, T0 + 1000 * MS, GW_NVML_FAST, &s, &ev);
   assert_true(V(&s, util_gpu_pct) == 70);
   assert_true(V(&s, util_mem_pct) == 35);
   assert_int_equal(fake_calls("nvmlDeviceGetUtilizationRates"), 0);
+  /* 100 ms later a point read sees the driver's latest window (rates 55 / 25)
+   * without the dear buffered call. */
+  int samples_calls = fake_calls("nvmlDeviceGetSamples");
+  sample_ok(nv, 0, T0 + 1100 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true(V(&s, util_gpu_pct) == 55);
+  assert_true(V(&s, util_mem_pct) == 25);
+  assert_int_equal(fake_calls("nvmlDeviceGetSamples"), samples_calls);
   close_fake(nv);
 }
 
@@ -349,11 +359,12 @@ static uint64_t valid_mask_with(const char *unsupported, struct gw_gpu_sample *l
   struct gw_nvml *nv = open_fake();
   struct events ev = {0};
   struct gw_gpu_sample s;
-  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
-  sample_ok(nv, 0, T0 + 150 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  const unsigned all_tiers = GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE;
+  sample_ok(nv, 0, T0, all_tiers, &s, &ev);
+  sample_ok(nv, 0, T0 + 150 * MS, all_tiers, &s, &ev);
   uint64_t second = s.valid;
   /* The third tick must agree: an unsupported metric stays invalid. */
-  sample_ok(nv, 0, T0 + 300 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  sample_ok(nv, 0, T0 + 300 * MS, all_tiers, &s, &ev);
   assert_true(s.valid == second);
   if (last)
     *last = s;
@@ -403,7 +414,7 @@ static void test_not_supported_is_not_asked_again(void **state) {
   struct events ev = {0};
   struct gw_gpu_sample s;
   for (int tick = 0; tick < 5; tick++) {
-    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
     assert_false(VALID(&s, power_mw));
     assert_false(VALID(&s, pcie_width));
     assert_true(VALID(&s, pcie_gen));
@@ -421,7 +432,7 @@ static void test_transient_error_is_one_tick(void **state) {
   struct gw_nvml *nv = open_fake();
   struct events ev = {0};
   struct gw_gpu_sample s;
-  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
   assert_false(VALID(&s, power_mw));
   assert_false(VALID(&s, temp_gpu_c)); /* no fallback to the old call on a passing error */
   assert_true(VALID(&s, energy_mj));
@@ -441,21 +452,21 @@ static void test_gpm_window(void **state) {
   struct events ev = {0};
   struct gw_gpu_sample s;
 
-  /* A at 0 ms: no earlier sample. */
+  /* Default window 100 ms. A at 0 ms: the first sample, no window yet. */
   sample_ok(nv, 0, T0, GW_NVML_FAST, &s, &ev);
   assert_true((s.valid & gpm_mask()) == 0);
-  /* B at 60 ms: A is too recent. */
+  /* 60 ms: the window is not over, so no GPM call at all. */
   sample_ok(nv, 0, T0 + 60 * MS, GW_NVML_FAST, &s, &ev);
   assert_true((s.valid & gpm_mask()) == 0);
   assert_false(VALID(&s, pcie_rx_bps));
+  assert_int_equal(fake_calls("nvmlGpmSampleGet"), 1);
   assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 0);
-  /* C at 120 ms: B is only 60 ms older, so the baseline is A, two GPM samples
-   * back. */
+  /* B at 120 ms closes the window A..B: one sample apart (d = 1). */
   sample_ok(nv, 0, T0 + 120 * MS, GW_NVML_FAST, &s, &ev);
   assert_true((s.valid & gpm_mask()) == gpm_mask());
-  assert_true(V(&s, sm_active_pct) == 20);
-  assert_true(V(&s, gr_active_pct) == 25);
-  assert_true(V(&s, tensor_active_pct) == 16);
+  assert_true(V(&s, sm_active_pct) == 10);
+  assert_true(V(&s, gr_active_pct) == 15);
+  assert_true(V(&s, tensor_active_pct) == 8);
   assert_true(V(&s, sm_occupancy_pct) == 12.5);
   assert_true(V(&s, dram_bw_pct) == 17.25);
   assert_true(V(&s, fp32_active_pct) == 3);
@@ -465,19 +476,25 @@ static void test_gpm_window(void **state) {
   assert_true(VALID(&s, pcie_rx_bps) && V(&s, pcie_rx_bps) == 2000 * MIB);
   /* NVLink metrics said NOT_SUPPORTED inside a successful call. */
   assert_false(VALID(&s, nvlink_rx_bps) || VALID(&s, nvlink_tx_bps));
-  /* D at 240 ms: C is 120 ms older and the newest such: one sample apart. */
-  sample_ok(nv, 0, T0 + 240 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(V(&s, sm_active_pct) == 10);
-  /* E at 250 ms: the ring holds C, D, E; D is too recent, C is the baseline. */
-  sample_ok(nv, 0, T0 + 250 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(V(&s, sm_active_pct) == 20);
-  /* F at 260 ms: the ring holds D, E, F; none is 100 ms older. */
-  sample_ok(nv, 0, T0 + 260 * MS, GW_NVML_FAST, &s, &ev);
+  /* Never closer than 100 ms, which GPM needs: 210 ms is too early. */
+  sample_ok(nv, 0, T0 + 210 * MS, GW_NVML_FAST, &s, &ev);
   assert_true((s.valid & gpm_mask()) == 0);
+  sample_ok(nv, 0, T0 + 230 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true(VALID(&s, sm_active_pct) && V(&s, sm_active_pct) == 10);
+  assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 2);
 
-  assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 3); /* one call per GPU per tick with a window */
+  /* A 500 ms window: ticks in between make no GPM call; a tick a little
+   * early (scheduling) still closes the window. */
+  gw_nvml_set_gpm_window_ms(nv, 500);
+  for (int tick = 1; tick <= 3; tick++) {
+    sample_ok(nv, 0, T0 + 230 * MS + tick * 100 * MS, GW_NVML_FAST, &s, &ev);
+    assert_true((s.valid & gpm_mask()) == 0);
+  }
+  sample_ok(nv, 0, T0 + 715 * MS, GW_NVML_FAST, &s, &ev);
+  assert_true(VALID(&s, sm_active_pct) && V(&s, sm_active_pct) == 10);
+  assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 3);
+  assert_int_equal(fake_calls("nvmlGpmSampleGet"), 4);
   assert_int_equal(fake_calls("nvmlDeviceGetPcieThroughput"), 0);
-  assert_int_equal(fake_calls("nvmlGpmSampleGet"), 6);
   close_fake(nv);
 }
 
@@ -492,7 +509,9 @@ static void test_no_gpm(void **state) {
   struct events ev = {0};
   struct gw_gpu_sample s;
   for (int tick = 0; tick < 4; tick++) {
-    sample_ok(nv, 0, T0 + tick * 150 * MS, GW_NVML_FAST, &s, &ev);
+    /* Without GPM, PCIe comes from the blocking PcieThroughput call, once a
+     * second with the SLOW metrics. */
+    sample_ok(nv, 0, T0 + tick * 150 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
     assert_true((s.valid & gpm_mask()) == 0);
     /* KB/s from PcieThroughput, 1024 bytes each. */
     assert_true(VALID(&s, pcie_tx_bps) && V(&s, pcie_tx_bps) == 1000 * 1024.0);
