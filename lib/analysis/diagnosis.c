@@ -103,14 +103,10 @@ static void prepare_gpu(const struct gw_recording *rec, int gi, struct gpu_work 
   w->first = SIZE_MAX;
   w->last = 0;
   int from_util = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++)
     w->act_pct[i] = gw_tick_activity_pct(g, i, &from_util);
-    if (gw_tick_active(g, i)) {
-      if (w->first == SIZE_MAX)
-        w->first = i;
-      w->last = i;
-    }
-  }
+  if (!gw_working_span(g, &w->first, &w->last))
+    w->first = SIZE_MAX;
   p->has_sm = g->m[GW_M_sm_active_pct] && gw_stats_count(g->m[GW_M_sm_active_pct], n) > 0;
   if (w->first == SIZE_MAX)
     return;
@@ -150,7 +146,7 @@ static void mark_periodic(const struct gw_recording *rec, int gi, struct gpu_wor
     if (j == SIZE_MAX || isnan(h->workers_saturated[j]))
       continue;
     outside++;
-    outside_sat += h->workers_saturated[j] >= 1;
+    outside_sat += (size_t)gw_workers_saturated_at(h, j);
   }
   if (outside > 0 && (double)outside_sat / (double)outside >= 0.5)
     return;
@@ -206,6 +202,7 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   }
   double nanv = NAN;
   p->util_med_pct = p->sm_med_pct = p->sm_p90_pct = p->sm_per_util = nanv;
+  p->math_med_pct = p->math_fill = p->occupancy_med_pct = p->dram_med_pct = p->mem_changes_per_min = nanv;
   p->power_med_w = p->power_limit_w = p->power_frac = p->mem_used_frac = nanv;
   p->sm_clock_med_mhz = p->pcie_rx_med_bps = nanv;
   p->power_cap_frac = p->bad_throttle_frac = p->not_p0_frac = p->pcie_degraded_frac = nanv;
@@ -229,6 +226,38 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
       }
     if (us > 0)
       p->sm_per_util = ss / us;
+    const enum gw_gpu_metric pipes[] = {GW_M_tensor_active_pct, GW_M_fp32_active_pct, GW_M_fp16_active_pct};
+    for (size_t k = 0; k < sizeof pipes / sizeof pipes[0]; k++)
+      if (g->m[pipes[k]] && gw_stats_count(g->m[pipes[k]] + f, n) > 0) {
+        double med = gw_stats_median(g->m[pipes[k]] + f, n);
+        if (isnan(p->math_med_pct) || med > p->math_med_pct)
+          p->math_med_pct = med;
+      }
+    if (!isnan(p->math_med_pct) && p->sm_med_pct > 0)
+      p->math_fill = p->math_med_pct / p->sm_med_pct;
+    if (g->m[GW_M_sm_occupancy_pct] && gw_stats_count(g->m[GW_M_sm_occupancy_pct] + f, n) > 0)
+      p->occupancy_med_pct = gw_stats_median(g->m[GW_M_sm_occupancy_pct] + f, n);
+    if (g->m[GW_M_dram_bw_pct] && gw_stats_count(g->m[GW_M_dram_bw_pct] + f, n) > 0)
+      p->dram_med_pct = gw_stats_median(g->m[GW_M_dram_bw_pct] + f, n);
+  }
+  if (g->m[GW_M_mem_used_bytes]) {
+    /* allocator churn: rises and falls between consecutive known readings */
+    double prev = NAN;
+    for (size_t i = f; i < f + n; i++) {
+      double v = g->m[GW_M_mem_used_bytes][i];
+      if (isnan(v))
+        continue;
+      if (!isnan(prev) && fabs(v - prev) >= gw_thr.mem_churn_step_bytes) {
+        if (v > prev)
+          p->mem_rises++;
+        else
+          p->mem_falls++;
+      }
+      prev = v;
+    }
+    double span_min = (double)(p->active_end_ns - p->active_start_ns) / 60e9;
+    if (span_min > 0)
+      p->mem_changes_per_min = (p->mem_rises + p->mem_falls) / span_min;
   }
   if (g->m[GW_M_power_mw])
     p->power_med_w = gw_stats_median(g->m[GW_M_power_mw] + f, n) / 1000;
@@ -305,7 +334,7 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   gw_strlcpy(hp->governor, h->governor, sizeof hp->governor);
   hp->on_battery = -1;
   double nanv = NAN;
-  hp->main_cpu_med_pct = hp->main_busy_frac = hp->main_running_med = nanv;
+  hp->main_cpu_med_pct = hp->main_busy_frac = hp->main_running_med = hp->main_multicore_frac = nanv;
   hp->workers_med = hp->worker_cpu_max_med_pct = hp->workers_saturated_frac = nanv;
   hp->disk_util_p90_pct = hp->disk_busy_frac = hp->iowait_med_pct = nanv;
   hp->disk_write_dip_bps = hp->disk_write_other_bps = nanv;
@@ -329,12 +358,19 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   if (hp->has_main) {
     hp->main_cpu_med_pct = gw_stats_median(h->main_cpu_pct + a, n);
     hp->main_busy_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_saturated_cpu_pct);
+    hp->main_multicore_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_multicore_cpu_pct);
     hp->main_running_med = gw_stats_median(h->main_threads_running + a, n);
   }
   if (hp->has_workers) {
     hp->workers_med = gw_stats_median(h->workers + a, n);
     hp->worker_cpu_max_med_pct = gw_stats_median(h->worker_cpu_max_pct + a, n);
-    hp->workers_saturated_frac = gw_stats_frac_at_least(h->workers_saturated + a, n, 1);
+    size_t known = 0, sat = 0;
+    for (size_t i = a; i < b; i++)
+      if (!isnan(h->workers[i])) {
+        known++;
+        sat += (size_t)gw_workers_saturated_at(h, i);
+      }
+    hp->workers_saturated_frac = known ? (double)sat / (double)known : NAN;
   }
   if (hp->has_disk) {
     hp->disk_util_p90_pct = gw_stats_quantile(h->disk_util_max_pct + a, n, 0.9);
@@ -417,6 +453,8 @@ static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
   }
   sum->throttled_power_cap_ns += l->throttled_power_cap_ns;
   sum->tiny_kernel_ns += l->tiny_kernel_ns;
+  sum->host_busy_ns += l->host_busy_ns;
+  sum->launch_gap_ns += l->launch_gap_ns;
   sum->ticks_active += l->ticks_active;
   sum->sm_from_util |= l->sm_from_util;
   sum->from_timeline |= l->from_timeline;
@@ -430,6 +468,8 @@ static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
 
 static int cmp_finding(const void *a, const void *b) {
   const struct gw_finding *x = a, *y = b;
+  if (x->fix_first != y->fix_first)
+    return y->fix_first - x->fix_first;
   if (x->share_of_lost != y->share_of_lost)
     return x->share_of_lost > y->share_of_lost ? -1 : 1;
   return (x->confidence < y->confidence) - (x->confidence > y->confidence);
@@ -480,9 +520,9 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
              p->gpu, p->util_med_pct);
     }
     if (!isnan(p->power_frac)) {
-      const char *how = p->power_frac < gw_thr.low_power_frac ? "the GPU is not really working"
-                        : p->power_frac >= 0.9                ? "at its power limit: working as hard as it can"
-                                                              : "a moderate load";
+      const char *how = p->power_frac < gw_thr.low_power_frac         ? "the GPU is not really working"
+                        : p->power_frac >= gw_thr.at_limit_power_frac ? "at its power limit: working as hard as it can"
+                                                                      : "a moderate load";
       interp(dx, "GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): %s.", p->gpu, p->power_med_w,
              p->power_limit_w, p->power_frac * 100, how);
     }

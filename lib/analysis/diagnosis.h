@@ -31,6 +31,7 @@ struct gw_finding {
   double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
   double share_of_active; /* the same time as a share of the active GPU time, 0..1 */
   double confidence;      /* 0..1 */
+  int fix_first;          /* a fault (Xid, ECC) to fix before anything else: ranks first whatever its share */
   int nevidence;
   struct gw_evidence evidence[GW_MAX_EVIDENCE];
   int nfixes;
@@ -42,6 +43,11 @@ struct gw_gpu_profile {
   int gpu;
   int has_sm; /* GPM SM activity present */
   double util_med_pct, sm_med_pct, sm_p90_pct, sm_per_util;
+  double math_med_pct; /* busiest math pipe (tensor, fp32, fp16) median; NAN without GPM pipes */
+  double math_fill;    /* math_med_pct / sm_med_pct: how much of the SM time feeds a math pipe */
+  double occupancy_med_pct, dram_med_pct;
+  int mem_rises, mem_falls; /* device memory changes of at least mem_churn_step_bytes */
+  double mem_changes_per_min;
   double power_med_w, power_limit_w, power_default_w, power_frac;
   double mem_used_frac;
   double sm_clock_med_mhz, sm_clock_max_mhz;
@@ -64,6 +70,7 @@ struct gw_gpu_profile {
 struct gw_host_profile {
   int has_main, has_workers, has_disk, has_cpu;
   double main_cpu_med_pct, main_busy_frac, main_running_med;
+  double main_multicore_frac; /* share of samples with the target process above main_multicore_cpu_pct */
   double workers_med, worker_cpu_max_med_pct, workers_saturated_frac;
   double disk_util_p90_pct, disk_busy_frac, iowait_med_pct;
   double disk_write_dip_bps, disk_write_other_bps; /* writes during GPU dips and elsewhere */

@@ -35,6 +35,39 @@ int gw_tick_active(const struct gw_gpu_series *g, size_t i) {
   return (!isnan(u) && u >= gw_thr.active_util_pct) || (!isnan(sm) && sm >= gw_thr.active_sm_pct);
 }
 
+int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last) {
+  size_t f = SIZE_MAX, l = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (gw_tick_active(g, i)) {
+      if (f == SIZE_MAX)
+        f = i;
+      l = i;
+    }
+  if (f == SIZE_MAX)
+    return 0;
+  /* Drop a leading burst shorter than lead_burst_max_s that is followed by
+   * a pause of at least lead_gap_min_s; repeat while the start looks so. */
+  int64_t burst_ns = (int64_t)(gw_thr.lead_burst_max_s * 1e9), gap_ns = (int64_t)(gw_thr.lead_gap_min_s * 1e9);
+  for (;;) {
+    size_t end = f, next = SIZE_MAX;
+    for (size_t i = f + 1; i <= l; i++) {
+      if (!gw_tick_active(g, i))
+        continue;
+      if (g->t_ns[i] - g->t_ns[end] >= gap_ns) {
+        next = i;
+        break;
+      }
+      end = i;
+    }
+    if (next == SIZE_MAX || g->t_ns[end] - g->t_ns[f] > burst_ns)
+      break;
+    f = next;
+  }
+  *first = f;
+  *last = l;
+  return 1;
+}
+
 double gw_tick_activity_pct(const struct gw_gpu_series *g, size_t i, int *from_util) {
   double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
   if (!isnan(sm))
@@ -100,27 +133,39 @@ static double clock_ratio(const struct gw_gpu_series *g, size_t i, double busy, 
   return 1;
 }
 
-enum idle_cause { IDLE_INPUT, IDLE_LAUNCH, IDLE_OTHER };
+enum idle_cause { IDLE_INPUT, IDLE_LAUNCH, IDLE_TINY, IDLE_HOST, IDLE_OTHER };
 
-/* What the host was doing while the GPU sat idle at tick i. */
-static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struct gw_gpu_series *g, size_t i) {
+/* What the host was doing while the GPU sat idle at tick i; a is the SM
+ * activity and b the resident (GPU-Util) share of the tick, both 0..1. */
+static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struct gw_gpu_series *g, size_t i, double a,
+                                     double b) {
   const struct gw_host_series *h = &rec->host;
   double rx = val(g->m[GW_M_pcie_rx_bps], i);
-  int h2d = !isnan(rx) && rx >= gw_thr.pcie_rx_high_bps;
+  /* bytes arriving from the host while the SMs wait: the step waits on a copy */
+  if (!isnan(rx) && rx >= gw_thr.pcie_rx_high_bps)
+    return IDLE_INPUT;
   size_t j = gw_host_index_at(h, g->t_ns[i]);
   if (j == SIZE_MAX)
-    return h2d ? IDLE_INPUT : IDLE_OTHER;
-  double main = h->main_cpu_pct[j], sat = h->workers_saturated[j];
+    return IDLE_OTHER;
+  double main = h->main_cpu_pct[j];
   double disk = h->disk_util_max_pct[j], iowait = h->iowait_pct[j];
-  int workers_busy = !isnan(sat) && sat >= 1;
+  int workers_busy = gw_workers_saturated_at(h, j);
   int storage_busy =
       (!isnan(disk) && disk >= gw_thr.disk_busy_util_pct) || (!isnan(iowait) && iowait >= gw_thr.iowait_high_pct);
   int main_busy = !isnan(main) && main >= gw_thr.main_saturated_cpu_pct;
-  if (workers_busy || storage_busy || (h2d && !main_busy))
+  if (workers_busy || storage_busy)
     return IDLE_INPUT;
-  if (main_busy)
-    return IDLE_LAUNCH;
-  return IDLE_OTHER;
+  if (!main_busy)
+    return IDLE_OTHER;
+  /* Launching is one thread's work; several cores busy in the training
+   * process while the GPU idles is CPU tensor work: preparing data. */
+  if (main >= gw_thr.main_multicore_cpu_pct)
+    return IDLE_INPUT;
+  if (b * 100 >= gw_thr.launch_min_util_pct && a < gw_thr.launch_sm_per_util * b)
+    return IDLE_TINY; /* kernels resident but almost no SM busy: a storm of tiny kernels */
+  if (b * 100 >= gw_thr.launch_min_util_pct)
+    return IDLE_LAUNCH; /* the host issues work, the GPU drains it between launches */
+  return IDLE_HOST;     /* one core busy, almost nothing reaches the GPU */
 }
 
 static void init_ledger(struct gw_ledger *out, const struct gw_gpu_series *g) {
@@ -138,12 +183,9 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     out->measured[GW_ROW_IDLE_COMM] = 0;
   int64_t typical = gw_typical_dt_ns(g);
   size_t first = SIZE_MAX, last = 0;
-  for (size_t i = 0; i < g->n; i++)
-    if (gw_tick_active(g, i)) {
-      if (first == SIZE_MAX)
-        first = i;
-      last = i;
-    }
+  if (!gw_working_span(g, &first, &last))
+    first = SIZE_MAX;
+  size_t util_ticks = 0; /* active ticks where GPU-Util stood in for SM activity */
   for (size_t i = 0; i < g->n; i++) {
     double dt = (double)gw_tick_dt_ns(g, i, typical);
     out->wall_ns += (int64_t)dt;
@@ -154,8 +196,7 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     out->ticks_active += 1;
     int from_util = 0;
     double act = gw_tick_activity_pct(g, i, &from_util);
-    if (from_util)
-      out->sm_from_util = 1;
+    util_ticks += from_util;
     double u = val(g->m[GW_M_util_gpu_pct], i);
     if (isnan(act)) { /* nothing known about this tick */
       out->row_ns[GW_ROW_IDLE_OTHER] += dt;
@@ -185,16 +226,28 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     out->row_ns[GW_ROW_UNDERFILLED] += under * dt;
     out->row_ns[GW_ROW_IDLE_COMM] += comm * dt;
     out->row_ns[GW_ROW_IDLE_PERIODIC] += periodic * dt;
-    if (idle > 0) {
-      enum idle_cause cause = idle_cause_at(rec, g, i);
-      enum gw_ledger_row row = cause == IDLE_INPUT    ? GW_ROW_IDLE_INPUT
-                               : cause == IDLE_LAUNCH ? GW_ROW_IDLE_LAUNCH
-                                                      : GW_ROW_IDLE_OTHER;
+    if (idle > 0 || under > 0) {
+      enum idle_cause cause = idle_cause_at(rec, g, i, a, b);
+      if (cause == IDLE_INPUT && under > 0 && a < gw_thr.small_sm_per_util * b) {
+        /* resident time with few SMs busy during a copy is the copy itself */
+        idle += under;
+        out->row_ns[GW_ROW_UNDERFILLED] -= under * dt;
+        under = 0;
+      }
+      enum gw_ledger_row row = cause == IDLE_INPUT                          ? GW_ROW_IDLE_INPUT
+                               : cause == IDLE_LAUNCH || cause == IDLE_TINY ? GW_ROW_IDLE_LAUNCH
+                                                                            : GW_ROW_IDLE_OTHER;
       out->row_ns[row] += idle * dt;
-      if (cause == IDLE_LAUNCH && b > 0 && a / b < gw_thr.launch_sm_per_util)
-        out->tiny_kernel_ns += under * dt;
+      if (cause == IDLE_TINY)
+        out->tiny_kernel_ns += (under + idle) * dt;
+      if (cause == IDLE_LAUNCH)
+        out->launch_gap_ns += idle * dt;
+      if (cause == IDLE_HOST)
+        out->host_busy_ns += idle * dt;
     }
   }
+  /* a few edge ticks outside any GPM window do not make the run SM-blind */
+  out->sm_from_util = out->ticks_active > 0 && 2 * (double)util_ticks > out->ticks_active;
   if (first != SIZE_MAX) {
     out->active_start_ns = g->t_ns[first];
     out->active_end_ns = g->t_ns[last] + gw_tick_dt_ns(g, last, typical);
@@ -277,6 +330,9 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   out->row_ns[GW_ROW_IDLE_PERIODIC] = periodic;
   out->row_ns[GW_ROW_IDLE_OTHER] = (double)sp.idle_other_ns - periodic;
   out->ticks_active = counters.ticks_active;
+  out->tiny_kernel_ns = counters.tiny_kernel_ns;
+  out->host_busy_ns = counters.host_busy_ns;
+  out->launch_gap_ns = counters.launch_gap_ns;
 }
 
 void gw_ledger_build(const struct gw_recording *rec, int gi, const struct gw_ledger_context *ctx,

@@ -31,7 +31,9 @@ struct gw_ledger {
   unsigned char measured[GW_LEDGER_NROWS]; /* 0: the source cannot see this row (shown as "-") */
   /* parts of rows that the rules need */
   double throttled_power_cap_ns; /* throttled by the SW power cap only: the physical limit, not a fault */
-  double tiny_kernel_ns;         /* underfilled time in ticks with the launch-storm signature */
+  double tiny_kernel_ns;         /* underfilled and idle time in ticks with the launch-storm signature */
+  double launch_gap_ns;          /* idle time while the busy host issued kernels that do fill the SMs */
+  double host_busy_ns;           /* idle: other time while the target process kept one core busy without launching */
   double ticks_active;           /* ticks in the working span */
 };
 
@@ -52,6 +54,10 @@ void gw_ledger_build(const struct gw_recording *rec, int gi, const struct gw_led
 
 /* The active-span test on one tick. */
 int gw_tick_active(const struct gw_gpu_series *g, size_t i);
+/* The working span: first and last active tick, after dropping short bursts
+ * at the start that stand apart from the run (context creation, weight
+ * upload, compilation). Returns 0 when the GPU never worked. */
+int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last);
 /* SM activity of tick i in percent, or GPU-Util when SM activity is NULL
  * (*from_util set); NAN when both are NULL. */
 double gw_tick_activity_pct(const struct gw_gpu_series *g, size_t i, int *from_util);

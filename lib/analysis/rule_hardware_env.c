@@ -11,20 +11,21 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
   const struct gw_host_profile *h = &dx->host;
   double conf = 0;
-  int hard = 0; /* symptoms that matter whatever their time share */
+  int hard = 0;  /* symptoms that matter whatever their time share */
+  int fault = 0; /* Xid / ECC: fix before touching anything else [seed 2.5] */
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
     int64_t t0 = p->active_start_ns, t1 = p->active_end_ns;
     if (p->xid_count > 0) {
       gw_finding_evidence(f, p->first_xid_ns, t1, "GPU %d: %d Xid error(s) in the kernel log", p->gpu, p->xid_count);
       conf = fmax(conf, 0.9);
-      hard = 1;
+      hard = fault = 1;
     }
     if (p->ecc_dbe > 0 || p->remap_pending > 0 || p->remap_failure > 0) {
       gw_finding_evidence(f, 0, 0, "GPU %d: uncorrected ECC errors %d, row remap pending %d, remap failed %d", p->gpu,
                           p->ecc_dbe, p->remap_pending, p->remap_failure);
       conf = fmax(conf, 0.9);
-      hard = 1;
+      hard = fault = 1;
     }
     if (p->loaded_ticks < 1)
       continue;
@@ -70,8 +71,11 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
   double share = gw_rule_share(dx, ns);
   if (share < gw_thr.finding_min_share && !hard)
     return 0;
+  if (fault) /* every second of a faulting GPU is suspect: its whole lost time */
+    share = fmax(share, gw_rule_share(dx, dx->lost_ns));
   f->share_of_active = share;
   f->confidence = conf;
+  f->fix_first = fault;
   gw_finding_fix(f, "nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE and dmesg -T | grep -i nvrm",
                  "name the reason before changing anything");
   gw_finding_fix(f, "restore cooling, power supply and the default power limit; run on mains power",

@@ -9,7 +9,20 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   const struct gw_host_profile *h = &dx->host;
   const struct gw_gpu_profile *p = &dx->profiles[0];
   double other_ns = dx->total.row_ns[GW_ROW_IDLE_OTHER];
-  double share = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_INPUT]);
+  double input_ns = dx->total.row_ns[GW_ROW_IDLE_INPUT];
+  int prepares = gw_rule_main_prepares_data(dx);
+  const struct gw_gpu_profile *churn = gw_rule_mem_churn(dx);
+  /* The main process busy on one core while nothing reaches the GPU: with
+   * no loader workers that is data preparation in the training process
+   * (with workers it would be waiting for them, not busy),
+   * unless allocations change every step (then shapes are re-planned, a
+   * schedule_shape matter), and certainly so when it also runs CPU tensor
+   * work on several cores. */
+  int workers = h->has_workers && !isnan(h->workers_med) && h->workers_med >= 1;
+  int host_is_input = !workers && (prepares || !churn);
+  if (host_is_input)
+    input_ns += dx->total.host_busy_ns;
+  double share = gw_rule_share(dx, input_ns);
   int low_power = !isnan(p->power_frac) && p->power_frac < gw_thr.low_power_frac;
   int main_busy = h->has_main && h->main_busy_frac >= 0.5;
   double conf;
@@ -17,12 +30,26 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     conf = 0.5;
     if (h->has_workers && h->workers_saturated_frac >= 0.3)
       conf += 0.2;
+    if (prepares)
+      conf += 0.2;
     if (h->has_disk && h->disk_busy_frac >= 0.3)
       conf += 0.1;
     if (low_power)
       conf += 0.1;
+    if (!isnan(p->pcie_rx_med_bps) && p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps)
+      conf += 0.2;
     if (dx->steps.n >= 3 && !isnan(dx->steps.cv) && dx->steps.cv >= gw_thr.step_jitter_cv)
       conf += 0.05;
+    if (prepares)
+      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                          "no loader workers, and the training process ran above %.0f%% of one core on %.0f%% of "
+                          "samples while the GPU idled: it prepares batches itself",
+                          gw_thr.main_multicore_cpu_pct, h->main_multicore_frac * 100);
+    else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
+      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                          "%.0f%% of active time the training process kept a core busy while almost no kernel ran: "
+                          "host-side work, most likely preparing data (confirm with the fixed-batch test)",
+                          gw_rule_share(dx, dx->total.host_busy_ns) * 100);
   } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main) {
     /* Seed 3.1: low SM, low power and a waiting main process point at the
      * data side first, even when no worker or disk shows it (reads from a
@@ -53,8 +80,8 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     gw_finding_evidence(f, 0, 0, "no data-loader worker processes: all loading runs in the main process");
   if (h->has_main)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "main process median %.0f%% of one core (saturated %.0f%% of the time): it waits for data",
-                        h->main_cpu_med_pct, h->main_busy_frac * 100);
+                        "main process median %.0f%% of one core (saturated %.0f%% of the time)%s", h->main_cpu_med_pct,
+                        h->main_busy_frac * 100, h->main_busy_frac < 0.5 ? ": it waits for data" : "");
   if (h->has_disk && (h->disk_busy_frac > 0 || h->disk_util_p90_pct >= gw_thr.disk_busy_util_pct / 2))
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
                         "disk util p90 %.0f%%, busy (>= %.0f%%) %.0f%% of the time; iowait median %.1f%%",

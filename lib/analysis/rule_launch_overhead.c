@@ -8,11 +8,19 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
   const struct gw_diagnosis *dx = in->dx;
   const struct gw_host_profile *h = &dx->host;
   const struct gw_gpu_profile *p = &dx->profiles[0];
-  double ns = dx->total.row_ns[GW_ROW_IDLE_LAUNCH] + dx->total.tiny_kernel_ns;
+  int traced = dx->total.from_timeline;
+  /* Counters: ticks with the storm signature (resident kernels, SMs
+   * empty), plus the gaps a busy host leaves when the GPU is resident less
+   * than half the time. A GPU resident most of the time sets the pace
+   * itself: its short gaps are not the first thing to fix. */
+  double ns = dx->total.tiny_kernel_ns;
+  if (traced)
+    ns = dx->total.row_ns[GW_ROW_IDLE_LAUNCH] + dx->total.tiny_kernel_ns;
+  else if (!isnan(p->util_med_pct) && p->util_med_pct < gw_thr.small_busy_util_pct)
+    ns += dx->total.launch_gap_ns;
   double share = gw_rule_share(dx, ns);
   if (share < gw_thr.finding_min_share)
     return 0;
-  int traced = dx->total.from_timeline;
   if (!traced && !(h->has_main && h->main_busy_frac >= 0.3))
     return 0;
   double conf = 0.5;

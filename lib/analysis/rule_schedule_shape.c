@@ -39,6 +39,40 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                           "disk writes %.1f MB/s during dips against %.1f MB/s otherwise%s",
                           h->disk_write_dip_bps / 1e6, h->disk_write_other_bps / 1e6,
                           h->disk_write_dip_bps > 2 * h->disk_write_other_bps + 1e6 ? ": checkpoints or logs" : "");
+  } else if (gw_rule_mem_churn(dx)) {
+    /* Allocations that change from step to step: shapes vary. The time the
+     * host spends busy with almost no kernel running is re-planning for the
+     * new shapes (algorithm searches, allocator work, recompiles) unless the
+     * process is known to prepare its own data; the time above the median
+     * step is the other measure of what uneven steps cost. */
+    const struct gw_gpu_profile *c = gw_rule_mem_churn(dx);
+    /* When the process also prepares its own data, the same host time is
+     * shared with input_pipeline and cannot be split from counters: keep
+     * the time, lower the confidence. */
+    int shared = gw_rule_main_prepares_data(dx);
+    double host = gw_rule_share(dx, dx->total.host_busy_ns);
+    double excess = isnan(st->excess_share) ? 0 : st->excess_share;
+    share = fmax(host, excess);
+    if (share < gw_thr.finding_min_share)
+      return 0;
+    double conf = shared ? 0.35 : host > excess ? 0.6 : 0.45;
+    if (st->n >= 5 && !isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv)
+      conf += 0.1;
+    f->share_of_active = share;
+    f->confidence = conf;
+    gw_finding_evidence(f, c->active_start_ns, c->active_end_ns,
+                        "GPU %d: device memory rose %d and fell %d times (%.0f changes a minute): allocations differ "
+                        "from step to step, the mark of changing input shapes",
+                        c->gpu, c->mem_rises, c->mem_falls, c->mem_changes_per_min);
+    if (host > 0)
+      gw_finding_evidence(f, c->active_start_ns, c->active_end_ns,
+                          "%.0f%% of active time the training process was busy on one core while almost no kernel "
+                          "ran: re-planning for new shapes (cudnn.benchmark searches, allocator, recompiles)%s",
+                          host * 100, shared ? "; the process also prepares its own data, so part of it is input" : "");
+    if (st->n >= 2)
+      gw_finding_evidence(f, 0, 0, "%d steps (%s): median %.3f s, p90/p50 %.2f, CV %.2f", st->n,
+                          st->from_table ? "marked by the program" : "estimated from GPU activity", st->median_s,
+                          st->p90_over_p50, st->cv);
   } else if (st->n >= 5 && ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
                             (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
     /* Spread without a period: shapes or recompiles. The time above the

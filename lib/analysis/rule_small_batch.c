@@ -13,13 +13,27 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_gpu_profile *p = NULL;
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *q = &dx->profiles[i];
-    if (q->has_sm && !isnan(q->util_med_pct) && q->util_med_pct >= gw_thr.small_busy_util_pct &&
-        !isnan(q->sm_per_util) && q->sm_per_util < gw_thr.small_sm_per_util && (!p || q->sm_per_util < p->sm_per_util))
+    if (!q->has_sm || isnan(q->util_med_pct) || q->util_med_pct < gw_thr.small_busy_util_pct)
+      continue;
+    /* at the power limit the GPU already spends all it may: healthy */
+    if (!isnan(q->power_frac) && q->power_frac >= gw_thr.at_limit_power_frac)
+      continue;
+    int underfed;
+    if (!isnan(q->math_fill)) /* SMs resident, math pipes idle, and not a streaming element-wise mix */
+      underfed = q->math_fill < gw_thr.small_math_fill_frac &&
+                 (isnan(q->occupancy_med_pct) || q->occupancy_med_pct < gw_thr.small_occupancy_max_pct);
+    else
+      underfed = !isnan(q->sm_per_util) && q->sm_per_util < gw_thr.small_sm_per_util;
+    double key = !isnan(q->math_fill) ? q->math_fill : q->sm_per_util;
+    double pkey = p ? (!isnan(p->math_fill) ? p->math_fill : p->sm_per_util) : 0;
+    if (underfed && (!p || key < pkey))
       p = q;
   }
   if (!p)
     return 0;
-  double ns = dx->total.row_ns[GW_ROW_UNDERFILLED] - dx->total.tiny_kernel_ns;
+  /* resident time with SMs empty, and the short gaps the host leaves
+   * between kernels that finish too fast (tiny-kernel storms excluded) */
+  double ns = dx->total.row_ns[GW_ROW_UNDERFILLED] + dx->total.launch_gap_ns - dx->total.tiny_kernel_ns;
   double share = gw_rule_share(dx, ns);
   if (share < gw_thr.finding_min_share)
     return 0;
@@ -29,26 +43,39 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
     conf += 0.2;
   if (h->has_main && h->main_busy_frac < 0.5)
     conf += 0.1;
-  if (!isnan(p->power_frac) && p->power_frac < 0.9)
-    conf += 0.1;
+  if (!isnan(p->math_fill))
+    conf += 0.1; /* the pipe counters saw it directly */
   if (!isnan(p->mem_used_frac) && p->mem_used_frac > gw_thr.mem_headroom_low_frac)
     conf -= 0.15; /* no room to grow the batch: the cause may be elsewhere */
   f->share_of_active = share;
   f->confidence = conf;
 
-  gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                      "GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident "
-                      "with most SMs empty",
-                      p->gpu, p->util_med_pct, p->sm_med_pct, p->sm_per_util);
+  if (!isnan(p->math_fill))
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        "GPU %d: GPU-Util median %.0f%%, SM activity %.0f%%, but the busiest math pipe (tensor/FP32/"
+                        "FP16) only %.0f%%: %.2f of the active SM time does arithmetic, SMs wait on memory latency",
+                        p->gpu, p->util_med_pct, p->sm_med_pct, p->math_med_pct, p->math_fill);
+  else
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        "GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident "
+                        "with most SMs empty",
+                        p->gpu, p->util_med_pct, p->sm_med_pct, p->sm_per_util);
+  if (!isnan(p->occupancy_med_pct))
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "SM occupancy median %.0f%%: few warps per SM",
+                        p->occupancy_med_pct);
   if (!isnan(p->mem_used_frac))
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "device memory %.0f%% used: %s",
                         p->mem_used_frac * 100, mem_free ? "room for a larger batch" : "little room to grow the batch");
   if (!isnan(p->power_frac))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "power median %.0f W of %.0f W (%.0f%%)",
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        "power median %.0f W of %.0f W (%.0f%%): below the limit, so the GPU has power to spare",
                         p->power_med_w, p->power_limit_w, p->power_frac * 100);
   if (h->has_main)
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "main process median %.0f%% of one core: launches are not the limit", h->main_cpu_med_pct);
+    gw_finding_evidence(
+        f, p->active_start_ns, p->active_end_ns,
+        "main process median %.0f%% of one core, yet kernels fill the SMs when they run: launches are not the "
+        "main limit",
+        h->main_cpu_med_pct);
   gw_finding_fix(f, "raise the batch size (sweep it), keeping 20-30% of device memory free",
                  "bigger kernels fill more SMs; the headroom avoids allocator thrash and OOM");
   gw_finding_fix(f, "torch.autocast(dtype=torch.bfloat16) (mixed precision)",

@@ -1,6 +1,9 @@
 #include "rules.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "analysis/thresholds.h"
 
 /* The six classes in the seed's order. The explain texts are the quick
  * reference `gpuwhy explain` prints. */
@@ -61,4 +64,23 @@ double gw_rule_share(const struct gw_diagnosis *dx, double ns) {
     return 0;
   double s = ns / dx->active_ns;
   return s < 0 ? 0 : s > 1 ? 1 : s;
+}
+
+const struct gw_gpu_profile *gw_rule_mem_churn(const struct gw_diagnosis *dx) {
+  const struct gw_gpu_profile *best = NULL;
+  for (int i = 0; i < dx->ngpus; i++) {
+    const struct gw_gpu_profile *p = &dx->profiles[i];
+    if (p->mem_rises >= gw_thr.mem_churn_min_each && p->mem_falls >= gw_thr.mem_churn_min_each &&
+        !isnan(p->mem_changes_per_min) && p->mem_changes_per_min >= gw_thr.mem_churn_per_min &&
+        (!best || p->mem_changes_per_min > best->mem_changes_per_min))
+      best = p;
+  }
+  return best;
+}
+
+int gw_rule_main_prepares_data(const struct gw_diagnosis *dx) {
+  const struct gw_host_profile *h = &dx->host;
+  int workers = h->has_workers && !isnan(h->workers_med) && h->workers_med >= 1;
+  return !workers && h->has_main && !isnan(h->main_multicore_frac) &&
+         h->main_multicore_frac >= gw_thr.main_multicore_min_frac;
 }

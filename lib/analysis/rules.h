@@ -29,6 +29,13 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
 int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f);
 int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f);
 
+/* The GPU whose device memory rises and falls repeatedly (allocations that
+ * differ from step to step: varying shapes), or NULL. */
+const struct gw_gpu_profile *gw_rule_mem_churn(const struct gw_diagnosis *dx);
+/* 1 when the training process itself prepares data: no loader workers and
+ * it runs CPU tensor work on several cores as a habit of the run. */
+int gw_rule_main_prepares_data(const struct gw_diagnosis *dx);
+
 /* Shared by rules: share of the active time of all GPUs held by ns. */
 double gw_rule_share(const struct gw_diagnosis *dx, double ns);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/stats.h"
 #include "analysis/thresholds.h"
 #include "store/store.h"
 
@@ -127,8 +128,7 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
     if (gw_gpu_metric_info[m].table != table)
       continue;
     const char *id = gw_gpu_metric_info[m].id;
-    len += (size_t)snprintf(sql + len, sizeof sql - len, column_exists(db, tname, id) ? ", %s" : ", NULL /* %s */",
-                            id);
+    len += (size_t)snprintf(sql + len, sizeof sql - len, column_exists(db, tname, id) ? ", %s" : ", NULL /* %s */", id);
     cols[ncols++] = m;
   }
   snprintf(sql + len, sizeof sql - len, " FROM %s WHERE gpu = ? ORDER BY t_ns", tname);
@@ -228,13 +228,18 @@ static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err 
   }
   sqlite3_finalize(s);
 
-  /* cpu_pct is NULL on a process's first sample; count() only counts known ones. */
+  /* cpu_pct is NULL on a process's first sample; count() only counts known ones.
+   * workers_saturated holds the saturated count; the pool is saturated when
+   * at least half of it is (see gw_workers_saturated_at). */
   if ((rc = prep(db,
                  "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1"
+                 " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
                  " GROUP BY t_ns",
                  &s, err)))
     return rc;
   sqlite3_bind_double(s, 1, gw_thr.worker_saturated_cpu_pct);
+  /* a descendant that never works (an idle compile-worker pool) is no loader */
+  sqlite3_bind_double(s, 2, gw_thr.worker_min_avg_cpu_pct);
   while (sqlite3_step(s) == SQLITE_ROW) {
     size_t i = host_tick(h, sqlite3_column_int64(s, 0));
     if (i == SIZE_MAX)
@@ -363,6 +368,54 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
   }
 }
 
+/* GPM metrics are windowed: a value stored at tick t is the average over the
+ * window since the previous GPM value (back-to-back windows). When windows
+ * span several ticks (500 ms GPM at 100 ms ticks) the ticks between hold NULL;
+ * each of them lies inside the window closed by the next value, so it takes
+ * that value. A gap longer than 1.5 windows (a lost read) stays unknown. */
+static void fill_windowed(const int64_t *t_ns, size_t n, double *x) {
+  if (!x || n < 3)
+    return;
+  size_t nknown = 0, prev = SIZE_MAX, ngaps = 0;
+  int64_t *gaps = gw_xcalloc(n, sizeof *gaps);
+  for (size_t i = 0; i < n; i++)
+    if (!isnan(x[i])) {
+      nknown++;
+      if (prev != SIZE_MAX)
+        gaps[ngaps++] = t_ns[i] - t_ns[prev];
+      prev = i;
+    }
+  if (ngaps < 2 || nknown * 3 > n * 2) { /* at most one NULL in three ticks: full rate */
+    free(gaps);
+    return;
+  }
+  double *g = gw_xcalloc(ngaps, sizeof *g);
+  for (size_t k = 0; k < ngaps; k++)
+    g[k] = (double)gaps[k];
+  double window_ns = gw_stats_median(g, ngaps);
+  free(g);
+  free(gaps);
+  size_t next = SIZE_MAX;
+  for (size_t i = n; i-- > 0;) {
+    if (!isnan(x[i])) {
+      next = i;
+      continue;
+    }
+    if (next != SIZE_MAX && (double)(t_ns[next] - t_ns[i]) < 1.5 * window_ns)
+      x[i] = x[next];
+  }
+}
+
+static void fill_gpm(struct gw_gpu_series *g) {
+  static const enum gw_gpu_metric gpm[] = {
+      GW_M_gr_active_pct, GW_M_sm_active_pct,   GW_M_sm_occupancy_pct, GW_M_tensor_active_pct,
+      GW_M_dram_bw_pct,   GW_M_fp32_active_pct, GW_M_fp16_active_pct,  GW_M_pcie_rx_bps,
+      GW_M_pcie_tx_bps,   GW_M_nvlink_rx_bps,   GW_M_nvlink_tx_bps,
+  };
+  for (size_t k = 0; k < sizeof gpm / sizeof gpm[0]; k++)
+    fill_windowed(g->t_ns, g->n, g->m[gpm[k]]);
+}
+
 gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err) {
   *out = NULL;
   struct gw_store *st = NULL;
@@ -378,6 +431,8 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
     if ((rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_FAST, err)) ||
         (rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_SLOW, err)))
       goto out;
+  for (int i = 0; i < rec->ngpus; i++)
+    fill_gpm(&rec->gpus[i]);
   if ((rc = load_host(db, &rec->host, err)) || (rc = load_events(db, rec, err)))
     goto out;
   load_timeline(db, rec);
@@ -451,4 +506,10 @@ size_t gw_host_index_at(const struct gw_host_series *h, int64_t t_ns) {
 }
 size_t gw_health_index_at(const struct gw_gpu_series *g, int64_t t_ns) {
   return index_at(g->ht_ns, g->nh, t_ns);
+}
+
+int gw_workers_saturated_at(const struct gw_host_series *h, size_t j) {
+  double sat = h->workers_saturated[j], nw = h->workers[j];
+  /* a pool with half its workers waiting has capacity to spare */
+  return !isnan(sat) && sat >= 1 && (isnan(nw) || 2 * sat >= nw);
 }

@@ -43,6 +43,10 @@ struct gw_host_series {
   char governor[32]; /* last governor seen, "" unknown */
 };
 
+/* 1 when at least half of the loader workers (and one at least) are
+ * saturated at host tick j: the pool has no spare capacity. */
+int gw_workers_saturated_at(const struct gw_host_series *h, size_t j);
+
 struct gw_event_row {
   int64_t t_ns;
   char kind[24];

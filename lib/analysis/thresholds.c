@@ -11,14 +11,33 @@ const struct gw_thresholds gw_thr = {
      * means work, and SM >= 2% means work even when util is missing. */
     .active_util_pct = 5.0,
     .active_sm_pct = 2.0,
+    /* [h200 scenarios] CUDA context creation and the weight upload show as a
+     * burst under a second, then imports or compilation leave the GPU idle
+     * for 4-6 s before the first step; inside a run the longest pauses of
+     * fed steps are under 3 s. A burst of at most 2 s followed by 3 s of
+     * nothing is set-up, not the run. */
+    .lead_burst_max_s = 2.0,
+    .lead_gap_min_s = 3.0,
 
     /* [seed 2.1, 3.1] "several cores pinned at full load": cpu_pct is a share
      * of one core, so near 100% is a saturated single-threaded worker. 85%
      * leaves room for sampling noise and short waits. */
     .worker_saturated_cpu_pct = 85.0,
+    /* [h200] torch.compile leaves a pool of ~17 compile workers at 0% CPU
+     * beside the loader; a loader worker that ever serves batches averages
+     * far above 10% of a core. */
+    .worker_min_avg_cpu_pct = 10.0,
     /* [seed 2.3] Python launching tiny kernels keeps its one thread busy;
      * same reasoning as for workers. */
     .main_saturated_cpu_pct = 85.0,
+    /* [def] launching kernels, the Python loop and CUDA's spin-wait on a
+     * sync each hold one thread; a training process above 1.5 cores while
+     * the GPU idles is running CPU tensor ops on a thread pool (transforms,
+     * collation): data preparation in the main process. */
+    .main_multicore_cpu_pct = 150.0,
+    /* one sample in twenty: a recurring part of the step, not a one-off
+     * (a GPU-fed loop never exceeds one core: [h200] 23 of 24 scenarios) */
+    .main_multicore_min_frac = 0.05,
     /* [seed 2.1] "iostat shows util piling up"; 80% util on a device is the
      * usual iostat reading of a queue that is rarely empty. */
     .disk_busy_util_pct = 80.0,
@@ -35,6 +54,25 @@ const struct gw_thresholds gw_thr = {
     /* [h200] a storm has SM/util of 0.1/20 = 0.005; any real kernel mix with
      * launch-bound gaps stays far below 0.1. */
     .launch_sm_per_util = 0.10,
+    /* [h200] a launch-bound storm keeps a kernel resident 13-25% of the
+     * time; at 10% and above the host is issuing kernels, below it the busy
+     * host is doing something else (planning, Python work). */
+    .launch_min_util_pct = 10.0,
+    /* [h200] a GEMM at the 700 W limit draws 98% of it; the transformer of
+     * the healthy scenario 94%. At 90% the GPU spends its power budget and a
+     * larger batch cannot buy much more. */
+    .at_limit_power_frac = 0.90,
+    /* [h200 sweep] the fp32 MLP's busiest math pipe covers 0.73 of SM
+     * activity at batch 2048 and 0.88 for a bf16 GEMM at the power cap; the
+     * measured throughput still rose >20% per batch doubling up to a fill of
+     * 0.57 (batch 512) and 11% from 0.68 (batch 1024). Below 0.6 the SMs are
+     * resident but wait on memory latency: too little work per kernel. */
+    .small_math_fill_frac = 0.60,
+    /* [seed 2.2] small batches show low occupancy: [h200] GEMM-bound steps
+     * sit at 15-33% (the whole sweep), while chains of element-wise kernels
+     * launched with huge grids fill 60% of warp slots, and a larger batch
+     * only scales their bytes. Half the warp slots separates the two. */
+    .small_occupancy_max_pct = 50.0,
     /* [seed 2.2] "util not low but throughput low": util at least half. */
     .small_busy_util_pct = 50.0,
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
@@ -67,6 +105,14 @@ const struct gw_thresholds gw_thr = {
      * the median is visible jitter; [h200] run-to-run noise is ~10%. */
     .step_jitter_cv = 0.30,
     .step_jitter_p90_p50 = 1.5,
+    /* [def] after its first steps the caching allocator keeps its blocks,
+     * so a fixed-shape loop shows constant device memory ([h200] 20 fixed
+     * shape scenarios: at most one change in 30 s). Repeated rises and falls
+     * of at least 16 MiB (far above the driver's 2 MiB pages), several times
+     * a minute, mean allocations differ from step to step: varying shapes. */
+    .mem_churn_step_bytes = 16.0 * 1024 * 1024,
+    .mem_churn_min_each = 3,
+    .mem_churn_per_min = 6.0,
 
     /* Findings under 5% of active GPU time are below the 10% run-to-run
      * noise [h200] and not worth a user's first hour. */

@@ -7,34 +7,46 @@
 
 struct gw_thresholds {
   /* --- when is a GPU tick "active" (start-up and tail are cut off) --- */
-  double active_util_pct; /* util_gpu_pct at or above: a kernel was resident */
-  double active_sm_pct;   /* or sm_active_pct at or above */
+  double active_util_pct;  /* util_gpu_pct at or above: a kernel was resident */
+  double active_sm_pct;    /* or sm_active_pct at or above */
+  double lead_burst_max_s; /* a burst this short at the start ... */
+  double lead_gap_min_s;   /* ... followed by a pause this long is set-up, not training */
 
   /* --- host side --- */
   double worker_saturated_cpu_pct; /* a loader worker at this share of one core is saturated */
+  double worker_min_avg_cpu_pct;   /* a descendant averaging less never works: not a loader worker */
   double main_saturated_cpu_pct;   /* the main process at this share of one core cannot launch faster */
+  double main_multicore_cpu_pct;   /* the main process above this runs CPU tensor work, not launches */
+  double main_multicore_min_frac;  /* share of samples above it that makes it a habit of the run */
   double disk_busy_util_pct;       /* iostat %util: the device queue is rarely empty */
   double iowait_high_pct;          /* host iowait share meaning readers wait on storage */
   double pcie_rx_high_bps;         /* sustained host-to-device traffic worth naming */
 
   /* --- GPU side --- */
-  double low_power_frac;        /* power / limit below this: the GPU is not really working */
-  double launch_sm_per_util;    /* SM activity / GPU-Util below this: kernels too tiny to matter */
-  double small_busy_util_pct;   /* GPU-Util at or above: the GPU looks busy */
-  double small_sm_per_util;     /* SM activity / GPU-Util below this while busy: underfilled */
-  double mem_mostly_free_frac;  /* used / total below this: room for a larger batch */
-  double mem_headroom_low_frac; /* used / total above this: less than the 20-30% headroom */
-  double multi_sm_spread_pct;   /* SM activity spread between GPUs naming a straggler */
-  double busy_tick_util_pct;    /* a tick with util at or above counts as "under load" */
-  double hw_bad_tick_frac;      /* share of loaded ticks with a hardware symptom to report it */
-  double power_limit_low_frac;  /* enforced limit / default limit below this is a lowered cap */
+  double low_power_frac;          /* power / limit below this: the GPU is not really working */
+  double launch_sm_per_util;      /* SM activity / GPU-Util below this: kernels too tiny to matter */
+  double launch_min_util_pct;     /* GPU-Util at or above while the host is busy: the host is issuing kernels */
+  double at_limit_power_frac;     /* power / limit at or above: the GPU works as hard as its budget allows */
+  double small_math_fill_frac;    /* busiest math pipe / SM activity below this: SMs resident but unfed */
+  double small_occupancy_max_pct; /* occupancy above this is a streaming (element-wise) mix, not small GEMMs */
+  double small_busy_util_pct;     /* GPU-Util at or above: the GPU looks busy */
+  double small_sm_per_util;       /* SM activity / GPU-Util below this while busy: underfilled */
+  double mem_mostly_free_frac;    /* used / total below this: room for a larger batch */
+  double mem_headroom_low_frac;   /* used / total above this: less than the 20-30% headroom */
+  double multi_sm_spread_pct;     /* SM activity spread between GPUs naming a straggler */
+  double busy_tick_util_pct;      /* a tick with util at or above counts as "under load" */
+  double hw_bad_tick_frac;        /* share of loaded ticks with a hardware symptom to report it */
+  double power_limit_low_frac;    /* enforced limit / default limit below this is a lowered cap */
 
   /* --- time structure --- */
-  double dip_frac_of_typical; /* activity below this fraction of the typical level is a dip */
-  double period_min_s;        /* shortest period blamed on the schedule (longer than a step) */
-  double period_min_strength; /* autocorrelation at the period needed to call it periodic */
-  double step_jitter_cv;      /* step-time coefficient of variation meaning jittery steps */
-  double step_jitter_p90_p50; /* or p90/p50 of step times */
+  double dip_frac_of_typical;  /* activity below this fraction of the typical level is a dip */
+  double period_min_s;         /* shortest period blamed on the schedule (longer than a step) */
+  double period_min_strength;  /* autocorrelation at the period needed to call it periodic */
+  double step_jitter_cv;       /* step-time coefficient of variation meaning jittery steps */
+  double step_jitter_p90_p50;  /* or p90/p50 of step times */
+  double mem_churn_step_bytes; /* a device memory change at least this large is an allocation */
+  double mem_churn_min_each;   /* rises and falls each at least this many times ... */
+  double mem_churn_per_min;    /* ... and changes at least this often: shapes vary between steps */
 
   /* --- findings --- */
   double finding_min_share;  /* a class must cost at least this share of active GPU time */

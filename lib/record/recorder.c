@@ -525,7 +525,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (r->nvml)
       sample_gpus(r, t_ns, GW_NVML_FAST | (slow_due ? GW_NVML_SLOW : 0) | (rare_due ? GW_NVML_RARE : 0), &sink);
     struct gw_err err = {{0}};
-    if (gw_host_sample(r->host, t_ns, rescan_due, &hs, &sink, &err) == GW_OK) {
+    if (gw_host_sample(r->host, t_ns, (rescan_due ? GW_HOST_RESCAN : 0) | (slow_due ? 0 : GW_HOST_SKIP_SLOW), &hs,
+                       &sink, &err) == GW_OK) {
       if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
         store_failed(r, "a host sample");
     }

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ struct scan_entry {
 struct psi_state {
   int have_prev;
   uint64_t some_us, full_us;
+  int64_t t_ns; /* when those totals were read: PSI is not read every tick */
 };
 
 struct power_supply {
@@ -54,9 +56,20 @@ struct power_supply {
   int is_mains; /* 1 Mains, 0 Battery */
 };
 
+/* System-wide files re-read every tick. On the live system their file
+ * descriptors stay open and are re-read from offset 0 (the kernel regenerates
+ * the text), which saves a path walk and an open/close per file per tick. A
+ * fixture root is opened afresh each time so tests can swap the files. */
+enum sys_file { F_STAT, F_MEMINFO, F_LOADAVG, F_DISKSTATS, F_PSI_CPU, F_PSI_MEMORY, F_PSI_IO, SYS_NFILES };
+static const char *const sys_file_path[SYS_NFILES] = {"/proc/stat",       "/proc/meminfo",      "/proc/loadavg",
+                                                      "/proc/diskstats",  "/proc/pressure/cpu", "/proc/pressure/memory",
+                                                      "/proc/pressure/io"};
+
 struct gw_host {
   char *root;
-  char *buf; /* shared read buffer for the system-wide files */
+  int live;               /* root is the running system: keep sys_fd open */
+  int sys_fd[SYS_NFILES]; /* -1 until first opened */
+  char *buf;              /* shared read buffer for the system-wide files */
   char pid_buf[GW_HOST_PID_READ_CAP];
   long clk_tck;
   long page_size;
@@ -129,6 +142,35 @@ static void strip_newline(char *s) {
   size_t n = strlen(s);
   while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
     s[--n] = '\0';
+}
+
+/* Read one of the system-wide files into buf (NUL-terminated); -1 with errno. */
+static long read_sys(struct gw_host *h, enum sys_file f, char *buf, size_t cap) {
+  if (!h->live)
+    return gw_read_file_at(h->root, sys_file_path[f], buf, cap, NULL);
+  if (h->sys_fd[f] < 0) {
+    h->sys_fd[f] = open(sys_file_path[f], O_RDONLY | O_CLOEXEC);
+    if (h->sys_fd[f] < 0)
+      return -1;
+  }
+  size_t len = 0;
+  while (len + 1 < cap) {
+    ssize_t r = pread(h->sys_fd[f], buf + len, cap - 1 - len, (off_t)len);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0) {
+      int saved = errno;
+      close(h->sys_fd[f]);
+      h->sys_fd[f] = -1;
+      errno = saved;
+      return -1;
+    }
+    if (r == 0)
+      break;
+    len += (size_t)r;
+  }
+  buf[len] = '\0';
+  return (long)len;
 }
 
 /* Read a one-line /sys or /proc value into out, newline removed. */
@@ -206,6 +248,9 @@ gw_status gw_host_open(struct gw_host **out, const char *root, struct gw_err *er
   }
   struct gw_host *h = gw_xcalloc(1, sizeof *h);
   h->root = gw_xstrdup(r);
+  h->live = r[0] == '\0';
+  for (int f = 0; f < SYS_NFILES; f++)
+    h->sys_fd[f] = -1;
   h->buf = gw_xcalloc(1, GW_HOST_READ_CAP);
   h->clk_tck = sysconf(_SC_CLK_TCK);
   if (h->clk_tck <= 0)
@@ -230,6 +275,9 @@ gw_status gw_host_open(struct gw_host **out, const char *root, struct gw_err *er
 void gw_host_close(struct gw_host *h) {
   if (!h)
     return;
+  for (int f = 0; f < SYS_NFILES; f++)
+    if (h->sys_fd[f] >= 0)
+      close(h->sys_fd[f]);
   free(h->root);
   free(h->buf);
   free(h->prev_cores);
@@ -293,7 +341,7 @@ static int grow_cores(struct gw_host *h, int need) {
 
 static void sample_cpu(struct gw_host *h, struct gw_host_sample *out, int64_t dt_ns, struct gw_err *err) {
   out->cores = h->core_out;
-  if (gw_read_file_at(h->root, "/proc/stat", h->buf, GW_HOST_READ_CAP, NULL) < 0) {
+  if (read_sys(h, F_STAT, h->buf, GW_HOST_READ_CAP) < 0) {
     note(err, "cannot read /proc/stat: %s", strerror(errno));
     h->prev_cpu_ok = 0;
     return;
@@ -338,7 +386,7 @@ static void sample_mem(struct gw_host *h, struct gw_host_sample *out, struct gw_
   int64_t *dst[4] = {&out->mem_total_bytes, &out->mem_available_bytes, &out->swap_total_bytes, &out->swap_free_bytes};
   for (int k = 0; k < 4; k++)
     *dst[k] = -1;
-  if (gw_read_file_at(h->root, "/proc/meminfo", h->buf, GW_HOST_READ_CAP, NULL) < 0) {
+  if (read_sys(h, F_MEMINFO, h->buf, GW_HOST_READ_CAP) < 0) {
     note(err, "cannot read /proc/meminfo: %s", strerror(errno));
     return;
   }
@@ -385,10 +433,11 @@ static void sample_mem(struct gw_host *h, struct gw_host_sample *out, struct gw_
 /* "0.04 0.03 0.00 1/86 4496": 1-minute load and runnable entities. */
 static void sample_load(struct gw_host *h, struct gw_host_sample *out, struct gw_err *err) {
   char text[256], load[32], running[32];
-  if (read_line_at(h->root, "/proc/loadavg", text, sizeof text) != 0) {
+  if (read_sys(h, F_LOADAVG, text, sizeof text) < 0) {
     note(err, "cannot read /proc/loadavg: %s", strerror(errno));
     return;
   }
+  strip_newline(text);
   size_t l1 = strcspn(text, " ");
   const char *fourth = text;
   for (int i = 0; i < 3 && fourth; i++) {
@@ -419,8 +468,9 @@ static void sample_load(struct gw_host *h, struct gw_host_sample *out, struct gw
   out->valid |= 1u << GW_H_LOAD;
 }
 
-static void sample_psi(struct gw_host *h, struct gw_host_sample *out, int64_t dt_ns, struct gw_err *err) {
+static void sample_psi(struct gw_host *h, struct gw_host_sample *out, int64_t t_ns, struct gw_err *err) {
   static const char *const paths[3] = {"/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io"};
+  static const enum sys_file files[3] = {F_PSI_CPU, F_PSI_MEMORY, F_PSI_IO};
   static const enum gw_host_field fields[3] = {GW_H_PSI_CPU, GW_H_PSI_MEM, GW_H_PSI_IO};
   double *some_out[3] = {&out->psi_cpu_some_pct, &out->psi_mem_some_pct, &out->psi_io_some_pct};
   double *full_out[3] = {NULL, &out->psi_mem_full_pct, &out->psi_io_full_pct};
@@ -431,10 +481,11 @@ static void sample_psi(struct gw_host *h, struct gw_host_sample *out, int64_t dt
     struct gw_err perr = {{0}};
     /* Absent on old kernels or with psi=0: the field stays invalid, silently.
      */
-    if (gw_read_file_at(h->root, paths[i], text, sizeof text, NULL) < 0) {
+    if (read_sys(h, files[i], text, sizeof text) < 0) {
       s->have_prev = 0;
       continue;
     }
+    int64_t dt_ns = t_ns - s->t_ns;
     int found = gw_parse_psi(text, &some, &full, &perr);
     if (found < 0 || (full_out[i] && found < 2)) {
       note(err, "%s: %s", paths[i], perr.msg[0] ? perr.msg : "no 'full' line");
@@ -453,6 +504,7 @@ static void sample_psi(struct gw_host *h, struct gw_host_sample *out, int64_t dt
     }
     s->some_us = some;
     s->full_us = full;
+    s->t_ns = t_ns;
     s->have_prev = 1;
   }
 }
@@ -540,7 +592,7 @@ static int disk_rates(const struct gw_disk_counters *a, const struct gw_disk_cou
 
 static void sample_disks(struct gw_host *h, struct gw_host_sample *out, int64_t dt_ns, struct gw_err *err) {
   out->disks = h->disk_out;
-  if (gw_read_file_at(h->root, "/proc/diskstats", h->buf, GW_HOST_READ_CAP, NULL) < 0) {
+  if (read_sys(h, F_DISKSTATS, h->buf, GW_HOST_READ_CAP) < 0) {
     note(err, "cannot read /proc/diskstats: %s", strerror(errno));
     h->prev_ndisks = 0;
     return;
@@ -812,8 +864,10 @@ static void sample_procs(struct gw_host *h, int64_t t_ns, int rescan, struct gw_
 
 /* ---- the tick ---- */
 
-gw_status gw_host_sample(struct gw_host *h, int64_t t_ns, int rescan_procs_flag, struct gw_host_sample *out,
+gw_status gw_host_sample(struct gw_host *h, int64_t t_ns, unsigned what, struct gw_host_sample *out,
                          const struct gw_event_sink *events, struct gw_err *err) {
+  int rescan_procs_flag = (what & GW_HOST_RESCAN) != 0;
+  int slow = !(what & GW_HOST_SKIP_SLOW);
   if (!h || !out) {
     gw_err_set(err, "gw_host_sample: no sampler or no output");
     return GW_ERR;
@@ -832,11 +886,13 @@ gw_status gw_host_sample(struct gw_host *h, int64_t t_ns, int rescan_procs_flag,
          "skipped",
          (long long)dt_ns);
   sample_cpu(h, out, dt_ns, err);
-  sample_mem(h, out, err);
-  sample_load(h, out, err);
-  sample_psi(h, out, dt_ns, err);
-  sample_power(h, out);
-  sample_governor(h, out);
+  if (slow) {
+    sample_mem(h, out, err);
+    sample_load(h, out, err);
+    sample_psi(h, out, t_ns, err);
+    sample_power(h, out);
+    sample_governor(h, out);
+  }
   if (rescan_procs_flag)
     load_block_list(h);
   sample_disks(h, out, dt_ns, err);

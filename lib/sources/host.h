@@ -16,13 +16,19 @@ void gw_host_close(struct gw_host *h);
  * Descendants (data-loader workers) are found by parent pid. */
 void gw_host_set_target(struct gw_host *h, int pid);
 
+/* What gw_host_sample reads. 0 reads everything but the full /proc scan. */
+enum {
+  GW_HOST_RESCAN = 1,    /* also look for new processes of the tree (reads all of /proc) */
+  GW_HOST_SKIP_SLOW = 2, /* skip memory, load, pressure, power supply and governor (left invalid) */
+};
+
 /* Take one sample. Rates (CPU %, disk figures) need two samples: on the first
  * call they are marked invalid. The arrays in out belong to h and stay valid
  * until the next call. Malformed files skip the field, never crash; a short
  * note goes to err (and the call still returns GW_OK) when a field was skipped.
- * rescan_procs: also look for new processes of the tree (costlier: reads all
- * of /proc); otherwise only the known pids are re-read. */
-GW_NODISCARD gw_status gw_host_sample(struct gw_host *h, int64_t t_ns, int rescan_procs, struct gw_host_sample *out,
+ * what: GW_HOST_* bits; without GW_HOST_RESCAN only the known pids are re-read.
+ * Pressure (PSI) shares cover the time since PSI was last read. */
+GW_NODISCARD gw_status gw_host_sample(struct gw_host *h, int64_t t_ns, unsigned what, struct gw_host_sample *out,
                                       const struct gw_event_sink *events, struct gw_err *err);
 
 /* Static host facts for the run table. */
