@@ -10,6 +10,7 @@ packages=(
   libyajl-dev                       # streaming JSON for large trace imports
   libmicrohttpd-dev                 # gpuwhy serve
   procps                            # ps/pkill used by the fault tests
+  python3                           # JSON checks in the shell tests, the scenario scripts
   clang-format
 )
 missing=()

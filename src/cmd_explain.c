@@ -4,21 +4,25 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 int gw_cmd_explain(int argc, char **argv);
 
 int gw_cmd_explain(int argc, char **argv) {
+  gw_i18n_init();
   if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    printf("usage: gpuwhy explain [CLASS]\n\nPrint the signals, the way to confirm and the fixes of the six "
-           "bottleneck classes,\nor of one: input_pipeline, small_batch, launch_overhead, multi_gpu_sync, "
-           "hardware_env, schedule_shape.\n");
+    fputs(_("usage: gpuwhy explain [CLASS]\n\nPrint the signals, the way to confirm and the fixes of the six "
+            "bottleneck classes,\nor of one: input_pipeline, small_batch, launch_overhead, multi_gpu_sync, "
+            "hardware_env, schedule_shape.\n"),
+          stdout);
     return GPUWHY_EXIT_OK;
   }
   if (argc > 2) {
-    fprintf(stderr, "usage: gpuwhy explain [CLASS]\n");
+    fputs(_("usage: gpuwhy explain [CLASS]\n"), stderr);
     return GPUWHY_EXIT_USAGE;
   }
   if (gw_explain(stdout, argc > 1 ? argv[1] : NULL) != 0) {
-    fprintf(stderr, "gpuwhy explain: unknown class '%s' (gpuwhy explain lists them)\n", argv[1]);
+    fprintf(stderr, _("gpuwhy explain: unknown class '%s' (gpuwhy explain lists them)\n"), argv[1]);
     return GPUWHY_EXIT_USAGE;
   }
   return GPUWHY_EXIT_OK;

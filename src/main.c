@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/i18n.h"
 
 struct command {
   const char *name;
@@ -28,6 +29,7 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+  gw_i18n_init();
   if (argc < 2) {
     usage(stderr);
     return GPUWHY_EXIT_USAGE;

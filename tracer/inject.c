@@ -854,7 +854,10 @@ static void read_config(void) {
     cfg.sampled_kinds = SAMPLED_NOKERNEL;
   else if (kinds && *kinds && strcmp(kinds, "kernel") != 0 && strcmp(kinds, "all") != 0)
     pending_note("GPUWHY_TRACE_SAMPLED_KIND=%s is not kernel, nokernel or none; using kernel", kinds);
-  cfg.count_launches = env_flag("GPUWHY_TRACE_COUNT_LAUNCHES", 1);
+  /* Off by default: on the H200 the launch callback alone cost about as much
+   * as the kernel windows on a 1 us-kernel storm (bench/RESULTS.md); the
+   * window statistics, scaled by the duty cycle, give the launch rate. */
+  cfg.count_launches = env_flag("GPUWHY_TRACE_COUNT_LAUNCHES", 0);
   cfg.nvtx = env_flag("GPUWHY_TRACE_NVTX", 0);
   cfg.memory = env_flag("GPUWHY_TRACE_MEMORY", 1);
   cfg.graph = env_flag("GPUWHY_TRACE_GRAPH", 0);

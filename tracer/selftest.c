@@ -294,7 +294,8 @@ int main(int argc, char **argv) {
     EXPECT(all == 0, "unexpected stderr: %s", first);
     printf("case 4 (full): %d kernels, %d NCCL, %d api\n", c.kernels, c.nccl, c.apis);
   }
-  /* 5. Sampled mode: windows of 50 ms every 100 ms for about 450 ms. */
+  /* 5. Sampled mode with launch counting on: windows of 50 ms every 100 ms
+   * for about 450 ms. */
   {
     const char *env[] = {"GPUWHY_TRACE_DIR",
                          dir,
@@ -306,6 +307,8 @@ int main(int argc, char **argv) {
                          "50",
                          "GPUWHY_TRACE_PERIOD_MS",
                          "100",
+                         "GPUWHY_TRACE_COUNT_LAUNCHES",
+                         "1",
                          NULL};
     pid_t pid = run_child(env, err_path, END_SLEEP_EXIT);
     code = wait_child(pid, &sig);

@@ -11,6 +11,7 @@
 #include "analysis/stats.h"
 #include "analysis/steps.h"
 #include "analysis/thresholds.h"
+#include "core/i18n.h"
 
 void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) {
   if (f->nevidence >= GW_MAX_EVIDENCE)
@@ -481,7 +482,7 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     struct gw_finding f;
     memset(&f, 0, sizeof f);
     f.class_id = gw_rules[r].id;
-    f.title = gw_rules[r].title;
+    f.title = _(gw_rules[r].title);
     if (!gw_rules[r].evaluate(&in, &f))
       continue;
     if (f.confidence < gw_thr.finding_min_conf)
@@ -499,71 +500,85 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
     const struct gw_ledger *l = &dx->ledgers[i];
     if (!p->active_end_ns) {
-      note(dx, "GPU %d never became active during the recording.", p->gpu);
+      note(dx, _("GPU %d never became active during the recording."), p->gpu);
       continue;
     }
     if (!p->has_sm)
       note(dx,
-           "GPU %d: SM activity is unavailable (no GPM on this GPU or driver): GPU-Util stands in for it, which "
-           "cannot see underfilled kernels, so confidences are lowered.",
+           _("GPU %d: SM activity is unavailable (no GPM on this GPU or driver): GPU-Util stands in for it, which "
+             "cannot see underfilled kernels, so confidences are lowered."),
            p->gpu);
     if (!isnan(p->util_med_pct) && !isnan(p->sm_med_pct)) {
-      const char *how = p->sm_per_util < gw_thr.launch_sm_per_util  ? "GPU-Util wildly overstates the work: a "
-                                                                      "kernel is resident but almost no SM is busy"
-                        : p->sm_per_util < gw_thr.small_sm_per_util ? "GPU-Util overstates the work: resident "
-                                                                      "kernels leave many SMs empty"
-                                                                    : "GPU-Util and SM activity agree";
-      interp(dx, "GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: %s.", p->gpu, p->util_med_pct,
-             p->sm_med_pct, how);
+      /* one whole sentence per case, so a translation can reorder it */
+      interp(dx,
+             p->sm_per_util < gw_thr.launch_sm_per_util
+                 ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util wildly overstates the "
+                     "work: a kernel is resident but almost no SM is busy.")
+             : p->sm_per_util < gw_thr.small_sm_per_util
+                 ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util overstates the work: "
+                     "resident kernels leave many SMs empty.")
+                 : _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util and SM activity agree."),
+             p->gpu, p->util_med_pct, p->sm_med_pct);
     } else if (!isnan(p->util_med_pct)) {
-      interp(dx, "GPU %d: GPU-Util median %.0f%% only says a kernel was resident, not how much of the GPU worked.",
+      interp(dx, _("GPU %d: GPU-Util median %.0f%% only says a kernel was resident, not how much of the GPU worked."),
              p->gpu, p->util_med_pct);
     }
     if (!isnan(p->power_frac)) {
-      const char *how = p->power_frac < gw_thr.low_power_frac         ? "the GPU is not really working"
-                        : p->power_frac >= gw_thr.at_limit_power_frac ? "at its power limit: working as hard as it can"
-                                                                      : "a moderate load";
-      interp(dx, "GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): %s.", p->gpu, p->power_med_w,
-             p->power_limit_w, p->power_frac * 100, how);
+      interp(dx,
+             p->power_frac < gw_thr.low_power_frac
+                 ? _("GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): the GPU is not really working.")
+             : p->power_frac >= gw_thr.at_limit_power_frac
+                 ? _("GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): at its power limit: working as hard "
+                     "as it can.")
+                 : _("GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): a moderate load."),
+             p->gpu, p->power_med_w, p->power_limit_w, p->power_frac * 100);
     }
     if (p->loaded_ticks >= 1 && !isnan(p->not_p0_frac))
-      interp(dx, "GPU %d: %s under load.", p->gpu,
-             p->not_p0_frac < gw_thr.hw_bad_tick_frac ? "P-state P0 (fastest)"
-                                                      : "P-state above P0: the driver holds the GPU in a slower state");
+      interp(dx,
+             p->not_p0_frac < gw_thr.hw_bad_tick_frac
+                 ? _("GPU %d: P-state P0 (fastest) under load.")
+                 : _("GPU %d: P-state above P0: the driver holds the GPU in a slower state under load."),
+             p->gpu);
     if (!isnan(p->power_cap_frac) && p->power_cap_frac >= 0.2 && !isnan(p->sm_clock_med_mhz))
       interp(dx,
-             "GPU %d: SW power cap on %.0f%% of loaded time, SM clock %.0f of %.0f MHz: the physical limit of the "
-             "board, not a fault.",
+             _("GPU %d: SW power cap on %.0f%% of loaded time, SM clock %.0f of %.0f MHz: the physical limit of the "
+               "board, not a fault."),
              p->gpu, p->power_cap_frac * 100, p->sm_clock_med_mhz, p->sm_clock_max_mhz);
     if (!isnan(p->pcie_rx_med_bps))
-      interp(dx, "GPU %d: PCIe receive median %.2f GB/s: %s.", p->gpu, p->pcie_rx_med_bps / 1e9,
-             p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps ? "frequent host-to-device copies"
-                                                           : "low, copies are not the limit");
+      interp(dx,
+             p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps
+                 ? _("GPU %d: PCIe receive median %.2f GB/s: frequent host-to-device copies.")
+                 : _("GPU %d: PCIe receive median %.2f GB/s: low, copies are not the limit."),
+             p->gpu, p->pcie_rx_med_bps / 1e9);
     if (!isnan(p->mem_used_frac))
-      interp(dx, "GPU %d: %.0f%% of device memory used: %s.", p->gpu, p->mem_used_frac * 100,
-             p->mem_used_frac > gw_thr.mem_headroom_low_frac  ? "less than the 20-30% headroom worth keeping"
-             : p->mem_used_frac < gw_thr.mem_mostly_free_frac ? "room for a larger batch (keep 20-30% headroom)"
-                                                              : "healthy headroom");
+      interp(dx,
+             p->mem_used_frac > gw_thr.mem_headroom_low_frac
+                 ? _("GPU %d: %.0f%% of device memory used: less than the 20-30%% headroom worth keeping.")
+             : p->mem_used_frac < gw_thr.mem_mostly_free_frac
+                 ? _("GPU %d: %.0f%% of device memory used: room for a larger batch (keep 20-30%% headroom).")
+                 : _("GPU %d: %.0f%% of device memory used: healthy headroom."),
+             p->gpu, p->mem_used_frac * 100);
     if (l->row_ns[GW_ROW_STARTUP] > 0 && l->active_end_ns) {
       double head = (double)(l->active_start_ns - (rec->gpus[i].n ? rec->gpus[i].t_ns[0] : l->active_start_ns)) / 1e9;
       double tail = l->row_ns[GW_ROW_STARTUP] / 1e9 - head;
       note(dx,
-           "GPU %d: the first %.1f s before the GPU first worked (imports, model build, compilation) and %.1f s after "
-           "it last worked are counted as startup and tail, not blamed on a class.",
+           _("GPU %d: the first %.1f s before the GPU first worked (imports, model build, compilation) and %.1f s "
+             "after it last worked are counted as startup and tail, not blamed on a class."),
            p->gpu, head, tail < 0 ? 0 : tail);
     }
   }
   if (dx->estimated)
-    note(dx, "The ledger is estimated from sampled counters (no kernel timeline): rows are shares of each sample "
-             "interval, and idle: sync needs `gpuwhy record --trace` to be seen.");
+    /* TRANSLATORS: "idle: sync" is the ledger row of that name: use its translation. */
+    note(dx, _("The ledger is estimated from sampled counters (no kernel timeline): rows are shares of each sample "
+               "interval, and idle: sync needs `gpuwhy record --trace` to be seen."));
   if (rec->timeline_sampled)
-    note(dx, "The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run.");
+    note(dx, _("The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run."));
   if (rec->ngpus > 0 && rec->host.n == 0)
-    note(dx, "No host samples: loader, launch and disk signals are unknown.");
+    note(dx, _("No host samples: loader, launch and disk signals are unknown."));
   else if (rec->host.n > 0 && !dx->host.has_main)
-    note(dx, "The target process was not sampled: launch and loader signals are weaker.");
+    note(dx, _("The target process was not sampled: launch and loader signals are weaker."));
   if (rec->gpu_note[0])
-    note(dx, "No GPU data: %s", rec->gpu_note);
+    note(dx, _("No GPU data: %s"), rec->gpu_note);
 
   int has_input = 0, has_small = 0, has_launch = 0;
   for (int i = 0; i < dx->nfindings; i++) {
@@ -574,15 +589,15 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   }
   if (has_input || gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]) >= 0.2)
     experiment(dx,
-               "gpuwhy record -o fixed.db -- CMD   (with the DataLoader replaced by one cached batch fed in a loop), "
-               "then gpuwhy compare BASE.db fixed.db",
-               "the fixed-batch test: if SM activity jumps with the input taken away, the input side is the cause");
+               _("gpuwhy record -o fixed.db -- CMD   (with the DataLoader replaced by one cached batch fed in a "
+                 "loop), then gpuwhy compare BASE.db fixed.db"),
+               _("the fixed-batch test: if SM activity jumps with the input taken away, the input side is the cause"));
   if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15)
     experiment(dx, "gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}",
-               "throughput that rises with the batch means the work per kernel is too small");
+               _("throughput that rises with the batch means the work per kernel is too small"));
   if (has_launch && !dx->total.from_timeline)
     experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
-               "counts kernels per step and the gaps between them, which settles launch overhead");
+               _("counts kernels per step and the gaps between them, which settles launch overhead"));
 }
 
 gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out, struct gw_err *err) {

@@ -3,6 +3,7 @@
 
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
+#include "core/i18n.h"
 
 int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -42,13 +43,13 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
       conf += 0.05;
     if (prepares)
       gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                          "no loader workers, and the training process ran above %.0f%% of one core on %.0f%% of "
-                          "samples while the GPU idled: it prepares batches itself",
+                          _("no loader workers, and the training process ran above %.0f%% of one core on %.0f%% of "
+                            "samples while the GPU idled: it prepares batches itself"),
                           gw_thr.main_multicore_cpu_pct, h->main_multicore_frac * 100);
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
       gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                          "%.0f%% of active time the training process kept a core busy while almost no kernel ran: "
-                          "host-side work, most likely preparing data (confirm with the fixed-batch test)",
+                          _("%.0f%% of active time the training process kept a core busy while almost no kernel ran: "
+                            "host-side work, most likely preparing data (confirm with the fixed-batch test)"),
                           gw_rule_share(dx, dx->total.host_busy_ns) * 100);
   } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main) {
     /* Seed 3.1: low SM, low power and a waiting main process point at the
@@ -57,8 +58,8 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     share = gw_rule_share(dx, other_ns);
     conf = 0.4;
     gw_finding_evidence(f, 0, 0,
-                        "no loader worker or disk is saturated, but the GPU sits idle while the main process "
-                        "waits: the host side is the first suspect (confirm with the fixed-batch test)");
+                        _("no loader worker or disk is saturated, but the GPU sits idle while the main process "
+                          "waits: the host side is the first suspect (confirm with the fixed-batch test)"));
   } else {
     return 0;
   }
@@ -68,43 +69,46 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   f->confidence = conf > 0.95 ? 0.95 : conf;
 
   gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                      "GPU idle and waiting for input %.0f%% of active time; SM activity median %.1f%%", share * 100,
+                      _("GPU idle and waiting for input %.0f%% of active time; SM activity median %.1f%%"), share * 100,
                       p->sm_med_pct);
   if (h->has_workers)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "%.0f data-loader worker process(es); busiest worker median %.0f%% of one core; a worker "
-                        "saturated (>= %.0f%%) %.0f%% of the time",
+                        _("%.0f data-loader worker process(es); busiest worker median %.0f%% of one core; a worker "
+                          "saturated (>= %.0f%%) %.0f%% of the time"),
                         h->workers_med, h->worker_cpu_max_med_pct, gw_thr.worker_saturated_cpu_pct,
                         h->workers_saturated_frac * 100);
   else
-    gw_finding_evidence(f, 0, 0, "no data-loader worker processes: all loading runs in the main process");
+    gw_finding_evidence(f, 0, 0, _("no data-loader worker processes: all loading runs in the main process"));
   if (h->has_main)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "main process median %.0f%% of one core (saturated %.0f%% of the time)%s", h->main_cpu_med_pct,
-                        h->main_busy_frac * 100, h->main_busy_frac < 0.5 ? ": it waits for data" : "");
+                        h->main_busy_frac < 0.5
+                            ? _("main process median %.0f%% of one core (saturated %.0f%% of the time): it waits for "
+                                "data")
+                            : _("main process median %.0f%% of one core (saturated %.0f%% of the time)"),
+                        h->main_cpu_med_pct, h->main_busy_frac * 100);
   if (h->has_disk && (h->disk_busy_frac > 0 || h->disk_util_p90_pct >= gw_thr.disk_busy_util_pct / 2))
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "disk util p90 %.0f%%, busy (>= %.0f%%) %.0f%% of the time; iowait median %.1f%%",
+                        _("disk util p90 %.0f%%, busy (>= %.0f%%) %.0f%% of the time; iowait median %.1f%%"),
                         h->disk_util_p90_pct, gw_thr.disk_busy_util_pct, h->disk_busy_frac * 100, h->iowait_med_pct);
   if (!isnan(p->power_frac))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "power median %.0f W of %.0f W (%.0f%%)",
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, _("power median %.0f W of %.0f W (%.0f%%)"),
                         p->power_med_w, p->power_limit_w, p->power_frac * 100);
   if (!isnan(p->pcie_rx_med_bps) && p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "PCIe receive median %.1f GB/s while SM activity is low: host-to-device copies dominate",
+                        _("PCIe receive median %.1f GB/s while SM activity is low: host-to-device copies dominate"),
                         p->pcie_rx_med_bps / 1e9);
   if (!isnan(h->corr_sm_worker) && h->corr_sm_worker < -0.2)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "SM activity falls when worker CPU rises (correlation %.2f)", h->corr_sm_worker);
+                        _("SM activity falls when worker CPU rises (correlation %.2f)"), h->corr_sm_worker);
 
-  gw_finding_fix(f,
-                 "DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)",
-                 "more worker processes prepare batches in parallel; persistent workers skip the restart each epoch");
-  gw_finding_fix(f, "DataLoader(pin_memory=True) and .to(device, non_blocking=True)",
-                 "pinned host memory lets copies run asynchronously instead of through a staging buffer");
-  gw_finding_fix(f, "move heavy transforms (decode, resize, augmentation) to the GPU",
-                 "the GPU does in microseconds what a CPU worker does in milliseconds");
-  gw_finding_fix(f, "store the dataset locally or stream it in shards (WebDataset)",
-                 "sequential reads of large shards avoid slow random I/O");
+  gw_finding_fix(
+      f, _("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),
+      _("more worker processes prepare batches in parallel; persistent workers skip the restart each epoch"));
+  gw_finding_fix(f, _("DataLoader(pin_memory=True) and .to(device, non_blocking=True)"),
+                 _("pinned host memory lets copies run asynchronously instead of through a staging buffer"));
+  gw_finding_fix(f, _("move heavy transforms (decode, resize, augmentation) to the GPU"),
+                 _("the GPU does in microseconds what a CPU worker does in milliseconds"));
+  gw_finding_fix(f, _("store the dataset locally or stream it in shards (WebDataset)"),
+                 _("sequential reads of large shards avoid slow random I/O"));
   return 1;
 }

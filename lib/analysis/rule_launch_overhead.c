@@ -3,6 +3,7 @@
 
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
+#include "core/i18n.h"
 
 int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -40,26 +41,29 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
 
   if (p->has_sm)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "GPU-Util median %.0f%% while SM activity is %.2f%% (%.3f of util): kernels too small to "
-                        "occupy the GPU",
+                        _("GPU-Util median %.0f%% while SM activity is %.2f%% (%.3f of util): kernels too small to "
+                          "occupy the GPU"),
                         p->util_med_pct, p->sm_med_pct, p->sm_per_util);
   if (h->has_main)
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "main process median %.0f%% of one core, saturated %.0f%% of the time; %.0f thread(s) running",
-                        h->main_cpu_med_pct, h->main_busy_frac * 100, h->main_running_med);
+    gw_finding_evidence(
+        f, p->active_start_ns, p->active_end_ns,
+        _("main process median %.0f%% of one core, saturated %.0f%% of the time; %.0f thread(s) running"),
+        h->main_cpu_med_pct, h->main_busy_frac * 100, h->main_running_med);
   if (!isnan(p->power_frac))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "power median %.0f W of %.0f W (%.0f%%): %s",
-                        p->power_med_w, p->power_limit_w, p->power_frac * 100,
-                        p->power_frac < gw_thr.low_power_frac ? "near idle" : "moderate");
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        p->power_frac < gw_thr.low_power_frac ? _("power median %.0f W of %.0f W (%.0f%%): near idle")
+                                                              : _("power median %.0f W of %.0f W (%.0f%%): moderate"),
+                        p->power_med_w, p->power_limit_w, p->power_frac * 100);
   if (traced)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "traced: %.0f%% of active time in gaps shorter than %.0f us between kernels",
+                        _("traced: %.0f%% of active time in gaps shorter than %.0f us between kernels"),
                         gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_LAUNCH]) * 100, gw_thr.launch_gap_max_ns / 1e3);
-  gw_finding_fix(f, "remove .item(), printing tensors and torch.cuda.synchronize() from the training loop",
-                 "each one stalls the launch queue until the GPU catches up");
-  gw_finding_fix(f, "torch.compile(model)", "fuses chains of small element-wise kernels into few larger ones");
-  gw_finding_fix(f, "CUDA Graphs (torch.cuda.graphs or mode=\"reduce-overhead\") for fixed shapes",
-                 "one launch replays thousands of kernels");
-  gw_finding_fix(f, "write or use fused kernels (fused optimizers, fused norms)", "fewer, larger kernels per step");
+  gw_finding_fix(f, _("remove .item(), printing tensors and torch.cuda.synchronize() from the training loop"),
+                 _("each one stalls the launch queue until the GPU catches up"));
+  gw_finding_fix(f, "torch.compile(model)", _("fuses chains of small element-wise kernels into few larger ones"));
+  gw_finding_fix(f, _("CUDA Graphs (torch.cuda.graphs or mode=\"reduce-overhead\") for fixed shapes"),
+                 _("one launch replays thousands of kernels"));
+  gw_finding_fix(f, _("write or use fused kernels (fused optimizers, fused norms)"),
+                 _("fewer, larger kernels per step"));
   return 1;
 }

@@ -3,6 +3,7 @@
 
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
+#include "core/i18n.h"
 
 int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -36,24 +37,26 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
   f->confidence = conf;
   if (hi && lo) {
     gw_finding_evidence(f, hi->active_start_ns, hi->active_end_ns,
-                        "SM activity median %.0f%% on GPU %d against %.0f%% on GPU %d: a spread of %.0f points "
-                        "(GPU-Util %.0f%% vs %.0f%% does not show it)",
+                        _("SM activity median %.0f%% on GPU %d against %.0f%% on GPU %d: a spread of %.0f points "
+                          "(GPU-Util %.0f%% vs %.0f%% does not show it)"),
                         hi->sm_med_pct, hi->gpu, lo->sm_med_pct, lo->gpu, spread, hi->util_med_pct, lo->util_med_pct);
     if (!isnan(hi->sm_clock_med_mhz) && !isnan(lo->sm_clock_med_mhz))
       gw_finding_evidence(f, hi->active_start_ns, hi->active_end_ns,
-                          "SM clock median %.0f MHz on GPU %d, %.0f MHz on GPU %d", hi->sm_clock_med_mhz, hi->gpu,
+                          _("SM clock median %.0f MHz on GPU %d, %.0f MHz on GPU %d"), hi->sm_clock_med_mhz, hi->gpu,
                           lo->sm_clock_med_mhz, lo->gpu);
-    gw_finding_evidence(f, 0, 0, "GPU %d does the most work per step; the others wait for it in collectives", hi->gpu);
+    gw_finding_evidence(f, 0, 0, _("GPU %d does the most work per step; the others wait for it in collectives"),
+                        hi->gpu);
   }
-  gw_finding_evidence(f, 0, 0, "%.0f%% of all GPUs' active time spent waiting on peers", share * 100);
+  gw_finding_evidence(f, 0, 0, _("%.0f%% of all GPUs' active time spent waiting on peers"), share * 100);
   gw_finding_fix(f,
-                 "give every rank the same amount of work (DistributedSampler, equal per-rank batch, no other "
-                 "jobs on one GPU)",
-                 "every collective waits for the slowest rank");
-  gw_finding_fix(f, "overlap gradient all-reduce with the backward pass (DDP bucket_cap_mb, no_sync)",
-                 "communication hidden behind compute costs no time");
-  gw_finding_fix(f, "NCCL_DEBUG=INFO: check the transport (NVLink/P2P, not sockets); set NCCL_SOCKET_IFNAME",
-                 "a slow transport stretches every collective");
-  gw_finding_fix(f, "gradient accumulation, or ZeRO / tensor parallelism", "fewer or smaller collectives per sample");
+                 _("give every rank the same amount of work (DistributedSampler, equal per-rank batch, no other "
+                   "jobs on one GPU)"),
+                 _("every collective waits for the slowest rank"));
+  gw_finding_fix(f, _("overlap gradient all-reduce with the backward pass (DDP bucket_cap_mb, no_sync)"),
+                 _("communication hidden behind compute costs no time"));
+  gw_finding_fix(f, _("NCCL_DEBUG=INFO: check the transport (NVLink/P2P, not sockets); set NCCL_SOCKET_IFNAME"),
+                 _("a slow transport stretches every collective"));
+  gw_finding_fix(f, _("gradient accumulation, or ZeRO / tensor parallelism"),
+                 _("fewer or smaller collectives per sample"));
   return 1;
 }

@@ -4,6 +4,7 @@
 
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
+#include "core/i18n.h"
 
 int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -25,20 +26,21 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     f->confidence = fmin(conf, 0.95);
     if (!isnan(pp->period.period_steps))
       gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
-                          "GPU %d: activity dips every %.1f s (about every %.0f steps), autocorrelation %.2f", pp->gpu,
-                          pp->period.period_s, pp->period.period_steps, pp->period.strength);
+                          _("GPU %d: activity dips every %.1f s (about every %.0f steps), autocorrelation %.2f"),
+                          pp->gpu, pp->period.period_s, pp->period.period_steps, pp->period.strength);
     else
       gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
-                          "GPU %d: activity dips every %.1f s, autocorrelation %.2f", pp->gpu, pp->period.period_s,
+                          _("GPU %d: activity dips every %.1f s, autocorrelation %.2f"), pp->gpu, pp->period.period_s,
                           pp->period.strength);
     gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
-                        "%.0f%% of active ticks are in a dip; %.0f%% of active GPU time lost in them",
+                        _("%.0f%% of active ticks are in a dip; %.0f%% of active GPU time lost in them"),
                         pp->dip_share * 100, share * 100);
     if (!isnan(h->disk_write_dip_bps))
       gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
-                          "disk writes %.1f MB/s during dips against %.1f MB/s otherwise%s",
-                          h->disk_write_dip_bps / 1e6, h->disk_write_other_bps / 1e6,
-                          h->disk_write_dip_bps > 2 * h->disk_write_other_bps + 1e6 ? ": checkpoints or logs" : "");
+                          h->disk_write_dip_bps > 2 * h->disk_write_other_bps + 1e6
+                              ? _("disk writes %.1f MB/s during dips against %.1f MB/s otherwise: checkpoints or logs")
+                              : _("disk writes %.1f MB/s during dips against %.1f MB/s otherwise"),
+                          h->disk_write_dip_bps / 1e6, h->disk_write_other_bps / 1e6);
   } else if (gw_rule_mem_churn(dx)) {
     /* Allocations that change from step to step: shapes vary. The time the
      * host spends busy with almost no kernel running is re-planning for the
@@ -61,18 +63,24 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     f->share_of_active = share;
     f->confidence = conf;
     gw_finding_evidence(f, c->active_start_ns, c->active_end_ns,
-                        "GPU %d: device memory rose %d and fell %d times (%.0f changes a minute): allocations differ "
-                        "from step to step, the mark of changing input shapes",
+                        _("GPU %d: device memory rose %d and fell %d times (%.0f changes a minute): allocations differ "
+                          "from step to step, the mark of changing input shapes"),
                         c->gpu, c->mem_rises, c->mem_falls, c->mem_changes_per_min);
     if (host > 0)
       gw_finding_evidence(f, c->active_start_ns, c->active_end_ns,
-                          "%.0f%% of active time the training process was busy on one core while almost no kernel "
-                          "ran: re-planning for new shapes (cudnn.benchmark searches, allocator, recompiles)%s",
-                          host * 100, shared ? "; the process also prepares its own data, so part of it is input" : "");
+                          shared ? _("%.0f%% of active time the training process was busy on one core while almost "
+                                     "no kernel ran: re-planning for new shapes (cudnn.benchmark searches, allocator, "
+                                     "recompiles); the process also prepares its own data, so part of it is input")
+                                 : _("%.0f%% of active time the training process was busy on one core while almost "
+                                     "no kernel ran: re-planning for new shapes (cudnn.benchmark searches, allocator, "
+                                     "recompiles)"),
+                          host * 100);
     if (st->n >= 2)
-      gw_finding_evidence(f, 0, 0, "%d steps (%s): median %.3f s, p90/p50 %.2f, CV %.2f", st->n,
-                          st->from_table ? "marked by the program" : "estimated from GPU activity", st->median_s,
-                          st->p90_over_p50, st->cv);
+      gw_finding_evidence(f, 0, 0,
+                          st->from_table ? _("%d steps (marked by the program): median %.3f s, p90/p50 %.2f, CV %.2f")
+                                         : _("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, "
+                                             "CV %.2f"),
+                          st->n, st->median_s, st->p90_over_p50, st->cv);
   } else if (st->n >= 5 && ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
                             (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
     /* Spread without a period: shapes or recompiles. The time above the
@@ -83,21 +91,24 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
       return 0;
     f->share_of_active = share;
     f->confidence = st->from_table ? 0.4 : 0.3;
-    gw_finding_evidence(f, 0, 0, "%d steps (%s): median %.3f s, p90/p50 %.2f, CV %.2f, with no fixed period", st->n,
-                        st->from_table ? "marked by the program" : "estimated from GPU activity", st->median_s,
-                        st->p90_over_p50, st->cv);
+    gw_finding_evidence(f, 0, 0,
+                        st->from_table ? _("%d steps (marked by the program): median %.3f s, p90/p50 %.2f, CV %.2f, "
+                                           "with no fixed period")
+                                       : _("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, CV "
+                                           "%.2f, with no fixed period"),
+                        st->n, st->median_s, st->p90_over_p50, st->cv);
   } else {
     return 0;
   }
-  gw_finding_fix(f, "evaluate less often, or in a separate process on a saved checkpoint",
-                 "evaluation steals whole seconds of training at each interval");
+  gw_finding_fix(f, _("evaluate less often, or in a separate process on a saved checkpoint"),
+                 _("evaluation steals whole seconds of training at each interval"));
   gw_finding_fix(f,
-                 "save checkpoints asynchronously (torch.distributed.checkpoint async_save, or a copy to host "
-                 "then a writer thread)",
-                 "the training loop does not wait for the disk");
-  gw_finding_fix(f, "log from a background thread and without .item() on every step",
-                 "each .item() synchronises the GPU");
-  gw_finding_fix(f, "pad or bucket variable-length inputs to a few fixed shapes",
-                 "changing shapes trigger reallocations and recompiles");
+                 _("save checkpoints asynchronously (torch.distributed.checkpoint async_save, or a copy to host "
+                   "then a writer thread)"),
+                 _("the training loop does not wait for the disk"));
+  gw_finding_fix(f, _("log from a background thread and without .item() on every step"),
+                 _("each .item() synchronises the GPU"));
+  gw_finding_fix(f, _("pad or bucket variable-length inputs to a few fixed shapes"),
+                 _("changing shapes trigger reallocations and recompiles"));
   return 1;
 }

@@ -3,6 +3,7 @@
 
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
+#include "core/i18n.h"
 
 int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -52,38 +53,41 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
 
   if (!isnan(p->math_fill))
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "GPU %d: GPU-Util median %.0f%%, SM activity %.0f%%, but the busiest math pipe (tensor/FP32/"
-                        "FP16) only %.0f%%: %.2f of the active SM time does arithmetic, SMs wait on memory latency",
+                        _("GPU %d: GPU-Util median %.0f%%, SM activity %.0f%%, but the busiest math pipe (tensor/FP32/"
+                          "FP16) only %.0f%%: %.2f of the active SM time does arithmetic, SMs wait on memory latency"),
                         p->gpu, p->util_med_pct, p->sm_med_pct, p->math_med_pct, p->math_fill);
   else
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident "
-                        "with most SMs empty",
+                        _("GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident "
+                          "with most SMs empty"),
                         p->gpu, p->util_med_pct, p->sm_med_pct, p->sm_per_util);
   if (!isnan(p->occupancy_med_pct))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "SM occupancy median %.0f%%: few warps per SM",
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, _("SM occupancy median %.0f%%: few warps per SM"),
                         p->occupancy_med_pct);
   if (!isnan(p->mem_used_frac))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, "device memory %.0f%% used: %s",
-                        p->mem_used_frac * 100, mem_free ? "room for a larger batch" : "little room to grow the batch");
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        mem_free ? _("device memory %.0f%% used: room for a larger batch")
+                                 : _("device memory %.0f%% used: little room to grow the batch"),
+                        p->mem_used_frac * 100);
   if (!isnan(p->power_frac))
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        "power median %.0f W of %.0f W (%.0f%%): below the limit, so the GPU has power to spare",
+                        _("power median %.0f W of %.0f W (%.0f%%): below the limit, so the GPU has power to spare"),
                         p->power_med_w, p->power_limit_w, p->power_frac * 100);
   if (h->has_main)
     gw_finding_evidence(
         f, p->active_start_ns, p->active_end_ns,
-        "main process median %.0f%% of one core, yet kernels fill the SMs when they run: launches are not the "
-        "main limit",
+        _("main process median %.0f%% of one core, yet kernels fill the SMs when they run: launches are not the "
+          "main limit"),
         h->main_cpu_med_pct);
-  gw_finding_fix(f, "raise the batch size (sweep it), keeping 20-30% of device memory free",
-                 "bigger kernels fill more SMs; the headroom avoids allocator thrash and OOM");
-  gw_finding_fix(f, "torch.autocast(dtype=torch.bfloat16) (mixed precision)",
-                 "halves activation memory and uses tensor cores, leaving room for a larger batch");
-  gw_finding_fix(f, "pad or bucket inputs to fixed shapes",
-                 "fixed shapes stop the caching allocator from re-splitting blocks each step");
-  gw_finding_fix(f, "activation checkpointing to trade compute for memory",
-                 "frees memory for a batch large enough to fill the GPU");
-  gw_finding_fix(f, "CUDA Graphs once shapes are fixed", "replays the whole step without per-kernel launches");
+  /* xgettext:no-c-format */
+  gw_finding_fix(f, _("raise the batch size (sweep it), keeping 20-30% of device memory free"),
+                 _("bigger kernels fill more SMs; the headroom avoids allocator thrash and OOM"));
+  gw_finding_fix(f, _("torch.autocast(dtype=torch.bfloat16) (mixed precision)"),
+                 _("halves activation memory and uses tensor cores, leaving room for a larger batch"));
+  gw_finding_fix(f, _("pad or bucket inputs to fixed shapes"),
+                 _("fixed shapes stop the caching allocator from re-splitting blocks each step"));
+  gw_finding_fix(f, _("activation checkpointing to trade compute for memory"),
+                 _("frees memory for a batch large enough to fill the GPU"));
+  gw_finding_fix(f, _("CUDA Graphs once shapes are fixed"), _("replays the whole step without per-kernel launches"));
   return 1;
 }

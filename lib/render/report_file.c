@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/rules.h"
+#include "core/i18n.h"
 #include "render/report_render.h"
 
 int gw_report_format_from_name(const char *name, enum gw_report_format *out) {
@@ -47,17 +48,17 @@ int gw_explain(FILE *out, const char *class_id) {
     const struct gw_rule *r = gw_rule_find(class_id);
     if (!r)
       return -1;
-    fprintf(out, "%s: %s (field guide section %s)\n\n", r->id, r->title, r->seed_section);
-    fprintf(out, "Signals:\n  %s\n\nHow to confirm:\n  %s\n\nFixes, cheapest first:\n  %s\n", r->signals, r->confirm,
-            r->fixes);
+    fprintf(out, _("%s: %s (field guide section %s)\n\n"), r->id, _(r->title), r->seed_section);
+    fprintf(out, _("Signals:\n  %s\n\nHow to confirm:\n  %s\n\nFixes, cheapest first:\n  %s\n"), _(r->signals),
+            _(r->confirm), _(r->fixes));
     return 0;
   }
-  fprintf(out, "The six bottleneck classes (gpuwhy explain CLASS for one in full)\n\n");
+  fputs(_("The six bottleneck classes (gpuwhy explain CLASS for one in full)\n\n"), out);
   for (int i = 0; i < gw_nrules; i++) {
     const struct gw_rule *r = &gw_rules[i];
-    fprintf(out, "%-16s %s\n", r->id, r->title);
-    fprintf(out, "  signals: %s\n  confirm: %s\n  fixes:   %s\n\n", r->signals, r->confirm, r->fixes);
+    fprintf(out, "%-16s %s\n", r->id, _(r->title));
+    fprintf(out, _("  signals: %s\n  confirm: %s\n  fixes:   %s\n\n"), _(r->signals), _(r->confirm), _(r->fixes));
   }
-  fprintf(out, "A healthy run, even one at its power limit (SW power cap), gets the verdict \"none\".\n");
+  fputs(_("A healthy run, even one at its power limit (SW power cap), gets the verdict \"none\".\n"), out);
   return 0;
 }
