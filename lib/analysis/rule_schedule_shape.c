@@ -6,8 +6,14 @@
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
 
+static void add_shape_fix(struct gw_finding *f) {
+  gw_finding_fix(f, _("pad or bucket variable-length inputs to a few fixed shapes"),
+                 _("changing shapes trigger reallocations and recompiles"));
+}
+
 int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
+  int shapes = 0; /* the evidence points at changing shapes, not periodic work */
   const struct gw_host_profile *h = &dx->host;
   const struct gw_step_profile *st = &dx->steps;
   const struct gw_gpu_profile *pp = NULL;
@@ -42,6 +48,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                               : _("disk writes %.1f MB/s during dips against %.1f MB/s otherwise"),
                           h->disk_write_dip_bps / 1e6, h->disk_write_other_bps / 1e6);
   } else if (gw_rule_mem_churn(dx)) {
+    shapes = 1;
     /* Allocations that change from step to step: shapes vary. The time the
      * host spends busy with almost no kernel running is re-planning for the
      * new shapes (algorithm searches, allocator work, recompiles) unless the
@@ -86,6 +93,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     /* Spread without a period: shapes or recompiles. The time above the
      * median step is what uneven steps cost. Input stalls also make steps
      * uneven, so this stays a weak finding on its own. */
+    shapes = 1;
     share = st->excess_share;
     if (share < gw_thr.finding_min_share)
       return 0;
@@ -100,6 +108,10 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
   } else {
     return 0;
   }
+  /* The fix that matches the evidence comes first: shapes when allocations
+   * churn or steps are uneven without a period, periodic work otherwise. */
+  if (shapes)
+    add_shape_fix(f);
   gw_finding_fix(f, _("evaluate less often, or in a separate process on a saved checkpoint"),
                  _("evaluation steals whole seconds of training at each interval"));
   gw_finding_fix(f,
@@ -108,7 +120,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                  _("the training loop does not wait for the disk"));
   gw_finding_fix(f, _("log from a background thread and without .item() on every step"),
                  _("each .item() synchronises the GPU"));
-  gw_finding_fix(f, _("pad or bucket variable-length inputs to a few fixed shapes"),
-                 _("changing shapes trigger reallocations and recompiles"));
+  if (!shapes)
+    add_shape_fix(f);
   return 1;
 }
