@@ -14,5 +14,9 @@ int gw_cmd_record(int argc, char **argv);
 int gw_cmd_watch(int argc, char **argv);
 int gw_cmd_report(int argc, char **argv);
 int gw_cmd_explain(int argc, char **argv);
+int gw_cmd_check(int argc, char **argv);
+int gw_cmd_compare(int argc, char **argv);
+int gw_cmd_baseline(int argc, char **argv);
+int gw_cmd_sweep(int argc, char **argv);
 
 #endif

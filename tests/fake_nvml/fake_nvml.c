@@ -37,6 +37,29 @@
  *   4242 + 100 i again; process utilization: pid 4242 sm 37, pid 4243 a junk
  *   sample with sm 250.
  * fake_nvml_calls("symbol") returns how often a function was called since init.
+ *
+ * Knobs for gpuwhy check, read at init like the others. Each takes a comma
+ * list with one value per GPU (the last value repeats for later GPUs); unset,
+ * the values above stay:
+ *   FAKE_NVML_PSTATE=p            performance state (default 0)
+ *   FAKE_NVML_SM_CLOCK_MHZ=m      current SM and graphics clock (default 1755)
+ *   FAKE_NVML_PCIE_GEN=g          current PCIe link generation (default 5)
+ *   FAKE_NVML_PCIE_WIDTH=w        current PCIe link width (default 16)
+ *   FAKE_NVML_POWER_LIMIT_MW=l    enforced power limit (default 700000)
+ *   FAKE_NVML_TEMP_C=t            GPU temperature (default 45 + i)
+ *   FAKE_NVML_MIG=0|1             current MIG mode (default 0)
+ *   FAKE_NVML_PERSISTENCE=0|1     persistence mode (default 1)
+ *   FAKE_NVML_COMPUTE_MODE=c      compute mode, 0..3 (default 0)
+ *   FAKE_NVML_ECC_UNCORRECTED=n   volatile uncorrected ECC errors (default 0)
+ *   FAKE_NVML_REMAP_PENDING=0|1   remapped rows: a remap is pending (default 0)
+ *   FAKE_NVML_REMAP_FAILURE=0|1   remapped rows: a remap failed (default 0)
+ *   FAKE_NVML_VIOL_HW_THERMAL_NS=n     field 270 (default 0)
+ *   FAKE_NVML_VIOL_HW_POWER_BRAKE_NS=n field 271 (default 0)
+ *   FAKE_NVML_VIOL_SW_THERMAL_NS=n     field 269 (default 2 ms)
+ * and two for the whole system:
+ *   FAKE_NVML_CUDA_VERSION=v      nvmlSystemGetCudaDriverVersion_v2 (default 13000)
+ *   FAKE_NVML_PROC_PIDS=a,b       compute processes instead of the default list,
+ *                                 1 GiB each, no graphics processes; "none" lists none
  */
 #include <math.h>
 #include <stdint.h>
@@ -134,6 +157,44 @@ enum {
 
 #define MAX_GPUS 8
 #define MAX_REASONS 32
+#define MAX_PROC_PIDS 16
+
+/* Per-GPU knobs (see the header comment). */
+enum {
+  K_PSTATE,
+  K_SM_CLOCK,
+  K_PCIE_GEN,
+  K_PCIE_WIDTH,
+  K_POWER_LIMIT,
+  K_TEMP,
+  K_MIG,
+  K_PERSISTENCE,
+  K_COMPUTE_MODE,
+  K_ECC_UNC,
+  K_REMAP_PENDING,
+  K_REMAP_FAILURE,
+  K_VIOL_HW_THERMAL,
+  K_VIOL_HW_POWER_BRAKE,
+  K_VIOL_SW_THERMAL,
+  NKNOBS
+};
+static const char *const knob_env[NKNOBS] = {
+    "FAKE_NVML_PSTATE",
+    "FAKE_NVML_SM_CLOCK_MHZ",
+    "FAKE_NVML_PCIE_GEN",
+    "FAKE_NVML_PCIE_WIDTH",
+    "FAKE_NVML_POWER_LIMIT_MW",
+    "FAKE_NVML_TEMP_C",
+    "FAKE_NVML_MIG",
+    "FAKE_NVML_PERSISTENCE",
+    "FAKE_NVML_COMPUTE_MODE",
+    "FAKE_NVML_ECC_UNCORRECTED",
+    "FAKE_NVML_REMAP_PENDING",
+    "FAKE_NVML_REMAP_FAILURE",
+    "FAKE_NVML_VIOL_HW_THERMAL_NS",
+    "FAKE_NVML_VIOL_HW_POWER_BRAKE_NS",
+    "FAKE_NVML_VIOL_SW_THERMAL_NS",
+};
 #define GIB (1024ULL * 1024 * 1024)
 #define MIB (1024ULL * 1024)
 
@@ -162,6 +223,12 @@ static struct {
   char fail_once[1024];
   unsigned long long reasons[MAX_REASONS];
   unsigned nreasons;
+  int knob_set[NKNOBS];
+  long long knob[NKNOBS][MAX_GPUS];
+  long cuda_version;
+  int proc_pids_set;
+  unsigned nproc_pids;
+  unsigned proc_pids[MAX_PROC_PIDS];
   struct fake_dev devs[MAX_GPUS];
   struct {
     const char *name;
@@ -192,6 +259,26 @@ static void read_name_list(const char *var, char out[1024]) {
   out[len + 2] = '\0';
 }
 
+/* "a,b,c": GPU 0 gets a, 1 gets b, 2 and later get c. */
+static void read_gpu_knob(int k) {
+  const char *s = getenv(knob_env[k]);
+  unsigned n = 0;
+  long long last = 0;
+  while (s && *s && n < MAX_GPUS) {
+    char *end = NULL;
+    long long v = strtoll(s, &end, 0);
+    if (end == s)
+      break;
+    fake.knob[k][n++] = last = v;
+    s = (*end == ',') ? end + 1 : end;
+  }
+  if (n == 0)
+    return;
+  fake.knob_set[k] = 1;
+  for (; n < MAX_GPUS; n++)
+    fake.knob[k][n] = last;
+}
+
 static void read_knobs(void) {
   memset(&fake, 0, sizeof fake);
   long n = env_long("FAKE_NVML_GPUS", 1);
@@ -214,6 +301,26 @@ static void read_knobs(void) {
   }
   for (unsigned i = 0; i < MAX_GPUS; i++)
     fake.devs[i].index = i;
+  for (int k = 0; k < NKNOBS; k++)
+    read_gpu_knob(k);
+  fake.cuda_version = env_long("FAKE_NVML_CUDA_VERSION", 13000);
+  const char *pids = getenv("FAKE_NVML_PROC_PIDS");
+  if (pids) {
+    fake.proc_pids_set = 1;
+    while (*pids && strcmp(pids, "none") != 0 && fake.nproc_pids < MAX_PROC_PIDS) {
+      char *end = NULL;
+      unsigned long v = strtoul(pids, &end, 10);
+      if (end == pids)
+        break;
+      fake.proc_pids[fake.nproc_pids++] = (unsigned)v;
+      pids = (*end == ',') ? end + 1 : end;
+    }
+  }
+}
+
+/* The value of a per-GPU knob for device d, or fallback when unset. */
+static long long knob(const struct fake_dev *d, int k, long long fallback) {
+  return fake.knob_set[k] ? fake.knob[k][d->index] : fallback;
 }
 
 static void count_call(const char *fn) {
@@ -379,7 +486,7 @@ FAKE_API nvmlReturn_t nvmlSystemGetNVMLVersion(char *buf, unsigned len) {
 FAKE_API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) {
   nvmlReturn_t r = enter_system(__func__);
   if (r == OK)
-    *v = 13000;
+    *v = (int)fake.cuda_version;
   return r;
 }
 
@@ -489,20 +596,20 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t dev, int wh
 
 FAKE_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned *cur, unsigned *pending) {
   ENTER(dev);
-  *cur = 0;
-  *pending = 0;
+  *cur = (unsigned)knob(d, K_MIG, 0);
+  *pending = *cur;
   return OK;
 }
 
 FAKE_API nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t dev, int *mode) {
   ENTER(dev);
-  *mode = 1;
+  *mode = (int)knob(d, K_PERSISTENCE, 1);
   return OK;
 }
 
 FAKE_API nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t dev, int *mode) {
   ENTER(dev);
-  *mode = 0;
+  *mode = (int)knob(d, K_COMPUTE_MODE, 0);
   return OK;
 }
 
@@ -592,14 +699,14 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t dev, unsi
 
 FAKE_API nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t dev, int *pstate) {
   ENTER(dev);
-  *pstate = 0;
+  *pstate = (int)knob(d, K_PSTATE, 0);
   return OK;
 }
 
 FAKE_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, int type, unsigned *mhz) {
   ENTER(dev);
   if (type == 0 || type == 1)
-    *mhz = 1755;
+    *mhz = (unsigned)knob(d, K_SM_CLOCK, 1755);
   else if (type == 2)
     *mhz = 3201;
   else
@@ -745,7 +852,7 @@ FAKE_API nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *req) {
 
 FAKE_API nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t dev, unsigned *mw) {
   ENTER(dev);
-  *mw = 700000;
+  *mw = (unsigned)knob(d, K_POWER_LIMIT, 700000);
   return OK;
 }
 
@@ -755,7 +862,7 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t dev, nvmlTemperatur
     return E_ARGUMENT_VERSION_MISMATCH;
   if (t->sensorType != 0)
     return E_INVALID_ARGUMENT;
-  t->temperature = 45 + (int)d->index;
+  t->temperature = (int)knob(d, K_TEMP, 45 + (int)d->index);
   return OK;
 }
 
@@ -763,7 +870,7 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t dev, int sensor, uns
   ENTER(dev);
   if (sensor != 0)
     return E_INVALID_ARGUMENT;
-  *c = 45 + d->index;
+  *c = (unsigned)knob(d, K_TEMP, 45 + (int)d->index);
   return OK;
 }
 
@@ -787,12 +894,16 @@ FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvml
       f->value.ullVal = 1500000000ULL;
       break;
     case 76:
-    case 270:
-    case 271:
       f->value.ullVal = 0;
       break;
+    case 270:
+      f->value.ullVal = (unsigned long long)knob(d, K_VIOL_HW_THERMAL, 0);
+      break;
+    case 271:
+      f->value.ullVal = (unsigned long long)knob(d, K_VIOL_HW_POWER_BRAKE, 0);
+      break;
     case 269:
-      f->value.ullVal = 2000000ULL;
+      f->value.ullVal = (unsigned long long)knob(d, K_VIOL_SW_THERMAL, 2000000LL);
       break;
     default:
       f->nvmlReturn = E_NOT_SUPPORTED;
@@ -804,13 +915,13 @@ FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvml
 
 FAKE_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t dev, unsigned *gen) {
   ENTER(dev);
-  *gen = 5;
+  *gen = (unsigned)knob(d, K_PCIE_GEN, 5);
   return OK;
 }
 
 FAKE_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t dev, unsigned *width) {
   ENTER(dev);
-  *width = 16;
+  *width = (unsigned)knob(d, K_PCIE_WIDTH, 16);
   return OK;
 }
 
@@ -828,7 +939,7 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t dev, int error_ty
   if (error_type == 0)
     *n = 3;
   else if (error_type == 1)
-    *n = 0;
+    *n = (unsigned long long)knob(d, K_ECC_UNC, 0);
   else
     return E_INVALID_ARGUMENT;
   return OK;
@@ -839,8 +950,8 @@ FAKE_API nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t dev, unsigned *cor,
   ENTER(dev);
   *cor = 1;
   *unc = 0;
-  *pending = 0;
-  *failed = 0;
+  *pending = (unsigned)knob(d, K_REMAP_PENDING, 0);
+  *failed = (unsigned)knob(d, K_REMAP_FAILURE, 0);
   return OK;
 }
 
@@ -867,6 +978,12 @@ FAKE_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t dev, 
   ENTER(dev);
   static const nvmlProcessInfo_t procs[] = {{4242, 8 * GIB, 0xFFFFFFFFu, 0xFFFFFFFFu},
                                             {4243, 2 * GIB, 0xFFFFFFFFu, 0xFFFFFFFFu}};
+  if (fake.proc_pids_set) {
+    nvmlProcessInfo_t custom[MAX_PROC_PIDS];
+    for (unsigned i = 0; i < fake.nproc_pids; i++)
+      custom[i] = (nvmlProcessInfo_t){fake.proc_pids[i], GIB, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    return list_processes(d, custom, fake.nproc_pids, count, out);
+  }
   return list_processes(d, procs, 2, count, out);
 }
 
@@ -874,7 +991,7 @@ FAKE_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t dev,
                                                                nvmlProcessInfo_t *out) {
   ENTER(dev);
   static const nvmlProcessInfo_t procs[] = {{4242, 8 * GIB, 0xFFFFFFFFu, 0xFFFFFFFFu}};
-  return list_processes(d, procs, 1, count, out);
+  return list_processes(d, procs, fake.proc_pids_set ? 0 : 1, count, out);
 }
 
 FAKE_API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t dev, nvmlProcessUtilizationSample_t *buf,

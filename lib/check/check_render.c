@@ -1,0 +1,219 @@
+/* `gpuwhy check` output: a table for people (status, title, the reason with
+ * its numbers, the fix) grouped by driver, GPU, kernel log and host; and one
+ * JSON document for machines. Widths are fixed so output is reproducible. */
+#include "check_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/json_write.h"
+
+#define TEXT_WIDTH 100
+#define TITLE_WIDTH 22
+#define TEXT_INDENT (2 + 4 + 2 + TITLE_WIDTH + 2)
+
+static const char *status_label(enum gw_check_status s) {
+  switch (s) {
+  case GW_CHECK_PASS:
+    return "PASS";
+  case GW_CHECK_NOTE:
+    return "NOTE";
+  case GW_CHECK_WARN:
+    return "WARN";
+  case GW_CHECK_FAIL:
+    return "FAIL";
+  }
+  return "????";
+}
+
+static const char *status_colour(enum gw_check_status s) {
+  switch (s) {
+  case GW_CHECK_PASS:
+    return "\033[32m";
+  case GW_CHECK_NOTE:
+    return "\033[36m";
+  case GW_CHECK_WARN:
+    return "\033[33m";
+  case GW_CHECK_FAIL:
+    return "\033[1;31m";
+  }
+  return "";
+}
+
+/* Print text word-wrapped: the first line continues the current one (which
+ * is at column `column`), later lines start at `indent`. */
+static void print_wrapped(FILE *out, const char *text, int column, int indent) {
+  int col = column;
+  const char *p = text;
+  int first_word = 1;
+  while (*p) {
+    while (*p == ' ')
+      p++;
+    if (!*p)
+      break;
+    size_t len = strcspn(p, " ");
+    if (!first_word && col + 1 + (int)len > TEXT_WIDTH) {
+      fprintf(out, "\n%*s", indent, "");
+      col = indent;
+    } else if (!first_word) {
+      fputc(' ', out);
+      col++;
+    }
+    fwrite(p, 1, len, out);
+    col += (int)len;
+    p += len;
+    first_word = 0;
+  }
+  fputc('\n', out);
+}
+
+static void print_heading(FILE *out, const struct gw_check_report *r, const struct gw_check_item *it, int color) {
+  const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+  if (it->gpu >= 0 && it->gpu < r->ngpus) {
+    const struct gw_check_gpu *g = &r->gpus[it->gpu];
+    fprintf(out, "\n%sGPU %d%s  %s  %s", bold, it->gpu, reset, g->name[0] ? g->name : "(name unknown)",
+            g->pci_bus_id[0] ? g->pci_bus_id : "(bus id unknown)");
+    if (g->mem_total_gib > 0)
+      fprintf(out, "  %.1f GiB", g->mem_total_gib);
+    fputc('\n', out);
+    return;
+  }
+  const char *name = strcmp(it->group, "driver") == 0 ? "Driver and CUDA"
+                     : strcmp(it->group, "kmsg") == 0 ? "Kernel log"
+                     : strcmp(it->group, "host") == 0 ? "Host"
+                                                      : it->group;
+  fprintf(out, "\n%s%s%s\n", bold, name, reset);
+}
+
+static void count_statuses(const struct gw_check_report *r, int counts[4]) {
+  memset(counts, 0, 4 * sizeof counts[0]);
+  for (int i = 0; i < r->nitems; i++)
+    counts[r->items[i].status]++;
+}
+
+void gw_check_print_text(FILE *out, const struct gw_check_report *r, int color) {
+  if (r->load_requested && r->load_ran)
+    fprintf(out, "gpuwhy check: driver, GPUs (under a %.0f s matmul load), kernel log and host\n", r->load_s);
+  else if (r->load_requested && r->ngpus > 0)
+    fprintf(out, "gpuwhy check: driver, GPUs (the load could not run: idle readings), kernel log and host\n");
+  else
+    fprintf(out, "gpuwhy check: driver, GPUs (idle; --load tests them under work), kernel log and host\n");
+  const char *last_group = "";
+  int last_gpu = -2;
+  for (int i = 0; i < r->nitems; i++) {
+    const struct gw_check_item *it = &r->items[i];
+    if (strcmp(it->group, last_group) != 0 || it->gpu != last_gpu) {
+      print_heading(out, r, it, color);
+      last_group = it->group;
+      last_gpu = it->gpu;
+    }
+    if (color)
+      fprintf(out, "  %s%s\033[0m  ", status_colour(it->status), status_label(it->status));
+    else
+      fprintf(out, "  %s  ", status_label(it->status));
+    int title_len = (int)strlen(it->title);
+    if (title_len > TITLE_WIDTH)
+      fprintf(out, "%s\n%*s", it->title, TEXT_INDENT, "");
+    else
+      fprintf(out, "%-*s  ", TITLE_WIDTH, it->title);
+    print_wrapped(out, it->reason[0] ? it->reason : "-", TEXT_INDENT, TEXT_INDENT);
+    if (it->fix[0]) {
+      fprintf(out, "%*sfix: ", TEXT_INDENT, "");
+      print_wrapped(out, it->fix, TEXT_INDENT + 5, TEXT_INDENT + 5);
+    }
+  }
+  int counts[4];
+  count_statuses(r, counts);
+  fprintf(out, "\n%d fail, %d warn, %d note, %d pass: exit status %d\n", counts[GW_CHECK_FAIL], counts[GW_CHECK_WARN],
+          counts[GW_CHECK_NOTE], counts[GW_CHECK_PASS], gw_check_exit_status(r));
+}
+
+/* Integers print without a fraction, the rest with 6 significant digits;
+ * not-a-number never reaches JSON. */
+static void json_number(FILE *out, double v) {
+  if (!isfinite(v))
+    fputs("null", out);
+  else if (v == floor(v) && fabs(v) < 1e15)
+    fprintf(out, "%.0f", v);
+  else
+    fprintf(out, "%.6g", v);
+}
+
+static void json_key(FILE *out, const char *key) {
+  gw_json_write_string(out, key);
+  fputs(": ", out);
+}
+
+void gw_check_print_json(FILE *out, const struct gw_check_report *r) {
+  int counts[4];
+  count_statuses(r, counts);
+  fprintf(out, "{\n  \"schema\": \"gpuwhy-check/1\",\n  \"exit_status\": %d,\n", gw_check_exit_status(r));
+  fprintf(out, "  \"summary\": {\"pass\": %d, \"note\": %d, \"warn\": %d, \"fail\": %d},\n", counts[GW_CHECK_PASS],
+          counts[GW_CHECK_NOTE], counts[GW_CHECK_WARN], counts[GW_CHECK_FAIL]);
+  fprintf(out, "  \"load\": {\"requested\": %s, \"ran\": %s, \"seconds\": ", r->load_requested ? "true" : "false",
+          r->load_ran ? "true" : "false");
+  json_number(out, r->load_s);
+  fputs("},\n  \"driver\": ", out);
+  if (r->driver_version[0] || r->cuda_driver_version > 0) {
+    fputs("{\"version\": ", out);
+    gw_json_write_string(out, r->driver_version);
+    if (r->cuda_driver_version > 0)
+      fprintf(out, ", \"cuda\": \"%d.%d\"}", r->cuda_driver_version / 1000, (r->cuda_driver_version % 1000) / 10);
+    else
+      fputs(", \"cuda\": null}", out);
+  } else {
+    fputs("null", out);
+  }
+  fputs(",\n  \"gpus\": [", out);
+  for (int g = 0; g < r->ngpus; g++) {
+    const struct gw_check_gpu *gpu = &r->gpus[g];
+    fprintf(out, "%s\n    {\"index\": %u, \"name\": ", g ? "," : "", gpu->index);
+    gw_json_write_string(out, gpu->name);
+    fputs(", \"uuid\": ", out);
+    gw_json_write_string(out, gpu->uuid);
+    fputs(", \"pci_bus_id\": ", out);
+    gw_json_write_string(out, gpu->pci_bus_id);
+    fputs(", \"mem_total_gib\": ", out);
+    json_number(out, round(gpu->mem_total_gib * 10) / 10);
+    fputc('}', out);
+  }
+  fputs(r->ngpus ? "\n  ],\n  \"items\": [" : "],\n  \"items\": [", out);
+  for (int i = 0; i < r->nitems; i++) {
+    const struct gw_check_item *it = &r->items[i];
+    fprintf(out, "%s\n    {", i ? "," : "");
+    json_key(out, "id");
+    gw_json_write_string(out, it->id);
+    fputs(", ", out);
+    json_key(out, "group");
+    gw_json_write_string(out, it->group);
+    fputs(", ", out);
+    json_key(out, "gpu");
+    if (it->gpu >= 0)
+      fprintf(out, "%d", it->gpu);
+    else
+      fputs("null", out);
+    fputs(", ", out);
+    json_key(out, "status");
+    gw_json_write_string(out, gw_check_status_name(it->status));
+    fputs(",\n     ", out);
+    json_key(out, "title");
+    gw_json_write_string(out, it->title);
+    fputs(",\n     ", out);
+    json_key(out, "reason");
+    gw_json_write_string(out, it->reason);
+    fputs(",\n     ", out);
+    json_key(out, "fix");
+    gw_json_write_string(out, it->fix);
+    fputs(",\n     ", out);
+    json_key(out, "values");
+    fputc('{', out);
+    for (int v = 0; v < it->nvalues; v++) {
+      if (v)
+        fputs(", ", out);
+      json_key(out, it->values[v].name);
+      json_number(out, it->values[v].value);
+    }
+    fputs("}}", out);
+  }
+  fputs(r->nitems ? "\n  ]\n}\n" : "]\n}\n", out);
+}

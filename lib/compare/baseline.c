@@ -1,0 +1,360 @@
+/* gpuwhy baseline save | check | list: keep a run's summary and test later
+ * runs against it (see include/gpuwhy/compare.h, docs/compare.md). */
+#include <dirent.h>
+#include <errno.h>
+#include <gpuwhy/compare.h>
+#include <gpuwhy/gpuwhy.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compare/baseline_file.h"
+#include "compare/compare_render.h"
+#include "core/json_write.h"
+
+static int fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) GW_PRINTF(4, 5);
+static int fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(errbuf, errcap, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int gw_baseline_dir(char *buf, size_t cap, char *errbuf, size_t errcap) {
+  const char *home = getenv("GPUWHY_HOME");
+  int w;
+  if (home && home[0])
+    w = snprintf(buf, cap, "%s/baselines", home);
+  else if ((home = getenv("HOME")) && home[0])
+    w = snprintf(buf, cap, "%s/.local/share/gpuwhy/baselines", home);
+  else
+    return fail(errbuf, errcap, -1, "neither GPUWHY_HOME nor HOME is set: nowhere to keep baselines");
+  if (w < 0 || (size_t)w >= cap)
+    return fail(errbuf, errcap, -1, "the baseline folder's path is too long");
+  return 0;
+}
+
+/* Names become file names: keep them to a safe alphabet, no leading dot. */
+static int valid_name(const char *name) {
+  if (!name[0] || name[0] == '.' || strlen(name) > 100)
+    return 0;
+  for (const char *p = name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+          *p == '-'))
+      return 0;
+  return 1;
+}
+
+static int mkdir_p(const char *dir) {
+  char tmp[1024];
+  if (gw_strlcpy(tmp, dir, sizeof tmp))
+    return -1;
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+      return -1;
+    *p = '/';
+  }
+  return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int baseline_path(const char *name, char *path, size_t cap, char *dir, size_t dircap, char *errbuf,
+                         size_t errcap) {
+  if (!valid_name(name))
+    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE,
+                "baseline name '%s': use letters, digits, '.', '_' and '-' (not starting with '.')", name);
+  if (gw_baseline_dir(dir, dircap, errbuf, errcap) != 0)
+    return GPUWHY_EXIT_INPUT;
+  int w = snprintf(path, cap, "%s/%s.json", dir, name);
+  if (w < 0 || (size_t)w >= cap)
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "the baseline's path is too long");
+  return 0;
+}
+
+static void throughput_words(const struct gw_run_summary *s, char *buf, size_t cap) {
+  char rate[48], med[48];
+  gw_fmt_duration(s->step_median_s, med, sizeof med);
+  if (!isnan(s->samples_per_s)) {
+    gw_fmt_rate(s->samples_per_s, rate, sizeof rate);
+    snprintf(buf, cap, "%s samples/s, median step %s", rate, med);
+  } else if (!isnan(s->steps_per_s)) {
+    gw_fmt_rate(s->steps_per_s, rate, sizeof rate);
+    snprintf(buf, cap, "%s steps/s, median step %s", rate, med);
+  } else if (!isnan(s->sm_mean_pct)) {
+    snprintf(buf, cap, "no step times, SM activity %.1f%%", s->sm_mean_pct);
+  } else {
+    snprintf(buf, cap, "no step times and no GPU data");
+  }
+}
+
+int gw_baseline_save(const char *name, const char *path, FILE *out, char *errbuf, size_t errcap) {
+  char dir[1024], file[1200];
+  int rc = baseline_path(name, file, sizeof file, dir, sizeof dir, errbuf, errcap);
+  if (rc)
+    return rc;
+  struct gw_run_summary s;
+  struct gw_err err = {{0}};
+  if (gw_run_summary_load(path, &s, &err) != GW_OK)
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
+  if (mkdir_p(dir) != 0) {
+    gw_run_summary_free(&s);
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "cannot create %s: %s", dir, strerror(errno));
+  }
+  /* write beside, then rename: a crash never leaves half a baseline */
+  char tmp[1300];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", file, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    gw_run_summary_free(&s);
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "cannot write %s: %s", tmp, strerror(errno));
+  }
+  gw_baseline_file_write(f, &s, name, gw_now_realtime_ns());
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, file) != 0) {
+    unlink(tmp);
+    gw_run_summary_free(&s);
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "writing %s failed", file);
+  }
+  char words[160], src[400];
+  throughput_words(&s, words, sizeof words);
+  gw_step_source_describe(&s, src, sizeof src);
+  if (s.nsteps > 0)
+    fprintf(out, "saved baseline %s: %s (%zu steps from %s)\n  %s\n", name, words, s.nsteps, src, file);
+  else
+    fprintf(out, "saved baseline %s: %s\n  %s\n", name, words, file);
+  if (s.nsteps < 2 && isnan(s.samples_per_s))
+    fprintf(out, "  note: without step times or a reported throughput, `baseline check` cannot judge speed\n");
+  gw_run_summary_free(&s);
+  return GPUWHY_EXIT_OK;
+}
+
+/* ---- check ---- */
+
+struct check_result {
+  int regression;
+  int nreasons;
+  char reasons[2][400];
+  char summary[480];
+};
+
+static void reason(struct check_result *r, const char *fmt, ...) GW_PRINTF(2, 3);
+static void reason(struct check_result *r, const char *fmt, ...) {
+  if (r->nreasons >= 2)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->reasons[r->nreasons++], sizeof r->reasons[0], fmt, ap);
+  va_end(ap);
+}
+
+static void interval_words(const struct gw_ratio_ci *ci, char *buf, size_t cap) {
+  if (isnan(ci->lo))
+    snprintf(buf, cap, "no interval");
+  else
+    snprintf(buf, cap, "95%% interval %+.1f%% .. %+.1f%%", (ci->lo - 1) * 100, (ci->hi - 1) * 100);
+}
+
+/* A regression: throughput down (or median step time up) by more than the
+ * tolerance, and, where an interval exists, the interval excluding no change. */
+static void judge(const struct gw_comparison *c, double tol, struct check_result *r) {
+  memset(r, 0, sizeof *r);
+  char iv[96], ch[64];
+  const struct gw_ratio_ci *t = &c->throughput, *m = &c->step_median;
+  interval_words(t, iv, sizeof iv);
+  gw_fmt_change(t->point, ch, sizeof ch);
+  int has_iv = !isnan(t->lo);
+  if (t->point < 1 - tol && (!has_iv || t->hi < 1)) {
+    r->regression = 1;
+    reason(r, "throughput %s (%s), beyond the %.1f%% tolerance%s", ch, iv, tol * 100,
+           has_iv ? "" : "; a single reported figure, so there is no interval");
+  }
+  if (c->basis == GW_BASIS_STEPS && m->point > 1 + tol && m->lo > 1) {
+    char mi[96], mc[64];
+    interval_words(m, mi, sizeof mi);
+    gw_fmt_change(m->point, mc, sizeof mc);
+    r->regression = 1;
+    reason(r, "median step time %s (%s), beyond the %.1f%% tolerance", mc, mi, tol * 100);
+  }
+  if (!r->regression)
+    snprintf(r->summary, sizeof r->summary, "holds: throughput %s (%s), within the %.1f%% tolerance or not significant",
+             ch, iv, tol * 100);
+  else
+    snprintf(r->summary, sizeof r->summary, "REGRESSION: %s", r->reasons[0]);
+}
+
+static void check_json(const char *name, const char *path, double tol, const struct gw_comparison *c,
+                       const struct check_result *r, FILE *out) {
+  fprintf(out, "{\n  \"schema\": \"gpuwhy.baseline_check\",\n  \"schema_version\": %d,\n  \"baseline\": ",
+          GW_COMPARE_JSON_SCHEMA_VERSION);
+  gw_json_write_string(out, name);
+  fputs(",\n  \"recording\": ", out);
+  gw_json_write_string(out, path);
+  fprintf(out, ",\n  \"tolerance_pct\": %.6g,\n  \"regression\": %s,\n  \"reasons\": [", tol * 100,
+          r->regression ? "true" : "false");
+  for (int i = 0; i < r->nreasons; i++) {
+    fputs(i ? ", " : "", out);
+    gw_json_write_string(out, r->reasons[i]);
+  }
+  fputs("],\n  \"summary\": ", out);
+  gw_json_write_string(out, r->summary);
+  fputs(",\n  \"runs\": [\n", out);
+  gw_compare_json_run(c->a, "A", out, "    ");
+  fputs(",\n", out);
+  gw_compare_json_run(c->b, "B", out, "    ");
+  fputs("\n  ],\n  \"comparison\":\n", out);
+  gw_compare_json_pair(c, "A", "B", out, "  ");
+  fputs("\n}\n", out);
+}
+
+int gw_baseline_check(const char *name, const char *path, double tolerance_pct, const struct gw_compare_opts *opts,
+                      FILE *out, char *errbuf, size_t errcap) {
+  char dir[1024], file[1200];
+  int rc = baseline_path(name, file, sizeof file, dir, sizeof dir, errbuf, errcap);
+  if (rc)
+    return rc;
+  if (!(tolerance_pct >= 0 && tolerance_pct < 100))
+    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, "tolerance %g%% is not between 0 and 100", tolerance_pct);
+  if (access(file, F_OK) != 0)
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "no baseline named %s in %s (gpuwhy baseline list shows them)", name,
+                dir);
+  struct gw_run_summary base, now;
+  struct gw_err err = {{0}};
+  if (gw_run_summary_load(file, &base, &err) != GW_OK)
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
+  if (gw_run_summary_load(path, &now, &err) != GW_OK) {
+    gw_run_summary_free(&base);
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
+  }
+  struct gw_comparison c;
+  gw_compare_pair(&base, &now, opts->ignore_args, opts->nignore, &c);
+  if (c.basis != GW_BASIS_STEPS && c.basis != GW_BASIS_REPORTED) {
+    rc = fail(errbuf, errcap, GPUWHY_EXIT_INPUT,
+              "nothing to check: %s or baseline %s has neither step times nor a reported throughput (%s)", path, name,
+              c.basis_text);
+  } else {
+    struct check_result r;
+    judge(&c, tolerance_pct / 100, &r);
+    if (opts->format == GW_REPORT_JSON) {
+      check_json(name, path, tolerance_pct / 100, &c, &r, out);
+    } else if (opts->format == GW_REPORT_MD) {
+      fprintf(out, "# gpuwhy baseline check: `%s`\n\nBaseline `%s` (A) against `%s` (B), tolerance %.1f%%.\n\n", name,
+              base.path, path, tolerance_pct);
+      gw_compare_md_pair(&c, "A", "B", out);
+      fprintf(out, "**Result: %s.**\n", r.summary);
+    } else {
+      struct gw_text_style st = gw_text_style(opts->color);
+      fprintf(out, "%sgpuwhy baseline check%s: %s against baseline %s (tolerance %.1f%%)\n\n", st.bold, st.reset, path,
+              name, tolerance_pct);
+      gw_compare_text_pair(&c, "A", "B", out, &st);
+      fprintf(out, "%sResult: %s%s\n", r.regression ? st.red : st.green, r.summary, st.reset);
+      for (int i = 1; i < r.nreasons; i++)
+        fprintf(out, "        and %s\n", r.reasons[i]);
+    }
+    rc = r.regression ? GPUWHY_EXIT_FINDINGS : GPUWHY_EXIT_OK;
+  }
+  gw_run_summary_free(&base);
+  gw_run_summary_free(&now);
+  return rc;
+}
+
+/* ---- list ---- */
+
+static int by_name(const void *x, const void *y) {
+  return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+int gw_baseline_list(const struct gw_compare_opts *opts, FILE *out, char *errbuf, size_t errcap) {
+  char dir[1024];
+  if (gw_baseline_dir(dir, sizeof dir, errbuf, errcap) != 0)
+    return GPUWHY_EXIT_INPUT;
+  DIR *d = opendir(dir);
+  char **names = NULL;
+  size_t n = 0;
+  if (!d && errno != ENOENT)
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "cannot read %s: %s", dir, strerror(errno));
+  for (struct dirent *e; d && (e = readdir(d));) {
+    size_t len = strlen(e->d_name);
+    if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && e->d_name[0] != '.') {
+      names = gw_xrealloc(names, (n + 1) * sizeof *names);
+      names[n++] = gw_xstrdup(e->d_name);
+    }
+  }
+  if (d)
+    closedir(d);
+  qsort(names, n, sizeof *names, by_name);
+  int json = opts->format == GW_REPORT_JSON, md = opts->format == GW_REPORT_MD;
+  if (json) {
+    fputs("{\n  \"schema\": \"gpuwhy.baseline_list\",\n  \"schema_version\": 1,\n  \"folder\": ", out);
+    gw_json_write_string(out, dir);
+    fputs(",\n  \"baselines\": [", out);
+  } else if (n == 0) {
+    fprintf(out, "no baselines saved yet in %s (gpuwhy baseline save NAME FILE makes one)\n", dir);
+  } else if (md) {
+    fprintf(out,
+            "# gpuwhy baselines in `%s`\n\n| name | saved | steps | throughput | median step | recording |\n"
+            "|---|---|---:|---:|---:|---|\n",
+            dir);
+  } else {
+    fprintf(out, "baselines in %s\n  %-24s %-16s %7s  %-18s %-12s %s\n", dir, "name", "saved", "steps", "throughput",
+            "median step", "recording");
+  }
+  int printed = 0;
+  for (size_t i = 0; i < n; i++) {
+    char file[1400];
+    snprintf(file, sizeof file, "%s/%s", dir, names[i]);
+    struct gw_baseline_info info;
+    struct gw_err err = {{0}};
+    if (gw_baseline_file_info(file, &info, &err) != GW_OK) {
+      if (!json)
+        fprintf(out, "  %s: unreadable: %s\n", names[i], err.msg);
+      continue;
+    }
+    char saved[32] = "-", num[48], rate[64], med[32];
+    time_t t = (time_t)(info.saved_ns / 1000000000LL);
+    struct tm tm;
+    if (info.saved_ns > 0 && localtime_r(&t, &tm))
+      strftime(saved, sizeof saved, "%Y-%m-%d %H:%M", &tm);
+    int samples = !isnan(info.samples_per_s);
+    gw_fmt_rate(samples ? info.samples_per_s : info.steps_per_s, num, sizeof num);
+    snprintf(rate, sizeof rate, "%s%s", num, strcmp(num, "-") == 0 ? "" : samples ? " samples/s" : " steps/s");
+    gw_fmt_duration(info.step_median_s, med, sizeof med);
+    if (json) {
+      fprintf(out, "%s\n    {\"name\": ", printed ? "," : "");
+      gw_json_write_string(out, info.name);
+      fprintf(out, ", \"saved_ns\": %lld, \"steps\": %ld, \"step_source\": ", (long long)info.saved_ns, info.nsteps);
+      gw_json_write_string(out, info.step_source);
+      fputs(", \"samples_per_s\": ", out);
+      if (samples)
+        fprintf(out, "%.6g", info.samples_per_s);
+      else
+        fputs("null", out);
+      fputs(", \"steps_per_s\": ", out);
+      if (!isnan(info.steps_per_s))
+        fprintf(out, "%.6g", info.steps_per_s);
+      else
+        fputs("null", out);
+      fputs(", \"recording\": ", out);
+      gw_json_write_string(out, info.recording);
+      fputs("}", out);
+    } else if (md) {
+      fprintf(out, "| %s | %s | %ld | %s | %s | `%s` |\n", info.name, saved, info.nsteps, rate, med, info.recording);
+    } else {
+      fprintf(out, "  %-24s %-16s %7ld  %-18s %-12s %s\n", info.name, saved, info.nsteps, rate, med, info.recording);
+    }
+    printed++;
+  }
+  if (json)
+    fputs(printed ? "\n  ]\n}\n" : "]\n}\n", out);
+  for (size_t i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+  return GPUWHY_EXIT_OK;
+}

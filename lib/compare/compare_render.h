@@ -1,0 +1,45 @@
+/* Output of compare (and the comparison part of baseline check) as terminal
+ * text, JSON (schema "gpuwhy.compare", docs/compare.md) and Markdown. */
+#ifndef GW_COMPARE_RENDER_H
+#define GW_COMPARE_RENDER_H
+
+#include <stdio.h>
+
+#include "compare/comparison.h"
+#include "core/util.h"
+
+#define GW_COMPARE_JSON_SCHEMA_VERSION 1
+
+struct gw_text_style {
+  const char *bold, *dim, *red, *green, *yellow, *reset;
+};
+struct gw_text_style gw_text_style(int color);
+
+/* Run labels: A, B, ... Z, then R27, R28, ... */
+void gw_run_label(int i, char *buf, size_t cap);
+
+/* n runs, with npairs comparisons (each names its two runs). */
+void gw_compare_render_text(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
+                            FILE *out, int color);
+void gw_compare_render_json(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
+                            FILE *out);
+void gw_compare_render_md(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
+                          FILE *out);
+
+/* Pieces shared with baseline check. */
+void gw_compare_text_pair(const struct gw_comparison *c, const char *la, const char *lb, FILE *out,
+                          const struct gw_text_style *st);
+void gw_compare_md_pair(const struct gw_comparison *c, const char *la, const char *lb, FILE *out);
+void gw_compare_json_run(const struct gw_run_summary *s, const char *label, FILE *out, const char *indent);
+void gw_compare_json_pair(const struct gw_comparison *c, const char *la, const char *lb, FILE *out, const char *indent);
+
+/* snprintf that cuts long text without a compile-time truncation warning:
+ * for sentences built from file and option names of any length. */
+void gw_textf(char *buf, size_t cap, const char *fmt, ...) GW_PRINTF(3, 4);
+
+/* Formatting: "732.5 ms"; "+12.3%" ("+2011.6% (x21.12)" when large). */
+void gw_fmt_duration(double s, char *buf, size_t cap);
+void gw_fmt_change(double ratio, char *buf, size_t cap);
+void gw_fmt_rate(double v, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,359 @@
+/* gpuwhy sweep's table (gw_sweep_table) and its knee (see sweep.h). */
+#include "compare/sweep.h"
+
+#include <gpuwhy/compare.h>
+#include <gpuwhy/gpuwhy.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare/compare_render.h"
+#include "core/json_write.h"
+
+void gw_sweep_find_knee(const double *x, const double *thr, int n, double min_gain, struct gw_sweep_knee *out) {
+  memset(out, 0, sizeof *out);
+  out->at = out->next = -1;
+  out->gain = out->gain_per_doubling = out->min_gain_before = out->last_gain_per_doubling = NAN;
+  int prev = -1, pairs = 0;
+  for (int i = 0; i < n; i++) {
+    if (!(x[i] > 0) || isnan(x[i]))
+      return; /* not a numeric sweep */
+    if (i > 0 && !(x[i] > x[i - 1]))
+      return;
+  }
+  for (int j = 0; j < n; j++) {
+    if (!(thr[j] > 0))
+      continue;
+    if (prev >= 0) {
+      double gain = thr[j] / thr[prev] - 1;
+      double per_doubling = pow(thr[j] / thr[prev], 1 / log2(x[j] / x[prev])) - 1;
+      pairs++;
+      if (per_doubling < min_gain) {
+        out->computed = out->found = 1;
+        out->at = prev;
+        out->next = j;
+        out->gain = gain;
+        out->gain_per_doubling = per_doubling;
+        return;
+      }
+      if (isnan(out->min_gain_before) || per_doubling < out->min_gain_before)
+        out->min_gain_before = per_doubling;
+      out->last_gain_per_doubling = per_doubling;
+      out->at = prev;
+      out->next = j;
+      out->gain = gain;
+    }
+    prev = j;
+  }
+  out->computed = pairs > 0;
+}
+
+/* ---- the table ---- */
+
+struct sweep_row {
+  char value[128]; /* a copy: rows move when sorted */
+  double x;
+  int index; /* position given, for a stable sort */
+  struct gw_run_summary s;
+};
+
+static int by_x(const void *p, const void *q) {
+  const struct sweep_row *a = p, *b = q;
+  if (a->x != b->x)
+    return a->x < b->x ? -1 : 1;
+  return a->index - b->index;
+}
+
+/* The parameter's value of each run when none were given: what gpuwhy sweep
+ * wrote into meta, else the option named param on the command line, else the
+ * one option that differs between the runs, else the run's name. */
+static const char *find_param(struct sweep_row *rows, int n, const char *param, char *found, size_t cap) {
+  if (param)
+    return param;
+  if (rows[0].s.sweep_param[0]) {
+    gw_strlcpy(found, rows[0].s.sweep_param, cap);
+    return found;
+  }
+  found[0] = '\0';
+  for (int i = 1; i < n; i++) {
+    struct gw_change_list cl;
+    gw_run_setup_diff(&rows[0].s.setup, &rows[i].s.setup, NULL, 0, &cl);
+    int args = 0;
+    const char *key = NULL;
+    for (int k = 0; k < cl.n && k < GW_MAX_CHANGES; k++)
+      if (cl.items[k].kind == GW_CHANGE_ARG) {
+        args++;
+        key = cl.items[k].what;
+      }
+    if (args != 1 || !key || strncmp(key, "argument ", 9) == 0 || (found[0] && strcmp(found, key) != 0))
+      return NULL;
+    gw_strlcpy(found, key, cap);
+  }
+  return found[0] ? found : NULL;
+}
+
+static void fill_values(struct sweep_row *rows, int n, const char *param) {
+  for (int i = 0; i < n; i++) {
+    struct gw_run_summary *s = &rows[i].s;
+    const char *opt = param ? gw_run_setup_option(&s->setup, param) : NULL;
+    if (rows[i].value[0])
+      continue;
+    if (s->sweep_value[0] && (!param || strcmp(param, s->sweep_param) == 0))
+      gw_strlcpy(rows[i].value, s->sweep_value, sizeof rows[i].value);
+    else if (opt)
+      gw_strlcpy(rows[i].value, opt, sizeof rows[i].value);
+    else
+      gw_strlcpy(rows[i].value, s->name, sizeof rows[i].value);
+  }
+}
+
+static const char *param_label(const char *param) {
+  if (!param)
+    return "value";
+  while (*param == '-')
+    param++;
+  return param;
+}
+
+static void top_finding(const struct gw_run_summary *s, char *buf, size_t cap) {
+  if (s->nfindings > 0)
+    snprintf(buf, cap, "%s %.0f%%", s->findings[0].class_id, s->findings[0].share_of_lost * 100);
+  else
+    snprintf(buf, cap, "%s", s->verdict);
+}
+
+static void knee_text(const struct sweep_row *rows, int n, const char *pname, const struct gw_sweep_knee *k,
+                      const char *unit, char *buf, size_t cap) {
+  char a[48], b[48];
+  if (!k->computed) {
+    gw_textf(buf, cap, "%s",
+             n < 2 ? "one run: nothing to say about where throughput stops rising"
+                   : "where throughput stops rising needs numeric values in increasing order and two throughputs");
+    return;
+  }
+  if (k->found) {
+    double ta = gw_run_throughput(&rows[k->at].s, strcmp(unit, "samples/s") == 0);
+    double tb = gw_run_throughput(&rows[k->next].s, strcmp(unit, "samples/s") == 0);
+    gw_fmt_rate(ta, a, sizeof a);
+    gw_fmt_rate(tb, b, sizeof b);
+    double steps = log2(rows[k->next].x / rows[k->at].x);
+    char per[96] = "";
+    if (fabs(steps - 1) > 1e-9)
+      gw_textf(per, sizeof per, ", %.1f%% per doubling", k->gain_per_doubling * 100);
+    char before[160] = "";
+    if (!isnan(k->min_gain_before))
+      gw_textf(before, sizeof before, "; up to %s each doubling gained at least %.1f%%", rows[k->at].value,
+               k->min_gain_before * 100);
+    gw_textf(buf, cap,
+             "Throughput stops rising at %s=%s: going to %s raised %s by only %.1f%% (%s -> %s%s), under the %.0f%% "
+             "a doubling should bring%s.",
+             pname, rows[k->at].value, rows[k->next].value, unit, k->gain * 100, a, b, per, GW_SWEEP_MIN_GAIN * 100,
+             before);
+  } else {
+    gw_textf(buf, cap,
+             "Throughput still rises at the largest %s tried (%s): the last step gained %.1f%% per doubling, at least "
+             "%.0f%% every time; try larger values.",
+             pname, rows[n - 1].value, k->last_gain_per_doubling * 100, GW_SWEEP_MIN_GAIN * 100);
+  }
+}
+
+static void fmt_pct1(double v, char *buf, size_t cap) {
+  if (isnan(v))
+    snprintf(buf, cap, "-");
+  else
+    snprintf(buf, cap, "%.1f%%", v);
+}
+
+static void fmt_mem(const struct gw_run_summary *s, char *buf, size_t cap) {
+  if (isnan(s->mem_used_peak_bytes))
+    snprintf(buf, cap, "-");
+  else if (!isnan(s->mem_total_bytes) && s->mem_total_bytes > 0)
+    snprintf(buf, cap, "%.1f GiB (%.0f%%)", s->mem_used_peak_bytes / 1073741824.0,
+             s->mem_used_peak_bytes / s->mem_total_bytes * 100);
+  else
+    snprintf(buf, cap, "%.1f GiB", s->mem_used_peak_bytes / 1073741824.0);
+}
+
+static void fmt_gain(const struct gw_comparison *c, char *buf, size_t cap) {
+  if (!c || isnan(c->throughput.point)) {
+    snprintf(buf, cap, "-");
+    return;
+  }
+  char ch[48];
+  gw_fmt_change(c->throughput.point, ch, sizeof ch);
+  if (isnan(c->throughput.lo))
+    snprintf(buf, cap, "%s", ch);
+  else
+    snprintf(buf, cap, "%s [%+.1f%%, %+.1f%%]", ch, (c->throughput.lo - 1) * 100, (c->throughput.hi - 1) * 100);
+}
+
+static void jnum(FILE *out, double v) {
+  if (isnan(v) || isinf(v))
+    fputs("null", out);
+  else
+    fprintf(out, "%.6g", v);
+}
+
+static void render_json(const struct sweep_row *rows, int n, const char *pname, const char *unit,
+                        const struct gw_comparison *gains, const struct gw_sweep_knee *k, const char *text, FILE *out) {
+  fprintf(out, "{\n  \"schema\": \"gpuwhy.sweep\",\n  \"schema_version\": %d,\n  \"param\": ",
+          GW_COMPARE_JSON_SCHEMA_VERSION);
+  gw_json_write_string(out, pname);
+  fprintf(out, ",\n  \"throughput_unit\": \"%s\",\n  \"min_gain_per_doubling\": %.2f,\n  \"rows\": [\n", unit,
+          GW_SWEEP_MIN_GAIN);
+  for (int i = 0; i < n; i++) {
+    const struct gw_run_summary *s = &rows[i].s;
+    char top[96];
+    top_finding(s, top, sizeof top);
+    fputs("    {\"value\": ", out);
+    gw_json_write_string(out, rows[i].value);
+    fputs(", \"recording\": ", out);
+    gw_json_write_string(out, s->path);
+    fprintf(out, ", \"step_source\": \"%s\", \"steps\": %zu", gw_step_source_id(s->step_source), s->nsteps);
+    struct {
+      const char *key;
+      double v;
+    } nums[] = {{"samples_per_s", s->samples_per_s},
+                {"steps_per_s", s->steps_per_s},
+                {"step_median_s", s->step_median_s},
+                {"sm_mean_pct", s->sm_mean_pct},
+                {"power_mean_w", s->power_mean_w},
+                {"mem_used_peak_bytes", s->mem_used_peak_bytes},
+                {"mem_total_bytes", s->mem_total_bytes},
+                {"gain_vs_previous", i ? gains[i - 1].throughput.point : NAN},
+                {"gain_lo", i ? gains[i - 1].throughput.lo : NAN},
+                {"gain_hi", i ? gains[i - 1].throughput.hi : NAN}};
+    for (size_t j = 0; j < sizeof nums / sizeof nums[0]; j++) {
+      fprintf(out, ", \"%s\": ", nums[j].key);
+      jnum(out, nums[j].v);
+    }
+    fputs(", \"top_finding\": ", out);
+    gw_json_write_string(out, s->nfindings ? s->findings[0].class_id : s->verdict);
+    fputs(i + 1 < n ? "},\n" : "}\n", out);
+  }
+  fprintf(out, "  ],\n  \"knee\": {\"computed\": %s, \"found\": %s, \"value\": ", k->computed ? "true" : "false",
+          k->found ? "true" : "false");
+  if (k->found)
+    gw_json_write_string(out, rows[k->at].value);
+  else
+    fputs("null", out);
+  fputs(", \"next_value\": ", out);
+  if (k->found)
+    gw_json_write_string(out, rows[k->next].value);
+  else
+    fputs("null", out);
+  fputs(", \"gain\": ", out);
+  jnum(out, k->found ? k->gain : NAN);
+  fputs(", \"gain_per_doubling\": ", out);
+  jnum(out, k->found ? k->gain_per_doubling : k->last_gain_per_doubling);
+  fputs(", \"text\": ", out);
+  gw_json_write_string(out, text);
+  fputs("}\n}\n", out);
+}
+
+static void render_table(const struct sweep_row *rows, int n, const char *pname, const char *unit,
+                         const struct gw_comparison *gains, const char *text, int md, int color, FILE *out) {
+  struct gw_text_style st = gw_text_style(color);
+  if (md)
+    fprintf(out,
+            "# gpuwhy sweep: %s\n\n| %s | %s | gain vs previous [95%% interval] | step median | SM activity | "
+            "power | memory peak | top finding |\n|---:|---:|---|---:|---:|---:|---:|---|\n",
+            pname, pname, unit);
+  else
+    fprintf(out, "%sgpuwhy sweep%s: %s over %d runs\n\n  %s%-12s %10s  %-28s %11s %8s %7s %-17s %s%s\n", st.bold,
+            st.reset, pname, n, st.bold, pname, unit, "gain vs previous [95%]", "step median", "SM act", "power",
+            "memory peak", "top finding", st.reset);
+  for (int i = 0; i < n; i++) {
+    const struct gw_run_summary *s = &rows[i].s;
+    char thr[48], gain[96], med[32], sm[16], pw[16], mem[48], top[96];
+    gw_fmt_rate(gw_run_throughput(s, strcmp(unit, "samples/s") == 0), thr, sizeof thr);
+    fmt_gain(i ? &gains[i - 1] : NULL, gain, sizeof gain);
+    gw_fmt_duration(s->step_median_s, med, sizeof med);
+    fmt_pct1(s->sm_mean_pct, sm, sizeof sm);
+    if (isnan(s->power_mean_w))
+      snprintf(pw, sizeof pw, "-");
+    else
+      snprintf(pw, sizeof pw, "%.0f W", s->power_mean_w);
+    fmt_mem(s, mem, sizeof mem);
+    top_finding(s, top, sizeof top);
+    if (md)
+      fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", rows[i].value, thr, gain, med, sm, pw, mem, top);
+    else
+      fprintf(out, "  %-12s %10s  %-28s %11s %8s %7s %-17s %s\n", rows[i].value, thr, gain, med, sm, pw, mem, top);
+  }
+  fprintf(out, "\n%s%s%s\n", md ? "**" : st.bold, text, md ? "**" : st.reset);
+}
+
+int gw_sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
+                   FILE *out, char *errbuf, size_t errcap) {
+  if (n < 1) {
+    snprintf(errbuf, errcap, "a sweep needs at least one recording");
+    return GPUWHY_EXIT_USAGE;
+  }
+  struct sweep_row *rows = gw_xcalloc((size_t)n, sizeof *rows);
+  int loaded = 0, rc = GPUWHY_EXIT_OK;
+  for (; loaded < n; loaded++) {
+    struct gw_err err = {{0}};
+    rows[loaded].index = loaded;
+    if (values)
+      gw_strlcpy(rows[loaded].value, values[loaded], sizeof rows[loaded].value);
+    if (gw_run_summary_load(paths[loaded], &rows[loaded].s, &err) != GW_OK) {
+      snprintf(errbuf, errcap, "%s", err.msg);
+      rc = GPUWHY_EXIT_INPUT;
+      break;
+    }
+  }
+  if (rc != GPUWHY_EXIT_OK) {
+    for (int i = 0; i < loaded; i++)
+      gw_run_summary_free(&rows[i].s);
+    free(rows);
+    return rc;
+  }
+  char found[128];
+  const char *param = values ? opts->param : find_param(rows, n, opts->param, found, sizeof found);
+  fill_values(rows, n, param);
+  int numeric = 1;
+  for (int i = 0; i < n; i++) {
+    double x;
+    rows[i].x = gw_parse_double(rows[i].value, &x) == 0 && x > 0 ? x : NAN;
+    numeric &= !isnan(rows[i].x);
+  }
+  /* Sorting moves the summaries, so it must happen before anything points into them. */
+  if (numeric)
+    qsort(rows, (size_t)n, sizeof *rows, by_x);
+  int per_sample = 1;
+  for (int i = 0; i < n; i++) {
+    struct gw_run_summary *s = &rows[i].s;
+    if (opts->param_is_batch && numeric && isnan(s->samples_per_step)) {
+      s->samples_per_step = rows[i].x;
+      gw_strlcpy(s->samples_per_step_from, "the swept batch size", sizeof s->samples_per_step_from);
+      gw_run_summary_step_stats(s);
+    }
+    per_sample &= !isnan(s->samples_per_s);
+  }
+  const char *unit = per_sample ? "samples/s" : "steps/s";
+  struct gw_comparison *gains = gw_xcalloc((size_t)n, sizeof *gains);
+  double *x = gw_xcalloc((size_t)n, sizeof *x), *thr = gw_xcalloc((size_t)n, sizeof *thr);
+  for (int i = 0; i < n; i++) {
+    if (i > 0)
+      gw_compare_pair(&rows[i - 1].s, &rows[i].s, NULL, 0, &gains[i - 1]);
+    x[i] = rows[i].x;
+    thr[i] = gw_run_throughput(&rows[i].s, per_sample);
+  }
+  struct gw_sweep_knee knee;
+  gw_sweep_find_knee(x, thr, numeric ? n : 0, GW_SWEEP_MIN_GAIN, &knee);
+  char text[1024];
+  const char *pname = param_label(param);
+  knee_text(rows, n, pname, &knee, unit, text, sizeof text);
+  if (opts->format == GW_REPORT_JSON)
+    render_json(rows, n, pname, unit, gains, &knee, text, out);
+  else
+    render_table(rows, n, pname, unit, gains, text, opts->format == GW_REPORT_MD, opts->color, out);
+  free(x);
+  free(thr);
+  free(gains);
+  for (int i = 0; i < n; i++)
+    gw_run_summary_free(&rows[i].s);
+  free(rows);
+  return GPUWHY_EXIT_OK;
+}
