@@ -68,78 +68,8 @@
 
 #define FAKE_API __attribute__((visibility("default")))
 
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
-typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
-
-typedef union {
-  double dVal;
-  int siVal;
-  unsigned uiVal;
-  unsigned long ulVal;
-  unsigned long long ullVal;
-  long long sllVal;
-  unsigned short usVal;
-} nvmlValue_t;
-typedef struct {
-  unsigned long long timeStamp;
-  nvmlValue_t sampleValue;
-} nvmlSample_t;
-typedef struct {
-  unsigned fieldId, scopeId;
-  long long timestamp, latencyUsec;
-  int valueType;
-  nvmlReturn_t nvmlReturn;
-  nvmlValue_t value;
-} nvmlFieldValue_t;
-typedef struct {
-  char busIdLegacy[16];
-  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
-  char busId[32];
-} nvmlPciInfo_t;
-typedef struct {
-  unsigned gpu, memory;
-} nvmlUtilization_t;
-typedef struct {
-  unsigned long long total, free, used;
-} nvmlMemory_t;
-typedef struct {
-  unsigned version;
-  unsigned long long total, reserved, free, used;
-} nvmlMemory_v2_t;
-typedef struct {
-  unsigned pid;
-  unsigned long long usedGpuMemory;
-  unsigned gpuInstanceId, computeInstanceId;
-} nvmlProcessInfo_t;
-typedef struct {
-  unsigned pid;
-  unsigned long long timeStamp;
-  unsigned smUtil, memUtil, encUtil, decUtil;
-} nvmlProcessUtilizationSample_t;
-typedef struct {
-  unsigned version;
-  int sensorType;
-  int temperature;
-} nvmlTemperature_v1_t;
-typedef struct {
-  unsigned version;
-  unsigned isSupportedDevice;
-} nvmlGpmSupport_t;
-typedef struct {
-  unsigned metricId;
-  nvmlReturn_t nvmlReturn;
-  double value;
-  struct {
-    char *shortName, *longName, *unit;
-  } metricInfo;
-} nvmlGpmMetric_t;
-typedef struct {
-  unsigned version;
-  unsigned numMetrics;
-  nvmlGpmSample_t sample1, sample2;
-  nvmlGpmMetric_t metrics[]; /* numMetrics entries; the caller sizes the array */
-} nvmlGpmMetricsGet_t;
+/* The same ABI declarations as the real source: the fake cannot drift. */
+#include "../../lib/sources/nvml_abi.h"
 
 enum {
   OK = 0,
