@@ -12,6 +12,8 @@ packages=(
   procps                            # ps/pkill used by the fault tests
   python3                           # JSON checks in the shell tests, the scenario scripts
   clang-format
+  prometheus curl                   # gpuwhy serve test: a real Prometheus server, promtool, HTTP queries
+  chromium                          # HTML report test: headless rendering and screenshots
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,4 +1,4 @@
-/* gpuwhy report FILE [--format text|json|md] [-o OUT] */
+/* gpuwhy report FILE [--format text|json|md|html] [-o OUT] */
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/report.h>
 #include <stdio.h>
@@ -11,10 +11,11 @@
 int gw_cmd_report(int argc, char **argv);
 
 static void usage(FILE *out) {
-  fputs(_("usage: gpuwhy report FILE [--format text|json|md] [-o OUT]\n"
+  fputs(_("usage: gpuwhy report FILE [--format text|json|md|html] [-o OUT]\n"
           "\n"
           "Explain where each GPU's time went in a recording and which bottleneck classes cost it.\n"
-          "  --format FMT   text (default, colour on a terminal unless NO_COLOR is set), json, md\n"
+          "  --format FMT   text (default, colour on a terminal unless NO_COLOR is set), json, md,\n"
+               "                 or html (one self-contained page with charts; opens offline)\n"
           "  -o OUT         write the report to OUT instead of standard output\n"
           "Exit status: 0 ok, 2 usage error, 3 unreadable input.\n"),
         out);
@@ -33,7 +34,7 @@ int gw_cmd_report(int argc, char **argv) {
     } else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0 || strncmp(a, "--format=", 9) == 0) {
       const char *v = a[2] == 'f' && a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
       if (!v || gw_report_format_from_name(v, &opts.format) != 0) {
-        fprintf(stderr, _("gpuwhy report: unknown format '%s' (text, json or md)\n"), v ? v : "");
+        fprintf(stderr, _("gpuwhy report: unknown format '%s' (text, json, md or html)\n"), v ? v : "");
         return GPUWHY_EXIT_USAGE;
       }
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {

@@ -18,6 +18,8 @@ static const struct command commands[] = {
     {"watch", gw_cmd_watch, "live view: SM activity beside GPU-Util, power, clocks, CPU, disks"},
     {"report", gw_cmd_report, "where each GPU's time went and why, with evidence and fixes"},
     {"explain", gw_cmd_explain, "the six bottleneck classes: signals, how to confirm, fixes"},
+    {"export", gw_cmd_export, "a recording as a Perfetto / Chrome trace (JSON)"},
+    {"serve", gw_cmd_serve, "Prometheus exporter: GPU metrics and a live diagnosis on /metrics"},
     {"check", gw_cmd_check, "pre-flight checkup of driver, GPUs, kernel log and host"},
     {"compare", gw_cmd_compare, "did a change help: runs side by side with intervals and what changed"},
     {"baseline", gw_cmd_baseline, "save a run's summary; check later runs against it (exit 1 on regression)"},

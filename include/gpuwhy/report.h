@@ -5,14 +5,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_JSON, GW_REPORT_MD };
+enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_JSON, GW_REPORT_MD, GW_REPORT_HTML };
 
 struct gw_report_opts {
   enum gw_report_format format;
   int color; /* text only: ANSI colour (the CLI sets it for a terminal without NO_COLOR) */
 };
 
-/* "text", "json", "md" -> format. Returns 0, or -1 for an unknown name. */
+/* "text", "json", "md", "html" -> format. Returns 0, or -1 for an unknown name. */
 int gw_report_format_from_name(const char *name, enum gw_report_format *out);
 
 /* Analyse the recording at path and write the report to out.

@@ -6,13 +6,14 @@
 
 #include "analysis/rules.h"
 #include "core/i18n.h"
+#include "render/report_html.h"
 #include "render/report_render.h"
 
 int gw_report_format_from_name(const char *name, enum gw_report_format *out) {
   static const struct {
     const char *name;
     enum gw_report_format fmt;
-  } names[] = {{"text", GW_REPORT_TEXT}, {"json", GW_REPORT_JSON}, {"md", GW_REPORT_MD}, {"markdown", GW_REPORT_MD}};
+  } names[] = {{"text", GW_REPORT_TEXT}, {"json", GW_REPORT_JSON}, {"md", GW_REPORT_MD}, {"markdown", GW_REPORT_MD}, {"html", GW_REPORT_HTML}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i].name) == 0) {
       *out = names[i].fmt;
@@ -24,6 +25,14 @@ int gw_report_format_from_name(const char *name, enum gw_report_format *out) {
 int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *out, char *errbuf, size_t errcap) {
   struct gw_err err = {{0}};
   struct gw_diagnosis *dx = NULL;
+  if (opts->format == GW_REPORT_HTML) {
+    /* the page draws the samples themselves, which the diagnosis does not keep */
+    if (gw_render_html_file(path, out, &err) == GW_OK)
+      return GPUWHY_EXIT_OK;
+    if (errbuf && errcap)
+      gw_strlcpy(errbuf, err.msg, errcap);
+    return GPUWHY_EXIT_INPUT;
+  }
   if (gw_diagnose_file(path, &dx, &err) != GW_OK) {
     if (errbuf && errcap)
       gw_strlcpy(errbuf, err.msg, errcap);

@@ -1,0 +1,453 @@
+/* A recording as Chrome Trace Event Format JSON for Perfetto.
+ *
+ * Processes in the trace: "gpuwhy analysis" (steps and the findings' time
+ * ranges as slices), one per GPU (counters of SM activity, GPU-Util, power,
+ * clock and PCIe; activity dips and kernel-log events), "host" (CPU and disk
+ * counters) and, when the tracer ran, each traced process with one thread
+ * per CUDA stream holding its kernels, copies and memsets, one for its
+ * synchronising waits and its NVTX ranges on their own threads. The pseudo
+ * processes take ids above Linux's largest pid so they never meet a real one.
+ *
+ * Timestamps are microseconds after the recording's first instant (kept in
+ * otherData.t0_unix_ns), written from integer nanoseconds so nothing is lost
+ * to floating point. Every track's events come out in time order: each
+ * series is written in one pass, and the tracer tables are read in a single
+ * query ordered by start time, so memory stays flat for any number of rows. */
+#include <gpuwhy/export.h>
+#include <gpuwhy/gpuwhy.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diagnosis.h"
+#include "render/activity_dips.h"
+#include "render/escape.h"
+#include "render/report_render.h"
+#include "render/run_facts.h"
+#include "store/store.h"
+
+#define PID_ANALYSIS 2000000001LL
+#define PID_HOST 2000000002LL
+#define PID_GPU0 2000000100LL
+#define TID_SYNC 2000000000LL /* in a traced process: its synchronising waits */
+#define TID_GPU_DIPS 1
+#define TID_GPU_EVENTS 2
+#define TID_STEPS 1
+#define TID_FINDINGS 100 /* finding i, lane k: TID_FINDINGS + 10 * i + k */
+#define MAX_LANES 8
+
+struct pf {
+  FILE *out;
+  int64_t base_ns;
+  unsigned long long nevents;
+};
+
+static void ts(FILE *out, int64_t d_ns) {
+  if (d_ns < 0) {
+    fputc('-', out);
+    d_ns = -d_ns;
+  }
+  fprintf(out, "%lld.%03lld", (long long)(d_ns / 1000), (long long)(d_ns % 1000));
+}
+
+/* Opens an event object: name, ph, ts, pid, tid. The caller adds fields and
+ * closes it with end_event. */
+static void begin_event(struct pf *p, const char *ph, const char *name, long long pid, long long tid, int64_t t_ns) {
+  fputs(p->nevents ? ",\n{\"name\":" : "\n{\"name\":", p->out);
+  gw_json_write_utf8(p->out, name);
+  fprintf(p->out, ",\"ph\":\"%s\",\"ts\":", ph);
+  ts(p->out, t_ns - p->base_ns);
+  fprintf(p->out, ",\"pid\":%lld,\"tid\":%lld", pid, tid);
+  p->nevents++;
+}
+
+static void end_event(struct pf *p) {
+  fputc('}', p->out);
+}
+
+static void dur(struct pf *p, int64_t start_ns, int64_t end_ns) {
+  fputs(",\"dur\":", p->out);
+  ts(p->out, end_ns > start_ns ? end_ns - start_ns : 0);
+}
+
+static void meta(struct pf *p, const char *what, long long pid, long long tid, const char *key, const char *name,
+                 long long sort_index) {
+  begin_event(p, "M", what, pid, tid, p->base_ns);
+  fprintf(p->out, ",\"args\":{\"%s\":", key);
+  if (name)
+    gw_json_write_utf8(p->out, name);
+  else
+    fprintf(p->out, "%lld", sort_index);
+  fputs("}", p->out);
+  end_event(p);
+}
+
+static void name_process(struct pf *p, long long pid, const char *name, long long sort_index) {
+  meta(p, "process_name", pid, 0, "name", name, 0);
+  meta(p, "process_sort_index", pid, 0, "sort_index", NULL, sort_index);
+}
+
+static void name_thread(struct pf *p, long long pid, long long tid, const char *name) {
+  meta(p, "thread_name", pid, tid, "name", name, 0);
+}
+
+/* One counter track: the series v (scaled) at t_ns, skipping unknown values. */
+static void counter(struct pf *p, long long pid, const char *name, const char *arg, const int64_t *t_ns,
+                    const double *v, size_t n, double scale) {
+  if (!v)
+    return;
+  for (size_t i = 0; i < n; i++) {
+    if (isnan(v[i]) || isinf(v[i]) || t_ns[i] < p->base_ns)
+      continue;
+    begin_event(p, "C", name, pid, 0, t_ns[i]);
+    fprintf(p->out, ",\"args\":{\"%s\":%.6g}", arg, v[i] * scale);
+    end_event(p);
+  }
+}
+
+static void gpu_tracks(struct pf *p, const struct gw_recording *rec, int gi, const struct gw_run_facts *facts) {
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  long long pid = PID_GPU0 + g->gpu;
+  const struct gw_gpu_facts *gf = facts ? gw_run_facts_gpu(facts, g->gpu) : NULL;
+  char name[160];
+  snprintf(name, sizeof name, "GPU %d %s", g->gpu, g->name[0] ? g->name : (gf ? gf->name : ""));
+  name_process(p, pid, name, 10 + g->gpu);
+  name_thread(p, pid, TID_GPU_DIPS, "activity dips");
+  name_thread(p, pid, TID_GPU_EVENTS, "kernel log and driver events");
+  counter(p, pid, "SM activity", "pct", g->t_ns, g->m[GW_M_sm_active_pct], g->n, 1);
+  counter(p, pid, "GPU-Util", "pct", g->t_ns, g->m[GW_M_util_gpu_pct], g->n, 1);
+  counter(p, pid, "Tensor activity", "pct", g->t_ns, g->m[GW_M_tensor_active_pct], g->n, 1);
+  counter(p, pid, "Power", "W", g->t_ns, g->m[GW_M_power_mw], g->n, 1e-3);
+  counter(p, pid, "Power limit", "W", g->ht_ns, g->h[GW_M_power_limit_mw], g->nh, 1e-3);
+  counter(p, pid, "SM clock", "MHz", g->t_ns, g->m[GW_M_sm_clock_mhz], g->n, 1);
+  counter(p, pid, "Clock event reasons", "bits", g->t_ns, g->m[GW_M_clock_reasons], g->n, 1);
+  counter(p, pid, "PCIe rx", "GBps", g->t_ns, g->m[GW_M_pcie_rx_bps], g->n, 1e-9);
+  counter(p, pid, "PCIe tx", "GBps", g->t_ns, g->m[GW_M_pcie_tx_bps], g->n, 1e-9);
+  counter(p, pid, "Memory used", "GiB", g->t_ns, g->m[GW_M_mem_used_bytes], g->n, 1.0 / 1073741824.0);
+
+  /* dips as slices: one per run of flagged ticks */
+  unsigned char *dips = gw_activity_dip_flags(g);
+  int64_t dt = gw_typical_dt_ns(g);
+  for (size_t i = 0; dips && i < g->n;) {
+    if (!dips[i]) {
+      i++;
+      continue;
+    }
+    size_t j = i;
+    while (j + 1 < g->n && dips[j + 1])
+      j++;
+    if (g->t_ns[i] >= p->base_ns) {
+      begin_event(p, "X", "dip", pid, TID_GPU_DIPS, g->t_ns[i]);
+      dur(p, g->t_ns[i], g->t_ns[j] + dt);
+      end_event(p);
+    }
+    i = j + 1;
+  }
+  free(dips);
+  for (size_t e = 0; e < rec->nevents; e++) {
+    const struct gw_event_row *ev = &rec->events[e];
+    if (ev->gpu != g->gpu || ev->t_ns < p->base_ns)
+      continue;
+    char label[64];
+    snprintf(label, sizeof label, "%s %lld", ev->kind, (long long)ev->code);
+    begin_event(p, "i", label, pid, TID_GPU_EVENTS, ev->t_ns);
+    fputs(",\"s\":\"t\",\"args\":{\"message\":", p->out);
+    gw_json_write_utf8(p->out, ev->message);
+    fputs("}", p->out);
+    end_event(p);
+  }
+}
+
+static void host_tracks(struct pf *p, const struct gw_recording *rec) {
+  const struct gw_host_series *h = &rec->host;
+  if (h->n == 0)
+    return;
+  name_process(p, PID_HOST, "host", 5);
+  counter(p, PID_HOST, "CPU busy, all cores", "pct", h->t_ns, h->cpu_busy_pct, h->n, 1);
+  counter(p, PID_HOST, "CPU iowait", "pct", h->t_ns, h->iowait_pct, h->n, 1);
+  counter(p, PID_HOST, "Main process CPU", "pct_of_core", h->t_ns, h->main_cpu_pct, h->n, 1);
+  counter(p, PID_HOST, "Busiest loader worker CPU", "pct_of_core", h->t_ns, h->worker_cpu_max_pct, h->n, 1);
+  counter(p, PID_HOST, "Loader workers", "count", h->t_ns, h->workers, h->n, 1);
+  counter(p, PID_HOST, "Disk util, busiest", "pct", h->t_ns, h->disk_util_max_pct, h->n, 1);
+  counter(p, PID_HOST, "Disk read", "MBps", h->t_ns, h->disk_read_bps, h->n, 1e-6);
+  counter(p, PID_HOST, "Disk write", "MBps", h->t_ns, h->disk_write_bps, h->n, 1e-6);
+}
+
+static int cmp_evidence(const void *a, const void *b) {
+  const struct gw_evidence *x = *(const struct gw_evidence *const *)a, *y = *(const struct gw_evidence *const *)b;
+  if (x->t0_ns != y->t0_ns)
+    return (x->t0_ns > y->t0_ns) - (x->t0_ns < y->t0_ns);
+  return (x->t1_ns > y->t1_ns) - (x->t1_ns < y->t1_ns);
+}
+
+static void analysis_tracks(struct pf *p, const struct gw_recording *rec, const struct gw_diagnosis *dx) {
+  name_process(p, PID_ANALYSIS, "gpuwhy analysis", 1);
+  if (rec->nsteps) {
+    name_thread(p, PID_ANALYSIS, TID_STEPS, "steps (marked by the program)");
+    for (size_t i = 0; i < rec->nsteps; i++) {
+      const struct gw_step_row *s = &rec->steps[i];
+      if (s->start_ns < p->base_ns)
+        continue;
+      char label[48];
+      snprintf(label, sizeof label, "step %lld", (long long)s->step);
+      begin_event(p, "X", label, PID_ANALYSIS, TID_STEPS, s->start_ns);
+      dur(p, s->start_ns, s->end_ns);
+      end_event(p);
+    }
+  }
+  /* A finding's evidence ranges may overlap; lanes keep each track's slices
+   * disjoint and in order. */
+  for (int i = 0; i < dx->nfindings; i++) {
+    const struct gw_finding *f = &dx->findings[i];
+    const struct gw_evidence *ev[GW_MAX_EVIDENCE];
+    int n = 0;
+    for (int e = 0; e < f->nevidence; e++)
+      if (f->evidence[e].t1_ns > f->evidence[e].t0_ns && f->evidence[e].t0_ns >= p->base_ns)
+        ev[n++] = &f->evidence[e];
+    qsort(ev, (size_t)n, sizeof ev[0], cmp_evidence);
+    int64_t lane_end[MAX_LANES];
+    int nlanes = 0;
+    for (int k = 0, next; k < n; k = next) {
+      /* evidence lines over the same range make one slice */
+      next = k + 1;
+      while (next < n && ev[next]->t0_ns == ev[k]->t0_ns && ev[next]->t1_ns == ev[k]->t1_ns)
+        next++;
+      int lane = 0;
+      while (lane < nlanes && lane_end[lane] > ev[k]->t0_ns)
+        lane++;
+      if (lane == MAX_LANES)
+        continue;
+      if (lane == nlanes) {
+        char tname[96];
+        snprintf(tname, sizeof tname, lane ? "finding %d: %s (%d)" : "finding %d: %s", i + 1, f->class_id, lane + 1);
+        name_thread(p, PID_ANALYSIS, TID_FINDINGS + 10 * i + lane, tname);
+        nlanes++;
+      }
+      lane_end[lane] = ev[k]->t1_ns;
+      begin_event(p, "X", f->title, PID_ANALYSIS, TID_FINDINGS + 10 * i + lane, ev[k]->t0_ns);
+      dur(p, ev[k]->t0_ns, ev[k]->t1_ns);
+      fputs(",\"cat\":", p->out);
+      gw_json_write_utf8(p->out, f->class_id);
+      fprintf(p->out, ",\"args\":{\"share_of_lost\":%.4f,\"confidence\":%.2f,\"evidence\":[", f->share_of_lost,
+              f->confidence);
+      for (int e = k; e < next; e++) {
+        if (e > k)
+          fputc(',', p->out);
+        gw_json_write_utf8(p->out, ev[e]->text);
+      }
+      fputs("]}", p->out);
+      end_event(p);
+    }
+  }
+}
+
+static int table_exists(sqlite3 *db, const char *name) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+  int found = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_finalize(s);
+  return found;
+}
+
+static int has_trace_tables(sqlite3 *db) {
+  static const char *const tables[] = {"kernel", "memcpy", "memset", "sync", "marker", "trace_name"};
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+    if (!table_exists(db, tables[i]))
+      return 0;
+  return 1;
+}
+
+/* The tracer's records in one stream ordered by start: kind 0 kernel,
+ * 1 memcpy, 2 memset, 3 sync, 4 NVTX range or mark. */
+static const char TRACE_SQL[] =
+    "SELECT 0, k.pid, k.stream, k.start_ns, k.end_ns, n.name, k.device, k.nccl, k.grid_x, k.grid_y, k.grid_z,"
+    " k.block_x, k.block_y, k.block_z, k.regs, k.shmem_bytes, k.correlation"
+    " FROM kernel k LEFT JOIN trace_name n ON n.pid = k.pid AND n.id = k.name_id WHERE k.start_ns IS NOT NULL"
+    " UNION ALL SELECT 1, pid, stream, start_ns, end_ns, NULL, device, copy_kind, bytes, async, NULL, NULL, NULL, NULL,"
+    " NULL, NULL, correlation FROM memcpy WHERE start_ns IS NOT NULL"
+    " UNION ALL SELECT 2, pid, stream, start_ns, end_ns, NULL, device, NULL, bytes, NULL, NULL, NULL, NULL, NULL, NULL,"
+    " NULL, correlation FROM memset WHERE start_ns IS NOT NULL"
+    " UNION ALL SELECT 3, pid, stream, start_ns, end_ns, NULL, NULL, sync_type, NULL, NULL, NULL, NULL, NULL, NULL, "
+    "NULL,"
+    " NULL, correlation FROM sync WHERE start_ns IS NOT NULL"
+    " UNION ALL SELECT 4, m.pid, m.tid, m.start_ns, m.end_ns, n.name, NULL, m.instant, NULL, NULL, NULL, NULL, NULL,"
+    " NULL, NULL, NULL, NULL FROM marker m LEFT JOIN trace_name n ON n.pid = m.pid AND n.id = m.name_id"
+    " WHERE m.start_ns IS NOT NULL"
+    " ORDER BY 4";
+
+static const char *copy_kind_name(int kind) {
+  /* CUPTI_ACTIVITY_MEMCPY_KIND_* */
+  static const char *const names[] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
+                                      "Memcpy AtoH", "Memcpy AtoA", "Memcpy AtoD", "Memcpy DtoA",
+                                      "Memcpy DtoD", "Memcpy HtoH", "Memcpy PtoP"};
+  return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "Memcpy";
+}
+
+/* Threads seen so far, to name each once (streams, syncs, NVTX threads). */
+struct seen {
+  long long *key; /* pid << 32 ^ tid hashed as a plain list: few distinct threads */
+  size_t n, cap;
+};
+
+static int first_sight(struct seen *s, long long pid, long long tid) {
+  for (size_t i = 0; i < s->n; i += 2)
+    if (s->key[i] == pid && s->key[i + 1] == tid)
+      return 0;
+  if (s->n + 2 > s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 64;
+    s->key = gw_xrealloc(s->key, s->cap * sizeof *s->key);
+  }
+  s->key[s->n++] = pid;
+  s->key[s->n++] = tid;
+  return 1;
+}
+
+static long long col_ll(sqlite3_stmt *s, int i, long long unknown) {
+  return sqlite3_column_type(s, i) == SQLITE_NULL ? unknown : sqlite3_column_int64(s, i);
+}
+
+static void trace_tracks(struct pf *p, sqlite3 *db) {
+  if (!has_trace_tables(db))
+    return;
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, TRACE_SQL, -1, &s, NULL) != SQLITE_OK)
+    return;
+  struct seen procs = {0}, threads = {0};
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    int kind = sqlite3_column_int(s, 0);
+    long long pid = col_ll(s, 1, 0);
+    long long lane = col_ll(s, 2, 0);
+    int64_t start = sqlite3_column_int64(s, 3);
+    int64_t end = sqlite3_column_type(s, 4) == SQLITE_NULL ? start : sqlite3_column_int64(s, 4);
+    if (start < p->base_ns)
+      continue;
+    long long tid = kind == 3 ? TID_SYNC : lane;
+    if (first_sight(&procs, pid, -1)) {
+      char name[64];
+      snprintf(name, sizeof name, "traced process %lld", pid);
+      name_process(p, pid, name, 100);
+    }
+    if (first_sight(&threads, pid, tid)) {
+      char name[64];
+      if (kind == 3)
+        snprintf(name, sizeof name, "host waits (synchronize)");
+      else if (kind == 4)
+        snprintf(name, sizeof name, "thread %lld (NVTX)", tid);
+      else
+        snprintf(name, sizeof name, "stream %lld", tid);
+      name_thread(p, pid, tid, name);
+    }
+    const unsigned char *nm = sqlite3_column_text(s, 5);
+    const char *name = kind == 0   ? (nm ? (const char *)nm : "kernel")
+                       : kind == 1 ? copy_kind_name((int)col_ll(s, 7, 0))
+                       : kind == 2 ? "Memset"
+                       : kind == 3 ? "synchronize"
+                                   : (nm ? (const char *)nm : "range");
+    int instant = kind == 4 && col_ll(s, 7, 0) != 0;
+    begin_event(p, instant ? "i" : "X", name, pid, tid, start);
+    if (instant)
+      fputs(",\"s\":\"t\"", p->out);
+    else
+      dur(p, start, end);
+    static const char *const cats[] = {"kernel", "memcpy", "memset", "sync", "nvtx"};
+    const char *cat = kind == 0 && col_ll(s, 7, 0) ? "nccl" : cats[kind];
+    fprintf(p->out, ",\"cat\":\"%s\",\"args\":{", cat);
+    if (kind == 0)
+      fprintf(p->out,
+              "\"device\":%lld,\"grid\":[%lld,%lld,%lld],\"block\":[%lld,%lld,%lld],\"registers\":%lld,"
+              "\"shared_mem_bytes\":%lld,\"correlation\":%lld",
+              col_ll(s, 6, -1), col_ll(s, 8, 0), col_ll(s, 9, 0), col_ll(s, 10, 0), col_ll(s, 11, 0), col_ll(s, 12, 0),
+              col_ll(s, 13, 0), col_ll(s, 14, 0), col_ll(s, 15, 0), col_ll(s, 16, 0));
+    else if (kind == 1)
+      fprintf(p->out, "\"device\":%lld,\"bytes\":%lld,\"async\":%lld,\"correlation\":%lld", col_ll(s, 6, -1),
+              col_ll(s, 8, 0), col_ll(s, 9, 0), col_ll(s, 16, 0));
+    else if (kind == 2)
+      fprintf(p->out, "\"device\":%lld,\"bytes\":%lld,\"correlation\":%lld", col_ll(s, 6, -1), col_ll(s, 8, 0),
+              col_ll(s, 16, 0));
+    else if (kind == 3)
+      fprintf(p->out, "\"sync_type\":%lld,\"stream\":%lld", col_ll(s, 7, 0), lane);
+    fputs("}", p->out);
+    end_event(p);
+  }
+  sqlite3_finalize(s);
+  free(procs.key);
+  free(threads.key);
+}
+
+/* The earliest instant the trace shows: the run's start, the first sample,
+ * the first traced record. Kernel-log history from before the run is left
+ * out rather than stretching the trace back to boot. */
+static int64_t first_instant(const struct gw_recording *rec, sqlite3 *db) {
+  int64_t t = rec->started_ns;
+  for (int i = 0; i < rec->ngpus; i++)
+    if (rec->gpus[i].n && (!t || rec->gpus[i].t_ns[0] < t))
+      t = rec->gpus[i].t_ns[0];
+  if (rec->host.n && (!t || rec->host.t_ns[0] < t))
+    t = rec->host.t_ns[0];
+  sqlite3_stmt *s;
+  if (has_trace_tables(db) &&
+      sqlite3_prepare_v2(db,
+                         "SELECT min(m) FROM (SELECT min(start_ns) AS m FROM kernel UNION ALL SELECT min(start_ns)"
+                         " FROM memcpy UNION ALL SELECT min(start_ns) FROM memset UNION ALL SELECT min(start_ns)"
+                         " FROM sync UNION ALL SELECT min(start_ns) FROM marker)",
+                         -1, &s, NULL) == SQLITE_OK) {
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+      int64_t k = sqlite3_column_int64(s, 0);
+      /* a tracer clock far from the samples' would stretch the trace: ignore it beyond an hour */
+      if (!t || (k < t && t - k < 3600LL * 1000000000LL))
+        t = k;
+    }
+    sqlite3_finalize(s);
+  }
+  return t;
+}
+
+int gw_export_perfetto_file(const char *path, FILE *out, unsigned long long *nevents, char *errbuf, size_t errcap) {
+  struct gw_err err = {{0}};
+  struct gw_recording *rec = NULL;
+  struct gw_diagnosis *dx = NULL;
+  struct gw_store *st = NULL;
+  if (gw_recording_load(path, &rec, &err) != GW_OK || gw_diagnose(rec, &dx, &err) != GW_OK ||
+      gw_store_open(&st, path, 1, &err) != GW_OK) {
+    if (errbuf && errcap)
+      gw_strlcpy(errbuf, err.msg, errcap);
+    gw_diagnosis_free(dx);
+    gw_recording_free(rec);
+    return GPUWHY_EXIT_INPUT;
+  }
+  sqlite3 *db = gw_store_db(st);
+  struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
+  struct gw_err ferr = {{0}};
+  int have_facts = gw_run_facts_load(path, facts, &ferr) == GW_OK;
+  struct pf p = {out, first_instant(rec, db), 0};
+
+  fputs("{\"traceEvents\":[", out);
+  analysis_tracks(&p, rec, dx);
+  for (int i = 0; i < rec->ngpus; i++)
+    gpu_tracks(&p, rec, i, have_facts ? facts : NULL);
+  host_tracks(&p, rec);
+  trace_tracks(&p, db);
+  fputs("\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"generator\":", out);
+  char gen[64];
+  snprintf(gen, sizeof gen, "gpuwhy %s", gw_version());
+  gw_json_write_utf8(out, gen);
+  fputs(",\"recording\":", out);
+  gw_json_write_utf8(out, gw_render_basename(path));
+  fprintf(out, ",\"t0_unix_ns\":%lld,\"verdict\":", (long long)p.base_ns);
+  gw_json_write_utf8(out, dx->verdict);
+  if (have_facts) {
+    fputs(",\"command\":", out);
+    gw_json_write_utf8(out, facts->command);
+  }
+  fputs("}}\n", out);
+  if (nevents)
+    *nevents = p.nevents;
+  free(facts);
+  gw_store_close(st);
+  gw_diagnosis_free(dx);
+  gw_recording_free(rec);
+  return GPUWHY_EXIT_OK;
+}

@@ -1,0 +1,457 @@
+#include "serve/prom_text.h"
+
+#include <gpuwhy/gpuwhy.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/diagnosis.h"
+#include "analysis/ledger.h"
+#include "analysis/rules.h"
+#include "analysis/thresholds.h"
+#include "render/escape.h"
+#include "render/run_facts.h"
+#include "serve/prom_names.h"
+#include "store/store.h"
+
+/* A reading older than this before the GPU's newest tick is stale: the
+ * metric is left out rather than shown as if current. Health metrics are
+ * read once a second, some only every 30 s. */
+#define FRESH_FAST_NS 10000000000LL
+#define FRESH_SLOW_NS 65000000000LL
+
+void gw_prom_state_init(struct gw_prom_state *st, int64_t started_ns, const char *mode, double window_s) {
+  memset(st, 0, sizeof *st);
+  st->started_ns = started_ns;
+  st->events_seen_ns = started_ns;
+  st->mode = mode;
+  st->window_s = window_s;
+}
+
+static void family(FILE *out, const char *name, const char *type, const char *help) {
+  char esc[600];
+  gw_prom_help_escape(esc, sizeof esc, help);
+  fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, esc, name, type);
+}
+
+static void value(FILE *out, const char *name, const char *labels, double v) {
+  if (isnan(v) || isinf(v))
+    return;
+  if (labels && labels[0])
+    fprintf(out, "%s{%s} %.10g\n", name, labels, v);
+  else
+    fprintf(out, "%s %.10g\n", name, v);
+}
+
+/* label="value" with the value escaped; appended to buf at *len. */
+static void label(char *buf, size_t cap, size_t *len, const char *key, const char *v) {
+  char esc[400];
+  if (gw_prom_label_escape(esc, sizeof esc, v ? v : "") < 0)
+    esc[0] = '\0';
+  int n = snprintf(buf + *len, cap - *len, "%s%s=\"%s\"", *len ? "," : "", key, esc);
+  if (n > 0 && (size_t)n < cap - *len)
+    *len += (size_t)n;
+}
+
+struct gpu_labels {
+  int gpu;
+  char text[600];
+};
+
+/* The gpu, uuid and name labels of every GPU in the window. */
+static void gpu_labels(const struct gw_recording *rec, const struct gw_run_facts *facts, struct gpu_labels *out) {
+  for (int i = 0; i < rec->ngpus; i++) {
+    const struct gw_gpu_facts *gf = gw_run_facts_gpu(facts, rec->gpus[i].gpu);
+    char idx[16];
+    snprintf(idx, sizeof idx, "%d", rec->gpus[i].gpu);
+    size_t len = 0;
+    out[i].gpu = rec->gpus[i].gpu;
+    out[i].text[0] = '\0';
+    label(out[i].text, sizeof out[i].text, &len, "gpu", idx);
+    label(out[i].text, sizeof out[i].text, &len, "uuid", gf ? gf->uuid : "");
+    label(out[i].text, sizeof out[i].text, &len, "name", rec->gpus[i].name[0] ? rec->gpus[i].name : "");
+  }
+}
+
+static int64_t newest_tick(const struct gw_gpu_series *g) {
+  return g->n ? g->t_ns[g->n - 1] : 0;
+}
+
+/* The newest known value of a series no older than fresh_ns before ref. */
+static double latest(const int64_t *t, const double *v, size_t n, int64_t ref, int64_t fresh_ns) {
+  for (size_t i = n; v && i-- > 0;) {
+    if (t[i] < ref - fresh_ns)
+      break;
+    if (!isnan(v[i]))
+      return v[i];
+  }
+  return NAN;
+}
+
+static void gpu_metrics(FILE *out, const struct gw_recording *rec, const struct gpu_labels *lab) {
+  for (int m = 0; m < GW_GPU_NMETRICS; m++) {
+    struct gw_prom_metric pm;
+    if (gw_prom_gpu_metric(m, &pm))
+      continue;
+    int slow = gw_gpu_metric_info[m].table == GW_TABLE_SLOW;
+    int header = 0;
+    for (int i = 0; i < rec->ngpus; i++) {
+      const struct gw_gpu_series *g = &rec->gpus[i];
+      double v = slow ? latest(g->ht_ns, g->h[m], g->nh, newest_tick(g), FRESH_SLOW_NS)
+                      : latest(g->t_ns, g->m[m], g->n, newest_tick(g), FRESH_FAST_NS);
+      if (isnan(v))
+        continue;
+      if (!header) {
+        family(out, pm.name, pm.type, pm.help);
+        header = 1;
+      }
+      value(out, pm.name, lab[i].text, v * pm.scale);
+    }
+  }
+  /* the reasons bitmask one reason at a time, which alert rules can match */
+  static const struct {
+    uint64_t bit;
+    const char *reason;
+  } reasons[] = {{0x1, "gpu_idle"},    {0x2, "applications_clocks"}, {0x4, "sw_power_cap"},
+                 {0x8, "hw_slowdown"}, {0x10, "sync_boost"},         {0x20, "sw_thermal"},
+                 {0x40, "hw_thermal"}, {0x80, "hw_power_brake"},     {0x100, "display_clocks"}};
+  int header = 0;
+  for (int i = 0; i < rec->ngpus; i++) {
+    const struct gw_gpu_series *g = &rec->gpus[i];
+    double r = latest(g->t_ns, g->m[GW_M_clock_reasons], g->n, newest_tick(g), FRESH_FAST_NS);
+    if (isnan(r))
+      continue;
+    if (!header) {
+      family(out, "gpuwhy_gpu_clock_event_reason_active", "gauge",
+             "1 while the driver reports this clock event reason for the GPU (sw_power_cap is the board's own "
+             "limit; hw_slowdown, the thermal reasons and hw_power_brake are worth an alert)");
+      header = 1;
+    }
+    for (size_t k = 0; k < sizeof reasons / sizeof reasons[0]; k++) {
+      char l[700];
+      snprintf(l, sizeof l, "%s,reason=\"%s\"", lab[i].text, reasons[k].reason);
+      value(out, "gpuwhy_gpu_clock_event_reason_active", l, ((uint64_t)r & reasons[k].bit) ? 1 : 0);
+    }
+  }
+  family(out, "gpuwhy_gpu_last_sample_timestamp_seconds", "gauge",
+         "Unix time of the GPU's newest sample in the window (a GPU that stops answering stops advancing)");
+  for (int i = 0; i < rec->ngpus; i++)
+    if (rec->gpus[i].n)
+      value(out, "gpuwhy_gpu_last_sample_timestamp_seconds", lab[i].text, (double)newest_tick(&rec->gpus[i]) / 1e9);
+}
+
+static sqlite3_stmt *prepare(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return NULL;
+  return s;
+}
+
+static int state_gpu(struct gw_prom_state *st, int gpu) {
+  for (int i = 0; i < st->ngpus; i++)
+    if (st->gpus[i].gpu == gpu)
+      return i;
+  if (st->ngpus >= GW_PROM_MAX_GPUS)
+    return -1;
+  memset(&st->gpus[st->ngpus], 0, sizeof st->gpus[0]);
+  st->gpus[st->ngpus].gpu = gpu;
+  return st->ngpus++;
+}
+
+/* Count the Xid and GPU-lost events that arrived since the last build. */
+static void count_events(struct gw_prom_state *st, sqlite3 *db) {
+  sqlite3_stmt *s = prepare(db, "SELECT t_ns, kind, gpu, code FROM event WHERE kind IN ('xid', 'gpu_lost')"
+                                " AND t_ns > ? ORDER BY t_ns");
+  if (!s)
+    return;
+  sqlite3_bind_int64(s, 1, st->events_seen_ns);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    int64_t t = sqlite3_column_int64(s, 0);
+    const char *kind = (const char *)sqlite3_column_text(s, 1);
+    int known = sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_int(s, 2) >= 0;
+    int k = known ? state_gpu(st, sqlite3_column_int(s, 2)) : -1;
+    if (kind && strcmp(kind, "xid") == 0) {
+      if (k >= 0) {
+        st->gpus[k].xid_total++;
+        st->gpus[k].last_xid = sqlite3_column_int64(s, 3);
+      } else {
+        st->xid_unattributed++;
+      }
+    } else if (k >= 0) {
+      st->gpus[k].lost = 1;
+    }
+    if (t > st->events_seen_ns)
+      st->events_seen_ns = t;
+  }
+  sqlite3_finalize(s);
+}
+
+static void gpu_health(FILE *out, struct gw_prom_state *st, sqlite3 *db, const struct gw_recording *rec,
+                       const struct gpu_labels *lab) {
+  count_events(st, db);
+  static const struct {
+    const char *name, *type, *help;
+  } fam[] = {
+      {"gpuwhy_gpu_xid_events_total", "counter",
+       "Xid errors the kernel log reported for this GPU since the exporter started"},
+      {"gpuwhy_gpu_last_xid", "gauge", "Code of the newest Xid error of this GPU since the exporter started, 0 none"},
+      {"gpuwhy_gpu_lost", "gauge", "1 when the driver stopped answering for this GPU (it fell off the bus)"},
+  };
+  for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++) {
+    family(out, fam[f].name, fam[f].type, fam[f].help);
+    for (int i = 0; i < rec->ngpus; i++) {
+      int k = state_gpu(st, rec->gpus[i].gpu);
+      if (k < 0)
+        continue;
+      value(out, fam[f].name, lab[i].text,
+            f == 0   ? st->gpus[k].xid_total
+            : f == 1 ? (double)st->gpus[k].last_xid
+                     : st->gpus[k].lost);
+    }
+  }
+  family(out, "gpuwhy_xid_events_unattributed_total", "counter",
+         "Xid errors whose PCI address matched none of the GPUs, since the exporter started");
+  value(out, "gpuwhy_xid_events_unattributed_total", "", st->xid_unattributed);
+
+  /* compute processes seen in the newest process lists (about once a second) */
+  double procs[GW_PROM_MAX_GPUS] = {0}, mem[GW_PROM_MAX_GPUS] = {0};
+  sqlite3_stmt *s = prepare(db, "SELECT gpu, count(DISTINCT pid), sum(used_mem_bytes) FROM gpu_proc"
+                                " WHERE t_ns >= (SELECT max(t_ns) FROM gpu_sample) - 2500000000 GROUP BY gpu");
+  while (s && sqlite3_step(s) == SQLITE_ROW)
+    for (int i = 0; i < rec->ngpus && i < GW_PROM_MAX_GPUS; i++)
+      if (rec->gpus[i].gpu == sqlite3_column_int(s, 0)) {
+        procs[i] = sqlite3_column_double(s, 1);
+        mem[i] = sqlite3_column_type(s, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 2);
+      }
+  sqlite3_finalize(s);
+  family(out, "gpuwhy_gpu_processes", "gauge", "Compute processes the driver lists on this GPU");
+  for (int i = 0; i < rec->ngpus && i < GW_PROM_MAX_GPUS; i++)
+    if (rec->gpus[i].n)
+      value(out, "gpuwhy_gpu_processes", lab[i].text, procs[i]);
+  family(out, "gpuwhy_gpu_processes_memory_used_bytes", "gauge",
+         "Device memory used by the compute processes on this GPU, in bytes");
+  for (int i = 0; i < rec->ngpus && i < GW_PROM_MAX_GPUS; i++)
+    if (rec->gpus[i].n && procs[i] > 0)
+      value(out, "gpuwhy_gpu_processes_memory_used_bytes", lab[i].text, mem[i]);
+}
+
+static void host_metrics(FILE *out, sqlite3 *db) {
+  static const struct {
+    const char *col, *name, *help;
+    double scale;
+  } cols[] = {
+      {"cpu_busy_pct", "gpuwhy_host_cpu_busy_ratio", "Share of all cores' time busy over the last sample interval",
+       0.01},
+      {"cpu_user_pct", "gpuwhy_host_cpu_user_ratio", "Share of all cores' time in user mode", 0.01},
+      {"cpu_system_pct", "gpuwhy_host_cpu_system_ratio", "Share of all cores' time in the kernel", 0.01},
+      {"cpu_iowait_pct", "gpuwhy_host_cpu_iowait_ratio", "Share of all cores' time idle while waiting for I/O", 0.01},
+      {"cpu_steal_pct", "gpuwhy_host_cpu_steal_ratio", "Share of all cores' time taken by the hypervisor", 0.01},
+      {"ncores", "gpuwhy_host_cpu_cores", "Logical CPUs the host sampler sees", 1},
+      {"mem_total_bytes", "gpuwhy_host_memory_total_bytes", "Host memory, in bytes", 1},
+      {"mem_available_bytes", "gpuwhy_host_memory_available_bytes", "Host memory available to programs, in bytes", 1},
+      {"swap_total_bytes", "gpuwhy_host_swap_total_bytes", "Swap space, in bytes", 1},
+      {"swap_free_bytes", "gpuwhy_host_swap_free_bytes", "Free swap space, in bytes", 1},
+      {"psi_cpu_some_pct", "gpuwhy_host_pressure_cpu_some_ratio",
+       "Share of time some task waited for a CPU (pressure stall information)", 0.01},
+      {"psi_mem_some_pct", "gpuwhy_host_pressure_memory_some_ratio", "Share of time some task waited for memory", 0.01},
+      {"psi_mem_full_pct", "gpuwhy_host_pressure_memory_full_ratio", "Share of time all tasks waited for memory", 0.01},
+      {"psi_io_some_pct", "gpuwhy_host_pressure_io_some_ratio", "Share of time some task waited for I/O", 0.01},
+      {"psi_io_full_pct", "gpuwhy_host_pressure_io_full_ratio", "Share of time all tasks waited for I/O", 0.01},
+      {"loadavg_1m", "gpuwhy_host_load1", "One-minute load average", 1},
+      {"procs_running", "gpuwhy_host_procs_running", "Runnable tasks", 1},
+      {"on_battery", "gpuwhy_host_on_battery", "1 when the host runs on battery", 1},
+  };
+  enum { NCOLS = sizeof cols / sizeof cols[0] };
+  double v[NCOLS];
+  for (size_t i = 0; i < NCOLS; i++)
+    v[i] = NAN;
+  /* slow fields (memory, pressure) are filled about once a second: take each column's newest value */
+  sqlite3_stmt *s = prepare(db, "SELECT * FROM host_sample WHERE t_ns >= (SELECT max(t_ns) FROM host_sample) -"
+                                " 10000000000 ORDER BY t_ns");
+  while (s && sqlite3_step(s) == SQLITE_ROW)
+    for (int c = 0; c < sqlite3_column_count(s); c++) {
+      if (sqlite3_column_type(s, c) == SQLITE_NULL)
+        continue;
+      const char *name = sqlite3_column_name(s, c);
+      for (size_t i = 0; i < NCOLS; i++)
+        if (strcmp(name, cols[i].col) == 0)
+          v[i] = sqlite3_column_double(s, c);
+    }
+  sqlite3_finalize(s);
+  for (size_t i = 0; i < NCOLS; i++) {
+    if (isnan(v[i]))
+      continue;
+    family(out, cols[i].name, "gauge", cols[i].help);
+    value(out, cols[i].name, "", v[i] * cols[i].scale);
+  }
+
+  static const struct {
+    const char *name, *help;
+    double scale;
+  } disk[] = {
+      {"gpuwhy_host_disk_util_ratio", "Share of time the device had requests in flight (iostat %util)", 0.01},
+      {"gpuwhy_host_disk_await_seconds", "Average time a request took, queueing included (iostat await)", 1e-3},
+      {"gpuwhy_host_disk_reads_per_second", "Read requests completed per second", 1},
+      {"gpuwhy_host_disk_writes_per_second", "Write requests completed per second", 1},
+      {"gpuwhy_host_disk_read_bytes_per_second", "Bytes read per second", 1},
+      {"gpuwhy_host_disk_write_bytes_per_second", "Bytes written per second", 1},
+      {"gpuwhy_host_disk_queue_length", "Average number of requests queued or in flight (iostat aqu-sz)", 1},
+  };
+  s = prepare(db, "SELECT dev, util_pct, await_ms, r_per_s, w_per_s, read_bps, write_bps, aqu_sz FROM disk_sample"
+                  " WHERE t_ns = (SELECT max(t_ns) FROM disk_sample) ORDER BY dev");
+  if (!s)
+    return;
+  char *lines[sizeof disk / sizeof disk[0]] = {0};
+  size_t sizes[sizeof disk / sizeof disk[0]] = {0};
+  FILE *f[sizeof disk / sizeof disk[0]];
+  for (size_t k = 0; k < sizeof disk / sizeof disk[0]; k++)
+    f[k] = open_memstream(&lines[k], &sizes[k]);
+  int any = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    char l[200];
+    size_t len = 0;
+    l[0] = '\0';
+    label(l, sizeof l, &len, "device", (const char *)sqlite3_column_text(s, 0));
+    for (size_t k = 0; k < sizeof disk / sizeof disk[0]; k++)
+      if (f[k] && sqlite3_column_type(s, (int)k + 1) != SQLITE_NULL)
+        value(f[k], disk[k].name, l, sqlite3_column_double(s, (int)k + 1) * disk[k].scale);
+    any = 1;
+  }
+  sqlite3_finalize(s);
+  for (size_t k = 0; k < sizeof disk / sizeof disk[0]; k++) {
+    if (!f[k])
+      continue;
+    fclose(f[k]);
+    if (any && sizes[k] > 0) {
+      family(out, disk[k].name, "gauge", disk[k].help);
+      fwrite(lines[k], 1, sizes[k], out);
+    }
+    free(lines[k]);
+  }
+}
+
+static void diagnosis_metrics(FILE *out, const struct gw_diagnosis *dx, const struct gpu_labels *lab, int nlab) {
+  family(out, "gpuwhy_verdict", "gauge",
+         "1 for the diagnosis of the window: the class that explains most of the lost GPU time, none (nothing to "
+         "fix) or no_data (no GPU worked)");
+  for (int r = -2; r < gw_nrules; r++) {
+    const char *id = r == -2 ? "none" : r == -1 ? "no_data" : gw_rules[r].id;
+    char l[64];
+    snprintf(l, sizeof l, "class=\"%s\"", id);
+    value(out, "gpuwhy_verdict", l, strcmp(dx->verdict, id) == 0);
+  }
+  static const struct {
+    const char *name, *help;
+  } fam[] = {
+      {"gpuwhy_finding_share", "Share (0..1) of the window's lost GPU time, all GPUs, that this class explains"},
+      {"gpuwhy_finding_active_share", "Share (0..1) of the window's active GPU time that this class cost"},
+      {"gpuwhy_finding_confidence", "Confidence (0..1) of the finding, 0 when the class was not found"},
+  };
+  for (size_t k = 0; k < sizeof fam / sizeof fam[0]; k++) {
+    family(out, fam[k].name, "gauge", fam[k].help);
+    for (int r = 0; r < gw_nrules; r++) {
+      double v = 0;
+      for (int i = 0; i < dx->nfindings; i++)
+        if (strcmp(dx->findings[i].class_id, gw_rules[r].id) == 0)
+          v = k == 0   ? dx->findings[i].share_of_lost
+              : k == 1 ? dx->findings[i].share_of_active
+                       : dx->findings[i].confidence;
+      char l[64];
+      snprintf(l, sizeof l, "class=\"%s\"", gw_rules[r].id);
+      value(out, fam[k].name, l, v);
+    }
+  }
+  family(out, "gpuwhy_ledger_share", "gauge",
+         "Share (0..1) of the GPU's wall time in the window that landed in this ledger row (the rows add up to 1)");
+  for (int i = 0; i < dx->ngpus && i < nlab; i++) {
+    const struct gw_ledger *l = &dx->ledgers[i];
+    for (int r = 0; r < GW_LEDGER_NROWS; r++) {
+      if (!l->measured[r] || l->wall_ns <= 0)
+        continue;
+      char lb[700];
+      snprintf(lb, sizeof lb, "%s,row=\"%s\"", lab[i].text, gw_ledger_row_id((enum gw_ledger_row)r));
+      value(out, "gpuwhy_ledger_share", lb, l->row_ns[r] / (double)l->wall_ns);
+    }
+  }
+  family(out, "gpuwhy_window_sm_active_median_ratio", "gauge",
+         "Median SM activity (0..1) of the GPU while it worked in the window");
+  for (int i = 0; i < dx->ngpus && i < nlab; i++)
+    value(out, "gpuwhy_window_sm_active_median_ratio", lab[i].text, dx->profiles[i].sm_med_pct / 100);
+  family(out, "gpuwhy_window_util_gpu_median_ratio", "gauge",
+         "Median nvidia-smi GPU-Util (0..1) of the GPU while it worked in the window");
+  for (int i = 0; i < dx->ngpus && i < nlab; i++)
+    value(out, "gpuwhy_window_util_gpu_median_ratio", lab[i].text, dx->profiles[i].util_med_pct / 100);
+  family(out, "gpuwhy_window_active_seconds", "gauge", "GPU time in the window while the GPUs worked, all GPUs");
+  value(out, "gpuwhy_window_active_seconds", "", dx->active_ns / 1e9);
+  family(out, "gpuwhy_window_lost_ratio", "gauge",
+         "Share (0..1) of the active GPU time in the window that was neither productive nor at the power cap");
+  value(out, "gpuwhy_window_lost_ratio", "", dx->active_ns > 0 ? dx->lost_ns / dx->active_ns : NAN);
+}
+
+static double window_span_s(const struct gw_recording *rec) {
+  int64_t a = 0, b = 0;
+  for (int i = 0; i < rec->ngpus; i++)
+    if (rec->gpus[i].n) {
+      if (!a || rec->gpus[i].t_ns[0] < a)
+        a = rec->gpus[i].t_ns[0];
+      if (newest_tick(&rec->gpus[i]) > b)
+        b = newest_tick(&rec->gpus[i]);
+    }
+  if (rec->host.n) {
+    if (!a || rec->host.t_ns[0] < a)
+      a = rec->host.t_ns[0];
+    if (rec->host.t_ns[rec->host.n - 1] > b)
+      b = rec->host.t_ns[rec->host.n - 1];
+  }
+  return b > a ? (double)(b - a) / 1e9 : 0;
+}
+
+gw_status gw_prom_write(struct gw_prom_state *st, const char *path, FILE *out, struct gw_err *err) {
+  int64_t t_start = gw_now_monotonic_ns();
+  struct gw_recording *rec = NULL;
+  struct gw_diagnosis *dx = NULL;
+  struct gw_store *store = NULL;
+  gw_status rc = gw_recording_load(path, &rec, err);
+  if (!rc)
+    rc = gw_diagnose(rec, &dx, err);
+  if (!rc)
+    rc = gw_store_open(&store, path, 1, err);
+  if (rc) {
+    gw_diagnosis_free(dx);
+    gw_recording_free(rec);
+    return rc;
+  }
+  struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
+  struct gw_err ferr = {{0}};
+  if (gw_run_facts_load(path, facts, &ferr) != GW_OK)
+    facts->ngpus = 0;
+  struct gpu_labels *lab = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *lab);
+  gpu_labels(rec, facts, lab);
+  sqlite3 *db = gw_store_db(store);
+
+  family(out, "gpuwhy_build_info", "gauge", "gpuwhy version and whether the samples are live or a replayed recording");
+  fprintf(out, "gpuwhy_build_info{version=\"%s\",mode=\"%s\"} 1\n", gw_version(), st->mode ? st->mode : "live");
+  family(out, "gpuwhy_gpus", "gauge", "GPUs the exporter sees (0 when the NVIDIA driver library could not be loaded)");
+  value(out, "gpuwhy_gpus", "", rec->ngpus);
+  gpu_metrics(out, rec, lab);
+  gpu_health(out, st, db, rec, lab);
+  host_metrics(out, db);
+  diagnosis_metrics(out, dx, lab, rec->ngpus);
+  family(out, "gpuwhy_window_seconds", "gauge", "Time the samples in the diagnosed window cover");
+  value(out, "gpuwhy_window_seconds", "", window_span_s(rec));
+  family(out, "gpuwhy_window_target_seconds", "gauge", "The window length the exporter was asked to diagnose");
+  value(out, "gpuwhy_window_target_seconds", "", st->window_s);
+  family(out, "gpuwhy_diagnosis_timestamp_seconds", "gauge", "Unix time the window was last diagnosed");
+  value(out, "gpuwhy_diagnosis_timestamp_seconds", "", (double)gw_now_realtime_ns() / 1e9);
+  family(out, "gpuwhy_diagnosis_duration_seconds", "gauge",
+         "Time the last diagnosis took (loading the window, the analysis and this page)");
+  value(out, "gpuwhy_diagnosis_duration_seconds", "", (double)(gw_now_monotonic_ns() - t_start) / 1e9);
+
+  free(lab);
+  free(facts);
+  gw_store_close(store);
+  gw_diagnosis_free(dx);
+  gw_recording_free(rec);
+  return GW_OK;
+}

@@ -1,0 +1,118 @@
+/* Escaping of recording text for HTML, JSON and Prometheus labels, UTF-8
+ * repair, and the command line shown to people. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "render/escape.h"
+#include "render/run_facts.h"
+
+static void html_reserved_characters(void **state) {
+  (void)state;
+  char buf[256];
+  assert_int_equal(gw_html_escape(buf, sizeof buf, "<script>alert('x') & \"y\"</script>"),
+                   (long)strlen("&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"));
+  assert_string_equal(buf, "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
+  /* control characters other than tab and newline are dropped */
+  assert_int_equal(gw_html_escape(buf, sizeof buf, "a\x01\x1b[31mb\tc\nd\x7f"), 10);
+  assert_string_equal(buf, "a[31mb\tc\nd");
+  assert_int_equal(gw_html_escape(buf, sizeof buf, NULL), 0);
+  assert_string_equal(buf, "");
+}
+
+static void html_truncation_keeps_entities_whole(void **state) {
+  (void)state;
+  char buf[8];
+  /* "ab&amp;" is 7 bytes + NUL = 8: fits; one more entity does not */
+  assert_int_equal(gw_html_escape(buf, sizeof buf, "ab&"), 7);
+  assert_int_equal(gw_html_escape(buf, sizeof buf, "ab&<"), -1);
+  assert_string_equal(buf, "ab&amp;");
+  assert_int_equal(gw_html_escape(buf, 0, "x"), -1);
+}
+
+static void utf8_validation(void **state) {
+  (void)state;
+  const unsigned char ok2[] = {0xc3, 0xa9}, ok3[] = {0xe4, 0xb8, 0xad}, ok4[] = {0xf0, 0x9f, 0x98, 0x80};
+  assert_int_equal(gw_utf8_seq_len(ok2, 2), 2);
+  assert_int_equal(gw_utf8_seq_len(ok3, 3), 3);
+  assert_int_equal(gw_utf8_seq_len(ok4, 4), 4);
+  assert_int_equal(gw_utf8_seq_len(ok4, 3), 0); /* cut short */
+  const unsigned char overlong[] = {0xc0, 0xaf}, surrogate[] = {0xed, 0xa0, 0x80}, big[] = {0xf4, 0x90, 0x80, 0x80};
+  const unsigned char stray[] = {0x80}, over3[] = {0xe0, 0x80, 0xaf};
+  assert_int_equal(gw_utf8_seq_len(overlong, 2), 0);
+  assert_int_equal(gw_utf8_seq_len(surrogate, 3), 0);
+  assert_int_equal(gw_utf8_seq_len(big, 4), 0);
+  assert_int_equal(gw_utf8_seq_len(stray, 1), 0);
+  assert_int_equal(gw_utf8_seq_len(over3, 3), 0);
+  char buf[64];
+  /* valid Chinese passes, each bad byte becomes U+FFFD */
+  gw_html_escape(buf, sizeof buf, "\xe4\xb8\xad<\xff\xc3");
+  assert_string_equal(buf, "\xe4\xb8\xad&lt;\xef\xbf\xbd\xef\xbf\xbd");
+}
+
+static char *capture(void (*write)(FILE *, const char *), const char *s) {
+  static char out[512];
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  write(f, s);
+  rewind(f);
+  size_t n = fread(out, 1, sizeof out - 1, f);
+  out[n] = '\0';
+  fclose(f);
+  return out;
+}
+
+static void json_strings(void **state) {
+  (void)state;
+  assert_string_equal(capture(gw_json_write_utf8, "a\"b\\c\nd\te\x01"), "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+  assert_string_equal(capture(gw_json_write_utf8, "k\xffz"), "\"k\xef\xbf\xbdz\"");
+  assert_string_equal(capture(gw_json_write_utf8, NULL), "\"\"");
+  assert_string_equal(capture(gw_html_write, "1 < 2"), "1 &lt; 2");
+}
+
+static void prometheus_labels(void **state) {
+  (void)state;
+  char buf[64];
+  assert_int_equal(gw_prom_label_escape(buf, sizeof buf, "A \"B\" \\ C\nD"), 15);
+  assert_string_equal(buf, "A \\\"B\\\" \\\\ C\\nD");
+  assert_int_equal(gw_prom_label_escape(buf, 4, "abcdef"), -1);
+}
+
+static void command_lines(void **state) {
+  (void)state;
+  char out[256];
+  gw_command_for_people("[\"python3\",\"-u\",\"train.py\",\"--lr\",\"1e-3\"]", out, sizeof out);
+  assert_string_equal(out, "python3 -u train.py --lr 1e-3");
+  gw_command_for_people("[\"sh\", \"-c\", \"echo 'hi' && ls\", \"a\\\"b\", \"\"]", out, sizeof out);
+  assert_string_equal(out, "sh -c 'echo '\\''hi'\\'' && ls' 'a\"b' ''");
+  gw_command_for_people("[\"caf\\u00e9\", \"x\\ty\"]", out, sizeof out);
+  assert_string_equal(out, "caf\xc3\xa9 'x\ty'");
+  gw_command_for_people("[\"--pid\", \"42\"]", out, sizeof out);
+  assert_string_equal(out, "--pid 42");
+  /* not an array of strings: shown as stored */
+  gw_command_for_people("python3 train.py", out, sizeof out);
+  assert_string_equal(out, "python3 train.py");
+  gw_command_for_people("[\"unterminated", out, sizeof out);
+  assert_string_equal(out, "[\"unterminated");
+  gw_command_for_people("[\"bad escape \\q\"]", out, sizeof out);
+  assert_string_equal(out, "[\"bad escape \\q\"]");
+  gw_command_for_people("[]", out, sizeof out);
+  assert_string_equal(out, "");
+  char tiny[6];
+  gw_command_for_people("[\"abcdefgh\"]", tiny, sizeof tiny);
+  assert_true(strlen(tiny) < sizeof tiny);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(html_reserved_characters), cmocka_unit_test(html_truncation_keeps_entities_whole),
+      cmocka_unit_test(utf8_validation),          cmocka_unit_test(json_strings),
+      cmocka_unit_test(prometheus_labels),        cmocka_unit_test(command_lines),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

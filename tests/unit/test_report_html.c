@@ -1,0 +1,235 @@
+/* The HTML report and its SVG charts: long series are reduced to a bounded
+ * number of points that keep the extremes, gaps break lines, every string
+ * from the recording is escaped, marked steps are drawn, and the page refers
+ * to nothing outside itself. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "render/report_html.h"
+#include "render/svg_chart.h"
+#include "report_synth.h"
+
+static char g_dir[64];
+
+static char *slurp_file(FILE *f, size_t *len) {
+  fflush(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = calloc((size_t)n + 1, 1);
+  *len = fread(buf, 1, (size_t)n, f);
+  return buf;
+}
+
+static size_t count(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+    n++;
+  return n;
+}
+
+/* Largest number of M/L commands in any path d="..." of the page. */
+static size_t max_path_points(const char *page) {
+  size_t most = 0;
+  for (const char *p = page; (p = strstr(p, " d=\"")); p += 4) {
+    const char *end = strchr(p + 4, '"');
+    size_t n = 0;
+    for (const char *q = p + 4; q < end; q++)
+      n += *q == 'M' || *q == 'L';
+    if (n > most)
+      most = n;
+  }
+  return most;
+}
+
+static void chart_small_series_exact(void **state) {
+  (void)state;
+  FILE *f = tmpfile();
+  struct gw_chart c;
+  memset(&c, 0, sizeof c);
+  c.out = f;
+  c.t0_ns = 0;
+  c.t1_ns = 10000000000LL;
+  c.y1 = 100;
+  c.title = "t";
+  gw_chart_begin(&c);
+  const int64_t t[] = {0, 5000000000LL, 10000000000LL};
+  const double v[] = {0, 50, 100};
+  gw_chart_line(&c, t, v, 3, 1, 0, "s-sm");
+  gw_chart_end(&c);
+  size_t len;
+  char *page = slurp_file(f, &len);
+  fclose(f);
+  assert_non_null(strstr(page, "<path class=\"s-sm\" d=\"M0.0 100.00L500.0 50.00L1000.0 0.00\"/>"));
+  assert_int_equal(c.points_written, 3);
+  free(page);
+}
+
+static void chart_downsampling_keeps_extremes(void **state) {
+  (void)state;
+  enum { N = 100000 };
+  int64_t *t = calloc(N, sizeof *t);
+  double *v = calloc(N, sizeof *v);
+  for (int i = 0; i < N; i++) {
+    t[i] = (int64_t)i * 10000000LL; /* 10 ms apart, 1000 s */
+    v[i] = 40 + 10 * sin(i / 50.0);
+  }
+  v[54321] = 100; /* one spike to the top */
+  v[70001] = 0;   /* one drop to the floor */
+  for (int i = 20000; i < 20500; i++)
+    v[i] = NAN; /* five unknown seconds */
+  FILE *f = tmpfile();
+  struct gw_chart c;
+  memset(&c, 0, sizeof c);
+  c.out = f;
+  c.t0_ns = t[0];
+  c.t1_ns = t[N - 1];
+  c.y1 = 100;
+  c.title = "long";
+  gw_chart_begin(&c);
+  gw_chart_line(&c, t, v, N, 1, 0, "s-sm");
+  gw_chart_end(&c);
+  size_t len;
+  char *page = slurp_file(f, &len);
+  fclose(f);
+  assert_true(c.points_written <= 2 * GW_CHART_BUCKETS + 2);
+  assert_true(c.points_written >= GW_CHART_BUCKETS);
+  assert_int_equal(max_path_points(page), c.points_written);
+  assert_non_null(strstr(page, " 0.00L"));  /* the spike reaches the top edge (y 0) */
+  assert_non_null(strstr(page, " 100.00")); /* the drop reaches the bottom edge */
+  const char *d = strstr(page, "class=\"s-sm\" d=\"");
+  assert_non_null(d);
+  assert_int_equal(count(d, "M"), 2); /* the gap splits the line in two */
+  free(page);
+  free(t);
+  free(v);
+}
+
+static void chart_axis_bounds(void **state) {
+  (void)state;
+  assert_true(fabs(gw_chart_nice_max(735, 10) - 800) < 1e-9);
+  assert_true(fabs(gw_chart_nice_max(7, 100) - 100) < 1e-9);
+  assert_true(fabs(gw_chart_nice_max(101, 0) - 120) < 1e-9);
+  assert_true(fabs(gw_chart_nice_max(0.031, 0) - 0.04) < 1e-12);
+  assert_true(fabs(gw_chart_nice_max(NAN, 10) - 10) < 1e-9);
+  assert_true(fabs(gw_chart_nice_max(0, 0) - 1) < 1e-9);
+}
+
+static void exec_sql(const char *db, const char *sql) {
+  sqlite3 *h;
+  assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+  char *msg = NULL;
+  if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
+    fail_msg("%s: %s", sql, msg);
+  sqlite3_close(h);
+}
+
+static char *render(const char *db, size_t *len) {
+  FILE *f = tmpfile();
+  struct gw_err err;
+  assert_int_equal(gw_render_html_file(db, f, &err), GW_OK);
+  char *page = slurp_file(f, len);
+  fclose(f);
+  return page;
+}
+
+static void page_escapes_recording_text(void **state) {
+  (void)state;
+  char db[128];
+  snprintf(db, sizeof db, "%s/hostile.db", g_dir);
+  assert_int_equal(synth_write(db, 1, 40, 0, gpu_starved, host_starved), 0);
+  exec_sql(db, "UPDATE gpu SET name = '<img src=x onerror=boom()>\"H200\"', uuid = 'GPU-&x';"
+               "UPDATE run SET command = '[\"python3\",\"</code><script>bad()</script>\"]', hostname = 'h&h',"
+               " driver_version = '580<b>';"
+               "INSERT INTO step VALUES (1700000010000000000, 1700000011000000000, 1, 't');"
+               "INSERT INTO step VALUES (1700000020000000000, 1700000021000000000, 2, 't');"
+               "INSERT INTO step VALUES (1700000030000000000, 1700000031000000000, 3, 't');");
+  size_t len;
+  char *page = render(db, &len);
+  assert_null(strstr(page, "<script>bad"));
+  assert_null(strstr(page, "<img"));
+  assert_null(strstr(page, "580<b>"));
+  assert_non_null(strstr(page, "&lt;/code&gt;&lt;script&gt;bad()&lt;/script&gt;"));
+  assert_non_null(strstr(page, "&lt;img src=x onerror=boom()&gt;&quot;H200&quot;"));
+  assert_non_null(strstr(page, "GPU-&amp;x"));
+  assert_non_null(strstr(page, "h&amp;h"));
+  assert_int_equal(count(page, "<script"), 1); /* only the page's own marker script */
+  /* the three marked steps, on every chart that draws marks */
+  const char *steps = strstr(page, "class=\"m-step\" d=\"");
+  assert_non_null(steps);
+  const char *d_end = strchr(steps + 18, '"');
+  size_t ticks = 0;
+  for (const char *q = steps + 18; (q = strstr(q, "V92")) && q < d_end; q += 3)
+    ticks++;
+  assert_int_equal(ticks, 3);
+  assert_non_null(strstr(page, "step starts"));
+  assert_non_null(strstr(page, "3, median 1000.0 ms (marked by the program)"));
+  free(page);
+}
+
+static void long_recording_stays_small(void **state) {
+  (void)state;
+  char db[128];
+  snprintf(db, sizeof db, "%s/long.db", g_dir);
+  /* 30 minutes at 100 ms: 18000 ticks per series */
+  assert_int_equal(synth_write(db, 2, 1800, 0, gpu_starved, host_starved), 0);
+  size_t len;
+  char *page = render(db, &len);
+  assert_true(max_path_points(page) <= 2 * GW_CHART_BUCKETS + 2);
+  assert_true(len < 1500000); /* a page that opens quickly: about 1.5 MB at most */
+  assert_null(strstr(page, "http://"));
+  assert_null(strstr(page, "https://"));
+  assert_null(strstr(page, "src="));
+  assert_null(strstr(page, "href="));
+  assert_non_null(strstr(page, "<h3>GPU 1"));
+  assert_non_null(strstr(page, "document.body.dataset.gw='ready'"));
+  assert_true(count(page, "<figure class=\"chart\">") >= 9); /* 4 per GPU with PCIe, or 3, plus host charts */
+  free(page);
+}
+
+static void missing_file_is_an_error(void **state) {
+  (void)state;
+  char db[128];
+  snprintf(db, sizeof db, "%s/none.db", g_dir);
+  FILE *f = tmpfile();
+  struct gw_err err;
+  assert_int_not_equal(gw_render_html_file(db, f, &err), GW_OK);
+  assert_true(strlen(err.msg) > 0);
+  fclose(f);
+}
+
+static int setup(void **state) {
+  (void)state;
+  gw_strlcpy(g_dir, "/tmp/gw_html_XXXXXX", sizeof g_dir);
+  return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  const char *names[] = {"hostile.db", "long.db"};
+  for (size_t i = 0; i < 2; i++)
+    for (int k = 0; k < 3; k++) {
+      char p[192];
+      snprintf(p, sizeof p, "%s/%s%s", g_dir, names[i], k == 0 ? "" : k == 1 ? "-wal" : "-shm");
+      unlink(p);
+    }
+  rmdir(g_dir);
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(chart_small_series_exact),   cmocka_unit_test(chart_downsampling_keeps_extremes),
+      cmocka_unit_test(chart_axis_bounds),          cmocka_unit_test(page_escapes_recording_text),
+      cmocka_unit_test(long_recording_stays_small), cmocka_unit_test(missing_file_is_an_error),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
