@@ -69,11 +69,17 @@ int gw_prom_gpu_metric(int m, struct gw_prom_metric *out) {
   int counter = 0;
   for (size_t c = 0; c < sizeof COUNTER_PREFIXES / sizeof COUNTER_PREFIXES[0]; c++)
     counter |= strncmp(info->id, COUNTER_PREFIXES[c], strlen(COUNTER_PREFIXES[c])) == 0;
-  snprintf(out->name, sizeof out->name, "gpuwhy_gpu_%s%s%s", stem, base, counter ? "_total" : "");
+  /* Names are built from the metric table's short ids: a cut name would be
+   * a bug in the table, caught by the exporter tests' promtool check. */
+  if (snprintf(out->name, sizeof out->name, "gpuwhy_gpu_%s%s%s", stem, base, counter ? "_total" : "") >=
+      (int)sizeof out->name)
+    return -1;
   out->type = counter ? "counter" : "gauge";
   out->scale = scale;
   char help[480];
-  snprintf(help, sizeof help, "%s%s%s", info->help, unit_text ? ", " : "", unit_text ? unit_text : "");
+  if (snprintf(help, sizeof help, "%s%s%s", info->help, unit_text ? ", " : "", unit_text ? unit_text : "") >=
+      (int)sizeof help)
+    help[sizeof help - 1] = '\0'; /* a shortened help line is still a help line */
   if (gw_prom_help_escape(out->help, sizeof out->help, help) < 0)
     out->help[sizeof out->help - 1] = '\0';
   return 0;

@@ -41,10 +41,11 @@ gw_status gw_window_open(struct gw_window **out, const char *dir, int64_t span_n
 static void remove_db(const char *path) {
   char side[600];
   unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
+  /* A path too long for its side-file names has no side files we made. */
+  if (snprintf(side, sizeof side, "%s-wal", path) < (int)sizeof side)
+    unlink(side);
+  if (snprintf(side, sizeof side, "%s-shm", path) < (int)sizeof side)
+    unlink(side);
 }
 
 void gw_window_segment_path(const struct gw_window *w, unsigned k, char *buf, size_t cap) {
