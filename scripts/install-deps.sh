@@ -8,6 +8,8 @@ packages=(
   libcmocka-dev                     # unit tests
   gettext                           # message catalogs
   libyajl-dev                       # streaming JSON for large trace imports
+  zlib1g-dev                        # gzip-compressed traces (gpuwhy import)
+  jq                                # import tests: kernel counts of real traces
   libmicrohttpd-dev                 # gpuwhy serve
   procps                            # ps/pkill used by the fault tests
   python3                           # JSON checks in the shell tests, the scenario scripts

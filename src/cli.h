@@ -14,6 +14,7 @@ int gw_cmd_record(int argc, char **argv);
 int gw_cmd_watch(int argc, char **argv);
 int gw_cmd_report(int argc, char **argv);
 int gw_cmd_explain(int argc, char **argv);
+int gw_cmd_import(int argc, char **argv);
 int gw_cmd_export(int argc, char **argv);
 int gw_cmd_serve(int argc, char **argv);
 int gw_cmd_check(int argc, char **argv);

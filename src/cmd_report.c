@@ -15,7 +15,7 @@ static void usage(FILE *out) {
           "\n"
           "Explain where each GPU's time went in a recording and which bottleneck classes cost it.\n"
           "  --format FMT   text (default, colour on a terminal unless NO_COLOR is set), json, md,\n"
-               "                 or html (one self-contained page with charts; opens offline)\n"
+          "                 or html (one self-contained page with charts; opens offline)\n"
           "  -o OUT         write the report to OUT instead of standard output\n"
           "Exit status: 0 ok, 2 usage error, 3 unreadable input.\n"),
         out);

@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"record", gw_cmd_record, "run a command and record GPU, CPU, disk and kernel-log activity"},
     {"watch", gw_cmd_watch, "live view: SM activity beside GPU-Util, power, clocks, CPU, disks"},
     {"report", gw_cmd_report, "where each GPU's time went and why, with evidence and fixes"},
+    {"import", gw_cmd_import, "turn a torch.profiler trace, nsys SQLite export or nvidia-smi log into a recording"},
     {"explain", gw_cmd_explain, "the six bottleneck classes: signals, how to confirm, fixes"},
     {"export", gw_cmd_export, "a recording as a Perfetto / Chrome trace (JSON)"},
     {"serve", gw_cmd_serve, "Prometheus exporter: GPU metrics and a live diagnosis on /metrics"},

@@ -13,7 +13,11 @@ int gw_report_format_from_name(const char *name, enum gw_report_format *out) {
   static const struct {
     const char *name;
     enum gw_report_format fmt;
-  } names[] = {{"text", GW_REPORT_TEXT}, {"json", GW_REPORT_JSON}, {"md", GW_REPORT_MD}, {"markdown", GW_REPORT_MD}, {"html", GW_REPORT_HTML}};
+  } names[] = {{"text", GW_REPORT_TEXT},
+               {"json", GW_REPORT_JSON},
+               {"md", GW_REPORT_MD},
+               {"markdown", GW_REPORT_MD},
+               {"html", GW_REPORT_HTML}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i].name) == 0) {
       *out = names[i].fmt;

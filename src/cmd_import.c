@@ -1,0 +1,177 @@
+/* gpuwhy import TRACE -o FILE: a torch.profiler (Kineto) trace, an Nsight
+ * Systems SQLite export or an nvidia-smi log becomes a gpuwhy recording. */
+#include <errno.h>
+#include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/import.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int gw_cmd_import(int argc, char **argv);
+
+/* Inputs smaller than this finish before a bar would be worth drawing. */
+#define PROGRESS_MIN_BYTES (16u << 20)
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: gpuwhy import TRACE -o FILE [--interval S] [--start EPOCH_S] "
+               "[-q]\n"
+               "\n"
+               "Turn a trace made by another tool into a gpuwhy recording for report "
+               "and compare.\n"
+               "TRACE is told apart by its content:\n"
+               "  torch.profiler / Kineto trace JSON (.json or .json.gz), or a "
+               "directory of them, one per rank\n"
+               "  Nsight Systems SQLite export (nsys export --type sqlite)\n"
+               "  nvidia-smi dmon output, or an nvidia-smi --query-gpu=... --format=csv "
+               "log (counters only)\n"
+               "  -o FILE        the recording to write (replaced only when the import "
+               "succeeds)\n"
+               "  --interval S   nvidia-smi logs without date/time columns: seconds "
+               "between samples (default 1)\n"
+               "  --start T      ... and the first sample's time in seconds since the "
+               "epoch\n"
+               "                 (default: the file's modification time minus the "
+               "logged span)\n"
+               "  -q, --quiet    no progress bar and no summary\n"
+               "Exit status: 0 ok, 2 usage error, 3 unreadable or malformed input.\n");
+}
+
+struct progress {
+  int enabled;
+  int drawn;
+  double last_mono_s;
+};
+
+static double now_mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* At most ten redraws a second, on stderr, only for a terminal. */
+static void draw_progress(void *ctx, uint64_t done, uint64_t total) {
+  struct progress *p = ctx;
+  if (!p->enabled || total < PROGRESS_MIN_BYTES)
+    return;
+  double now = now_mono_s();
+  if (p->drawn && now - p->last_mono_s < 0.1)
+    return;
+  p->last_mono_s = now;
+  p->drawn = 1;
+  double frac = total ? (double)done / (double)total : 0;
+  if (frac > 1)
+    frac = 1;
+  char bar[31];
+  int filled = (int)(frac * 30);
+  for (int i = 0; i < 30; i++)
+    bar[i] = i < filled ? '#' : '.';
+  bar[30] = '\0';
+  fprintf(stderr, "\rimporting [%s] %3.0f%%  %.0f / %.0f MB", bar, frac * 100, done / 1e6, total / 1e6);
+  fflush(stderr);
+}
+
+static int parse_positive(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v) || v <= 0)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static void print_summary(const char *input, const char *output, const struct gw_import_summary *s) {
+  printf("imported %s (%s", input, gw_import_format_name(s->format));
+  if (s->files > 1)
+    printf(", %d files", s->files);
+  if (s->ranks > 1)
+    printf(", %d ranks", s->ranks);
+  printf(") into %s:\n", output);
+  if (s->format == GW_IMPORT_SMI_DMON || s->format == GW_IMPORT_SMI_QUERY) {
+    printf("  %" PRIu64 " GPU samples from %" PRIu64 " log lines, %d GPU(s); counters only (no kernel timeline)\n",
+           s->gpu_samples, s->events, s->gpus);
+  } else {
+    printf("  %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
+           " API calls, %" PRIu64 " markers, %" PRIu64 " steps on %d GPU(s)\n",
+           s->kernels, s->memcpys, s->memsets, s->syncs, s->api_calls, s->markers, s->steps, s->gpus);
+    if (s->events)
+      printf("  %" PRIu64 " events read, %" PRIu64 " not imported (categories gpuwhy does not use or no times)\n",
+             s->events, s->skipped);
+  }
+  const char *n = s->notes;
+  while (*n) {
+    const char *eol = strchr(n, '\n');
+    int len = eol ? (int)(eol - n) : (int)strlen(n);
+    printf("  note: %.*s\n", len, n);
+    n += len + (eol ? 1 : 0);
+  }
+}
+
+int gw_cmd_import(int argc, char **argv) {
+  const char *input = NULL, *output = NULL;
+  int quiet = 0;
+  struct gw_import_opts opts = {0};
+  /* argv[0] is "import" */
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return GPUWHY_EXIT_OK;
+    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "gpuwhy import: %s needs a file name\n", a);
+        return GPUWHY_EXIT_USAGE;
+      }
+      output = argv[++i];
+    } else if (strcmp(a, "--interval") == 0 || strcmp(a, "--start") == 0) {
+      double v;
+      if (i + 1 >= argc || parse_positive(argv[i + 1], &v) != 0) {
+        fprintf(stderr, "gpuwhy import: %s needs a positive number of seconds\n", a);
+        return GPUWHY_EXIT_USAGE;
+      }
+      i++;
+      if (a[2] == 'i')
+        opts.smi_interval_s = v;
+      else
+        opts.smi_start_ns = (int64_t)llround(v * 1e9);
+    } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+      quiet = 1;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      fprintf(stderr, "gpuwhy import: unknown option '%s'\n", a);
+      usage(stderr);
+      return GPUWHY_EXIT_USAGE;
+    } else if (!input) {
+      input = a;
+    } else {
+      fprintf(stderr,
+              "gpuwhy import: one trace (file or directory of ranks) at a time "
+              "('%s' is extra)\n",
+              a);
+      return GPUWHY_EXIT_USAGE;
+    }
+  }
+  if (!input || !output) {
+    fprintf(stderr, "gpuwhy import: %s\n", !input ? "which trace?" : "-o FILE is required");
+    usage(stderr);
+    return GPUWHY_EXIT_USAGE;
+  }
+  struct progress prog = {.enabled = !quiet && isatty(STDERR_FILENO)};
+  opts.progress = draw_progress;
+  opts.progress_ctx = &prog;
+  struct gw_import_summary sum;
+  char err[1024] = "";
+  int rc = gw_import(input, output, &opts, &sum, err, sizeof err);
+  if (prog.drawn)
+    fputs("\n", stderr);
+  if (rc != GPUWHY_EXIT_OK) {
+    fprintf(stderr, "gpuwhy import: %s\n", err);
+    return rc;
+  }
+  if (!quiet)
+    print_summary(input, output, &sum);
+  return GPUWHY_EXIT_OK;
+}

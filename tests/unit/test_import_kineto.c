@@ -1,0 +1,491 @@
+/* gpuwhy import of Kineto / Chrome trace JSON: exact times and fields in the
+ * tracer's tables, gzip, both time conventions, directories of ranks, and
+ * clear errors (file, byte offset) for bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/import.h>
+#include <sqlite3.h>
+
+#include "import/import_kineto.h"
+
+#define BASE_NS 1790857026000000000LL
+
+static char out_path[256], scratch[256];
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_kineto_%d.db", (int)getpid());
+  snprintf(scratch, sizeof scratch, "/tmp/gw_test_import_kineto_%d.d", (int)getpid());
+  mkdir(scratch, 0700);
+  return 0;
+}
+
+static void remove_tree(const char *dir) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char side[300];
+  unlink(out_path);
+  snprintf(side, sizeof side, "%s-wal", out_path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", out_path);
+  unlink(side);
+  remove_tree(scratch);
+  return 0;
+}
+
+static const char *fixture(const char *name) {
+  static char path[1024];
+  const char *dir = getenv("GW_FIXTURES");
+  snprintf(path, sizeof path, "%s/import/%s", dir ? dir : "tests/fixtures", name);
+  return path;
+}
+
+static int64_t q_int(const char *sql) {
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+  int64_t v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -999 : sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+static const char *q_text(const char *sql) {
+  static char buf[4096];
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+  buf[0] = '\0';
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+    snprintf(buf, sizeof buf, "%s", (const char *)sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return buf;
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static int import_text(const char *name, const char *json, char *err, size_t errcap) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", scratch, name);
+  write_file(path, json);
+  return gw_import(path, out_path, NULL, NULL, err, errcap);
+}
+
+static void test_small_trace_fields(void **state) {
+  (void)state;
+  struct gw_import_summary sum;
+  char err[512] = "";
+  int rc = gw_import(fixture("kineto_small.json"), out_path, NULL, &sum, err, sizeof err);
+  if (rc)
+    fail_msg("%s", err);
+  assert_int_equal(sum.format, GW_IMPORT_KINETO);
+  /* the counts the fixture was written with */
+  assert_int_equal(sum.kernels, 4);
+  assert_int_equal(sum.memcpys, 2);
+  assert_int_equal(sum.memsets, 1);
+  assert_int_equal(sum.syncs, 1);
+  assert_int_equal(sum.api_calls, 4);
+  assert_int_equal(sum.markers, 5);
+  assert_int_equal(sum.steps, 2);
+  assert_int_equal(sum.events, 27);
+  assert_int_equal(sum.gpus, 1);
+  assert_int_equal(q_int("SELECT count(*) FROM kernel"), 4);
+  assert_string_equal(q_text("SELECT source FROM run"), "import:kineto");
+  assert_int_equal(q_int("SELECT started_ns FROM run"), BASE_NS + 1000000);
+  /* the GEMM: ts 1030.001 us and dur 12.345 us after the base, to the ns */
+  assert_int_equal(q_int("SELECT start_ns FROM kernel WHERE correlation = 101"), BASE_NS + 1030001);
+  assert_int_equal(q_int("SELECT end_ns FROM kernel WHERE correlation = 101"), BASE_NS + 1030001 + 12345);
+  assert_int_equal(q_int("SELECT pid FROM kernel WHERE correlation = 101"), 4242);
+  assert_int_equal(q_int("SELECT device FROM kernel WHERE correlation = 101"), 0);
+  assert_int_equal(q_int("SELECT stream FROM kernel WHERE correlation = 101"), 7);
+  assert_int_equal(q_int("SELECT context FROM kernel WHERE correlation = 101"), 1);
+  assert_int_equal(q_int("SELECT grid_x * 10000 + grid_y * 100 + grid_z FROM "
+                         "kernel WHERE correlation = 101"),
+                   660101);
+  assert_int_equal(q_int("SELECT block_x FROM kernel WHERE correlation = 101"), 128);
+  assert_int_equal(q_int("SELECT regs FROM kernel WHERE correlation = 101"), 122);
+  assert_int_equal(q_int("SELECT shmem_bytes FROM kernel WHERE correlation = 101"), 16384);
+  assert_int_equal(q_int("SELECT nccl FROM kernel WHERE correlation = 101"), 0);
+  assert_string_equal(q_text("SELECT n.name FROM kernel k JOIN trace_name n ON "
+                             "n.pid = k.pid AND n.id = k.name_id"
+                             " WHERE k.correlation = 101"),
+                      "ampere_sgemm_128x64_nn");
+  assert_int_equal(q_int("SELECT nccl FROM kernel WHERE correlation = 104"), 1);
+  assert_int_equal(q_int("SELECT stream FROM kernel WHERE correlation = 104"), 20);
+  /* correlation ids that only the ac2g flows carried */
+  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE correlation = 106"), 1);
+  assert_int_equal(q_int("SELECT count(*) FROM api WHERE correlation = 106"), 1);
+  /* a kernel without dur is still a row, without times */
+  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE correlation = 107 "
+                         "AND start_ns IS NULL"),
+                   1);
+  /* copies: CUPTI kinds (1 HtoD, 2 DtoH; 1 pageable, 2 pinned, 3 device) */
+  assert_int_equal(q_int("SELECT copy_kind * 100 + src_kind * 10 + dst_kind "
+                         "FROM memcpy WHERE correlation = 102"),
+                   113);
+  assert_int_equal(q_int("SELECT bytes FROM memcpy WHERE correlation = 102"), 1048576);
+  assert_int_equal(q_int("SELECT copy_kind * 100 + src_kind * 10 + dst_kind "
+                         "FROM memcpy WHERE correlation = 108"),
+                   232);
+  assert_int_equal(q_int("SELECT mem_kind FROM memset"), 3);
+  assert_int_equal(q_int("SELECT bytes FROM memset"), 4096);
+  assert_int_equal(q_int("SELECT sync_type FROM sync"), 3);
+  assert_int_equal(q_int("SELECT stream FROM sync"), 7);
+  assert_int_equal(q_int("SELECT cbid FROM api WHERE correlation = 101"), 211);
+  assert_string_equal(q_text("SELECT domain FROM api WHERE correlation = 104"), "driver");
+  assert_int_equal(q_int("SELECT cbid FROM api WHERE correlation = 104"), 307);
+  assert_int_equal(q_int("SELECT tid FROM api WHERE correlation = 101"), 4242);
+  /* steps: ProfilerStep#N with its CPU span */
+  assert_int_equal(q_int("SELECT count(*) FROM step WHERE source = 'kineto'"), 2);
+  assert_int_equal(q_int("SELECT t_start_ns FROM step WHERE step = 2"), BASE_NS + 1600000);
+  assert_int_equal(q_int("SELECT t_end_ns FROM step WHERE step = 2"), BASE_NS + 2000000);
+  /* markers keep their kind as the domain */
+  assert_int_equal(q_int("SELECT count(*) FROM marker m JOIN trace_name d ON "
+                         "d.pid = m.pid AND d.id = m.domain_name_id"
+                         " WHERE d.name = 'cpu_op'"),
+                   2);
+  assert_int_equal(q_int("SELECT count(*) FROM marker m JOIN trace_name d ON "
+                         "d.pid = m.pid AND d.id = m.domain_name_id"
+                         " WHERE d.name = 'gpu_user_annotation'"),
+                   1);
+  /* only the device that ran something becomes a GPU of the recording */
+  assert_int_equal(q_int("SELECT count(*) FROM gpu"), 1);
+  assert_string_equal(q_text("SELECT name FROM gpu WHERE gpu = 0"), "Test GPU A");
+  assert_int_equal(q_int("SELECT mem_total_bytes FROM gpu WHERE gpu = 0"), 85899345920LL);
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'gpu.0.num_sms'"), "132");
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.rank'"), "0");
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'world_size'"), "2");
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'kineto_kernel_events'"), "4");
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.ac2g_flows'"), "4");
+  assert_string_equal(q_text("SELECT mode FROM trace_process"), "full");
+  assert_int_equal(q_int("SELECT count(*) FROM gpu_sample"), 0);
+  /* the whole trace is one full window */
+  assert_int_equal(q_int("SELECT count(*) FROM trace_window WHERE mode = 'full'"), 1);
+}
+
+static void test_gzip_and_absolute_times(void **state) {
+  (void)state;
+  char err[512] = "";
+  if (gw_import(fixture("kineto_old_absolute.json.gz"), out_path, NULL, NULL, err, sizeof err))
+    fail_msg("%s", err);
+  /* older traces: ts is already epoch microseconds; categories capitalised */
+  assert_int_equal(q_int("SELECT start_ns FROM kernel"), 1740461679470850125LL);
+  assert_int_equal(q_int("SELECT end_ns - start_ns FROM kernel"), 300000);
+  assert_int_equal(q_int("SELECT count(*) FROM step"), 2);
+  assert_int_equal(q_int("SELECT t_start_ns FROM step WHERE step = 5"), 1740461679470813250LL);
+  assert_int_equal(q_int("SELECT count(*) FROM api"), 1);
+  assert_int_equal(q_int("SELECT copy_kind * 100 + src_kind * 10 + dst_kind FROM memcpy"), 231);
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.clock'"), "ts as epoch microseconds");
+}
+
+/* The real torch 2.11 trace from the H200: every kernel event is a row. */
+static void test_real_trace_kernel_count(void **state) {
+  (void)state;
+  struct gw_import_summary sum;
+  char err[512] = "";
+  if (gw_import(fixture("h200_torch211_single.json.gz"), out_path, NULL, &sum, err, sizeof err))
+    fail_msg("%s", err);
+  /* jq '[.traceEvents[] | select(.cat == "kernel")] | length' says 174, and
+   * 1931 events */
+  assert_int_equal(q_int("SELECT count(*) FROM kernel"), 174);
+  assert_int_equal(sum.events, 1931);
+  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE start_ns IS NULL"), 0);
+  assert_int_equal(q_int("SELECT count(*) FROM memcpy"), 18);
+  assert_int_equal(q_int("SELECT count(*) FROM api"), 247);
+  assert_int_equal(q_int("SELECT count(*) FROM step"), 6);
+  assert_int_equal(q_int("SELECT count(DISTINCT pid) FROM kernel"), 1);
+  assert_int_equal(q_int("SELECT pid FROM kernel LIMIT 1"), 425);
+  /* every kernel's launch is in the api table under the same correlation id */
+  assert_int_equal(q_int("SELECT count(*) FROM kernel k WHERE NOT EXISTS"
+                         " (SELECT 1 FROM api a WHERE a.correlation = k.correlation)"),
+                   0);
+}
+
+static void test_directory_of_ranks(void **state) {
+  (void)state;
+  struct gw_import_summary sum;
+  char err[512] = "";
+  if (gw_import(fixture("ranks"), out_path, NULL, &sum, err, sizeof err))
+    fail_msg("%s", err);
+  assert_int_equal(sum.files, 2);
+  assert_int_equal(sum.ranks, 2);
+  assert_int_equal(sum.gpus, 2);
+  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE pid = 4242 AND device = 0"), 4);
+  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE pid = 4243 AND device = 1"), 2);
+  /* one rank's steps only, so step statistics do not count each step twice */
+  assert_int_equal(q_int("SELECT count(*) FROM step"), 2);
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.1.rank'"), "1");
+  assert_string_equal(q_text("SELECT name FROM gpu WHERE gpu = 1"), "Test GPU B");
+  assert_int_equal(q_int("SELECT count(*) FROM trace_process"), 2);
+  /* the text file in the directory was left out, and said so */
+  assert_non_null(strstr(sum.notes, "left out"));
+}
+
+static const char RANK_TEMPLATE[] = "{\"distributedInfo\": {\"rank\": %d, \"world_size\": 2}, "
+                                    "\"baseTimeNanoseconds\": 1000000000000000000,"
+                                    " \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                                    "\"aten::mm\", \"pid\": %d, \"tid\": 1,"
+                                    " \"ts\": 10.000, \"dur\": 5.000},"
+                                    " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, "
+                                    "\"tid\": 7, \"ts\": 11.000, \"dur\": 1.000,"
+                                    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1}}]}";
+
+static void test_ranks_on_the_same_device_index_sit_side_by_side(void **state) {
+  (void)state;
+  char dir[400], path[512], text[1024], err[512] = "";
+  snprintf(dir, sizeof dir, "%s/ranks", scratch);
+  mkdir(dir, 0700);
+  /* two nodes' rank files, each on its own device 0, and both pid 100 */
+  for (int r = 0; r < 2; r++) {
+    snprintf(path, sizeof path, "%s/node%d.json", dir, 1 - r);
+    snprintf(text, sizeof text, RANK_TEMPLATE, r, 100);
+    write_file(path, text);
+  }
+  if (gw_import(dir, out_path, NULL, NULL, err, sizeof err))
+    fail_msg("%s", err);
+  assert_int_equal(q_int("SELECT count(*) FROM gpu"), 2);
+  assert_int_equal(q_int("SELECT count(DISTINCT device) FROM kernel"), 2);
+  assert_int_equal(q_int("SELECT count(DISTINCT pid) FROM kernel"), 2);
+  /* rank 0 keeps its own pid and device 0 */
+  assert_int_equal(q_int("SELECT device FROM kernel WHERE pid = 100"), 0);
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.rank'"), "0");
+  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE pid >= 4194304"), 1);
+
+  /* the same rank twice is refused */
+  snprintf(path, sizeof path, "%s/node0.json", dir);
+  snprintf(text, sizeof text, RANK_TEMPLATE, 0, 101);
+  write_file(path, text);
+  assert_int_equal(gw_import(dir, out_path, NULL, NULL, err, sizeof err), GPUWHY_EXIT_INPUT);
+  assert_non_null(strstr(err, "both rank 0"));
+}
+
+static void test_base_after_events_and_bare_array(void **state) {
+  (void)state;
+  char err[512] = "";
+  /* the base written after the events still applies to them */
+  int rc = import_text("late_base.json",
+                       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
+                       "\"kernel\", \"name\": \"k\", \"pid\": 0,"
+                       " \"tid\": 7, \"ts\": 2.5, \"dur\": 1}], "
+                       "\"baseTimeNanoseconds\": 1700000000000000000}",
+                       err, sizeof err);
+  if (rc)
+    fail_msg("%s", err);
+  assert_int_equal(q_int("SELECT start_ns FROM kernel"), 1700000000000002500LL);
+  /* the JSON Array Format: a bare list of events; string pid/tid and ts */
+  rc = import_text("bare.json",
+                   "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                   "\"pid\": \"0\", \"tid\": \"7\","
+                   " \"ts\": \"1700000000000001.25\", \"dur\": 1, \"args\": "
+                   "{\"correlation\": \"9\"}},\n"
+                   " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                   "\"cudaLaunchKernel\", \"pid\": 55,"
+                   " \"tid\": 55, \"ts\": 1700000000000000, \"dur\": 1e0}]",
+                   err, sizeof err);
+  if (rc)
+    fail_msg("%s", err);
+  assert_int_equal(q_int("SELECT start_ns FROM kernel"), 1700000000000001250LL);
+  assert_int_equal(q_int("SELECT correlation FROM kernel"), 9);
+  assert_int_equal(q_int("SELECT end_ns - start_ns FROM api"), 1000);
+  /* GPU records before the pid is known wait for it */
+  assert_int_equal(q_int("SELECT pid FROM kernel"), 55);
+}
+
+static void test_trace_without_cpu_events_gets_a_stand_in_pid(void **state) {
+  (void)state;
+  char err[512] = "";
+  int rc = import_text("gpu_only.json",
+                       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
+                       "\"kernel\", \"name\": \"k\", \"pid\": 3,"
+                       " \"tid\": 7, \"ts\": 1700000000000000, \"dur\": 1}]}",
+                       err, sizeof err);
+  if (rc)
+    fail_msg("%s", err);
+  assert_int_equal(q_int("SELECT pid FROM kernel"), 4194304);
+  assert_int_equal(q_int("SELECT device FROM kernel"), 3);
+  assert_int_equal(q_int("SELECT count(*) FROM gpu WHERE gpu = 3"), 1);
+}
+
+/* More distinct names than the bounded name table holds: every kernel keeps
+ * a name that resolves. */
+static void test_many_distinct_names(void **state) {
+  (void)state;
+  enum { N = 70000 };
+  char path[512], err[512] = "";
+  snprintf(path, sizeof path, "%s/many.json", scratch);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"baseTimeNanoseconds\": 1700000000000000000, \"traceEvents\": [\n", f);
+  fputs("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"main\", \"pid\": 9, "
+        "\"tid\": 9, \"ts\": 1, \"dur\": 1}",
+        f);
+  for (int i = 0; i < N; i++)
+    fprintf(f,
+            ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_%d\", "
+            "\"pid\": 0, \"tid\": 7, \"ts\": %d.5,"
+            " \"dur\": 0.5, \"args\": {\"correlation\": %d}}",
+            i, 10 + i, i + 1);
+  fputs("]}\n", f);
+  fclose(f);
+  if (gw_import(path, out_path, NULL, NULL, err, sizeof err))
+    fail_msg("%s", err);
+  assert_int_equal(q_int("SELECT count(*) FROM kernel"), N);
+  assert_int_equal(q_int("SELECT count(*) FROM kernel k JOIN trace_name n ON "
+                         "n.pid = k.pid AND n.id = k.name_id"
+                         " WHERE n.name = 'kernel_' || (k.correlation - 1)"),
+                   N);
+}
+
+static void expect_error(const char *name, const char *json, const char *needle1, const char *needle2) {
+  char err[512] = "";
+  int rc = import_text(name, json, err, sizeof err);
+  assert_int_equal(rc, GPUWHY_EXIT_INPUT);
+  if (!strstr(err, name) || !strstr(err, needle1) || (needle2 && !strstr(err, needle2)))
+    fail_msg("message for %s lacks '%s' / '%s': %s", name, needle1, needle2 ? needle2 : "", err);
+}
+
+static void test_bad_input_errors(void **state) {
+  (void)state;
+  expect_error("bad_char.json", "{\"traceEvents\": [{\"ph\": \"X\", x}]}", "byte 30", "not valid JSON");
+  expect_error("truncated.json", "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\"", "ends at byte 44",
+               "incomplete");
+  expect_error("number_event.json", "{\"traceEvents\": [1, 2]}", "byte", "must be a JSON object");
+  expect_error("no_events.json", "{\"schemaVersion\": 1}", "traceEvents", NULL);
+  expect_error("events_object.json", "{\"traceEvents\": {\"a\": 1}}", "must be an array", NULL);
+  expect_error("empty.json", "", "not a format gpuwhy imports", "empty file");
+  expect_error("text.json", "hello, world\n", "not a format gpuwhy imports", "hello");
+  expect_error("bad_device.json",
+               "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", "
+               "\"name\": \"k\", \"ts\": 1, \"dur\": 1,"
+               " \"args\": {\"device\": 99999}}]}",
+               "device id outside", "byte");
+  /* nesting without end */
+  char deep[4096];
+  size_t n = (size_t)snprintf(deep, sizeof deep, "{\"traceEvents\": [{\"args\": ");
+  for (int i = 0; i < 200; i++)
+    deep[n++] = '[';
+  deep[n] = '\0';
+  expect_error("deep.json", deep, "deeper than 64", NULL);
+}
+
+static void test_huge_string_is_refused(void **state) {
+  (void)state;
+  char path[512], err[512] = "";
+  snprintf(path, sizeof path, "%s/huge.json", scratch);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"traceEvents\": [{\"name\": \"", f);
+  for (int i = 0; i < (10 << 20) / 64; i++)
+    fputs("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", f);
+  fputs("\"}]}", f);
+  fclose(f);
+  assert_int_equal(gw_import(path, out_path, NULL, NULL, err, sizeof err), GPUWHY_EXIT_INPUT);
+  assert_non_null(strstr(err, "longer than"));
+  assert_non_null(strstr(err, "byte"));
+}
+
+static void test_corrupt_and_truncated_gzip(void **state) {
+  (void)state;
+  /* read the gzip fixture, then damage it two ways */
+  FILE *f = fopen(fixture("kineto_old_absolute.json.gz"), "rb");
+  assert_non_null(f);
+  unsigned char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  assert_true(n > 100);
+  char err[512] = "";
+  assert_int_equal(gw_import_kineto_buffer(buf, n / 2, "cut.json.gz", ":memory:", err, sizeof err), GPUWHY_EXIT_INPUT);
+  assert_non_null(strstr(err, "cut.json.gz"));
+  assert_non_null(strstr(err, "truncated"));
+  unsigned char bad[4096];
+  memcpy(bad, buf, n);
+  for (size_t i = 20; i < 60 && i < n; i++)
+    bad[i] ^= 0x5a;
+  assert_int_equal(gw_import_kineto_buffer(bad, n, "bad.json.gz", ":memory:", err, sizeof err), GPUWHY_EXIT_INPUT);
+  assert_non_null(strstr(err, "bad.json.gz"));
+  /* and the intact bytes import through the buffer entry point */
+  assert_int_equal(gw_import_kineto_buffer(buf, n, "ok.json.gz", ":memory:", err, sizeof err), GPUWHY_EXIT_OK);
+}
+
+static void test_failed_import_leaves_output_alone(void **state) {
+  (void)state;
+  write_file(out_path, "precious");
+  char err[512] = "";
+  assert_int_equal(import_text("broken.json", "{\"traceEvents\": [", err, sizeof err), GPUWHY_EXIT_INPUT);
+  FILE *f = fopen(out_path, "r");
+  assert_non_null(f);
+  char text[32] = "";
+  assert_non_null(fgets(text, sizeof text, f));
+  fclose(f);
+  assert_string_equal(text, "precious");
+  /* and no temporary file is left beside it */
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "ls '%s'.importing-* >/dev/null 2>&1", out_path);
+  assert_int_not_equal(system(cmd), 0);
+}
+
+static void test_parse_us(void **state) {
+  (void)state;
+  int64_t ns;
+  assert_int_equal(gw_kineto_parse_us("5119690658867.795", 17, &ns), 0);
+  assert_int_equal(ns, 5119690658867795LL);
+  assert_int_equal(gw_kineto_parse_us("1740461679470813.250", 20, &ns), 0);
+  assert_int_equal(ns, 1740461679470813250LL);
+  assert_int_equal(gw_kineto_parse_us("12.3456", 7, &ns), 0);
+  assert_int_equal(ns, 12346); /* rounded past the third decimal */
+  assert_int_equal(gw_kineto_parse_us("7", 1, &ns), 0);
+  assert_int_equal(ns, 7000);
+  assert_int_equal(gw_kineto_parse_us("-2.5", 4, &ns), 0);
+  assert_int_equal(ns, -2500);
+  assert_int_equal(gw_kineto_parse_us("1.5e3", 5, &ns), 0);
+  assert_int_equal(ns, 1500000);
+  assert_int_not_equal(gw_kineto_parse_us("abc", 3, &ns), 0);
+  assert_int_not_equal(gw_kineto_parse_us("", 0, &ns), 0);
+  assert_int_not_equal(gw_kineto_parse_us("99999999999999999999", 20, &ns), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_small_trace_fields, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gzip_and_absolute_times, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_real_trace_kernel_count, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_directory_of_ranks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ranks_on_the_same_device_index_sit_side_by_side, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_base_after_events_and_bare_array, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_trace_without_cpu_events_gets_a_stand_in_pid, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_many_distinct_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_input_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_huge_string_is_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_corrupt_and_truncated_gzip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_failed_import_leaves_output_alone, setup, teardown),
+      cmocka_unit_test(test_parse_us),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,262 @@
+/* gpuwhy import of nvidia-smi logs: dmon (with and without date/time
+ * columns, plain and CSV) and --query-gpu CSV, into gpu_sample as counters
+ * only; errors name the line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/import.h>
+#include <sqlite3.h>
+
+#include "import/import_smi.h"
+
+#define NS 1000000000LL
+/* 2026-11-29 10:00:00 and 18:25:06 UTC */
+#define T_10H 1795946400LL
+#define T_1825 1795976706LL
+
+static char out_path[256], in_path[256];
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_smi_%d.db", (int)getpid());
+  snprintf(in_path, sizeof in_path, "/tmp/gw_test_import_smi_%d.log", (int)getpid());
+  /* nvidia-smi writes local time: read it as UTC here */
+  setenv("TZ", "UTC", 1);
+  tzset();
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char side[300];
+  unlink(out_path);
+  unlink(in_path);
+  snprintf(side, sizeof side, "%s-wal", out_path);
+  unlink(side);
+  snprintf(side, sizeof side, "%s-shm", out_path);
+  unlink(side);
+  return 0;
+}
+
+static const char *fixture(const char *name) {
+  static char path[1024];
+  const char *dir = getenv("GW_FIXTURES");
+  snprintf(path, sizeof path, "%s/import/%s", dir ? dir : "tests/fixtures", name);
+  return path;
+}
+
+/* One value; -999 for NULL. */
+static double q_num(const char *sql) {
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+  double v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -999 : sqlite3_column_double(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return v;
+}
+
+static const char *q_text(const char *sql) {
+  static char buf[1024];
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+  buf[0] = '\0';
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+    snprintf(buf, sizeof buf, "%s", (const char *)sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return buf;
+}
+
+static void counters_only(void) {
+  assert_string_equal(q_text("SELECT source FROM run"), "import:nvidia-smi");
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'counters_only'"), "1");
+  assert_true(q_num("SELECT count(*) FROM kernel") == 0);
+}
+
+static void test_dmon_without_times(void **state) {
+  (void)state;
+  struct gw_import_opts opts = {.smi_start_ns = T_1825 * NS, .smi_interval_s = 2};
+  struct gw_import_summary sum;
+  char err[512] = "";
+  if (gw_import(fixture("h200_dmon_pucvmet.txt"), out_path, &opts, &sum, err, sizeof err))
+    fail_msg("%s", err);
+  assert_int_equal(sum.format, GW_IMPORT_SMI_DMON);
+  assert_int_equal(sum.gpu_samples, 8);
+  counters_only();
+  /* times laid out from --start at --interval: one GPU, so one row a sample */
+  assert_true(q_num("SELECT min(t_ns) FROM gpu_sample") == (double)(T_1825 * NS));
+  assert_true(q_num("SELECT max(t_ns) FROM gpu_sample") == (double)((T_1825 + 14) * NS));
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.times_assumed'"), "1");
+  /* the first line: pwr 122 W, sm 0 %, mclk 3201, pclk 525, fb 0 MB, rx 18 MB/s
+   */
+  assert_true(q_num("SELECT power_mw FROM gpu_sample ORDER BY t_ns LIMIT 1") == 122000);
+  assert_true(q_num("SELECT util_gpu_pct FROM gpu_sample ORDER BY t_ns LIMIT 1") == 0);
+  assert_true(q_num("SELECT mem_clock_mhz FROM gpu_sample ORDER BY t_ns LIMIT 1") == 3201);
+  assert_true(q_num("SELECT sm_clock_mhz FROM gpu_sample ORDER BY t_ns LIMIT 1") == 525);
+  assert_true(q_num("SELECT pcie_rx_bps FROM gpu_sample ORDER BY t_ns LIMIT 1") == 18 * 1048576.0);
+  assert_true(q_num("SELECT mem_used_bytes FROM gpu_sample ORDER BY t_ns DESC LIMIT 1") == 549 * 1048576.0);
+  /* dmon's sm is GPU-Util; SM activity stays unknown, not 0 */
+  assert_true(q_num("SELECT sm_active_pct FROM gpu_sample LIMIT 1") == -999);
+  assert_true(q_num("SELECT temp_gpu_c FROM gpu_health ORDER BY t_ns LIMIT 1") == 37);
+  assert_non_null(strstr(q_text("SELECT value FROM meta WHERE key = 'input.0.columns_not_imported'"), "pviol"));
+}
+
+static void test_dmon_with_date_time_two_gpus(void **state) {
+  (void)state;
+  char err[512] = "";
+  if (gw_import(fixture("dmon_2gpu_pucvmet_dt.txt"), out_path, NULL, NULL, err, sizeof err))
+    fail_msg("%s", err);
+  counters_only();
+  assert_true(q_num("SELECT count(*) FROM gpu_sample") == 6);
+  assert_true(q_num("SELECT count(DISTINCT gpu) FROM gpu_sample") == 2);
+  assert_true(q_num("SELECT min(t_ns) FROM gpu_sample") == (double)(T_10H * NS));
+  assert_true(q_num("SELECT max(t_ns) FROM gpu_sample") == (double)((T_10H + 2) * NS));
+  assert_true(q_num("SELECT power_mw FROM gpu_sample WHERE gpu = 0 ORDER BY "
+                    "t_ns LIMIT 1") == 697000);
+  assert_true(q_num("SELECT util_gpu_pct FROM gpu_sample WHERE gpu = 0 ORDER "
+                    "BY t_ns LIMIT 1") == 100);
+  /* "-" is no sample: NULL, never 0 */
+  assert_true(q_num("SELECT pcie_rx_bps FROM gpu_sample WHERE gpu = 1 LIMIT 1") == -999);
+  assert_true(q_num("SELECT power_mw FROM gpu_sample WHERE gpu = 0 ORDER BY "
+                    "t_ns DESC LIMIT 1") == -999);
+  assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.times_assumed'"), "");
+}
+
+static void test_dmon_csv_and_real_dt(void **state) {
+  (void)state;
+  char err[512] = "";
+  struct gw_import_opts opts = {.smi_start_ns = T_1825 * NS};
+  if (gw_import(fixture("h200_dmon_pucvmet.csv"), out_path, &opts, NULL, err, sizeof err))
+    fail_msg("%s", err);
+  assert_true(q_num("SELECT count(*) FROM gpu_sample") == 8);
+  assert_true(q_num("SELECT max(t_ns) - min(t_ns) FROM gpu_sample") == 7.0 * NS);
+  assert_true(q_num("SELECT power_mw FROM gpu_sample ORDER BY t_ns LIMIT 1") == 122000);
+  if (gw_import(fixture("h200_dmon_pucvmet_dt.txt"), out_path, NULL, NULL, err, sizeof err))
+    fail_msg("%s", err);
+  assert_true(q_num("SELECT min(t_ns) FROM gpu_sample") == (double)(T_1825 * NS));
+}
+
+static void test_query_csv(void **state) {
+  (void)state;
+  char err[512] = "";
+  struct gw_import_summary sum;
+  if (gw_import(fixture("query_2gpu.csv"), out_path, NULL, &sum, err, sizeof err))
+    fail_msg("%s", err);
+  assert_int_equal(sum.format, GW_IMPORT_SMI_QUERY);
+  counters_only();
+  assert_true(q_num("SELECT count(*) FROM gpu_sample") == 4);
+  assert_true(q_num("SELECT min(t_ns) FROM gpu_sample") == (double)(T_10H * NS + 250000000));
+  assert_string_equal(q_text("SELECT name FROM gpu WHERE gpu = 1"), "Test GPU B");
+  assert_string_equal(q_text("SELECT uuid FROM gpu WHERE gpu = 0"), "GPU-00000000-0000-0000-0000-000000000000");
+  assert_string_equal(q_text("SELECT pci_bus_id FROM gpu WHERE gpu = 0"), "00000000:17:00.0");
+  assert_true(q_num("SELECT mem_total_bytes FROM gpu WHERE gpu = 0") == 81559 * 1048576.0);
+  assert_true(q_num("SELECT power_mw FROM gpu_sample WHERE gpu = 0 ORDER BY "
+                    "t_ns LIMIT 1") == 650500);
+  assert_true(q_num("SELECT clock_reasons FROM gpu_sample WHERE gpu = 0 LIMIT 1") == 4);
+  assert_true(q_num("SELECT pstate FROM gpu_sample WHERE gpu = 1 ORDER BY t_ns "
+                    "DESC LIMIT 1") == 2);
+  assert_true(q_num("SELECT util_gpu_pct FROM gpu_sample WHERE gpu = 1 ORDER "
+                    "BY t_ns DESC LIMIT 1") == -999);
+  assert_true(q_num("SELECT power_mw FROM gpu_sample WHERE gpu = 1 ORDER BY "
+                    "t_ns DESC LIMIT 1") == -999);
+  assert_true(q_num("SELECT ecc_dbe_volatile FROM gpu_health WHERE gpu = 0 LIMIT 1") == 0);
+  assert_true(q_num("SELECT ecc_dbe_volatile FROM gpu_health WHERE gpu = 1 LIMIT 1") == -999);
+  assert_true(q_num("SELECT temp_gpu_c FROM gpu_health WHERE gpu = 0 ORDER BY "
+                    "t_ns LIMIT 1") == 61);
+  /* the real log from the H200 */
+  if (gw_import(fixture("h200_query_gpu.csv"), out_path, NULL, NULL, err, sizeof err))
+    fail_msg("%s", err);
+  assert_true(q_num("SELECT count(*) FROM gpu_sample") == 9);
+  assert_true(q_num("SELECT sm_clock_mhz FROM gpu_sample ORDER BY t_ns DESC LIMIT 1") == 1980);
+  assert_true(q_num("SELECT power_limit_mw FROM gpu_health LIMIT 1") == 700000);
+  assert_true(q_num("SELECT sm_clock_max_mhz FROM gpu") == 1980);
+}
+
+static int import_text(const char *text, char *err, size_t cap) {
+  FILE *f = fopen(in_path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  return gw_import(in_path, out_path, NULL, NULL, err, cap);
+}
+
+static void expect_error(const char *text, const char *needle1, const char *needle2) {
+  char err[512] = "";
+  assert_int_equal(import_text(text, err, sizeof err), GPUWHY_EXIT_INPUT);
+  if (!strstr(err, in_path) || !strstr(err, needle1) || (needle2 && !strstr(err, needle2)))
+    fail_msg("message lacks '%s' / '%s': %s", needle1, needle2 ? needle2 : "", err);
+}
+
+static void test_bad_logs(void **state) {
+  (void)state;
+  static const char head[] = "# gpu    pwr     sm\n# Idx      W      %\n";
+  char text[512];
+  snprintf(text, sizeof text, "%s    0    100     50\n    0    100\n", head);
+  expect_error(text, "line 4", "expected 3 values");
+  snprintf(text, sizeof text, "%s    0    lots     50\n", head);
+  expect_error(text, "line 3", "column pwr: expected a number, found 'lots'");
+  snprintf(text, sizeof text, "%s    x    100     50\n", head);
+  expect_error(text, "line 3", "GPU index");
+  snprintf(text, sizeof text, "# gpu    pwr     sm\n    0    100     50\n");
+  expect_error(text, "line 2", "units line");
+  snprintf(text, sizeof text,
+           "%s    0    100     50\n# gpu    pwr  mclk\n# Idx      W   MHz\n    "
+           "0    100  300\n",
+           head);
+  expect_error(text, "line 4", "header changed");
+  /* pmon is per process: not a log this imports */
+  expect_error("# gpu         pid   type     sm    mem    enc    dec    jpg    "
+               "ofa    command\n"
+               "# Idx           #    C/G      %      %      %      %      %    "
+               "  %    name\n",
+               "not a format gpuwhy imports", NULL);
+  expect_error("timestamp, index, power.draw [W]\n2026/11/29 10:00:00.000, 0, "
+               "plenty W\n",
+               "line 2", "column power.draw: expected a number");
+  expect_error("timestamp, index, power.draw [W]\n29.11.2026 10:00, 0, 100 W\n", "line 2", "expected a timestamp");
+}
+
+static void test_sniff(void **state) {
+  (void)state;
+  const char *dmon = "# gpu    pwr  gtemp  mtemp     sm    mem";
+  assert_int_equal(gw_smi_sniff(dmon, strlen(dmon)), GW_SMI_DMON);
+  const char *dmon_dt = "#Date        Time         gpu    pwr";
+  assert_int_equal(gw_smi_sniff(dmon_dt, strlen(dmon_dt)), GW_SMI_DMON);
+  const char *csv = "#gpu, pwr, gtemp";
+  assert_int_equal(gw_smi_sniff(csv, strlen(csv)), GW_SMI_DMON);
+  const char *query = "timestamp, index, utilization.gpu [%]";
+  assert_int_equal(gw_smi_sniff(query, strlen(query)), GW_SMI_QUERY);
+  const char *other = "name, age, city";
+  assert_int_equal(gw_smi_sniff(other, strlen(other)), GW_SMI_NONE);
+  const char *comment = "# just a comment";
+  assert_int_equal(gw_smi_sniff(comment, strlen(comment)), GW_SMI_NONE);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_dmon_without_times, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dmon_with_date_time_two_gpus, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dmon_csv_and_real_dt, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_query_csv, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_logs, setup, teardown),
+      cmocka_unit_test(test_sniff),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
