@@ -68,9 +68,13 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   f->share_of_active = share;
   f->confidence = conf > 0.95 ? 0.95 : conf;
 
-  gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                      _("GPU idle and waiting for input %.0f%% of active time; SM activity median %.1f%%"), share * 100,
-                      p->sm_med_pct);
+  if (isnan(p->sm_med_pct)) /* e.g. an imported trace: no GPM counters */
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        _("GPU idle and waiting for input %.0f%% of active time"), share * 100);
+  else
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        _("GPU idle and waiting for input %.0f%% of active time; SM activity median %.1f%%"),
+                        share * 100, p->sm_med_pct);
   if (h->has_workers)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
                         _("%.0f data-loader worker process(es); busiest worker median %.0f%% of one core; a worker "
