@@ -10,8 +10,26 @@
 #include "analysis/thresholds.h"
 #include "store/store.h"
 
+/* Times are ns since 1970. One outside 0 .. 4e18 (the year 2096) is damage,
+ * not data: its row is skipped (a run time reads as unknown), so that
+ * differences of times and sums of a time and a span never overflow. */
+#define TIME_MAX_NS 4000000000000000000LL
+static int time_ok(int64_t t) {
+  return t >= 0 && t <= TIME_MAX_NS;
+}
+
 static double col_double(sqlite3_stmt *s, int i) {
   return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+/* A GPU metric as NVML could have given it, else unknown (NAN): finite and
+ * below 4e18, integer metrics (NVML's unsigned counters, clocks, bitmasks)
+ * never negative, P-states 0 to 32. The analysis casts some of these to
+ * integers, which must not overflow on a damaged file. */
+static double metric_value(int m, double v) {
+  if (!(fabs(v) <= 4e18) || (gw_gpu_metric_info[m].is_integer && v < 0) || (m == GW_M_pstate && v > 32))
+    return NAN;
+  return v;
 }
 
 static void col_text(sqlite3_stmt *s, int i, char *dst, size_t cap) {
@@ -47,8 +65,8 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
   if (rc)
     return rc;
   if (sqlite3_step(s) == SQLITE_ROW) {
-    rec->started_ns = sqlite3_column_int64(s, 0);
-    rec->ended_ns = sqlite3_column_int64(s, 1);
+    rec->started_ns = time_ok(sqlite3_column_int64(s, 0)) ? sqlite3_column_int64(s, 0) : 0;
+    rec->ended_ns = time_ok(sqlite3_column_int64(s, 1)) ? sqlite3_column_int64(s, 1) : 0;
     rec->physical_cores = sqlite3_column_int(s, 2);
     rec->logical_cpus = sqlite3_column_int(s, 3);
     rec->interval_ms = sqlite3_column_int(s, 4);
@@ -59,10 +77,15 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
   return GW_OK;
 }
 
-/* GPUs are those with facts in the gpu table or samples in gpu_sample. */
+/* GPUs are those with facts in the gpu table or samples in gpu_sample. An
+ * index that is not a small whole number (NVML's are) is damage: left out. */
 static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
   sqlite3_stmt *s;
-  gw_status rc = prep(db, "SELECT gpu FROM gpu UNION SELECT DISTINCT gpu FROM gpu_sample ORDER BY 1", &s, err);
+  gw_status rc = prep(db,
+                      "SELECT gpu FROM gpu WHERE typeof(gpu) = 'integer' AND gpu BETWEEN 0 AND 1023 UNION"
+                      " SELECT DISTINCT gpu FROM gpu_sample WHERE typeof(gpu) = 'integer' AND gpu BETWEEN 0 AND 1023"
+                      " ORDER BY 1",
+                      &s, err);
   if (rc)
     return rc;
   size_t cap = 0;
@@ -141,6 +164,8 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
   int64_t *t = NULL;
   double **arr = table == GW_TABLE_FAST ? g->m : g->h;
   while (sqlite3_step(s) == SQLITE_ROW) {
+    if (!time_ok(sqlite3_column_int64(s, 0)))
+      continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 256;
       t = gw_xrealloc(t, cap * sizeof *t);
@@ -149,7 +174,7 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
     }
     t[n] = sqlite3_column_int64(s, 0);
     for (int c = 0; c < ncols; c++)
-      arr[cols[c]][n] = col_double(s, c + 1);
+      arr[cols[c]][n] = metric_value(cols[c], col_double(s, c + 1));
     n++;
   }
   sqlite3_finalize(s);
@@ -191,6 +216,8 @@ static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err 
     return rc;
   size_t cap = 0;
   while (sqlite3_step(s) == SQLITE_ROW) {
+    if (!time_ok(sqlite3_column_int64(s, 0)))
+      continue;
     if (h->n == cap) {
       cap = cap ? cap * 2 : 256;
       h->t_ns = gw_xrealloc(h->t_ns, cap * sizeof *h->t_ns);
@@ -274,6 +301,8 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     return rc;
   size_t cap = 0;
   while (sqlite3_step(s) == SQLITE_ROW) {
+    if (!time_ok(sqlite3_column_int64(s, 0)))
+      continue;
     if (rec->nevents == cap) {
       cap = cap ? cap * 2 : 64;
       rec->events = gw_xrealloc(rec->events, cap * sizeof *rec->events);
@@ -290,6 +319,8 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     return rc;
   cap = 0;
   while (sqlite3_step(s) == SQLITE_ROW) {
+    if (!time_ok(sqlite3_column_int64(s, 0)) || !time_ok(sqlite3_column_int64(s, 1)))
+      continue;
     if (rec->nsteps == cap) {
       cap = cap ? cap * 2 : 256;
       rec->steps = gw_xrealloc(rec->steps, cap * sizeof *rec->steps);
@@ -339,7 +370,7 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
                                                        -1, &s, NULL) == SQLITE_OK) {
     while (sqlite3_step(s) == SQLITE_ROW) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-      if (!g)
+      if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
         continue;
       int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
       if (is_nccl)
@@ -357,7 +388,7 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
                          -1, &s, NULL) == SQLITE_OK) {
     while (sqlite3_step(s) == SQLITE_ROW) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-      if (!g)
+      if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
         continue;
       if (sqlite3_column_int(s, 3) == 1)
         push_iv(&g->h2d, &g->nh2d, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));

@@ -255,12 +255,13 @@ gw_status gw_baseline_file_info(const char *path, struct gw_baseline_info *info,
     gw_json_string(&doc, "$.recording", info->recording, sizeof info->recording);
     gw_json_string(&doc, "$.step_source", info->step_source, sizeof info->step_source);
     double saved = gw_json_number(&doc, "$.saved_ns");
-    info->saved_ns = isnan(saved) ? 0 : (int64_t)saved;
+    /* out-of-range doubles (a hand-edited file) must not reach the casts */
+    info->saved_ns = saved >= 0 && saved < 9e18 ? (int64_t)saved : 0;
     info->samples_per_s = gw_json_number(&doc, "$.samples_per_s");
     info->steps_per_s = gw_json_number(&doc, "$.steps_per_s");
     info->step_median_s = gw_json_number(&doc, "$.step_median_s");
     double n = gw_json_number(&doc, "$.steps");
-    info->nsteps = isnan(n) ? 0 : (long)n;
+    info->nsteps = n >= 0 && n < 1e15 ? (long)n : 0;
   }
   gw_json_doc_free(&doc);
   return rc;

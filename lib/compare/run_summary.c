@@ -149,10 +149,12 @@ static gw_status read_log_steps(const struct gw_json_doc *doc, struct gw_run_sum
     int idx = sqlite3_column_int(st, 0);
     const unsigned char *ts = sqlite3_column_text(st, 2), *te = sqlite3_column_text(st, 4);
     const unsigned char *kind = sqlite3_column_text(st, 5);
+    /* ns since 1970, before 2096: step times are differences of these and must not overflow */
     if (!ts || !te || strcmp((const char *)ts, "integer") != 0 || strcmp((const char *)te, "integer") != 0 ||
-        sqlite3_column_int64(st, 3) < sqlite3_column_int64(st, 1)) {
-      gw_err_set(err, "%s: steps[%d]: start_ns and end_ns must be integers (ns) with end_ns >= start_ns", doc->path,
-                 idx);
+        sqlite3_column_int64(st, 3) < sqlite3_column_int64(st, 1) || sqlite3_column_int64(st, 1) < 0 ||
+        sqlite3_column_int64(st, 3) > 4000000000000000000LL) {
+      gw_err_set(err, "%s: steps[%d]: start_ns and end_ns must be integers (ns since 1970) with end_ns >= start_ns",
+                 doc->path, idx);
       rc = GW_EINPUT;
       break;
     }

@@ -300,7 +300,8 @@ static int parse_number_unit(const char *v, double *out) {
 
 /* Local time fields to epoch ns (nvidia-smi writes local time). */
 static int local_ns(int year, int mon, int day, int hh, int mm, int ss, int64_t frac_ns, int64_t *out) {
-  if (year < 1970 || year > 9999 || mon < 1 || mon > 12 || day < 1 || day > 31 || hh < 0 || hh > 23 || mm < 0 ||
+  /* before 2096: ns since 1970 then fit int64 with room, as the recording's readers expect */
+  if (year < 1970 || year > 2095 || mon < 1 || mon > 12 || day < 1 || day > 31 || hh < 0 || hh > 23 || mm < 0 ||
       mm > 59 || ss < 0 || ss > 60)
     return -1;
   struct tm tm = {0};

@@ -59,7 +59,8 @@ struct recorder {
   char gpu_note[512];
   int child_pid;
   int target_pid;
-  int store_broken; /* a write failed (disk full?): said once, retried each commit */
+  int store_broken;          /* a write failed (disk full?): said once, retried each commit */
+  int64_t store_failed_mono; /* when a write last failed, while store_broken */
   long ticks, ticks_late;
   struct gw_trace_collect *trace;
   char trace_dir[4096];
@@ -80,6 +81,7 @@ static void say(const struct recorder *r, const char *fmt, ...) {
 }
 
 static void store_failed(struct recorder *r, const char *what) {
+  r->store_failed_mono = gw_now_monotonic_ns();
   if (r->store_broken)
     return;
   r->store_broken = 1;
@@ -544,8 +546,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (r->store) {
       if (gw_store_commit_if_due(r->store, COMMIT_PERIOD_NS) != GW_OK)
         store_failed(r, "a commit");
-      else
-        r->store_broken = 0;
+      else if (gw_now_monotonic_ns() - r->store_failed_mono > 2 * COMMIT_PERIOD_NS)
+        r->store_broken = 0; /* two commit periods without a failure: a new one is news */
     }
 
     /* Has the target ended? */

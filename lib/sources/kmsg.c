@@ -175,7 +175,9 @@ int gw_kmsg_parse_record(char *raw, size_t len, struct gw_kmsg_record *out, stru
     }
     field = comma ? comma + 1 : field + strlen(field);
   }
-  if (values[2] > (uint64_t)(INT64_MAX / 1000)) {
+  /* Over a century of uptime is damage; the bound also leaves room to add
+   * the boot time when the record becomes an event (ns since 1970). */
+  if (values[2] > (uint64_t)(INT64_MAX / 2000)) {
     gw_err_set(err, "kmsg record: timestamp %llu us is out of range", (unsigned long long)values[2]);
     return -1;
   }

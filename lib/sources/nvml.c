@@ -131,6 +131,7 @@ struct nvml_gpu {
   uint64_t unsupported; /* bit (1 << enum nvml_call) */
   int lost;             /* the driver said GPU_IS_LOST, or no handle */
   int lost_reported;    /* the gpu_lost event went out */
+  nvmlReturn_t info_rc; /* what the last static-fact call returned */
   char lost_why[160];
 
   unsigned long long util_last_seen_us[2]; /* GPU_UTIL, MEM_UTIL */
@@ -256,12 +257,20 @@ static int call_ok(struct nvml_gpu *g, enum nvml_call c, const char *what, nvmlR
 
 /* Static facts are read once: no unsupported mask, only the lost check. */
 static int info_ok(struct nvml_gpu *g, const char *what, nvmlReturn_t r) {
+  g->info_rc = r;
   if (r == NVML_ERROR_GPU_IS_LOST)
     mark_lost(g, what);
   return r == NVML_SUCCESS;
 }
+/* Read once, so a transient error (TIMEOUT, UNKNOWN) gets a second try:
+ * otherwise the GPU would stay nameless, and its Xids unmatched, all run. */
+static int info_again(const struct nvml_gpu *g) {
+  return !g->lost && !is_permanent(g->info_rc);
+}
 #define INFOCALL(nv, g, fn, ...)                                                                                       \
-  ((nv)->api.fn && !(g)->lost ? info_ok((g), #fn, (nv)->api.fn((g)->dev, __VA_ARGS__)) : 0)
+  ((nv)->api.fn && !(g)->lost ? info_ok((g), #fn, (nv)->api.fn((g)->dev, __VA_ARGS__)) ||                              \
+                                    (info_again(g) && info_ok((g), #fn, (nv)->api.fn((g)->dev, __VA_ARGS__)))          \
+                              : 0)
 
 static int value_to_double(int type, nvmlValue_t v, double *out) {
   switch (type) {

@@ -300,6 +300,10 @@ const char *gw_store_errmsg(struct gw_store *st) {
 
 /* Every write happens inside a transaction that commit_if_due closes. */
 static gw_status ensure_txn(struct gw_store *st) {
+  /* After some errors (disk full) SQLite rolls the transaction back by
+   * itself; begin a new one rather than write row by row from then on. */
+  if (st->in_txn && sqlite3_get_autocommit(st->db))
+    st->in_txn = 0;
   if (st->in_txn)
     return GW_OK;
   sqlite3_stmt *s = st->stmt[S_BEGIN];
@@ -318,8 +322,11 @@ gw_status gw_store_commit(struct gw_store *st) {
   sqlite3_stmt *s = st->stmt[S_COMMIT];
   int rc = sqlite3_step(s);
   sqlite3_reset(s);
-  if (rc != SQLITE_DONE)
+  if (rc != SQLITE_DONE) {
+    if (sqlite3_get_autocommit(st->db))
+      st->in_txn = 0; /* rolled back: its rows are gone, the next write starts afresh */
     return GW_EIO;
+  }
   st->in_txn = 0;
   return GW_OK;
 }

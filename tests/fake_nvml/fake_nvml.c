@@ -18,6 +18,9 @@
  * 1st, 2nd, ... call (hex or decimal); the last one repeats (default 0)
  *   FAKE_NVML_SAMPLES_DOUBLE=1 nvmlDeviceGetSamples reports its values as
  * DOUBLE instead of UINT
+ *   FAKE_NVML_TIMEOUT_TICKS=a,b  a driver that stops answering for a while:
+ * every device call returns TIMEOUT (10) after nvmlDeviceGetPowerUsage has been
+ * called more than a and at most b times in all (one call per FAST tick and GPU)
  *
  * Deterministic values (GPU i):
  *   power 400 W + 1 W per GetPowerUsage call; energy 40 J per
@@ -80,6 +83,7 @@ enum {
   E_INSUFFICIENT_SIZE = 7,
   E_DRIVER_NOT_LOADED = 9,
   E_FUNCTION_NOT_FOUND = 13,
+  E_TIMEOUT = 10,
   E_GPU_IS_LOST = 15,
   E_ARGUMENT_VERSION_MISMATCH = 25,
   E_UNKNOWN = 999,
@@ -148,6 +152,7 @@ static struct {
   unsigned ngpus;
   int no_gpm, init_fail, samples_double;
   long lost_after;
+  long timeout_from, timeout_to; /* FAKE_NVML_TIMEOUT_TICKS */
   long lost_gpu;
   char not_supported[1024];
   char fail_once[1024];
@@ -217,6 +222,13 @@ static void read_knobs(void) {
   fake.init_fail = env_long("FAKE_NVML_INIT_FAIL", 0) != 0;
   fake.samples_double = env_long("FAKE_NVML_SAMPLES_DOUBLE", 0) != 0;
   fake.lost_after = env_long("FAKE_NVML_LOST_AFTER", -1);
+  fake.timeout_from = fake.timeout_to = -1;
+  const char *tt = getenv("FAKE_NVML_TIMEOUT_TICKS");
+  if (tt) {
+    char *end = NULL;
+    fake.timeout_from = strtol(tt, &end, 10);
+    fake.timeout_to = (end && *end == ',') ? strtol(end + 1, NULL, 10) : -1;
+  }
   fake.lost_gpu = env_long("FAKE_NVML_LOST_GPU", -1);
   read_name_list("FAKE_NVML_NOT_SUPPORTED", fake.not_supported);
   read_name_list("FAKE_NVML_FAIL_ONCE", fake.fail_once);
@@ -297,6 +309,9 @@ static nvmlReturn_t enter(const char *fn, nvmlDevice_t dev, struct fake_dev **ou
     return E_INVALID_ARGUMENT;
   if (dev_is_lost(d))
     return E_GPU_IS_LOST;
+  unsigned long ticks = fake_nvml_calls("nvmlDeviceGetPowerUsage");
+  if (fake.timeout_to >= 0 && ticks > (unsigned long)fake.timeout_from && ticks <= (unsigned long)fake.timeout_to)
+    return E_TIMEOUT;
   if (in_name_list(fake.not_supported, fn))
     return E_NOT_SUPPORTED;
   if (fake_nvml_calls(fn) == 1 && in_name_list(fake.fail_once, fn))

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (or the ones named) for a bounded time over its
+# seed corpus and fails on any crash, leak, sanitizer report, timeout or
+# out-of-memory. Prints the executions of each target.
+#
+#   fuzz/run.sh [-t SECONDS] [-b BUILD_DIR] [-m] [TARGET...]
+#     -t SECONDS   time per target (default 60, or $GW_FUZZ_SECONDS)
+#     -b BUILD_DIR where the fuzz_* binaries are (default build-fuzz, or $GW_FUZZ_BUILD)
+#     -m           merge inputs that found new coverage into fuzz/corpus/<target>
+#     TARGET       e.g. proc_stat or fuzz_proc_stat (default: every fuzz_* built)
+#
+# Build first:
+#   cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DGW_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
+#   cmake --build build-fuzz -j2 --target fuzz
+# A failing input is kept as BUILD_DIR/fuzz-out/<target>/crash-* (or leak-,
+# timeout-, oom-); replay it with BUILD_DIR/fuzz_<target> FILE.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${GW_FUZZ_SECONDS:-60}
+build=${GW_FUZZ_BUILD:-$src/build-fuzz}
+merge=0
+while getopts "t:b:m" opt; do
+  case $opt in
+  t) seconds=$OPTARG ;;
+  b) build=$OPTARG ;;
+  m) merge=1 ;;
+  *)
+    sed -n '2,16p' "$0" >&2
+    exit 2
+    ;;
+  esac
+done
+shift $((OPTIND - 1))
+case $seconds in '' | *[!0-9]*)
+  echo "run.sh: -t wants whole seconds, got '$seconds'" >&2
+  exit 2
+  ;;
+esac
+build=$(cd "$build" 2>/dev/null && pwd) || {
+  echo "run.sh: no build folder $build (see the build lines at the top of this script)" >&2
+  exit 2
+}
+
+targets=()
+if [ $# -gt 0 ]; then
+  for t in "$@"; do targets+=("fuzz_${t#fuzz_}"); done
+else
+  for f in "$build"/fuzz_*; do [ -x "$f" ] && [ -f "$f" ] && targets+=("$(basename "$f")"); done
+fi
+[ ${#targets[@]} -gt 0 ] || {
+  echo "run.sh: no fuzz_* targets in $build (configure with -DGW_FUZZ=ON and clang)" >&2
+  exit 2
+}
+
+# Scratch on tmpfs when there is one: the targets write a file per input.
+base=/dev/shm
+[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
+work=$(mktemp -d "$base/gw-fuzz-run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+out=$build/fuzz-out
+mkdir -p "$out"
+
+# LeakSanitizer on, and any sanitizer report ends the run with an error.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:allocator_may_return_null=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export GW_SOURCE_DIR=$src
+
+failed=()
+printf '%-22s %12s %9s %7s  %s\n' target executions exec/s cov result
+for t in "${targets[@]}"; do
+  bin=$build/$t
+  name=${t#fuzz_}
+  if [ ! -x "$bin" ]; then
+    printf '%-22s %12s %9s %7s  %s\n' "$t" - - - "not built"
+    failed+=("$t")
+    continue
+  fi
+  seeds=$src/fuzz/corpus/$name
+  mkdir -p "$work/corpus/$name" "$work/tmp/$name" "$out/$name"
+  args=(-max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1
+    -artifact_prefix="$out/$name/" "$work/corpus/$name")
+  [ -d "$seeds" ] && args+=("$seeds")
+  # Inputs that once failed, kept so that the bug stays fixed.
+  [ -d "$src/fuzz/regress/$name" ] && args+=("$src/fuzz/regress/$name")
+  log=$out/$name/log.txt
+  set +e
+  # The limit on top of -max_total_time covers a target that hangs at exit.
+  TMPDIR=$work/tmp/$name timeout --kill-after=10 $((seconds + 120)) "$bin" "${args[@]}" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
+  if [ $rc -eq 0 ]; then
+    result=ok
+  else
+    result="FAILED (exit $rc): $(grep -m1 -oE '(ERROR: [A-Za-z]+: [^ ]+( [^ ]+)?|runtime error: .{0,60}|broken promise: .{0,60})' "$log" || echo "see $log")"
+    failed+=("$t")
+  fi
+  printf '%-22s %12s %9s %7s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$result"
+  if [ $rc -ne 0 ]; then
+    grep -m3 -E 'SUMMARY|Test unit written to' "$log" | sed 's/^/    /' || true
+    echo "    log: $log"
+  fi
+  if [ $merge -eq 1 ] && [ $rc -eq 0 ]; then
+    mkdir -p "$seeds"
+    TMPDIR=$work/tmp/$name "$bin" -merge=1 "$seeds" "$work/corpus/$name" >"$out/$name/merge.txt" 2>&1 ||
+      echo "    merge into $seeds failed: $out/$name/merge.txt"
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "run.sh: ${#failed[@]} target(s) failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "run.sh: ${#targets[@]} target(s), ${seconds} s each, no crash, leak or sanitizer report"
