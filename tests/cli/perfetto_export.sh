@@ -61,4 +61,13 @@ copy = [e for e in ev if e.get("cat") == "memcpy"][0]
 assert copy["args"]["bytes"] == 268435456 and copy["tid"] == 7, copy
 print("kernel names, streams, durations and copy sizes as inserted")
 PY
-echo "2 traces checked"
+# A real traced run: the torch.profiler trace captured on the H200, imported,
+# then exported: every one of its 174 kernels comes out, tracks in order.
+"$GW_BIN" import "$GW_FIXTURES/import/h200_torch211_single.json.gz" -o real.db >import.log 2>&1 ||
+  fail "import of the H200 trace exited $?: $(cat import.log)"
+"$GW_BIN" export real.db --perfetto real.json 2>export.log || fail "export of the imported H200 trace exited $?"
+cat >real.want <<'WANT'
+{"categories": {"kernel": 174}}
+WANT
+python3 "$here/perfetto_check.py" real.json real.want || fail "imported H200 trace: export is malformed"
+echo "3 traces checked"
