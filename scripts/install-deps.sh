@@ -12,6 +12,7 @@ packages=(
   jq                                # import tests: kernel counts of real traces
   libmicrohttpd-dev                 # gpuwhy serve
   procps                            # ps/pkill used by the fault tests
+  iproute2                          # ss: the exporter fault test checks which addresses listen
   python3                           # JSON checks in the shell tests, the scenario scripts
   clang-format
   prometheus curl                   # gpuwhy serve test: a real Prometheus server, promtool, HTTP queries
