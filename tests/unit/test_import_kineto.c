@@ -23,6 +23,8 @@
 
 static char out_path[256], scratch[256];
 
+#include "import_test_util.h"
+
 static int setup(void **state) {
   (void)state;
   snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_kineto_%d.db", (int)getpid());
@@ -39,49 +41,9 @@ static void remove_tree(const char *dir) {
 
 static int teardown(void **state) {
   (void)state;
-  char side[300];
-  unlink(out_path);
-  snprintf(side, sizeof side, "%s-wal", out_path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", out_path);
-  unlink(side);
+  remove_db(out_path);
   remove_tree(scratch);
   return 0;
-}
-
-static const char *fixture(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("GW_FIXTURES");
-  snprintf(path, sizeof path, "%s/import/%s", dir ? dir : "tests/fixtures", name);
-  return path;
-}
-
-static int64_t q_int(const char *sql) {
-  sqlite3 *db;
-  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-  int64_t v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -999 : sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return v;
-}
-
-static const char *q_text(const char *sql) {
-  static char buf[4096];
-  sqlite3 *db;
-  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  buf[0] = '\0';
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-    snprintf(buf, sizeof buf, "%s", (const char *)sqlite3_column_text(s, 0));
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return buf;
 }
 
 static void write_file(const char *path, const char *text) {

@@ -22,23 +22,7 @@
 
 static char out_path[256], in_path[256];
 
-static void remove_db(const char *path) {
-  char side[300];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-journal", path);
-  unlink(side);
-}
-
-static const char *fixture(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("GW_FIXTURES");
-  snprintf(path, sizeof path, "%s/import/%s", dir ? dir : "tests/fixtures", name);
-  return path;
-}
+#include "import_test_util.h"
 
 /* Build the export from the fixture's SQL, then run extra statements on it. */
 static void make_export(const char *extra_sql) {
@@ -71,34 +55,6 @@ static int teardown(void **state) {
   remove_db(out_path);
   remove_db(in_path);
   return 0;
-}
-
-static int64_t q_int(const char *sql) {
-  sqlite3 *db;
-  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-  int64_t v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -999 : sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return v;
-}
-
-static const char *q_text(const char *sql) {
-  static char buf[1024];
-  sqlite3 *db;
-  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  buf[0] = '\0';
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-    snprintf(buf, sizeof buf, "%s", (const char *)sqlite3_column_text(s, 0));
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return buf;
 }
 
 static void test_export_rows(void **state) {

@@ -26,6 +26,8 @@
 
 static char out_path[256], in_path[256];
 
+#include "import_test_util.h"
+
 static int setup(void **state) {
   (void)state;
   snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_smi_%d.db", (int)getpid());
@@ -38,50 +40,9 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  char side[300];
-  unlink(out_path);
+  remove_db(out_path);
   unlink(in_path);
-  snprintf(side, sizeof side, "%s-wal", out_path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", out_path);
-  unlink(side);
   return 0;
-}
-
-static const char *fixture(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("GW_FIXTURES");
-  snprintf(path, sizeof path, "%s/import/%s", dir ? dir : "tests/fixtures", name);
-  return path;
-}
-
-/* One value; -999 for NULL. */
-static double q_num(const char *sql) {
-  sqlite3 *db;
-  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-  double v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -999 : sqlite3_column_double(s, 0);
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return v;
-}
-
-static const char *q_text(const char *sql) {
-  static char buf[1024];
-  sqlite3 *db;
-  assert_int_equal(sqlite3_open_v2(out_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  buf[0] = '\0';
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-    snprintf(buf, sizeof buf, "%s", (const char *)sqlite3_column_text(s, 0));
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return buf;
 }
 
 static void counters_only(void) {
