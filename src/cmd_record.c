@@ -26,6 +26,8 @@ static const char RECORD_USAGE[] =
     "  -t, --trace[=MODE]   also trace CUDA kernels with the injected tracer:\n"
     "                       sampled (default, low overhead) or full\n"
     "  -q, --quiet          no status lines on stderr\n"
+    "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
+    "                       to a file and into the recording, for the transports)\n"
     "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
     "      --nvml-lib PATH  NVML library to load (default libnvidia-ml.so.1)\n"
     "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
@@ -37,7 +39,8 @@ int gw_cmd_record(int argc, char **argv) {
       {"trace", optional_argument, NULL, 't'},    {"quiet", no_argument, NULL, 'q'},
       {"root", required_argument, NULL, 'R'},     {"nvml-lib", required_argument, NULL, 'N'},
       {"kmsg", required_argument, NULL, 'K'},     {"gpm-interval", required_argument, NULL, 'g'},
-      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+      {"no-nccl-log", no_argument, NULL, 'L'},    {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
@@ -49,6 +52,9 @@ int gw_cmd_record(int argc, char **argv) {
     switch (c) {
     case 'o':
       o.out_path = optarg;
+      break;
+    case 'L':
+      o.no_nccl_log = 1;
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))

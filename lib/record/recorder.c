@@ -25,6 +25,7 @@
 #include "sources/kmsg.h"
 #include "sources/nvml.h"
 #include "store/store.h"
+#include "nccl_collect.h"
 #include "trace_collect.h"
 
 #define MAX_GPUS 64
@@ -33,6 +34,26 @@
 #define RARE_PERIOD_NS 30000000000LL  /* the energy counter, dear to read */
 #define RESCAN_PERIOD_NS 2000000000LL /* look for new processes in the whole of /proc */
 #define COMMIT_PERIOD_NS 1000000000LL /* a crash loses at most this much */
+
+/* Where the recorder's own CPU time goes, on record in the meta table so that
+ * its cost can be read from any recording (bench/sampler compares them). */
+enum phase { PHASE_GPU, PHASE_HOST, PHASE_KMSG, PHASE_TRACE, PHASE_STORE, PHASE_COUNT };
+static const char *const phase_key[PHASE_COUNT] = {"recorder_cpu_gpu_s", "recorder_cpu_host_s", "recorder_cpu_kmsg_s",
+                                                   "recorder_cpu_trace_s", "recorder_cpu_store_s"};
+
+static int64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t process_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t pending_signal;
@@ -63,9 +84,12 @@ struct recorder {
   int64_t store_failed_mono; /* when a write last failed, while store_broken */
   long ticks, ticks_late;
   struct gw_trace_collect *trace;
+  struct gw_nccl_collect *nccl;
   char trace_dir[4096];
   char tracer_lib[4096];
   int64_t started_ns;
+  int64_t startup_cpu_ns;            /* the process's CPU time when the first tick began */
+  int64_t phase_cpu_ns[PHASE_COUNT]; /* the sampling thread's CPU time per phase, summed over ticks */
 };
 
 static void say(const struct recorder *r, const char *fmt, ...) GW_PRINTF(2, 3);
@@ -284,6 +308,21 @@ static int open_trace(struct recorder *r, char *msg, unsigned cap) {
   return 0;
 }
 
+/* NCCL's debug lines (which transport each channel took) go to a folder next
+ * to the recording, not to the user's terminal. Off for --pid: the running
+ * process's environment is not ours to change. */
+static void open_nccl(struct recorder *r) {
+  const struct gw_record_opts *o = r->o;
+  if (!r->store || !o->argv || o->no_nccl_log)
+    return;
+  char dir[4200];
+  if (snprintf(dir, sizeof dir, "%s.nccl", o->out_path) >= (int)sizeof dir)
+    return;
+  struct gw_err err = {{0}};
+  if (gw_nccl_collect_open(&r->nccl, dir, r->store, &err) != GW_OK)
+    say(r, "NCCL transports will not be recorded: %s", err.msg);
+}
+
 static int open_store(struct recorder *r, char *msg, unsigned cap) {
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
@@ -363,6 +402,7 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
       setenv("GPUWHY_TRACE_DIR", r->trace_dir, 1);
       setenv("GPUWHY_TRACE_MODE", r->o->trace == GW_TRACE_FULL ? "full" : "sampled", 1);
     }
+    gw_nccl_collect_child_env(r->nccl);
     execvp(r->o->argv[0], r->o->argv);
     int e = errno;
     ssize_t w = write(pipefd[1], &e, sizeof e);
@@ -438,6 +478,9 @@ static void put_self_cost(struct recorder *r) {
   put_meta_value(r, "recorder_max_rss_bytes", 0, (double)ru.ru_maxrss * 1024.0);
   put_meta_value(r, "recorder_ticks", 0, (double)r->ticks);
   put_meta_value(r, "recorder_ticks_late", 0, (double)r->ticks_late);
+  put_meta_value(r, "recorder_cpu_startup_s", 3, r->startup_cpu_ns / 1e9);
+  for (int p = 0; p < PHASE_COUNT; p++)
+    put_meta_value(r, phase_key[p], 3, r->phase_cpu_ns[p] / 1e9);
 }
 
 static int exit_status_of(int wstatus) {
@@ -449,6 +492,7 @@ static int exit_status_of(int wstatus) {
 }
 
 static void close_all(struct recorder *r) {
+  gw_nccl_collect_close(r->nccl);
   gw_trace_collect_close(r->trace);
   gw_store_close(r->store);
   gw_kmsg_close(r->kmsg);
@@ -479,6 +523,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   int status = GPUWHY_EXIT_INPUT;
   if (open_store(r, msg, cap) != 0 || open_sources(r, msg, cap) != 0 || open_trace(r, msg, cap) != 0)
     goto out;
+  open_nccl(r);
   if (o->argv && o->argv[0]) {
     if (start_child(r, msg, cap) != 0) {
       status = 127;
@@ -511,6 +556,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   struct gw_host_sample hs;
   memset(&hs, 0, sizeof hs);
   status = 0;
+  r->startup_cpu_ns = process_cpu_ns();
 
   for (;;) {
     int64_t now_mono = gw_now_monotonic_ns();
@@ -524,18 +570,29 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     int rare_due = now_mono - last_rare >= RARE_PERIOD_NS;
     if (rare_due)
       last_rare = now_mono;
+    int64_t cpu0 = thread_cpu_ns();
     if (r->nvml)
       sample_gpus(r, t_ns, GW_NVML_FAST | (slow_due ? GW_NVML_SLOW : 0) | (rare_due ? GW_NVML_RARE : 0), &sink);
+    int64_t cpu1 = thread_cpu_ns();
     struct gw_err err = {{0}};
     if (gw_host_sample(r->host, t_ns, (rescan_due ? GW_HOST_RESCAN : 0) | (slow_due ? 0 : GW_HOST_SKIP_SLOW), &hs,
                        &sink, &err) == GW_OK) {
       if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
         store_failed(r, "a host sample");
     }
+    int64_t cpu2 = thread_cpu_ns();
     if (r->kmsg)
       (void)gw_kmsg_poll(r->kmsg, &sink);
+    int64_t cpu3 = thread_cpu_ns();
     if (r->trace && slow_due)
       gw_trace_collect_poll(r->trace, &sink);
+    if (r->nccl && slow_due)
+      gw_nccl_collect_poll(r->nccl);
+    int64_t cpu4 = thread_cpu_ns();
+    r->phase_cpu_ns[PHASE_GPU] += cpu1 - cpu0;
+    r->phase_cpu_ns[PHASE_HOST] += cpu2 - cpu1;
+    r->phase_cpu_ns[PHASE_KMSG] += cpu3 - cpu2;
+    r->phase_cpu_ns[PHASE_TRACE] += cpu4 - cpu3;
     r->ticks++;
     if (o->on_tick) {
       struct gw_tick tick = {
@@ -544,10 +601,12 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
         stop_requested = 1;
     }
     if (r->store) {
+      int64_t cpu5 = thread_cpu_ns();
       if (gw_store_commit_if_due(r->store, COMMIT_PERIOD_NS) != GW_OK)
         store_failed(r, "a commit");
       else if (gw_now_monotonic_ns() - r->store_failed_mono > 2 * COMMIT_PERIOD_NS)
         r->store_broken = 0; /* two commit periods without a failure: a new one is news */
+      r->phase_cpu_ns[PHASE_STORE] += thread_cpu_ns() - cpu5;
     }
 
     /* Has the target ended? */
@@ -598,6 +657,12 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (gw_store_put_meta(r->store, "trace_mode", o->trace == GW_TRACE_FULL ? "full" : "sampled") != GW_OK)
       store_failed(r, "the trace mode");
     say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
+  }
+  if (r->nccl) {
+    gw_nccl_collect_poll(r->nccl);
+    put_meta_value(r, "nccl_log_lines", 0, (double)gw_nccl_collect_lines(r->nccl));
+    if (gw_nccl_collect_dropped(r->nccl))
+      put_meta_value(r, "nccl_log_lines_dropped", 0, (double)gw_nccl_collect_dropped(r->nccl));
   }
   if (r->store) {
     put_self_cost(r);
