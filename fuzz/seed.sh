@@ -83,6 +83,10 @@ add_text kmsg_record $'4,1234,966503025,-;NVRM: Xid (PCI:0000:10:1c GPU-I:01 GPU
 add_text xid_line 'NVRM: Xid (PCI:0000:3b:00): 48, pid=2211, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 3, subpartition 0.'
 add_text xid_line 'NVRM: GPU at PCI:0000:3b:00: GPU-8f1b3c2e-0000-0000-0000-000000000000'
 
+# ---- NCCL_DEBUG=INFO logs ----
+for f in "$fx"/nccl/*.log; do add nccl_log "$f"; done
+add_text nccl_log $'[0] w1:227602:227667 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IBext_v8/0/GDRDMA\nh:1:2 [0] NCCL INFO Channel 00/02 :    0   1\n'
+
 # ---- tracer wire files ----
 for f in "$fx"/trace/*.gwt; do add trace_reader "$f"; done
 

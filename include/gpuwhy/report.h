@@ -20,6 +20,12 @@ int gw_report_format_from_name(const char *name, enum gw_report_format *out);
  * recording) with the reason in errbuf. */
 int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *out, char *errbuf, size_t errcap);
 
+/* The same for one recording per node of a multi-node job, reported
+ * together: GPUs labelled by host and index, the multi-GPU summary across
+ * all of them. npaths == 1 is exactly gw_report_file. */
+int gw_report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out, char *errbuf,
+                    size_t errcap);
+
 /* Print the quick-reference table of the six classes, or one class in full.
  * Returns 0, or -1 when class_id names no class. */
 int gw_explain(FILE *out, const char *class_id);

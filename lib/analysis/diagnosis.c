@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/correlate.h"
+#include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "analysis/stats.h"
 #include "analysis/steps.h"
@@ -642,6 +643,11 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     if (!isnan(dx->steps.median_s) && dx->steps.median_s > 0 && dx->profiles[i].period.found)
       dx->profiles[i].period.period_steps = dx->profiles[i].period.period_s / dx->steps.median_s;
 
+  const unsigned char **dips = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *dips);
+  for (int i = 0; i < rec->ngpus; i++)
+    dips[i] = w[i].first == SIZE_MAX ? NULL : w[i].dip;
+  dx->multi = gw_multi_gpu_build(rec, dx, dips);
+  free(dips);
   if (dx->active_ns > 0)
     run_rules(rec, dx);
   dx->verdict = dx->active_ns <= 0 ? "no_data" : dx->nfindings ? dx->findings[0].class_id : "none";
@@ -674,5 +680,6 @@ void gw_diagnosis_free(struct gw_diagnosis *dx) {
     return;
   free(dx->ledgers);
   free(dx->profiles);
+  gw_multi_gpu_free(dx->multi);
   free(dx);
 }

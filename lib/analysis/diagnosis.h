@@ -87,6 +87,8 @@ struct gw_step_profile {
   double excess_share; /* time spent above the median step, share of all step time */
 };
 
+struct gw_multi_gpu; /* analysis/multi_gpu.h */
+
 struct gw_diagnosis {
   char path[1024];
   int64_t started_ns, ended_ns;
@@ -107,6 +109,7 @@ struct gw_diagnosis {
   char interp[GW_MAX_NOTES][GW_TEXT]; /* how to read the raw numbers (util vs SM, power vs limit, ...) */
   int nexperiments;
   struct gw_fix experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
+  struct gw_multi_gpu *multi;              /* two or more GPUs worked: the multi-GPU summary; else NULL */
 };
 
 /* Everything the rules read. */

@@ -1,62 +1,207 @@
-/* Seed 2.4: ranks wait for the slowest one at every collective. */
+/* Seed 2.4: ranks wait for the slowest one at every collective, exposed
+ * communication is a bubble, and a slow NCCL transport stretches both. The
+ * evidence comes from the multi-GPU summary (analysis/multi_gpu.c). */
 #include <math.h>
 
+#include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
 
+static void cause_evidence(const struct gw_multi_gpu *m, const struct gw_diagnosis *dx, struct gw_finding *f) {
+  const struct gw_mgpu_gpu *s = &m->gpus[m->straggler];
+  const struct gw_gpu_profile *p = &dx->profiles[s->index];
+  switch (m->cause) {
+  case GW_STRAGGLER_MORE_WORK:
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        _("%s does about %.0f%% more work per second than its peers (math-pipe activity x SM clock): "
+                          "its share of the data or model is larger"),
+                        s->label, (m->cause_ratio - 1) * 100);
+    break;
+  case GW_STRAGGLER_CLOCKS:
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        _("%s runs its SM clock at %.0f%% of its peers' (%.0f MHz) for the same work: a lower power "
+                          "limit or the power cap slows this card"),
+                        s->label, m->cause_ratio * 100, s->sm_clock_med_mhz);
+    break;
+  case GW_STRAGGLER_THROTTLE:
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        _("%s is held back by thermal or hardware slowdown on %.0f%% of its loaded time"), s->label,
+                        m->cause_ratio * 100);
+    break;
+  case GW_STRAGGLER_INPUT:
+    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                        _("%s waits for input %.0f points of its active time more than its peers: its data loader is "
+                          "the slow part"),
+                        s->label, m->cause_ratio * 100);
+    break;
+  case GW_STRAGGLER_OTHER_PROCESS:
+    gw_finding_evidence(f, 0, 0, _("%s is shared with another process (%.0f processes at once)"), s->label,
+                        m->cause_ratio);
+    break;
+  default:
+    break;
+  }
+}
+
+static void straggler_fix(const struct gw_multi_gpu *m, struct gw_finding *f) {
+  switch (m->cause) {
+  case GW_STRAGGLER_CLOCKS:
+    gw_finding_fix(f,
+                   _("compare power limits and clocks of the GPUs (nvidia-smi -q -d POWER,CLOCK) and give every card "
+                     "the same power limit"),
+                   _("the same work at a lower clock takes longer, and every collective waits for that card"));
+    break;
+  case GW_STRAGGLER_THROTTLE:
+    gw_finding_fix(f, _("fix the cooling or power of the throttled GPU (nvidia-smi -q -d PERFORMANCE,TEMPERATURE)"),
+                   _("one slowed card slows every rank"));
+    break;
+  case GW_STRAGGLER_INPUT:
+    gw_finding_fix(f,
+                   _("feed the slow rank faster: more DataLoader workers per rank, pin_memory=True, "
+                     "persistent_workers=True, data on local disk"),
+                   _("the other ranks sit in collectives while that rank waits for its batch"));
+    break;
+  case GW_STRAGGLER_OTHER_PROCESS:
+    gw_finding_fix(f, _("move the other process off that GPU (nvidia-smi lists the processes on each GPU)"),
+                   _("a shared GPU runs its rank slower, and every collective waits for it"));
+    break;
+  default:
+    gw_finding_fix(f,
+                   _("give every rank the same amount of work (DistributedSampler, equal per-rank batch, sequences "
+                     "bucketed by length, the same model shard size)"),
+                   _("every collective waits for the slowest rank"));
+  }
+}
+
+static void transport_fix(const struct gw_multi_gpu *m, struct gw_finding *f) {
+  const unsigned char *a = m->nccl.advice;
+  if (a[GW_NCCL_ADV_SOCKET_ONE_NODE] || a[GW_NCCL_ADV_SHM_BETWEEN_GPUS] || a[GW_NCCL_ADV_P2P_DISABLED])
+    gw_finding_fix(f,
+                   _("let NCCL use P2P/NVLink between the GPUs: unset NCCL_P2P_DISABLE and NCCL_SHM_DISABLE, check "
+                     "nvidia-smi topo -m and PCIe ACS/IOMMU settings"),
+                   _("the NCCL log shows data between GPUs of one machine going through host memory or sockets"));
+  else if (a[GW_NCCL_ADV_IB_NO_GDR])
+    gw_finding_fix(f, _("enable GPUDirect RDMA: load nvidia-peermem, check NCCL_NET_GDR_LEVEL and NCCL_IB_HCA"),
+                   _("without it every transfer between nodes is staged through host memory"));
+  else if (a[GW_NCCL_ADV_SOCKET_NODES])
+    gw_finding_fix(f,
+                   _("connect the nodes over InfiniBand/RoCE (check NCCL_IB_DISABLE, NCCL_IB_HCA), else set "
+                     "NCCL_SOCKET_IFNAME to the fastest interface"),
+                   _("the NCCL log shows TCP sockets between the nodes"));
+}
+
 int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
-  if (dx->ngpus < 2)
+  const struct gw_multi_gpu *m = dx->multi;
+  if (!m)
     return 0;
-  const struct gw_gpu_profile *hi = NULL, *lo = NULL;
-  for (int i = 0; i < dx->ngpus; i++) {
-    const struct gw_gpu_profile *q = &dx->profiles[i];
-    if (isnan(q->sm_med_pct) || q->active_end_ns == 0)
-      continue;
-    if (!hi || q->sm_med_pct > hi->sm_med_pct)
-      hi = q;
-    if (!lo || q->sm_med_pct < lo->sm_med_pct)
-      lo = q;
-  }
+  /* the ledger's communication row; a sampled trace's windows measure it better than the counters */
   double share = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_COMM]);
-  double spread = (hi && lo) ? hi->sm_med_pct - lo->sm_med_pct : 0;
-  if (share < gw_thr.finding_min_share && spread < gw_thr.multi_sm_spread_pct)
+  if (m->timeline == GW_MGPU_SAMPLED && !isnan(m->exposed_share) && m->exposed_share > share)
+    share = m->exposed_share;
+  int comm_heavy = share >= gw_thr.finding_min_share;
+  if (!m->imbalanced && !comm_heavy)
     return 0;
+
   double conf = 0.5;
-  if (spread >= gw_thr.multi_sm_spread_pct)
+  if (m->imbalanced)
     conf += 0.2;
-  if (hi && lo && !isnan(hi->sm_clock_med_mhz) && !isnan(lo->sm_clock_med_mhz) &&
-      lo->sm_clock_med_mhz > 1.1 * hi->sm_clock_med_mhz)
-    conf += 0.1; /* the busy rank runs hotter, so at lower clocks under the power cap */
-  if (dx->total.from_timeline)
+  const struct gw_mgpu_gpu *s = m->straggler >= 0 ? &m->gpus[m->straggler] : NULL;
+  if (s && (m->cause == GW_STRAGGLER_MORE_WORK || m->cause == GW_STRAGGLER_CLOCKS))
+    conf += 0.1; /* its own numbers say why it is slow */
+  if (m->timeline != GW_MGPU_NO_TIMELINE)
+    conf += 0.1;
+  if (m->slow_transport && comm_heavy)
     conf += 0.1;
   if (dx->total.sm_from_util)
     conf *= gw_thr.no_gpm_conf_factor;
   f->share_of_active = share;
   f->confidence = conf;
-  if (hi && lo) {
-    gw_finding_evidence(f, hi->active_start_ns, hi->active_end_ns,
-                        _("SM activity median %.0f%% on GPU %d against %.0f%% on GPU %d: a spread of %.0f points "
-                          "(GPU-Util %.0f%% vs %.0f%% does not show it)"),
-                        hi->sm_med_pct, hi->gpu, lo->sm_med_pct, lo->gpu, spread, hi->util_med_pct, lo->util_med_pct);
-    if (!isnan(hi->sm_clock_med_mhz) && !isnan(lo->sm_clock_med_mhz))
-      gw_finding_evidence(f, hi->active_start_ns, hi->active_end_ns,
-                          _("SM clock median %.0f MHz on GPU %d, %.0f MHz on GPU %d"), hi->sm_clock_med_mhz, hi->gpu,
-                          lo->sm_clock_med_mhz, lo->gpu);
-    gw_finding_evidence(f, 0, 0, _("GPU %d does the most work per step; the others wait for it in collectives"),
-                        hi->gpu);
+
+  if (s) {
+    const struct gw_gpu_profile *p = &dx->profiles[s->index];
+    if (s->rank >= 0)
+      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                          _("%s (NCCL rank %d) is the straggler: the other ranks wait for it in every collective"),
+                          s->label, s->rank);
+    else
+      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                          _("%s is the straggler: the other GPUs wait for it in every collective"), s->label);
+  }
+  if (m->sm_hi >= 0 && !isnan(m->sm_spread_pts) && m->sm_spread_pts >= gw_thr.multi_sm_spread_pct) {
+    const struct gw_mgpu_gpu *hi = &m->gpus[m->sm_hi], *lo = &m->gpus[m->sm_lo];
+    const struct gw_gpu_profile *ph = &dx->profiles[hi->index];
+    gw_finding_evidence(f, ph->active_start_ns, ph->active_end_ns,
+                        _("SM activity median %.0f%% on %s against %.0f%% on %s: a spread of %.0f points, more than "
+                          "10 (GPU-Util %.0f%% vs %.0f%% does not show it)"),
+                        hi->sm_med_pct, hi->label, lo->sm_med_pct, lo->label, m->sm_spread_pts, hi->util_med_pct,
+                        lo->util_med_pct);
+    if (!isnan(hi->tensor_med_pct) && !isnan(lo->tensor_med_pct))
+      gw_finding_evidence(f, ph->active_start_ns, ph->active_end_ns,
+                          _("tensor activity %.0f%% on %s against %.0f%% on %s; SM clock %.0f MHz against %.0f MHz"),
+                          hi->tensor_med_pct, hi->label, lo->tensor_med_pct, lo->label, hi->sm_clock_med_mhz,
+                          lo->sm_clock_med_mhz);
+    else if (!isnan(hi->sm_clock_med_mhz) && !isnan(lo->sm_clock_med_mhz))
+      gw_finding_evidence(f, ph->active_start_ns, ph->active_end_ns,
+                          _("SM clock median %.0f MHz on %s, %.0f MHz on %s"), hi->sm_clock_med_mhz, hi->label,
+                          lo->sm_clock_med_mhz, lo->label);
+  }
+  if (s && !isnan(m->nccl_spread) && m->nccl_spread >= gw_thr.multi_wait_spread_frac) {
+    const struct gw_mgpu_gpu *wait = s;
+    for (int i = 0; i < m->ngpus; i++)
+      if (!isnan(m->gpus[i].nccl_share) && m->gpus[i].nccl_share > wait->nccl_share)
+        wait = &m->gpus[i];
+    gw_finding_evidence(f, 0, 0,
+                        _("NCCL kernels take %.0f%% of %s's traced time against %.0f%% on %s: the difference is "
+                          "waiting"),
+                        wait->nccl_share * 100, wait->label, s->nccl_share * 100, s->label);
+  }
+  if (s)
+    cause_evidence(m, dx, f);
+  if (!isnan(m->exposed_share)) {
+    double nccl = 0, overlap = 0;
+    for (int i = 0; i < m->ngpus; i++)
+      if (!isnan(m->gpus[i].nccl_s)) {
+        nccl += m->gpus[i].nccl_s;
+        overlap += m->gpus[i].overlap_s;
+      }
+    if (nccl > 0)
+      gw_finding_evidence(f, 0, 0,
+                          _("%.0f%% of NCCL kernel time runs alongside compute; the rest, %.0f%% of the traced time, "
+                            "is exposed communication"),
+                          overlap / nccl * 100, m->exposed_share * 100);
+  }
+  if (!isnan(m->shared_dip_share) && m->shared_dip_share >= gw_thr.finding_min_share)
+    gw_finding_evidence(f, 0, 0, _("all GPUs dip at the same moments for %.0f%% of the time: they stop together"),
+                        m->shared_dip_share * 100);
+  if (m->slow_transport) {
+    char names[96] = "";
+    size_t len = 0;
+    for (int t = 0; t < GW_NCCL_NTRANSPORTS && len + 1 < sizeof names; t++)
+      if (m->nccl.connections[t] > 0 && gw_nccl_transport_is_slow((enum gw_nccl_transport)t)) {
+        int n = snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                         gw_nccl_transport_name((enum gw_nccl_transport)t));
+        len = n > 0 && (size_t)n < sizeof names - len ? len + (size_t)n : sizeof names - 1;
+      }
+    gw_finding_evidence(f, 0, 0, _("the NCCL log shows a slow path: %s"),
+                        names[0] ? names : _("P2P disabled or unavailable"));
   }
   gw_finding_evidence(f, 0, 0, _("%.0f%% of all GPUs' active time spent waiting on peers"), share * 100);
+
+  /* the right fix first: a transport setting is the cheapest, then the
+   * straggler's own cause, then hiding the communication */
+  if (m->slow_transport)
+    transport_fix(m, f);
+  if (s)
+    straggler_fix(m, f);
   gw_finding_fix(f,
-                 _("give every rank the same amount of work (DistributedSampler, equal per-rank batch, no other "
-                   "jobs on one GPU)"),
-                 _("every collective waits for the slowest rank"));
-  gw_finding_fix(f, _("overlap gradient all-reduce with the backward pass (DDP bucket_cap_mb, no_sync)"),
+                 _("overlap gradient all-reduce with the backward pass (DDP bucket_cap_mb, gradient_as_bucket_view)"),
                  _("communication hidden behind compute costs no time"));
-  gw_finding_fix(f, _("NCCL_DEBUG=INFO: check the transport (NVLink/P2P, not sockets); set NCCL_SOCKET_IFNAME"),
-                 _("a slow transport stretches every collective"));
-  gw_finding_fix(f, _("gradient accumulation, or ZeRO / tensor parallelism"),
+  if (!m->slow_transport && !m->nccl.has_log)
+    gw_finding_fix(f, _("NCCL_DEBUG=INFO: check the transport (NVLink/P2P, not sockets); set NCCL_SOCKET_IFNAME"),
+                   _("a slow transport stretches every collective"));
+  gw_finding_fix(f, _("gradient accumulation (no_sync), or ZeRO / tensor parallelism"),
                  _("fewer or smaller collectives per sample"));
   return 1;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/nccl_transport.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
 #include "store/store.h"
@@ -59,8 +60,8 @@ static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_
 static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
   sqlite3_stmt *s;
   gw_status rc = prep(db,
-                      "SELECT started_ns, ended_ns, physical_cores, logical_cpus, interval_ms, gpu_note, source"
-                      " FROM run WHERE id = 1",
+                      "SELECT started_ns, ended_ns, physical_cores, logical_cpus, interval_ms, gpu_note, source,"
+                      " hostname FROM run WHERE id = 1",
                       &s, err);
   if (rc)
     return rc;
@@ -72,6 +73,7 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
     rec->interval_ms = sqlite3_column_int(s, 4);
     col_text(s, 5, rec->gpu_note, sizeof rec->gpu_note);
     col_text(s, 6, rec->source, sizeof rec->source);
+    col_text(s, 7, rec->hostname, sizeof rec->hostname);
   }
   sqlite3_finalize(s);
   return GW_OK;
@@ -350,6 +352,88 @@ static struct gw_gpu_series *gpu_by_id(struct gw_recording *rec, int id) {
   return NULL;
 }
 
+/* The windows of a sampled trace, for the multi-GPU summary's shares. */
+static void load_windows(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT pid, start_ns, end_ns FROM trace_window WHERE mode = 'sampled'"
+                         " AND start_ns IS NOT NULL AND end_ns > start_ns ORDER BY start_ns",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  size_t cap = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if (!time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+      continue;
+    if (rec->nwindows == cap) {
+      cap = cap ? cap * 2 : 64;
+      rec->windows = gw_xrealloc(rec->windows, cap * sizeof *rec->windows);
+    }
+    struct gw_trace_window *w = &rec->windows[rec->nwindows++];
+    w->pid = sqlite3_column_int64(s, 0);
+    w->start_ns = sqlite3_column_int64(s, 1);
+    w->end_ns = sqlite3_column_int64(s, 2);
+  }
+  sqlite3_finalize(s);
+}
+
+/* Kernels of a sampled trace: only the lists, for shares inside the windows;
+ * the ledger keeps the counters (has_timeline stays 0). */
+static void load_sampled_kernels(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (!rec->nwindows || !table_exists(db, "kernel") ||
+      sqlite3_prepare_v2(db,
+                         "SELECT device, start_ns, end_ns, nccl FROM kernel"
+                         " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+    if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+      continue;
+    int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
+    if (is_nccl)
+      push_iv(&g->nccl, &g->nnccl, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+    else
+      push_iv(&g->kernels, &g->nkernels, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+  }
+  sqlite3_finalize(s);
+}
+
+/* Which process ran on each GPU (the kernel table's busiest pid: a rank),
+ * and how many processes shared it at once (gpu_proc). */
+static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (table_exists(db, "kernel") &&
+      sqlite3_prepare_v2(db, "SELECT device, pid, count(*) FROM kernel GROUP BY device, pid", -1, &s, NULL) ==
+          SQLITE_OK) {
+    int64_t *best = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *best);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+      if (!g)
+        continue;
+      int64_t n = sqlite3_column_int64(s, 2);
+      if (n > best[g - rec->gpus]) {
+        best[g - rec->gpus] = n;
+        g->trace_pid = sqlite3_column_int64(s, 1);
+      }
+    }
+    sqlite3_finalize(s);
+    free(best);
+  }
+  if (table_exists(db, "gpu_proc") &&
+      sqlite3_prepare_v2(db,
+                         "SELECT gpu, max(n) FROM (SELECT gpu, count(DISTINCT pid) AS n FROM gpu_proc"
+                         " GROUP BY t_ns, gpu) GROUP BY gpu",
+                         -1, &s, NULL) == SQLITE_OK) {
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+      if (g)
+        g->procs_max = sqlite3_column_int(s, 1);
+    }
+    sqlite3_finalize(s);
+  }
+}
+
 /* Tracer tables (lib/store/store_trace.c, optional): kernel(device,
  * start_ns, end_ns, nccl) and memcpy(device, start_ns, end_ns, copy_kind)
  * with copy_kind 1 = host to device (CUPTI's numbering). Records without
@@ -361,8 +445,11 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
       sqlite3_prepare_v2(db, "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", -1, &s, NULL) == SQLITE_OK) {
     rec->timeline_sampled = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0;
     sqlite3_finalize(s);
-    if (rec->timeline_sampled)
-      return;
+  }
+  if (rec->timeline_sampled) {
+    load_windows(db, rec);
+    load_sampled_kernels(db, rec);
+    return;
   }
   if (table_exists(db, "kernel") && sqlite3_prepare_v2(db,
                                                        "SELECT device, start_ns, end_ns, nccl FROM kernel"
@@ -467,6 +554,17 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
   if ((rc = load_host(db, &rec->host, err)) || (rc = load_events(db, rec, err)))
     goto out;
   load_timeline(db, rec);
+  load_gpu_processes(db, rec);
+  rec->nnodes = 1;
+  rec->nccl = gw_xcalloc(1, sizeof *rec->nccl);
+  for (int i = 0; i < rec->ngpus; i++) {
+    rec->gpus[i].node_gpu = rec->gpus[i].gpu;
+    gw_strlcpy(rec->gpus[i].host, rec->hostname, sizeof rec->gpus[i].host);
+  }
+  /* a damaged nccl_log costs the transport section, not the report */
+  struct gw_err nccl_err;
+  if (gw_nccl_read(db, rec->nccl, &nccl_err) != GW_OK)
+    gw_nccl_summary_init(rec->nccl);
 out:
   gw_store_close(st);
   if (rc) {
@@ -503,6 +601,8 @@ void gw_recording_free(struct gw_recording *rec) {
   free(h->t_ns);
   free(rec->events);
   free(rec->steps);
+  free(rec->windows);
+  free(rec->nccl);
   free(rec);
 }
 

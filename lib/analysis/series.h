@@ -27,7 +27,20 @@ struct gw_gpu_series {
   /* tracer timeline (empty without the tracer) */
   size_t nkernels, nnccl, nh2d, ncopies;
   struct gw_interval *kernels, *nccl, *h2d, *copies;
+  /* for the multi-GPU summary */
+  int64_t trace_pid; /* the process that ran most kernels on this GPU (a rank), 0 unknown */
+  int procs_max;     /* most processes seen on the GPU at once (gpu_proc), 0 unknown */
+  int node;          /* which recording of a multi-node report (0 for one) */
+  int node_gpu;      /* the GPU's index on its own host */
+  char host[64];     /* the run's host name, "" unknown */
 };
+
+/* One window of a sampled trace (trace_window), per traced process. */
+struct gw_trace_window {
+  int64_t pid, start_ns, end_ns;
+};
+
+struct gw_nccl_summary;
 
 /* Host and target-process signals per host tick. */
 struct gw_host_series {
@@ -74,6 +87,13 @@ struct gw_recording {
   struct gw_step_row *steps;
   int has_timeline;     /* the kernel table exists and holds rows */
   int timeline_sampled; /* the tracer ran in sampled windows: timeline not used for the ledger */
+  /* A sampled trace still fills each GPU's kernels and nccl lists (inside
+   * these windows) for the multi-GPU summary; has_timeline stays 0. */
+  size_t nwindows;
+  struct gw_trace_window *windows;
+  char hostname[128];
+  int nnodes;                   /* recordings merged into this one (1 for a plain file) */
+  struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
 };
 
 /* Load a recording file (opened read-only). */

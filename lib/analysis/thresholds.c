@@ -86,6 +86,23 @@ const struct gw_thresholds gw_thr = {
     /* [seed 2.4] "SM utilization differs by more than 10% between cards";
      * [h200] a 40% imbalance showed 64% vs 88%. */
     .multi_sm_spread_pct = 10.0,
+    /* [def] ranks that do the same work spend the same time in collectives;
+     * a gap in NCCL kernel time is time one rank waited for another. 5% of
+     * active time is the smallest loss worth a finding (finding_min_share),
+     * half the [h200] 10% run-to-run noise. */
+    .multi_wait_spread_frac = 0.05,
+    /* [h200] a waiting rank's NCCL kernel spins and counts as busy (94-95%
+     * util on both GPUs of a DDP straggler run), so a rank whose GPU-Util
+     * sits 10 points (the seed 2.4 spread) under its peers idles on its own. */
+    .multi_util_gap_pct = 10.0,
+    /* [seed 2.4] a 10% difference between cards is the imbalance to name;
+     * work is counted in clock cycles (activity x clock), so a card that
+     * only runs slower clocks is not mistaken for one with more work. */
+    .multi_work_excess_frac = 0.10,
+    /* [h200] the busier card of the straggler run held 1530-1575 MHz against
+     * 1950-1965 MHz (-20%); a 10% lower clock (the same seed margin) at equal
+     * work is a slower card, not a busier one. */
+    .multi_clock_gap_frac = 0.10,
     /* [seed 2.5] P-state and clocks only matter while the GPU is loaded. */
     .busy_tick_util_pct = 50.0,
     /* a symptom on at least 5% of loaded ticks is more than a blip */

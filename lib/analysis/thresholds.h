@@ -34,6 +34,10 @@ struct gw_thresholds {
   double mem_mostly_free_frac;    /* used / total below this: room for a larger batch */
   double mem_headroom_low_frac;   /* used / total above this: less than the 20-30% headroom */
   double multi_sm_spread_pct;     /* SM activity spread between GPUs naming a straggler */
+  double multi_wait_spread_frac;  /* NCCL share of active time differing this much between GPUs: one waits */
+  double multi_util_gap_pct;      /* GPU-Util of a starved rank this far below its spinning peers' */
+  double multi_work_excess_frac;  /* the straggler's work (cycles) above its peers' by this share: more work */
+  double multi_clock_gap_frac;    /* the straggler's SM clock below its peers' by this share: slower clocks */
   double busy_tick_util_pct;      /* a tick with util at or above counts as "under load" */
   double hw_bad_tick_frac;        /* share of loaded ticks with a hardware symptom to report it */
   double power_limit_low_frac;    /* enforced limit / default limit below this is a lowered cap */

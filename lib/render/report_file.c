@@ -2,8 +2,11 @@
  * render; and the quick reference of the six classes. */
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/report.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/node_merge.h"
 #include "analysis/rules.h"
 #include "core/i18n.h"
 #include "render/report_html.h"
@@ -26,6 +29,8 @@ int gw_report_format_from_name(const char *name, enum gw_report_format *out) {
   return -1;
 }
 
+static void render(const struct gw_diagnosis *dx, const struct gw_report_opts *opts, FILE *out);
+
 int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *out, char *errbuf, size_t errcap) {
   struct gw_err err = {{0}};
   struct gw_diagnosis *dx = NULL;
@@ -42,6 +47,12 @@ int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *ou
       gw_strlcpy(errbuf, err.msg, errcap);
     return GPUWHY_EXIT_INPUT;
   }
+  render(dx, opts, out);
+  gw_diagnosis_free(dx);
+  return GPUWHY_EXIT_OK;
+}
+
+static void render(const struct gw_diagnosis *dx, const struct gw_report_opts *opts, FILE *out) {
   switch (opts->format) {
   case GW_REPORT_JSON:
     gw_render_json(dx, out);
@@ -52,7 +63,59 @@ int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *ou
   default:
     gw_render_text(dx, out, opts->color);
   }
+}
+
+static void add_note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
+static void add_note(struct gw_diagnosis *dx, const char *fmt, ...) {
+  if (dx->nnotes >= GW_MAX_NOTES)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dx->notes[dx->nnotes++], GW_TEXT, fmt, ap);
+  va_end(ap);
+}
+
+int gw_report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out, char *errbuf,
+                    size_t errcap) {
+  if (npaths == 1)
+    return gw_report_file(paths[0], opts, out, errbuf, errcap);
+  if (npaths < 1)
+    return GPUWHY_EXIT_INPUT;
+  struct gw_err err = {{0}};
+  struct gw_recording **recs = gw_xcalloc((size_t)npaths, sizeof *recs);
+  for (int i = 0; i < npaths; i++)
+    if (gw_recording_load(paths[i], &recs[i], &err) != GW_OK) {
+      for (int j = 0; j < i; j++)
+        gw_recording_free(recs[j]);
+      free(recs);
+      if (errbuf && errcap)
+        gw_strlcpy(errbuf, err.msg, errcap);
+      return GPUWHY_EXIT_INPUT;
+    }
+  struct gw_recording *rec = gw_recording_merge_nodes(recs, npaths);
+  free(recs);
+  struct gw_diagnosis *dx = NULL;
+  if (gw_diagnose(rec, &dx, &err) != GW_OK) {
+    gw_recording_free(rec);
+    if (errbuf && errcap)
+      gw_strlcpy(errbuf, err.msg, errcap);
+    return GPUWHY_EXIT_INPUT;
+  }
+  add_note(dx,
+           _("%d recordings reported together, one per node: GPUs are numbered one after another; host signals "
+             "(CPU, loader workers, disk) and step times are those of the first recording."),
+           npaths);
+  if (opts->format == GW_REPORT_HTML) {
+    struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
+    struct gw_err ferr = {{0}};
+    int have_facts = gw_run_facts_load(paths[0], facts, &ferr) == GW_OK;
+    gw_render_html(rec, dx, have_facts ? facts : NULL, out);
+    free(facts);
+  } else {
+    render(dx, opts, out);
+  }
   gw_diagnosis_free(dx);
+  gw_recording_free(rec);
   return GPUWHY_EXIT_OK;
 }
 

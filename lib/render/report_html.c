@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "analysis/ledger.h"
+#include "analysis/multi_gpu.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
 #include "render/activity_dips.h"
@@ -561,6 +562,82 @@ static void facts_card(FILE *out, const struct gw_recording *rec, const struct g
   fputs("</div>\n", out);
 }
 
+static void html_cell(FILE *out, double v, const char *unit) {
+  if (isnan(v))
+    fputs("<td>&ndash;</td>", out);
+  else
+    fprintf(out, "<td>%.0f%s</td>", v, unit);
+}
+
+/* Per GPU: what nvidia-smi shows beside what tells the ranks apart. */
+static void multi_gpu(FILE *out, const struct gw_diagnosis *dx) {
+  const struct gw_multi_gpu *m = dx->multi;
+  if (!m)
+    return;
+  fprintf(out, "<h2>Multi-GPU: %d GPUs</h2><div class=\"card\" id=\"multi-gpu\"><p class=\"why\">%s</p>", m->ngpus,
+          m->timeline == GW_MGPU_FULL      ? "NCCL time from the kernel timeline."
+          : m->timeline == GW_MGPU_SAMPLED ? "NCCL time measured inside the sampled trace windows."
+                                           : "Counters only: no kernel timeline, so no NCCL time.");
+  fputs("<table class=\"ledger\"><tr><th></th><th>GPU</th><th>rank</th><th>GPU-Util</th><th>SM activity</th>"
+        "<th>tensor</th><th>SM clock</th><th>NCCL share</th><th>overlapped</th><th>transport</th></tr>\n",
+        out);
+  for (int i = 0; i < m->ngpus; i++) {
+    const struct gw_mgpu_gpu *g = &m->gpus[i];
+    fputs(i == m->straggler ? "<tr><td title=\"straggler\">&#9873;</td><td>" : "<tr><td></td><td>", out);
+    gw_html_write(out, g->label);
+    fputs("</td>", out);
+    html_cell(out, g->rank >= 0 ? (double)g->rank : NAN, "");
+    html_cell(out, g->util_med_pct, "%");
+    html_cell(out, g->sm_med_pct, "%");
+    html_cell(out, g->tensor_med_pct, "%");
+    html_cell(out, g->sm_clock_med_mhz, " MHz");
+    html_cell(out, g->nccl_share * 100, "%");
+    html_cell(out, g->overlap_frac * 100, "%");
+    fputs("<td>", out);
+    gw_html_write(out, g->transport[0] ? g->transport : "-");
+    fputs("</td></tr>\n", out);
+  }
+  fputs("</table><ul>", out);
+  if (!isnan(m->sm_spread_pts))
+    fprintf(out, "<li>SM activity spread: %.0f points (%s %.0f).</li>", m->sm_spread_pts,
+            m->sm_spread_pts >= gw_thr.multi_sm_spread_pct ? "the GPUs do unequal work: at least" : "balanced: under",
+            gw_thr.multi_sm_spread_pct);
+  if (m->straggler >= 0) {
+    fputs("<li><b>Straggler: ", out);
+    gw_html_write(out, m->gpus[m->straggler].label);
+    fputs("</b>: ", out);
+    gw_html_write(out, gw_straggler_cause_text(m->cause));
+    fputs("; the other GPUs wait for it.</li>", out);
+  }
+  if (!isnan(m->exposed_share))
+    fprintf(out, "<li>NCCL time not overlapped with compute: %.1f%% of the traced GPU time.</li>",
+            m->exposed_share * 100);
+  if (!isnan(m->shared_dip_share) && m->shared_dip_share + m->solo_dip_share > 0)
+    fprintf(out, "<li>Dips on all GPUs at once: %.0f%% of the time; on one GPU alone: up to %.0f%%.</li>",
+            m->shared_dip_share * 100, m->solo_dip_share * 100);
+  if (!m->nccl.has_log) {
+    fputs("<li>No NCCL log in this recording: run with <code>NCCL_DEBUG=INFO</code> to see the transport.</li>", out);
+  } else {
+    fputs("<li>NCCL ", out);
+    gw_html_write(out, m->nccl.version[0] ? m->nccl.version : "(version not logged)");
+    fputs(", network ", out);
+    gw_html_write(out, m->nccl.network[0] ? m->nccl.network : "-");
+    fputs(".</li>", out);
+  }
+  for (int a = 0; a < GW_NCCL_NADVICE; a++)
+    if (m->nccl.advice[a]) {
+      fputs("<li><b>Check:</b> ", out);
+      gw_html_write(out, gw_nccl_advice_text((enum gw_nccl_advice)a));
+      fputs("</li>", out);
+    }
+  for (int w = 0; w < m->nccl.nwarnings && w < GW_NCCL_MAX_WARN; w++) {
+    fputs("<li><code>NCCL WARN ", out);
+    gw_html_write(out, m->nccl.warnings[w]);
+    fputs("</code></li>", out);
+  }
+  fputs("</ul></div>\n", out);
+}
+
 static void findings(FILE *out, const struct gw_diagnosis *dx) {
   if (dx->nfindings == 0)
     return;
@@ -645,6 +722,7 @@ void gw_render_html(const struct gw_recording *rec, const struct gw_diagnosis *d
     ledger(out, dx);
   facts_card(out, rec, dx, facts);
   fputs("</div>\n", out);
+  multi_gpu(out, dx);
   findings(out, dx);
 
   struct span sp = chart_span(rec, dx);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "render/report_render.h"
 
@@ -57,6 +58,111 @@ static void print_profile(FILE *out, const struct gw_gpu_profile *p) {
   fputs("      }\n", out);
 }
 
+static void jkv_str(FILE *out, const char *indent, const char *key, const char *v, int comma) {
+  jkey(out, indent, key);
+  if (v && v[0])
+    jstr(out, v);
+  else
+    fputs("null", out);
+  fputs(comma ? ",\n" : "\n", out);
+}
+
+static void jkv_int(FILE *out, const char *indent, const char *key, long long v, int known, int comma) {
+  jkey(out, indent, key);
+  if (known)
+    fprintf(out, "%lld", v);
+  else
+    fputs("null", out);
+  fputs(comma ? ",\n" : "\n", out);
+}
+
+static void print_nccl(FILE *out, const struct gw_nccl_summary *n) {
+  const char *in = "      ";
+  fputs("    \"nccl\": {\n", out);
+  fprintf(out, "%s\"log\": %s,\n", in, n->has_log ? "true" : "false");
+  jkv_str(out, in, "version", n->version, 1);
+  jkv_str(out, in, "network", n->network, 1);
+  jkv_int(out, in, "nodes", n->nnodes, n->nnodes >= 0, 1);
+  fprintf(out, "%s\"connections\": {", in);
+  int first = 1;
+  for (int t = 0; t < GW_NCCL_NTRANSPORTS; t++)
+    if (n->connections[t] > 0) {
+      fputs(first ? "" : ", ", out);
+      jstr(out, gw_nccl_transport_name((enum gw_nccl_transport)t));
+      fprintf(out, ": %d", n->connections[t]);
+      first = 0;
+    }
+  fputs("},\n", out);
+  jkv_int(out, in, "p2p_disable", n->env_p2p_disable, n->env_p2p_disable >= 0, 1);
+  jkv_int(out, in, "shm_disable", n->env_shm_disable, n->env_shm_disable >= 0, 1);
+  jkv_int(out, in, "ib_disable", n->env_ib_disable, n->env_ib_disable >= 0, 1);
+  fprintf(out, "%s\"warnings\": [", in);
+  for (int w = 0; w < n->nwarnings && w < GW_NCCL_MAX_WARN; w++) {
+    fputs(w ? ", " : "", out);
+    jstr(out, n->warnings[w]);
+  }
+  fprintf(out, "],\n%s\"advice\": [", in);
+  first = 1;
+  for (int a = 0; a < GW_NCCL_NADVICE; a++)
+    if (n->advice[a]) {
+      fprintf(out, "%s\n%s  {\"id\": ", first ? "" : ",", in);
+      jstr(out, gw_nccl_advice_id((enum gw_nccl_advice)a));
+      fputs(", \"text\": ", out);
+      jstr(out, gw_nccl_advice_text((enum gw_nccl_advice)a));
+      fputs("}", out);
+      first = 0;
+    }
+  fprintf(out, "%s]\n    },\n", first ? "" : "\n      ");
+}
+
+/* Only for two or more GPUs that worked: a single-GPU report keeps its shape. */
+static void print_multi_gpu(FILE *out, const struct gw_multi_gpu *m) {
+  const char *in = "    ";
+  fputs("  \"multi_gpu\": {\n", out);
+  jkv_int(out, in, "nodes", m->nnodes, 1, 1);
+  jkv_str(out, in, "timeline", gw_mgpu_timeline_id(m->timeline), 1);
+  jkv_num(out, in, "sm_spread_pts", m->sm_spread_pts, 1);
+  jkv_num(out, in, "nccl_share_spread", m->nccl_spread, 1);
+  jkv_num(out, in, "exposed_comm_share", m->exposed_share, 1);
+  jkv_num(out, in, "shared_dip_share", m->shared_dip_share, 1);
+  jkv_num(out, in, "solo_dip_share", m->solo_dip_share, 1);
+  fprintf(out, "%s\"imbalanced\": %s,\n", in, m->imbalanced ? "true" : "false");
+  const struct gw_mgpu_gpu *s = m->straggler >= 0 ? &m->gpus[m->straggler] : NULL;
+  jkv_int(out, in, "straggler_gpu", s ? s->gpu : 0, s != NULL, 1);
+  jkv_str(out, in, "straggler_label", s ? s->label : NULL, 1);
+  jkv_int(out, in, "straggler_rank", s ? s->rank : 0, s && s->rank >= 0, 1);
+  jkv_str(out, in, "straggler_cause", s ? gw_straggler_cause_id(m->cause) : NULL, 1);
+  fprintf(out, "%s\"slow_transport\": %s,\n", in, m->slow_transport ? "true" : "false");
+  print_nccl(out, &m->nccl);
+  fputs("    \"gpus\": [\n", out);
+  for (int i = 0; i < m->ngpus; i++) {
+    const struct gw_mgpu_gpu *g = &m->gpus[i];
+    const char *gi = "        ";
+    fputs("      {\n", out);
+    jkv_int(out, gi, "gpu", g->gpu, 1, 1);
+    jkv_str(out, gi, "label", g->label, 1);
+    jkv_int(out, gi, "node", g->node, 1, 1);
+    jkv_int(out, gi, "node_gpu", g->node_gpu, 1, 1);
+    jkv_int(out, gi, "rank", g->rank, g->rank >= 0, 1);
+    jkv_int(out, gi, "pid", g->pid, g->pid > 0, 1);
+    jkv_num(out, gi, "util_median_pct", g->util_med_pct, 1);
+    jkv_num(out, gi, "sm_active_median_pct", g->sm_med_pct, 1);
+    jkv_num(out, gi, "tensor_median_pct", g->tensor_med_pct, 1);
+    jkv_num(out, gi, "sm_clock_median_mhz", g->sm_clock_med_mhz, 1);
+    jkv_num(out, gi, "busy_s", g->busy_s, 1);
+    jkv_num(out, gi, "traced_s", g->covered_s, 1);
+    jkv_num(out, gi, "compute_s", g->compute_s, 1);
+    jkv_num(out, gi, "nccl_s", g->nccl_s, 1);
+    jkv_num(out, gi, "nccl_share", g->nccl_share, 1);
+    jkv_num(out, gi, "nccl_overlap_frac", g->overlap_frac, 1);
+    jkv_num(out, gi, "nccl_exposed_s", g->exposed_s, 1);
+    jkv_num(out, gi, "solo_dip_share", g->solo_dip_share, 1);
+    jkv_str(out, gi, "transport", g->transport, 0);
+    fprintf(out, "      }%s\n", i + 1 < m->ngpus ? "," : "");
+  }
+  fputs("    ]\n  },\n", out);
+}
+
 void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   fputs("{\n  \"schema\": \"gpuwhy.report\",\n", out);
   fprintf(out, "  \"schema_version\": %d,\n", GW_REPORT_JSON_SCHEMA_VERSION);
@@ -94,7 +200,10 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     print_profile(out, &dx->profiles[i]);
     fprintf(out, "    }%s\n", i + 1 < dx->ngpus ? "," : "");
   }
-  fputs("  ],\n  \"findings\": [\n", out);
+  fputs("  ],\n", out);
+  if (dx->multi)
+    print_multi_gpu(out, dx->multi);
+  fputs("  \"findings\": [\n", out);
   for (int i = 0; i < dx->nfindings; i++) {
     const struct gw_finding *f = &dx->findings[i];
     fputs("    {\n      \"class\": ", out);

@@ -1,9 +1,64 @@
 /* Markdown report: the same content as the terminal text, as tables and
  * lists for issues, wikis and pull requests. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "analysis/multi_gpu.h"
+#include "analysis/thresholds.h"
 #include "core/i18n.h"
 #include "render/report_render.h"
+
+static void md_cell(FILE *out, double v, const char *unit) {
+  if (isnan(v))
+    fputs(" - |", out);
+  else
+    fprintf(out, " %.0f%s |", v, unit);
+}
+
+static void md_multi_gpu(const struct gw_multi_gpu *m, FILE *out) {
+  fprintf(out, _("## Multi-GPU (%d GPUs)\n\n"), m->ngpus);
+  /* TRANSLATORS: the Markdown multi-GPU table's header row; keep the | separators. */
+  fputs(_("| GPU | rank | GPU-Util | SM activity | tensor | SM clock | NCCL share | overlapped | transport |\n"), out);
+  fputs("|---|---:|---:|---:|---:|---:|---:|---:|---|\n", out);
+  for (int i = 0; i < m->ngpus; i++) {
+    const struct gw_mgpu_gpu *g = &m->gpus[i];
+    fprintf(out, "| %s%s |", g->label, i == m->straggler ? " *" : "");
+    md_cell(out, g->rank >= 0 ? (double)g->rank : NAN, "");
+    md_cell(out, g->util_med_pct, "%");
+    md_cell(out, g->sm_med_pct, "%");
+    md_cell(out, g->tensor_med_pct, "%");
+    md_cell(out, g->sm_clock_med_mhz, " MHz");
+    md_cell(out, g->nccl_share * 100, "%");
+    md_cell(out, g->overlap_frac * 100, "%");
+    fprintf(out, " %s |\n", g->transport[0] ? g->transport : "-");
+  }
+  fputs("\n", out);
+  if (!isnan(m->sm_spread_pts))
+    fprintf(out,
+            m->sm_spread_pts >= gw_thr.multi_sm_spread_pct
+                ? _("- SM activity spread: %.0f points (%.0f or more: the GPUs do unequal work)\n")
+                : _("- SM activity spread: %.0f points (under %.0f: balanced)\n"),
+            m->sm_spread_pts, gw_thr.multi_sm_spread_pct);
+  if (m->straggler >= 0)
+    fprintf(out, _("- **Straggler (\\*): %s**: %s; the other GPUs wait for it.\n"), m->gpus[m->straggler].label,
+            gw_straggler_cause_text(m->cause));
+  if (!isnan(m->exposed_share))
+    fprintf(out, _("- NCCL time not overlapped with compute: %.1f%% of the traced GPU time\n"), m->exposed_share * 100);
+  if (!isnan(m->shared_dip_share) && m->shared_dip_share + m->solo_dip_share > 0)
+    fprintf(out, _("- Dips on all GPUs at once: %.0f%% of the time; on one GPU alone: up to %.0f%%\n"),
+            m->shared_dip_share * 100, m->solo_dip_share * 100);
+  if (!m->nccl.has_log)
+    fputs(_("- No NCCL log in this recording: run with NCCL_DEBUG=INFO to see the transport NCCL chose.\n"), out);
+  else if (m->nccl.version[0])
+    fprintf(out, _("- NCCL %s, network %s\n"), m->nccl.version, m->nccl.network[0] ? m->nccl.network : _("not logged"));
+  for (int a = 0; a < GW_NCCL_NADVICE; a++)
+    if (m->nccl.advice[a])
+      fprintf(out, "- **!** %s\n", gw_nccl_advice_text((enum gw_nccl_advice)a));
+  for (int w = 0; w < m->nccl.nwarnings && w < GW_NCCL_MAX_WARN; w++)
+    fprintf(out, "- `NCCL WARN %s`\n", m->nccl.warnings[w]);
+  fputs("\n", out);
+}
 
 void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
   fprintf(out, _("# gpuwhy report: %s\n\n"), gw_render_basename(dx->path));
@@ -39,6 +94,8 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
     }
     fprintf(out, "\n");
   }
+  if (dx->multi)
+    md_multi_gpu(dx->multi, out);
   if (dx->nfindings > 0) {
     fputs(_("## Findings\n\n"), out);
     for (int i = 0; i < dx->nfindings; i++) {

@@ -1,8 +1,11 @@
 /* Terminal report: verdict first, then the ledger, the findings with their
  * evidence and fixes, how to read the raw numbers, and the caveats. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "analysis/multi_gpu.h"
+#include "analysis/thresholds.h"
 #include "core/i18n.h"
 #include "render/report_render.h"
 
@@ -63,6 +66,98 @@ static void print_ledger(const struct gw_diagnosis *dx, FILE *out, const struct 
   fprintf(out, "\n");
 }
 
+/* One right-aligned cell: the number with its unit, or "-" when unknown. */
+static void cell(FILE *out, int width, double v, const char *unit) {
+  char buf[32];
+  if (isnan(v))
+    gw_strlcpy(buf, "-", sizeof buf);
+  else
+    snprintf(buf, sizeof buf, "%.0f%s", v, unit);
+  fprintf(out, " %*s", width, buf);
+}
+
+static void header_cell(FILE *out, const char *title, int width) {
+  /* right-aligned by display width: a translated title may hold double-width characters */
+  int pad = width - gw_text_width(title);
+  fprintf(out, " %*s%s", pad > 0 ? pad : 0, "", title);
+}
+
+static void print_nccl(const struct gw_multi_gpu *m, FILE *out, const struct style *s) {
+  const struct gw_nccl_summary *n = &m->nccl;
+  if (!n->has_log) {
+    fputs(_("  No NCCL log in this recording: run with NCCL_DEBUG=INFO to see the transport NCCL chose.\n"), out);
+    return;
+  }
+  fprintf(out, _("  NCCL %s, network %s; connections:"), n->version[0] ? n->version : "?",
+          n->network[0] ? n->network : _("not logged"));
+  int any = 0;
+  for (int t = 0; t < GW_NCCL_NTRANSPORTS; t++)
+    if (n->connections[t] > 0) {
+      fprintf(out, "%s %s x%d", any ? "," : "", gw_nccl_transport_name((enum gw_nccl_transport)t), n->connections[t]);
+      any = 1;
+    }
+  fputs(any ? "\n" : " -\n", out);
+  for (int a = 0; a < GW_NCCL_NADVICE; a++)
+    if (n->advice[a])
+      fprintf(out, "  %s!%s %s\n", s->yellow, s->reset, gw_nccl_advice_text((enum gw_nccl_advice)a));
+  for (int w = 0; w < n->nwarnings && w < GW_NCCL_MAX_WARN; w++)
+    fprintf(out, "    NCCL WARN %s\n", n->warnings[w]);
+}
+
+static void print_multi_gpu(const struct gw_diagnosis *dx, FILE *out, const struct style *s) {
+  const struct gw_multi_gpu *m = dx->multi;
+  if (!m)
+    return;
+  fprintf(out,
+          m->timeline == GW_MGPU_FULL      ? _("%sMulti-GPU%s (%d GPUs; NCCL time from the kernel timeline)\n")
+          : m->timeline == GW_MGPU_SAMPLED ? _("%sMulti-GPU%s (%d GPUs; NCCL time inside the sampled trace windows)\n")
+                                           : _("%sMulti-GPU%s (%d GPUs; counters only, no kernel timeline)\n"),
+          s->bold, s->reset, m->ngpus);
+  int label_w = 8;
+  for (int i = 0; i < m->ngpus; i++)
+    if (gw_text_width(m->gpus[i].label) > label_w)
+      label_w = gw_text_width(m->gpus[i].label);
+  fputs("  ", out);
+  gw_fputs_padded(out, "", label_w);
+  /* TRANSLATORS: column titles of the multi-GPU table: at most 9 columns each (CJK counts 2). rank,
+   * GPU-Util and NCCL stay as the tools name them. */
+  const char *titles[] = {"rank",        "GPU-Util", _("SM act."), _("tensor"),
+                          _("SM clock"), "NCCL",     _("overlap"), _("transport")};
+  const int widths[] = {5, 9, 8, 7, 9, 6, 8, 0};
+  for (int c = 0; c < 7; c++)
+    header_cell(out, titles[c], widths[c]);
+  fprintf(out, "  %s\n", titles[7]);
+  for (int i = 0; i < m->ngpus; i++) {
+    const struct gw_mgpu_gpu *g = &m->gpus[i];
+    fputs("  ", out);
+    gw_fputs_padded(out, g->label, label_w);
+    cell(out, widths[0], g->rank >= 0 ? (double)g->rank : NAN, "");
+    cell(out, widths[1], g->util_med_pct, "%");
+    cell(out, widths[2], g->sm_med_pct, "%");
+    cell(out, widths[3], g->tensor_med_pct, "%");
+    cell(out, widths[4], g->sm_clock_med_mhz, " MHz");
+    cell(out, widths[5], g->nccl_share * 100, "%");
+    cell(out, widths[6], g->overlap_frac * 100, "%");
+    fprintf(out, "  %s%s\n", g->transport[0] ? g->transport : "-", i == m->straggler ? " *" : "");
+  }
+  if (!isnan(m->sm_spread_pts))
+    fprintf(out,
+            m->sm_spread_pts >= gw_thr.multi_sm_spread_pct
+                ? _("  SM activity spread: %.0f points (%.0f or more: the GPUs do unequal work)\n")
+                : _("  SM activity spread: %.0f points (under %.0f: balanced)\n"),
+            m->sm_spread_pts, gw_thr.multi_sm_spread_pct);
+  if (m->straggler >= 0)
+    fprintf(out, _("  %sStraggler (*): %s%s: %s; the other GPUs wait for it.\n"), s->red, m->gpus[m->straggler].label,
+            s->reset, gw_straggler_cause_text(m->cause));
+  if (!isnan(m->exposed_share))
+    fprintf(out, _("  NCCL time not overlapped with compute: %.1f%% of the traced GPU time\n"), m->exposed_share * 100);
+  if (!isnan(m->shared_dip_share) && m->shared_dip_share + m->solo_dip_share > 0)
+    fprintf(out, _("  Dips on all GPUs at once: %.0f%% of the time; on one GPU alone: up to %.0f%%\n"),
+            m->shared_dip_share * 100, m->solo_dip_share * 100);
+  print_nccl(m, out, s);
+  fprintf(out, "\n");
+}
+
 static void print_range(const struct gw_diagnosis *dx, FILE *out, int64_t t0, int64_t t1, const struct style *s) {
   if (t0 == 0 && t1 == 0)
     return;
@@ -97,6 +192,7 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
   }
   if (dx->ngpus > 0)
     print_ledger(dx, out, &s);
+  print_multi_gpu(dx, out, &s);
   if (dx->nfindings > 0) {
     fprintf(out, _("%sFindings%s\n"), s.bold, s.reset);
     for (int i = 0; i < dx->nfindings; i++) {
