@@ -20,7 +20,7 @@ static const char RECORD_USAGE[] =
     "  -o, --output FILE    recording to write (default gpuwhy-DATE-TIME.db)\n"
     "  -i, --interval MS    sampling period in milliseconds (default 100)\n"
     "  -g, --gpm-interval MS  window of the SM, tensor and DRAM activity counters\n"
-    "                       (default 500; each window costs ~1.5 ms of CPU)\n"
+    "                       (default 1000; each window costs ~1.5 ms of CPU)\n"
     "  -d, --duration S     stop recording after S seconds (the command runs on)\n"
     "  -p, --pid PID        follow a running process and its children\n"
     "  -t, --trace[=MODE]   also trace CUDA kernels with the injected tracer:\n"
@@ -49,7 +49,7 @@ int gw_cmd_record(int argc, char **argv) {
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
-  o.gpm_interval_ms = 500;
+  o.gpm_interval_ms = 1000;
   char default_out[64];
   int c;
   optind = 1;

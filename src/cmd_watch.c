@@ -31,6 +31,7 @@ static const char WATCH_USAGE[] =
 
 #define MAX_LINES 96
 #define LINE_CAP 200
+#define WATCH_MAX_GPUS 64
 
 struct frame {
   int n;
@@ -42,7 +43,18 @@ struct watch {
   int plain;
   long count, frames;
   struct frame fr;
+  /* The newest reading of every metric: the sampler reads some once a second
+   * or less (power, temperatures, memory), the screen shows them every frame. */
+  struct gw_gpu_sample shown[WATCH_MAX_GPUS];
 };
+
+static void keep_newest(struct gw_gpu_sample *shown, const struct gw_gpu_sample *now) {
+  for (int m = 0; m < GW_GPU_NMETRICS; m++)
+    if (gw_gpu_valid(now, (enum gw_gpu_metric)m))
+      gw_gpu_set(shown, (enum gw_gpu_metric)m, now->values[m]);
+  shown->t_ns = now->t_ns;
+  shown->gpu = now->gpu;
+}
 
 static void add(struct frame *f, int alert, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void add(struct frame *f, int alert, const char *fmt, ...) {
@@ -199,7 +211,7 @@ static void host_lines(struct frame *f, const struct gw_host_sample *h, int targ
   }
 }
 
-static void build_frame(struct frame *f, const struct gw_tick *t) {
+static void build_frame(struct frame *f, const struct gw_tick *t, const struct gw_gpu_sample *shown) {
   f->n = 0;
   char when[32];
   time_t sec = (time_t)(t->t_ns / 1000000000LL);
@@ -210,13 +222,15 @@ static void build_frame(struct frame *f, const struct gw_tick *t) {
   if (t->gpu_note)
     add(f, 1, "no GPU data: %s", t->gpu_note);
   for (int g = 0; g < t->ngpus; g++)
-    gpu_lines(f, &t->gpu_info[g], &t->gpu[g], t->gpu_lost[g]);
+    gpu_lines(f, &t->gpu_info[g], g < WATCH_MAX_GPUS ? &shown[g] : &t->gpu[g], t->gpu_lost[g]);
   host_lines(f, t->host, t->target_pid);
 }
 
 static int on_tick(void *ctx, const struct gw_tick *t) {
   struct watch *w = ctx;
-  build_frame(&w->fr, t);
+  for (int g = 0; g < t->ngpus && g < WATCH_MAX_GPUS; g++)
+    keep_newest(&w->shown[g], &t->gpu[g]);
+  build_frame(&w->fr, t, w->shown);
   w->frames++;
   if (w->plain) {
     for (int i = 0; i < w->fr.n; i++)

@@ -76,6 +76,9 @@ struct gw_host {
 
   int have_prev_t;
   int64_t prev_t_ns;
+  int have_prev_disk_t;
+  int64_t prev_disk_t_ns; /* disks are read on slow ticks only: their own interval */
+  int prev_cores_ok;      /* per-core counters of the last slow tick are in prev_cores */
 
   /* CPU: current and previous ticks, indexed by core number. */
   int cores_cap;
@@ -339,11 +342,15 @@ static int grow_cores(struct gw_host *h, int need) {
   return 0;
 }
 
-static void sample_cpu(struct gw_host *h, struct gw_host_sample *out, int64_t dt_ns, struct gw_err *err) {
+/* The total every tick; per-core rows only on slow ticks (once a second),
+ * against the previous slow tick: 16 to 200 rows a tick cost more to store
+ * than everything else the host sampler does (bench/sampler). */
+static void sample_cpu(struct gw_host *h, struct gw_host_sample *out, int64_t dt_ns, int slow, struct gw_err *err) {
   out->cores = h->core_out;
   if (read_sys(h, F_STAT, h->buf, GW_HOST_READ_CAP) < 0) {
     note(err, "cannot read /proc/stat: %s", strerror(errno));
     h->prev_cpu_ok = 0;
+    h->prev_cores_ok = 0;
     return;
   }
   struct gw_err perr = {{0}};
@@ -358,10 +365,16 @@ static void sample_cpu(struct gw_host *h, struct gw_host_sample *out, int64_t dt
     note(err, "%s", perr.msg);
   if (ncores < 0) {
     h->prev_cpu_ok = 0;
+    h->prev_cores_ok = 0;
     return;
   }
-  if (h->prev_cpu_ok && dt_ns > 0 && cpu_rates(&h->prev_total, &h->cur_total, -1, &out->total) == 0) {
+  if (h->prev_cpu_ok && dt_ns > 0 && cpu_rates(&h->prev_total, &h->cur_total, -1, &out->total) == 0)
     out->valid |= 1u << GW_H_CPU;
+  h->prev_total = h->cur_total;
+  h->prev_cpu_ok = 1;
+  if (!slow)
+    return;
+  if (h->prev_cores_ok) {
     /* Match cores by number: an offline core has no line and is left out. */
     int n = 0;
     for (int c = 0; c < ncores && c < h->prev_ncores; c++)
@@ -373,9 +386,8 @@ static void sample_cpu(struct gw_host *h, struct gw_host_sample *out, int64_t dt
   struct gw_cpu_ticks *swap = h->prev_cores;
   h->prev_cores = h->cur_cores;
   h->cur_cores = swap;
-  h->prev_total = h->cur_total;
   h->prev_ncores = ncores;
-  h->prev_cpu_ok = 1;
+  h->prev_cores_ok = 1;
 }
 
 /* ---- memory, load, pressure, power, governor ---- */
@@ -885,7 +897,7 @@ gw_status gw_host_sample(struct gw_host *h, int64_t t_ns, unsigned what, struct 
          "sample time did not advance (%lld ns since the last one): rates "
          "skipped",
          (long long)dt_ns);
-  sample_cpu(h, out, dt_ns, err);
+  sample_cpu(h, out, dt_ns, slow, err);
   if (slow) {
     sample_mem(h, out, err);
     sample_load(h, out, err);
@@ -895,7 +907,11 @@ gw_status gw_host_sample(struct gw_host *h, int64_t t_ns, unsigned what, struct 
   }
   if (rescan_procs_flag)
     load_block_list(h);
-  sample_disks(h, out, dt_ns, err);
+  if (slow) { /* iostat -x's figures over a second, like iostat itself */
+    sample_disks(h, out, h->have_prev_disk_t ? t_ns - h->prev_disk_t_ns : 0, err);
+    h->prev_disk_t_ns = t_ns;
+    h->have_prev_disk_t = 1;
+  }
   sample_procs(h, t_ns, rescan_procs_flag, out, events, err);
   h->prev_t_ns = t_ns;
   h->have_prev_t = 1;

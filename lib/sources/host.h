@@ -19,7 +19,7 @@ void gw_host_set_target(struct gw_host *h, int pid);
 /* What gw_host_sample reads. 0 reads everything but the full /proc scan. */
 enum {
   GW_HOST_RESCAN = 1,    /* also look for new processes of the tree (reads all of /proc) */
-  GW_HOST_SKIP_SLOW = 2, /* skip memory, load, pressure, power supply and governor (left invalid) */
+  GW_HOST_SKIP_SLOW = 2, /* skip per-core rows, disks, memory, load, pressure, power supply and governor */
 };
 
 /* Take one sample. Rates (CPU %, disk figures) need two samples: on the first

@@ -8,7 +8,11 @@ export GPUWHY_NVML_LIB=/nonexistent/libnvidia-ml.so.1
 grep -q "no GPU data: no NVIDIA driver" err.txt || fail "no clear no-GPU line: $(cat err.txt)"
 n=$(q r.db 'select count(*) from host_sample')
 assert_ge "host samples in 2 s at 100 ms" "$n" 15
-assert_ge "per-core rows" "$(q r.db 'select count(*) from cpu_sample')" "$n"
+# Per-core rows once a second, every core each time.
+nc=$(q r.db 'select count(distinct t_ns) from cpu_sample')
+assert_ge "per-core rows once a second" "$nc" 2
+assert_ge "per-core rows not every tick" "$((n / 4))" "$nc"
+assert_eq "every core in each per-core sample" "$(q r.db 'select count(*) from cpu_sample')" "$((nc * $(nproc)))"
 assert_eq "GPU samples" "$(q r.db 'select count(*) from gpu_sample')" 0
 q r.db 'select gpu_note from run' | grep -q "no NVIDIA driver" || fail "run.gpu_note does not say why"
 assert_eq "exit status recorded" "$(q r.db 'select exit_status from run')" 0

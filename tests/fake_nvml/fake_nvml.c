@@ -11,16 +11,16 @@
  *   FAKE_NVML_NOT_SUPPORTED=a,b  these functions (exact symbol names) return
  * NOT_SUPPORTED (3) FAKE_NVML_FAIL_ONCE=a,b    the first call of each of these
  * functions returns UNKNOWN (999), later calls work (a transient driver error)
- *   FAKE_NVML_LOST_AFTER=K     after K successful nvmlDeviceGetPowerUsage calls
- * on a GPU (one per FAST tick), that call and every later device call return
+ *   FAKE_NVML_LOST_AFTER=K     after K successful nvmlDeviceGetCurrentClocksEventReasons
+ * calls on a GPU (one per tick), that call and every later device call return
  * GPU_IS_LOST (15) FAKE_NVML_LOST_GPU=i       only GPU i gets lost (default:
  * every GPU) FAKE_NVML_REASONS=m0,m1,.. clock event reasons returned by the
  * 1st, 2nd, ... call (hex or decimal); the last one repeats (default 0)
  *   FAKE_NVML_SAMPLES_DOUBLE=1 nvmlDeviceGetSamples reports its values as
  * DOUBLE instead of UINT
  *   FAKE_NVML_TIMEOUT_TICKS=a,b  a driver that stops answering for a while:
- * every device call returns TIMEOUT (10) after nvmlDeviceGetPowerUsage has been
- * called more than a and at most b times in all (one call per FAST tick and GPU)
+ * every device call returns TIMEOUT (10) after nvmlDeviceGetCurrentClocksEventReasons
+ * has been called more than a and at most b times in all (one call per tick and GPU)
  *
  * Deterministic values (GPU i):
  *   power 400 W + 1 W per GetPowerUsage call; energy 40 J per
@@ -295,7 +295,7 @@ FAKE_API unsigned long fake_nvml_calls(const char *fn);
 static int dev_is_lost(const struct fake_dev *d) {
   if (fake.lost_after < 0 || (fake.lost_gpu >= 0 && (unsigned long)fake.lost_gpu != d->index))
     return 0;
-  return d->power_calls > (unsigned long long)fake.lost_after;
+  return d->reasons_calls > (unsigned long long)fake.lost_after;
 }
 
 /* Common entry of every device function: count, check the handle, apply
@@ -309,7 +309,7 @@ static nvmlReturn_t enter(const char *fn, nvmlDevice_t dev, struct fake_dev **ou
     return E_INVALID_ARGUMENT;
   if (dev_is_lost(d))
     return E_GPU_IS_LOST;
-  unsigned long ticks = fake_nvml_calls("nvmlDeviceGetPowerUsage");
+  unsigned long ticks = fake_nvml_calls("nvmlDeviceGetCurrentClocksEventReasons");
   if (fake.timeout_to >= 0 && ticks > (unsigned long)fake.timeout_from && ticks <= (unsigned long)fake.timeout_to)
     return E_TIMEOUT;
   if (in_name_list(fake.not_supported, fn))
@@ -669,6 +669,8 @@ static unsigned long long next_reasons(struct fake_dev *d) {
 FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t dev, unsigned long long *mask) {
   ENTER(dev);
   *mask = next_reasons(d);
+  if (dev_is_lost(d))
+    return E_GPU_IS_LOST;
   return OK;
 }
 

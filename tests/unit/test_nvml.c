@@ -282,10 +282,15 @@ static void test_fast_and_slow_values(void **state) {
   assert_true(VALID(&s, remapped_unc) && VALID(&s, remapped_pending) && VALID(&s, remapped_failure));
   assert_int_equal(ev.n, 0);
 
-  /* FAST only: no SLOW metric, power rises with the fake's counter. */
+  /* FAST only (a tick between seconds): the SM clock and the reasons, no
+   * power (the driver's 1 s average) and no SLOW metric. */
   sample_ok(nv, 0, T0 + 100 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(V(&s, power_mw) == 402000);
+  assert_true(VALID(&s, sm_clock_mhz) && VALID(&s, clock_reasons));
+  assert_false(VALID(&s, power_mw) || VALID(&s, pstate) || VALID(&s, mem_used_bytes));
   assert_false(VALID(&s, power_limit_mw) || VALID(&s, temp_gpu_c) || VALID(&s, ecc_sbe_volatile));
+  /* FAST and SLOW: power again, rising with the fake's counter. */
+  sample_ok(nv, 0, T0 + 150 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+  assert_true(V(&s, power_mw) == 402000);
   /* SLOW only: no FAST metric, and no extra power reading. */
   sample_ok(nv, 0, T0 + 200 * MS, GW_NVML_SLOW, &s, &ev);
   assert_false(VALID(&s, power_mw) || VALID(&s, util_gpu_pct) || VALID(&s, mem_used_bytes));
@@ -293,7 +298,7 @@ static void test_fast_and_slow_values(void **state) {
   assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), 2);
   /* One field-values call per SLOW tick, plus one for the dear HW slowdown
    * counters on the RARE tick. */
-  assert_int_equal(fake_calls("nvmlDeviceGetFieldValues"), 3);
+  assert_int_equal(fake_calls("nvmlDeviceGetFieldValues"), 4);
   assert_false(VALID(&s, viol_hw_thermal_ns) || VALID(&s, energy_mj));
 
   struct gw_event_sink sink = {collect, &ev};
