@@ -81,7 +81,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                           "saturated (>= %.0f%%) %.0f%% of the time"),
                         h->workers_med, h->worker_cpu_max_med_pct, gw_thr.worker_saturated_cpu_pct,
                         h->workers_saturated_frac * 100);
-  else
+  else if (h->has_main) /* only a recording that followed the processes can say none were there */
     gw_finding_evidence(f, 0, 0, _("no data-loader worker processes: all loading runs in the main process"));
   if (h->has_main)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,

@@ -89,14 +89,19 @@ void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_i
   nh2d = gw_interval_union(h2d, nh2d);
   nother = gw_interval_union(other, nother);
 
-  /* Busy = compute U copies; NCCL time outside that union is communication. */
-  size_t nall = ncompute + nh2d + nother;
-  struct gw_interval *all = gw_xcalloc(nall + nnccl + 1, sizeof *all);
+  /* Busy = compute U copies other than host-to-device. A host-to-device copy
+   * with no kernel beside it is the GPU waiting for its input (seed 2.1: a
+   * synchronous pageable copy blocks both sides), so that part is idle: input.
+   * NCCL time outside all of these is communication. */
+  size_t nall = ncompute + nother;
+  struct gw_interval *all = gw_xcalloc(nall + nh2d + nnccl + 1, sizeof *all);
   copy_intervals(all, compute, ncompute);
-  copy_intervals(all + ncompute, h2d, nh2d);
-  copy_intervals(all + ncompute + nh2d, other, nother);
+  copy_intervals(all + ncompute, other, nother);
   size_t nbusy = gw_interval_union(all, nall);
   out->busy_ns = gw_interval_total_ns(all, nbusy, t0, t1);
+  out->idle_input_ns = gw_interval_uncovered_ns(h2d, nh2d, all, nbusy);
+  copy_intervals(all + nbusy, h2d, nh2d);
+  nbusy = gw_interval_union(all, nbusy + nh2d);
   out->comm_ns = gw_interval_uncovered_ns(nccl, nnccl, all, nbusy);
 
   /* Gaps are the holes of (busy U nccl) inside [t0, t1). */

@@ -23,9 +23,9 @@ int64_t gw_interval_uncovered_ns(const struct gw_interval *a, size_t na, const s
 
 /* Where the idle gaps of a traced GPU went. */
 struct gw_gap_split {
-  int64_t busy_ns;        /* union of compute kernels and copies */
-  int64_t comm_ns;        /* NCCL kernel time not overlapped by compute */
-  int64_t idle_input_ns;  /* gaps that end in a host-to-device copy */
+  int64_t busy_ns;        /* union of compute kernels and copies other than host-to-device */
+  int64_t comm_ns;        /* NCCL kernel time not overlapped by compute or copies */
+  int64_t idle_input_ns;  /* host-to-device copies with no kernel beside them, and gaps that end in one */
   int64_t idle_launch_ns; /* gaps shorter than a few launch latencies */
   int64_t idle_other_ns;  /* all other gaps */
   int64_t long_gaps;      /* count of gaps in idle_other (for periodicity evidence) */
