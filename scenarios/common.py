@@ -270,6 +270,28 @@ class GroundTruth:
         log("[%s] truth written to %s" % (self.scenario, out))
 
 
+class _ProfileDone(Exception):
+    pass
+
+
+def _profiled_steps(gt, train_step, path, n_steps):
+    """GPUWHY_SCN_PROFILE=FILE: run n_steps train steps under torch.profiler
+    (CPU and CUDA activities, one ProfilerStep#N per train step) and write its
+    Chrome trace to FILE (gzip when FILE ends in .gz), instead of the timed
+    loop. For comparing gpuwhy's tracer and importer with torch.profiler on the
+    same program: the steps are in the truth JSON as usual."""
+    from torch.profiler import ProfilerActivity, profile
+
+    gt.started_ns = time.time_ns()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(n_steps):
+            t0, t1 = gt.timed(train_step, "train")
+            gt.add_step("train", t0, t1)
+            prof.step()
+    prof.export_chrome_trace(path)
+    log("[%s] torch.profiler trace of %d steps written to %s" % (gt.scenario, n_steps, path))
+
+
 def run(gt, train_step, periodic=None, on_exit=None):
     """Warm up, then run train steps for args.duration seconds and write the truth.
 
@@ -313,6 +335,10 @@ def run(gt, train_step, periodic=None, on_exit=None):
             "".join("; %s every %d steps" % (p.kind, p.every) for p in periodic)))
 
         # ---- steady state ----------------------------------------------
+        profile_path = os.environ.get("GPUWHY_SCN_PROFILE")
+        if profile_path:
+            _profiled_steps(gt, train_step, profile_path, int(os.environ.get("GPUWHY_SCN_PROFILE_STEPS", "5")))
+            raise _ProfileDone()
         gt.started_ns = time.time_ns()
         t_start = time.monotonic()
         next_report = t_start + args.report_every
@@ -332,6 +358,9 @@ def run(gt, train_step, periodic=None, on_exit=None):
                 log("[%s] t=%5.1fs train_steps=%d samples/s=%.1f" % (gt.scenario, now - t_start, n_train, sps))
                 last_report_t, last_report_n = now, n_train
                 next_report = now + args.report_every
+        gt.ended_ns = time.time_ns()
+        gt.status = "ok"
+    except _ProfileDone:
         gt.ended_ns = time.time_ns()
         gt.status = "ok"
     except KeyboardInterrupt:

@@ -1,34 +1,54 @@
 #!/usr/bin/env bash
-# bench/tracer: step time of the 1 us-kernel storm plain, under gpuwhy record
-# --trace=sampled and --trace=full, and under torch.profiler, interleaved over
-# several rounds (best of 7 x 100 steps each). usage: run.sh GPUWHY_BIN OUTDIR [ROUNDS]
+# bench/tracer: step time of two workloads (the 1 us-kernel storm and a real
+# transformer training step) plain, under gpuwhy record --trace=sampled and
+# --trace=full, and under torch.profiler, interleaved over several rounds.
+# Each run: the mean step time over SECONDS of steps (sampling windows
+# included); the program is pinned to one core so that rounds compare.
+# usage: run.sh GPUWHY_BIN OUTDIR [ROUNDS] [SECONDS]
 set -u
-bin=$1 out=$2 rounds=${3:-3}
+bin=$1 out=$2 rounds=${3:-3} secs=${4:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 res=$out/tracer_bench.txt
 : > "$res"
+pin="taskset -c 3"
+command -v taskset > /dev/null || pin=""
 for r in $(seq 1 "$rounds"); do
-  for cfg in plain sampled full profiler; do
-    case $cfg in
-      plain) line=$(python3 "$here/storm.py") ;;
-      profiler) line=$(python3 "$here/storm.py" --profiler 2>/dev/null | tail -1) ;;
-      *) line=$("$bin" record -q --trace=$cfg -o "$out/storm_$cfg.db" -- python3 "$here/storm.py" | tail -1) ;;
-    esac
-    echo "round $r $cfg $line" | tee -a "$res"
+  for w in storm train; do
+    for cfg in plain sampled full profiler; do
+      py=(python3 "$here/storm.py" --workload "$w" --seconds "$secs")
+      case $cfg in
+        plain) line=$($pin "${py[@]}" | tail -1) ;;
+        # torch.profiler keeps every event in memory and processes them at the end: 3 s is enough to see its cost.
+        profiler) line=$($pin "${py[@]}" --seconds 3 --profiler 2> /dev/null | tail -1) ;;
+        *) line=$("$bin" record -q --trace=$cfg -o "$out/$w-$cfg.db" -- $pin "${py[@]}" --chunks-out "$out/chunks.txt" | tail -1) ;;
+      esac
+      echo "round $r $w $cfg $line" | tee -a "$res"
+      if [ "$cfg" = sampled ]; then
+        echo "round $r $w windows $(python3 "$here/windows.py" "$out/chunks.txt" "$out/$w-$cfg.db" 2>&1)" | tee -a "$res"
+      fi
+      rm -f "$out/$w-$cfg.db"*
+    done
   done
 done
-python3 - "$res" <<'PY'
-import collections, sys
-best = collections.defaultdict(list)
+python3 - "$res" << 'PY'
+import collections, statistics, sys
+mean = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     p = line.split()
-    if len(p) >= 5 and p[3] == "best_ms_per_step":
-        best[p[2]].append(float(p[4]))
-plain = min(best["plain"]) if best["plain"] else None
-for cfg in ("plain", "sampled", "full", "profiler"):
-    if best[cfg]:
-        b = min(best[cfg])
-        rel = f"{100 * (b / plain - 1):+.1f}%" if plain else ""
-        print(f"{cfg:<9} best {b:.3f} ms/step  all {best[cfg]}  vs plain {rel}")
+    if len(p) >= 6 and p[4] == "mean_ms_per_step":
+        mean[(p[2], p[3])].append(float(p[5]))
+for w in ("storm", "train"):
+    plain = mean[(w, "plain")]
+    for cfg in ("plain", "sampled", "full", "profiler"):
+        v = mean[(w, cfg)]
+        if not v:
+            continue
+        # Round by round against that round's plain run, then the median over rounds.
+        rel = [100 * (x / p - 1) for x, p in zip(v, plain)] if plain else []
+        med = f"{statistics.median(rel):+.1f}%" if rel else ""
+        print(f"{w:<6} {cfg:<9} mean ms/step per round {['%.3f' % x for x in v]}  "
+              f"vs plain per round {['%+.1f%%' % x for x in rel]}  median {med}  "
+              f"best-round {100 * (min(v) / min(plain) - 1):+.1f}%")
 PY
+grep " windows " "$res"
