@@ -280,6 +280,9 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   /* copy the lists: the split merges them in place */
   struct gw_interval *k = gw_xcalloc(g->nkernels + 1, sizeof *k), *n = gw_xcalloc(g->nnccl + 1, sizeof *n);
   struct gw_interval *h = gw_xcalloc(g->nh2d + 1, sizeof *h), *o = gw_xcalloc(g->ncopies + 1, sizeof *o);
+  struct gw_interval *api = gw_xcalloc(g->napi + 1, sizeof *api);
+  if (g->napi)
+    memcpy(api, g->api, g->napi * sizeof *api);
   if (g->nkernels)
     memcpy(k, g->kernels, g->nkernels * sizeof *k);
   if (g->nnccl)
@@ -289,8 +292,9 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   if (g->ncopies)
     memcpy(o, g->copies, g->ncopies * sizeof *o);
   struct gw_gap_split sp;
-  gw_timeline_split(k, g->nkernels, n, g->nnccl, h, g->nh2d, o, g->ncopies, t0, t1, (int64_t)gw_thr.launch_gap_max_ns,
-                    &sp);
+  gw_timeline_split(k, g->nkernels, n, g->nnccl, h, g->nh2d, o, g->ncopies, api, g->napi, t0, t1,
+                    (int64_t)gw_thr.launch_gap_max_ns, (int64_t)gw_thr.host_quiet_max_ns, &sp);
+  free(api);
   free(k);
   free(n);
   free(h);
@@ -335,6 +339,7 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   out->tiny_kernel_ns = counters.tiny_kernel_ns;
   out->host_busy_ns = counters.host_busy_ns;
   out->launch_gap_ns = counters.launch_gap_ns;
+  out->host_issue_ns = (double)sp.host_issue_ns;
 }
 
 void gw_ledger_build(const struct gw_recording *rec, int gi, const struct gw_ledger_context *ctx,

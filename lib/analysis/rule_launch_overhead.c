@@ -54,10 +54,18 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
                         p->power_frac < gw_thr.low_power_frac ? _("power median %.0f W of %.0f W (%.0f%%): near idle")
                                                               : _("power median %.0f W of %.0f W (%.0f%%): moderate"),
                         p->power_med_w, p->power_limit_w, p->power_frac * 100);
-  if (traced)
+  if (traced) {
+    double issue = gw_rule_share(dx, dx->total.host_issue_ns);
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
                         _("traced: %.0f%% of active time in gaps shorter than %.0f us between kernels"),
-                        gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_LAUNCH]) * 100, gw_thr.launch_gap_max_ns / 1e3);
+                        (gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_LAUNCH]) - issue) * 100,
+                        gw_thr.launch_gap_max_ns / 1e3);
+    if (issue > 0)
+      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                          _("traced: %.0f%% of active time in longer gaps while the host kept making CUDA calls (never "
+                            "quiet for %.1f ms): it could not issue kernels as fast as the GPU ran them"),
+                          issue * 100, gw_thr.host_quiet_max_ns / 1e6);
+  }
   gw_finding_fix(f, _("remove .item(), printing tensors and torch.cuda.synchronize() from the training loop"),
                  _("each one stalls the launch queue until the GPU catches up"));
   gw_finding_fix(f, "torch.compile(model)", _("fuses chains of small element-wise kernels into few larger ones"));

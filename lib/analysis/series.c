@@ -399,6 +399,31 @@ static void load_sampled_kernels(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_finalize(s);
 }
 
+/* The traced CUDA calls of the host (api table), given to the GPU whose
+ * kernels their process ran (one rank, one GPU); with one GPU and no kernel
+ * owner known, all of them. The timeline reads from them whether the host
+ * kept issuing work through a gap. Only for a full timeline: a sampled trace
+ * keeps the counter ledger. */
+static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (!rec->has_timeline || !table_exists(db, "api") ||
+      sqlite3_prepare_v2(db,
+                         "SELECT pid, start_ns, end_ns FROM api WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+    if (!time_ok(a) || !time_ok(b))
+      continue;
+    for (int i = 0; i < rec->ngpus; i++) {
+      struct gw_gpu_series *g = &rec->gpus[i];
+      if (g->trace_pid == pid || (g->trace_pid == 0 && rec->ngpus == 1))
+        push_iv(&g->api, &g->napi, a, b);
+    }
+  }
+  sqlite3_finalize(s);
+}
+
 /* Which process ran on each GPU (the kernel table's busiest pid: a rank),
  * and how many processes shared it at once (gpu_proc). */
 static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
@@ -555,6 +580,7 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
     goto out;
   load_timeline(db, rec);
   load_gpu_processes(db, rec);
+  load_host_api(db, rec);
   rec->nnodes = 1;
   rec->nccl = gw_xcalloc(1, sizeof *rec->nccl);
   for (int i = 0; i < rec->ngpus; i++) {
@@ -590,6 +616,7 @@ void gw_recording_free(struct gw_recording *rec) {
     free(g->nccl);
     free(g->h2d);
     free(g->copies);
+    free(g->api);
   }
   free(rec->gpus);
   struct gw_host_series *h = &rec->host;

@@ -25,8 +25,9 @@ struct gw_gpu_series {
   int64_t *ht_ns;
   double *h[GW_GPU_NMETRICS];
   /* tracer timeline (empty without the tracer) */
-  size_t nkernels, nnccl, nh2d, ncopies;
+  size_t nkernels, nnccl, nh2d, ncopies, napi;
   struct gw_interval *kernels, *nccl, *h2d, *copies;
+  struct gw_interval *api; /* the host's traced CUDA calls (api table) of the process running on this GPU */
   /* for the multi-GPU summary */
   int64_t trace_pid; /* the process that ran most kernels on this GPU (a rank), 0 unknown */
   int procs_max;     /* most processes seen on the GPU at once (gpu_proc), 0 unknown */

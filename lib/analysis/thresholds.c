@@ -139,4 +139,8 @@ const struct gw_thresholds gw_thr = {
     .no_gpm_conf_factor = 0.6,
     /* [h200] launches of ~1 us kernels; a few launch latencies is ~20 us */
     .launch_gap_max_ns = 20000.0,
+    /* [physics] a framework op costs the host 10-50 us and a launch 5-10 us:
+     * a host that issues work never pauses for half a millisecond, while
+     * preparing a batch or waiting on I/O pauses for milliseconds */
+    .host_quiet_max_ns = 500000.0,
 };

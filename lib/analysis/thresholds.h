@@ -57,6 +57,7 @@ struct gw_thresholds {
   double finding_min_conf;   /* and reach this confidence to be reported */
   double no_gpm_conf_factor; /* confidence multiplier when SM activity is unavailable */
   double launch_gap_max_ns;  /* timeline: a gap this short is launch latency, not waiting */
+  double host_quiet_max_ns;  /* timeline: a longer gap is launch-bound when the host's CUDA calls never pause longer */
 };
 
 extern const struct gw_thresholds gw_thr;

@@ -78,9 +78,31 @@ static void copy_intervals(struct gw_interval *dst, const struct gw_interval *sr
     memcpy(dst, src, n * sizeof *dst);
 }
 
+/* The longest stretch of [a, b) with no host CUDA call in it (api merged and
+ * sorted). */
+static int64_t longest_quiet_ns(const struct gw_interval *api, size_t napi, int64_t a, int64_t b) {
+  size_t lo = 0, hi = napi;
+  while (lo < hi) { /* first call that ends after a */
+    size_t mid = (lo + hi) / 2;
+    if (api[mid].end_ns <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int64_t quiet = 0, cursor = a;
+  for (size_t i = lo; i < napi && api[i].start_ns < b; i++) {
+    if (api[i].start_ns - cursor > quiet)
+      quiet = api[i].start_ns - cursor;
+    if (api[i].end_ns > cursor)
+      cursor = api[i].end_ns;
+  }
+  return b - cursor > quiet ? b - cursor : quiet;
+}
+
 void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_interval *nccl, size_t nnccl,
-                       struct gw_interval *h2d, size_t nh2d, struct gw_interval *other, size_t nother, int64_t t0,
-                       int64_t t1, int64_t launch_gap_max_ns, struct gw_gap_split *out) {
+                       struct gw_interval *h2d, size_t nh2d, struct gw_interval *other, size_t nother,
+                       struct gw_interval *api, size_t napi, int64_t t0, int64_t t1, int64_t launch_gap_max_ns,
+                       int64_t host_quiet_max_ns, struct gw_gap_split *out) {
   memset(out, 0, sizeof *out);
   if (t1 <= t0)
     return;
@@ -88,6 +110,7 @@ void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_i
   nnccl = gw_interval_union(nccl, nnccl);
   nh2d = gw_interval_union(h2d, nh2d);
   nother = gw_interval_union(other, nother);
+  napi = gw_interval_union(api, napi);
 
   /* Busy = compute U copies other than host-to-device. A host-to-device copy
    * with no kernel beside it is the GPU waiting for its input (seed 2.1: a
@@ -118,7 +141,12 @@ void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_i
         out->idle_input_ns += gap;
       else if (gap <= launch_gap_max_ns && i < nany)
         out->idle_launch_ns += gap;
-      else {
+      else if (i < nany && napi > 0 && longest_quiet_ns(api, napi, cursor, next) <= host_quiet_max_ns) {
+        /* The host kept calling CUDA all through the gap: the GPU waited
+         * for it to issue the next kernel (launch and framework overhead). */
+        out->idle_launch_ns += gap;
+        out->host_issue_ns += gap;
+      } else {
         out->idle_other_ns += gap;
         out->long_gaps++;
       }

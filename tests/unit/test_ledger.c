@@ -33,7 +33,7 @@ static void gaps_are_classified(void **state) {
   struct gw_interval h2d[] = {{1020000, 1025000}};
   struct gw_interval nccl[] = {{3035000, 3050000}};
   struct gw_gap_split sp;
-  gw_timeline_split(k, 4, nccl, 1, h2d, 1, NULL, 0, 0, 3050000, 20000, &sp);
+  gw_timeline_split(k, 4, nccl, 1, h2d, 1, NULL, 0, NULL, 0, 0, 3050000, 20000, 500000, &sp);
   /* the copy runs alone: its 5 us are input time, not busy time */
   assert_int_equal(sp.busy_ns, 10000 + 5000 + 5000 + 10000);
   assert_int_equal(sp.comm_ns, 10000);
@@ -41,6 +41,26 @@ static void gaps_are_classified(void **state) {
   assert_int_equal(sp.idle_input_ns, 1000000 + 5000);
   assert_int_equal(sp.idle_other_ns, 2000000);
   assert_int_equal(sp.busy_ns + sp.comm_ns + sp.idle_launch_ns + sp.idle_input_ns + sp.idle_other_ns, 3050000);
+}
+
+static void host_issue_gaps_are_launch_time(void **state) {
+  (void)state;
+  /* Three gaps: in the first (100 us) the host calls CUDA at least every
+   * 30 us, in the second (100 us) it is quiet for 70 us at most, in the third
+   * (370 us) it makes one call and is then quiet for 360 us (preparing
+   * something else). With a 200 us bound the first two are launch time. */
+  struct gw_interval k[] = {{0, 10000}, {110000, 120000}, {220000, 230000}, {600000, 610000}};
+  struct gw_interval api[] = {{20000, 25000},   {55000, 60000},   {85000, 90000},   {105000, 109000},
+                              {125000, 130000}, {200000, 215000}, {235000, 240000}};
+  struct gw_gap_split sp;
+  gw_timeline_split(k, 4, NULL, 0, NULL, 0, NULL, 0, api, 7, 0, 610000, 20000, 200000, &sp);
+  assert_int_equal(sp.host_issue_ns, 200000);
+  assert_int_equal(sp.idle_launch_ns, 200000);
+  assert_int_equal(sp.idle_other_ns, 370000);
+  /* a 60 us bound: the second gap's 70 us quiet stretch no longer counts */
+  gw_timeline_split(k, 4, NULL, 0, NULL, 0, NULL, 0, api, 7, 0, 610000, 20000, 60000, &sp);
+  assert_int_equal(sp.host_issue_ns, 100000);
+  assert_int_equal(sp.idle_other_ns, 470000);
 }
 
 static double row_sum_pct(const struct gw_ledger *l) {
@@ -167,6 +187,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(union_merges_across_streams),
       cmocka_unit_test(gaps_are_classified),
+      cmocka_unit_test(host_issue_gaps_are_launch_time),
       cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
       cmocka_unit_test(no_gpu_data_is_no_verdict),
       cmocka_unit_test(timeline_replaces_counter_estimate),
