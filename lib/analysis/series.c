@@ -407,8 +407,7 @@ static void load_sampled_kernels(sqlite3 *db, struct gw_recording *rec) {
 static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
   if (!rec->has_timeline || !table_exists(db, "api") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT pid, start_ns, end_ns FROM api WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+      sqlite3_prepare_v2(db, "SELECT pid, start_ns, end_ns FROM api WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
                          -1, &s, NULL) != SQLITE_OK)
     return;
   while (sqlite3_step(s) == SQLITE_ROW) {

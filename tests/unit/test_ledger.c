@@ -50,7 +50,7 @@ static void host_issue_gaps_are_launch_time(void **state) {
    * (370 us) it makes one call and is then quiet for 360 us (preparing
    * something else). With a 200 us bound the first two are launch time. */
   struct gw_interval k[] = {{0, 10000}, {110000, 120000}, {220000, 230000}, {600000, 610000}};
-  struct gw_interval api[] = {{20000, 25000},   {55000, 60000},   {85000, 90000},   {105000, 109000},
+  struct gw_interval api[] = {{20000, 25000},   {55000, 60000},   {85000, 90000},  {105000, 109000},
                               {125000, 130000}, {200000, 215000}, {235000, 240000}};
   struct gw_gap_split sp;
   gw_timeline_split(k, 4, NULL, 0, NULL, 0, NULL, 0, api, 7, 0, 610000, 20000, 200000, &sp);
@@ -185,12 +185,9 @@ static void timeline_replaces_counter_estimate(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(union_merges_across_streams),
-      cmocka_unit_test(gaps_are_classified),
-      cmocka_unit_test(host_issue_gaps_are_launch_time),
-      cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
-      cmocka_unit_test(no_gpu_data_is_no_verdict),
-      cmocka_unit_test(timeline_replaces_counter_estimate),
+      cmocka_unit_test(union_merges_across_streams),     cmocka_unit_test(gaps_are_classified),
+      cmocka_unit_test(host_issue_gaps_are_launch_time), cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
+      cmocka_unit_test(no_gpu_data_is_no_verdict),       cmocka_unit_test(timeline_replaces_counter_estimate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
