@@ -3,15 +3,16 @@
 gpuwhy's tracer and from torch.profiler, and the kernel rows of gpuwhy's
 import of that torch.profiler trace.
 
-usage: scenario_compare.py NAME TRACED.db TRACED_TRUTH.json PROFILE.json[.gz] [IMPORTED.db]
+usage: scenario_compare.py NAME TRACED.db TRACED_TRUTH.json PROFILE.json[.gz] PROFILE_TRUTH.json [IMPORTED.db]
 
 TRACED.db: `gpuwhy record --trace=full -- python3 scenarios/X.py --out TRACED_TRUTH.json`.
   Steps are the truth file's train steps (time.time_ns(), the clock CUPTI
   stamps kernels with); a kernel belongs to the step its start falls in.
 PROFILE.json: the same program with GPUWHY_SCN_PROFILE=PROFILE.json (scenarios/common.py):
-  a few train steps under torch.profiler; a kernel (cat "kernel") belongs to the
-  ProfilerStep#N range its start falls in (each step ends with a synchronize,
-  so all its kernels run inside its range).
+  a few train steps under torch.profiler, their times in PROFILE_TRUTH.json; a
+  kernel (cat "kernel") belongs to the step its start falls in, its start being
+  baseTimeNanoseconds + ts (us) x 1000, the same clock (each step ends with a
+  synchronize, so all its kernels run inside it).
 IMPORTED.db: `gpuwhy import PROFILE.json -o IMPORTED.db`; its kernel rows must
   equal the trace's kernel events exactly.
 Prints one block of text and a JSON line (prefix "json: ")."""
@@ -43,33 +44,30 @@ def ours(db, truth):
     return per_step(rows, steps)
 
 
-def profiler(path):
+def profiler(path, truth):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         tr = json.load(f)
-    ev = [e for e in tr["traceEvents"] if isinstance(e, dict) and e.get("ph") == "X"]
-    kernels = sorted((float(e["ts"]), float(e.get("dur", 0)) * 1000.0) for e in ev if e.get("cat") == "kernel")
-    steps = sorted((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0))) for e in ev
-                   if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith("ProfilerStep#"))
-    # ts in microseconds: keep kernel durations in ns, step bounds in us.
+    base = int(tr.get("baseTimeNanoseconds", 0))
+    ev = [e for e in tr["traceEvents"] if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") == "kernel"]
+    kernels = sorted((base + int(round(float(e["ts"]) * 1000)), int(round(float(e.get("dur", 0)) * 1000))) for e in ev)
+    steps = [(s["start_ns"], s["end_ns"]) for s in json.load(open(truth))["steps"] if s["kind"] == "train"]
     counts, durs = per_step(kernels, steps)
-    return counts, durs, len(kernels), len(steps)
+    return counts, durs, len(kernels)
 
 
 def main():
-    name, db, truth, prof = sys.argv[1:5]
-    imported = sys.argv[5] if len(sys.argv) > 5 else None
+    name, db, truth, prof, prof_truth = sys.argv[1:6]
+    imported = sys.argv[6] if len(sys.argv) > 6 else None
     oc, od = ours(db, truth)
-    pc, pd, p_total, p_steps = profiler(prof)
-    # Steps with no kernels at all (the profiler's trailing empty step) are not steps of work.
-    pc = [c for c in pc if c > 0]
+    pc, pd, p_total = profiler(prof, prof_truth)
     res = {
         "scenario": name,
         "gpuwhy_steps": len(oc), "gpuwhy_kernels_per_step_median": statistics.median(oc),
         "gpuwhy_kernels_per_step_mean": statistics.mean(oc), "gpuwhy_mean_kernel_us": statistics.mean(od) / 1e3,
         "profiler_steps": len(pc), "profiler_kernels_per_step_median": statistics.median(pc),
         "profiler_kernels_per_step_mean": statistics.mean(pc), "profiler_mean_kernel_us": statistics.mean(pd) / 1e3,
-        "profiler_trace_kernels": p_total,
+        "profiler_trace_kernels": p_total, "profiler_kernels_in_steps": sum(pc),
     }
     res["kernels_per_step_diff_pct"] = 100 * (res["gpuwhy_kernels_per_step_mean"] /
                                               res["profiler_kernels_per_step_mean"] - 1)

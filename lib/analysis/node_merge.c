@@ -17,9 +17,11 @@ static void node_label(struct gw_recording **recs, int k, char *out, size_t cap)
   int taken = !host[0];
   for (int j = 0; j < k && !taken; j++)
     taken = strcmp(recs[j]->hostname, host) == 0;
-  if (taken)
-    snprintf(out, cap, "%s%snode %d", host, host[0] ? " " : "", k);
-  else
+  if (taken) {
+    /* the label is cut when the host name is long: it only tells nodes apart */
+    int n = snprintf(out, cap, "%.*s%snode %d", 96, host, host[0] ? " " : "", k);
+    (void)n;
+  } else
     gw_strlcpy(out, host, cap);
 }
 

@@ -41,7 +41,7 @@ run_pair() { # NAME SCRIPT PROFILE_STEPS [ARGS...]
   "$bin" report "$w/${name}_imp.db" > "$r/${name}_import_report.txt" 2>&1
   "$bin" report "$w/${name}_traced.db" > "$r/${name}_traced_report.txt" 2>&1
   python3 bench/tracer/scenario_compare.py "$name" "$w/${name}_traced.db" "$w/${name}_traced.json" \
-    "$out/${name}_profile.json.gz" "$w/${name}_imp.db" >> "$r/compare.txt" 2>&1
+    "$out/${name}_profile.json.gz" "$w/${name}_prof.json" "$w/${name}_imp.db" >> "$r/compare.txt" 2>&1
   ls -la "$w/${name}_traced.db" "$out/${name}_profile.json.gz" >> "$r/compare.txt" 2>&1
 }
 run_pair launch_tiny_ops launch_overhead.py 4
