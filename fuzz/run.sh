@@ -3,9 +3,10 @@
 # seed corpus and fails on any crash, leak, sanitizer report, timeout or
 # out-of-memory. Prints the executions of each target.
 #
-#   fuzz/run.sh [-t SECONDS] [-b BUILD_DIR] [-m] [TARGET...]
+#   fuzz/run.sh [-t SECONDS] [-b BUILD_DIR] [-j JOBS] [-m] [TARGET...]
 #     -t SECONDS   time per target (default 60, or $GW_FUZZ_SECONDS)
 #     -b BUILD_DIR where the fuzz_* binaries are (default build-fuzz, or $GW_FUZZ_BUILD)
+#     -j JOBS      targets fuzzed at once (default 1; one core each)
 #     -m           merge inputs that found new coverage into fuzz/corpus/<target>
 #     TARGET       e.g. proc_stat or fuzz_proc_stat (default: every fuzz_* built)
 #
@@ -19,13 +20,15 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${GW_FUZZ_SECONDS:-60}
 build=${GW_FUZZ_BUILD:-$src/build-fuzz}
 merge=0
-while getopts "t:b:m" opt; do
+jobs=1
+while getopts "t:b:j:m" opt; do
   case $opt in
   t) seconds=$OPTARG ;;
+  j) jobs=$OPTARG ;;
   b) build=$OPTARG ;;
   m) merge=1 ;;
   *)
-    sed -n '2,16p' "$0" >&2
+    sed -n '2,17p' "$0" >&2
     exit 2
     ;;
   esac
@@ -33,6 +36,11 @@ done
 shift $((OPTIND - 1))
 case $seconds in '' | *[!0-9]*)
   echo "run.sh: -t wants whole seconds, got '$seconds'" >&2
+  exit 2
+  ;;
+esac
+case $jobs in '' | 0 | *[!0-9]*)
+  echo "run.sh: -j wants a number of jobs from 1, got '$jobs'" >&2
   exit 2
   ;;
 esac
@@ -65,24 +73,23 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:allocator_ma
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export GW_SOURCE_DIR=$src
 
-failed=()
-printf '%-22s %12s %9s %7s  %s\n' target executions exec/s cov result
-for t in "${targets[@]}"; do
-  bin=$build/$t
-  name=${t#fuzz_}
+row() { printf '%-22s %12s %9s %7s  %s\n' "$@"; }
+
+# run_one TARGET: fuzz one target; its table row (and details on failure) go
+# to $work/result/TARGET, so that parallel jobs print in order at the end.
+run_one() {
+  local t=$1 bin=$build/$1 name=${1#fuzz_} rc execs rate cov result res=$work/result/$1
   if [ ! -x "$bin" ]; then
-    printf '%-22s %12s %9s %7s  %s\n' "$t" - - - "not built"
-    failed+=("$t")
-    continue
+    row "$t" - - - "not built" >"$res"
+    return 1
   fi
-  seeds=$src/fuzz/corpus/$name
+  local seeds=$src/fuzz/corpus/$name log=$out/$name/log.txt
   mkdir -p "$work/corpus/$name" "$work/tmp/$name" "$out/$name"
-  args=(-max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1
+  local args=(-max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1
     -artifact_prefix="$out/$name/" "$work/corpus/$name")
   [ -d "$seeds" ] && args+=("$seeds")
   # Inputs that once failed, kept so that the bug stays fixed.
   [ -d "$src/fuzz/regress/$name" ] && args+=("$src/fuzz/regress/$name")
-  log=$out/$name/log.txt
   set +e
   # The limit on top of -max_total_time covers a target that hangs at exit.
   TMPDIR=$work/tmp/$name timeout --kill-after=10 $((seconds + 120)) "$bin" "${args[@]}" >"$log" 2>&1
@@ -95,19 +102,47 @@ for t in "${targets[@]}"; do
     result=ok
   else
     result="FAILED (exit $rc): $(grep -m1 -oE '(ERROR: [A-Za-z]+: [^ ]+( [^ ]+)?|runtime error: .{0,60}|broken promise: .{0,60})' "$log" || echo "see $log")"
-    failed+=("$t")
   fi
-  printf '%-22s %12s %9s %7s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$result"
-  if [ $rc -ne 0 ]; then
-    grep -m3 -E 'SUMMARY|Test unit written to' "$log" | sed 's/^/    /' || true
-    echo "    log: $log"
+  {
+    row "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$result"
+    if [ $rc -ne 0 ]; then
+      grep -m3 -E 'SUMMARY|Test unit written to' "$log" | sed 's/^/    /' || true
+      echo "    log: $log"
+    fi
+    if [ $merge -eq 1 ] && [ $rc -eq 0 ]; then
+      mkdir -p "$seeds"
+      TMPDIR=$work/tmp/$name "$bin" -merge=1 "$seeds" "$work/corpus/$name" >"$out/$name/merge.txt" 2>&1 ||
+        echo "    merge into $seeds failed: $out/$name/merge.txt"
+    fi
+  } >"$res"
+  return $rc
+}
+
+mkdir -p "$work/result"
+row target executions exec/s cov result
+failed=()
+running=0
+printed=0
+# print_done: print the rows of the finished targets that come next in order
+print_done() {
+  while [ $printed -lt ${#targets[@]} ] && [ -f "$work/result/${targets[$printed]}.done" ]; do
+    cat "$work/result/${targets[$printed]}"
+    grep -qx ok "$work/result/${targets[$printed]}.done" || failed+=("${targets[$printed]}")
+    printed=$((printed + 1))
+  done
+}
+for t in "${targets[@]}"; do
+  if [ $running -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+    print_done
   fi
-  if [ $merge -eq 1 ] && [ $rc -eq 0 ]; then
-    mkdir -p "$seeds"
-    TMPDIR=$work/tmp/$name "$bin" -merge=1 "$seeds" "$work/corpus/$name" >"$out/$name/merge.txt" 2>&1 ||
-      echo "    merge into $seeds failed: $out/$name/merge.txt"
-  fi
+  (if run_one "$t"; then echo ok; else echo failed; fi >"$work/result/$t.done.tmp" &&
+    mv "$work/result/$t.done.tmp" "$work/result/$t.done") &
+  running=$((running + 1))
 done
+wait
+print_done
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "run.sh: ${#failed[@]} target(s) failed: ${failed[*]}" >&2

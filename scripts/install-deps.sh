@@ -1,6 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpuwhy needs to build and test. Safe to re-run.
+#   scripts/install-deps.sh [--fuzz]
+#     --fuzz  also clang and its libFuzzer/sanitizer runtime, for the fuzz targets (GW_FUZZ=ON)
 set -euo pipefail
+fuzz=0
+for arg in "$@"; do
+  case $arg in
+  --fuzz) fuzz=1 ;;
+  *)
+    sed -n '2,4p' "$0" >&2
+    exit 2
+    ;;
+  esac
+done
 packages=(
   gcc make cmake pkg-config         # toolchain
   libsqlite3-dev sqlite3            # recordings (and the sqlite3 shell the tests query with)
@@ -18,6 +30,8 @@ packages=(
   prometheus curl                   # gpuwhy serve test: a real Prometheus server, promtool, HTTP queries
   chromium                          # HTML report test: headless rendering and screenshots
 )
+# Debian's default clang and the matching runtime (libclang_rt.fuzzer, not a dependency of clang).
+[ $fuzz -eq 0 ] || packages+=(clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

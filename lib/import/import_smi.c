@@ -622,6 +622,10 @@ static gw_status data_row(struct smi *s, char *line, uint64_t lineno) {
     } else if (parse_number_unit(v, &d) != 0) {
       return line_error(s, lineno, "column %s: expected a number, found '%s'", s->cols[i].name, v);
     }
+    /* integer metrics are stored as int64: beyond 4e18 (the bound the loader
+     * reads as unknown) the cast would overflow */
+    if (fabs(d * m->scale) > 4e18)
+      return line_error(s, lineno, "column %s: '%s' is out of range", s->cols[i].name, v);
     gw_gpu_set(&smp, m->metric, d * m->scale);
     if (gw_gpu_metric_info[m->metric].table == GW_TABLE_SLOW)
       what |= 1u << GW_TABLE_SLOW;
