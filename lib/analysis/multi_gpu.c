@@ -278,8 +278,13 @@ static void straggler_cause(const struct gw_diagnosis *dx, struct gw_multi_gpu *
     return;
   }
   /* work in clock cycles: a slower clock stretches the same kernels, so kernel
-   * time or activity alone cannot tell more work from slower clocks */
-  double work = !isnan(g->work_s) ? g->work_s / OTHERS(m, s, work_s) : g->work_rate / OTHERS(m, s, work_rate);
+   * time or activity alone cannot tell more work from slower clocks. The math
+   * pipes' activity counts the cycles they issue work, so it comes first;
+   * kernel time (which on a waiting rank also holds compute slowed by NCCL
+   * sharing its SMs: 40% more work read as 1.07 on the H200 pair) only
+   * without pipe counters. */
+  double work = !isnan(p->math_med_pct) || isnan(g->work_s) ? g->work_rate / OTHERS(m, s, work_rate)
+                                                            : g->work_s / OTHERS(m, s, work_s);
   if (!isnan(work) && work >= 1 + gw_thr.multi_work_excess_frac) {
     m->cause = GW_STRAGGLER_MORE_WORK;
     m->cause_ratio = work;

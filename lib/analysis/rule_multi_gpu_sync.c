@@ -100,7 +100,7 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
   double share = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_COMM]);
   if (m->timeline == GW_MGPU_SAMPLED && !isnan(m->exposed_share) && m->exposed_share > share)
     share = m->exposed_share;
-  int comm_heavy = share >= gw_thr.finding_min_share;
+  int comm_heavy = share >= gw_thr.multi_exposed_min_share;
   if (!m->imbalanced && !comm_heavy)
     return 0;
 

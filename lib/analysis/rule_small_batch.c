@@ -1,9 +1,19 @@
 /* Seed 2.2: each kernel has too little work to fill the SMs. */
 #include <math.h>
 
+#include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
+
+/* Share of the GPU's traced time in NCCL kernels, 0 when unknown. */
+static double nccl_share_of(const struct gw_diagnosis *dx, int index) {
+  const struct gw_multi_gpu *m = dx->multi;
+  for (int j = 0; m && j < m->ngpus; j++)
+    if (m->gpus[j].index == index && !isnan(m->gpus[j].nccl_share))
+      return fmin(fmax(m->gpus[j].nccl_share, 0), 0.95);
+  return 0;
+}
 
 int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -20,13 +30,18 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
     if (!isnan(q->power_frac) && q->power_frac >= gw_thr.at_limit_power_frac)
       continue;
     int underfed;
+    /* A rank waiting in an NCCL kernel keeps SMs "active" with the math pipes
+     * idle: the fill of its compute time is the fill over the rest. */
+    double fill = q->math_fill / (1 - nccl_share_of(dx, i));
     if (!isnan(q->math_fill)) /* SMs resident, math pipes idle, and not a streaming element-wise mix */
-      underfed = q->math_fill < gw_thr.small_math_fill_frac &&
+      underfed = fill < gw_thr.small_math_fill_frac &&
                  (isnan(q->occupancy_med_pct) || q->occupancy_med_pct < gw_thr.small_occupancy_max_pct);
     else
       underfed = !isnan(q->sm_per_util) && q->sm_per_util < gw_thr.small_sm_per_util;
-    double key = !isnan(q->math_fill) ? q->math_fill : q->sm_per_util;
-    double pkey = p ? (!isnan(p->math_fill) ? p->math_fill : p->sm_per_util) : 0;
+    double key = !isnan(q->math_fill) ? fill : q->sm_per_util;
+    double pkey = p ? (!isnan(p->math_fill) ? p->math_fill / (1 - nccl_share_of(dx, (int)(p - dx->profiles)))
+                                            : p->sm_per_util)
+                    : 0;
     if (underfed && (!p || key < pkey))
       p = q;
   }
@@ -34,7 +49,10 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
     return 0;
   /* resident time with SMs empty, and the short gaps the host leaves
    * between kernels that finish too fast (tiny-kernel storms excluded) */
-  double ns = dx->total.row_ns[GW_ROW_UNDERFILLED] + dx->total.launch_gap_ns - dx->total.tiny_kernel_ns;
+  double under_ns = 0;
+  for (int i = 0; i < dx->ngpus; i++) /* resident NCCL kernels are communication, not small batches */
+    under_ns += dx->ledgers[i].row_ns[GW_ROW_UNDERFILLED] * (1 - nccl_share_of(dx, i));
+  double ns = under_ns + dx->total.launch_gap_ns - dx->total.tiny_kernel_ns;
   double share = gw_rule_share(dx, ns);
   if (share < gw_thr.finding_min_share)
     return 0;

@@ -245,8 +245,15 @@ static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err 
   h->disk_read_bps = host_col(h);
   h->disk_write_bps = host_col(h);
 
-  if ((rc = prep(db, "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0 GROUP BY t_ns",
-                 &s, err)))
+  /* The training processes: the target, and under a launcher (torchrun,
+   * mpirun) the ranks, which are its children but hold a GPU (gpu_proc).
+   * Their CPU is the main thread's story; other descendants are loaders. */
+  int have_gpu_proc = table_exists(db, "gpu_proc");
+  const char *main_sql = have_gpu_proc ? "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
+                                         " OR pid IN (SELECT pid FROM gpu_proc) GROUP BY t_ns"
+                                       : "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
+                                         " GROUP BY t_ns";
+  if ((rc = prep(db, main_sql, &s, err)))
     return rc;
   while (sqlite3_step(s) == SQLITE_ROW) {
     size_t i = host_tick(h, sqlite3_column_int64(s, 0));
@@ -260,11 +267,15 @@ static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err 
   /* cpu_pct is NULL on a process's first sample; count() only counts known ones.
    * workers_saturated holds the saturated count; the pool is saturated when
    * at least half of it is (see gw_workers_saturated_at). */
-  if ((rc = prep(db,
-                 "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1"
-                 " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
-                 " GROUP BY t_ns",
-                 &s, err)))
+  const char *worker_sql =
+      have_gpu_proc ? "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1"
+                      " AND pid NOT IN (SELECT pid FROM gpu_proc)"
+                      " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
+                      " GROUP BY t_ns"
+                    : "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1"
+                      " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
+                      " GROUP BY t_ns";
+  if ((rc = prep(db, worker_sql, &s, err)))
     return rc;
   sqlite3_bind_double(s, 1, gw_thr.worker_saturated_cpu_pct);
   /* a descendant that never works (an idle compile-worker pool) is no loader */

@@ -87,10 +87,17 @@ const struct gw_thresholds gw_thr = {
      * [h200] a 40% imbalance showed 64% vs 88%. */
     .multi_sm_spread_pct = 10.0,
     /* [def] ranks that do the same work spend the same time in collectives;
-     * a gap in NCCL kernel time is time one rank waited for another. 5% of
-     * active time is the smallest loss worth a finding (finding_min_share),
-     * half the [h200] 10% run-to-run noise. */
-    .multi_wait_spread_frac = 0.05,
+     * a gap in NCCL kernel time is time one rank waited for another.
+     * [seed 2.4] the same 10% margin as the SM spread: [h200] two ranks with
+     * equal work differed by 5 points (27% vs 22%, 32% vs 27%) from the
+     * sampled windows alone, the 40%-more-work rank by 35. */
+    .multi_wait_spread_frac = 0.10,
+    /* [seed 2.4] communication is a bubble when it is a real part of the
+     * step: DDP always leaves the last gradient bucket's all-reduce exposed
+     * after backward, [h200] 6% of the traced time in a healthy compute-bound
+     * pair, 30% with a billion parameters at batch 32. A tenth of the time,
+     * the seed's margin, separates them. */
+    .multi_exposed_min_share = 0.10,
     /* [h200] a waiting rank's NCCL kernel spins and counts as busy (94-95%
      * util on both GPUs of a DDP straggler run), so a rank whose GPU-Util
      * sits 10 points (the seed 2.4 spread) under its peers idles on its own. */

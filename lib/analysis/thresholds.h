@@ -35,6 +35,7 @@ struct gw_thresholds {
   double mem_headroom_low_frac;   /* used / total above this: less than the 20-30% headroom */
   double multi_sm_spread_pct;     /* SM activity spread between GPUs naming a straggler */
   double multi_wait_spread_frac;  /* NCCL share of active time differing this much between GPUs: one waits */
+  double multi_exposed_min_share; /* NCCL time not hidden behind compute, share of active time: a comm finding */
   double multi_util_gap_pct;      /* GPU-Util of a starved rank this far below its spinning peers' */
   double multi_work_excess_frac;  /* the straggler's work (cycles) above its peers' by this share: more work */
   double multi_clock_gap_frac;    /* the straggler's SM clock below its peers' by this share: slower clocks */
