@@ -39,9 +39,9 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
     else
       underfed = !isnan(q->sm_per_util) && q->sm_per_util < gw_thr.small_sm_per_util;
     double key = !isnan(q->math_fill) ? fill : q->sm_per_util;
-    double pkey = p ? (!isnan(p->math_fill) ? p->math_fill / (1 - nccl_share_of(dx, (int)(p - dx->profiles)))
-                                            : p->sm_per_util)
-                    : 0;
+    double pkey =
+        p ? (!isnan(p->math_fill) ? p->math_fill / (1 - nccl_share_of(dx, (int)(p - dx->profiles))) : p->sm_per_util)
+          : 0;
     if (underfed && (!p || key < pkey))
       p = q;
   }

@@ -249,10 +249,11 @@ static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err 
    * mpirun) the ranks, which are its children but hold a GPU (gpu_proc).
    * Their CPU is the main thread's story; other descendants are loaders. */
   int have_gpu_proc = table_exists(db, "gpu_proc");
-  const char *main_sql = have_gpu_proc ? "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
-                                         " OR pid IN (SELECT pid FROM gpu_proc) GROUP BY t_ns"
-                                       : "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
-                                         " GROUP BY t_ns";
+  const char *main_sql = have_gpu_proc
+                             ? "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
+                               " OR pid IN (SELECT pid FROM gpu_proc) GROUP BY t_ns"
+                             : "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
+                               " GROUP BY t_ns";
   if ((rc = prep(db, main_sql, &s, err)))
     return rc;
   while (sqlite3_step(s) == SQLITE_ROW) {
