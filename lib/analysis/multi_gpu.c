@@ -108,11 +108,11 @@ static struct gw_interval *covered_span(const struct gw_recording *rec, const st
     return merged_copy(&span, 1, n);
   size_t mine = 0;
   for (size_t i = 0; i < rec->nwindows; i++)
-    mine += rec->windows[i].pid == g->trace_pid;
+    mine += rec->windows[i].pid == g->trace_pid && rec->windows[i].node == g->node;
   struct gw_interval *w = gw_xcalloc(rec->nwindows + 1, sizeof *w);
   size_t k = 0;
   for (size_t i = 0; i < rec->nwindows; i++)
-    if (!mine || rec->windows[i].pid == g->trace_pid) {
+    if (!mine || (rec->windows[i].pid == g->trace_pid && rec->windows[i].node == g->node)) {
       w[k].start_ns = rec->windows[i].start_ns;
       w[k].end_ns = rec->windows[i].end_ns;
       k++;

@@ -66,9 +66,10 @@ struct gw_recording *gw_recording_merge_nodes(struct gw_recording **recs, int n)
         events[ne].gpu += offset;
       ne++;
     }
-    if (r->nwindows)
-      memcpy(windows + nw, r->windows, r->nwindows * sizeof *windows);
-    nw += r->nwindows;
+    for (size_t w = 0; w < r->nwindows; w++) {
+      windows[nw] = r->windows[w];
+      windows[nw++].node = k;
+    }
     offset += max_id + 1;
     if (r->started_ns && (!m->started_ns || r->started_ns < m->started_ns))
       m->started_ns = r->started_ns;

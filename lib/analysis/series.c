@@ -384,6 +384,7 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
     w->pid = sqlite3_column_int64(s, 0);
     w->start_ns = sqlite3_column_int64(s, 1);
     w->end_ns = sqlite3_column_int64(s, 2);
+    w->node = 0; /* node_merge numbers the recordings of a multi-node report */
   }
   sqlite3_finalize(s);
 }

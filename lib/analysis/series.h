@@ -39,6 +39,7 @@ struct gw_gpu_series {
 /* One window of a sampled trace (trace_window), per traced process. */
 struct gw_trace_window {
   int64_t pid, start_ns, end_ns;
+  int node; /* which recording of a multi-node report: pids repeat across hosts */
 };
 
 struct gw_nccl_summary;
