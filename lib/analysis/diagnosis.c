@@ -34,8 +34,7 @@ void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {
   f->nfixes++;
 }
 
-static void note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
-static void note(struct gw_diagnosis *dx, const char *fmt, ...) {
+void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) {
   if (dx->nnotes >= GW_MAX_NOTES)
     return;
   va_list ap;
@@ -78,22 +77,6 @@ struct gpu_work {
   double *peer_sm_max_pct; /* highest SM activity of the other GPUs */
   size_t first, last;      /* working span, first > last when never active */
 };
-
-static size_t nearest_tick(const struct gw_gpu_series *g, int64_t t_ns) {
-  size_t lo = 0, hi = g->n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (g->t_ns[mid] < t_ns)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == g->n)
-    return g->n ? g->n - 1 : SIZE_MAX;
-  if (lo > 0 && t_ns - g->t_ns[lo - 1] < g->t_ns[lo] - t_ns)
-    return lo - 1;
-  return lo;
-}
 
 static void prepare_gpu(const struct gw_recording *rec, int gi, struct gpu_work *w, struct gw_gpu_profile *p) {
   const struct gw_gpu_series *g = &rec->gpus[gi];
@@ -165,7 +148,7 @@ static void peer_max(const struct gw_recording *rec, int gi, struct gpu_work *w)
       const struct gw_gpu_series *o = &rec->gpus[k];
       if (k == gi || !o->m[GW_M_sm_active_pct])
         continue;
-      size_t j = nearest_tick(o, g->t_ns[i]);
+      size_t j = gw_series_nearest_tick(o, g->t_ns[i]);
       if (j == SIZE_MAX)
         continue;
       double v = o->m[GW_M_sm_active_pct][j];
@@ -502,14 +485,15 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
     const struct gw_ledger *l = &dx->ledgers[i];
     if (!p->active_end_ns) {
-      note(dx, _("GPU %d never became active during the recording."), p->gpu);
+      gw_diagnosis_note(dx, _("GPU %d never became active during the recording."), p->gpu);
       continue;
     }
     if (!p->has_sm)
-      note(dx,
-           _("GPU %d: SM activity is unavailable (no GPM on this GPU or driver): GPU-Util stands in for it, which "
-             "cannot see underfilled kernels, so confidences are lowered."),
-           p->gpu);
+      gw_diagnosis_note(
+          dx,
+          _("GPU %d: SM activity is unavailable (no GPM on this GPU or driver): GPU-Util stands in for it, which "
+            "cannot see underfilled kernels, so confidences are lowered."),
+          p->gpu);
     if (!isnan(p->util_med_pct) && !isnan(p->sm_med_pct)) {
       /* one whole sentence per case, so a translation can reorder it */
       interp(dx,
@@ -563,24 +547,27 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     if (l->row_ns[GW_ROW_STARTUP] > 0 && l->active_end_ns) {
       double head = (double)(l->active_start_ns - (rec->gpus[i].n ? rec->gpus[i].t_ns[0] : l->active_start_ns)) / 1e9;
       double tail = l->row_ns[GW_ROW_STARTUP] / 1e9 - head;
-      note(dx,
-           _("GPU %d: the first %.1f s before the GPU first worked (imports, model build, compilation) and %.1f s "
-             "after it last worked are counted as startup and tail, not blamed on a class."),
-           p->gpu, head, tail < 0 ? 0 : tail);
+      gw_diagnosis_note(
+          dx,
+          _("GPU %d: the first %.1f s before the GPU first worked (imports, model build, compilation) and %.1f s "
+            "after it last worked are counted as startup and tail, not blamed on a class."),
+          p->gpu, head, tail < 0 ? 0 : tail);
     }
   }
   if (dx->estimated)
     /* TRANSLATORS: "idle: sync" is the ledger row of that name: use its translation. */
-    note(dx, _("The ledger is estimated from sampled counters (no kernel timeline): rows are shares of each sample "
-               "interval, and idle: sync needs `gpuwhy record --trace` to be seen."));
+    gw_diagnosis_note(
+        dx, _("The ledger is estimated from sampled counters (no kernel timeline): rows are shares of each sample "
+              "interval, and idle: sync needs `gpuwhy record --trace` to be seen."));
   if (rec->timeline_sampled)
-    note(dx, _("The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run."));
+    gw_diagnosis_note(
+        dx, _("The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run."));
   if (rec->ngpus > 0 && rec->host.n == 0)
-    note(dx, _("No host samples: loader, launch and disk signals are unknown."));
+    gw_diagnosis_note(dx, _("No host samples: loader, launch and disk signals are unknown."));
   else if (rec->host.n > 0 && !dx->host.has_main)
-    note(dx, _("The target process was not sampled: launch and loader signals are weaker."));
+    gw_diagnosis_note(dx, _("The target process was not sampled: launch and loader signals are weaker."));
   if (rec->gpu_note[0])
-    note(dx, _("No GPU data: %s"), rec->gpu_note);
+    gw_diagnosis_note(dx, _("No GPU data: %s"), rec->gpu_note);
 
   int has_input = 0, has_small = 0, has_launch = 0;
   for (int i = 0; i < dx->nfindings; i++) {

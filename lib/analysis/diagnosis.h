@@ -129,4 +129,7 @@ void gw_diagnosis_free(struct gw_diagnosis *dx);
 void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) GW_PRINTF(4, 5);
 void gw_finding_fix(struct gw_finding *f, const char *what, const char *why);
 
+/* Adds a line to the report's notes (dropped past GW_MAX_NOTES). */
+void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
+
 #endif

@@ -157,22 +157,6 @@ static double median_of_others(const struct gw_multi_gpu *m, int skip, size_t of
 }
 #define OTHERS(m, skip, field) median_of_others(m, skip, offsetof(struct gw_mgpu_gpu, field))
 
-static size_t nearest_tick(const struct gw_gpu_series *g, int64_t t_ns) {
-  size_t lo = 0, hi = g->n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (g->t_ns[mid] < t_ns)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == g->n)
-    return g->n ? g->n - 1 : SIZE_MAX;
-  if (lo > 0 && t_ns - g->t_ns[lo - 1] < g->t_ns[lo] - t_ns)
-    return lo - 1;
-  return lo;
-}
-
 /* Dips every GPU shows at once (they wait together: a collective, or a
  * pause all ranks share) against dips of one GPU alone (that rank stalls and
  * the others wait for it), on the moments all GPUs were working. */
@@ -193,7 +177,7 @@ static void dips_shared_and_solo(const struct gw_recording *rec, const struct gw
     for (int i = 0; i < m->ngpus && all_active; i++) {
       const struct gw_gpu_profile *p = &dx->profiles[m->gpus[i].index];
       const struct gw_gpu_series *g = &rec->gpus[m->gpus[i].index];
-      size_t j = nearest_tick(g, at);
+      size_t j = gw_series_nearest_tick(g, at);
       int64_t tol = gw_typical_dt_ns(g);
       if (j == SIZE_MAX || at < p->active_start_ns || at >= p->active_end_ns || llabs(g->t_ns[j] - at) > tol) {
         all_active = 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "store/store.h"
 
 static const char *const TRANSPORT_NAMES[GW_NCCL_NTRANSPORTS] = {
     [GW_NCCL_NVLS] = "NVLS",
@@ -629,16 +630,6 @@ const char *gw_nccl_advice_id(enum gw_nccl_advice a) {
 
 /* ---- reading a recording ---- */
 
-static int table_exists(sqlite3 *db, const char *name) {
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
-}
-
 /* A log of NCCL_DEBUG=INFO from a large job is tens of thousands of lines;
  * more than this is a log left on with SUBSYS=ALL, whose start says it all. */
 #define NCCL_MAX_LINES 2000000L
@@ -646,14 +637,14 @@ static int table_exists(sqlite3 *db, const char *name) {
 gw_status gw_nccl_read(sqlite3 *db, struct gw_nccl_summary *out, struct gw_err *err) {
   gw_nccl_summary_init(out);
   sqlite3_stmt *s;
-  if (table_exists(db, "env") &&
+  if (gw_store_table_exists(db, "env") &&
       sqlite3_prepare_v2(db, "SELECT name, value FROM env WHERE name LIKE 'NCCL\\_%' ESCAPE '\\'", -1, &s, NULL) ==
           SQLITE_OK) {
     while (sqlite3_step(s) == SQLITE_ROW)
       gw_nccl_summary_env(out, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
     sqlite3_finalize(s);
   }
-  if (table_exists(db, "nccl_log")) {
+  if (gw_store_table_exists(db, "nccl_log")) {
     if (sqlite3_prepare_v2(db, "SELECT pid, line FROM nccl_log ORDER BY t_ns, rowid", -1, &s, NULL) != SQLITE_OK) {
       gw_err_set(err, "reading nccl_log: %s", sqlite3_errmsg(db));
       return GW_EINPUT;

@@ -38,17 +38,6 @@ static void col_text(sqlite3_stmt *s, int i, char *dst, size_t cap) {
   gw_strlcpy(dst, t ? (const char *)t : "", cap);
 }
 
-static int table_exists(sqlite3 *db, const char *name) {
-  sqlite3_stmt *s;
-  int found = 0;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-  found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
-}
-
 static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_err *err) {
   if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
     gw_err_set(err, "reading recording: %s", sqlite3_errmsg(db));
@@ -248,7 +237,7 @@ static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err 
   /* The training processes: the target, and under a launcher (torchrun,
    * mpirun) the ranks, which are its children but hold a GPU (gpu_proc).
    * Their CPU is the main thread's story; other descendants are loaders. */
-  int have_gpu_proc = table_exists(db, "gpu_proc");
+  int have_gpu_proc = gw_store_table_exists(db, "gpu_proc");
   const char *main_sql = have_gpu_proc
                              ? "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
                                " OR pid IN (SELECT pid FROM gpu_proc) GROUP BY t_ns"
@@ -393,7 +382,7 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
  * the ledger keeps the counters (has_timeline stays 0). */
 static void load_sampled_kernels(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (!rec->nwindows || !table_exists(db, "kernel") ||
+  if (!rec->nwindows || !gw_store_table_exists(db, "kernel") ||
       sqlite3_prepare_v2(db,
                          "SELECT device, start_ns, end_ns, nccl FROM kernel"
                          " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
@@ -419,7 +408,7 @@ static void load_sampled_kernels(sqlite3 *db, struct gw_recording *rec) {
  * keeps the counter ledger. */
 static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (!rec->has_timeline || !table_exists(db, "api") ||
+  if (!rec->has_timeline || !gw_store_table_exists(db, "api") ||
       sqlite3_prepare_v2(db, "SELECT pid, start_ns, end_ns FROM api WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
                          -1, &s, NULL) != SQLITE_OK)
     return;
@@ -440,7 +429,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
  * and how many processes shared it at once (gpu_proc). */
 static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (table_exists(db, "kernel") &&
+  if (gw_store_table_exists(db, "kernel") &&
       sqlite3_prepare_v2(db, "SELECT device, pid, count(*) FROM kernel GROUP BY device, pid", -1, &s, NULL) ==
           SQLITE_OK) {
     int64_t *best = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *best);
@@ -457,7 +446,7 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
     sqlite3_finalize(s);
     free(best);
   }
-  if (table_exists(db, "gpu_proc") &&
+  if (gw_store_table_exists(db, "gpu_proc") &&
       sqlite3_prepare_v2(db,
                          "SELECT gpu, max(n) FROM (SELECT gpu, count(DISTINCT pid) AS n FROM gpu_proc"
                          " GROUP BY t_ns, gpu) GROUP BY gpu",
@@ -478,7 +467,7 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
  * busy union would undercount: such recordings keep the counter ledger. */
 static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (table_exists(db, "trace_window") &&
+  if (gw_store_table_exists(db, "trace_window") &&
       sqlite3_prepare_v2(db, "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", -1, &s, NULL) == SQLITE_OK) {
     rec->timeline_sampled = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0;
     sqlite3_finalize(s);
@@ -488,10 +477,10 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
     load_sampled_kernels(db, rec);
     return;
   }
-  if (table_exists(db, "kernel") && sqlite3_prepare_v2(db,
-                                                       "SELECT device, start_ns, end_ns, nccl FROM kernel"
-                                                       " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                                                       -1, &s, NULL) == SQLITE_OK) {
+  if (gw_store_table_exists(db, "kernel") && sqlite3_prepare_v2(db,
+                                                                "SELECT device, start_ns, end_ns, nccl FROM kernel"
+                                                                " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                                                                -1, &s, NULL) == SQLITE_OK) {
     while (sqlite3_step(s) == SQLITE_ROW) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
       if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
@@ -505,7 +494,7 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
     }
     sqlite3_finalize(s);
   }
-  if (rec->has_timeline && table_exists(db, "memcpy") &&
+  if (rec->has_timeline && gw_store_table_exists(db, "memcpy") &&
       sqlite3_prepare_v2(db,
                          "SELECT device, start_ns, end_ns, copy_kind FROM memcpy"
                          " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
@@ -682,4 +671,20 @@ int gw_workers_saturated_at(const struct gw_host_series *h, size_t j) {
   double sat = h->workers_saturated[j], nw = h->workers[j];
   /* a pool with half its workers waiting has capacity to spare */
   return !isnan(sat) && sat >= 1 && (isnan(nw) || 2 * sat >= nw);
+}
+
+size_t gw_series_nearest_tick(const struct gw_gpu_series *g, int64_t t_ns) {
+  size_t lo = 0, hi = g->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (g->t_ns[mid] < t_ns)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == g->n)
+    return g->n ? g->n - 1 : SIZE_MAX;
+  if (lo > 0 && t_ns - g->t_ns[lo - 1] < g->t_ns[lo] - t_ns)
+    return lo - 1;
+  return lo;
 }

@@ -44,6 +44,9 @@ struct gw_trace_window {
 
 struct gw_nccl_summary;
 
+/* The index of g's sample nearest to t_ns (SIZE_MAX when g has none). */
+size_t gw_series_nearest_tick(const struct gw_gpu_series *g, int64_t t_ns);
+
 /* Host and target-process signals per host tick. */
 struct gw_host_series {
   size_t n;

@@ -242,20 +242,10 @@ static void analysis_tracks(struct pf *p, const struct gw_recording *rec, const 
   }
 }
 
-static int table_exists(sqlite3 *db, const char *name) {
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
-}
-
 static int has_trace_tables(sqlite3 *db) {
   static const char *const tables[] = {"kernel", "memcpy", "memset", "sync", "marker", "trace_name"};
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-    if (!table_exists(db, tables[i]))
+    if (!gw_store_table_exists(db, tables[i]))
       return 0;
   return 1;
 }

@@ -65,16 +65,6 @@ static void render(const struct gw_diagnosis *dx, const struct gw_report_opts *o
   }
 }
 
-static void add_note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
-static void add_note(struct gw_diagnosis *dx, const char *fmt, ...) {
-  if (dx->nnotes >= GW_MAX_NOTES)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(dx->notes[dx->nnotes++], GW_TEXT, fmt, ap);
-  va_end(ap);
-}
-
 int gw_report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out, char *errbuf,
                     size_t errcap) {
   if (npaths == 1)
@@ -101,10 +91,11 @@ int gw_report_files(const char *const *paths, int npaths, const struct gw_report
       gw_strlcpy(errbuf, err.msg, errcap);
     return GPUWHY_EXIT_INPUT;
   }
-  add_note(dx,
-           _("%d recordings reported together, one per node: GPUs are numbered one after another; host signals "
-             "(CPU, loader workers, disk) and step times are those of the first recording."),
-           npaths);
+  gw_diagnosis_note(
+      dx,
+      _("%d recordings reported together, one per node: GPUs are numbered one after another; host signals "
+        "(CPU, loader workers, disk) and step times are those of the first recording."),
+      npaths);
   if (opts->format == GW_REPORT_HTML) {
     struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
     struct gw_err ferr = {{0}};

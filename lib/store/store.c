@@ -611,3 +611,13 @@ gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_n
   bind_text(s, 4, source);
   return run_stmt(s);
 }
+
+int gw_store_table_exists(sqlite3 *db, const char *name) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+  int found = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_finalize(s);
+  return found;
+}

@@ -39,6 +39,8 @@ GW_NODISCARD gw_status gw_store_open(struct gw_store **out, const char *path, in
 void gw_store_close(struct gw_store *st);
 
 sqlite3 *gw_store_db(struct gw_store *st);
+/* 1 when the recording has this table (optional tables: tracer, nccl_log). */
+int gw_store_table_exists(sqlite3 *db, const char *name);
 const char *gw_store_path(const struct gw_store *st);
 
 GW_NODISCARD gw_status gw_store_put_run(struct gw_store *st, const struct gw_run_info *run);
