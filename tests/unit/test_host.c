@@ -499,7 +499,8 @@ static void test_live_root(void **state) {
    * (the kernel counts in 10 ms ticks: 150 ms is known to about 15 points). */
   assert_true(fabs(s.procs[0].main_thread_cpu_pct - expect_pct) <= 15.0 + EPS);
   assert_true(s.procs[0].main_thread_cpu_pct <= 100.0 + 10);
-  assert_true(s.procs[0].cpu_pct >= 0 && s.procs[0].cpu_pct <= 100.0 * s.procs[0].threads + 1);
+  /* process CPU comes in 10 ms ticks: over 150 ms or more, one tick is up to 7 points */
+  assert_true(s.procs[0].cpu_pct >= 0 && s.procs[0].cpu_pct <= 100.0 * s.procs[0].threads + 15);
   assert_true(s.procs[0].rss_bytes > 0);
   struct gw_host_info info;
   gw_host_info(h, &info);
