@@ -2,38 +2,42 @@
  * pre-flight checkup of driver, GPUs, kernel log and host. */
 #include <gpuwhy/check.h>
 #include <gpuwhy/gpuwhy.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
+
 int gw_cmd_check(int argc, char **argv);
 
-static const char check_usage[] =
-    "usage: gpuwhy check [--json] [--load] [--data DIR] [--root DIR] [--nvml-lib PATH]\n"
-    "\n"
-    "Check the driver, each GPU, the kernel log and the host before touching training code.\n"
-    "Every item says pass, note, warn or fail, with the numbers behind it and what to do.\n"
-    "\n"
-    "  --json           one JSON document instead of the table\n"
-    "  --load           run a short bf16 matmul loop on each GPU (needs python3 with PyTorch)\n"
-    "                   and judge clocks, power, temperature and the PCIe link under work;\n"
-    "                   without it those are idle readings\n"
-    "  --data DIR       judge the disk that holds DIR (default: the current directory)\n"
-    "  --root DIR       read /proc, /sys and /dev/kmsg under DIR (for tests and saved trees)\n"
-    "  --nvml-lib PATH  the libnvidia-ml to load (default: $GPUWHY_NVML_LIB, then the system's)\n"
-    "\n"
-    "Environment: GPUWHY_PYTHON names the Python asked about PyTorch and used by --load\n"
-    "(default python3), GPUWHY_NVCC the nvcc asked for its version (default nvcc); with\n"
-    "--root they run only when set. NO_COLOR turns colour off; colour is used on a terminal only.\n"
-    "\n"
-    "Exit status: 0 every item passes (notes included), 1 some item warns, 2 some item fails\n"
-    "(no NVIDIA driver is a failure), 2 also for a usage error, 3 input error (a --root that\n"
-    "cannot be read).\n";
+static const char *check_usage(void) {
+  return _("usage: gpuwhy check [--json] [--load] [--data DIR] [--root DIR] [--nvml-lib PATH]\n"
+           "\n"
+           "Check the driver, each GPU, the kernel log and the host before touching training code.\n"
+           "Every item says pass, note, warn or fail, with the numbers behind it and what to do.\n"
+           "\n"
+           "  --json           one JSON document instead of the table\n"
+           "  --load           run a short bf16 matmul loop on each GPU (needs python3 with PyTorch)\n"
+           "                   and judge clocks, power, temperature and the PCIe link under work;\n"
+           "                   without it those are idle readings\n"
+           "  --data DIR       judge the disk that holds DIR (default: the current directory)\n"
+           "  --root DIR       read /proc, /sys and /dev/kmsg under DIR (for tests and saved trees)\n"
+           "  --nvml-lib PATH  the libnvidia-ml to load (default: $GPUWHY_NVML_LIB, then the system's)\n"
+           "\n"
+           "Environment: GPUWHY_PYTHON names the Python asked about PyTorch and used by --load\n"
+           "(default python3), GPUWHY_NVCC the nvcc asked for its version (default nvcc); with\n"
+           "--root they run only when set. NO_COLOR turns colour off; colour is used on a terminal only.\n"
+           "\n"
+           "Exit status: 0 every item passes (notes included), 1 some item warns, 2 some item fails\n"
+           "(no NVIDIA driver is a failure), 2 also for a usage error, 3 input error (a --root that\n"
+           "cannot be read).\n");
+}
 
 static int usage_error(const char *what, const char *arg) {
   fprintf(stderr, "gpuwhy check: %s '%s'\n\n", what, arg);
-  fputs(check_usage, stderr);
+  fputs(check_usage(), stderr);
   return GPUWHY_EXIT_USAGE;
 }
 
@@ -45,7 +49,7 @@ int gw_cmd_check(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(check_usage, stdout);
+      fputs(check_usage(), stdout);
       return GPUWHY_EXIT_OK;
     } else if (strcmp(a, "--json") == 0) {
       json = 1;
@@ -53,7 +57,7 @@ int gw_cmd_check(int argc, char **argv) {
       opts.load = 1;
     } else if (strcmp(a, "--root") == 0 || strcmp(a, "--nvml-lib") == 0 || strcmp(a, "--data") == 0) {
       if (i + 1 >= argc || argv[i + 1][0] == '\0')
-        return usage_error("a value must follow", a);
+        return usage_error(_("a value must follow"), a);
       const char **target = a[2] == 'r' ? &opts.root : a[2] == 'd' ? &opts.data_dir : &opts.nvml_lib;
       *target = argv[++i];
     } else if (strncmp(a, "--root=", 7) == 0 && a[7]) {
@@ -63,11 +67,16 @@ int gw_cmd_check(int argc, char **argv) {
     } else if (strncmp(a, "--nvml-lib=", 11) == 0 && a[11]) {
       opts.nvml_lib = a + 11;
     } else if (a[0] == '-') {
-      return usage_error("unknown option", a);
+      return usage_error(_("unknown option"), a);
     } else {
-      return usage_error("unexpected argument", a);
+      return usage_error(_("unexpected argument"), a);
     }
   }
+  /* The items are written in the language of the messages when they are
+   * judged; JSON is for machines and stays English in every language, so
+   * its text is judged in the C locale (gettext then ignores LANGUAGE). */
+  if (json)
+    setlocale(LC_MESSAGES, "C");
   struct gw_check_report *report = NULL;
   char err[600] = "";
   int rc = gw_check_run(&opts, &report, err, sizeof err);
@@ -84,7 +93,7 @@ int gw_cmd_check(int argc, char **argv) {
   int status = gw_check_exit_status(report);
   gw_check_free(report);
   if (fflush(stdout) != 0) {
-    fprintf(stderr, "gpuwhy check: writing the output failed\n");
+    fputs(_("gpuwhy check: writing the output failed\n"), stderr);
     return GPUWHY_EXIT_INPUT;
   }
   return status;

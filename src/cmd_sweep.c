@@ -10,33 +10,36 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/i18n.h"
 
 int gw_cmd_sweep(int argc, char **argv);
 
-static const char SWEEP_USAGE[] =
-    "usage: gpuwhy sweep --param NAME=V1,V2,... [-o DIR] [--interval MS] [--batch]\n"
-    "                    [--format text|json|md] -- CMD ARGS... {NAME} ...\n"
-    "       gpuwhy sweep --from R1 R2 ... [--param NAME] [--batch] [--format text|json|md]\n"
-    "\n"
-    "Runs CMD once per value under gpuwhy record, with {NAME} in its arguments\n"
-    "replaced by the value (recordings DIR/sweep_NAME_VALUE.db), then prints one\n"
-    "row per value: samples/s (steps/s when the batch is unknown), the gain over the\n"
-    "previous value with its 95% interval, median step time, SM activity, power,\n"
-    "peak memory and the top finding, and says where throughput stops rising\n"
-    "(the first value after which a doubling gains less than 20%).\n"
-    "With --from, builds the same table from existing recordings.\n"
-    "\n"
-    "  -p, --param NAME=V1,V2,...  the parameter and its values (with --from: NAME only,\n"
-    "                              read from each recording's command line)\n"
-    "  -o, --output DIR            folder for the recordings (default: the current one)\n"
-    "  -i, --interval MS           sampling period of each recording (default 100)\n"
-    "  -b, --batch                 the parameter is the batch size: samples per step = value\n"
-    "  -f, --format FMT            text (default), json, md\n"
-    "  -q, --quiet                 no recorder status lines\n"
-    "      --from R1 R2 ...        use existing recordings instead of running CMD\n"
-    "      --nvml-lib PATH         NVML library to load (tests)\n"
-    "Exit status: 0 ok, 2 usage error, 3 unreadable input or failed recording,\n"
-    "128+N when interrupted by signal N.\n";
+static const char *sweep_usage(void) {
+  /* xgettext:no-c-format */
+  return _("usage: gpuwhy sweep --param NAME=V1,V2,... [-o DIR] [--interval MS] [--batch]\n"
+           "                    [--format text|json|md] -- CMD ARGS... {NAME} ...\n"
+           "       gpuwhy sweep --from R1 R2 ... [--param NAME] [--batch] [--format text|json|md]\n"
+           "\n"
+           "Runs CMD once per value under gpuwhy record, with {NAME} in its arguments\n"
+           "replaced by the value (recordings DIR/sweep_NAME_VALUE.db), then prints one\n"
+           "row per value: samples/s (steps/s when the batch is unknown), the gain over the\n"
+           "previous value with its 95% interval, median step time, SM activity, power,\n"
+           "peak memory and the top finding, and says where throughput stops rising\n"
+           "(the first value after which a doubling gains less than 20%).\n"
+           "With --from, builds the same table from existing recordings.\n"
+           "\n"
+           "  -p, --param NAME=V1,V2,...  the parameter and its values (with --from: NAME only,\n"
+           "                              read from each recording's command line)\n"
+           "  -o, --output DIR            folder for the recordings (default: the current one)\n"
+           "  -i, --interval MS           sampling period of each recording (default 100)\n"
+           "  -b, --batch                 the parameter is the batch size: samples per step = value\n"
+           "  -f, --format FMT            text (default), json, md\n"
+           "  -q, --quiet                 no recorder status lines\n"
+           "      --from R1 R2 ...        use existing recordings instead of running CMD\n"
+           "      --nvml-lib PATH         NVML library to load (tests)\n"
+           "Exit status: 0 ok, 2 usage error, 3 unreadable input or failed recording,\n"
+           "128+N when interrupted by signal N.\n");
+}
 
 /* "a,b,c" -> a NULL-free array of copies; returns the count (0 when empty). */
 static int split_values(const char *list, char ***out) {
@@ -91,15 +94,15 @@ int gw_cmd_sweep(int argc, char **argv) {
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &run.interval_ms))
-        return gw_cli_usage_error(SWEEP_USAGE, "sweep: --interval wants milliseconds between 10 and 600000, got '%s'",
-                                  optarg);
+        return gw_cli_usage_error(sweep_usage(),
+                                  _("sweep: --interval wants milliseconds between 10 and 600000, got '%s'"), optarg);
       break;
     case 'b':
       opts.param_is_batch = 1;
       break;
     case 'f':
       if (gw_report_format_from_name(optarg, &opts.format) != 0)
-        return gw_cli_usage_error(SWEEP_USAGE, "sweep: unknown format '%s' (text, json or md)", optarg);
+        return gw_cli_usage_error(sweep_usage(), _("sweep: unknown format '%s' (text, json or md)"), optarg);
       break;
     case 'q':
       run.quiet = 1;
@@ -111,10 +114,10 @@ int gw_cmd_sweep(int argc, char **argv) {
       run.nvml_lib = optarg;
       break;
     case 'h':
-      fputs(SWEEP_USAGE, stdout);
+      fputs(sweep_usage(), stdout);
       return GPUWHY_EXIT_OK;
     default:
-      return gw_cli_usage_error(SWEEP_USAGE, NULL);
+      return gw_cli_usage_error(sweep_usage(), NULL);
     }
   }
   const char *no_color = getenv("NO_COLOR");
@@ -123,29 +126,29 @@ int gw_cmd_sweep(int argc, char **argv) {
   int rc;
   if (from) {
     if (optind >= argc)
-      return gw_cli_usage_error(SWEEP_USAGE, "sweep --from: give the recordings");
+      return gw_cli_usage_error(sweep_usage(), _("sweep --from: give the recordings"));
     if (param_arg && strchr(param_arg, '='))
-      return gw_cli_usage_error(SWEEP_USAGE, "sweep --from: --param takes a name only, the values come from the "
-                                             "recordings");
+      return gw_cli_usage_error(sweep_usage(), _("sweep --from: --param takes a name only, the values come from the "
+                                                 "recordings"));
     opts.param = param_arg;
     rc = gw_sweep_table((const char *const *)(argv + optind), NULL, argc - optind, &opts, stdout, err, sizeof err);
   } else {
     const char *eq = param_arg ? strchr(param_arg, '=') : NULL;
     if (!eq || eq == param_arg)
-      return gw_cli_usage_error(SWEEP_USAGE, "sweep: --param NAME=V1,V2,... is required");
+      return gw_cli_usage_error(sweep_usage(), _("sweep: --param NAME=V1,V2,... is required"));
     if (optind >= argc)
-      return gw_cli_usage_error(SWEEP_USAGE, "sweep: give the command to run after --");
+      return gw_cli_usage_error(sweep_usage(), _("sweep: give the command to run after --"));
     char name[128];
     size_t nlen = (size_t)(eq - param_arg);
     if (nlen >= sizeof name)
-      return gw_cli_usage_error(SWEEP_USAGE, "sweep: parameter name too long");
+      return gw_cli_usage_error(sweep_usage(), _("sweep: parameter name too long"));
     memcpy(name, param_arg, nlen);
     name[nlen] = '\0';
     char **values = NULL;
     int nvalues = split_values(eq + 1, &values);
     if (nvalues <= 0) {
       free(values);
-      return gw_cli_usage_error(SWEEP_USAGE, "sweep: --param %s= has no values", name);
+      return gw_cli_usage_error(sweep_usage(), _("sweep: --param %s= has no values"), name);
     }
     run.param = name;
     run.values = (const char *const *)values;

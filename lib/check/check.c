@@ -40,17 +40,30 @@ struct gw_check_item *gw_check_add_named(struct check_ctx *ctx, const char *grou
 
 struct gw_check_item *gw_check_add(struct check_ctx *ctx, const struct check_def *def, const struct check_gpu *gpu,
                                    enum gw_check_status status) {
-  return gw_check_add_named(ctx, def->group, def->id, def->title, gpu ? (int)gpu->index : -1, status);
+  return gw_check_add_named(ctx, def->group, def->id, _(def->title), gpu ? (int)gpu->index : -1, status);
+}
+
+/* 1 when the UTF-8 character at p is CJK punctuation (U+3000-U+303F: the
+ * ideographic comma and full stop, corner brackets) or a full-width form
+ * (U+FF01-U+FF60: ，：；（）！？). */
+static int cjk_punct_at(const char *p) {
+  const unsigned char *u = (const unsigned char *)p;
+  if (u[0] == 0xE3 && u[1] == 0x80 && u[2] >= 0x80 && u[2] <= 0xBF)
+    return 1;
+  return u[0] == 0xEF && ((u[1] == 0xBC && u[2] >= 0x81) || (u[1] == 0xBD && u[2] >= 0x80 && u[2] <= 0xA0));
 }
 
 /* Sentences join with a space; a piece that starts with punctuation
- * continues the sentence before it. */
+ * continues the sentence before it. Translations into Chinese join without
+ * a space around full-width punctuation ("。" ends a sentence, "（" opens an
+ * aside). */
 static void append(char *buf, size_t cap, const char *fmt, va_list ap) GW_PRINTF(3, 0);
 static void append(char *buf, size_t cap, const char *fmt, va_list ap) {
   char piece[1024];
   vsnprintf(piece, sizeof piece, fmt, ap);
   size_t used = strlen(buf);
-  int joins = piece[0] == ',' || piece[0] == ';' || piece[0] == '.' || piece[0] == ':' || piece[0] == ')';
+  int joins = piece[0] == ',' || piece[0] == ';' || piece[0] == '.' || piece[0] == ':' || piece[0] == ')' ||
+              cjk_punct_at(piece) || (used >= 3 && cjk_punct_at(buf + used - 3));
   if (used > 0 && !joins && used + 2 < cap) {
     buf[used++] = ' ';
     buf[used] = '\0';
@@ -188,7 +201,7 @@ static void gather_gpus(struct check_ctx *ctx) {
     if (gw_nvml_sample(ctx->nv, g, gw_now_realtime_ns(), GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &gpu->idle,
                        NULL) != GW_OK) {
       gpu->lost = 1;
-      snprintf(gpu->lost_why, sizeof gpu->lost_why, "the driver lost it while it was being read");
+      snprintf(gpu->lost_why, sizeof gpu->lost_why, _(_("the driver lost it while it was being read")));
       continue;
     }
     gpu->idle_ok = 1;
@@ -305,13 +318,13 @@ static void gather_kmsg(struct check_ctx *ctx) {
   struct gw_kmsg *k = NULL;
   struct gw_err err = {{0}};
   if (gw_kmsg_open(&k, ctx->root, 1, &err) != GW_OK) {
-    gw_strlcpy(ctx->kmsg_err, err.msg[0] ? err.msg : "cannot open the kernel log", sizeof ctx->kmsg_err);
+    gw_strlcpy(ctx->kmsg_err, err.msg[0] ? err.msg : _("cannot open the kernel log"), sizeof ctx->kmsg_err);
     return;
   }
   struct kmsg_collect kc = {ctx, gw_monotonic_to_realtime_offset_ns()};
   struct gw_event_sink sink = {on_kmsg_event, &kc};
   if (gw_kmsg_poll(k, &sink) < 0 && !ctx->kmsg_notes[0])
-    snprintf(ctx->kmsg_notes, sizeof ctx->kmsg_notes, "reading the kernel log stopped early");
+    snprintf(ctx->kmsg_notes, sizeof ctx->kmsg_notes, _("reading the kernel log stopped early"));
   gw_kmsg_close(k);
   ctx->kmsg_ok = 1;
   qsort(ctx->xid, (size_t)ctx->xid_ngroups, sizeof ctx->xid[0], compare_xid_group);
@@ -372,7 +385,7 @@ int gw_check_run(const struct gw_check_opts *opts, struct gw_check_report **out,
       return GPUWHY_EXIT_INPUT;
     }
     if (!S_ISDIR(st.st_mode)) {
-      snprintf(errbuf, errcap, "--root %s: not a directory", root);
+      snprintf(errbuf, errcap, _("--root %s: not a directory"), root);
       return GPUWHY_EXIT_INPUT;
     }
   }
@@ -393,11 +406,11 @@ int gw_check_run(const struct gw_check_opts *opts, struct gw_check_report **out,
   for (unsigned g = 0; g < ctx->ngpus; g++) {
     struct check_gpu *gpu = &ctx->gpus[g];
     if (gpu->lost) {
-      struct gw_check_item *it = gw_check_add_named(ctx, "gpu", "present", "GPU responds", (int)g, GW_CHECK_FAIL);
-      gw_check_reason(it, "GPU %u does not answer the driver: %s.", g, gpu->lost_why);
+      struct gw_check_item *it = gw_check_add_named(ctx, "gpu", "present", _("GPU responds"), (int)g, GW_CHECK_FAIL);
+      gw_check_reason(it, _("GPU %u does not answer the driver: %s."), g, gpu->lost_why);
       gw_check_fix(it,
-                   "Look for Xid 79 in the kernel log below; reset the GPU (nvidia-smi -r -i %u) or reboot "
-                   "the node, and check its power and seating if it happens again.",
+                   _("Look for Xid 79 in the kernel log below; reset the GPU (nvidia-smi -r -i %u) or reboot "
+                     "the node, and check its power and seating if it happens again."),
                    g);
       continue;
     }

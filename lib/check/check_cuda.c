@@ -174,11 +174,11 @@ static void find_torch_libraries(const char *root, const char *torch_file, char 
       find_library(root, dirs[d], "libcupti.so", "libcupti-", cupti, sizeof cupti);
   }
   if (cudart[0] && cupti[0])
-    snprintf(out, cap, "runtime %s, CUPTI %s", cudart, cupti);
+    snprintf(out, cap, _("runtime %s, CUPTI %s"), cudart, cupti);
   else if (cudart[0])
-    snprintf(out, cap, "runtime %s, no libcupti beside it", cudart);
+    snprintf(out, cap, _("runtime %s, no libcupti beside it"), cudart);
   else if (cupti[0])
-    snprintf(out, cap, "CUPTI %s, no libcudart beside it", cupti);
+    snprintf(out, cap, _("CUPTI %s, no libcudart beside it"), cupti);
 }
 
 static void scan_torch(struct check_ctx *ctx, struct runtime_scan *s) {
@@ -191,7 +191,7 @@ static void scan_torch(struct check_ctx *ctx, struct runtime_scan *s) {
   if (rc == -1)
     return; /* no python here: quietly nothing */
   if (rc == -2) {
-    note_append(s, "Asking %s about PyTorch took over %d s and was stopped.", python, PROBE_TIMEOUT_MS / 1000);
+    note_append(s, _("Asking %s about PyTorch took over %d s and was stopped."), python, PROBE_TIMEOUT_MS / 1000);
     return;
   }
   const char *line = strstr(out, "gpuwhy-torch ");
@@ -222,7 +222,7 @@ static void scan_torch(struct check_ctx *ctx, struct runtime_scan *s) {
   if (gw_check_parse_major_minor(cuda, &v) != 0) {
     s->torch_cpu_only = 1;
     snprintf(s->torch_cpu_label, sizeof s->torch_cpu_label, "PyTorch %.40s", version);
-    note_append(s, "PyTorch %s at %s has no CUDA (torch.version.cuda is %s).", version, file, cuda);
+    note_append(s, _("PyTorch %s at %s has no CUDA (torch.version.cuda is %s)."), version, file, cuda);
     return;
   }
   char libs[1200];
@@ -232,10 +232,10 @@ static void scan_torch(struct check_ctx *ctx, struct runtime_scan *s) {
   char *slash = strrchr(file, '/');
   if (slash && slash > file)
     *slash = '\0'; /* the package folder, not its __init__.py */
-  snprintf(rt->where, sizeof rt->where, "%.200s, through %.80s", file, python);
+  snprintf(rt->where, sizeof rt->where, _("%.200s, through %.80s"), file, python);
   rt->v = v;
   if (libs[0])
-    note_append(s, "Beside PyTorch: %s.", libs);
+    note_append(s, _("Beside PyTorch: %s."), libs);
 }
 
 static void scan_toolkit_files(struct check_ctx *ctx, struct runtime_scan *s) {
@@ -248,7 +248,7 @@ static void scan_toolkit_files(struct check_ctx *ctx, struct runtime_scan *s) {
       snprintf(rt->where, sizeof rt->where, "/usr/local/cuda/version.json");
       rt->v = v;
     } else {
-      note_append(s, "/usr/local/cuda/version.json has no \"cuda\" object with a \"version\": not read.");
+      note_append(s, _("/usr/local/cuda/version.json has no \"cuda\" object with a \"version\": not read."));
     }
   } else if (gw_read_file_at(ctx->root, "/usr/local/cuda/version.txt", text, sizeof text, NULL) >= 0 &&
              parse_version_txt(text, &v) == 0) {
@@ -280,7 +280,7 @@ static void scan_nvcc(struct check_ctx *ctx, struct runtime_scan *s) {
   if (strchr(nvcc, '/'))
     snprintf(rt->where, sizeof rt->where, "%s", nvcc);
   else
-    snprintf(rt->where, sizeof rt->where, "%s from PATH", nvcc);
+    snprintf(rt->where, sizeof rt->where, _("%s from PATH"), nvcc);
   rt->v = v;
 }
 
@@ -298,20 +298,20 @@ void gw_check_cuda_runtime(struct check_ctx *ctx, const struct check_def *def, s
   int dmaj = dv / 1000, dmin = (dv % 1000) / 10;
   struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_PASS);
   if (dv > 0) {
-    gw_check_reason(it, "The driver supports CUDA up to %d.%d.", dmaj, dmin);
+    gw_check_reason(it, _("The driver supports CUDA up to %d.%d."), dmaj, dmin);
     gw_check_value(it, "driver_cuda_version", dv);
   } else {
-    gw_check_reason(it, "The driver did not say which CUDA version it supports.");
+    gw_check_reason(it, _("The driver did not say which CUDA version it supports."));
   }
   if (s.n == 0 && !s.torch_cpu_only) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "No CUDA runtime version could be read to compare: no PyTorch with CUDA, no toolkit "
-                        "version in /usr/local/cuda, no nvcc.");
+    gw_check_reason(it, _("No CUDA runtime version could be read to compare: no PyTorch with CUDA, no toolkit "
+                          "version in /usr/local/cuda, no nvcc."));
   }
   int newer_major = 0, newer_minor = 0;
   for (int i = 0; i < s.n; i++) {
     const struct runtime *rt = &s.rt[i];
-    gw_check_reason(it, "%s (%s) uses CUDA %d.%d.", rt->label, rt->where, rt->v.major, rt->v.minor);
+    gw_check_reason(it, _("%s (%s) uses CUDA %d.%d."), rt->label, rt->where, rt->v.major, rt->v.minor);
     if (i == 0 && strncmp(rt->label, "PyTorch", 7) == 0)
       gw_check_value(it, "torch_cuda_version", rt->v.major * 1000 + rt->v.minor * 10);
     if (dv <= 0)
@@ -319,14 +319,14 @@ void gw_check_cuda_runtime(struct check_ctx *ctx, const struct check_def *def, s
     if (rt->v.major > dmaj) {
       newer_major = 1;
       gw_check_reason(it,
-                      "That is a newer major version than the driver's %d.%d: it will not start "
-                      "(\"CUDA driver version is insufficient\").",
+                      _("That is a newer major version than the driver's %d.%d: it will not start "
+                        "(\"CUDA driver version is insufficient\")."),
                       dmaj, dmin);
     } else if (rt->v.major == dmaj && rt->v.minor > dmin) {
       newer_minor = 1;
       gw_check_reason(it,
-                      "That is newer than the driver's %d.%d: it runs through minor-version compatibility, "
-                      "but PTX from the newer toolkit cannot be JIT-compiled and newer features fail.",
+                      _("That is newer than the driver's %d.%d: it runs through minor-version compatibility, "
+                        "but PTX from the newer toolkit cannot be JIT-compiled and newer features fail."),
                       dmaj, dmin);
     }
   }
@@ -335,15 +335,15 @@ void gw_check_cuda_runtime(struct check_ctx *ctx, const struct check_def *def, s
   if (s.torch_cpu_only) {
     gw_check_raise(it, GW_CHECK_WARN);
     gw_check_fix(it,
-                 "If this is the Python you train with, install a CUDA build of PyTorch (for CUDA %d.%d or "
-                 "older; pytorch.org gives the command).",
+                 _("If this is the Python you train with, install a CUDA build of PyTorch (for CUDA %d.%d or "
+                   "older; pytorch.org gives the command)."),
                  dmaj, dmin);
   }
   if (newer_major || newer_minor) {
     gw_check_raise(it, newer_major ? GW_CHECK_FAIL : GW_CHECK_WARN);
     gw_check_fix(it,
-                 "Update the NVIDIA driver to one that supports the newer CUDA, or use builds for CUDA %d.%d "
-                 "or older (PyTorch's install page lists one index per CUDA version).",
+                 _("Update the NVIDIA driver to one that supports the newer CUDA, or use builds for CUDA %d.%d "
+                   "or older (PyTorch's install page lists one index per CUDA version)."),
                  dmaj, dmin);
   }
 }

@@ -30,15 +30,15 @@ static const struct {
   uint64_t bit;
   const char *name;
 } reason_names[] = {
-    {REASON_IDLE, "GPU idle"},
-    {REASON_APP_CLOCKS, "applications clocks setting"},
-    {REASON_SW_POWER_CAP, "SW power cap"},
-    {REASON_HW_SLOWDOWN, "HW slowdown"},
-    {REASON_SYNC_BOOST, "sync boost"},
-    {REASON_SW_THERMAL, "SW thermal slowdown"},
-    {REASON_HW_THERMAL, "HW thermal slowdown"},
-    {REASON_HW_POWER_BRAKE, "HW power brake"},
-    {REASON_DISPLAY_CLOCK, "display clock setting"},
+    {REASON_IDLE, N_("GPU idle")},
+    {REASON_APP_CLOCKS, N_("applications clocks setting")},
+    {REASON_SW_POWER_CAP, N_("SW power cap")},
+    {REASON_HW_SLOWDOWN, N_("HW slowdown")},
+    {REASON_SYNC_BOOST, N_("sync boost")},
+    {REASON_SW_THERMAL, N_("SW thermal slowdown")},
+    {REASON_HW_THERMAL, N_("HW thermal slowdown")},
+    {REASON_HW_POWER_BRAKE, N_("HW power brake")},
+    {REASON_DISPLAY_CLOCK, N_("display clock setting")},
 };
 
 static void describe_reasons(uint64_t mask, char *buf, size_t cap) {
@@ -49,13 +49,13 @@ static void describe_reasons(uint64_t mask, char *buf, size_t cap) {
     known |= reason_names[i].bit;
     if (!(mask & reason_names[i].bit))
       continue;
-    int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", reason_names[i].name);
+    int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", _(reason_names[i].name));
     if (w < 0 || (size_t)w >= cap - len)
       return;
     len += (size_t)w;
   }
   if (mask & ~known)
-    snprintf(buf + len, cap - len, "%sother bits 0x%llx", len ? ", " : "", (unsigned long long)(mask & ~known));
+    snprintf(buf + len, cap - len, _("%sother bits 0x%llx"), len ? ", " : "", (unsigned long long)(mask & ~known));
 }
 
 /* "under load" or "at idle" or "now" for a GPU busy with someone else's work. */
@@ -71,8 +71,8 @@ static int gpu_idle_now(const struct gw_gpu_sample *s) {
 /* How a reading was taken, for the reason text. */
 static const char *seen_when(const struct gw_gpu_sample *s, int under_load) {
   if (under_load)
-    return "under the load";
-  return gpu_idle_now(s) ? "at idle" : "now, busy with other work";
+    return _("under the load");
+  return gpu_idle_now(s) ? _("at idle") : _("now, busy with other work");
 }
 
 /* Print a duration in seconds with sensible precision. */
@@ -101,7 +101,7 @@ static void check_clocks(struct check_ctx *ctx, const struct check_def *def, str
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (!have_pstate && !have_sm) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "The driver reports neither the P-state nor the SM clock.");
+    gw_check_reason(it, _("The driver reports neither the P-state nor the SM clock."));
     return;
   }
   if (have_pstate)
@@ -110,50 +110,51 @@ static void check_clocks(struct check_ctx *ctx, const struct check_def *def, str
     gw_check_value(it, "sm_clock_mhz", sm);
   if (max_mhz)
     gw_check_value(it, "sm_clock_max_mhz", max_mhz);
-  char pstate_text[16] = "P?", clock_text[96] = "SM clock unknown";
+  char pstate_text[16] = "P?", clock_text[192];
+  gw_strlcpy(clock_text, _("SM clock unknown"), sizeof clock_text);
   if (have_pstate)
     snprintf(pstate_text, sizeof pstate_text, "P%.0f", pstate);
   if (have_sm && max_mhz)
-    snprintf(clock_text, sizeof clock_text, "SM clock %.0f of %u MHz (%.0f%%)", sm, max_mhz, 100.0 * sm / max_mhz);
+    snprintf(clock_text, sizeof clock_text, _("SM clock %.0f of %u MHz (%.0f%%)"), sm, max_mhz, 100.0 * sm / max_mhz);
   else if (have_sm)
-    snprintf(clock_text, sizeof clock_text, "SM clock %.0f MHz", sm);
+    snprintf(clock_text, sizeof clock_text, _("SM clock %.0f MHz"), sm);
 
   if (!under_load && gpu_idle_now(s)) {
     gw_check_reason(it,
-                    "Idle: %s, %s. At idle a high P-state and low clocks are normal: the driver raises them "
-                    "as soon as work arrives.",
+                    _("Idle: %s, %s. At idle a high P-state and low clocks are normal: the driver raises them "
+                      "as soon as work arrives."),
                     pstate_text, clock_text);
     if (!ctx->opts->load)
-      gw_check_reason(it, "Run gpuwhy check --load to see the clocks under work.");
+      gw_check_reason(it, _("Run gpuwhy check --load to see the clocks under work."));
     return;
   }
-  gw_check_reason(it, "%s: %s, %s.", under_load ? "Under the load (best seen)" : "Busy with other work now",
+  gw_check_reason(it, _("%s: %s, %s."), under_load ? _("Under the load (best seen)") : _("Busy with other work now"),
                   pstate_text, clock_text);
   if (have_pstate && pstate > 2) {
     gw_check_raise(it, GW_CHECK_WARN);
     gw_check_reason(it,
-                    "A GPU doing work should sit in P0 (or P2, the CUDA default of GeForce cards); %s means "
-                    "the driver keeps it in a low-power state.",
+                    _("A GPU doing work should sit in P0 (or P2, the CUDA default of GeForce cards); %s means "
+                      "the driver keeps it in a low-power state."),
                     pstate_text);
     gw_check_fix(it,
-                 "Look at nvidia-smi -q -d PERFORMANCE,CLOCK for locked clocks or a power-saving policy; "
-                 "reset locked clocks with sudo nvidia-smi -rgc -i %u.",
+                 _("Look at nvidia-smi -q -d PERFORMANCE,CLOCK for locked clocks or a power-saving policy; "
+                   "reset locked clocks with sudo nvidia-smi -rgc -i %u."),
                  gpu->index);
   } else if (have_pstate && pstate == 2) {
-    gw_check_reason(it, "P2 is the P-state GeForce cards use for CUDA work (memory clock a little lower).");
+    gw_check_reason(it, _("P2 is the P-state GeForce cards use for CUDA work (memory clock a little lower)."));
   }
   if (have_sm && max_mhz && sm < 0.85 * max_mhz) {
     if (reasons & REASON_SW_POWER_CAP) {
-      gw_check_reason(it, "The clock sits below its maximum because the GPU is at its power limit (SW power "
-                          "cap): that is its power budget at work, not a fault.");
+      gw_check_reason(it, _("The clock sits below its maximum because the GPU is at its power limit (SW power "
+                            "cap): that is its power budget at work, not a fault."));
     } else if (reasons & (REASONS_HW | REASON_SW_THERMAL)) {
       gw_check_raise(it, GW_CHECK_WARN);
-      gw_check_reason(it, "The clock is held down by slowdowns (see the clock event reasons item).");
+      gw_check_reason(it, _("The clock is held down by slowdowns (see the clock event reasons item)."));
     } else {
       gw_check_raise(it, GW_CHECK_WARN);
-      gw_check_reason(it, "The clock stays under 85%% of its maximum with no clock event reason given: locked "
-                          "or application clocks are the usual cause.");
-      gw_check_fix(it, "Check nvidia-smi -q -d CLOCK; reset locked clocks with sudo nvidia-smi -rgc -i %u.",
+      gw_check_reason(it, _("The clock stays under 85%% of its maximum with no clock event reason given: locked "
+                            "or application clocks are the usual cause."));
+      gw_check_fix(it, _("Check nvidia-smi -q -d CLOCK; reset locked clocks with sudo nvidia-smi -rgc -i %u."),
                    gpu->index);
     }
   }
@@ -169,44 +170,45 @@ static void check_power_limit(struct check_ctx *ctx, const struct check_def *def
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (!have_limit || in->power_default_limit_mw == 0) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "The driver does not report %s.",
-                    have_limit ? "the default power limit" : "the enforced power limit");
+    gw_check_reason(it, _("The driver does not report %s."),
+                    have_limit ? _("the default power limit") : _("the enforced power limit"));
     if (have_power)
-      gw_check_reason(it, "Power draw %s: %.0f W.", seen_when(s, under_load), power_mw / 1000);
+      gw_check_reason(it, _("Power draw %s: %.0f W."), seen_when(s, under_load), power_mw / 1000);
     return;
   }
   gw_check_value(it, "power_limit_mw", limit_mw);
   gw_check_value(it, "power_default_limit_mw", in->power_default_limit_mw);
   if (in->power_max_limit_mw)
     gw_check_value(it, "power_max_limit_mw", in->power_max_limit_mw);
-  char range[64] = "";
+  char range[128] = "";
   if (in->power_min_limit_mw && in->power_max_limit_mw)
-    snprintf(range, sizeof range, " (allowed %u-%u W)", in->power_min_limit_mw / 1000, in->power_max_limit_mw / 1000);
+    snprintf(range, sizeof range, _(" (allowed %u-%u W)"), in->power_min_limit_mw / 1000,
+             in->power_max_limit_mw / 1000);
   /* A watt of slack: limits are whole watts but reported in mW. */
   if (limit_mw + 1000 < in->power_default_limit_mw) {
     gw_check_raise(it, GW_CHECK_WARN);
     gw_check_reason(it,
-                    "Enforced limit %.0f W is below the default %u W%s: under full load the GPU runs slower than "
-                    "it can (%.0f%% of its default power budget).",
+                    _("Enforced limit %.0f W is below the default %u W%s: under full load the GPU runs slower than "
+                      "it can (%.0f%% of its default power budget)."),
                     limit_mw / 1000, in->power_default_limit_mw / 1000, range,
                     100.0 * limit_mw / in->power_default_limit_mw);
     gw_check_fix(it,
-                 "Restore it with sudo nvidia-smi -i %u -pl %u. If nobody lowered it by hand, a system power "
-                 "or thermal policy does: nvidia-smi -q -d POWER shows the requested and enforced limits.",
+                 _("Restore it with sudo nvidia-smi -i %u -pl %u. If nobody lowered it by hand, a system power "
+                   "or thermal policy does: nvidia-smi -q -d POWER shows the requested and enforced limits."),
                  gpu->index, in->power_default_limit_mw / 1000);
   } else {
-    gw_check_reason(it, "Enforced limit %.0f W, %s the default %u W%s.", limit_mw / 1000,
-                    limit_mw > in->power_default_limit_mw + 1000 ? "above" : "at", in->power_default_limit_mw / 1000,
-                    range);
+    gw_check_reason(it, _("Enforced limit %.0f W, %s the default %u W%s."), limit_mw / 1000,
+                    limit_mw > in->power_default_limit_mw + 1000 ? _("above") : _("at"),
+                    in->power_default_limit_mw / 1000, range);
   }
   if (have_power) {
     gw_check_value(it, under_load ? "power_peak_mw" : "power_mw", power_mw);
-    gw_check_reason(it, "Power draw %s: %.0f W%s.", seen_when(s, under_load), power_mw / 1000,
-                    under_load ? " at its highest" : "");
+    gw_check_reason(it, _("Power draw %s: %.0f W%s."), seen_when(s, under_load), power_mw / 1000,
+                    under_load ? _(" at its highest") : "");
   }
   if (under_load && gpu->load_avg_power_w > 0) {
     gw_check_value(it, "load_avg_power_w", gpu->load_avg_power_w);
-    gw_check_reason(it, "Average over the load from the energy counter: %.0f W.", gpu->load_avg_power_w);
+    gw_check_reason(it, _("Average over the load from the energy counter: %.0f W."), gpu->load_avg_power_w);
   }
 }
 
@@ -217,7 +219,7 @@ static void check_temperature(struct check_ctx *ctx, const struct check_def *def
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (!gw_check_metric(s, GW_M_temp_gpu_c, &temp)) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "The driver does not report the GPU temperature.");
+    gw_check_reason(it, _("The driver does not report the GPU temperature."));
     return;
   }
   int slowdown = gpu->info.temp_slowdown_c, shutdown = gpu->info.temp_shutdown_c;
@@ -228,34 +230,35 @@ static void check_temperature(struct check_ctx *ctx, const struct check_def *def
     gw_check_value(it, "temp_shutdown_c", shutdown);
   char limits[96] = "";
   if (slowdown > 0 && shutdown > 0)
-    snprintf(limits, sizeof limits, " (slowdown at %d C, shutdown at %d C)", slowdown, shutdown);
+    snprintf(limits, sizeof limits, _(" (slowdown at %d C, shutdown at %d C)"), slowdown, shutdown);
   else if (slowdown > 0)
-    snprintf(limits, sizeof limits, " (slowdown at %d C)", slowdown);
-  gw_check_reason(it, "%.0f C %s%s%s.", temp, seen_when(s, under_load), under_load ? " at its highest" : "", limits);
+    snprintf(limits, sizeof limits, _(" (slowdown at %d C)"), slowdown);
+  gw_check_reason(it, _("%.0f C %s%s%s."), temp, seen_when(s, under_load), under_load ? _(" at its highest") : "",
+                  limits);
   if (gw_check_metric(s, GW_M_temp_mem_c, &mem_temp)) {
     gw_check_value(it, "temp_mem_c", mem_temp);
-    gw_check_reason(it, "Memory %.0f C.", mem_temp);
+    gw_check_reason(it, _("Memory %.0f C."), mem_temp);
   }
   if (slowdown <= 0) {
-    gw_check_reason(it, "The driver gives no slowdown threshold to compare with.");
+    gw_check_reason(it, _("The driver gives no slowdown threshold to compare with."));
     return;
   }
   if (temp >= slowdown) {
     gw_check_raise(it, GW_CHECK_FAIL);
-    gw_check_reason(it, "The GPU is at its slowdown threshold: its clocks are being cut to cool it.");
+    gw_check_reason(it, _("The GPU is at its slowdown threshold: its clocks are being cut to cool it."));
   } else if (temp >= slowdown - 10) {
     gw_check_raise(it, GW_CHECK_WARN);
-    gw_check_reason(it, "Only %.0f C below the slowdown threshold%s.", slowdown - temp,
-                    !under_load && gpu_idle_now(s) ? ", and that is without work" : "");
+    gw_check_reason(it, _("Only %.0f C below the slowdown threshold%s."), slowdown - temp,
+                    !under_load && gpu_idle_now(s) ? _(", and that is without work") : "");
   } else {
-    gw_check_reason(it, "%.0f C of headroom before slowdown.", slowdown - temp);
+    gw_check_reason(it, _("%.0f C of headroom before slowdown."), slowdown - temp);
     if (!under_load && gpu_idle_now(s))
-      gw_check_reason(it, "Under sustained work it runs much warmer; --load shows how much.");
+      gw_check_reason(it, _("Under sustained work it runs much warmer; --load shows how much."));
   }
   if (it->status >= GW_CHECK_WARN)
-    gw_check_fix(it, "Improve cooling: airflow and fan settings, dust in the heat sinks, blanking panels, the room "
-                     "or rack inlet temperature. nvidia-smi -q -d TEMPERATURE,PERFORMANCE shows the thresholds and "
-                     "active slowdowns.");
+    gw_check_fix(it, _("Improve cooling: airflow and fan settings, dust in the heat sinks, blanking panels, the room "
+                       "or rack inlet temperature. nvidia-smi -q -d TEMPERATURE,PERFORMANCE shows the thresholds and "
+                       "active slowdowns."));
 }
 
 static void check_clock_reasons(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
@@ -265,7 +268,7 @@ static void check_clock_reasons(struct check_ctx *ctx, const struct check_def *d
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (!gw_check_metric(s, GW_M_clock_reasons, &v)) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "The driver does not report clock event reasons.");
+    gw_check_reason(it, _("The driver does not report clock event reasons."));
     return;
   }
   uint64_t mask = (uint64_t)v;
@@ -276,26 +279,27 @@ static void check_clock_reasons(struct check_ctx *ctx, const struct check_def *d
   char words[300];
   describe_reasons(mask, words, sizeof words);
   if (mask == 0)
-    gw_check_reason(it, "None %s: clocks as high as allowed.", under_load ? "during the load" : "now");
+    gw_check_reason(it, _("None %s: clocks as high as allowed."), under_load ? _("during the load") : _("now"));
   else
-    gw_check_reason(it, "%s 0x%llx: %s.", under_load ? "During the load" : "Now", (unsigned long long)mask, words);
+    gw_check_reason(it, _("%s 0x%llx: %s."), under_load ? _("During the load") : _("Now"), (unsigned long long)mask,
+                    words);
   if (mask & REASONS_HW) {
     gw_check_raise(it, GW_CHECK_FAIL);
-    gw_check_reason(it, "HW slowdowns cut the clocks by half or more; they come from the board (overheating, a "
-                        "power brake from the system, a supply that cannot deliver).");
-    gw_check_fix(it, "Fix the hardware before tuning code: check cooling, power cables and the power supply, and "
-                     "the server's event log (BMC); nvidia-smi -q -d PERFORMANCE names the active slowdown.");
+    gw_check_reason(it, _("HW slowdowns cut the clocks by half or more; they come from the board (overheating, a "
+                          "power brake from the system, a supply that cannot deliver)."));
+    gw_check_fix(it, _("Fix the hardware before tuning code: check cooling, power cables and the power supply, and "
+                       "the server's event log (BMC); nvidia-smi -q -d PERFORMANCE names the active slowdown."));
   } else if (mask & REASON_SW_THERMAL) {
     gw_check_raise(it, GW_CHECK_WARN);
-    gw_check_reason(it, "The driver lowers clocks to keep the GPU under its maximum operating temperature.");
-    gw_check_fix(it, "Improve cooling (airflow, fans, inlet temperature); see the temperature item.");
+    gw_check_reason(it, _("The driver lowers clocks to keep the GPU under its maximum operating temperature."));
+    gw_check_fix(it, _("Improve cooling (airflow, fans, inlet temperature); see the temperature item."));
   } else if (mask & REASON_APP_CLOCKS) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "Applications clocks are set and cap the clock.");
-    gw_check_fix(it, "Reset them with sudo nvidia-smi -rac -i %u unless they were set on purpose.", gpu->index);
+    gw_check_reason(it, _("Applications clocks are set and cap the clock."));
+    gw_check_fix(it, _("Reset them with sudo nvidia-smi -rac -i %u unless they were set on purpose."), gpu->index);
   } else if (mask & REASON_SW_POWER_CAP) {
-    gw_check_reason(it, "The SW power cap means the GPU is at its power limit and trades clock for power: that is "
-                        "the physics of a busy GPU, not a fault.");
+    gw_check_reason(it, _("The SW power cap means the GPU is at its power limit and trades clock for power: that is "
+                          "the physics of a busy GPU, not a fault."));
   }
 }
 
@@ -305,11 +309,11 @@ static void check_throttle_time(struct check_ctx *ctx, const struct check_def *d
     const char *name;
     const char *value_name;
   } counters[] = {
-      {GW_M_viol_hw_thermal_ns, "HW thermal slowdown", "hw_thermal_s"},
-      {GW_M_viol_hw_power_brake_ns, "HW power brake", "hw_power_brake_s"},
-      {GW_M_viol_sw_thermal_ns, "SW thermal slowdown", "sw_thermal_s"},
-      {GW_M_viol_power_cap_ns, "SW power cap", "sw_power_cap_s"},
-      {GW_M_viol_sync_boost_ns, "sync boost", "sync_boost_s"},
+      {GW_M_viol_hw_thermal_ns, N_("HW thermal slowdown"), "hw_thermal_s"},
+      {GW_M_viol_hw_power_brake_ns, N_("HW power brake"), "hw_power_brake_s"},
+      {GW_M_viol_sw_thermal_ns, N_("SW thermal slowdown"), "sw_thermal_s"},
+      {GW_M_viol_power_cap_ns, N_("SW power cap"), "sw_power_cap_s"},
+      {GW_M_viol_sync_boost_ns, N_("sync boost"), "sync_boost_s"},
   };
   double seconds[5];
   int have[5], any = 0;
@@ -322,7 +326,7 @@ static void check_throttle_time(struct check_ctx *ctx, const struct check_def *d
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (!any) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "The driver does not report the throttle time counters.");
+    gw_check_reason(it, _("The driver does not report the throttle time counters."));
     return;
   }
   char list[400] = "";
@@ -332,12 +336,12 @@ static void check_throttle_time(struct check_ctx *ctx, const struct check_def *d
       continue;
     char secs[32];
     format_seconds(seconds[i], secs, sizeof secs);
-    int w = snprintf(list + len, sizeof list - len, "%s%s %s", len ? ", " : "", counters[i].name, secs);
+    int w = snprintf(list + len, sizeof list - len, "%s%s %s", len ? ", " : "", _(counters[i].name), secs);
     if (w > 0 && (size_t)w < sizeof list - len)
       len += (size_t)w;
     gw_check_value(it, counters[i].value_name, seconds[i]);
   }
-  gw_check_reason(it, "Since the driver loaded, clocks were held down by: %s.", list);
+  gw_check_reason(it, _("Since the driver loaded, clocks were held down by: %s."), list);
   int hw = (have[0] && seconds[0] > 0) || (have[1] && seconds[1] > 0);
   /* SW thermal slowdown counts in milliseconds now and then on healthy GPUs;
    * a whole second is a pattern. */
@@ -345,13 +349,13 @@ static void check_throttle_time(struct check_ctx *ctx, const struct check_def *d
   if (hw || sw_thermal) {
     gw_check_raise(it, GW_CHECK_WARN);
     if (hw)
-      gw_check_reason(it, "HW slowdowns happened: clocks were cut by half or more for that long.");
+      gw_check_reason(it, _("HW slowdowns happened: clocks were cut by half or more for that long."));
     if (sw_thermal)
-      gw_check_reason(it, "The GPU ran hot enough for the driver to slow it.");
-    gw_check_fix(it, "Check cooling and power delivery (cables, supply, the server's event log); these counters "
-                     "only grow, so compare them before and after a run to see whether it happens now.");
+      gw_check_reason(it, _("The GPU ran hot enough for the driver to slow it."));
+    gw_check_fix(it, _("Check cooling and power delivery (cables, supply, the server's event log); these counters "
+                       "only grow, so compare them before and after a run to see whether it happens now."));
   } else if (have[3] && seconds[3] > 0) {
-    gw_check_reason(it, "Time at the power cap is normal for a GPU that has been busy.");
+    gw_check_reason(it, _("Time at the power cap is normal for a GPU that has been busy."));
   }
 }
 
@@ -370,8 +374,8 @@ static void check_pcie_link(struct check_ctx *ctx, const struct check_def *def, 
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (!have_gen || !have_width || !max_gen || !max_width) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "The driver does not report the link's generation and width with their maximums (an "
-                        "SXM or C2C-attached GPU may have none to report).");
+    gw_check_reason(it, _("The driver does not report the link's generation and width with their maximums (an "
+                          "SXM or C2C-attached GPU may have none to report)."));
     return;
   }
   gw_check_value(it, "pcie_gen", gen);
@@ -380,37 +384,39 @@ static void check_pcie_link(struct check_ctx *ctx, const struct check_def *def, 
   gw_check_value(it, "pcie_width_max", max_width);
   double now_gbps = pcie_lane_gbps((unsigned)gen) * width, max_gbps = pcie_lane_gbps(max_gen) * max_width;
   int degraded = gen < max_gen || width < max_width;
-  gw_check_reason(it, "Gen %.0f x%.0f %s%s,", gen, width, seen_when(s, under_load), under_load ? " at its best" : "");
+  gw_check_reason(it, _("Gen %.0f x%.0f %s%s,"), gen, width, seen_when(s, under_load),
+                  under_load ? _(" at its best") : "");
   if (!degraded)
-    gw_check_reason(it, "the GPU's maximum");
+    gw_check_reason(it, _("the GPU's maximum"));
   else
-    gw_check_reason(it, "below the GPU's gen %u x%u", max_gen, max_width);
+    gw_check_reason(it, _("below the GPU's gen %u x%u"), max_gen, max_width);
   if (degraded && now_gbps > 0 && max_gbps > 0)
-    gw_check_reason(it, "(about %.1f of %.1f GB/s each way).", now_gbps, max_gbps);
+    gw_check_reason(it, _("(about %.1f of %.1f GB/s each way)."), now_gbps, max_gbps);
   else if (max_gbps > 0)
-    gw_check_reason(it, "(about %.1f GB/s each way).", max_gbps);
+    gw_check_reason(it, _("(about %.1f GB/s each way)."), max_gbps);
   else
     gw_check_reason(it, ".");
   if (degraded && under_load) {
     gw_check_raise(it, GW_CHECK_FAIL);
-    gw_check_reason(it, "The link stays degraded under work: every host-to-device copy is slower.");
+    gw_check_reason(it, _("The link stays degraded under work: every host-to-device copy is slower."));
     gw_check_fix(it,
-                 "Reseat the card or move it to a slot wired for x%u at gen %u; check risers and cables and "
-                 "the BIOS PCIe speed setting; lspci -vv shows the link status against its capability.",
+                 _("Reseat the card or move it to a slot wired for x%u at gen %u; check risers and cables and "
+                   "the BIOS PCIe speed setting; lspci -vv shows the link status against its capability."),
                  max_width, max_gen);
   } else if (degraded) {
     gw_check_raise(it, GW_CHECK_WARN);
     if (gpu_idle_now(s))
-      gw_check_reason(it, "Links train down to a slower generation while idle to save power, so this may be "
-                          "harmless.");
+      gw_check_reason(it, _("Links train down to a slower generation while idle to save power, so this may be "
+                            "harmless."));
     else
-      gw_check_reason(it, "Light work may leave a link trained down; only a full load tells.");
-    gw_check_fix(it, "Run gpuwhy check --load: a link that stays below gen %u x%u under work is a real fault.", max_gen,
-                 max_width);
+      gw_check_reason(it, _("Light work may leave a link trained down; only a full load tells."));
+    gw_check_fix(it, _("Run gpuwhy check --load: a link that stays below gen %u x%u under work is a real fault."),
+                 max_gen, max_width);
   }
   if (gw_check_metric(s, GW_M_pcie_replay, &replay) && replay > 0) {
     gw_check_value(it, "pcie_replay", replay);
-    gw_check_reason(it, "The replay counter is %.0f: the link has resent packets, a sign of signal trouble.", replay);
+    gw_check_reason(it, _("The replay counter is %.0f: the link has resent packets, a sign of signal trouble."),
+                    replay);
   }
 }
 
@@ -421,38 +427,38 @@ static void check_ecc(struct check_ctx *ctx, const struct check_def *def, struct
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (gpu->info.ecc_enabled == 0) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "ECC is off: memory errors go unnoticed and silently change data.");
+    gw_check_reason(it, _("ECC is off: memory errors go unnoticed and silently change data."));
     gw_check_fix(it,
-                 "On a data-center GPU turn it on with sudo nvidia-smi -i %u -e 1 and reset the GPU (it costs "
-                 "a few percent of memory).",
+                 _("On a data-center GPU turn it on with sudo nvidia-smi -i %u -e 1 and reset the GPU (it costs "
+                   "a few percent of memory)."),
                  gpu->index);
     return;
   }
   if (!have_sbe && !have_dbe) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "This GPU reports no ECC error counts (no ECC memory, or not exposed).");
+    gw_check_reason(it, _("This GPU reports no ECC error counts (no ECC memory, or not exposed)."));
     return;
   }
-  gw_check_reason(it, "ECC on;");
+  gw_check_reason(it, _("ECC on;"));
   if (have_sbe) {
     gw_check_value(it, "ecc_corrected", sbe);
-    gw_check_reason(it, "%.0f corrected", sbe);
+    gw_check_reason(it, _("%.0f corrected"), sbe);
   }
   if (have_dbe) {
     gw_check_value(it, "ecc_uncorrected", dbe);
-    gw_check_reason(it, "%s%.0f uncorrected", have_sbe ? "and " : "", dbe);
+    gw_check_reason(it, _("%s%.0f uncorrected"), have_sbe ? _("and ") : "", dbe);
   }
-  gw_check_reason(it, "errors since the driver loaded.");
+  gw_check_reason(it, _("errors since the driver loaded."));
   if (dbe > 0) {
     gw_check_raise(it, GW_CHECK_WARN);
-    gw_check_reason(it, "An uncorrected error means some work read wrong data; the driver marks the row for "
-                        "remapping.");
+    gw_check_reason(it, _("An uncorrected error means some work read wrong data; the driver marks the row for "
+                          "remapping."));
     gw_check_fix(it,
-                 "Reset the GPU when it is free (sudo nvidia-smi -r -i %u) so the remap takes effect; if "
-                 "uncorrected errors come back, the GPU needs service.",
+                 _("Reset the GPU when it is free (sudo nvidia-smi -r -i %u) so the remap takes effect; if "
+                   "uncorrected errors come back, the GPU needs service."),
                  gpu->index);
   } else if (sbe > 0) {
-    gw_check_reason(it, "Corrected errors are fixed on the fly; only a fast-growing count needs attention.");
+    gw_check_reason(it, _("Corrected errors are fixed on the fly; only a fast-growing count needs attention."));
   }
 }
 
@@ -465,26 +471,28 @@ static void check_row_remap(struct check_ctx *ctx, const struct check_def *def, 
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (!have) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "Not reported: GPUs before Ampere retire pages instead, and MIG hides it.");
+    gw_check_reason(it, _("Not reported: GPUs before Ampere retire pages instead, and MIG hides it."));
     return;
   }
   gw_check_value(it, "remapped_corrected_rows", cor);
   gw_check_value(it, "remapped_uncorrected_rows", unc);
   gw_check_value(it, "remap_pending", pending);
   gw_check_value(it, "remap_failure", failure);
-  gw_check_reason(it, "%.0f row%s remapped after corrected errors, %.0f after uncorrected ones;", cor,
-                  cor == 1 ? "" : "s", unc);
+  gw_check_reason(it,
+                  cor == 1 ? _("%.0f row remapped after corrected errors, %.0f after uncorrected ones;")
+                           : _("%.0f rows remapped after corrected errors, %.0f after uncorrected ones;"),
+                  cor, unc);
   if (failure > 0) {
     gw_check_raise(it, GW_CHECK_FAIL);
-    gw_check_reason(it, "a remap FAILED: the memory has more bad rows than spares.");
-    gw_check_fix(it, "Take GPU %u out of service and contact the vendor; results computed on it may be wrong.",
+    gw_check_reason(it, _("a remap FAILED: the memory has more bad rows than spares."));
+    gw_check_fix(it, _("Take GPU %u out of service and contact the vendor; results computed on it may be wrong."),
                  gpu->index);
   } else if (pending > 0) {
     gw_check_raise(it, GW_CHECK_WARN);
-    gw_check_reason(it, "a remap is pending and takes effect at the next GPU reset.");
-    gw_check_fix(it, "Reset the GPU when no job runs: sudo nvidia-smi -r -i %u (or reboot).", gpu->index);
+    gw_check_reason(it, _("a remap is pending and takes effect at the next GPU reset."));
+    gw_check_fix(it, _("Reset the GPU when no job runs: sudo nvidia-smi -r -i %u (or reboot)."), gpu->index);
   } else {
-    gw_check_reason(it, "none pending, none failed.");
+    gw_check_reason(it, _("none pending, none failed."));
   }
 }
 
@@ -492,21 +500,21 @@ static void check_persistence(struct check_ctx *ctx, const struct check_def *def
   int mode = gpu->info.persistence_mode;
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, mode == 1 ? GW_CHECK_PASS : GW_CHECK_NOTE);
   if (mode == 1) {
-    gw_check_reason(it, "On: the driver keeps the GPU initialised between processes.");
+    gw_check_reason(it, _("On: the driver keeps the GPU initialised between processes."));
     return;
   }
   if (mode < 0) {
-    gw_check_reason(it, "The driver does not report persistence mode.");
+    gw_check_reason(it, _("The driver does not report persistence mode."));
     return;
   }
   gw_check_value(it, "persistence_mode", 0);
   gw_check_raise(it, GW_CHECK_WARN);
-  gw_check_reason(it, "Off: when no process holds the GPU, the driver tears its state down and sets it up again "
-                      "at the next process start, which adds time to every launch (up to seconds with several "
-                      "GPUs; each torchrun worker, each test run), and settings made with nvidia-smi can be lost "
-                      "meanwhile.");
-  gw_check_fix(it, "Run the persistence daemon: sudo systemctl enable --now nvidia-persistenced (or sudo nvidia-smi "
-                   "-pm 1, which lasts until reboot).");
+  gw_check_reason(it, _("Off: when no process holds the GPU, the driver tears its state down and sets it up again "
+                        "at the next process start, which adds time to every launch (up to seconds with several "
+                        "GPUs; each torchrun worker, each test run), and settings made with nvidia-smi can be lost "
+                        "meanwhile."));
+  gw_check_fix(it, _("Run the persistence daemon: sudo systemctl enable --now nvidia-persistenced (or sudo nvidia-smi "
+                     "-pm 1, which lasts until reboot)."));
 }
 
 static void check_compute_mode(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
@@ -515,25 +523,25 @@ static void check_compute_mode(struct check_ctx *ctx, const struct check_def *de
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (mode < 0 || mode > 3) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "The driver does not report the compute mode%s.", mode > 3 ? " in a known form" : "");
+    gw_check_reason(it, _("The driver does not report the compute mode%s."), mode > 3 ? _(" in a known form") : "");
     return;
   }
   gw_check_value(it, "compute_mode", mode);
   if (mode == 0) {
-    gw_check_reason(it, "Default: any number of processes may use the GPU.");
+    gw_check_reason(it, _("Default: any number of processes may use the GPU."));
     return;
   }
   if (mode == 2) {
     gw_check_raise(it, GW_CHECK_FAIL);
-    gw_check_reason(it, "Prohibited: no process may start CUDA work on this GPU.");
+    gw_check_reason(it, _("Prohibited: no process may start CUDA work on this GPU."));
   } else {
     gw_check_raise(it, GW_CHECK_WARN);
     gw_check_reason(it,
-                    "%s: only one process may use the GPU; a second job, or a data-loader worker that "
-                    "touches CUDA, fails with \"all CUDA-capable devices are busy or unavailable\".",
+                    _("%s: only one process may use the GPU; a second job, or a data-loader worker that "
+                      "touches CUDA, fails with \"all CUDA-capable devices are busy or unavailable\"."),
                     names[mode]);
   }
-  gw_check_fix(it, "sudo nvidia-smi -i %u -c DEFAULT, unless the cluster sets this on purpose.", gpu->index);
+  gw_check_fix(it, _("sudo nvidia-smi -i %u -c DEFAULT, unless the cluster sets this on purpose."), gpu->index);
 }
 
 static void check_mig(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
@@ -543,12 +551,12 @@ static void check_mig(struct check_ctx *ctx, const struct check_def *def, struct
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, mig ? GW_CHECK_NOTE : GW_CHECK_PASS);
   gw_check_value(it, "mig_enabled", mig);
   if (!mig) {
-    gw_check_reason(it, "Off: jobs get the whole GPU.");
+    gw_check_reason(it, _("Off: jobs get the whole GPU."));
     return;
   }
-  gw_check_reason(it, "On: the GPU is split into instances and a job sees only its slice; whole-GPU "
-                      "utilization and per-process figures are not reported, so gpuwhy reads activity per "
-                      "instance.");
+  gw_check_reason(it, _("On: the GPU is split into instances and a job sees only its slice; whole-GPU "
+                        "utilization and per-process figures are not reported, so gpuwhy reads activity per "
+                        "instance."));
 }
 
 /* Real uid and name of a process, from <root>/proc/<pid>/status: 0, -1 when
@@ -596,12 +604,12 @@ static void check_processes(struct check_ctx *ctx, const struct check_def *def, 
   struct gw_check_item *it = gw_check_add(ctx, def, gpu, GW_CHECK_PASS);
   if (gpu->nprocs < 0) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "The driver did not list the processes on this GPU.");
+    gw_check_reason(it, _("The driver did not list the processes on this GPU."));
     return;
   }
   gw_check_value(it, "processes", gpu->nprocs);
   if (gpu->nprocs == 0) {
-    gw_check_reason(it, "No process is using the GPU.");
+    gw_check_reason(it, _("No process is using the GPU."));
     return;
   }
   long my_uid;
@@ -620,16 +628,16 @@ static void check_processes(struct check_ctx *ctx, const struct check_def *def, 
     int owner = process_owner(ctx->root, p->pid, &uid, name, sizeof name);
     if (owner == -1) {
       hidden++;
-      gw_check_reason(it, "pid %d (not visible here%s);", p->pid, mem);
+      gw_check_reason(it, _("pid %d (not visible here%s);"), p->pid, mem);
     } else if (owner == -2) {
       hidden++;
-      gw_check_reason(it, "pid %d (%s, owner unknown: no Uid in its status%s);", p->pid, name[0] ? name : "?", mem);
+      gw_check_reason(it, _("pid %d (%s, owner unknown: no Uid in its status%s);"), p->pid, name[0] ? name : "?", mem);
     } else if (uid != my_uid) {
       others++;
-      gw_check_reason(it, "pid %d (%s, uid %ld, another user%s);", p->pid, name[0] ? name : "?", uid, mem);
+      gw_check_reason(it, _("pid %d (%s, uid %ld, another user%s);"), p->pid, name[0] ? name : "?", uid, mem);
     } else {
       mine++;
-      gw_check_reason(it, "pid %d (%s, yours%s);", p->pid, name[0] ? name : "?", mem);
+      gw_check_reason(it, _("pid %d (%s, yours%s);"), p->pid, name[0] ? name : "?", mem);
     }
   }
   gw_check_value(it, "other_user_processes", others);
@@ -638,34 +646,38 @@ static void check_processes(struct check_ctx *ctx, const struct check_def *def, 
   size_t len = strlen(it->reason);
   if (len > 0 && it->reason[len - 1] == ';')
     it->reason[len - 1] = '.';
-  gw_check_reason(it, "%d process%s on the GPU: they share its SMs and memory with your job.", gpu->nprocs,
-                  gpu->nprocs == 1 ? "" : "es");
+  else if (len >= 3 && strcmp(it->reason + len - 3, "\xEF\xBC\x9B") == 0) /* a translation's full-width ';' */
+    memcpy(it->reason + len - 3, "\xE3\x80\x82", 3);                      /* becomes its full stop */
+  gw_check_reason(it,
+                  gpu->nprocs == 1 ? _("%d process on the GPU: they share its SMs and memory with your job.")
+                                   : _("%d processes on the GPU: they share its SMs and memory with your job."),
+                  gpu->nprocs);
   if (others || hidden) {
     gw_check_raise(it, GW_CHECK_WARN);
     if (others)
-      gw_check_fix(it, "Another user's job shares this GPU: agree on who uses it, or ask the scheduler for an "
-                       "exclusive GPU.");
+      gw_check_fix(it, _("Another user's job shares this GPU: agree on who uses it, or ask the scheduler for an "
+                         "exclusive GPU."));
     if (hidden)
-      gw_check_fix(it, "Processes not visible here run in another container or PID namespace; nvidia-smi on the "
-                       "host names them.");
+      gw_check_fix(it, _("Processes not visible here run in another container or PID namespace; nvidia-smi on the "
+                         "host names them."));
   } else if (mine) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_fix(it, "If these are leftovers (a notebook kernel, a stopped run), end them to free the GPU.");
+    gw_check_fix(it, _("If these are leftovers (a notebook kernel, a stopped run), end them to free the GPU."));
   }
 }
 
 const struct check_def gw_check_gpu_rows[] = {
-    {"gpu", "clocks", "P-state and clocks", CHECK_PER_GPU, check_clocks},
-    {"gpu", "power_limit", "power limit", CHECK_PER_GPU, check_power_limit},
-    {"gpu", "temperature", "temperature", CHECK_PER_GPU, check_temperature},
-    {"gpu", "clock_reasons", "clock event reasons", CHECK_PER_GPU, check_clock_reasons},
-    {"gpu", "throttle_time", "throttle time", CHECK_PER_GPU, check_throttle_time},
-    {"gpu", "pcie_link", "PCIe link", CHECK_PER_GPU, check_pcie_link},
-    {"gpu", "ecc", "ECC errors", CHECK_PER_GPU, check_ecc},
-    {"gpu", "row_remap", "row remapping", CHECK_PER_GPU, check_row_remap},
-    {"gpu", "persistence", "persistence mode", CHECK_PER_GPU, check_persistence},
-    {"gpu", "compute_mode", "compute mode", CHECK_PER_GPU, check_compute_mode},
-    {"gpu", "mig", "MIG", CHECK_PER_GPU, check_mig},
-    {"gpu", "processes", "processes on the GPU", CHECK_PER_GPU, check_processes},
+    {"gpu", "clocks", N_("P-state and clocks"), CHECK_PER_GPU, check_clocks},
+    {"gpu", "power_limit", N_("power limit"), CHECK_PER_GPU, check_power_limit},
+    {"gpu", "temperature", N_("temperature"), CHECK_PER_GPU, check_temperature},
+    {"gpu", "clock_reasons", N_("clock event reasons"), CHECK_PER_GPU, check_clock_reasons},
+    {"gpu", "throttle_time", N_("throttle time"), CHECK_PER_GPU, check_throttle_time},
+    {"gpu", "pcie_link", N_("PCIe link"), CHECK_PER_GPU, check_pcie_link},
+    {"gpu", "ecc", N_("ECC errors"), CHECK_PER_GPU, check_ecc},
+    {"gpu", "row_remap", N_("row remapping"), CHECK_PER_GPU, check_row_remap},
+    {"gpu", "persistence", N_("persistence mode"), CHECK_PER_GPU, check_persistence},
+    {"gpu", "compute_mode", N_("compute mode"), CHECK_PER_GPU, check_compute_mode},
+    {"gpu", "mig", N_("MIG"), CHECK_PER_GPU, check_mig},
+    {"gpu", "processes", N_("processes on the GPU"), CHECK_PER_GPU, check_processes},
 };
 const size_t gw_check_gpu_nrows = sizeof gw_check_gpu_rows / sizeof gw_check_gpu_rows[0];

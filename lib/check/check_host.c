@@ -26,9 +26,9 @@ static int host_missing(struct check_ctx *ctx, const struct check_def *def) {
     return 0;
   /* Say it once, on the first host row. */
   if (strcmp(def->id, "governor") == 0) {
-    struct gw_check_item *it = gw_check_add_named(ctx, "host", "facts", "host facts", -1, GW_CHECK_NOTE);
-    gw_check_reason(it, "The host could not be read (%s), so the host items were skipped.",
-                    ctx->host_err[0] ? ctx->host_err : "no reason given");
+    struct gw_check_item *it = gw_check_add_named(ctx, "host", "facts", _("host facts"), -1, GW_CHECK_NOTE);
+    gw_check_reason(it, _("The host could not be read (%s), so the host items were skipped."),
+                    ctx->host_err[0] ? ctx->host_err : _("no reason given"));
   }
   return 1;
 }
@@ -42,26 +42,26 @@ static void check_governor(struct check_ctx *ctx, const struct check_def *def, s
   read_line(ctx->root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver", driver, sizeof driver);
   if (!gov[0]) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-    gw_check_reason(it, "No cpufreq governor is visible: the firmware or the hypervisor sets the CPU clock (usual "
-                        "in virtual machines).");
+    gw_check_reason(it, _("No cpufreq governor is visible: the firmware or the hypervisor sets the CPU clock (usual "
+                          "in virtual machines)."));
     return;
   }
   int powersave = strcmp(gov, "powersave") == 0;
   struct gw_check_item *it = gw_check_add(ctx, def, NULL, powersave ? GW_CHECK_WARN : GW_CHECK_PASS);
-  gw_check_reason(it, "cpu0 uses the %s governor%s%s%s.", gov, driver[0] ? " (driver " : "", driver,
+  gw_check_reason(it, _("cpu0 uses the %s governor%s%s%s."), gov, driver[0] ? _(" (driver ") : "", driver,
                   driver[0] ? ")" : "");
   if (powersave) {
     if (strncmp(driver, "intel_pstate", 12) == 0 || strncmp(driver, "amd-pstate", 10) == 0)
-      gw_check_reason(it, "With this driver powersave still raises the clock, but favours energy: the thread that "
-                          "launches GPU work and the data loaders answer more slowly.");
+      gw_check_reason(it, _("With this driver powersave still raises the clock, but favours energy: the thread that "
+                            "launches GPU work and the data loaders answer more slowly."));
     else
-      gw_check_reason(it, "It holds the CPUs at their lowest clock: the thread that launches GPU work and the data "
-                          "loaders run slowly.");
-    gw_check_fix(it, "sudo cpupower frequency-set -g performance (or write performance to "
-                     "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor).");
+      gw_check_reason(it, _("It holds the CPUs at their lowest clock: the thread that launches GPU work and the data "
+                            "loaders run slowly."));
+    gw_check_fix(it, _("sudo cpupower frequency-set -g performance (or write performance to "
+                       "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor)."));
   } else if (strcmp(gov, "performance") != 0) {
-    gw_check_reason(it, "It raises the clock with load; performance keeps it up, which helps a launch-bound job a "
-                        "little.");
+    gw_check_reason(it, _("It raises the clock with load; performance keeps it up, which helps a launch-bound job a "
+                          "little."));
   }
 }
 
@@ -71,19 +71,19 @@ static void check_power_source(struct check_ctx *ctx, const struct check_def *de
     return;
   if (!(ctx->hs.valid & (1u << GW_H_POWER))) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_PASS);
-    gw_check_reason(it, "No battery or power supply is listed (a desktop or server).");
+    gw_check_reason(it, _("No battery or power supply is listed (a desktop or server)."));
     return;
   }
   if (ctx->hs.on_battery) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_WARN);
     gw_check_value(it, "on_battery", 1);
-    gw_check_reason(it, "Running on battery: laptops cut CPU and GPU power limits to save it.");
-    gw_check_fix(it, "Plug in the power supply before measuring or training.");
+    gw_check_reason(it, _("Running on battery: laptops cut CPU and GPU power limits to save it."));
+    gw_check_fix(it, _("Plug in the power supply before measuring or training."));
     return;
   }
   struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_PASS);
   gw_check_value(it, "on_battery", 0);
-  gw_check_reason(it, "On mains power.");
+  gw_check_reason(it, _("On mains power."));
 }
 
 static void check_memory(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
@@ -93,7 +93,7 @@ static void check_memory(struct check_ctx *ctx, const struct check_def *def, str
   const struct gw_host_sample *hs = &ctx->hs;
   if (!(hs->valid & (1u << GW_H_MEM))) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-    gw_check_reason(it, "Memory figures could not be read%s%s.", ctx->host_err[0] ? ": " : "", ctx->host_err);
+    gw_check_reason(it, _("Memory figures could not be read%s%s."), ctx->host_err[0] ? ": " : "", ctx->host_err);
     return;
   }
   double total = (double)hs->mem_total_bytes, avail = (double)hs->mem_available_bytes;
@@ -101,12 +101,12 @@ static void check_memory(struct check_ctx *ctx, const struct check_def *def, str
   struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_PASS);
   gw_check_value(it, "mem_total_bytes", total);
   gw_check_value(it, "mem_available_bytes", avail);
-  gw_check_reason(it, "%.1f GiB of %.1f GiB available (%.0f%%).", avail / GIB, total / GIB, pct);
+  gw_check_reason(it, _("%.1f GiB of %.1f GiB available (%.0f%%)."), avail / GIB, total / GIB, pct);
   if (pct < 10) {
     gw_check_raise(it, GW_CHECK_WARN);
-    gw_check_reason(it, "Little is left for the data loader's workers, pinned buffers and the page cache that "
-                        "keeps the dataset in memory.");
-    gw_check_fix(it, "Close what else runs; in the job, fewer workers or a smaller prefetch_factor.");
+    gw_check_reason(it, _("Little is left for the data loader's workers, pinned buffers and the page cache that "
+                          "keeps the dataset in memory."));
+    gw_check_fix(it, _("Close what else runs; in the job, fewer workers or a smaller prefetch_factor."));
   }
 }
 
@@ -118,7 +118,7 @@ static void check_swap(struct check_ctx *ctx, const struct check_def *def, struc
   if (hs->swap_total_bytes < 0 || hs->swap_free_bytes < 0) {
     if (hs->valid & (1u << GW_H_MEM)) {
       struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-      gw_check_reason(it, "/proc/meminfo has no swap lines.");
+      gw_check_reason(it, _("/proc/meminfo has no swap lines."));
     }
     return;
   }
@@ -130,19 +130,19 @@ static void check_swap(struct check_ctx *ctx, const struct check_def *def, struc
   gw_check_value(it, "swap_total_bytes", total);
   gw_check_value(it, "swap_used_bytes", used);
   if (total == 0) {
-    gw_check_reason(it, "No swap is configured.");
+    gw_check_reason(it, _("No swap is configured."));
     return;
   }
   if (used > 0) {
     gw_check_raise(it, GW_CHECK_WARN);
     gw_check_reason(it,
-                    "%.0f MiB of %.1f GiB swap in use: a training step that touches swapped-out pages (in a "
-                    "loader worker or a pinned buffer) waits for the disk.",
+                    _("%.0f MiB of %.1f GiB swap in use: a training step that touches swapped-out pages (in a "
+                      "loader worker or a pinned buffer) waits for the disk."),
                     used / MIB, total / GIB);
-    gw_check_fix(it, "Find what holds the memory (top, sorted by resident size); once memory is free, sudo swapoff "
-                     "-a && sudo swapon -a brings the pages back.");
+    gw_check_fix(it, _("Find what holds the memory (top, sorted by resident size); once memory is free, sudo swapoff "
+                       "-a && sudo swapon -a brings the pages back."));
   } else {
-    gw_check_reason(it, "%.1f GiB of swap, none in use.", total / GIB);
+    gw_check_reason(it, _("%.1f GiB of swap, none in use."), total / GIB);
   }
 }
 
@@ -154,46 +154,49 @@ static void check_cpu_cores(struct check_ctx *ctx, const struct check_def *def, 
   int physical = hi->physical_cores, logical = hi->logical_cpus;
   if (physical <= 0 && logical <= 0) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-    gw_check_reason(it, "The number of CPUs could not be read from /proc/cpuinfo or /proc/stat.");
+    gw_check_reason(it, _("The number of CPUs could not be read from /proc/cpuinfo or /proc/stat."));
     return;
   }
   struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_PASS);
   int cores = physical > 0 ? physical : (logical + 1) / 2;
   if (physical > 0) {
     gw_check_value(it, "physical_cores", physical);
-    gw_check_reason(it, "%d physical cores", physical);
+    gw_check_reason(it, _("%d physical cores"), physical);
   }
   if (logical > 0) {
     gw_check_value(it, "logical_cpus", logical);
-    gw_check_reason(it, "%s%d logical CPUs%s", physical > 0 ? "(" : "", logical, physical > 0 ? ")" : "");
+    gw_check_reason(it, _("%s%d logical CPUs%s"), physical > 0 ? "(" : "", logical, physical > 0 ? ")" : "");
   }
   if (hi->cpu_model[0])
-    gw_check_reason(it, "of %s.", hi->cpu_model);
+    gw_check_reason(it, _("of %s."), hi->cpu_model);
   else
     gw_check_reason(it, ".");
   if (physical <= 0)
-    gw_check_reason(it, "/proc/cpuinfo gives no core ids, so they count as %d physical core%s (two threads each).",
-                    cores, cores == 1 ? "" : "s");
+    gw_check_reason(it,
+                    cores == 1
+                        ? _("/proc/cpuinfo gives no core ids, so they count as %d physical core (two threads each).")
+                        : _("/proc/cpuinfo gives no core ids, so they count as %d physical cores (two threads each)."),
+                    cores);
   int workers = cores / 2 > 0 ? cores / 2 : 1;
   unsigned gpus = ctx->ngpus;
   gw_check_value(it, "suggested_num_workers_total", workers);
   if (gpus > 1)
     gw_check_reason(it,
-                    "Start DataLoader num_workers from about %d in all, half the physical cores: with %u GPUs, "
-                    "one process each, about %d per process. Raise it while the GPU waits for data, lower it "
-                    "when the CPUs are saturated.",
+                    _("Start DataLoader num_workers from about %d in all, half the physical cores: with %u GPUs, "
+                      "one process each, about %d per process. Raise it while the GPU waits for data, lower it "
+                      "when the CPUs are saturated."),
                     workers, gpus, workers / (int)gpus > 0 ? workers / (int)gpus : 1);
   else
     gw_check_reason(it,
-                    "Start DataLoader num_workers from about %d, half the physical cores; raise it while the "
-                    "GPU waits for data, lower it when the CPUs are saturated.",
+                    _("Start DataLoader num_workers from about %d, half the physical cores; raise it while the "
+                      "GPU waits for data, lower it when the CPUs are saturated."),
                     workers);
   if (gpus > 0 && (double)cores / gpus < 2) {
     gw_check_raise(it, GW_CHECK_WARN);
-    gw_check_reason(it, "Fewer than two cores per GPU: data loading and the threads that launch GPU work compete "
-                        "for them.");
-    gw_check_fix(it, "Move decoding and augmentation to the GPU (DALI, torchvision.transforms.v2 on CUDA tensors), "
-                     "or store the data pre-processed.");
+    gw_check_reason(it, _("Fewer than two cores per GPU: data loading and the threads that launch GPU work compete "
+                          "for them."));
+    gw_check_fix(it, _("Move decoding and augmentation to the GPU (DALI, torchvision.transforms.v2 on CUDA tensors), "
+                       "or store the data pre-processed."));
   }
 }
 
@@ -249,7 +252,7 @@ static int find_mount(const char *root, const char *path, struct mount_entry *ou
   size_t cap = 1 << 20;
   char *text = gw_xcalloc(1, cap);
   if (gw_read_file_at(root, "/proc/self/mountinfo", text, cap, NULL) < 0) {
-    snprintf(why, why_cap, "cannot read /proc/self/mountinfo: %s", strerror(errno));
+    snprintf(why, why_cap, _("cannot read /proc/self/mountinfo: %s"), strerror(errno));
     free(text);
     return -1;
   }
@@ -309,10 +312,10 @@ static int find_mount(const char *root, const char *path, struct mount_entry *ou
   free(text);
   if (!found) {
     if (bad_line)
-      snprintf(why, why_cap, "/proc/self/mountinfo line %d is not in the kernel's format, and no mount holds %.300s",
+      snprintf(why, why_cap, _("/proc/self/mountinfo line %d is not in the kernel's format, and no mount holds %.300s"),
                bad_line, path);
     else
-      snprintf(why, why_cap, "no mount in /proc/self/mountinfo holds %.300s", path);
+      snprintf(why, why_cap, _("no mount in /proc/self/mountinfo holds %.300s"), path);
     return -1;
   }
   return 0;
@@ -333,22 +336,22 @@ static void check_disk(struct check_ctx *ctx, const struct check_def *def, struc
     return;
   char cwd[4096];
   const char *dir = ctx->opts->data_dir;
-  const char *what = dir ? "The data directory" : "The current directory";
+  const char *what = dir ? _("The data directory") : _("The current directory");
   if (!dir && !getcwd(cwd, sizeof cwd)) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-    gw_check_reason(it, "The current directory is unknown (%s).", strerror(errno));
+    gw_check_reason(it, _("The current directory is unknown (%s)."), strerror(errno));
     return;
   }
   if (dir && ctx->live && !realpath(dir, cwd)) {
     /* Mount points are matched on the real path, without symlinks. */
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-    gw_check_reason(it, "%s %s cannot be resolved (%s).", what, dir, strerror(errno));
+    gw_check_reason(it, _("%s %s cannot be resolved (%s)."), what, dir, strerror(errno));
     return;
   }
   if (dir && !ctx->live) {
     if (dir[0] != '/') {
       struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-      gw_check_reason(it, "With --root the data directory must be an absolute path inside the tree, not '%s'.", dir);
+      gw_check_reason(it, _("With --root the data directory must be an absolute path inside the tree, not '%s'."), dir);
       return;
     }
     gw_strlcpy(cwd, dir, sizeof cwd);
@@ -357,24 +360,24 @@ static void check_disk(struct check_ctx *ctx, const struct check_def *def, struc
   char why[1200];
   if (find_mount(ctx->root, cwd, &m, why, sizeof why) != 0) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-    gw_check_reason(it, "The disk under %s could not be found: %s.", cwd, why);
+    gw_check_reason(it, _("The disk under %s could not be found: %s."), cwd, why);
     return;
   }
   struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_PASS);
-  gw_check_reason(it, "%s %s is on %s (%s, mounted at %s)", what, cwd, m.source, m.fstype, m.mount_point);
+  gw_check_reason(it, _("%s %s is on %s (%s, mounted at %s)"), what, cwd, m.source, m.fstype, m.mount_point);
   if (m.major == 0) {
     /* No block device behind it. */
     if (is_network_fs(m.fstype)) {
       gw_check_raise(it, GW_CHECK_NOTE);
-      gw_check_reason(it, ", a network or user-space file system: every read crosses the network or a daemon, "
-                          "and many small files make the data loader wait.");
-      gw_check_fix(it, "Copy the dataset to a local SSD first, or read it as large sequential shards.");
+      gw_check_reason(it, _(", a network or user-space file system: every read crosses the network or a daemon, "
+                            "and many small files make the data loader wait."));
+      gw_check_fix(it, _("Copy the dataset to a local SSD first, or read it as large sequential shards."));
     } else if (strcmp(m.fstype, "tmpfs") == 0) {
-      gw_check_reason(it, ", which lives in memory.");
+      gw_check_reason(it, _(", which lives in memory."));
     } else {
       gw_check_raise(it, GW_CHECK_NOTE);
-      gw_check_reason(it, ", which has no disk of its own in view (an overlay of a container, for one): its "
-                          "speed depends on storage not visible here.");
+      gw_check_reason(it, _(", which has no disk of its own in view (an overlay of a container, for one): its "
+                            "speed depends on storage not visible here."));
     }
     return;
   }
@@ -404,40 +407,40 @@ static void check_disk(struct check_ctx *ctx, const struct check_def *def, struc
     partition = 1;
     if (read_line(ctx->root, rot_path, rot, sizeof rot) != 0) {
       gw_check_raise(it, GW_CHECK_NOTE);
-      gw_check_reason(it, ", block device %u:%u, whose kind (rotational or not) is not in /sys.", m.major, m.minor);
+      gw_check_reason(it, _(", block device %u:%u, whose kind (rotational or not) is not in /sys."), m.major, m.minor);
       return;
     }
   }
-  const char *disk_name = partition && disk[0] ? disk : (name[0] ? name : "the disk");
+  const char *disk_name = partition && disk[0] ? disk : (name[0] ? name : _("the disk"));
   if (name[0] && partition && disk[0])
-    gw_check_reason(it, ", partition %s of disk %s", name, disk);
+    gw_check_reason(it, _(", partition %s of disk %s"), name, disk);
   else if (name[0])
-    gw_check_reason(it, ", disk %s", name);
+    gw_check_reason(it, _(", disk %s"), name);
   if (strcmp(rot, "0") == 0) {
     gw_check_value(it, "rotational", 0);
-    gw_check_reason(it, ", a solid-state disk.");
+    gw_check_reason(it, _(", a solid-state disk."));
     return;
   }
   if (strcmp(rot, "1") != 0) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "; its queue/rotational holds '%s', not 0 or 1.", rot);
+    gw_check_reason(it, _("; its queue/rotational holds '%s', not 0 or 1."), rot);
     return;
   }
   gw_check_value(it, "rotational", 1);
   /* virtio and Xen disks often claim to spin whatever backs them. */
   if (strncmp(disk_name, "vd", 2) == 0 || strncmp(disk_name, "xvd", 3) == 0) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, ", a virtual disk that says it spins; virtual disks often say so whatever storage backs "
-                        "them.");
-    gw_check_fix(it, "If data loading is slow, measure the disk (fio, or gpuwhy record's disk figures) rather than "
-                     "trusting this flag.");
+    gw_check_reason(it, _(", a virtual disk that says it spins; virtual disks often say so whatever storage backs "
+                          "them."));
+    gw_check_fix(it, _("If data loading is slow, measure the disk (fio, or gpuwhy record's disk figures) rather than "
+                       "trusting this flag."));
     return;
   }
   gw_check_raise(it, GW_CHECK_WARN);
-  gw_check_reason(it, ", a spinning disk: random reads of many small files are slow, and data loading starves the "
-                      "GPU.");
-  gw_check_fix(it, "Keep training data on an SSD or NVMe disk, or pack it into large sequential shards "
-                   "(WebDataset, TFRecord, a memory-mapped array).");
+  gw_check_reason(it, _(", a spinning disk: random reads of many small files are slow, and data loading starves the "
+                        "GPU."));
+  gw_check_fix(it, _("Keep training data on an SSD or NVMe disk, or pack it into large sequential shards "
+                     "(WebDataset, TFRecord, a memory-mapped array)."));
 }
 
 /* ---- NUMA ---- */
@@ -480,18 +483,18 @@ static void check_numa(struct check_ctx *ctx, const struct check_def *def, struc
   if (nodes >= 0)
     gw_check_value(it, "numa_nodes", nodes);
   if (nodes <= 1) {
-    gw_check_reason(it, "%s: every GPU is equally close to every CPU.",
-                    nodes == 1 ? "One NUMA node" : "No NUMA information (one node, as far as can be seen)");
+    gw_check_reason(it, _("%s: every GPU is equally close to every CPU."),
+                    nodes == 1 ? _("One NUMA node") : _("No NUMA information (one node, as far as can be seen)"));
     return;
   }
-  gw_check_reason(it, "%d NUMA nodes.", nodes);
+  gw_check_reason(it, _("%d NUMA nodes."), nodes);
   int placed = 0;
   int first_node = -1;
   for (unsigned g = 0; g < ctx->ngpus; g++) {
     const struct check_gpu *cg = &ctx->gpus[g];
     unsigned d, b, dev, f;
     if (gw_check_parse_pci(cg->info.pci_bus_id, &d, &b, &dev, &f) != 0) {
-      gw_check_reason(it, "GPU %u: bus id unknown.", g);
+      gw_check_reason(it, _("GPU %u: bus id unknown."), g);
       continue;
     }
     char path[128], value[32], cpus[256];
@@ -499,17 +502,17 @@ static void check_numa(struct check_ctx *ctx, const struct check_def *def, struc
     int64_t node;
     if (read_line(ctx->root, path, value, sizeof value) != 0 || gw_parse_i64(value, &node) != 0) {
       gw_check_raise(it, GW_CHECK_NOTE);
-      gw_check_reason(it, "GPU %u: %s is missing or not a number.", g, path);
+      gw_check_reason(it, _("GPU %u: %s is missing or not a number."), g, path);
       continue;
     }
     if (node < 0) {
-      gw_check_reason(it, "GPU %u: the platform reports no node for it.", g);
+      gw_check_reason(it, _("GPU %u: the platform reports no node for it."), g);
       continue;
     }
     snprintf(path, sizeof path, "/sys/devices/system/node/node%lld/cpulist", (long long)node);
     if (read_line(ctx->root, path, cpus, sizeof cpus) != 0)
-      snprintf(cpus, sizeof cpus, "unknown");
-    gw_check_reason(it, "GPU %u sits on node %lld (CPUs %s).", g, (long long)node, cpus);
+      gw_strlcpy(cpus, _("unknown"), sizeof cpus);
+    gw_check_reason(it, _("GPU %u sits on node %lld (CPUs %s)."), g, (long long)node, cpus);
     if (g < 4) {
       char vname[32];
       snprintf(vname, sizeof vname, "gpu%u_numa_node", g);
@@ -521,22 +524,22 @@ static void check_numa(struct check_ctx *ctx, const struct check_def *def, struc
   }
   if (placed > 0) {
     gw_check_raise(it, GW_CHECK_NOTE);
-    gw_check_reason(it, "A process fed from the far node pays for every host-to-device copy and its loaders share "
-                        "a remote memory controller.");
+    gw_check_reason(it, _("A process fed from the far node pays for every host-to-device copy and its loaders share "
+                          "a remote memory controller."));
     gw_check_fix(it,
-                 "Run each GPU's process on its node, e.g. numactl --cpunodebind=%d --membind=%d for a job on "
-                 "the first GPU listed; DataLoader workers inherit the binding.",
+                 _("Run each GPU's process on its node, e.g. numactl --cpunodebind=%d --membind=%d for a job on "
+                   "the first GPU listed; DataLoader workers inherit the binding."),
                  first_node, first_node);
   }
 }
 
 const struct check_def gw_check_host_rows[] = {
-    {"host", "governor", "CPU governor", CHECK_SYSTEM, check_governor},
-    {"host", "power_source", "power source", CHECK_SYSTEM, check_power_source},
-    {"host", "memory", "memory", CHECK_SYSTEM, check_memory},
-    {"host", "swap", "swap", CHECK_SYSTEM, check_swap},
-    {"host", "cpu_cores", "CPU cores", CHECK_SYSTEM, check_cpu_cores},
-    {"host", "disk", "disk", CHECK_SYSTEM, check_disk},
-    {"host", "numa", "NUMA placement", CHECK_SYSTEM, check_numa},
+    {"host", "governor", N_("CPU governor"), CHECK_SYSTEM, check_governor},
+    {"host", "power_source", N_("power source"), CHECK_SYSTEM, check_power_source},
+    {"host", "memory", N_("memory"), CHECK_SYSTEM, check_memory},
+    {"host", "swap", N_("swap"), CHECK_SYSTEM, check_swap},
+    {"host", "cpu_cores", N_("CPU cores"), CHECK_SYSTEM, check_cpu_cores},
+    {"host", "disk", N_("disk"), CHECK_SYSTEM, check_disk},
+    {"host", "numa", N_("NUMA placement"), CHECK_SYSTEM, check_numa},
 };
 const size_t gw_check_host_nrows = sizeof gw_check_host_rows / sizeof gw_check_host_rows[0];

@@ -7,6 +7,7 @@
 #include <gpuwhy/check.h>
 #include <stdint.h>
 
+#include "core/i18n.h"
 #include "core/sample.h"
 #include "core/util.h"
 #include "sources/host.h"

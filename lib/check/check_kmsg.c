@@ -56,8 +56,8 @@ static void check_kmsg_access(struct check_ctx *ctx, const struct check_def *def
   if (ctx->kmsg_ok)
     return;
   struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-  gw_check_reason(it, "The kernel log could not be read (%s), so Xid errors were not checked.", ctx->kmsg_err);
-  gw_check_fix(it, "Run gpuwhy check as root, or allow users to read it: sudo sysctl kernel.dmesg_restrict=0.");
+  gw_check_reason(it, _("The kernel log could not be read (%s), so Xid errors were not checked."), ctx->kmsg_err);
+  gw_check_fix(it, _("Run gpuwhy check as root, or allow users to read it: sudo sysctl kernel.dmesg_restrict=0."));
 }
 
 static void check_xid(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
@@ -66,8 +66,8 @@ static void check_xid(struct check_ctx *ctx, const struct check_def *def, struct
     return;
   if (ctx->xid_ngroups == 0) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_PASS);
-    gw_check_reason(it, "No Xid errors in the kernel log (it reaches back to boot unless the log buffer "
-                        "wrapped).");
+    gw_check_reason(it, _("No Xid errors in the kernel log (it reaches back to boot unless the log buffer "
+                          "wrapped)."));
     gw_check_value(it, "xid_lines", 0);
     return;
   }
@@ -88,19 +88,19 @@ static void check_xid(struct check_ctx *ctx, const struct check_def *def, struct
     if (info)
       gw_check_reason(it, "%s:", info->mnemonic);
     if (x->count == 1)
-      gw_check_reason(it, "once, %s after boot", first);
+      gw_check_reason(it, _("once, %s after boot"), first);
     else
-      gw_check_reason(it, "%d times, first %s and last %s after boot", x->count, first, last);
+      gw_check_reason(it, _("%d times, first %s and last %s after boot"), x->count, first, last);
     if (where[0])
-      gw_check_reason(it, "on %s.", where);
+      gw_check_reason(it, _("on %s."), where);
     else
-      gw_check_reason(it, "on an unnamed device.");
+      gw_check_reason(it, _("on an unnamed device."));
     if (info)
-      gw_check_reason(it, "It means %s.", info->meaning);
+      gw_check_reason(it, _("It means %s."), info->meaning);
     else
-      gw_check_reason(it, "This code is not in gpuwhy's table.");
+      gw_check_reason(it, _("This code is not in gpuwhy's table."));
     if (x->first_detail[0])
-      gw_check_reason(it, "First line: \"%s\".", x->first_detail);
+      gw_check_reason(it, _("First line: \"%s\"."), x->first_detail);
     gw_check_value(it, "xid", x->code);
     gw_check_value(it, "count", x->count);
     gw_check_value(it, "first_s_after_boot", (double)x->first_boot_ms / 1000.0);
@@ -114,14 +114,14 @@ static void check_xid(struct check_ctx *ctx, const struct check_def *def, struct
         action[0] = (char)(action[0] - 'a' + 'A');
       gw_check_fix(it, "%s.", action);
     } else {
-      gw_check_fix(it, "Look the code up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors).");
+      gw_check_fix(it, _("Look the code up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors)."));
     }
   }
   if (ctx->xid_dropped > 0) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_WARN);
-    gw_check_reason(it, "%d more Xid lines of further codes were not grouped (over %d distinct codes).",
+    gw_check_reason(it, _("%d more Xid lines of further codes were not grouped (over %d distinct codes)."),
                     ctx->xid_dropped, CHECK_MAX_XID_CODES);
-    gw_check_fix(it, "Read them with dmesg | grep Xid.");
+    gw_check_fix(it, _("Read them with dmesg | grep Xid."));
   }
 }
 
@@ -133,21 +133,24 @@ static void check_nvrm(struct check_ctx *ctx, const struct check_def *def, struc
   if (ctx->nvrm_count > 0) {
     gw_check_value(it, "nvrm_lines", ctx->nvrm_count);
     int shown = ctx->nvrm_shown;
-    gw_check_reason(it, "%d other driver (NVRM) line%s since boot%s", ctx->nvrm_count, ctx->nvrm_count == 1 ? "" : "s",
+    gw_check_reason(it,
+                    ctx->nvrm_count == 1 ? _("%d other driver (NVRM) line since boot%s")
+                                         : _("%d other driver (NVRM) lines since boot%s"),
+                    ctx->nvrm_count,
                     shown == 0   ? "."
-                    : shown == 1 ? "; the last:"
-                                 : "; the last ones:");
+                    : shown == 1 ? _("; the last:")
+                                 : _("; the last ones:"));
     for (int i = 0; i < shown; i++)
       gw_check_reason(it, "\"%s\"%s", ctx->nvrm_last[i], i + 1 < shown ? ";" : ".");
-    gw_check_fix(it, "Most are start-up messages; read them all with dmesg | grep NVRM when a GPU misbehaves.");
+    gw_check_fix(it, _("Most are start-up messages; read them all with dmesg | grep NVRM when a GPU misbehaves."));
   }
   if (ctx->kmsg_notes[0])
-    gw_check_reason(it, "While reading: %s.", ctx->kmsg_notes);
+    gw_check_reason(it, _("While reading: %s."), ctx->kmsg_notes);
 }
 
 const struct check_def gw_check_kmsg_rows[] = {
-    {"kmsg", "access", "kernel log", CHECK_SYSTEM, check_kmsg_access},
-    {"kmsg", "xid", "Xid errors", CHECK_SYSTEM, check_xid},
-    {"kmsg", "nvrm", "driver messages", CHECK_SYSTEM, check_nvrm},
+    {"kmsg", "access", N_("kernel log"), CHECK_SYSTEM, check_kmsg_access},
+    {"kmsg", "xid", N_("Xid errors"), CHECK_SYSTEM, check_xid},
+    {"kmsg", "nvrm", N_("driver messages"), CHECK_SYSTEM, check_nvrm},
 };
 const size_t gw_check_kmsg_nrows = sizeof gw_check_kmsg_rows / sizeof gw_check_kmsg_rows[0];

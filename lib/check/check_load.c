@@ -163,7 +163,7 @@ static int start_children(struct load_run *lr, const char *python) {
     if (gpu->lost)
       continue;
     if (gpu->info.mig_enabled == 1) {
-      snprintf(gpu->load_note, sizeof gpu->load_note, "MIG is enabled, and the load only runs on whole GPUs");
+      snprintf(gpu->load_note, sizeof gpu->load_note, _("MIG is enabled, and the load only runs on whole GPUs"));
       continue;
     }
     /* CUDA numbers GPUs its own way; the UUID names the same GPU as NVML. */
@@ -188,12 +188,12 @@ static int start_children(struct load_run *lr, const char *python) {
 
 void gw_check_gather_load(struct check_ctx *ctx) {
   if (!ctx->have_driver || ctx->ngpus == 0) {
-    snprintf(ctx->load_why, sizeof ctx->load_why, "there is no GPU to load");
+    snprintf(ctx->load_why, sizeof ctx->load_why, _("there is no GPU to load"));
     return;
   }
   const char *python = gw_check_program(ctx, ctx->opts->python, "GPUWHY_PYTHON", "python3");
   if (!python) {
-    snprintf(ctx->load_why, sizeof ctx->load_why, "no Python to run it (with --root, name one with GPUWHY_PYTHON)");
+    snprintf(ctx->load_why, sizeof ctx->load_why, _("no Python to run it (with --root, name one with GPUWHY_PYTHON)"));
     return;
   }
   gw_strlcpy(ctx->load_python, python, sizeof ctx->load_python);
@@ -201,7 +201,7 @@ void gw_check_gather_load(struct check_ctx *ctx) {
   lr->ctx = ctx;
   if (start_children(lr, python) == 0) {
     if (!ctx->load_why[0])
-      snprintf(ctx->load_why, sizeof ctx->load_why, "no GPU could take it");
+      snprintf(ctx->load_why, sizeof ctx->load_why, _("no GPU could take it"));
     free(lr);
     return;
   }
@@ -227,13 +227,13 @@ void gw_check_gather_load(struct check_ctx *ctx) {
     if (lr->state[k] == CHILD_WAITING || lr->state[k] == CHILD_RUNNING)
       snprintf(lr->error[k], sizeof lr->error[k], "the load did not finish in time and was stopped");
     if (lr->state[k] != CHILD_DONE)
-      snprintf(gpu->load_note, sizeof gpu->load_note, "%s", lr->error[k][0] ? lr->error[k] : "the load failed");
+      snprintf(gpu->load_note, sizeof gpu->load_note, "%s", lr->error[k][0] ? lr->error[k] : _("the load failed"));
     if (gpu->load_samples > 0)
       ctx->load_ran = 1;
     gw_check_child_stop(&lr->kids[k]);
   }
   if (!ctx->load_ran && !ctx->load_why[0])
-    snprintf(ctx->load_why, sizeof ctx->load_why, "%.300s (with %.90s)",
-             lr->n > 0 ? ctx->gpus[lr->gpu_of[0]].load_note : "no output", python);
+    snprintf(ctx->load_why, sizeof ctx->load_why, _("%.300s (with %.90s)"),
+             lr->n > 0 ? ctx->gpus[lr->gpu_of[0]].load_note : _("no output"), python);
   free(lr);
 }

@@ -12,16 +12,18 @@
 #define TITLE_WIDTH 22
 #define TEXT_INDENT (2 + 4 + 2 + TITLE_WIDTH + 2)
 
+/* Four columns wide in every language (the translations are two CJK
+ * characters), so the table keeps its shape. */
 static const char *status_label(enum gw_check_status s) {
   switch (s) {
   case GW_CHECK_PASS:
-    return "PASS";
+    return _("PASS");
   case GW_CHECK_NOTE:
-    return "NOTE";
+    return _("NOTE");
   case GW_CHECK_WARN:
-    return "WARN";
+    return _("WARN");
   case GW_CHECK_FAIL:
-    return "FAIL";
+    return _("FAIL");
   }
   return "????";
 }
@@ -40,6 +42,54 @@ static const char *status_colour(enum gw_check_status s) {
   return "";
 }
 
+/* Terminal columns of the UTF-8 character at p; *len gets its bytes. */
+static int char_width(const char *p, size_t *len) {
+  unsigned char c = (unsigned char)*p;
+  size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  char one[5];
+  size_t i;
+  for (i = 0; i < n && p[i]; i++)
+    one[i] = p[i];
+  one[i] = '\0';
+  *len = i;
+  return gw_text_width(one);
+}
+
+/* Chinese has no spaces between words: a line may break before or after a
+ * double-width character, except before closing punctuation (，。）and the
+ * like, or ASCII ",.;:)") and after opening punctuation (（「). */
+static int closes(const char *p) {
+  return strchr(",.;:)!?%]", *p) || (strncmp(p, "\xEF\xBC", 2) == 0 && strchr("\x8C\x9A\x9B\x89\x81\x9F", p[2])) ||
+         strncmp(p, "\xE3\x80\x82", 3) == 0 || strncmp(p, "\xE3\x80\x81", 3) == 0 ||
+         strncmp(p, "\xE3\x80\x8D", 3) == 0 || strncmp(p, "\xE3\x80\x8F", 3) == 0;
+}
+static int opens(const char *p) {
+  return strchr("([", *p) || strncmp(p, "\xEF\xBC\x88", 3) == 0 || strncmp(p, "\xE3\x80\x8C", 3) == 0 ||
+         strncmp(p, "\xE3\x80\x8E", 3) == 0;
+}
+
+/* The next unit a line may not break inside: up to a space, or up to a
+ * break opportunity next to a double-width character. Returns its bytes;
+ * *width gets its columns. */
+static size_t next_unit(const char *p, int *width) {
+  size_t len = 0, n;
+  int w = char_width(p, &n);
+  const char *prev = p;
+  *width = w;
+  len = n;
+  int prev_wide = w == 2;
+  while (p[len] && p[len] != ' ') {
+    w = char_width(p + len, &n);
+    if ((prev_wide || w == 2) && !closes(p + len) && !opens(prev))
+      break;
+    prev = p + len;
+    prev_wide = w == 2;
+    *width += w;
+    len += n;
+  }
+  return len;
+}
+
 /* Print text word-wrapped: the first line continues the current one (which
  * is at column `column`), later lines start at `indent`. */
 static void print_wrapped(FILE *out, const char *text, int column, int indent) {
@@ -47,20 +97,23 @@ static void print_wrapped(FILE *out, const char *text, int column, int indent) {
   const char *p = text;
   int first_word = 1;
   while (*p) {
+    int spaced = *p == ' ';
     while (*p == ' ')
       p++;
     if (!*p)
       break;
-    size_t len = strcspn(p, " ");
-    if (!first_word && col + 1 + (int)len > TEXT_WIDTH) {
+    int width;
+    size_t len = next_unit(p, &width);
+    int gap = spaced && !first_word;
+    if (!first_word && col + gap + width > TEXT_WIDTH) {
       fprintf(out, "\n%*s", indent, "");
       col = indent;
-    } else if (!first_word) {
+    } else if (gap) {
       fputc(' ', out);
       col++;
     }
     fwrite(p, 1, len, out);
-    col += (int)len;
+    col += width;
     p += len;
     first_word = 0;
   }
@@ -71,16 +124,16 @@ static void print_heading(FILE *out, const struct gw_check_report *r, const stru
   const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
   if (it->gpu >= 0 && it->gpu < r->ngpus) {
     const struct gw_check_gpu *g = &r->gpus[it->gpu];
-    fprintf(out, "\n%sGPU %d%s  %s  %s", bold, it->gpu, reset, g->name[0] ? g->name : "(name unknown)",
-            g->pci_bus_id[0] ? g->pci_bus_id : "(bus id unknown)");
+    fprintf(out, "\n%sGPU %d%s  %s  %s", bold, it->gpu, reset, g->name[0] ? g->name : _("(name unknown)"),
+            g->pci_bus_id[0] ? g->pci_bus_id : _("(bus id unknown)"));
     if (g->mem_total_gib > 0)
       fprintf(out, "  %.1f GiB", g->mem_total_gib);
     fputc('\n', out);
     return;
   }
-  const char *name = strcmp(it->group, "driver") == 0 ? "Driver and CUDA"
-                     : strcmp(it->group, "kmsg") == 0 ? "Kernel log"
-                     : strcmp(it->group, "host") == 0 ? "Host"
+  const char *name = strcmp(it->group, "driver") == 0 ? _("Driver and CUDA")
+                     : strcmp(it->group, "kmsg") == 0 ? _("Kernel log")
+                     : strcmp(it->group, "host") == 0 ? _("Host")
                                                       : it->group;
   fprintf(out, "\n%s%s%s\n", bold, name, reset);
 }
@@ -93,11 +146,11 @@ static void count_statuses(const struct gw_check_report *r, int counts[4]) {
 
 void gw_check_print_text(FILE *out, const struct gw_check_report *r, int color) {
   if (r->load_requested && r->load_ran)
-    fprintf(out, "gpuwhy check: driver, GPUs (under a %.0f s matmul load), kernel log and host\n", r->load_s);
+    fprintf(out, _("gpuwhy check: driver, GPUs (under a %.0f s matmul load), kernel log and host\n"), r->load_s);
   else if (r->load_requested && r->ngpus > 0)
-    fprintf(out, "gpuwhy check: driver, GPUs (the load could not run: idle readings), kernel log and host\n");
+    fputs(_("gpuwhy check: driver, GPUs (the load could not run: idle readings), kernel log and host\n"), out);
   else
-    fprintf(out, "gpuwhy check: driver, GPUs (idle; --load tests them under work), kernel log and host\n");
+    fputs(_("gpuwhy check: driver, GPUs (idle; --load tests them under work), kernel log and host\n"), out);
   const char *last_group = "";
   int last_gpu = -2;
   for (int i = 0; i < r->nitems; i++) {
@@ -107,24 +160,30 @@ void gw_check_print_text(FILE *out, const struct gw_check_report *r, int color) 
       last_group = it->group;
       last_gpu = it->gpu;
     }
+    fputs("  ", out);
     if (color)
-      fprintf(out, "  %s%s\033[0m  ", status_colour(it->status), status_label(it->status));
-    else
-      fprintf(out, "  %s  ", status_label(it->status));
-    int title_len = (int)strlen(it->title);
-    if (title_len > TITLE_WIDTH)
+      fputs(status_colour(it->status), out);
+    gw_fputs_padded(out, status_label(it->status), 4);
+    fputs(color ? "\033[0m  " : "  ", out);
+    if (gw_text_width(it->title) > TITLE_WIDTH) {
       fprintf(out, "%s\n%*s", it->title, TEXT_INDENT, "");
-    else
-      fprintf(out, "%-*s  ", TITLE_WIDTH, it->title);
+    } else {
+      gw_fputs_padded(out, it->title, TITLE_WIDTH);
+      fputs("  ", out);
+    }
     print_wrapped(out, it->reason[0] ? it->reason : "-", TEXT_INDENT, TEXT_INDENT);
     if (it->fix[0]) {
-      fprintf(out, "%*sfix: ", TEXT_INDENT, "");
-      print_wrapped(out, it->fix, TEXT_INDENT + 5, TEXT_INDENT + 5);
+      /* TRANSLATORS: the label before what to do about an item. */
+      const char *fix = _("fix: ");
+      int fix_w = gw_text_width(fix);
+      fprintf(out, "%*s%s", TEXT_INDENT, "", fix);
+      print_wrapped(out, it->fix, TEXT_INDENT + fix_w, TEXT_INDENT + fix_w);
     }
   }
   int counts[4];
   count_statuses(r, counts);
-  fprintf(out, "\n%d fail, %d warn, %d note, %d pass: exit status %d\n", counts[GW_CHECK_FAIL], counts[GW_CHECK_WARN],
+  fputc('\n', out);
+  fprintf(out, _("%d fail, %d warn, %d note, %d pass: exit status %d\n"), counts[GW_CHECK_FAIL], counts[GW_CHECK_WARN],
           counts[GW_CHECK_NOTE], counts[GW_CHECK_PASS], gw_check_exit_status(r));
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/ledger.h"
+#include "core/i18n.h"
 #include "core/json_write.h"
 
 struct gw_text_style gw_text_style(int color) {
@@ -87,13 +88,28 @@ static void fmt_gib(double bytes, char *buf, size_t cap) {
 
 static void fmt_interval(const struct gw_ratio_ci *r, char *buf, size_t cap) {
   if (isnan(r->lo) || isnan(r->hi)) {
-    snprintf(buf, cap, "no interval");
+    snprintf(buf, cap, "%s", _("no interval"));
     return;
   }
   /* A cut interval text is still readable; the return value is checked so
    * the compiler knows truncation is handled. */
-  if (snprintf(buf, cap, "95%% interval %+.1f%% .. %+.1f%%", (r->lo - 1) * 100, (r->hi - 1) * 100) >= (int)cap)
+  if (snprintf(buf, cap, _("95%% interval %+.1f%% .. %+.1f%%"), (r->lo - 1) * 100, (r->hi - 1) * 100) >= (int)cap)
     buf[cap - 1] = '\0';
+}
+
+/* gw_verdict_title in the language of the messages (the same English). */
+static const char *verdict_title(enum gw_verdict v) {
+  switch (v) {
+  case GW_VERDICT_BETTER:
+    return _("better");
+  case GW_VERDICT_WORSE:
+    return _("worse");
+  case GW_VERDICT_SAME:
+    return _("no significant change");
+  case GW_VERDICT_UNDECIDED:
+    break;
+  }
+  return _("undecided");
 }
 
 static const char *throughput_unit(const struct gw_comparison *c) {
@@ -130,7 +146,7 @@ static void fmt_findings(const struct gw_run_summary *s, char *buf, size_t cap) 
 
 /* ---- the changes between two runs, shared by all formats ---- */
 
-static void join_changes(const struct gw_change_list *cl, char *buf, size_t cap) {
+static void join_changes(const struct gw_change_list *cl, int translate, char *buf, size_t cap) {
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < cl->n && i < GW_MAX_CHANGES; i++) {
@@ -140,7 +156,7 @@ static void join_changes(const struct gw_change_list *cl, char *buf, size_t cap)
     used += (size_t)w;
   }
   if (cl->n > GW_MAX_CHANGES)
-    snprintf(buf + used, cap - used, " and %d more", cl->n - GW_MAX_CHANGES);
+    snprintf(buf + used, cap - used, translate ? _(" and %d more") : " and %d more", cl->n - GW_MAX_CHANGES);
 }
 
 static void join_ignored(const struct gw_change_list *cl, char *buf, size_t cap) {
@@ -154,13 +170,15 @@ static void join_ignored(const struct gw_change_list *cl, char *buf, size_t cap)
   }
 }
 
-static void warning_text(const struct gw_comparison *c, char *buf, size_t cap) {
+/* The warning for several changes at once: translated for people, English
+ * (translate 0) in JSON. */
+#define WARNING_FMT                                                                                                    \
+  N_("%d things changed at once (%s): this comparison cannot tell which of them made the difference; change one "      \
+     "thing per run")
+static void warning_text(const struct gw_comparison *c, int translate, char *buf, size_t cap) {
   char names[1024];
-  join_changes(&c->changes, names, sizeof names);
-  snprintf(buf, cap,
-           "%d things changed at once (%s): this comparison cannot tell which of them made the difference; "
-           "change one thing per run",
-           c->changes.n, names);
+  join_changes(&c->changes, translate, names, sizeof names);
+  snprintf(buf, cap, translate ? _(WARNING_FMT) : WARNING_FMT, c->changes.n, names);
 }
 
 /* ---- text ---- */
@@ -168,44 +186,58 @@ static void warning_text(const struct gw_comparison *c, char *buf, size_t cap) {
 #define LABEL_W 30
 #define COL_W 20
 
+/* Labels and cells pad by terminal columns: translated labels are
+ * double-width. */
 static void row_start(FILE *out, const char *label) {
-  fprintf(out, "  %-*s", LABEL_W - 2, label);
+  fputs("  ", out);
+  gw_fputs_padded(out, label, LABEL_W - 2);
 }
 /* A column of the per-run table; a value wider than the column keeps one space. */
 static void cell(FILE *out, const char *v, int last) {
-  if (last)
+  if (last) {
     fputs(v, out);
-  else
-    fprintf(out, "%-*s ", COL_W - 1, v);
+  } else {
+    gw_fputs_padded(out, v, COL_W - 1);
+    fputc(' ', out);
+  }
+}
+/* "  label          " before a line of a comparison: 14 columns and a space. */
+static void pair_label(FILE *out, const char *pre, const char *label) {
+  fprintf(out, "  %s", pre);
+  gw_fputs_padded(out, label, 14);
+  fputc(' ', out);
 }
 
 void gw_compare_text_pair(const struct gw_comparison *c, const char *la, const char *lb, FILE *out,
                           const struct gw_text_style *st) {
   const struct gw_run_summary *a = c->a, *b = c->b;
   char x[96], y[96], ch[96], iv[96];
-  fprintf(out, "%s%s vs %s%s (%s vs %s): %s%s%s\n", st->bold, lb, la, st->reset, b->name, a->name,
-          verdict_colour(c->verdict, st), gw_verdict_title(c->verdict), st->reset);
+  fprintf(out, _("%s%s vs %s%s (%s vs %s): %s%s%s\n"), st->bold, lb, la, st->reset, b->name, a->name,
+          verdict_colour(c->verdict, st), verdict_title(c->verdict), st->reset);
   if (c->basis == GW_BASIS_STEPS || c->basis == GW_BASIS_REPORTED) {
     gw_fmt_rate(c->throughput_a, x, sizeof x);
     gw_fmt_rate(c->throughput_b, y, sizeof y);
     gw_fmt_change(c->throughput.point, ch, sizeof ch);
     fmt_interval(&c->throughput, iv, sizeof iv);
-    fprintf(out, "  %-14s %s -> %s %s: %s, %s\n", "throughput", x, y, throughput_unit(c), ch, iv);
+    pair_label(out, "", _("throughput"));
+    fprintf(out, "%s -> %s %s: %s, %s\n", x, y, throughput_unit(c), ch, iv);
   }
   if (c->basis == GW_BASIS_STEPS) {
     gw_fmt_duration(a->step_median_s, x, sizeof x);
     gw_fmt_duration(b->step_median_s, y, sizeof y);
     gw_fmt_change(c->step_median.point, ch, sizeof ch);
     fmt_interval(&c->step_median, iv, sizeof iv);
-    fprintf(out, "  %-14s %s -> %s: %s, %s (%s)\n", "median step", x, y, ch, iv, gw_verdict_title(c->median_verdict));
+    pair_label(out, "", _("median step"));
+    fprintf(out, "%s -> %s: %s, %s (%s)\n", x, y, ch, iv, verdict_title(c->median_verdict));
     if (c->median_verdict != c->verdict && c->median_verdict != GW_VERDICT_UNDECIDED) {
       char pa[32], pb[32];
       gw_fmt_duration(a->step_p90_s, pa, sizeof pa);
       gw_fmt_duration(b->step_p90_s, pb, sizeof pb);
+      pair_label(out, "", "");
       fprintf(out,
-              "  %-14s the typical step and the throughput disagree: the slow steps (p90 %s -> %s) decide the "
-              "throughput\n",
-              "", pa, pb);
+              _("the typical step and the throughput disagree: the slow steps (p90 %s -> %s) decide the "
+                "throughput\n"),
+              pa, pb);
     }
   }
   fmt_pct(a->sm_mean_pct, x, sizeof x);
@@ -213,39 +245,53 @@ void gw_compare_text_pair(const struct gw_comparison *c, const char *la, const c
   char pa[32], pb[32];
   fmt_num(a->power_mean_w, 0, " W", pa, sizeof pa);
   fmt_num(b->power_mean_w, 0, " W", pb, sizeof pb);
+  pair_label(out, "", "GPU");
   if (isnan(a->sm_mean_pct) && isnan(b->sm_mean_pct) && isnan(a->power_mean_w) && isnan(b->power_mean_w))
-    fprintf(out, "  %-14s no GPU data in either run\n", "GPU");
+    fputs(_("no GPU data in either run\n"), out);
   else
-    fprintf(out, "  %-14s SM activity %s -> %s, power %s -> %s\n", "GPU", x, y, pa, pb);
+    fprintf(out, _("SM activity %s -> %s, power %s -> %s\n"), x, y, pa, pb);
   char fa[256], fb[256];
   fmt_findings(a, fa, sizeof fa);
   fmt_findings(b, fb, sizeof fb);
-  fprintf(out, "  %-14s %s -> %s\n", "findings", fa, fb);
+  pair_label(out, "", _("findings"));
+  fprintf(out, "%s -> %s\n", fa, fb);
 
   const struct gw_change_list *cl = &c->changes;
-  if (cl->n == 0)
-    fprintf(out, "  %-14s nothing in the command line, environment knobs, host, driver or GPU%s\n", "changed",
-            cl->commands_known ? "" : " (a command line was not recorded)");
+  if (cl->n == 0) {
+    pair_label(out, "", _("changed"));
+    fputs(cl->commands_known ? _("nothing in the command line, environment knobs, host, driver or GPU\n")
+                             : _("nothing in the command line, environment knobs, host, driver or GPU (a command "
+                                 "line was not recorded)\n"),
+          out);
+  }
   for (int i = 0; i < cl->n && i < GW_MAX_CHANGES; i++) {
     char d[600];
     gw_change_describe(&cl->items[i], d, sizeof d);
-    fprintf(out, "  %-14s %s%s\n", i ? "" : "changed", cl->items[i].kind == GW_CHANGE_ENV ? "environment " : "", d);
+    pair_label(out, "", i ? "" : _("changed"));
+    fprintf(out, "%s%s\n", cl->items[i].kind == GW_CHANGE_ENV ? _("environment ") : "", d);
   }
-  if (c->show_declared)
-    fprintf(out, "  %-14s %s %s(%s)%s\n", "declared", b->setup.change, st->dim, b->setup.change_from, st->reset);
+  if (c->show_declared) {
+    pair_label(out, "", _("declared"));
+    fprintf(out, "%s %s(%s)%s\n", b->setup.change, st->dim, b->setup.change_from, st->reset);
+  }
   if (cl->nignored) {
     char ig[512];
     join_ignored(cl, ig, sizeof ig);
-    fprintf(out, "  %-14s %s%s (output paths and run labels)%s\n", "not counted", ig, st->dim, st->reset);
+    pair_label(out, "", _("not counted"));
+    fprintf(out, _("%s%s (output paths and run labels)%s\n"), ig, st->dim, st->reset);
   }
   if (cl->n > 1) {
     char w[1400];
-    warning_text(c, w, sizeof w);
-    fprintf(out, "  %s%-14s %s%s\n", st->yellow, "WARNING", w, st->reset);
+    warning_text(c, 1, w, sizeof w);
+    pair_label(out, st->yellow, _("WARNING"));
+    fprintf(out, "%s%s\n", w, st->reset);
   }
-  fprintf(out, "  %s%-14s %s%s\n", st->dim, "based on", c->basis_text, st->reset);
-  for (int i = 0; i < c->nnotes; i++)
-    fprintf(out, "  %s%-14s %s%s\n", st->dim, i ? "" : "note", c->notes[i], st->reset);
+  pair_label(out, st->dim, _("based on"));
+  fprintf(out, "%s%s\n", c->basis_text, st->reset);
+  for (int i = 0; i < c->nnotes; i++) {
+    pair_label(out, st->dim, i ? "" : _("note"));
+    fprintf(out, "%s%s\n", c->notes[i], st->reset);
+  }
   fprintf(out, "\n");
 }
 
@@ -271,23 +317,25 @@ static void text_runs(const struct gw_run_summary *runs, int n, FILE *out, const
   } while (0)
   ROW("samples/s", gw_fmt_rate(s->samples_per_s, v, sizeof v));
   ROW("steps/s", gw_fmt_rate(s->steps_per_s, v, sizeof v));
-  ROW("step time, median", gw_fmt_duration(s->step_median_s, v, sizeof v));
-  ROW("step time, p90", gw_fmt_duration(s->step_p90_s, v, sizeof v));
-  ROW("dispersion p90/p50", fmt_num(s->step_p90_over_p50, 2, "", v, sizeof v));
-  ROW("dispersion cv", fmt_num(s->step_cv, 2, "", v, sizeof v));
-  ROW("steps measured", snprintf(v, sizeof v, "%zu %s", s->nsteps,
-                                 s->step_source == GW_STEPS_LOG        ? "(log)"
-                                 : s->step_source == GW_STEPS_TABLE    ? "(table)"
-                                 : s->step_source == GW_STEPS_ACTIVITY ? "(est.)"
-                                                                       : ""));
-  ROW("SM activity, mean", fmt_pct(s->sm_mean_pct, v, sizeof v));
-  ROW("GPU-Util, mean", fmt_pct(s->util_mean_pct, v, sizeof v));
-  ROW("power, mean", fmt_num(s->power_mean_w, 0, " W", v, sizeof v));
-  ROW("memory used, peak", fmt_gib(s->mem_used_peak_bytes, v, sizeof v));
+  ROW(_("step time, median"), gw_fmt_duration(s->step_median_s, v, sizeof v));
+  ROW(_("step time, p90"), gw_fmt_duration(s->step_p90_s, v, sizeof v));
+  ROW(_("dispersion p90/p50"), fmt_num(s->step_p90_over_p50, 2, "", v, sizeof v));
+  ROW(_("dispersion cv"), fmt_num(s->step_cv, 2, "", v, sizeof v));
+  ROW(_("steps measured"), snprintf(v, sizeof v, "%zu %s", s->nsteps,
+                                    s->step_source == GW_STEPS_LOG        ? _("(log)")
+                                    : s->step_source == GW_STEPS_TABLE    ? _("(table)")
+                                    : s->step_source == GW_STEPS_ACTIVITY ? _("(est.)")
+                                                                          : ""));
+  ROW(_("SM activity, mean"), fmt_pct(s->sm_mean_pct, v, sizeof v));
+  ROW(_("GPU-Util, mean"), fmt_pct(s->util_mean_pct, v, sizeof v));
+  ROW(_("power, mean"), fmt_num(s->power_mean_w, 0, " W", v, sizeof v));
+  ROW(_("memory used, peak"), fmt_gib(s->mem_used_peak_bytes, v, sizeof v));
   int estimated = 0;
   for (int i = 0; i < n; i++)
     estimated |= runs[i].ledger_estimated;
-  fprintf(out, "  ledger, share of active time%s\n", estimated ? " (estimated from counters)" : "");
+  fputs(estimated ? _("  ledger, share of active time (estimated from counters)\n")
+                  : _("  ledger, share of active time\n"),
+        out);
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     if (r == GW_ROW_STARTUP)
       continue;
@@ -295,7 +343,7 @@ static void text_runs(const struct gw_run_summary *runs, int n, FILE *out, const
     snprintf(label, sizeof label, "  %s", gw_ledger_row_id((enum gw_ledger_row)r));
     ROW(label, fmt_pct(s->ledger_share[r] * 100, v, sizeof v));
   }
-  ROW("top finding", fmt_top_finding(s, v, sizeof v));
+  ROW(_("top finding"), fmt_top_finding(s, v, sizeof v));
 #undef ROW
   fprintf(out, "\n");
 }
@@ -304,7 +352,7 @@ void gw_compare_render_text(const struct gw_run_summary *runs, int n, const stru
                             FILE *out, int color) {
   struct gw_text_style st = gw_text_style(color);
   char lab[16];
-  fprintf(out, "%sgpuwhy compare%s: %d runs, each against the one before\n", st.bold, st.reset, n);
+  fprintf(out, _("%sgpuwhy compare%s: %d runs, each against the one before\n"), st.bold, st.reset, n);
   for (int i = 0; i < n; i++) {
     gw_run_label(i, lab, sizeof lab);
     fprintf(out, "  %-3s %s\n", lab, runs[i].path);
@@ -317,12 +365,12 @@ void gw_compare_render_text(const struct gw_run_summary *runs, int n, const stru
     gw_run_label(ia, la, sizeof la);
     gw_run_label(ib, lb, sizeof lb);
     if (p == n - 1)
-      fprintf(out, "%sFirst to last%s\n", st.bold, st.reset);
+      fprintf(out, _("%sFirst to last%s\n"), st.bold, st.reset);
     gw_compare_text_pair(&pairs[p], la, lb, out, &st);
   }
   fprintf(out,
-          "%sMethod:%s %d bootstrap resamples of the per-step times, 95%% percentile intervals; \"better\" or "
-          "\"worse\" needs the interval to exclude no change and the change to exceed %.0f%%.\n",
+          _("%sMethod:%s %d bootstrap resamples of the per-step times, 95%% percentile intervals; \"better\" or "
+            "\"worse\" needs the interval to exclude no change and the change to exceed %.0f%%.\n"),
           st.dim, st.reset, GW_BOOT_RESAMPLES, GW_PRACTICAL_CHANGE * 100);
 }
 
@@ -451,7 +499,7 @@ void gw_compare_json_pair(const struct gw_comparison *c, const char *la, const c
   fprintf(out, ",\n%s  \"warning\": ", in);
   if (c->changes.n > 1) {
     char w[1400];
-    warning_text(c, w, sizeof w);
+    warning_text(c, 0, w, sizeof w);
     gw_json_write_string(out, w);
   } else {
     fputs("null", out);
@@ -500,48 +548,48 @@ void gw_compare_render_json(const struct gw_run_summary *runs, int n, const stru
 void gw_compare_md_pair(const struct gw_comparison *c, const char *la, const char *lb, FILE *out) {
   const struct gw_run_summary *a = c->a, *b = c->b;
   char x[96], y[96], ch[96], iv[96];
-  fprintf(out, "### %s vs %s (`%s` vs `%s`): **%s**\n\n", lb, la, b->name, a->name, gw_verdict_title(c->verdict));
+  fprintf(out, _("### %s vs %s (`%s` vs `%s`): **%s**\n\n"), lb, la, b->name, a->name, verdict_title(c->verdict));
   if (c->basis == GW_BASIS_STEPS || c->basis == GW_BASIS_REPORTED) {
     gw_fmt_rate(c->throughput_a, x, sizeof x);
     gw_fmt_rate(c->throughput_b, y, sizeof y);
     gw_fmt_change(c->throughput.point, ch, sizeof ch);
     fmt_interval(&c->throughput, iv, sizeof iv);
-    fprintf(out, "- throughput %s -> %s %s: %s, %s\n", x, y, throughput_unit(c), ch, iv);
+    fprintf(out, _("- throughput %s -> %s %s: %s, %s\n"), x, y, throughput_unit(c), ch, iv);
   }
   if (c->basis == GW_BASIS_STEPS) {
     gw_fmt_duration(a->step_median_s, x, sizeof x);
     gw_fmt_duration(b->step_median_s, y, sizeof y);
     gw_fmt_change(c->step_median.point, ch, sizeof ch);
     fmt_interval(&c->step_median, iv, sizeof iv);
-    fprintf(out, "- median step %s -> %s: %s, %s (%s)\n", x, y, ch, iv, gw_verdict_title(c->median_verdict));
+    fprintf(out, _("- median step %s -> %s: %s, %s (%s)\n"), x, y, ch, iv, verdict_title(c->median_verdict));
   }
   char fa[256], fb[256];
   fmt_findings(a, fa, sizeof fa);
   fmt_findings(b, fb, sizeof fb);
-  fprintf(out, "- findings: %s -> %s\n", fa, fb);
+  fprintf(out, _("- findings: %s -> %s\n"), fa, fb);
   const struct gw_change_list *cl = &c->changes;
   if (cl->n == 0)
-    fprintf(out, "- changed: nothing in the command line, environment knobs, host, driver or GPU\n");
+    fputs(_("- changed: nothing in the command line, environment knobs, host, driver or GPU\n"), out);
   for (int i = 0; i < cl->n && i < GW_MAX_CHANGES; i++) {
     char d[600];
     gw_change_describe(&cl->items[i], d, sizeof d);
-    fprintf(out, "- changed (%s): `%s`\n", gw_change_kind_id(cl->items[i].kind), d);
+    fprintf(out, _("- changed (%s): `%s`\n"), gw_change_kind_id(cl->items[i].kind), d);
   }
   if (c->show_declared)
-    fprintf(out, "- declared change (%s): %s\n", b->setup.change_from, b->setup.change);
+    fprintf(out, _("- declared change (%s): %s\n"), b->setup.change_from, b->setup.change);
   if (cl->nignored) {
     char ig[512];
     join_ignored(cl, ig, sizeof ig);
-    fprintf(out, "- not counted (output paths and run labels): %s\n", ig);
+    fprintf(out, _("- not counted (output paths and run labels): %s\n"), ig);
   }
   if (cl->n > 1) {
     char w[1400];
-    warning_text(c, w, sizeof w);
-    fprintf(out, "\n> **Warning:** %s.\n", w);
+    warning_text(c, 1, w, sizeof w);
+    fprintf(out, _("\n> **Warning:** %s.\n"), w);
   }
-  fprintf(out, "- based on: %s\n", c->basis_text);
+  fprintf(out, _("- based on: %s\n"), c->basis_text);
   for (int i = 0; i < c->nnotes; i++)
-    fprintf(out, "- note: %s\n", c->notes[i]);
+    fprintf(out, _("- note: %s\n"), c->notes[i]);
   fprintf(out, "\n");
 }
 
@@ -574,25 +622,25 @@ void gw_compare_render_md(const struct gw_run_summary *runs, int n, const struct
   } while (0)
   MDROW("samples/s", gw_fmt_rate(s->samples_per_s, v, sizeof v));
   MDROW("steps/s", gw_fmt_rate(s->steps_per_s, v, sizeof v));
-  MDROW("step time, median", gw_fmt_duration(s->step_median_s, v, sizeof v));
-  MDROW("step time, p90", gw_fmt_duration(s->step_p90_s, v, sizeof v));
-  MDROW("dispersion p90/p50", fmt_num(s->step_p90_over_p50, 2, "", v, sizeof v));
-  MDROW("dispersion cv", fmt_num(s->step_cv, 2, "", v, sizeof v));
-  MDROW("steps measured", snprintf(v, sizeof v, "%zu (%s)", s->nsteps, gw_step_source_id(s->step_source)));
-  MDROW("SM activity, mean", fmt_pct(s->sm_mean_pct, v, sizeof v));
-  MDROW("GPU-Util, mean", fmt_pct(s->util_mean_pct, v, sizeof v));
-  MDROW("power, mean", fmt_num(s->power_mean_w, 0, " W", v, sizeof v));
-  MDROW("memory used, peak", fmt_gib(s->mem_used_peak_bytes, v, sizeof v));
+  MDROW(_("step time, median"), gw_fmt_duration(s->step_median_s, v, sizeof v));
+  MDROW(_("step time, p90"), gw_fmt_duration(s->step_p90_s, v, sizeof v));
+  MDROW(_("dispersion p90/p50"), fmt_num(s->step_p90_over_p50, 2, "", v, sizeof v));
+  MDROW(_("dispersion cv"), fmt_num(s->step_cv, 2, "", v, sizeof v));
+  MDROW(_("steps measured"), snprintf(v, sizeof v, "%zu (%s)", s->nsteps, gw_step_source_id(s->step_source)));
+  MDROW(_("SM activity, mean"), fmt_pct(s->sm_mean_pct, v, sizeof v));
+  MDROW(_("GPU-Util, mean"), fmt_pct(s->util_mean_pct, v, sizeof v));
+  MDROW(_("power, mean"), fmt_num(s->power_mean_w, 0, " W", v, sizeof v));
+  MDROW(_("memory used, peak"), fmt_gib(s->mem_used_peak_bytes, v, sizeof v));
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     if (r == GW_ROW_STARTUP)
       continue;
     char label[64];
-    snprintf(label, sizeof label, "ledger: %s", gw_ledger_row_id((enum gw_ledger_row)r));
+    snprintf(label, sizeof label, _("ledger: %s"), gw_ledger_row_id((enum gw_ledger_row)r));
     MDROW(label, fmt_pct(s->ledger_share[r] * 100, v, sizeof v));
   }
-  MDROW("top finding", fmt_top_finding(s, v, sizeof v));
+  MDROW(_("top finding"), fmt_top_finding(s, v, sizeof v));
 #undef MDROW
-  fprintf(out, "\n## Differences\n\n");
+  fputs(_("\n## Differences\n\n"), out);
   for (int p = 0; p < npairs; p++) {
     char la[16], lb[16];
     gw_run_label((int)(pairs[p].a - runs), la, sizeof la);
@@ -600,7 +648,7 @@ void gw_compare_render_md(const struct gw_run_summary *runs, int n, const struct
     gw_compare_md_pair(&pairs[p], la, lb, out);
   }
   fprintf(out,
-          "Method: %d bootstrap resamples of the per-step times, 95%% percentile intervals; a verdict of better "
-          "or worse needs the interval to exclude no change and the change to exceed %.0f%%.\n",
+          _("Method: %d bootstrap resamples of the per-step times, 95%% percentile intervals; a verdict of better "
+            "or worse needs the interval to exclude no change and the change to exceed %.0f%%.\n"),
           GW_BOOT_RESAMPLES, GW_PRACTICAL_CHANGE * 100);
 }

@@ -1,0 +1,120 @@
+#!/bin/bash
+# gpuwhy check speaks Simplified Chinese under LANG=zh_CN.UTF-8 (headings,
+# item titles, reasons, fixes, the summary line), keeps item ids English,
+# and writes the same --json document in every language. Runs on the
+# troubled fixture tree with two fake GPUs, and without any driver.
+source "$(dirname "$0")/lib.bash"
+: "${GW_FAKE_NVML:?}" "${GW_FIXTURES:?}" "${GW_SOURCE_DIR:?}"
+bindir=$(dirname "$GW_BIN")
+unset GPUWHY_LOCALEDIR
+if [ ! -f "$bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo" ]; then
+  [ ! -d "$bindir/po" ] || fail "the build has po/ but no $bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo"
+  command -v msgfmt >/dev/null || { echo "msgfmt missing: skipped"; exit 77; }
+  mkdir -p built/zh_CN/LC_MESSAGES
+  msgfmt --check -o built/zh_CN/LC_MESSAGES/gpuwhy.mo "$GW_SOURCE_DIR/po/zh_CN.po"
+  export GPUWHY_LOCALEDIR="$SCRATCH/built"
+fi
+FX=$GW_FIXTURES/check
+export PATH="$FX/bin:$PATH" GPUWHY_PYTHON=python3-fake
+unset GPUWHY_NVCC GPUWHY_NVML_LIB
+export FAKE_NVML_GPUS=2 FAKE_NVML_REASONS=0x1 FAKE_NVML_PSTATE=8 FAKE_NVML_SM_CLOCK_MHZ=345 \
+  FAKE_NVML_POWER_LIMIT_MW=700000,450000 FAKE_NVML_PCIE_GEN=5,3 FAKE_NVML_TEMP_C=41,83 \
+  FAKE_NVML_PERSISTENCE=1,0 FAKE_NVML_COMPUTE_MODE=0,3 FAKE_NVML_ECC_UNCORRECTED=0,2 \
+  FAKE_NVML_REMAP_PENDING=0,1 FAKE_NVML_VIOL_HW_THERMAL_NS=0,12500000000
+
+# check with only the locale variables given as NAME=VALUE arguments.
+in_env() {
+  local vars=()
+  while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
+    vars+=("$1")
+    shift
+  done
+  (cd / && env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" check "$@")
+}
+has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
+lacks() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2'"; }
+troubled=(--root "$FX/troubled" --nvml-lib "$GW_FAKE_NVML")
+
+set +e
+in_env LANG=C "${troubled[@]}" >en.txt
+rc_en=$?
+in_env LANG=zh_CN.UTF-8 "${troubled[@]}" >zh.txt
+rc_zh=$?
+in_env LANG=C "${troubled[@]}" --json >en.json
+in_env LANG=zh_CN.UTF-8 "${troubled[@]}" --json >zh.json
+in_env LC_ALL=C.UTF-8 LANGUAGE=zh_CN "${troubled[@]}" --json >zh2.json
+set -e
+assert_eq "exit status in English" "$rc_en" 2
+assert_eq "exit status in Chinese" "$rc_zh" 2
+
+# English stays as the golden table.
+cmp -s en.txt "$FX/expected/troubled.txt" || fail "LANG=C table differs from the golden file"
+# Chinese: the first line, section headings, item titles, statuses, reasons,
+# fixes and the summary line.
+head -1 zh.txt | grep -qF "gpuwhy check：驱动、GPU（空闲；--load 会在工作状态下测试）、内核日志和主机" ||
+  fail "first line: $(head -1 zh.txt)"
+grep -qx "驱动与 CUDA" zh.txt || fail "no driver heading"
+grep -qx "内核日志" zh.txt || fail "no kernel log heading"
+grep -qx "主机" zh.txt || fail "no host heading"
+has zh.txt "  通过  NVIDIA 驱动"
+has zh.txt "P-state 与时钟"
+has zh.txt "功率上限"
+has zh.txt "ECC 错误"
+has zh.txt "空闲：P8，SM 时钟 345 / 1980 MHz（17%）"
+has zh.txt "修复："
+has zh.txt "失败"
+has zh.txt "警告"
+lacks zh.txt "Driver and CUDA"
+lacks zh.txt "Kernel log"
+lacks zh.txt "fix: "
+tail -1 zh.txt | grep -q '^[0-9]* 项失败，[0-9]* 项警告，[0-9]* 项提示，[0-9]* 项通过：退出状态 2$' ||
+  fail "summary: $(tail -1 zh.txt)"
+# Same verdicts in both languages: the status column, item for item.
+diff <(grep -o '^  [A-Z]\{4\}  ' en.txt | wc -l) <(grep -cE '^  (通过|提示|警告|失败)  ' zh.txt) >/dev/null ||
+  fail "the Chinese table has a different number of items"
+# The titles column lines up although the titles are double-width: every
+# item whose title fits starts its reason at the same column in both tables.
+python3 - zh.txt <<'PY' || fail "the Chinese table is misaligned"
+import sys, unicodedata
+# Every item row: status, title padded by display width, the reason from
+# column 32 on (titles wider than the column put the reason on the next line).
+rows = [l for l in open(sys.argv[1], encoding="utf-8").read().splitlines()
+        if l[:2] == "  " and l[2:4] in ("通过", "提示", "警告", "失败")]
+bad = []
+for l in rows:
+    col, at = 0, None
+    for i, c in enumerate(l):
+        if col == 32:
+            at = i
+            break
+        col += 2 if unicodedata.east_asian_width(c) in "WF" else 1
+    if at is None or l[at] == " " or l[at - 1] != " ":
+        bad.append(l)
+print("items", len(rows), "misaligned", bad)
+sys.exit(0 if rows and not bad else 1)
+PY
+
+# JSON is for machines: byte for byte the same in every language.
+cmp -s en.json zh.json || fail "--json differs under LANG=zh_CN.UTF-8"
+cmp -s en.json zh2.json || fail "--json differs under LANGUAGE=zh_CN"
+cmp -s en.json "$FX/expected/troubled.json" || fail "LANG=C --json differs from the golden file"
+
+# Without a driver: the failed driver item in Chinese, JSON unchanged.
+set +e
+GPUWHY_NVML_LIB=/nonexistent/libnvidia-ml.so.1 in_env LANG=zh_CN.UTF-8 >nodrv.txt
+rc=$?
+GPUWHY_NVML_LIB=/nonexistent/libnvidia-ml.so.1 in_env LANG=zh_CN.UTF-8 --json >nodrv_zh.json
+GPUWHY_NVML_LIB=/nonexistent/libnvidia-ml.so.1 in_env LANG=C --json >nodrv_en.json
+set -e
+assert_eq "exit status without a driver" "$rc" 2
+grep -q '^  失败  NVIDIA 驱动  *没有 NVIDIA 驱动' nodrv.txt || fail "no-driver item: $(cat nodrv.txt)"
+cmp -s nodrv_en.json nodrv_zh.json || fail "--json without a driver differs between languages"
+grep -q '"reason": "no NVIDIA driver: ' nodrv_zh.json || fail "JSON reason is not English"
+
+# Usage errors follow the language too.
+if in_env LANG=zh_CN.UTF-8 --bogus >/dev/null 2>err.txt; then
+  fail "an unknown option was accepted"
+fi
+has err.txt "未知选项 '--bogus'"
+has err.txt "用法：gpuwhy check"
+echo "i18n check ok"
