@@ -101,10 +101,12 @@ cmp -s en.json "$FX/expected/troubled.json" || fail "LANG=C --json differs from 
 
 # Without a driver: the failed driver item in Chinese, JSON unchanged.
 set +e
-GPUWHY_NVML_LIB=/nonexistent/libnvidia-ml.so.1 in_env LANG=zh_CN.UTF-8 >nodrv.txt
+# The fixture root, not the live host: free memory and the like change between two runs.
+nodrv=(--root "$FX/troubled" --nvml-lib /nonexistent/libnvidia-ml.so.1)
+in_env LANG=zh_CN.UTF-8 "${nodrv[@]}" >nodrv.txt
 rc=$?
-GPUWHY_NVML_LIB=/nonexistent/libnvidia-ml.so.1 in_env LANG=zh_CN.UTF-8 --json >nodrv_zh.json
-GPUWHY_NVML_LIB=/nonexistent/libnvidia-ml.so.1 in_env LANG=C --json >nodrv_en.json
+in_env LANG=zh_CN.UTF-8 "${nodrv[@]}" --json >nodrv_zh.json
+in_env LANG=C "${nodrv[@]}" --json >nodrv_en.json
 set -e
 assert_eq "exit status without a driver" "$rc" 2
 grep -q '^  失败  NVIDIA 驱动  *没有 NVIDIA 驱动' nodrv.txt || fail "no-driver item: $(cat nodrv.txt)"
