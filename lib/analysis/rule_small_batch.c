@@ -76,10 +76,11 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
                         p->gpu, p->util_med_pct, p->sm_med_pct, p->math_med_pct, p->math_fill);
   double p_nccl = nccl_share_of(dx, (int)(p - dx->profiles));
   if (!isnan(p->math_fill) && p_nccl >= gw_thr.finding_min_share)
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("GPU %d spends %.0f%% of its traced time in NCCL kernels, which keep SMs active with the math "
-                          "pipes idle; over the rest of the time the math pipes fill %.2f of the active SM time"),
-                        p->gpu, p_nccl * 100, p->math_fill / (1 - p_nccl));
+    gw_finding_evidence(
+        f, p->active_start_ns, p->active_end_ns,
+        _("GPU %d spends %.0f%% of its traced time in NCCL kernels, which keep SMs active with the math "
+          "pipes idle; over the rest of the time the math pipes fill %.2f of the active SM time"),
+        p->gpu, p_nccl * 100, p->math_fill / (1 - p_nccl));
   if (isnan(p->math_fill))
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
                         _("GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident "
