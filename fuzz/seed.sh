@@ -85,6 +85,13 @@ add_text xid_line 'NVRM: GPU at PCI:0000:3b:00: GPU-8f1b3c2e-0000-0000-0000-0000
 
 # ---- NCCL_DEBUG=INFO logs ----
 for f in "$fx"/nccl/*.log; do add nccl_log "$f"; done
+# the real lines a 2-GPU DDP run wrote (rank 0 of tests/fixtures/scenarios/ddp_balanced.db)
+if command -v sqlite3 >/dev/null; then
+  lines=$(mktemp)
+  sqlite3 "$fx/scenarios/ddp_balanced.db" "SELECT line FROM nccl_log WHERE pid = (SELECT min(pid) FROM nccl_log)" >"$lines"
+  add nccl_log "$lines"
+  rm -f "$lines"
+fi
 add_text nccl_log $'[0] w1:227602:227667 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IBext_v8/0/GDRDMA\nh:1:2 [0] NCCL INFO Channel 00/02 :    0   1\n'
 
 # ---- tracer wire files ----
