@@ -22,6 +22,7 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   if (dx->total.sm_from_util)
     return 0;
   const struct gw_gpu_profile *p = NULL;
+  double p_key = 0; /* the chosen GPU's fill (or SM-per-util): the lowest wins */
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *q = &dx->profiles[i];
     if (!q->has_sm || isnan(q->util_med_pct) || q->util_med_pct < gw_thr.small_busy_util_pct)
@@ -39,11 +40,10 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
     else
       underfed = !isnan(q->sm_per_util) && q->sm_per_util < gw_thr.small_sm_per_util;
     double key = !isnan(q->math_fill) ? fill : q->sm_per_util;
-    double pkey =
-        p ? (!isnan(p->math_fill) ? p->math_fill / (1 - nccl_share_of(dx, (int)(p - dx->profiles))) : p->sm_per_util)
-          : 0;
-    if (underfed && (!p || key < pkey))
+    if (underfed && (!p || key < p_key)) {
       p = q;
+      p_key = key;
+    }
   }
   if (!p)
     return 0;

@@ -237,12 +237,12 @@ static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err 
   /* The training processes: the target, and under a launcher (torchrun,
    * mpirun) the ranks, which are its children but hold a GPU (gpu_proc).
    * Their CPU is the main thread's story; other descendants are loaders. */
-  int have_gpu_proc = gw_store_table_exists(db, "gpu_proc");
-  const char *main_sql = have_gpu_proc
-                             ? "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
-                               " OR pid IN (SELECT pid FROM gpu_proc) GROUP BY t_ns"
-                             : "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0"
-                               " GROUP BY t_ns";
+  /* A recording without gpu_proc (damaged or hand-made) keeps the roles as stored. */
+  const char *ranks = gw_store_table_exists(db, "gpu_proc") ? "pid IN (SELECT pid FROM gpu_proc)" : "0";
+  char main_sql[256], worker_sql[512];
+  snprintf(main_sql, sizeof main_sql,
+           "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0 OR %s GROUP BY t_ns",
+           ranks);
   if ((rc = prep(db, main_sql, &s, err)))
     return rc;
   while (sqlite3_step(s) == SQLITE_ROW) {
@@ -257,14 +257,11 @@ static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err 
   /* cpu_pct is NULL on a process's first sample; count() only counts known ones.
    * workers_saturated holds the saturated count; the pool is saturated when
    * at least half of it is (see gw_workers_saturated_at). */
-  const char *worker_sql =
-      have_gpu_proc ? "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1"
-                      " AND pid NOT IN (SELECT pid FROM gpu_proc)"
-                      " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
-                      " GROUP BY t_ns"
-                    : "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1"
-                      " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
-                      " GROUP BY t_ns";
+  snprintf(worker_sql, sizeof worker_sql,
+           "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1 AND NOT (%s)"
+           " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
+           " GROUP BY t_ns",
+           ranks);
   if ((rc = prep(db, worker_sql, &s, err)))
     return rc;
   sqlite3_bind_double(s, 1, gw_thr.worker_saturated_cpu_pct);

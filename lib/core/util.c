@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -161,4 +162,24 @@ char *gw_xstrdup(const char *s) {
   if (!p)
     out_of_memory();
   return p;
+}
+
+int gw_name_matches(const char *name, const char *prefix, const char *suffix) {
+  size_t n = strlen(name), np = strlen(prefix), ns = strlen(suffix);
+  return n > np + ns && strncmp(name, prefix, np) == 0 && strcmp(name + n - ns, suffix) == 0;
+}
+
+void gw_remove_matching_files(const char *dir, const char *prefix, const char *suffix) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (!gw_name_matches(de->d_name, prefix, suffix))
+      continue;
+    char path[8192];
+    if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) < (int)sizeof path)
+      unlink(path);
+  }
+  closedir(d);
 }

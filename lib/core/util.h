@@ -58,4 +58,9 @@ void *gw_xcalloc(size_t n, size_t size);
 void *gw_xrealloc(void *p, size_t size);
 char *gw_xstrdup(const char *s);
 
+/* 1 when name is prefix, at least one more character, then suffix. */
+int gw_name_matches(const char *name, const char *prefix, const char *suffix);
+/* Unlinks the files of dir whose names match (a run's leftover spool files). */
+void gw_remove_matching_files(const char *dir, const char *prefix, const char *suffix);
+
 #endif

@@ -29,26 +29,6 @@ struct gw_nccl_collect {
   uint64_t lines, dropped;
 };
 
-static int is_log_name(const char *name) {
-  size_t n = strlen(name);
-  return strncmp(name, "nccl.", 5) == 0 && n > 9 && strcmp(name + n - 4, ".log") == 0;
-}
-
-static void remove_logs(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    if (!is_log_name(de->d_name))
-      continue;
-    char path[PATH_MAX + 128];
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    unlink(path);
-  }
-  closedir(d);
-}
-
 gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, struct gw_store *store,
                                struct gw_err *err) {
   *out = NULL;
@@ -66,7 +46,7 @@ gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, st
     free(nc);
     return GW_ERR;
   }
-  remove_logs(nc->dir);
+  gw_remove_matching_files(nc->dir, "nccl.", ".log");
   nc->db = gw_store_db(store);
   if (sqlite3_exec(nc->db, "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT);", NULL, NULL,
                    NULL) != SQLITE_OK ||
@@ -111,7 +91,7 @@ static void discover(struct gw_nccl_collect *nc) {
     return;
   struct dirent *de;
   while ((de = readdir(d)) != NULL && nc->nfiles < MAX_FILES) {
-    if (!is_log_name(de->d_name) || strlen(de->d_name) >= sizeof nc->files[0].name)
+    if (!gw_name_matches(de->d_name, "nccl.", ".log") || strlen(de->d_name) >= sizeof nc->files[0].name)
       continue;
     int known = 0;
     for (int i = 0; i < nc->nfiles && !known; i++)
@@ -190,9 +170,8 @@ uint64_t gw_nccl_collect_dropped(const struct gw_nccl_collect *nc) {
 void gw_nccl_collect_close(struct gw_nccl_collect *nc) {
   if (!nc)
     return;
-  gw_nccl_collect_poll(nc);
   sqlite3_finalize(nc->insert);
-  remove_logs(nc->dir);
+  gw_remove_matching_files(nc->dir, "nccl.", ".log");
   rmdir(nc->dir); /* only when empty: files the user put there stay */
   free(nc);
 }

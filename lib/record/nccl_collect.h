@@ -21,7 +21,8 @@ void gw_nccl_collect_poll(struct gw_nccl_collect *nc);
 /* Lines stored so far, and lines dropped past the cap. */
 uint64_t gw_nccl_collect_lines(const struct gw_nccl_collect *nc);
 uint64_t gw_nccl_collect_dropped(const struct gw_nccl_collect *nc);
-/* Last poll, then the files and the folder are removed. */
+/* The files and the folder are removed; call gw_nccl_collect_poll first
+ * (before the recording's last commit) to keep the last lines. */
 void gw_nccl_collect_close(struct gw_nccl_collect *nc);
 
 #endif

@@ -3,7 +3,6 @@
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/record.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -258,22 +257,6 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
 }
 
 /* The folder the tracer writes into: beside the recording, emptied first. */
-static void remove_trace_files(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    size_t n = strlen(de->d_name);
-    if (strncmp(de->d_name, "trace-", 6) == 0 && n > 4 && strcmp(de->d_name + n - 4, ".gwt") == 0) {
-      char path[8192];
-      snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-      unlink(path);
-    }
-  }
-  closedir(d);
-}
-
 static int open_trace(struct recorder *r, char *msg, unsigned cap) {
   const struct gw_record_opts *o = r->o;
   if (o->trace == GW_TRACE_OFF)
@@ -300,7 +283,7 @@ static int open_trace(struct recorder *r, char *msg, unsigned cap) {
     gw_strlcpy(r->trace_dir, abs_dir, sizeof r->trace_dir);
     free(abs_dir);
   }
-  remove_trace_files(r->trace_dir);
+  gw_remove_matching_files(r->trace_dir, "trace-", ".gwt");
   struct gw_err err = {{0}};
   if (gw_trace_collect_open(&r->trace, r->trace_dir, r->store, &err) != GW_OK) {
     snprintf(msg, cap, "--trace: %s", err.msg);

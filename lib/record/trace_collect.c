@@ -63,9 +63,7 @@ static void discover(struct gw_trace_collect *tc, const struct gw_event_sink *ev
     return;
   struct dirent *de;
   while ((de = readdir(d)) != NULL) {
-    size_t n = strlen(de->d_name);
-    if (strncmp(de->d_name, "trace-", 6) != 0 || n < 11 || strcmp(de->d_name + n - 4, ".gwt") != 0 ||
-        n >= sizeof tc->files[0].name)
+    if (!gw_name_matches(de->d_name, "trace-", ".gwt") || strlen(de->d_name) >= sizeof tc->files[0].name)
       continue;
     int known = 0;
     for (int i = 0; i < tc->nfiles && !known; i++)
