@@ -1,19 +1,18 @@
 #include "import/import_kineto.h"
 
 #include "import/import_pipe.h"
+#include "import/json_stream.h"
 
 #include <math.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <yajl/yajl_parse.h>
 
-/* Chunks fed to yajl: large enough that per-call costs vanish. */
+/* Chunks read at a time: large enough that per-call costs vanish. */
 #define CHUNK_BYTES (1u << 20)
 /* Any string or bare token longer than this is no trace field: stop there
- * instead of letting the lexer buffer it whole. */
+ * instead of growing the buffer to hold it whole. */
 #define MAX_TOKEN_BYTES (4u << 20)
 /* Trace events nest four deep (event, args, grid); allow some slack. */
 #define MAX_DEPTH 64
@@ -114,14 +113,13 @@ struct held {
 };
 
 struct parser {
-  yajl_handle h;
+  struct gw_json *j;
   struct gw_err *err;
-  gw_status fail;      /* set by a callback that stopped the parse */
-  int prescan;         /* header only */
-  int prescan_to_end;  /* looking for a base written after the events */
-  int stop;            /* prescan done */
-  uint64_t chunk_base; /* decompressed offset of the chunk being parsed */
-  const char *name;    /* input name */
+  gw_status fail;     /* set by a callback that stopped the parse */
+  int prescan;        /* header only */
+  int prescan_to_end; /* looking for a base written after the events */
+  int stop;           /* prescan done */
+  const char *name;   /* input name */
   struct gw_import_sink *sink;
   struct gw_pipe *pipe; /* records go to the writer thread */
   int pid_known;
@@ -149,7 +147,7 @@ struct parser {
 };
 
 static uint64_t offset_now(struct parser *p) {
-  return p->chunk_base + yajl_get_bytes_consumed(p->h);
+  return gw_json_offset(p->j);
 }
 
 /* Stop the parse with a message naming the byte offset. */
@@ -252,7 +250,9 @@ int gw_kineto_parse_us(const char *s, size_t n, int64_t *ns) {
 /* ---- classification ---- */
 
 static int ieq(const unsigned char *s, size_t n, const char *lit) {
-  return strlen(lit) == n && (memcmp(s, lit, n) == 0 || strncasecmp((const char *)s, lit, n) == 0);
+  /* the first letter decides most misses without strncasecmp */
+  return strlen(lit) == n && (s[0] | 0x20) == lit[0] &&
+         (memcmp(s, lit, n) == 0 || strncasecmp((const char *)s, lit, n) == 0);
 }
 
 static enum category classify_cat(const unsigned char *s, size_t n) {
@@ -767,7 +767,7 @@ static gw_status end_event(struct parser *p) {
   }
 }
 
-/* ---- yajl callbacks ---- */
+/* ---- JSON callbacks ---- */
 
 static int in_event(const struct parser *p) {
   return p->in_events && p->depth == p->events_depth;
@@ -1071,6 +1071,28 @@ static int push_depth(struct parser *p) {
   return 1;
 }
 
+/* Whether the object now opening as the value of an event key can be
+ * skipped unread: any object but args, and args of an event whose category
+ * takes nothing from them (CPU ops, annotations, flows, other categories),
+ * which is most events. Kineto writes "cat" before "args": an event that
+ * names its category only after args has them read (a second, different
+ * "cat" after skipped args would find them unread; no writer does that). */
+static int event_object_unread(const struct parser *p) {
+  if (p->ev_key != EK_ARGS || p->prescan)
+    return 1;
+  if (!(p->ev.have & HAVE_CAT))
+    return 0;
+  switch (p->ev.cat) {
+  case CAT_OTHER:
+  case CAT_CPU_OP:
+  case CAT_ANNOTATION:
+  case CAT_FLOW:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 static int cb_start_map(void *ctx) {
   struct parser *p = ctx;
   if (p->in_events) {
@@ -1087,6 +1109,9 @@ static int cb_start_map(void *ctx) {
     } else if (p->depth == p->events_depth) {
       p->ev_container = p->ev_key;
       p->arg_key = AK_NONE;
+      if (!push_depth(p))
+        return 0;
+      return event_object_unread(p) ? GW_JSON_SKIP : 1;
     }
   } else if (p->top == TOP_DEVICES && p->depth == 2) {
     memset(&p->dev, 0, sizeof p->dev);
@@ -1167,131 +1192,88 @@ static int cb_null(void *ctx) {
   return cb_scalar(ctx);
 }
 
-static const yajl_callbacks CALLBACKS = {
-    .yajl_null = cb_null,
-    .yajl_boolean = cb_boolean,
-    .yajl_number = cb_number, /* raw text: exact ts, no double round trip */
-    .yajl_string = cb_string,
-    .yajl_start_map = cb_start_map,
-    .yajl_map_key = cb_map_key,
-    .yajl_end_map = cb_end_map,
-    .yajl_start_array = cb_start_array,
-    .yajl_end_array = cb_end_array,
+static const struct gw_json_callbacks CALLBACKS = {
+    .null_value = cb_null,
+    .boolean = cb_boolean,
+    .number = cb_number, /* raw text: exact ts, no double round trip */
+    .string = cb_string,
+    .start_map = cb_start_map,
+    .map_key = cb_map_key,
+    .end_map = cb_end_map,
+    .start_array = cb_start_array,
+    .end_array = cb_end_array,
 };
-
-/* ---- token length guard ---- */
-
-/* yajl keeps a token that runs across chunks in one growing buffer. Its
- * allocations go through these functions, which refuse any single block
- * above MAX_TOKEN_BYTES by jumping back to parse_stream: a corrupt file with
- * a gigabyte-long string fails with a message instead of taking the memory.
- * yajl's structures are untouched by the refused call, so yajl_free still
- * releases everything. */
-struct alloc_guard {
-  jmp_buf too_long;
-  int armed;
-};
-
-static void *guard_malloc(void *ctx, size_t n) {
-  struct alloc_guard *g = ctx;
-  if (n > MAX_TOKEN_BYTES && g->armed)
-    longjmp(g->too_long, 1);
-  return malloc(n);
-}
-
-static void *guard_realloc(void *ctx, void *ptr, size_t n) {
-  struct alloc_guard *g = ctx;
-  if (n > MAX_TOKEN_BYTES && g->armed)
-    longjmp(g->too_long, 1);
-  return realloc(ptr, n);
-}
-
-static void guard_free(void *ctx, void *ptr) {
-  (void)ctx;
-  free(ptr);
-}
-
-/* yajl_parse under the guard: 0, or -1 when a token grew too long. */
-static int guarded_parse(struct alloc_guard *g, yajl_handle h, const unsigned char *buf, size_t n, yajl_status *st) {
-  if (setjmp(g->too_long)) {
-    g->armed = 0;
-    return -1;
-  }
-  g->armed = 1;
-  *st = yajl_parse(h, buf, n);
-  g->armed = 0;
-  return 0;
-}
 
 /* ---- driver ---- */
 
+/* Reads the input into one buffer and parses whole tokens from it; the
+ * bytes of a token cut by the end of a read move to the front and the next
+ * read goes after them. A token that fills the buffer doubles it, up to
+ * MAX_TOKEN_BYTES: a corrupt file with a gigabyte-long string fails with a
+ * message instead of taking the memory. */
 static gw_status parse_stream(struct gw_input *in, struct parser *p) {
   struct gw_err *err = p->err;
-  unsigned char *buf = gw_xcalloc(1, CHUNK_BYTES);
-  struct alloc_guard *guard = gw_xcalloc(1, sizeof *guard);
-  yajl_alloc_funcs funcs = {guard_malloc, guard_realloc, guard_free, guard};
-  p->h = yajl_alloc(&CALLBACKS, &funcs, p);
-  yajl_config(p->h, yajl_dont_validate_strings, 1);
+  size_t cap_bytes = CHUNK_BYTES, keep_bytes = 0;
+  unsigned char *buf = gw_xcalloc(1, cap_bytes);
+  p->j = gw_json_new(&CALLBACKS, p, MAX_DEPTH);
   gw_status rc = GW_OK;
-  p->chunk_base = 0;
+  uint64_t total_bytes = 0;
   for (;;) {
-    size_t got;
-    if ((rc = gw_input_read(in, buf, CHUNK_BYTES, &got, err)))
-      break;
-    if (got == 0) {
-      yajl_status st = yajl_complete_parse(p->h);
-      if (st == yajl_status_error) {
-        unsigned char *msg = yajl_get_error(p->h, 0, NULL, 0);
-        char m[160];
-        gw_strlcpy(m, (const char *)msg, sizeof m);
-        m[strcspn(m, "\n")] = '\0';
-        yajl_free_error(p->h, msg);
+    if (keep_bytes == cap_bytes) {
+      if (cap_bytes >= MAX_TOKEN_BYTES) {
         gw_err_set(err,
-                   "%s: ends at byte %llu inside the JSON document, which is "
-                   "incomplete (%s)",
-                   in->name, (unsigned long long)p->chunk_base, m);
+                   "%s: a string or value longer than %u bytes runs up to byte "
+                   "%llu: not a trace field (corrupt "
+                   "file?)",
+                   in->name, MAX_TOKEN_BYTES, (unsigned long long)total_bytes);
         rc = GW_EINPUT;
-      } else if (st == yajl_status_client_canceled) {
-        rc = p->stop ? GW_OK : p->fail;
+        break;
       }
-      break;
+      cap_bytes *= 2;
+      buf = gw_xrealloc(buf, cap_bytes);
     }
-    yajl_status st;
-    if (guarded_parse(guard, p->h, buf, got, &st) != 0) {
-      gw_err_set(err,
-                 "%s: a string or value longer than %u bytes runs up to byte "
-                 "%llu: not a trace field (corrupt "
-                 "file?)",
-                 in->name, MAX_TOKEN_BYTES, (unsigned long long)(p->chunk_base + got));
-      rc = GW_EINPUT;
+    size_t got;
+    if ((rc = gw_input_read(in, buf + keep_bytes, cap_bytes - keep_bytes, &got, err)))
       break;
-    }
-    if (st == yajl_status_client_canceled) {
+    total_bytes += got;
+    int at_end = got == 0;
+    size_t n = keep_bytes + got, used;
+    enum gw_json_status st = gw_json_parse(p->j, buf, n, at_end, &used);
+    if (st == GW_JSON_CANCELED) {
       rc = p->stop ? GW_OK : p->fail;
       break;
     }
-    if (st == yajl_status_error) {
-      uint64_t off = p->chunk_base + yajl_get_bytes_consumed(p->h);
-      unsigned char *msg = yajl_get_error(p->h, 0, NULL, 0);
-      char m[160];
-      gw_strlcpy(m, (const char *)msg, sizeof m);
-      m[strcspn(m, "\n")] = '\0';
-      yajl_free_error(p->h, msg);
-      gw_err_set(err,
-                 "%s: byte %llu: not valid JSON here (%s); a Kineto/Chrome "
-                 "trace is one JSON object or array",
-                 in->name, (unsigned long long)off, m);
+    if (st == GW_JSON_TOO_DEEP) {
+      fail_at(p, GW_EINPUT, "JSON nested deeper than 64 levels: not a trace");
       rc = GW_EINPUT;
       break;
     }
-    p->chunk_base += got;
+    if (st == GW_JSON_INCOMPLETE) {
+      gw_err_set(err,
+                 "%s: ends at byte %llu inside the JSON document, which is "
+                 "incomplete (%s)",
+                 in->name, (unsigned long long)total_bytes, gw_json_error(p->j));
+      rc = GW_EINPUT;
+      break;
+    }
+    if (st == GW_JSON_ERROR) {
+      gw_err_set(err,
+                 "%s: byte %llu: not valid JSON here (%s); a Kineto/Chrome "
+                 "trace is one JSON object or array",
+                 in->name, (unsigned long long)gw_json_offset(p->j), gw_json_error(p->j));
+      rc = GW_EINPUT;
+      break;
+    }
+    if (at_end)
+      break;
+    keep_bytes = n - used;
+    memmove(buf, buf + used, keep_bytes);
     if (p->opts && p->opts->progress)
       p->opts->progress(p->opts->progress_ctx, gw_input_position(in), in->total_bytes);
   }
-  p->info->bytes = p->chunk_base;
-  yajl_free(p->h);
-  p->h = NULL;
-  free(guard);
+  p->info->bytes = total_bytes;
+  gw_json_free(p->j);
+  p->j = NULL;
   free(buf);
   return rc;
 }

@@ -1,5 +1,5 @@
 /* Kineto / Chrome trace JSON (torch.profiler's export_chrome_trace), read
- * as a stream with yajl: the document is never loaded, records go to the
+ * as a stream (json_stream.h): the document is never loaded, records go to the
  * sink as each event closes. See api-facts section 5 for the format. */
 #ifndef GW_IMPORT_KINETO_H
 #define GW_IMPORT_KINETO_H

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "store/store_trace.h"
 
 /* A commit every so many rows: large transactions keep inserts fast, and the
@@ -118,7 +120,16 @@ gw_status gw_sink_open(struct gw_import_sink **out, const char *path, const char
     goto fail;
   if ((rc = gw_store_trace_open(&s->trace, gw_store_db(s->store), err)))
     goto fail;
-  s->cb = gw_store_trace_callbacks(s->trace);
+  s->cb = gw_store_trace_batch_callbacks(s->trace); /* flushed before each commit */
+  /* The file is the import's own temporary one, removed on failure and moved
+   * into place only after gw_sink_finish: no reader sees it before then, so
+   * it is written once, without the WAL's second copy of every page and
+   * without syncs; gw_sink_finish syncs it and turns WAL back on. */
+  if (sqlite3_exec(gw_store_db(s->store), "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", NULL, NULL, NULL) !=
+      SQLITE_OK) {
+    rc = store_fail(s, err, "the import settings");
+    goto fail;
+  }
   struct gw_run_info run = {.source = s->source};
   /* this also opens the first transaction, which the tracer inserts need */
   if (gw_store_put_run(s->store, &run) != GW_OK) {
@@ -177,6 +188,8 @@ static gw_status row_done(struct gw_import_sink *s, struct gw_err *err) {
   if (++s->rows_since_commit < COMMIT_EVERY_ROWS)
     return GW_OK;
   s->rows_since_commit = 0;
+  if (gw_store_trace_flush(s->trace) != GW_OK)
+    return trace_fail(s, err);
   if (gw_store_commit(s->store) != GW_OK)
     return store_fail(s, err, "a commit");
   return gw_sink_metaf(s, err, "import_rows_committed", "%" PRIu64, s->rows);
@@ -195,13 +208,22 @@ void gw_sink_saw_time(struct gw_import_sink *s, int64_t start_ns, int64_t end_ns
 
 /* ---- names ---- */
 
+/* Eight bytes a step, then a final mix for the slot's low bits: names are
+ * hashed once per kernel and marker row. Ids do not depend on the hash. */
 static uint64_t hash_bytes(const char *p, size_t n) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)p[i];
-    h *= 1099511628211ull;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
   }
-  return h;
+  uint64_t w = 0;
+  memcpy(&w, p, n);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 32;
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
 }
 
 static void names_reset(struct name_table *t, int restart_ids) {
@@ -620,7 +642,13 @@ gw_status gw_sink_finish(struct gw_import_sink *s, struct gw_err *err) {
     rc = gw_sink_metaf(s, err, "import_rows_committed", "%" PRIu64, s->rows);
   if (rc)
     return rc;
+  if (gw_store_trace_flush(s->trace) != GW_OK)
+    return trace_fail(s, err);
   if (gw_store_commit(s->store) != GW_OK)
     return store_fail(s, err, "the last commit");
+  /* as every recording: WAL, synced (the switch itself writes and syncs) */
+  if (sqlite3_exec(gw_store_db(s->store), "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL;", NULL, NULL, NULL) !=
+      SQLITE_OK)
+    return store_fail(s, err, "the journal mode");
   return GW_OK;
 }

@@ -26,6 +26,13 @@ void gw_store_trace_close(struct gw_store_trace *st);
 /* Callbacks that insert into st; ctx is st. */
 struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st);
 
+/* The same, except that kernel, API and marker rows are gathered and
+ * inserted many to a statement: much faster for bulk writes (import). Rows
+ * of an unfilled batch wait in st until gw_store_trace_flush, which the
+ * caller must call before each commit and before closing. */
+struct gw_trace_callbacks gw_store_trace_batch_callbacks(struct gw_store_trace *st);
+GW_NODISCARD gw_status gw_store_trace_flush(struct gw_store_trace *st);
+
 /* Why the last callback failed (names the table and SQLite's message). */
 const char *gw_store_trace_errmsg(const struct gw_store_trace *st);
 

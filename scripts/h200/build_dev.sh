@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the Release binaries that device calls carry (build-dev), with the
-# shared libraries the GPU machine lacks (yajl, libmicrohttpd, ...) copied to
+# shared libraries the GPU machine lacks (libmicrohttpd, ...) copied to
 # build-dev/rt and found through the binary's RPATH ($ORIGIN/rt), so that
 # programs gpuwhy starts never see them.
 set -eu
