@@ -1,6 +1,6 @@
 /* bench/sampler/nvml_cost: CPU time of each NVML call gpuwhy makes, on this
  * machine's driver. Tells which calls the sampler can afford every tick.
- * usage: nvml_cost [CALLS_PER_ROW]   (needs libnvidia-ml.so.1 and a GPU; built with _GNU_SOURCE) */
+ * usage: nvml_cost [CALLS_PER_ROW [PAUSE_MS]]   (needs libnvidia-ml.so.1 and a GPU; built with _GNU_SOURCE) */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +46,12 @@ static double wall_us(void) {
   return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+static int fill_ids(struct gpm_get *mg, const unsigned *ids, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    mg->m[i].id = ids[i];
+  return 0;
+}
+
 static void *lib;
 static fn_t sym(const char *name) {
   fn_t f = (fn_t)dlsym(lib, name);
@@ -54,18 +60,38 @@ static fn_t sym(const char *name) {
   return f;
 }
 
+/* spaced_ms > 0: a pause between calls, timed around each call only. Calls
+ * back to back can be answered from NVML's own cache (under a microsecond);
+ * a sampler calls once per tick, when that cache has expired. */
+static int spaced_ms;
+
+static void pause_between_calls(void) {
+  struct timespec ts = {spaced_ms / 1000, (long)(spaced_ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
 #define ROW(label, expr)                                                                                               \
   do {                                                                                                                 \
     int rc = 0;                                                                                                        \
-    double c0 = thread_cpu_us(), w0 = wall_us();                                                                       \
-    for (int i = 0; i < n; i++)                                                                                        \
+    double cpu = 0, wall = 0;                                                                                          \
+    for (int i = 0; i < n; i++) {                                                                                      \
+      if (spaced_ms > 0)                                                                                               \
+        pause_between_calls();                                                                                         \
+      double c0 = thread_cpu_us(), w0 = wall_us();                                                                     \
       rc = (expr);                                                                                                     \
-    double c1 = thread_cpu_us(), w1 = wall_us();                                                                       \
-    printf("%-44s rc %3d  cpu %8.1f us/call  wall %8.1f us/call\n", label, rc, (c1 - c0) / n, (w1 - w0) / n);          \
+      cpu += thread_cpu_us() - c0;                                                                                     \
+      wall += wall_us() - w0;                                                                                          \
+    }                                                                                                                  \
+    printf("%-44s rc %3d  cpu %8.1f us/call  wall %8.1f us/call\n", label, rc, cpu / n, wall / n);                     \
   } while (0)
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 200;
+  spaced_ms = argc > 2 ? atoi(argv[2]) : 0;
+  if (n <= 0 || spaced_ms < 0) {
+    fprintf(stderr, "usage: nvml_cost [CALLS_PER_ROW [PAUSE_MS]]\n");
+    return 2;
+  }
   lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
   if (!lib) {
     printf("no NVML: %s\n", dlerror());
@@ -116,6 +142,22 @@ int main(int argc, char **argv) {
   }
   unsigned count = 0;
   ROW("nvmlDeviceGetComputeRunningProcesses_v3(size)", (count = 0, procs(dev, &count, NULL)));
+  /* The rest of what the once-a-second tick reads. */
+  fn_t putil = sym("nvmlDeviceGetProcessUtilization"), gprocs = sym("nvmlDeviceGetGraphicsRunningProcesses_v3"),
+       limit = sym("nvmlDeviceGetEnforcedPowerLimit"), gen = sym("nvmlDeviceGetCurrPcieLinkGeneration"),
+       width = sym("nvmlDeviceGetCurrPcieLinkWidth"), replay = sym("nvmlDeviceGetPcieReplayCounter"),
+       ecc = sym("nvmlDeviceGetTotalEccErrors"), remap = sym("nvmlDeviceGetRemappedRows");
+  static unsigned char putil_buf[256 * 64];
+  unsigned u2, u3, u4;
+  ROW("nvmlDeviceGetProcessUtilization(size)", (count = 0, putil(dev, NULL, &count, 0ULL)));
+  ROW("nvmlDeviceGetProcessUtilization(64)", (count = 64, putil(dev, putil_buf, &count, 0ULL)));
+  ROW("nvmlDeviceGetGraphicsRunningProcesses_v3(size)", (count = 0, gprocs(dev, &count, NULL)));
+  ROW("nvmlDeviceGetEnforcedPowerLimit", limit(dev, &u));
+  ROW("nvmlDeviceGetCurrPcieLinkGeneration", gen(dev, &u));
+  ROW("nvmlDeviceGetCurrPcieLinkWidth", width(dev, &u));
+  ROW("nvmlDeviceGetPcieReplayCounter", replay(dev, &u));
+  ROW("nvmlDeviceGetTotalEccErrors(corrected, volatile)", ecc(dev, 0, 0, &ull));
+  ROW("nvmlDeviceGetRemappedRows", remap(dev, &u, &u2, &u3, &u4));
   int pn = n < 20 ? n : 20;
   int saved = n;
   n = pn;
@@ -127,13 +169,27 @@ int main(int argc, char **argv) {
     struct timespec ts = {0, 150000000};
     nanosleep(&ts, NULL);
     gpm_get(dev, s2);
+    /* Does the cost of computing GPM metrics grow with their number? */
+    static const struct {
+      const char *label;
+      unsigned n, ids[11];
+    } sets[] = {
+        {"nvmlGpmMetricsGet(1: SM activity)", 1, {2}},
+        {"nvmlGpmMetricsGet(1: graphics activity)", 1, {1}},
+        {"nvmlGpmMetricsGet(1: SM occupancy)", 1, {3}},
+        {"nvmlGpmMetricsGet(1: tensor activity)", 1, {5}},
+        {"nvmlGpmMetricsGet(1: DRAM bandwidth)", 1, {10}},
+        {"nvmlGpmMetricsGet(2: FP32, FP16)", 2, {12, 13}},
+        {"nvmlGpmMetricsGet(2: NVLink rx/tx)", 2, {60, 61}},
+        {"nvmlGpmMetricsGet(2: PCIe rx/tx)", 2, {20, 21}},
+        {"nvmlGpmMetricsGet(5: gr, SM, occ, tensor, DRAM)", 5, {1, 2, 3, 5, 10}},
+        {"nvmlGpmMetricsGet(9: all but NVLink)", 9, {1, 2, 3, 5, 10, 12, 13, 20, 21}},
+        {"nvmlGpmMetricsGet(11 metrics)", 11, {1, 2, 3, 5, 10, 12, 13, 20, 21, 60, 61}},
+    };
     static struct gpm_get mg;
-    static const unsigned gpm_ids[] = {1, 2, 3, 5, 10, 12, 13, 20, 21, 60, 61};
-    ROW("nvmlGpmMetricsGet(11 metrics)",
-        (memset(&mg, 0, sizeof mg), mg.version = 1, mg.count = 11, mg.s1 = s1, mg.s2 = s2,
-         memcpy(&mg.m[0].id, &gpm_ids[0], 4), mg.m[1].id = 2, mg.m[2].id = 3, mg.m[3].id = 5, mg.m[4].id = 10,
-         mg.m[5].id = 12, mg.m[6].id = 13, mg.m[7].id = 20, mg.m[8].id = 21, mg.m[9].id = 60, mg.m[10].id = 61,
-         gpm_metrics(&mg)));
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++)
+      ROW(sets[k].label, (memset(&mg, 0, sizeof mg), mg.version = 1, mg.count = sets[k].n, mg.s1 = s1, mg.s2 = s2,
+                          fill_ids(&mg, sets[k].ids, sets[k].n), gpm_metrics(&mg)));
   }
   return 0;
 }

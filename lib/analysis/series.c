@@ -509,12 +509,18 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
   }
 }
 
-/* GPM metrics are windowed: a value stored at tick t is the average over the
- * window since the previous GPM value (back-to-back windows). When windows
- * span several ticks (500 ms GPM at 100 ms ticks) the ticks between hold NULL;
- * each of them lies inside the window closed by the next value, so it takes
- * that value. A gap longer than 1.5 windows (a lost read) stays unknown. */
-static void fill_windowed(const int64_t *t_ns, size_t n, double *x) {
+/* Two kinds of metric are read less often than every tick, and the ticks
+ * between hold NULL:
+ * - GPM metrics are windowed: a value stored at tick t is the average over the
+ *   window since the previous GPM value (back-to-back windows), so each tick
+ *   between lies inside the window closed by the NEXT value and takes it;
+ * - point reads taken once a second (power, clocks, clock reasons, P-state,
+ *   memory used; lib/sources/nvml.c) describe the moment they were read, so
+ *   the ticks after one hold it until the next read (sample and hold).
+ * A gap longer than 1.5 read periods (a lost read) stays unknown. */
+enum fill_from { FILL_FROM_NEXT, FILL_FROM_PREVIOUS };
+
+static void fill_sparse(const int64_t *t_ns, size_t n, double *x, enum fill_from from) {
   if (!x || n < 3)
     return;
   size_t nknown = 0, prev = SIZE_MAX, ngaps = 0;
@@ -533,28 +539,34 @@ static void fill_windowed(const int64_t *t_ns, size_t n, double *x) {
   double *g = gw_xcalloc(ngaps, sizeof *g);
   for (size_t k = 0; k < ngaps; k++)
     g[k] = (double)gaps[k];
-  double window_ns = gw_stats_median(g, ngaps);
+  double period_ns = gw_stats_median(g, ngaps);
   free(g);
   free(gaps);
-  size_t next = SIZE_MAX;
-  for (size_t i = n; i-- > 0;) {
+  size_t known = SIZE_MAX;
+  for (size_t k = 0; k < n; k++) {
+    size_t i = from == FILL_FROM_NEXT ? n - 1 - k : k;
     if (!isnan(x[i])) {
-      next = i;
+      known = i;
       continue;
     }
-    if (next != SIZE_MAX && (double)(t_ns[next] - t_ns[i]) < 1.5 * window_ns)
-      x[i] = x[next];
+    if (known != SIZE_MAX && (double)llabs(t_ns[known] - t_ns[i]) < 1.5 * period_ns)
+      x[i] = x[known];
   }
 }
 
-static void fill_gpm(struct gw_gpu_series *g) {
+static void fill_sparse_metrics(struct gw_gpu_series *g) {
   static const enum gw_gpu_metric gpm[] = {
       GW_M_gr_active_pct, GW_M_sm_active_pct,   GW_M_sm_occupancy_pct, GW_M_tensor_active_pct,
       GW_M_dram_bw_pct,   GW_M_fp32_active_pct, GW_M_fp16_active_pct,  GW_M_pcie_rx_bps,
       GW_M_pcie_tx_bps,   GW_M_nvlink_rx_bps,   GW_M_nvlink_tx_bps,
   };
+  static const enum gw_gpu_metric once_a_second[] = {
+      GW_M_power_mw, GW_M_pstate, GW_M_sm_clock_mhz, GW_M_mem_clock_mhz, GW_M_clock_reasons, GW_M_mem_used_bytes,
+  };
   for (size_t k = 0; k < sizeof gpm / sizeof gpm[0]; k++)
-    fill_windowed(g->t_ns, g->n, g->m[gpm[k]]);
+    fill_sparse(g->t_ns, g->n, g->m[gpm[k]], FILL_FROM_NEXT);
+  for (size_t k = 0; k < sizeof once_a_second / sizeof once_a_second[0]; k++)
+    fill_sparse(g->t_ns, g->n, g->m[once_a_second[k]], FILL_FROM_PREVIOUS);
 }
 
 gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err) {
@@ -573,7 +585,7 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
         (rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_SLOW, err)))
       goto out;
   for (int i = 0; i < rec->ngpus; i++)
-    fill_gpm(&rec->gpus[i]);
+    fill_sparse_metrics(&rec->gpus[i]);
   if ((rc = load_host(db, &rec->host, err)) || (rc = load_events(db, rec, err)))
     goto out;
   load_timeline(db, rec);

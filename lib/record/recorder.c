@@ -30,7 +30,8 @@
 
 #define MAX_GPUS 64
 #define MAX_GPU_PROCS 64
-#define SLOW_PERIOD_NS 1000000000LL   /* health metrics, GPU process lists */
+#define SLOW_PERIOD_NS 1000000000LL   /* power, clocks; host per-core rows, disks */
+#define HEALTH_PERIOD_NS 5000000000LL /* GPU health counters, GPU process lists */
 #define RARE_PERIOD_NS 30000000000LL  /* the energy counter, dear to read */
 #define RESCAN_PERIOD_NS 2000000000LL /* look for new processes in the whole of /proc */
 #define COMMIT_PERIOD_NS 1000000000LL /* a crash loses at most this much */
@@ -545,7 +546,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   struct gw_event_sink sink = {on_event, r};
   int64_t interval_ns = (int64_t)o->interval_ms * 1000000LL;
   int64_t start_mono = gw_now_monotonic_ns();
-  int64_t last_rare = start_mono - RARE_PERIOD_NS;
+  int64_t last_rare = start_mono - RARE_PERIOD_NS, last_health = start_mono - HEALTH_PERIOD_NS;
   int64_t next_tick = start_mono, last_slow = start_mono - SLOW_PERIOD_NS, last_rescan = start_mono - RESCAN_PERIOD_NS;
   int64_t end_mono = o->duration_s > 0 ? start_mono + (int64_t)(o->duration_s * 1e9) : INT64_MAX;
   int child_status = -1, target_gone = 0;
@@ -560,19 +561,29 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     int slow_due = now_mono - last_slow >= SLOW_PERIOD_NS - interval_ns / 2;
     if (slow_due)
       last_slow = now_mono;
-    int rescan_due = now_mono - last_rescan >= RESCAN_PERIOD_NS - interval_ns / 2;
+    int rescan_due = slow_due && now_mono - last_rescan >= RESCAN_PERIOD_NS - interval_ns / 2;
     if (rescan_due)
       last_rescan = now_mono;
     int rare_due = now_mono - last_rare >= RARE_PERIOD_NS;
     if (rare_due)
       last_rare = now_mono;
+    int health_due = now_mono - last_health >= HEALTH_PERIOD_NS - interval_ns / 2;
+    if (health_due)
+      last_health = now_mono;
     int64_t cpu0 = thread_cpu_ns();
     if (r->nvml)
-      sample_gpus(r, t_ns, GW_NVML_FAST | (slow_due ? GW_NVML_SLOW : 0) | (rare_due ? GW_NVML_RARE : 0), &sink);
+      sample_gpus(r, t_ns,
+                  GW_NVML_FAST | (slow_due ? GW_NVML_SECOND : 0) | (health_due ? GW_NVML_SLOW : 0) |
+                      (rare_due ? GW_NVML_RARE : 0),
+                  &sink);
     int64_t cpu1 = thread_cpu_ns();
     struct gw_err err = {{0}};
-    if (gw_host_sample(r->host, t_ns, (rescan_due ? GW_HOST_RESCAN : 0) | (slow_due ? 0 : GW_HOST_SKIP_SLOW), &hs,
-                       &sink, &err) == GW_OK) {
+    /* The host once a second, whatever the GPU tick: the kernel counts CPU
+     * time in 10 ms steps (USER_HZ), so a process's share over 100 ms comes
+     * in steps of 10 points, over a second in steps of 1; and each tick of
+     * /proc reads and rows costs about 0.15 ms on a 16-core machine, most of
+     * what a 10 Hz recording would spend (bench/RESULTS.md). */
+    if (slow_due && gw_host_sample(r->host, t_ns, rescan_due ? GW_HOST_RESCAN : 0, &hs, &sink, &err) == GW_OK) {
       if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
         store_failed(r, "a host sample");
     }
@@ -634,6 +645,11 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   int64_t ended_ns = gw_now_realtime_ns();
   if (r->nvml) /* closing energy reading: exact average power over the run */
     sample_gpus(r, ended_ns, GW_NVML_RARE, &sink);
+  /* The host's last part-second, so that a short run has its rates too. */
+  struct gw_err last_err = {{0}};
+  if (gw_host_sample(r->host, ended_ns, 0, &hs, &sink, &last_err) == GW_OK && r->store &&
+      gw_store_put_host_sample(r->store, &hs) != GW_OK)
+    store_failed(r, "a host sample");
   if (r->child_pid && child_status < 0) {
     /* Stopped early (signal or --duration): pass a signal on, then wait so the
      * exit status of the command is still ours to return. */

@@ -35,7 +35,25 @@ struct tracked_proc {
   uint64_t main_thread_ticks; /* target only: utime + stime of its first thread */
   int has_main_prev;
   char comm[32];
+  /* Live system only: /proc/PID/stat and /proc/PID/task/PID/stat kept open
+   * (-1: not open). A descriptor stays bound to its process: once the process
+   * is gone a read fails with ESRCH, even when the pid is reused. */
+  int stat_fd, main_thread_stat_fd;
 };
+
+static struct tracked_proc new_tracked(int pid, uint64_t starttime_ticks, const char *comm) {
+  struct tracked_proc t = {.pid = pid, .starttime_ticks = starttime_ticks, .stat_fd = -1, .main_thread_stat_fd = -1};
+  gw_strlcpy(t.comm, comm, sizeof t.comm);
+  return t;
+}
+
+static void forget_tracked(struct tracked_proc *t) {
+  if (t->stat_fd >= 0)
+    close(t->stat_fd);
+  if (t->main_thread_stat_fd >= 0)
+    close(t->main_thread_stat_fd);
+  t->stat_fd = t->main_thread_stat_fd = -1;
+}
 
 /* One process seen during a rescan of /proc. */
 struct scan_entry {
@@ -147,24 +165,26 @@ static void strip_newline(char *s) {
     s[--n] = '\0';
 }
 
-/* Read one of the system-wide files into buf (NUL-terminated); -1 with errno. */
-static long read_sys(struct gw_host *h, enum sys_file f, char *buf, size_t cap) {
-  if (!h->live)
-    return gw_read_file_at(h->root, sys_file_path[f], buf, cap, NULL);
-  if (h->sys_fd[f] < 0) {
-    h->sys_fd[f] = open(sys_file_path[f], O_RDONLY | O_CLOEXEC);
-    if (h->sys_fd[f] < 0)
+/* Read a /proc or /sys file of the running system into buf (NUL-terminated)
+ * through a descriptor kept open between ticks (*fd, -1 until first opened):
+ * opening and closing by path cost more than the read itself at 10 Hz. A
+ * failed read closes the descriptor; -1 with errno (ESRCH: the process whose
+ * file it was is gone). */
+static long read_kept_open(int *fd, const char *path, char *buf, size_t cap) {
+  if (*fd < 0) {
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
       return -1;
   }
   size_t len = 0;
   while (len + 1 < cap) {
-    ssize_t r = pread(h->sys_fd[f], buf + len, cap - 1 - len, (off_t)len);
+    ssize_t r = pread(*fd, buf + len, cap - 1 - len, (off_t)len);
     if (r < 0 && errno == EINTR)
       continue;
     if (r < 0) {
       int saved = errno;
-      close(h->sys_fd[f]);
-      h->sys_fd[f] = -1;
+      close(*fd);
+      *fd = -1;
       errno = saved;
       return -1;
     }
@@ -174,6 +194,13 @@ static long read_sys(struct gw_host *h, enum sys_file f, char *buf, size_t cap) 
   }
   buf[len] = '\0';
   return (long)len;
+}
+
+/* Read one of the system-wide files into buf (NUL-terminated); -1 with errno. */
+static long read_sys(struct gw_host *h, enum sys_file f, char *buf, size_t cap) {
+  if (!h->live)
+    return gw_read_file_at(h->root, sys_file_path[f], buf, cap, NULL);
+  return read_kept_open(&h->sys_fd[f], sys_file_path[f], buf, cap);
 }
 
 /* Read a one-line /sys or /proc value into out, newline removed. */
@@ -281,6 +308,8 @@ void gw_host_close(struct gw_host *h) {
   for (int f = 0; f < SYS_NFILES; f++)
     if (h->sys_fd[f] >= 0)
       close(h->sys_fd[f]);
+  for (int i = 0; i < h->ntracked; i++)
+    forget_tracked(&h->tracked[i]);
   free(h->root);
   free(h->buf);
   free(h->prev_cores);
@@ -295,6 +324,8 @@ void gw_host_set_target(struct gw_host *h, int pid) {
   if (!h)
     return;
   h->target_pid = pid > 0 ? pid : 0;
+  for (int i = 0; i < h->ntracked; i++)
+    forget_tracked(&h->tracked[i]);
   h->ntracked = 0;
   h->need_rescan = h->target_pid > 0;
   h->initial_scan_done = 0;
@@ -634,8 +665,12 @@ static void sample_disks(struct gw_host *h, struct gw_host_sample *out, int64_t 
 
 /* ---- process tree ---- */
 
-static int read_pid_stat(struct gw_host *h, const char *path, struct gw_pid_stat *st, struct gw_err *perr) {
-  if (gw_read_file_at(h->root, path, h->pid_buf, sizeof h->pid_buf, NULL) < 0)
+/* fd: a descriptor kept open for path on the live system, NULL to read by
+ * path. -1 (errno set) when unreadable, -2 when malformed. */
+static int read_pid_stat(struct gw_host *h, const char *path, int *fd, struct gw_pid_stat *st, struct gw_err *perr) {
+  long len = fd && h->live ? read_kept_open(fd, path, h->pid_buf, sizeof h->pid_buf)
+                           : gw_read_file_at(h->root, path, h->pid_buf, sizeof h->pid_buf, NULL);
+  if (len < 0)
     return -1;
   return gw_parse_pid_stat(h->pid_buf, st, perr) == 0 ? 0 : -2;
 }
@@ -712,7 +747,7 @@ static void rescan_procs(struct gw_host *h, int64_t t_ns, const struct gw_event_
       continue;
     if (snprintf(path, sizeof path, "/proc/%s/stat", de->d_name) >= (int)sizeof path)
       continue;
-    int rc = read_pid_stat(h, path, &st, &perr);
+    int rc = read_pid_stat(h, path, NULL, &st, &perr);
     if (rc == -2 && bad_notes++ == 0)
       note(err, "%s: %s, skipped", path, perr.msg);
     if (rc != 0)
@@ -743,9 +778,7 @@ static void rescan_procs(struct gw_host *h, int64_t t_ns, const struct gw_event_
   }
   /* The target first, so it leads the sample's process list. */
   if (target && find_tracked(h, target->pid) < 0 && h->ntracked < GW_HOST_MAX_PROCS) {
-    struct tracked_proc *t = &h->tracked[h->ntracked++];
-    *t = (struct tracked_proc){.pid = target->pid, .starttime_ticks = target->starttime_ticks};
-    memcpy(t->comm, target->comm, sizeof t->comm);
+    h->tracked[h->ntracked++] = new_tracked(target->pid, target->starttime_ticks, target->comm);
   }
   int dropped = 0;
   for (size_t i = 0; i < n; i++) {
@@ -757,8 +790,7 @@ static void rescan_procs(struct gw_host *h, int64_t t_ns, const struct gw_event_
       continue;
     }
     struct tracked_proc *t = &h->tracked[h->ntracked++];
-    *t = (struct tracked_proc){.pid = e->pid, .starttime_ticks = e->starttime_ticks};
-    memcpy(t->comm, e->comm, sizeof t->comm);
+    *t = new_tracked(e->pid, e->starttime_ticks, e->comm);
     /* The processes there at the first scan did not start now: no event. */
     if (h->initial_scan_done)
       emit_proc_event(events, t_ns, "proc_start", e->pid, "process %d (%s) started in the target's tree, parent %d",
@@ -806,7 +838,7 @@ static void sample_main_thread(struct gw_host *h, struct tracked_proc *t, int64_
   struct gw_err perr;
   if (snprintf(path, sizeof path, "/proc/%d/task/%d/stat", t->pid, t->pid) >= (int)sizeof path)
     return;
-  if (read_pid_stat(h, path, &st, &perr) != 0)
+  if (read_pid_stat(h, path, &t->main_thread_stat_fd, &st, &perr) != 0)
     return;
   uint64_t ticks = st.utime_ticks + st.stime_ticks;
   if (t->has_main_prev && t->has_prev && t_ns > t->last_t_ns && ticks >= t->main_thread_ticks)
@@ -832,7 +864,7 @@ static void sample_procs(struct gw_host *h, int64_t t_ns, int rescan, struct gw_
     struct gw_err perr = {{0}};
     if (snprintf(path, sizeof path, "/proc/%d/stat", t.pid) >= (int)sizeof path)
       continue;
-    int rc = read_pid_stat(h, path, &st, &perr);
+    int rc = read_pid_stat(h, path, &t.stat_fd, &st, &perr);
     if (rc == -1 && errno != ENOENT && errno != ESRCH) {
       h->tracked[kept++] = t; /* unreadable for another reason: keep following */
       continue;
@@ -846,6 +878,7 @@ static void sample_procs(struct gw_host *h, int64_t t_ns, int rescan, struct gw_
     if (rc == -1 || st.starttime_ticks != t.starttime_ticks) {
       emit_proc_event(events, t_ns, "proc_exit", t.pid, "%s %d (%s) exited",
                       t.pid == h->target_pid ? "target process" : "process", t.pid, t.comm);
+      forget_tracked(&t);
       continue;
     }
     struct gw_proc_sample *o = &h->proc_out[out->nprocs++];

@@ -172,10 +172,13 @@ static const struct {
   enum gw_gpu_metric metric;
   double scale;
 } gpm_map[] = {
-    {1, GW_M_gr_active_pct, 1.0},     {2, GW_M_sm_active_pct, 1.0},  {3, GW_M_sm_occupancy_pct, 1.0},
-    {5, GW_M_tensor_active_pct, 1.0}, {10, GW_M_dram_bw_pct, 1.0},   {12, GW_M_fp32_active_pct, 1.0},
-    {13, GW_M_fp16_active_pct, 1.0},  {20, GW_M_pcie_tx_bps, MIB},   {21, GW_M_pcie_rx_bps, MIB},
-    {60, GW_M_nvlink_rx_bps, MIB},    {61, GW_M_nvlink_tx_bps, MIB},
+    /* Not graphics activity (id 1): alone it costs 1.4 ms of CPU per
+     * computation on an H200, where the ten below cost 0.05 ms together
+     * (bench/sampler/nvml_cost), and SM activity says more. */
+    {2, GW_M_sm_active_pct, 1.0},  {3, GW_M_sm_occupancy_pct, 1.0}, {5, GW_M_tensor_active_pct, 1.0},
+    {10, GW_M_dram_bw_pct, 1.0},   {12, GW_M_fp32_active_pct, 1.0}, {13, GW_M_fp16_active_pct, 1.0},
+    {20, GW_M_pcie_tx_bps, MIB},   {21, GW_M_pcie_rx_bps, MIB},     {60, GW_M_nvlink_rx_bps, MIB},
+    {61, GW_M_nvlink_tx_bps, MIB},
 };
 #define GPM_NMAP (sizeof gpm_map / sizeof gpm_map[0])
 
@@ -674,9 +677,9 @@ static void read_utilization(struct gw_nvml *nv, struct nvml_gpu *g, int64_t t_n
 static void read_gpm(struct gw_nvml *nv, struct nvml_gpu *g, int64_t t_ns, struct gw_gpu_sample *out) {
   if (!call_usable(g, C_GPM_SAMPLE))
     return;
-  /* Computing GPM metrics costs about 1.5 ms of CPU per call on an H200
-   * (bench/sampler/nvml_cost): sample only when the newest sample is a whole
-   * window old, so metrics cover back-to-back windows of gpm_window_ns. */
+  /* A sample and its metrics cost about 0.5 ms on an H200 (bench/sampler/
+   * nvml_cost): sample only when the newest sample is a whole window old, so
+   * metrics cover back-to-back windows of gpm_window_ns. */
   int64_t newest_ns = INT64_MIN;
   for (unsigned i = 0; i < GPM_RING; i++)
     if (g->gpm[i].filled && g->gpm[i].t_ns > newest_ns)
@@ -804,11 +807,16 @@ static void read_clock_reasons(struct gw_nvml *nv, struct nvml_gpu *g, unsigned 
 }
 
 /* second_due: the once-a-second tick. Every NVML call costs tens of
- * microseconds of system time on a virtual machine (bench/sampler: 0.4 s of
- * CPU a minute at 10 Hz before this split), so only what changes faster than
- * a second is read at every tick: utilization, the SM clock and the clock
- * event reasons. Power is the driver's 1 s average anyway; P-state, memory
- * clock and memory used follow the workload's phases, not its kernels. */
+ * microseconds of system time on a virtual machine (bench/sampler: 0.46 s of
+ * CPU a minute at 10 Hz with three calls a tick), so every tick reads only
+ * nvidia-smi's utilization (one cheap call; the driver refreshes it every
+ * 1/6 s, faster than a second) and closes a GPM window when one is due.
+ * The rest once a second: power is the driver's 1 s average anyway; the SM
+ * clock and its event reasons are backed by the violation counters, which
+ * hold the exact time spent held down whatever the tick; P-state, memory
+ * clock and memory used follow the workload's phases, not its kernels. The
+ * analysis holds each once-a-second value over the ticks that follow it
+ * (lib/analysis/series.c). */
 static void read_fast(struct gw_nvml *nv, struct nvml_gpu *g, unsigned gpu, int64_t t_ns, struct gw_gpu_sample *out,
                       int second_due, const struct gw_event_sink *events) {
   read_utilization(nv, g, t_ns, out);
@@ -816,12 +824,17 @@ static void read_fast(struct gw_nvml *nv, struct nvml_gpu *g, unsigned gpu, int6
   if (g->gpm_supported)
     read_gpm(nv, g, t_ns, out);
 
+  if (!second_due)
+    return;
+
+  /* Without GPM, PCIe throughput comes from a call that blocks for its 20 ms
+   * measuring window per direction: once a second, not every tick. */
+  if (!gpm_gives_pcie(g))
+    read_pcie_throughput(nv, g, out);
   read_clock_reasons(nv, g, gpu, t_ns, out, events);
   unsigned u = 0;
   if (NVCALL(nv, g, C_SM_CLOCK, nvmlDeviceGetClockInfo, NVML_CLOCK_SM, &u))
     gw_gpu_set(out, GW_M_sm_clock_mhz, u);
-  if (!second_due)
-    return;
 
   /* v2 excludes the driver's reserved memory from "used"; v1 counts it. */
   nvmlMemory_v2_t mem2 = {.version = MEMORY_V2_VERSION};
@@ -873,10 +886,6 @@ static void read_fields(struct gw_nvml *nv, struct nvml_gpu *g, struct gw_gpu_sa
 }
 
 static void read_slow(struct gw_nvml *nv, struct nvml_gpu *g, struct gw_gpu_sample *out) {
-  /* Without GPM, PCIe throughput comes from a call that blocks for its 20 ms
-   * measuring window per direction: once a second, not every tick. */
-  if (!gpm_gives_pcie(g))
-    read_pcie_throughput(nv, g, out);
   unsigned u = 0;
   if (NVCALL(nv, g, C_POWER_LIMIT, nvmlDeviceGetEnforcedPowerLimit, &u))
     gw_gpu_set(out, GW_M_power_limit_mw, u);
@@ -932,7 +941,7 @@ gw_status gw_nvml_sample(struct gw_nvml *nv, unsigned gpu, int64_t t_ns, unsigne
   out->gpu = gpu;
   struct nvml_gpu *g = &nv->gpus[gpu];
   if (!g->lost && (what & GW_NVML_FAST))
-    read_fast(nv, g, gpu, t_ns, out, (what & GW_NVML_SLOW) != 0, events);
+    read_fast(nv, g, gpu, t_ns, out, (what & (GW_NVML_SECOND | GW_NVML_SLOW)) != 0, events);
   if (!g->lost && (what & GW_NVML_SLOW))
     read_slow(nv, g, out);
   /* The energy counter costs about 3.9 ms of CPU per read on an H200: read it

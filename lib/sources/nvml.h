@@ -24,14 +24,23 @@ unsigned gw_nvml_gpu_count(const struct gw_nvml *nv);
 void gw_nvml_driver_info(const struct gw_nvml *nv, struct gw_driver_info *out);
 GW_NODISCARD gw_status gw_nvml_gpu_info(struct gw_nvml *nv, unsigned gpu, struct gw_gpu_info *out, struct gw_err *err);
 
-/* Which metrics to read in this call. RARE: the energy counter, whose read
- * costs milliseconds of CPU on some drivers; ask at the start, the end and
- * every half minute or so. */
-enum { GW_NVML_FAST = 1, GW_NVML_SLOW = 2, GW_NVML_RARE = 4 };
+/* Which metrics to read in this call (bench/sampler/nvml_cost: on an H200
+ * behind GSP firmware most NVML reads are round trips costing tens of
+ * microseconds to milliseconds of CPU, so each tier is read only as often as
+ * what it measures changes):
+ * FAST   every tick: nvidia-smi's utilization and the GPM window when due;
+ * SECOND about once a second: power, P-state, clocks and their event reasons,
+ *        memory used (FAST | SLOW implies it);
+ * SLOW   health, every few seconds: power limit, temperatures, violation
+ *        counters, PCIe link and replays, ECC, remapped rows;
+ * RARE   the energy counter and HW slowdown counters, milliseconds each: at
+ *        the start, the end and every half minute or so. */
+enum { GW_NVML_FAST = 1, GW_NVML_SLOW = 2, GW_NVML_RARE = 4, GW_NVML_SECOND = 8 };
 
 /* GPM metrics are computed over back-to-back windows of at least this length
  * (default and minimum 100 ms); ticks between window ends leave them invalid.
- * Each computation costs about 1.5 ms of CPU on an H200 with driver 580. */
+ * Each window costs about 0.5 ms on an H200 with driver 580 (a sample and
+ * the metrics; bench/RESULTS.md). */
 void gw_nvml_set_gpm_window_ms(struct gw_nvml *nv, unsigned ms);
 
 /* Read one GPU. out->valid tells what was read; NOT_SUPPORTED metrics stay

@@ -12,7 +12,8 @@ con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
 def nearest(t_ns, window_ns=600_000_000):
     row = con.execute(
         "select t_ns, util_gpu_pct, sm_active_pct, power_mw, sm_clock_mhz, mem_clock_mhz, pstate, clock_reasons,"
-        " mem_used_bytes from gpu_sample where gpu = 0 and abs(t_ns - ?) < ? order by abs(t_ns - ?) limit 1",
+        " mem_used_bytes from gpu_sample where gpu = 0 and sm_clock_mhz is not null"  # clocks: once a second
+        " and abs(t_ns - ?) < ? order by abs(t_ns - ?) limit 1",
         (t_ns, window_ns, t_ns)).fetchone()
     health = con.execute(
         "select power_limit_mw, temp_gpu_c, pcie_gen, pcie_width from gpu_health where gpu = 0"

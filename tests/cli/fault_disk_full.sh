@@ -2,9 +2,12 @@
 # The disk fills up while gpuwhy records: the command keeps running and its
 # exit status comes back, the samples committed before the fault stay in a
 # readable recording, the problem is said once, and writing resumes when
-# space comes back. Needs root for a small tmpfs (skipped otherwise).
+# space comes back. Needs root for a small tmpfs (skipped otherwise). The
+# fake GPU's rows, written every tick, fill the disk (the host is sampled
+# only once a second).
 . "$(dirname "$0")/lib.bash"
-export GPUWHY_NVML_LIB=${GW_FAKE_NVML:-/nonexistent}
+: "${GW_FAKE_NVML:?}"
+export GPUWHY_NVML_LIB=$GW_FAKE_NVML
 
 [ "$(id -u)" -eq 0 ] || {
   echo "skipped: mounting a 1 MiB tmpfs needs root"
@@ -34,10 +37,17 @@ grep -q 'AddressSanitizer\|runtime error\|LeakSanitizer' err.txt && fail "saniti
 assert_eq "messages about the full disk (said once)" "$(grep -c 'disk is full' err.txt)" 1
 grep -q 'recording continues' err.txt || fail "the message does not say that recording goes on"
 assert_eq "recording still consistent" "$(q "$mnt/full.db" 'pragma integrity_check')" ok
-kept=$(q "$mnt/full.db" 'select count(*) from host_sample')
-assert_ge "host samples kept before the disk filled" "$kept" 50
-span_ms=$(q "$mnt/full.db" 'select (max(t_ns) - min(t_ns)) / 1000000 from host_sample')
+kept=$(q "$mnt/full.db" 'select count(*) from gpu_sample')
+assert_ge "GPU samples kept before the disk filled" "$kept" 50
+span_ms=$(q "$mnt/full.db" 'select (max(t_ns) - min(t_ns)) / 1000000 from gpu_sample')
 [ "$span_ms" -lt 5000 ] || fail "samples cover $span_ms ms: the disk never filled, the test proves nothing"
+# The host samples of that stretch are kept too: once a second, from its
+# first tick to its last second.
+assert_eq "host sample at the first tick" \
+  "$(q "$mnt/full.db" 'select min(t_ns) = (select min(t_ns) from gpu_sample) from host_sample')" 1
+assert_eq "host samples kept not about a second apart" "$(host_gaps "$mnt/full.db")" 0
+host_lag_ms=$(q "$mnt/full.db" 'select ((select max(t_ns) from gpu_sample) - max(t_ns)) / 1000000 from host_sample')
+[ "$host_lag_ms" -le 1500 ] || fail "the last host sample kept is $host_lag_ms ms before the last GPU sample kept"
 "$GW_BIN" report "$mnt/full.db" >report.txt || fail "report on the cut recording exited $?"
 grep -q 'Verdict' report.txt || fail "report has no verdict"
 
@@ -59,7 +69,10 @@ cat err2.txt >&2
 assert_eq "exit status with space coming back" "$rc" 3
 assert_eq "messages about the full disk" "$(grep -c 'disk is full' err2.txt)" 1
 freed_ms=$(cat freed_ms)
+after=$(q "$mnt/back.db" "select count(*) from gpu_sample where t_ns / 1000000 > $freed_ms + 1200")
+assert_ge "GPU samples kept after space came back (about 1.5 s at 20 ms)" "$after" 40
+# The host's too: one or two once-a-second samples, and the closing one.
 after=$(q "$mnt/back.db" "select count(*) from host_sample where t_ns / 1000000 > $freed_ms + 1200")
-assert_ge "host samples kept after space came back (about 1.5 s at 20 ms)" "$after" 40
+assert_ge "host samples kept after space came back" "$after" 2
 assert_eq "recording still consistent" "$(q "$mnt/back.db" 'pragma integrity_check')" ok
 echo "1 passed, 0 failed"

@@ -13,3 +13,13 @@ fail() {
 assert_ge() { awk -v v="$2" -v m="$3" 'BEGIN { exit !(v + 0 >= m + 0) }' || fail "$1 = $2, expected >= $3"; }
 assert_eq() { [ "$2" = "$3" ] || fail "$1 = '$2', expected '$3'"; }
 q() { sqlite3 -batch -noheader "$1" "$2"; }
+# The host is sampled once a second (whatever --interval is), plus one closing
+# sample at the end of the run (run.ended_ns, absent in a run cut by kill -9).
+# host_gaps DB [WHERE]: consecutive host rows (of those matching WHERE) more
+# than 1.5 s or less than 0.5 s apart, the closing row left out; 0 when the
+# host was sampled about once a second all along.
+host_gaps() {
+  q "$1" "select count(*) from (select t_ns, t_ns - lag(t_ns) over (order by t_ns) as d from host_sample
+            where ${2:-1} and t_ns is not (select ended_ns from run))
+          where d is not null and (d < 500000000 or d > 1500000000)"
+}

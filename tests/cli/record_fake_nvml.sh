@@ -34,10 +34,14 @@ q r.db 'select driver_version from run' | grep -q . || fail "driver version not 
 # The energy counter is read at the start and at the end (exact average power).
 assert_ge "energy readings" "$(q g100.db 'select count(*) from gpu_health where energy_mj is not null')" 2
 
-# GPU lost after 8 ticks: one event, no GPU rows after it, host rows go on.
+# GPU lost after 8 ticks: one event, no GPU rows after it, host rows go on
+# (once a second: at 1 and 2 s, and the closing one at the end).
 FAKE_NVML_LOST_AFTER=8 "$GW_BIN" record -q -o lost.db -- sleep 2 || fail "record with a lost GPU exited $?"
 assert_eq "gpu_lost events" "$(q lost.db "select count(*) from event where kind = 'gpu_lost'")" 1
 lost_t=$(q lost.db "select t_ns from event where kind = 'gpu_lost'")
 assert_eq "GPU rows after the loss" "$(q lost.db "select count(*) from gpu_sample where t_ns > $lost_t")" 0
-assert_ge "host rows after the loss" "$(q lost.db "select count(*) from host_sample where t_ns > $lost_t")" 8
+assert_ge "host rows after the loss" "$(q lost.db "select count(*) from host_sample where t_ns > $lost_t")" 2
+assert_eq "host rows not about a second apart" "$(host_gaps lost.db)" 0
+assert_eq "closing host row at the end of the run" \
+  "$(q lost.db 'select count(*) from host_sample where t_ns = (select ended_ns from run)')" 1
 echo "1 passed, 0 failed"

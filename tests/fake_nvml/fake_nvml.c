@@ -11,16 +11,20 @@
  *   FAKE_NVML_NOT_SUPPORTED=a,b  these functions (exact symbol names) return
  * NOT_SUPPORTED (3) FAKE_NVML_FAIL_ONCE=a,b    the first call of each of these
  * functions returns UNKNOWN (999), later calls work (a transient driver error)
- *   FAKE_NVML_LOST_AFTER=K     after K successful nvmlDeviceGetCurrentClocksEventReasons
- * calls on a GPU (one per tick), that call and every later device call return
+ *   FAKE_NVML_LOST_AFTER=K     after K ticks of a GPU (a tick begins with a
+ * utilization read, nvmlDeviceGetUtilizationRates or nvmlDeviceGetSamples of
+ * GPU_UTIL with a buffer, that does not follow another one: the sampler reads
+ * utilization once a tick), the next one and every later device call return
  * GPU_IS_LOST (15) FAKE_NVML_LOST_GPU=i       only GPU i gets lost (default:
  * every GPU) FAKE_NVML_REASONS=m0,m1,.. clock event reasons returned by the
  * 1st, 2nd, ... call (hex or decimal); the last one repeats (default 0)
+ *   FAKE_NVML_SM_CLOCKS=c0,c1,.. SM clocks (MHz) returned by the 1st, 2nd, ...
+ * call of each GPU; the last one repeats (default: FAKE_NVML_SM_CLOCK, 1755)
  *   FAKE_NVML_SAMPLES_DOUBLE=1 nvmlDeviceGetSamples reports its values as
  * DOUBLE instead of UINT
  *   FAKE_NVML_TIMEOUT_TICKS=a,b  a driver that stops answering for a while:
- * every device call returns TIMEOUT (10) after nvmlDeviceGetCurrentClocksEventReasons
- * has been called more than a and at most b times in all (one call per tick and GPU)
+ * every device call returns TIMEOUT (10) after more than a and at most b ticks
+ * in all (utilization reads as above, one per tick and GPU)
  *
  * Deterministic values (GPU i):
  *   power 400 W + 1 W per GetPowerUsage call; energy 40 J per
@@ -135,6 +139,9 @@ static const char *const knob_env[NKNOBS] = {
 struct fake_dev {
   unsigned index;
   unsigned long long power_calls, energy_calls, reasons_calls;
+  unsigned long long ticks; /* utilization reads: one per sampler tick */
+  unsigned long long sm_clock_calls;
+  int point_read_failed;                /* the last call was a failed nvmlDeviceGetUtilizationRates */
   unsigned long long util_generated[3]; /* per sample type 1 and 2 */
   unsigned long long gpm_samples_taken;
 };
@@ -153,11 +160,14 @@ static struct {
   int no_gpm, init_fail, samples_double;
   long lost_after;
   long timeout_from, timeout_to; /* FAKE_NVML_TIMEOUT_TICKS */
+  unsigned long ticks_total;     /* utilization reads of all GPUs */
   long lost_gpu;
   char not_supported[1024];
   char fail_once[1024];
   unsigned long long reasons[MAX_REASONS];
   unsigned nreasons;
+  unsigned long long sm_clocks[MAX_REASONS]; /* FAKE_NVML_SM_CLOCKS */
+  unsigned nsm_clocks;
   int knob_set[NKNOBS];
   long long knob[NKNOBS][MAX_GPUS];
   long cuda_version;
@@ -183,6 +193,22 @@ static long env_long(const char *name, long fallback) {
 
 /* A comma list of names, stored as ",a,b," so a lookup is one strstr of
  * ",name,". */
+/* A comma-separated list of numbers (hex or decimal) from the environment;
+ * returns how many were read, at most MAX_REASONS. */
+static unsigned read_number_list(const char *name, unsigned long long *out) {
+  const char *rs = getenv(name);
+  unsigned n = 0;
+  while (rs && *rs && n < MAX_REASONS) {
+    char *end = NULL;
+    unsigned long long v = strtoull(rs, &end, 0);
+    if (end == rs)
+      break;
+    out[n++] = v;
+    rs = (*end == ',') ? end + 1 : end;
+  }
+  return n;
+}
+
 static void read_name_list(const char *var, char out[1024]) {
   const char *list = getenv(var);
   size_t len = list ? strlen(list) : 0;
@@ -232,15 +258,8 @@ static void read_knobs(void) {
   fake.lost_gpu = env_long("FAKE_NVML_LOST_GPU", -1);
   read_name_list("FAKE_NVML_NOT_SUPPORTED", fake.not_supported);
   read_name_list("FAKE_NVML_FAIL_ONCE", fake.fail_once);
-  const char *rs = getenv("FAKE_NVML_REASONS");
-  while (rs && *rs && fake.nreasons < MAX_REASONS) {
-    char *end = NULL;
-    unsigned long long v = strtoull(rs, &end, 0);
-    if (end == rs)
-      break;
-    fake.reasons[fake.nreasons++] = v;
-    rs = (*end == ',') ? end + 1 : end;
-  }
+  fake.nreasons = read_number_list("FAKE_NVML_REASONS", fake.reasons);
+  fake.nsm_clocks = read_number_list("FAKE_NVML_SM_CLOCKS", fake.sm_clocks);
   for (unsigned i = 0; i < MAX_GPUS; i++)
     fake.devs[i].index = i;
   for (int k = 0; k < NKNOBS; k++)
@@ -295,36 +314,58 @@ FAKE_API unsigned long fake_nvml_calls(const char *fn);
 static int dev_is_lost(const struct fake_dev *d) {
   if (fake.lost_after < 0 || (fake.lost_gpu >= 0 && (unsigned long)fake.lost_gpu != d->index))
     return 0;
-  return d->reasons_calls > (unsigned long long)fake.lost_after;
+  return d->ticks > (unsigned long long)fake.lost_after;
 }
 
-/* Common entry of every device function: count, check the handle, apply
- * the scripted loss and NOT_SUPPORTED list. */
-static nvmlReturn_t enter(const char *fn, nvmlDevice_t dev, struct fake_dev **out) {
-  count_call(fn);
-  if (fake.refcount == 0)
-    return E_UNINITIALIZED;
-  struct fake_dev *d = (struct fake_dev *)(void *)dev;
-  if (d < fake.devs || d >= fake.devs + fake.ngpus)
-    return E_INVALID_ARGUMENT;
+/* The scripted loss, timeouts, NOT_SUPPORTED list and transient errors. */
+static nvmlReturn_t enter_checks(const char *fn, struct fake_dev *d) {
   if (dev_is_lost(d))
     return E_GPU_IS_LOST;
-  unsigned long ticks = fake_nvml_calls("nvmlDeviceGetCurrentClocksEventReasons");
+  unsigned long ticks = fake.ticks_total;
   if (fake.timeout_to >= 0 && ticks > (unsigned long)fake.timeout_from && ticks <= (unsigned long)fake.timeout_to)
     return E_TIMEOUT;
   if (in_name_list(fake.not_supported, fn))
     return E_NOT_SUPPORTED;
   if (fake_nvml_calls(fn) == 1 && in_name_list(fake.fail_once, fn))
     return E_UNKNOWN;
-  *out = d;
   return OK;
 }
 
-#define ENTER(dev)                                                                                                     \
+enum { TICK_NO, TICK_POINT_READ, TICK_BUFFERED };
+
+/* Common entry of every device function: count, check the handle, apply
+ * the scripted loss and NOT_SUPPORTED list. starts_tick: TICK_* when this
+ * call is the utilization read that begins a sampler tick (the scripted loss
+ * and timeouts are counted in ticks). */
+static nvmlReturn_t enter(const char *fn, nvmlDevice_t dev, int starts_tick, struct fake_dev **out) {
+  count_call(fn);
+  if (fake.refcount == 0)
+    return E_UNINITIALIZED;
+  struct fake_dev *d = (struct fake_dev *)(void *)dev;
+  if (d < fake.devs || d >= fake.devs + fake.ngpus)
+    return E_INVALID_ARGUMENT;
+  /* The buffered samples right after a failed point read are the same tick
+   * (the sampler's fallback). */
+  int point_read_failed = d->point_read_failed;
+  d->point_read_failed = 0;
+  if (starts_tick == TICK_POINT_READ || (starts_tick == TICK_BUFFERED && !point_read_failed)) {
+    d->ticks++;
+    fake.ticks_total++;
+  }
+  nvmlReturn_t rc = enter_checks(fn, d);
+  if (rc != OK && starts_tick == TICK_POINT_READ)
+    d->point_read_failed = 1;
+  if (rc == OK)
+    *out = d;
+  return rc;
+}
+
+#define ENTER_TICK(dev, starts_tick)                                                                                   \
   struct fake_dev *d = NULL;                                                                                           \
-  nvmlReturn_t entry_status = enter(__func__, (dev), &d);                                                              \
+  nvmlReturn_t entry_status = enter(__func__, (dev), (starts_tick), &d);                                               \
   if (entry_status != OK)                                                                                              \
   return entry_status
+#define ENTER(dev) ENTER_TICK(dev, TICK_NO)
 
 static nvmlReturn_t enter_system(const char *fn) {
   count_call(fn);
@@ -584,7 +625,7 @@ FAKE_API nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t d
 
 FAKE_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t dev, int type, unsigned long long last_seen_us, int *value_type,
                                            unsigned *count, nvmlSample_t *samples) {
-  ENTER(dev);
+  ENTER_TICK(dev, type == 1 && samples != NULL ? TICK_BUFFERED : TICK_NO);
   if (type != 1 && type != 2)
     return E_NOT_SUPPORTED;
   if (!count || !value_type)
@@ -620,7 +661,7 @@ FAKE_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t dev, int type, unsigned 
 }
 
 FAKE_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t dev, nvmlUtilization_t *u) {
-  ENTER(dev);
+  ENTER_TICK(dev, TICK_POINT_READ);
   u->gpu = 55;
   u->memory = 25;
   return OK;
@@ -651,7 +692,10 @@ FAKE_API nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t dev, int *pstat
 FAKE_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, int type, unsigned *mhz) {
   ENTER(dev);
   if (type == 0 || type == 1)
-    *mhz = (unsigned)knob(d, K_SM_CLOCK, 1755);
+    *mhz =
+        fake.nsm_clocks
+            ? (unsigned)fake.sm_clocks[d->sm_clock_calls < fake.nsm_clocks ? d->sm_clock_calls++ : fake.nsm_clocks - 1]
+            : (unsigned)knob(d, K_SM_CLOCK, 1755);
   else if (type == 2)
     *mhz = 3201;
   else
@@ -669,8 +713,6 @@ static unsigned long long next_reasons(struct fake_dev *d) {
 FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t dev, unsigned long long *mask) {
   ENTER(dev);
   *mask = next_reasons(d);
-  if (dev_is_lost(d))
-    return E_GPU_IS_LOST;
   return OK;
 }
 

@@ -111,9 +111,9 @@ static uint64_t bit(enum gw_gpu_metric m) {
   return (uint64_t)1 << m;
 }
 
-static const enum gw_gpu_metric gpm_metrics[] = {GW_M_gr_active_pct,     GW_M_sm_active_pct, GW_M_sm_occupancy_pct,
-                                                 GW_M_tensor_active_pct, GW_M_dram_bw_pct,   GW_M_fp32_active_pct,
-                                                 GW_M_fp16_active_pct};
+/* What the sampler reads from GPM (graphics activity no longer: dear). */
+static const enum gw_gpu_metric gpm_metrics[] = {GW_M_sm_active_pct, GW_M_sm_occupancy_pct, GW_M_tensor_active_pct,
+                                                 GW_M_dram_bw_pct,   GW_M_fp32_active_pct,  GW_M_fp16_active_pct};
 
 static uint64_t gpm_mask(void) {
   uint64_t m = 0;
@@ -282,10 +282,13 @@ static void test_fast_and_slow_values(void **state) {
   assert_true(VALID(&s, remapped_unc) && VALID(&s, remapped_pending) && VALID(&s, remapped_failure));
   assert_int_equal(ev.n, 0);
 
-  /* FAST only (a tick between seconds): the SM clock and the reasons, no
-   * power (the driver's 1 s average) and no SLOW metric. */
+  /* FAST only (a tick between seconds): utilization alone; no clocks,
+   * reasons or power (read once a second) and no SLOW metric. */
+  unsigned long reasons_calls = fake_calls("nvmlDeviceGetCurrentClocksEventReasons");
   sample_ok(nv, 0, T0 + 100 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(VALID(&s, sm_clock_mhz) && VALID(&s, clock_reasons));
+  assert_true(VALID(&s, util_gpu_pct) && VALID(&s, util_mem_pct));
+  assert_false(VALID(&s, sm_clock_mhz) || VALID(&s, clock_reasons) || VALID(&s, mem_clock_mhz));
+  assert_int_equal(fake_calls("nvmlDeviceGetCurrentClocksEventReasons"), reasons_calls);
   assert_false(VALID(&s, power_mw) || VALID(&s, pstate) || VALID(&s, mem_used_bytes));
   assert_false(VALID(&s, power_limit_mw) || VALID(&s, temp_gpu_c) || VALID(&s, ecc_sbe_volatile));
   /* FAST and SLOW: power again, rising with the fake's counter. */
@@ -380,12 +383,12 @@ static uint64_t valid_mask_with(const char *unsupported, struct gw_gpu_sample *l
 static void test_not_supported_leaves_exactly_its_metric(void **state) {
   (void)state;
   uint64_t all = valid_mask_with(NULL, NULL);
-  /* Everything but NVLink (the fake has no links) is valid on the second tick.
-   */
+  /* Everything but NVLink (the fake has no links) and graphics activity (not
+   * read) is valid on the second tick. */
   uint64_t expected = 0;
   for (int m = 0; m < GW_GPU_NMETRICS; m++)
     expected |= (uint64_t)1 << m;
-  expected &= ~(bit(GW_M_nvlink_rx_bps) | bit(GW_M_nvlink_tx_bps));
+  expected &= ~(bit(GW_M_nvlink_rx_bps) | bit(GW_M_nvlink_tx_bps) | bit(GW_M_gr_active_pct));
   assert_true(all == expected);
 
   assert_true(valid_mask_with("nvmlDeviceGetPowerUsage", NULL) == (all & ~bit(GW_M_power_mw)));
@@ -470,7 +473,7 @@ static void test_gpm_window(void **state) {
   sample_ok(nv, 0, T0 + 120 * MS, GW_NVML_FAST, &s, &ev);
   assert_true((s.valid & gpm_mask()) == gpm_mask());
   assert_true(V(&s, sm_active_pct) == 10);
-  assert_true(V(&s, gr_active_pct) == 15);
+  assert_false(VALID(&s, gr_active_pct));
   assert_true(V(&s, tensor_active_pct) == 8);
   assert_true(V(&s, sm_occupancy_pct) == 12.5);
   assert_true(V(&s, dram_bw_pct) == 17.25);
@@ -585,7 +588,7 @@ static void test_clock_reason_events(void **state) {
   struct gw_gpu_sample s;
   const double expect[] = {1, 1, 4, 4, 0x84, 0};
   for (int tick = 0; tick < 6; tick++) {
-    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST, &s, &ev);
+    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
     assert_true(VALID(&s, clock_reasons) && V(&s, clock_reasons) == expect[tick]);
   }
   /* No event for the first reading, one per change after it. */
