@@ -4,6 +4,8 @@
  * under work are not. */
 #include "check_internal.h"
 
+#include "analysis/stats.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +108,7 @@ static void check_clocks(struct check_ctx *ctx, const struct check_def *def, str
   }
   if (have_pstate)
     gw_check_value(it, "pstate", pstate);
-  if (have_sm)
+  if (have_sm && !(under_load && gpu->load_sm_clock_n > 0))
     gw_check_value(it, "sm_clock_mhz", sm);
   if (max_mhz)
     gw_check_value(it, "sm_clock_max_mhz", max_mhz);
@@ -114,7 +116,24 @@ static void check_clocks(struct check_ctx *ctx, const struct check_def *def, str
   gw_strlcpy(clock_text, _("SM clock unknown"), sizeof clock_text);
   if (have_pstate)
     snprintf(pstate_text, sizeof pstate_text, "P%.0f", pstate);
-  if (have_sm && max_mhz)
+  /* Under the load the clock moves (a GPU at its power limit trades clock
+   * for power every few milliseconds): judge the median, show the range. */
+  double sm_min = sm, sm_max = sm;
+  int nclock = under_load ? gpu->load_sm_clock_n : 0;
+  if (nclock > 0) {
+    sm_min = gw_stats_quantile(gpu->load_sm_clock_mhz, (size_t)nclock, 0);
+    sm_max = gw_stats_quantile(gpu->load_sm_clock_mhz, (size_t)nclock, 1);
+    sm = gw_stats_median(gpu->load_sm_clock_mhz, (size_t)nclock);
+    gw_check_value(it, "sm_clock_mhz", sm);
+    gw_check_value(it, "sm_clock_min_mhz", sm_min);
+    gw_check_value(it, "sm_clock_max_seen_mhz", sm_max);
+    gw_check_value(it, "sm_clock_samples", nclock);
+  }
+  if (have_sm && max_mhz && nclock > 1)
+    snprintf(clock_text, sizeof clock_text,
+             _("SM clock median %.0f of %u MHz (%.0f%%), from %.0f to %.0f MHz in %d samples"), sm, max_mhz,
+             100.0 * sm / max_mhz, sm_min, sm_max, nclock);
+  else if (have_sm && max_mhz)
     snprintf(clock_text, sizeof clock_text, _("SM clock %.0f of %u MHz (%.0f%%)"), sm, max_mhz, 100.0 * sm / max_mhz);
   else if (have_sm)
     snprintf(clock_text, sizeof clock_text, _("SM clock %.0f MHz"), sm);
@@ -128,8 +147,8 @@ static void check_clocks(struct check_ctx *ctx, const struct check_def *def, str
       gw_check_reason(it, _("Run gpuwhy check --load to see the clocks under work."));
     return;
   }
-  gw_check_reason(it, _("%s: %s, %s."), under_load ? _("Under the load (best seen)") : _("Busy with other work now"),
-                  pstate_text, clock_text);
+  gw_check_reason(it, _("%s: %s, %s."), under_load ? _("Under the load") : _("Busy with other work now"), pstate_text,
+                  clock_text);
   if (have_pstate && pstate > 2) {
     gw_check_raise(it, GW_CHECK_WARN);
     gw_check_reason(it,

@@ -18,6 +18,8 @@
 #define CHECK_MAX_XID_CODES 64
 #define CHECK_MAX_NVRM_LINES 3
 
+#define CHECK_LOAD_CLOCK_SAMPLES 512
+
 /* One GPU as the runner saw it. */
 struct check_gpu {
   unsigned index;
@@ -30,6 +32,11 @@ struct check_gpu {
    * activity seen, the lowest P-state, and every clock reason that showed. */
   struct gw_gpu_sample load;
   int load_samples;
+  /* The SM clock of each sample under the load: a GPU at its power limit
+   * moves its clock all the time, so the check reports the median and the
+   * range, not the peak alone. */
+  double load_sm_clock_mhz[CHECK_LOAD_CLOCK_SAMPLES];
+  int load_sm_clock_n;
   double load_avg_power_w; /* from the energy counter over the load, -1 unknown */
   double load_tflops;      /* what the matmul loop achieved, -1 unknown */
   char load_note[300];     /* why the load did not run on this GPU, "" when it did */

@@ -97,6 +97,9 @@ static void sample_running(struct load_run *lr, int k, unsigned tiers) {
   }
   fold_peak(&gpu->load, &s);
   gpu->load_samples++;
+  double sm_mhz;
+  if (gw_check_metric(&s, GW_M_sm_clock_mhz, &sm_mhz) && gpu->load_sm_clock_n < CHECK_LOAD_CLOCK_SAMPLES)
+    gpu->load_sm_clock_mhz[gpu->load_sm_clock_n++] = sm_mhz;
   double energy;
   if (!gw_check_metric(&s, GW_M_energy_mj, &energy))
     return;

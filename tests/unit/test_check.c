@@ -491,7 +491,7 @@ static void test_load(void **state) {
   expect(r, "driver.load", GW_CHECK_PASS, "GPU 0 reached 480 TFLOP/s. GPU 1 reached 480 TFLOP/s.");
   /* Under work a slow link is a fault, not power saving. */
   expect(r, "gpu0.pcie_link", GW_CHECK_FAIL, "under the load at its best");
-  expect(r, "gpu0.clocks", GW_CHECK_PASS, "Under the load (best seen): P0, SM clock 1755 of 1980 MHz");
+  expect(r, "gpu0.clocks", GW_CHECK_PASS, "Under the load: P0, SM clock median 1755 of 1980 MHz (89%)");
   expect(r, "gpu0.temperature", GW_CHECK_PASS, "under the load at its highest");
   /* The energy counter, read at the start and the end of the load. */
   const struct gw_check_item *power = must_find(r, "gpu0.power_limit");
@@ -508,6 +508,24 @@ static void test_load(void **state) {
   assert_non_null(strstr(text, "GPU-fa4e0000-0000-4000-8000-000000000001\n"));
   unlink(log);
   unsetenv("FAKE_LOAD_LOG");
+
+  /* A GPU at its power limit moves its clock: the median under the load is
+   * judged and the range shown; with the SW power cap as the reason a low
+   * clock passes, with no reason at all it is a warning. */
+  setenv("FAKE_NVML_SM_CLOCKS", "1980,1980,1980,1500", 1);
+  setenv("FAKE_NVML_REASONS", "0x4", 1);
+  r = run_opts(&opts);
+  expect(r, "gpu0.clocks", GW_CHECK_PASS, "SM clock median 1500 of 1980 MHz (76%), from 1500 to 1980 MHz");
+  expect(r, "gpu0.clocks", GW_CHECK_PASS, "at its power limit (SW power cap)");
+  assert_true(value(must_find(r, "gpu0.clocks"), "sm_clock_mhz") == 1500);
+  assert_true(value(must_find(r, "gpu0.clocks"), "sm_clock_max_seen_mhz") == 1980);
+  gw_check_free(r);
+  setenv("FAKE_NVML_REASONS", "0", 1);
+  r = run_opts(&opts);
+  expect(r, "gpu0.clocks", GW_CHECK_WARN, "with no clock event reason given");
+  gw_check_free(r);
+  unsetenv("FAKE_NVML_SM_CLOCKS");
+  unsetenv("FAKE_NVML_REASONS");
 
   /* A load that cannot run leaves idle readings, and says so. */
   setenv("FAKE_LOAD", "fail", 1);
