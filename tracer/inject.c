@@ -62,6 +62,16 @@ enum sampled_kinds {
   SAMPLED_NONE,     /* no windows at all: launch counting only */
 };
 
+/* GPUWHY_TRACE_API: which API calls are traced. Launch records give the
+ * host side of launch overhead; each costs a record per kernel on a
+ * launch-bound job, so the choice is left open for measuring it. */
+enum api_set {
+  API_ALL,      /* the calls of RUNTIME_KEEP and DRIVER_KEEP */
+  API_NOLAUNCH, /* the same without the launch calls */
+  API_RUNTIME,  /* RUNTIME_KEEP only */
+  API_NONE,
+};
+
 static struct {
   uint32_t mode;
   uint32_t window_ms, period_ms;
@@ -69,6 +79,7 @@ static struct {
   enum sampled_kinds sampled_kinds;
   int count_launches;
   int nvtx, memory, graph;
+  enum api_set api; /* which runtime/driver API calls become records */
 } cfg;
 
 /* ---- state ---------------------------------------------------------------- */
@@ -603,13 +614,34 @@ static void enable_kind(CUpti_ActivityKind kind, uint32_t bit, int on, uint32_t 
   }
 }
 
+static int is_launch(const CUpti_CallbackId *launches, size_t n, CUpti_CallbackId cbid) {
+  for (size_t i = 0; i < n; i++)
+    if (launches[i] == cbid)
+      return 1;
+  return 0;
+}
+
+/* Whether API call cbid of a domain is traced under cfg.api. */
+static int api_traced(int runtime_domain, CUpti_CallbackId cbid) {
+  if (cfg.api == API_NONE || (cfg.api == API_RUNTIME && !runtime_domain))
+    return 0;
+  if (cfg.api == API_NOLAUNCH)
+    return runtime_domain ? !is_launch(RUNTIME_LAUNCH, COUNT_OF(RUNTIME_LAUNCH), cbid)
+                          : !is_launch(DRIVER_LAUNCH, COUNT_OF(DRIVER_LAUNCH), cbid);
+  return 1;
+}
+
 static void set_api_tracing(int on, uint32_t *mask) {
+  if (cfg.api == API_NONE)
+    return;
   if (api_per_cbid) {
     int ok = 1;
     for (size_t i = 0; i < COUNT_OF(RUNTIME_KEEP); i++)
-      ok &= p_cuptiActivityEnableRuntimeApi(RUNTIME_KEEP[i], (uint8_t)on) == CUPTI_SUCCESS;
+      if (api_traced(1, RUNTIME_KEEP[i]))
+        ok &= p_cuptiActivityEnableRuntimeApi(RUNTIME_KEEP[i], (uint8_t)on) == CUPTI_SUCCESS;
     for (size_t i = 0; i < COUNT_OF(DRIVER_KEEP); i++)
-      ok &= p_cuptiActivityEnableDriverApi(DRIVER_KEEP[i], (uint8_t)on) == CUPTI_SUCCESS;
+      if (api_traced(0, DRIVER_KEEP[i]))
+        ok &= p_cuptiActivityEnableDriverApi(DRIVER_KEEP[i], (uint8_t)on) == CUPTI_SUCCESS;
     if (ok) {
       if (on)
         *mask |= GW_WIRE_KINDS_API;
@@ -620,7 +652,8 @@ static void set_api_tracing(int on, uint32_t *mask) {
     say(GW_WIRE_NOTE_INFO, "per-function API tracing refused; tracing all API calls and filtering them");
   }
   enable_kind(CUPTI_ACTIVITY_KIND_RUNTIME, GW_WIRE_KINDS_API, on, mask);
-  enable_kind(CUPTI_ACTIVITY_KIND_DRIVER, GW_WIRE_KINDS_API, on, mask);
+  if (cfg.api != API_RUNTIME)
+    enable_kind(CUPTI_ACTIVITY_KIND_DRIVER, GW_WIRE_KINDS_API, on, mask);
 }
 
 /* Turns the configured activity kinds on or off; returns the mask now on. */
@@ -879,14 +912,24 @@ static void read_config(void) {
   cfg.nvtx = env_flag("GPUWHY_TRACE_NVTX", 0);
   cfg.memory = env_flag("GPUWHY_TRACE_MEMORY", 1);
   cfg.graph = env_flag("GPUWHY_TRACE_GRAPH", 0);
+  cfg.api = API_ALL;
+  const char *api = getenv("GPUWHY_TRACE_API");
+  if (api && strcmp(api, "nolaunch") == 0)
+    cfg.api = API_NOLAUNCH;
+  else if (api && strcmp(api, "runtime") == 0)
+    cfg.api = API_RUNTIME;
+  else if (api && strcmp(api, "none") == 0)
+    cfg.api = API_NONE;
+  else if (api && *api && strcmp(api, "all") != 0)
+    pending_note("GPUWHY_TRACE_API=%s is not all, nolaunch, runtime or none; using all", api);
 }
 
 static void build_keep_bitmaps(void) {
   for (size_t i = 0; i < COUNT_OF(RUNTIME_KEEP); i++)
-    if (RUNTIME_KEEP[i] < CBID_BITMAP_BITS)
+    if (RUNTIME_KEEP[i] < CBID_BITMAP_BITS && api_traced(1, RUNTIME_KEEP[i]))
       runtime_keep_bits[RUNTIME_KEEP[i] / 8] |= (uint8_t)(1u << (RUNTIME_KEEP[i] % 8));
   for (size_t i = 0; i < COUNT_OF(DRIVER_KEEP); i++)
-    if (DRIVER_KEEP[i] < CBID_BITMAP_BITS)
+    if (DRIVER_KEEP[i] < CBID_BITMAP_BITS && api_traced(0, DRIVER_KEEP[i]))
       driver_keep_bits[DRIVER_KEEP[i] / 8] |= (uint8_t)(1u << (DRIVER_KEEP[i] % 8));
 }
 
