@@ -11,11 +11,7 @@ w=/tmp/gw_st
 rm -rf "$w" && mkdir -p "$w/res"
 r=$w/res
 export PYTHONUNBUFFERED=1
-timeout 100 bash bench/sampler/run.sh "$bin" "$w/s" 60 > "$r/sampler.log" 2>&1
-cp "$w/s/sampler_bench.txt" "$r/" 2>/dev/null
-for f in bench_10hz bench_1hz; do
-  echo "$f: $(python3 scripts/dbq.py "$w/s/$f.db" "select group_concat(key || '=' || value, ' ') from meta where key like 'recorder_%'")" >> "$r/sampler_bench.txt"
-done
+bash scripts/h200/sampler_bench.sh "$bin" "$w/s" "$r"
 for round in 1 2; do
   for cfg in plain record sampled delayed; do
     py=(taskset -c 3 python3 bench/tracer/storm.py --workload train --seconds 12 --chunks-out "$w/chunks.txt")
