@@ -1,6 +1,7 @@
 #include "store.h"
 #include "store_trace.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +358,14 @@ static void bind_opt_int(sqlite3_stmt *s, int i, int valid, int64_t v) {
   else
     sqlite3_bind_null(s, i);
 }
+/* An INTEGER column fed from a double (metric values): NULL when the value
+ * is not a number or lies outside what int64 holds, where the conversion
+ * would be undefined. Every source checks its own range first (the importers
+ * say which line and field); this is the last guard for any caller. */
+static void bind_opt_integral_double(sqlite3_stmt *s, int i, int valid, double v) {
+  int in_range = valid && !isnan(v) && v > -9.2e18 && v < 9.2e18;
+  bind_opt_int(s, i, in_range, in_range ? (int64_t)v : 0);
+}
 
 static gw_status run_stmt(sqlite3_stmt *s) {
   int rc = sqlite3_step(s);
@@ -475,7 +484,7 @@ static gw_status put_metric_row(struct gw_store *st, const struct gw_gpu_sample 
       continue;
     int valid = gw_gpu_valid(g, (enum gw_gpu_metric)m);
     if (gw_gpu_metric_info[m].is_integer)
-      bind_opt_int(s, i++, valid, (int64_t)g->values[m]);
+      bind_opt_integral_double(s, i++, valid, g->values[m]);
     else
       bind_opt_double(s, i++, valid, g->values[m]);
   }

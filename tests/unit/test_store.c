@@ -1,5 +1,6 @@
 /* The recording store: schema, NULL for unread metrics, version checks,
  * refusal of files that are not recordings. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,6 +69,35 @@ static void test_unread_metrics_are_null(void **state) {
   assert_int_equal(query_int(db, "SELECT temp_gpu_c FROM gpu_health", &null), 55);
   query_int(db, "SELECT ecc_dbe_volatile FROM gpu_health", &null);
   assert_true(null);
+  gw_store_close(st);
+}
+
+/* An integer metric beyond what int64 holds (or not a number) is stored as
+ * unknown, never converted: the conversion would be undefined. */
+static void test_out_of_range_integers_are_null(void **state) {
+  (void)state;
+  struct gw_store *st;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
+  struct gw_gpu_sample s;
+  memset(&s, 0, sizeof s);
+  s.t_ns = 1000;
+  gw_gpu_set(&s, GW_M_power_mw, 1e30);
+  gw_gpu_set(&s, GW_M_mem_used_bytes, -1e19);
+  gw_gpu_set(&s, GW_M_sm_clock_mhz, NAN);
+  gw_gpu_set(&s, GW_M_mem_clock_mhz, 8e18); /* in range: kept */
+  assert_int_equal(gw_store_put_gpu_sample(st, &s, 1u << GW_TABLE_FAST), GW_OK);
+  assert_int_equal(gw_store_commit(st), GW_OK);
+  sqlite3 *db = gw_store_db(st);
+  int null;
+  query_int(db, "SELECT power_mw FROM gpu_sample", &null);
+  assert_true(null);
+  query_int(db, "SELECT mem_used_bytes FROM gpu_sample", &null);
+  assert_true(null);
+  query_int(db, "SELECT sm_clock_mhz FROM gpu_sample", &null);
+  assert_true(null);
+  assert_true(query_int(db, "SELECT mem_clock_mhz FROM gpu_sample", &null) == 8000000000000000000LL);
+  assert_false(null);
   gw_store_close(st);
 }
 
@@ -185,6 +215,7 @@ static void test_truncated_file(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_unread_metrics_are_null, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_out_of_range_integers_are_null, setup, teardown),
       cmocka_unit_test_setup_teardown(test_host_sample_rows, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reopen_and_version_checks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_garbage_and_missing_files, setup, teardown),
