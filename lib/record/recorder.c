@@ -539,9 +539,13 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   put_run_facts(r);
   if (!r->nvml)
     say(r, "no GPU data: %s; recording the host only", r->gpu_note);
-  if (o->out_path)
-    say(r, "recording %u GPU%s and the host every %d ms to %s", r->ngpus, r->ngpus == 1 ? "" : "s", o->interval_ms,
-        o->out_path);
+  if (o->out_path) {
+    if (r->ngpus > 0)
+      say(r, "recording %u GPU%s every %d ms and the host every second to %s", r->ngpus, r->ngpus == 1 ? "" : "s",
+          o->interval_ms, o->out_path);
+    else
+      say(r, "recording the host every second to %s", o->out_path);
+  }
 
   struct gw_event_sink sink = {on_event, r};
   int64_t interval_ns = (int64_t)o->interval_ms * 1000000LL;
