@@ -598,6 +598,9 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   dx->ngpus = rec->ngpus;
   dx->ledgers = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *dx->ledgers);
   dx->profiles = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *dx->profiles);
+  dx->kstats = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *dx->kstats);
+  for (int i = 0; i < rec->ngpus; i++)
+    dx->kstats[i] = rec->gpus[i].kstats;
   struct gpu_work *w = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *w);
   int64_t span0 = 0, span1 = 0;
   for (int i = 0; i < rec->ngpus; i++) {
@@ -668,6 +671,7 @@ void gw_diagnosis_free(struct gw_diagnosis *dx) {
     return;
   free(dx->ledgers);
   free(dx->profiles);
+  free(dx->kstats);
   gw_multi_gpu_free(dx->multi);
   free(dx);
 }

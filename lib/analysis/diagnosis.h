@@ -95,6 +95,7 @@ struct gw_diagnosis {
   int ngpus;
   struct gw_ledger *ledgers;       /* one per GPU */
   struct gw_gpu_profile *profiles; /* one per GPU */
+  struct gw_kernel_stats *kstats;  /* one per GPU: the traced kernels (nkernels 0 without) */
   struct gw_ledger total;          /* all GPUs added */
   struct gw_host_profile host;
   struct gw_step_profile steps;

@@ -591,6 +591,7 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
   load_timeline(db, rec);
   load_gpu_processes(db, rec);
   load_host_api(db, rec);
+  gw_kernel_stats_load(db, rec);
   rec->nnodes = 1;
   rec->nccl = gw_xcalloc(1, sizeof *rec->nccl);
   for (int i = 0; i < rec->ngpus; i++) {

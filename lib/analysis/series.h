@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/kernel_stats.h"
 #include "analysis/timeline.h"
 #include "core/sample.h"
 #include "core/util.h"
@@ -29,11 +30,12 @@ struct gw_gpu_series {
   struct gw_interval *kernels, *nccl, *h2d, *copies;
   struct gw_interval *api; /* the host's traced CUDA calls (api table) of the process running on this GPU */
   /* for the multi-GPU summary */
-  int64_t trace_pid; /* the process that ran most kernels on this GPU (a rank), 0 unknown */
-  int procs_max;     /* most processes seen on the GPU at once (gpu_proc), 0 unknown */
-  int node;          /* which recording of a multi-node report (0 for one) */
-  int node_gpu;      /* the GPU's index on its own host */
-  char host[64];     /* the run's host name, "" unknown */
+  struct gw_kernel_stats kstats; /* the traced kernels' statistics (nkernels 0 without) */
+  int64_t trace_pid;             /* the process that ran most kernels on this GPU (a rank), 0 unknown */
+  int procs_max;                 /* most processes seen on the GPU at once (gpu_proc), 0 unknown */
+  int node;                      /* which recording of a multi-node report (0 for one) */
+  int node_gpu;                  /* the GPU's index on its own host */
+  char host[64];                 /* the run's host name, "" unknown */
 };
 
 /* One window of a sampled trace (trace_window), per traced process. */

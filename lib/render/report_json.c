@@ -39,7 +39,7 @@ static void jkv_num(FILE *out, const char *indent, const char *key, double v, in
   fputs(comma ? ",\n" : "\n", out);
 }
 
-static void print_profile(FILE *out, const struct gw_gpu_profile *p) {
+static void print_profile(FILE *out, const struct gw_gpu_profile *p, int comma) {
   const char *in = "        ";
   fputs("      \"profile\": {\n", out);
   jkv_num(out, in, "util_median_pct", p->util_med_pct, 1);
@@ -55,7 +55,7 @@ static void print_profile(FILE *out, const struct gw_gpu_profile *p) {
   jkv_num(out, in, "period_s", p->period.found ? p->period.period_s : NAN, 1);
   jkv_num(out, in, "period_strength", p->period.found ? p->period.strength : NAN, 1);
   jkv_num(out, in, "xid_count", p->xid_count, 0);
-  fputs("      }\n", out);
+  fputs(comma ? "      },\n" : "      }\n", out);
 }
 
 static void jkv_str(FILE *out, const char *indent, const char *key, const char *v, int comma) {
@@ -74,6 +74,49 @@ static void jkv_int(FILE *out, const char *indent, const char *key, long long v,
   else
     fputs("null", out);
   fputs(comma ? ",\n" : "\n", out);
+}
+
+/* Only for a GPU with traced kernels: a report without a trace keeps its shape. */
+static void print_kernels(FILE *out, const struct gw_kernel_stats *k) {
+  const char *in = "        ";
+  fputs("      \"kernels\": {\n", out);
+  fprintf(out, "%s\"sampled\": %s,\n", in, k->sampled ? "true" : "false");
+  jkv_int(out, in, "count", k->nkernels, 1, 1);
+  jkv_int(out, in, "windows", k->nwindows, k->sampled, 1);
+  jkv_num(out, in, "traced_s", k->traced_s, 1);
+  jkv_num(out, in, "launches_per_s", k->launches_per_s, 1);
+  jkv_num(out, in, "duration_mean_us", k->dur_mean_us, 1);
+  jkv_num(out, in, "duration_median_us", k->dur_median_us, 1);
+  jkv_num(out, in, "duration_p90_us", k->dur_p90_us, 1);
+  fprintf(out, "%s\"duration_histogram\": [", in);
+  for (int b = 0; b < GW_KSTATS_NBUCKETS; b++) {
+    fprintf(out, "%s{\"lo_us\": %.0f, \"hi_us\": ", b ? ", " : "", gw_kstats_bucket_lo_us(b));
+    if (b + 1 < GW_KSTATS_NBUCKETS)
+      fprintf(out, "%.0f", gw_kstats_bucket_lo_us(b + 1));
+    else
+      fputs("null", out);
+    fprintf(out, ", \"count\": %lld}", (long long)k->hist[b]);
+  }
+  fputs("],\n", out);
+  int steps = k->step_source != GW_KSTEPS_NONE, seq = k->step_source == GW_KSTEPS_SEQUENCE;
+  jkv_str(out, in, "step_source", gw_kstep_source_id(k->step_source), 1);
+  jkv_int(out, in, "steps", k->nsteps, steps, 1);
+  jkv_int(out, in, "period_kernels", k->period_kernels, seq, 1);
+  jkv_num(out, in, "period_share", seq ? k->period_share : NAN, 1);
+  jkv_num(out, in, "kernels_per_step_mean", k->kernels_per_step_mean, 1);
+  jkv_num(out, in, "kernels_per_step_median", k->kernels_per_step_median, 1);
+  jkv_num(out, in, "step_median_s", k->step_median_s, 1);
+  jkv_int(out, in, "shape_pairs", k->shape_pairs, steps, 1);
+  jkv_int(out, in, "shape_varying", k->shape_varying, steps, 1);
+  jkv_num(out, in, "shape_varying_share", k->shape_pairs > 0 ? (double)k->shape_varying / (double)k->shape_pairs : NAN,
+          1);
+  fprintf(out, "%s\"varying_kernels\": [", in);
+  for (int v = 0; v < k->nvarying; v++) {
+    fputs(v ? ", {\"name\": " : "{\"name\": ", out);
+    jstr(out, k->top[v].name);
+    fprintf(out, ", \"pairs\": %lld, \"varying\": %lld}", (long long)k->top[v].pairs, (long long)k->top[v].varying);
+  }
+  fputs("]\n      }\n", out);
 }
 
 static void print_nccl(FILE *out, const struct gw_nccl_summary *n) {
@@ -197,7 +240,10 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
       fprintf(out, "}%s\n", r + 1 < GW_LEDGER_NROWS ? "," : "");
     }
     fputs("      ],\n", out);
-    print_profile(out, &dx->profiles[i]);
+    int has_kernels = dx->kstats && dx->kstats[i].nkernels > 0;
+    print_profile(out, &dx->profiles[i], has_kernels);
+    if (has_kernels)
+      print_kernels(out, &dx->kstats[i]);
     fprintf(out, "    }%s\n", i + 1 < dx->ngpus ? "," : "");
   }
   fputs("  ],\n", out);

@@ -158,6 +158,91 @@ static void print_multi_gpu(const struct gw_diagnosis *dx, FILE *out, const stru
   fprintf(out, "\n");
 }
 
+/* Duration bucket b of the histogram as a label: edges are powers of two of
+ * a microsecond, written in ms from 1024 us on (rounded: 1-2 ms). */
+static void bucket_label(int b, char *buf, size_t cap) {
+  if (b == 0)
+    snprintf(buf, cap, "<2 us");
+  else if (b == GW_KSTATS_NBUCKETS - 1)
+    snprintf(buf, cap, ">=16 ms");
+  else if (b < 10)
+    snprintf(buf, cap, "%.0f-%.0f us", gw_kstats_bucket_lo_us(b), gw_kstats_bucket_lo_us(b + 1));
+  else
+    snprintf(buf, cap, "%.0f-%.0f ms", gw_kstats_bucket_lo_us(b) / 1024, gw_kstats_bucket_lo_us(b + 1) / 1024);
+}
+
+/* Share of same-position kernels whose grid changes between steps from which
+ * the shapes count as dynamic. */
+#define DYNAMIC_SHAPES_SHARE 0.1
+
+static void print_kernel_gpu(const struct gw_kernel_stats *k, int gpu, FILE *out, const struct style *s) {
+  if (k->sampled)
+    fprintf(out, _("  GPU %d: %lld kernels in %.2f s of trace windows (%lld with kernels): %.0f launches/s\n"), gpu,
+            (long long)k->nkernels, k->traced_s, (long long)k->nwindows, k->launches_per_s);
+  else
+    fprintf(out, _("  GPU %d: %lld kernels in %.2f s traced: %.0f launches/s\n"), gpu, (long long)k->nkernels,
+            k->traced_s, k->launches_per_s);
+  fprintf(out, _("    kernel time: mean %.1f us, median %.1f us, p90 %.1f us\n"), k->dur_mean_us, k->dur_median_us,
+          k->dur_p90_us);
+  fprintf(out, "    %s", s->dim);
+  int first = 1;
+  for (int b = 0; b < GW_KSTATS_NBUCKETS; b++) {
+    if (!k->hist[b])
+      continue;
+    char label[32];
+    bucket_label(b, label, sizeof label);
+    fprintf(out, "%s%s %.0f%%", first ? "" : ", ", label, 100.0 * (double)k->hist[b] / (double)k->nkernels);
+    first = 0;
+  }
+  fprintf(out, "%s\n", s->reset);
+  if (k->step_source == GW_KSTEPS_NONE) {
+    fputs(_("    steps: not marked, and the kernel names do not repeat in a period\n"), out);
+    return;
+  }
+  if (k->step_source == GW_KSTEPS_TABLE)
+    fprintf(out,
+            _("    steps (marked by the program): %lld, %.1f kernels per step (median %.0f), step time median %.1f "
+              "ms\n"),
+            (long long)k->nsteps, k->kernels_per_step_mean, k->kernels_per_step_median, k->step_median_s * 1e3);
+  else
+    fprintf(
+        out,
+        _("    steps (from the repeating kernel sequence: every %lld kernels, %.0f%% repeat): %lld, %.1f kernels per "
+          "step (median %.0f), step time median %.1f ms\n"),
+        (long long)k->period_kernels, k->period_share * 100, (long long)k->nsteps, k->kernels_per_step_mean,
+        k->kernels_per_step_median, k->step_median_s * 1e3);
+  if (k->shape_pairs <= 0)
+    return;
+  double share = (double)k->shape_varying / (double)k->shape_pairs;
+  fprintf(out, _("    grid sizes that change between steps: %.1f%% of %lld same-position kernels"), share * 100,
+          (long long)k->shape_pairs);
+  if (share >= DYNAMIC_SHAPES_SHARE)
+    fputs(_(" (dynamic shapes)"), out);
+  fputs("\n", out);
+  for (int v = 0; v < k->nvarying; v++)
+    fprintf(out, _("      %s: %lld of %lld vary\n"), k->top[v].name, (long long)k->top[v].varying,
+            (long long)k->top[v].pairs);
+}
+
+static void print_kernels(const struct gw_diagnosis *dx, FILE *out, const struct style *s) {
+  int any = 0, sampled = 0;
+  for (int i = 0; dx->kstats && i < dx->ngpus; i++)
+    if (dx->kstats[i].nkernels > 0) {
+      any = 1;
+      sampled |= dx->kstats[i].sampled;
+    }
+  if (!any)
+    return;
+  fprintf(out,
+          sampled ? _("%sKernel timeline%s (sampled: only the trace windows)\n")
+                  : _("%sKernel timeline%s (traced kernels)\n"),
+          s->bold, s->reset);
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->kstats[i].nkernels > 0)
+      print_kernel_gpu(&dx->kstats[i], dx->ledgers[i].gpu, out, s);
+  fprintf(out, "\n");
+}
+
 static void print_range(const struct gw_diagnosis *dx, FILE *out, int64_t t0, int64_t t1, const struct style *s) {
   if (t0 == 0 && t1 == 0)
     return;
@@ -193,6 +278,7 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
   if (dx->ngpus > 0)
     print_ledger(dx, out, &s);
   print_multi_gpu(dx, out, &s);
+  print_kernels(dx, out, &s);
   if (dx->nfindings > 0) {
     fprintf(out, _("%sFindings%s\n"), s.bold, s.reset);
     for (int i = 0; i < dx->nfindings; i++) {
