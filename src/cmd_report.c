@@ -1,12 +1,17 @@
 /* gpuwhy report FILE... [--format text|json|md|html] [-o OUT] */
+#include <errno.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/import.h>
 #include <gpuwhy/report.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/i18n.h"
+#include "core/util.h"
+#include "store/store.h"
 
 int gw_cmd_report(int argc, char **argv);
 
@@ -15,6 +20,8 @@ static void usage(FILE *out) {
           "\n"
           "Explain where each GPU's time went in a recording and which bottleneck classes cost it.\n"
           "Several files (one recording per node of a multi-node job) are reported together.\n"
+          "A FILE that is not a recording (a torch.profiler trace, an Nsight Systems SQLite export,\n"
+          "an nvidia-smi log, a folder of per-rank traces) is imported first, as gpuwhy import does.\n"
           "  --format FMT   text (default, colour on a terminal unless NO_COLOR is set), json, md,\n"
           "                 or html (one self-contained page with charts; opens offline)\n"
           "  -o OUT         write the report to OUT instead of standard output\n"
@@ -59,7 +66,7 @@ static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const 
   return -1;
 }
 
-static int report(const char *const *paths, int npaths, struct gw_report_opts *opts, const char *outpath) {
+static int report_recordings(const char *const *paths, int npaths, struct gw_report_opts *opts, const char *outpath) {
   FILE *out = stdout;
   if (outpath && !(out = fopen(outpath, "w"))) {
     fprintf(stderr, _("gpuwhy report: cannot write %s\n"), outpath);
@@ -75,6 +82,77 @@ static int report(const char *const *paths, int npaths, struct gw_report_opts *o
   }
   if (rc != GPUWHY_EXIT_OK)
     fprintf(stderr, "gpuwhy report: %s\n", err);
+  return rc;
+}
+
+/* A path that is not a gpuwhy recording (a torch.profiler trace, an Nsight
+ * Systems export, an nvidia-smi log, a folder of per-rank traces) is
+ * imported into a temporary recording first, so `gpuwhy report TRACE` is
+ * import and report in one step. The temporary file is removed after. */
+struct imported {
+  char dir[4096];  /* a private temporary folder, "" when the input was a recording */
+  char path[4400]; /* the recording in it, named after the input so the report's title shows that name */
+};
+
+static int import_if_trace(const char *input, struct imported *im, char *err, size_t errcap) {
+  im->dir[0] = im->path[0] = '\0';
+  struct stat sb;
+  if (stat(input, &sb) != 0 || (!S_ISDIR(sb.st_mode) && gw_store_file_is_recording(input)))
+    return GPUWHY_EXIT_OK; /* a recording, or missing: the report says which */
+  const char *tmp = getenv("TMPDIR");
+  tmp = tmp && *tmp ? tmp : "/tmp";
+  if (snprintf(im->dir, sizeof im->dir, "%s/gpuwhy-report-XXXXXX", tmp) >= (int)sizeof im->dir || !mkdtemp(im->dir)) {
+    snprintf(err, errcap, _("cannot create a temporary folder in %s: %s"), tmp, strerror(errno));
+    im->dir[0] = '\0';
+    return GPUWHY_EXIT_INPUT;
+  }
+  char name[256];
+  gw_strlcpy(name, input, sizeof name);
+  size_t len = strlen(name);
+  while (len > 1 && name[len - 1] == '/')
+    name[--len] = '\0';
+  const char *slash = strrchr(name, '/');
+  snprintf(im->path, sizeof im->path, "%s/%s", im->dir, slash && slash[1] ? slash + 1 : name);
+  struct gw_import_summary sum;
+  char why[1024] = "";
+  int rc = gw_import(input, im->path, NULL, &sum, why, sizeof why);
+  if (rc != GPUWHY_EXIT_OK) {
+    snprintf(err, errcap, _("%s is neither a gpuwhy recording nor a trace gpuwhy can import: %s"), input, why);
+    return rc;
+  }
+  fprintf(stderr, _("gpuwhy report: imported %s (%s, %llu kernels); to keep the recording: gpuwhy import %s -o FILE\n"),
+          input, gw_import_format_name(sum.format), (unsigned long long)sum.kernels, input);
+  return GPUWHY_EXIT_OK;
+}
+
+static void remove_imported(const struct imported *im) {
+  static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+  char p[4500];
+  for (size_t i = 0; im->path[0] && i < sizeof suffix / sizeof suffix[0]; i++) {
+    snprintf(p, sizeof p, "%s%s", im->path, suffix[i]);
+    unlink(p);
+  }
+  if (im->dir[0])
+    rmdir(im->dir);
+}
+
+static int report(const char *const *paths, int npaths, struct gw_report_opts *opts, const char *outpath) {
+  struct imported *im = calloc((size_t)npaths, sizeof *im);
+  const char **inputs = calloc((size_t)npaths, sizeof *inputs);
+  char err[1400] = "";
+  int rc = im && inputs ? GPUWHY_EXIT_OK : GPUWHY_EXIT_INPUT;
+  for (int i = 0; i < npaths && rc == GPUWHY_EXIT_OK; i++) {
+    rc = import_if_trace(paths[i], &im[i], err, sizeof err);
+    inputs[i] = im[i].path[0] ? im[i].path : paths[i];
+  }
+  if (rc == GPUWHY_EXIT_OK)
+    rc = report_recordings(inputs, npaths, opts, outpath);
+  else
+    fprintf(stderr, "gpuwhy report: %s\n", err);
+  for (int i = 0; im && i < npaths; i++)
+    remove_imported(&im[i]);
+  free(im);
+  free(inputs);
   return rc;
 }
 

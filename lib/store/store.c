@@ -630,3 +630,18 @@ int gw_store_table_exists(sqlite3 *db, const char *name) {
   sqlite3_finalize(s);
   return found;
 }
+
+int gw_store_file_is_recording(const char *path) {
+  /* SQLite's header: the 16-byte magic, the application id big-endian at
+   * byte 68 (sqlite.org/fileformat.html). */
+  unsigned char h[72];
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 0;
+  size_t got = fread(h, 1, sizeof h, f);
+  fclose(f);
+  if (got < sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
+    return 0;
+  uint32_t id = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | (uint32_t)h[71];
+  return id == (uint32_t)GW_STORE_APPLICATION_ID;
+}
