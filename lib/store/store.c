@@ -632,16 +632,24 @@ int gw_store_table_exists(sqlite3 *db, const char *name) {
 }
 
 int gw_store_file_is_recording(const char *path) {
-  /* SQLite's header: the 16-byte magic, the application id big-endian at
-   * byte 68 (sqlite.org/fileformat.html). */
-  unsigned char h[72];
+  /* SQLite's 16-byte magic first, so that a trace is never opened as a
+   * database (sqlite.org/fileformat.html). The application id is then read
+   * through SQLite: in WAL mode a recording still being written may hold its
+   * header page only in the -wal file. */
+  unsigned char magic[16];
   FILE *f = fopen(path, "rb");
   if (!f)
     return 0;
-  size_t got = fread(h, 1, sizeof h, f);
+  size_t got = fread(magic, 1, sizeof magic, f);
   fclose(f);
-  if (got < sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
+  if (got < sizeof magic || memcmp(magic, "SQLite format 3", 16) != 0)
     return 0;
-  uint32_t id = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | (uint32_t)h[71];
-  return id == (uint32_t)GW_STORE_APPLICATION_ID;
+  sqlite3 *db = NULL;
+  int app_id = 0, is_recording = 0;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 2000);
+    is_recording = pragma_int(db, "PRAGMA application_id", &app_id) == 0 && app_id == GW_STORE_APPLICATION_ID;
+  }
+  sqlite3_close(db);
+  return is_recording;
 }

@@ -41,9 +41,9 @@ void gw_store_close(struct gw_store *st);
 sqlite3 *gw_store_db(struct gw_store *st);
 /* 1 when the recording has this table (optional tables: tracer, nccl_log). */
 int gw_store_table_exists(sqlite3 *db, const char *name);
-/* 1 when path is a SQLite file carrying gpuwhy's application id, read from
- * the file header without opening it as a database (a trace or another
- * tool's SQLite export is never touched); 0 otherwise. */
+/* 1 when path is a SQLite file carrying gpuwhy's application id (a file
+ * without SQLite's header is never opened as a database; another tool's
+ * SQLite export is only read); 0 otherwise. */
 int gw_store_file_is_recording(const char *path);
 const char *gw_store_path(const struct gw_store *st);
 
