@@ -23,3 +23,17 @@ host_gaps() {
             where ${2:-1} and t_ns is not (select ended_ns from run))
           where d is not null and (d < 500000000 or d > 1500000000)"
 }
+# same_findings NAME A.json B.json: two JSON reports give the same verdict and
+# the same list of finding classes (prints both when they differ).
+same_findings() {
+  python3 - "$@" <<'PY'
+import json, sys
+name, a, b = sys.argv[1:4]
+ra, rb = json.load(open(a)), json.load(open(b))
+fa = [f["class"] for f in ra.get("findings", [])]
+fb = [f["class"] for f in rb.get("findings", [])]
+if ra["verdict"] != rb["verdict"] or fa != fb:
+    print(f"{name}: {a} {ra['verdict']} {fa}, {b} {rb['verdict']} {fb}")
+    sys.exit(1)
+PY
+}

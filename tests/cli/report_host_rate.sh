@@ -17,16 +17,7 @@ for db in "$GW_FIXTURES"/scenarios/*.db; do
   [ "$per_second" -lt "$every_tick" ] || fail "$name: $per_second host rows after resampling, $every_tick before"
   "$GW_BIN" report --format json "$db" >"$name.tick.json" || fail "$name: report failed"
   "$GW_BIN" report --format json "$name.db" >"$name.second.json" || fail "$name: report on the resampled copy failed"
-  python3 - "$name" "$name.tick.json" "$name.second.json" <<'PY' || fail "$name: the verdict changed with the host rate"
-import json, sys
-name, a, b = sys.argv[1:4]
-ra, rb = json.load(open(a)), json.load(open(b))
-fa = [f["class"] for f in ra.get("findings", [])]
-fb = [f["class"] for f in rb.get("findings", [])]
-if ra["verdict"] != rb["verdict"] or fa != fb:
-    print(f"{name}: every tick {ra['verdict']} {fa}, once a second {rb['verdict']} {fb}")
-    sys.exit(1)
-PY
+  same_findings "$name" "$name.tick.json" "$name.second.json" || fail "$name: the verdict changed with the host rate"
   n=$((n + 1))
 done
 assert_ge "recordings checked" "$n" 20

@@ -15,16 +15,7 @@ for input in "$in/h200_launch_tiny_ops.json.gz" "$in/h200_input_pageable_copies.
   "$GW_BIN" report --format json "$name.db" >two_steps.json || fail "report of the imported $name exited $?"
   "$GW_BIN" report --format json "$input" >one_step.json 2>one_step.err || fail "report $name exited $?: $(cat one_step.err)"
   grep -q "imported .*$name" one_step.err || fail "report $name does not say it imported: $(cat one_step.err)"
-  python3 - "$name" two_steps.json one_step.json <<'PY' || fail "$name: one step and two steps differ"
-import json, sys
-name, a, b = sys.argv[1:4]
-ra, rb = json.load(open(a)), json.load(open(b))
-fa = [f["class"] for f in ra.get("findings", [])]
-fb = [f["class"] for f in rb.get("findings", [])]
-if ra["verdict"] != rb["verdict"] or fa != fb:
-    print(f"{name}: import + report {ra['verdict']} {fa}, report alone {rb['verdict']} {fb}")
-    sys.exit(1)
-PY
+  same_findings "$name" two_steps.json one_step.json || fail "$name: one step and two steps differ"
   "$GW_BIN" report "$input" 2>/dev/null | head -1 | grep -q "gpuwhy report: $name" ||
     fail "the text report of $name is not titled with its name"
   assert_eq "files left in TMPDIR after reporting $name" "$(ls -A "$TMPDIR" | wc -l)" 0
