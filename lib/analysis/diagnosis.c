@@ -330,6 +330,11 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   b = a;
   while (b < h->n && h->t_ns[b] <= t1)
     b++;
+  /* A host row holds rates over the second that ends at it: the first row
+   * after t1 still covers the span's end (and is the only one for a span
+   * shorter than the host's once-a-second period). */
+  if (b < h->n)
+    b++;
   size_t n = b - a;
   if (n == 0)
     return;
