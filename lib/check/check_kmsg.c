@@ -96,7 +96,9 @@ static void check_xid(struct check_ctx *ctx, const struct check_def *def, struct
     else
       gw_check_reason(it, _("on an unnamed device."));
     if (info)
-      gw_check_reason(it, _("It means %s."), info->meaning);
+      /* TRANSLATORS: %s is the Xid table's meaning of the code, a clause
+       * such as "the GPU no longer answers on PCIe: ..." */
+      gw_check_reason(it, _("It means %s."), _(info->meaning));
     else
       gw_check_reason(it, _("This code is not in gpuwhy's table."));
     if (x->first_detail[0])
@@ -109,10 +111,11 @@ static void check_xid(struct check_ctx *ctx, const struct check_def *def, struct
       gw_check_value(it, "severity", info->severity);
       /* The table's advice is a clause; make it a sentence. */
       char action[400];
-      gw_strlcpy(action, info->action, sizeof action);
+      gw_strlcpy(action, _(info->action), sizeof action);
       if (action[0] >= 'a' && action[0] <= 'z')
         action[0] = (char)(action[0] - 'a' + 'A');
-      gw_check_fix(it, "%s.", action);
+      /* TRANSLATORS: the Xid table's advice (a clause) made a sentence */
+      gw_check_fix(it, _("%s."), action);
     } else {
       gw_check_fix(it, _("Look the code up in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors)."));
     }

@@ -14,6 +14,7 @@
 
 #include "compare/baseline_file.h"
 #include "compare/compare_render.h"
+#include "core/i18n.h"
 #include "core/json_write.h"
 
 static int fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) GW_PRINTF(4, 5);
@@ -33,9 +34,9 @@ int gw_baseline_dir(char *buf, size_t cap, char *errbuf, size_t errcap) {
   else if ((home = getenv("HOME")) && home[0])
     w = snprintf(buf, cap, "%s/.local/share/gpuwhy/baselines", home);
   else
-    return fail(errbuf, errcap, -1, "neither GPUWHY_HOME nor HOME is set: nowhere to keep baselines");
+    return fail(errbuf, errcap, -1, _("neither GPUWHY_HOME nor HOME is set: nowhere to keep baselines"));
   if (w < 0 || (size_t)w >= cap)
-    return fail(errbuf, errcap, -1, "the baseline folder's path is too long");
+    return fail(errbuf, errcap, -1, _("the baseline folder's path is too long"));
   return 0;
 }
 
@@ -69,12 +70,12 @@ static int baseline_path(const char *name, char *path, size_t cap, char *dir, si
                          size_t errcap) {
   if (!valid_name(name))
     return fail(errbuf, errcap, GPUWHY_EXIT_USAGE,
-                "baseline name '%s': use letters, digits, '.', '_' and '-' (not starting with '.')", name);
+                _("baseline name '%s': use letters, digits, '.', '_' and '-' (not starting with '.')"), name);
   if (gw_baseline_dir(dir, dircap, errbuf, errcap) != 0)
     return GPUWHY_EXIT_INPUT;
   int w = snprintf(path, cap, "%s/%s.json", dir, name);
   if (w < 0 || (size_t)w >= cap)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "the baseline's path is too long");
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("the baseline's path is too long"));
   return 0;
 }
 
@@ -83,14 +84,14 @@ static void throughput_words(const struct gw_run_summary *s, char *buf, size_t c
   gw_fmt_duration(s->step_median_s, med, sizeof med);
   if (!isnan(s->samples_per_s)) {
     gw_fmt_rate(s->samples_per_s, rate, sizeof rate);
-    snprintf(buf, cap, "%s samples/s, median step %s", rate, med);
+    snprintf(buf, cap, _("%s samples/s, median step %s"), rate, med);
   } else if (!isnan(s->steps_per_s)) {
     gw_fmt_rate(s->steps_per_s, rate, sizeof rate);
-    snprintf(buf, cap, "%s steps/s, median step %s", rate, med);
+    snprintf(buf, cap, _("%s steps/s, median step %s"), rate, med);
   } else if (!isnan(s->sm_mean_pct)) {
-    snprintf(buf, cap, "no step times, SM activity %.1f%%", s->sm_mean_pct);
+    snprintf(buf, cap, _("no step times, SM activity %.1f%%"), s->sm_mean_pct);
   } else {
-    snprintf(buf, cap, "no step times and no GPU data");
+    snprintf(buf, cap, "%s", _("no step times and no GPU data"));
   }
 }
 
@@ -105,7 +106,7 @@ int gw_baseline_save(const char *name, const char *path, FILE *out, char *errbuf
     return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
   if (mkdir_p(dir) != 0) {
     gw_run_summary_free(&s);
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "cannot create %s: %s", dir, strerror(errno));
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot create %s: %s"), dir, strerror(errno));
   }
   /* write beside, then rename: a crash never leaves half a baseline */
   char tmp[1300];
@@ -113,7 +114,7 @@ int gw_baseline_save(const char *name, const char *path, FILE *out, char *errbuf
   FILE *f = fopen(tmp, "w");
   if (!f) {
     gw_run_summary_free(&s);
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "cannot write %s: %s", tmp, strerror(errno));
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot write %s: %s"), tmp, strerror(errno));
   }
   gw_baseline_file_write(f, &s, name, gw_now_realtime_ns());
   int bad = ferror(f);
@@ -121,17 +122,19 @@ int gw_baseline_save(const char *name, const char *path, FILE *out, char *errbuf
   if (bad || rename(tmp, file) != 0) {
     unlink(tmp);
     gw_run_summary_free(&s);
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "writing %s failed", file);
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("writing %s failed"), file);
   }
   char words[160], src[400];
   throughput_words(&s, words, sizeof words);
-  gw_step_source_describe(&s, src, sizeof src);
+  gw_step_source_describe(&s, 1, src, sizeof src);
   if (s.nsteps > 0)
-    fprintf(out, "saved baseline %s: %s (%zu steps from %s)\n  %s\n", name, words, s.nsteps, src, file);
+    /* TRANSLATORS: "saved baseline NAME: 1875 samples/s, median step 34.0 ms
+     * (586 steps from SOURCE)", then the baseline file on its own line */
+    fprintf(out, _("saved baseline %s: %s (%zu steps from %s)\n  %s\n"), name, words, s.nsteps, src, file);
   else
-    fprintf(out, "saved baseline %s: %s\n  %s\n", name, words, file);
+    fprintf(out, _("saved baseline %s: %s\n  %s\n"), name, words, file);
   if (s.nsteps < 2 && isnan(s.samples_per_s))
-    fprintf(out, "  note: without step times or a reported throughput, `baseline check` cannot judge speed\n");
+    fputs(_("  note: without step times or a reported throughput, `baseline check` cannot judge speed\n"), out);
   gw_run_summary_free(&s);
   return GPUWHY_EXIT_OK;
 }
@@ -155,39 +158,53 @@ static void reason(struct check_result *r, const char *fmt, ...) {
   va_end(ap);
 }
 
-static void interval_words(const struct gw_ratio_ci *ci, char *buf, size_t cap) {
+/* s (a literal marked with N_) in English (translate 0, for JSON) or in the
+ * language of the messages (text, Markdown). */
+static const char *tr(int translate, const char *s) __attribute__((format_arg(2)));
+static const char *tr(int translate, const char *s) {
+  return translate ? gw_gettext(s) : s;
+}
+
+static void interval_words(const struct gw_ratio_ci *ci, int t, char *buf, size_t cap) {
   if (isnan(ci->lo))
-    snprintf(buf, cap, "no interval");
+    snprintf(buf, cap, "%s", tr(t, N_("no interval")));
   else
-    snprintf(buf, cap, "95%% interval %+.1f%% .. %+.1f%%", (ci->lo - 1) * 100, (ci->hi - 1) * 100);
+    snprintf(buf, cap, tr(t, N_("95%% interval %+.1f%% .. %+.1f%%")), (ci->lo - 1) * 100, (ci->hi - 1) * 100);
 }
 
 /* A regression: throughput down (or median step time up) by more than the
- * tolerance, and, where an interval exists, the interval excluding no change. */
-static void judge(const struct gw_comparison *c, double tol, struct check_result *r) {
+ * tolerance, and, where an interval exists, the interval excluding no change.
+ * The reasons are in English with t 0 (JSON), else in the language of the
+ * messages; the judgement is the same. */
+static void judge(const struct gw_comparison *c, double tol, int t, struct check_result *r) {
   memset(r, 0, sizeof *r);
   char iv[96], ch[64];
-  const struct gw_ratio_ci *t = &c->throughput, *m = &c->step_median;
-  interval_words(t, iv, sizeof iv);
-  gw_fmt_change(t->point, ch, sizeof ch);
-  int has_iv = !isnan(t->lo);
-  if (t->point < 1 - tol && (!has_iv || t->hi < 1)) {
+  const struct gw_ratio_ci *tp = &c->throughput, *m = &c->step_median;
+  interval_words(tp, t, iv, sizeof iv);
+  gw_fmt_change(tp->point, ch, sizeof ch);
+  int has_iv = !isnan(tp->lo);
+  if (tp->point < 1 - tol && (!has_iv || tp->hi < 1)) {
     r->regression = 1;
-    reason(r, "throughput %s (%s), beyond the %.1f%% tolerance%s", ch, iv, tol * 100,
-           has_iv ? "" : "; a single reported figure, so there is no interval");
+    /* TRANSLATORS: "throughput -95.3% (95% interval ...), beyond the 5.0%
+     * tolerance"; the last %s is empty or the clause after it */
+    reason(r, tr(t, N_("throughput %s (%s), beyond the %.1f%% tolerance%s")), ch, iv, tol * 100,
+           has_iv ? "" : tr(t, N_("; a single reported figure, so there is no interval")));
   }
   if (c->basis == GW_BASIS_STEPS && m->point > 1 + tol && m->lo > 1) {
     char mi[96], mc[64];
-    interval_words(m, mi, sizeof mi);
+    interval_words(m, t, mi, sizeof mi);
     gw_fmt_change(m->point, mc, sizeof mc);
     r->regression = 1;
-    reason(r, "median step time %s (%s), beyond the %.1f%% tolerance", mc, mi, tol * 100);
+    reason(r, tr(t, N_("median step time %s (%s), beyond the %.1f%% tolerance")), mc, mi, tol * 100);
   }
   if (!r->regression)
-    snprintf(r->summary, sizeof r->summary, "holds: throughput %s (%s), within the %.1f%% tolerance or not significant",
-             ch, iv, tol * 100);
+    /* TRANSLATORS: the result of a baseline check that passed: the run holds
+     * up against the baseline */
+    snprintf(r->summary, sizeof r->summary,
+             tr(t, N_("holds: throughput %s (%s), within the %.1f%% tolerance or not significant")), ch, iv, tol * 100);
   else
-    snprintf(r->summary, sizeof r->summary, "REGRESSION: %s", r->reasons[0]);
+    /* TRANSLATORS: the result of a failed baseline check; %s is the reason */
+    snprintf(r->summary, sizeof r->summary, tr(t, N_("REGRESSION: %s")), r->reasons[0]);
 }
 
 static void check_json(const char *name, const char *path, double tol, const struct gw_comparison *c,
@@ -221,10 +238,10 @@ int gw_baseline_check(const char *name, const char *path, double tolerance_pct, 
   if (rc)
     return rc;
   if (!(tolerance_pct >= 0 && tolerance_pct < 100))
-    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, "tolerance %g%% is not between 0 and 100", tolerance_pct);
+    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("tolerance %g%% is not between 0 and 100"), tolerance_pct);
   if (access(file, F_OK) != 0)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "no baseline named %s in %s (gpuwhy baseline list shows them)", name,
-                dir);
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("no baseline named %s in %s (gpuwhy baseline list shows them)"),
+                name, dir);
   struct gw_run_summary base, now;
   struct gw_err err = {{0}};
   if (gw_run_summary_load(file, &base, &err) != GW_OK)
@@ -237,26 +254,28 @@ int gw_baseline_check(const char *name, const char *path, double tolerance_pct, 
   gw_compare_pair(&base, &now, opts->ignore_args, opts->nignore, &c);
   if (c.basis != GW_BASIS_STEPS && c.basis != GW_BASIS_REPORTED) {
     rc = fail(errbuf, errcap, GPUWHY_EXIT_INPUT,
-              "nothing to check: %s or baseline %s has neither step times nor a reported throughput (%s)", path, name,
-              c.basis_text);
+              _("nothing to check: %s or baseline %s has neither step times nor a reported throughput (%s)"), path,
+              name, c.basis_shown);
   } else {
     struct check_result r;
-    judge(&c, tolerance_pct / 100, &r);
+    judge(&c, tolerance_pct / 100, opts->format != GW_REPORT_JSON, &r);
     if (opts->format == GW_REPORT_JSON) {
       check_json(name, path, tolerance_pct / 100, &c, &r, out);
     } else if (opts->format == GW_REPORT_MD) {
-      fprintf(out, "# gpuwhy baseline check: `%s`\n\nBaseline `%s` (A) against `%s` (B), tolerance %.1f%%.\n\n", name,
-              base.path, path, tolerance_pct);
+      fprintf(out, _("# gpuwhy baseline check: `%s`\n\nBaseline `%s` (A) against `%s` (B), tolerance %.1f%%.\n\n"),
+              name, base.path, path, tolerance_pct);
       gw_compare_md_pair(&c, "A", "B", out);
-      fprintf(out, "**Result: %s.**\n", r.summary);
+      fprintf(out, _("**Result: %s.**\n"), r.summary);
     } else {
       struct gw_text_style st = gw_text_style(opts->color);
-      fprintf(out, "%sgpuwhy baseline check%s: %s against baseline %s (tolerance %.1f%%)\n\n", st.bold, st.reset, path,
-              name, tolerance_pct);
+      fprintf(out, _("%sgpuwhy baseline check%s: %s against baseline %s (tolerance %.1f%%)\n\n"), st.bold, st.reset,
+              path, name, tolerance_pct);
       gw_compare_text_pair(&c, "A", "B", out, &st);
-      fprintf(out, "%sResult: %s%s\n", r.regression ? st.red : st.green, r.summary, st.reset);
+      fprintf(out, _("%sResult: %s%s\n"), r.regression ? st.red : st.green, r.summary, st.reset);
       for (int i = 1; i < r.nreasons; i++)
-        fprintf(out, "        and %s\n", r.reasons[i]);
+        /* TRANSLATORS: a further reason under "Result: REGRESSION: ...",
+         * indented to start under the text after "Result: " */
+        fprintf(out, _("        and %s\n"), r.reasons[i]);
     }
     rc = r.regression ? GPUWHY_EXIT_FINDINGS : GPUWHY_EXIT_OK;
   }
@@ -266,6 +285,30 @@ int gw_baseline_check(const char *name, const char *path, double tolerance_pct, 
 }
 
 /* ---- list ---- */
+
+/* The headings of the list's columns. */
+static const char *col_name(void) {
+  /* TRANSLATORS: column heading of `gpuwhy baseline list`: the baseline's name */
+  return _("name");
+}
+static const char *col_saved(void) {
+  /* TRANSLATORS: column heading of `gpuwhy baseline list`: when the baseline was saved */
+  return _("saved");
+}
+static const char *col_steps(void) {
+  /* TRANSLATORS: column heading of `gpuwhy baseline list`: how many training steps it holds */
+  return _("steps");
+}
+static const char *col_recording(void) {
+  /* TRANSLATORS: column heading of `gpuwhy baseline list`: the recording the baseline was made from */
+  return _("recording");
+}
+
+/* s right-aligned in width terminal columns (printf's %*s counts bytes). */
+static void fputs_right(FILE *out, const char *s, int width) {
+  int pad = width - gw_text_width(s);
+  fprintf(out, "%*s%s", pad > 0 ? pad : 0, "", s);
+}
 
 static int by_name(const void *x, const void *y) {
   return strcmp(*(char *const *)x, *(char *const *)y);
@@ -279,7 +322,7 @@ int gw_baseline_list(const struct gw_compare_opts *opts, FILE *out, char *errbuf
   char **names = NULL;
   size_t n = 0;
   if (!d && errno != ENOENT)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "cannot read %s: %s", dir, strerror(errno));
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot read %s: %s"), dir, strerror(errno));
   for (struct dirent *e; d && (e = readdir(d));) {
     size_t len = strlen(e->d_name);
     if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && e->d_name[0] != '.') {
@@ -296,15 +339,25 @@ int gw_baseline_list(const struct gw_compare_opts *opts, FILE *out, char *errbuf
     gw_json_write_string(out, dir);
     fputs(",\n  \"baselines\": [", out);
   } else if (n == 0) {
-    fprintf(out, "no baselines saved yet in %s (gpuwhy baseline save NAME FILE makes one)\n", dir);
+    fprintf(out, _("no baselines saved yet in %s (gpuwhy baseline save NAME FILE makes one)\n"), dir);
   } else if (md) {
-    fprintf(out,
-            "# gpuwhy baselines in `%s`\n\n| name | saved | steps | throughput | median step | recording |\n"
-            "|---|---|---:|---:|---:|---|\n",
-            dir);
+    fprintf(out, _("# gpuwhy baselines in `%s`\n\n"), dir);
+    fprintf(out, "| %s | %s | %s | %s | %s | %s |\n|---|---|---:|---:|---:|---|\n", col_name(), col_saved(),
+            col_steps(), _("throughput"), _("median step"), col_recording());
   } else {
-    fprintf(out, "baselines in %s\n  %-24s %-16s %7s  %-18s %-12s %s\n", dir, "name", "saved", "steps", "throughput",
-            "median step", "recording");
+    fprintf(out, _("baselines in %s\n"), dir);
+    /* the columns of the rows below, padded by terminal columns */
+    fputs("  ", out);
+    gw_fputs_padded(out, col_name(), 24);
+    fputc(' ', out);
+    gw_fputs_padded(out, col_saved(), 16);
+    fputc(' ', out);
+    fputs_right(out, col_steps(), 7);
+    fputs("  ", out);
+    gw_fputs_padded(out, _("throughput"), 18);
+    fputc(' ', out);
+    gw_fputs_padded(out, _("median step"), 12);
+    fprintf(out, " %s\n", col_recording());
   }
   int printed = 0;
   for (size_t i = 0; i < n; i++) {
@@ -314,7 +367,7 @@ int gw_baseline_list(const struct gw_compare_opts *opts, FILE *out, char *errbuf
     struct gw_err err = {{0}};
     if (gw_baseline_file_info(file, &info, &err) != GW_OK) {
       if (!json)
-        fprintf(out, "  %s: unreadable: %s\n", names[i], err.msg);
+        fprintf(out, _("  %s: unreadable: %s\n"), names[i], err.msg);
       continue;
     }
     char saved[32] = "-", num[48], rate[64], med[32];

@@ -146,11 +146,38 @@ static void fmt_findings(const struct gw_run_summary *s, char *buf, size_t cap) 
 
 /* ---- the changes between two runs, shared by all formats ---- */
 
+/* gw_change_kind_id in the language of the messages (the same English). */
+static const char *change_kind_title(enum gw_change_kind k) {
+  switch (k) {
+  case GW_CHANGE_PROGRAM:
+    return _("program");
+  case GW_CHANGE_ARG:
+    /* TRANSLATORS: a command-line argument, the kind of a change between two runs */
+    return _("argument");
+  case GW_CHANGE_ENV:
+    /* TRANSLATORS: an environment variable, the kind of a change between two runs */
+    return _("environment");
+  case GW_CHANGE_HOST:
+    return _("host");
+  case GW_CHANGE_DRIVER:
+    return _("driver");
+  case GW_CHANGE_GPU:
+    /* TRANSLATORS: the kind of a change between two runs: the GPU model or count */
+    return _("gpu");
+  }
+  return gw_change_kind_id(k);
+}
+
 static void join_changes(const struct gw_change_list *cl, int translate, char *buf, size_t cap) {
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < cl->n && i < GW_MAX_CHANGES; i++) {
-    int w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", cl->items[i].what);
+    char what[160];
+    if (translate)
+      gw_change_what(&cl->items[i], what, sizeof what);
+    else
+      gw_strlcpy(what, cl->items[i].what, sizeof what);
+    int w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", what);
     if (w < 0 || (size_t)w >= cap - used)
       return;
     used += (size_t)w;
@@ -287,10 +314,10 @@ void gw_compare_text_pair(const struct gw_comparison *c, const char *la, const c
     fprintf(out, "%s%s\n", w, st->reset);
   }
   pair_label(out, st->dim, _("based on"));
-  fprintf(out, "%s%s\n", c->basis_text, st->reset);
+  fprintf(out, "%s%s\n", c->basis_shown, st->reset);
   for (int i = 0; i < c->nnotes; i++) {
     pair_label(out, st->dim, i ? "" : _("note"));
-    fprintf(out, "%s%s\n", c->notes[i], st->reset);
+    fprintf(out, "%s%s\n", c->notes_shown[i], st->reset);
   }
   fprintf(out, "\n");
 }
@@ -573,7 +600,7 @@ void gw_compare_md_pair(const struct gw_comparison *c, const char *la, const cha
   for (int i = 0; i < cl->n && i < GW_MAX_CHANGES; i++) {
     char d[600];
     gw_change_describe(&cl->items[i], d, sizeof d);
-    fprintf(out, _("- changed (%s): `%s`\n"), gw_change_kind_id(cl->items[i].kind), d);
+    fprintf(out, _("- changed (%s): `%s`\n"), change_kind_title(cl->items[i].kind), d);
   }
   if (c->show_declared)
     fprintf(out, _("- declared change (%s): %s\n"), b->setup.change_from, b->setup.change);
@@ -587,9 +614,9 @@ void gw_compare_md_pair(const struct gw_comparison *c, const char *la, const cha
     warning_text(c, 1, w, sizeof w);
     fprintf(out, _("\n> **Warning:** %s.\n"), w);
   }
-  fprintf(out, _("- based on: %s\n"), c->basis_text);
+  fprintf(out, _("- based on: %s\n"), c->basis_shown);
   for (int i = 0; i < c->nnotes; i++)
-    fprintf(out, _("- note: %s\n"), c->notes[i]);
+    fprintf(out, _("- note: %s\n"), c->notes_shown[i]);
   fprintf(out, "\n");
 }
 

@@ -32,10 +32,12 @@ struct gw_comparison {
   struct gw_ratio_ci step_median; /* b / a, lower is better */
   enum gw_verdict verdict;        /* on throughput (or the basis' proxy) */
   enum gw_verdict median_verdict; /* the same test on the median step time */
-  char basis_text[400];           /* what the comparison rests on, in words */
+  char basis_text[400];           /* what the comparison rests on, in words (English, for JSON) */
+  char basis_shown[600];          /* the same in the language of the messages (text, Markdown) */
   int nnotes;
-  char notes[4][320]; /* its limits */
-  int show_declared;  /* b's declared change differs from a's and b directly follows a */
+  char notes[4][320];       /* its limits (English, for JSON) */
+  char notes_shown[4][480]; /* the same in the language of the messages */
+  int show_declared;        /* b's declared change differs from a's and b directly follows a */
   struct gw_change_list changes;
 };
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
@@ -383,17 +385,62 @@ void gw_run_setup_diff(const struct gw_run_setup *a, const struct gw_run_setup *
   diff_fact(out, GW_CHANGE_GPU, "GPU", a->gpu, b->gpu);
 }
 
-void gw_change_describe(const struct gw_change *c, char *buf, size_t cap) {
-  const char *before = c->before_set ? c->before : "(absent)";
-  const char *after = c->after_set ? c->after : "(absent)";
-  if (c->kind == GW_CHANGE_ENV) {
-    before = c->before_set ? c->before : "(unset)";
-    after = c->after_set ? c->after : "(unset)";
+void gw_change_what(const struct gw_change *c, char *buf, size_t cap) {
+  int n, used;
+  switch (c->kind) {
+  case GW_CHANGE_PROGRAM:
+    /* TRANSLATORS: the program a run started (argv[0], or python and its
+     * script), named in a list of what changed between two runs */
+    snprintf(buf, cap, "%s", _("program"));
+    return;
+  case GW_CHANGE_HOST:
+    /* TRANSLATORS: the machine a run ran on, in a list of what changed */
+    snprintf(buf, cap, "%s", _("host"));
+    return;
+  case GW_CHANGE_DRIVER:
+    /* TRANSLATORS: the NVIDIA driver, in a list of what changed */
+    snprintf(buf, cap, "%s", _("driver"));
+    return;
+  case GW_CHANGE_ARG:
+    /* "argument 2" (a positional argument), "argument 2 #2" never occurs */
+    if (sscanf(c->what, "argument %d%n", &n, &used) == 1 && c->what[used] == '\0') {
+      /* TRANSLATORS: the Nth positional (unnamed) argument of a command line */
+      snprintf(buf, cap, _("argument %d"), n);
+      return;
+    }
+    break;
+  case GW_CHANGE_ENV:
+  case GW_CHANGE_GPU:
+    break;
   }
+  snprintf(buf, cap, "%s", c->what);
+}
+
+/* A value as recorded, or the words for a bare flag. */
+static const char *shown_words(const struct gw_change *c, const char *v) {
+  /* TRANSLATORS: the value shown for a command-line flag given without a
+   * value, as in "--amp (set) -> (absent)" */
+  return c->kind == GW_CHANGE_ARG && strcmp(v, "(set)") == 0 ? _("(set)") : v;
+}
+
+void gw_change_describe(const struct gw_change *c, char *buf, size_t cap) {
+  /* TRANSLATORS: an option or setting one of two runs did not have */
+  const char *before = c->before_set ? shown_words(c, c->before) : _("(absent)");
+  const char *after = c->after_set ? shown_words(c, c->after) : _("(absent)");
+  if (c->kind == GW_CHANGE_ENV) {
+    /* TRANSLATORS: an environment variable one of two runs did not set */
+    before = c->before_set ? c->before : _("(unset)");
+    after = c->after_set ? c->after : _("(unset)");
+  }
+  char what[160];
+  gw_change_what(c, what, sizeof what);
   if (c->kind == GW_CHANGE_ARG || c->kind == GW_CHANGE_ENV)
-    snprintf(buf, cap, "%s %s -> %s", c->what, before, after);
+    /* TRANSLATORS: "--stage 0 -> 1": a setting, its value in the first run
+     * and in the second */
+    snprintf(buf, cap, _("%s %s -> %s"), what, before, after);
   else
-    snprintf(buf, cap, "%s: %s -> %s", c->what, before, after);
+    /* TRANSLATORS: "host: node1 -> node2": what changed, before and after */
+    snprintf(buf, cap, _("%s: %s -> %s"), what, before, after);
 }
 
 const char *gw_run_setup_option(const struct gw_run_setup *f, const char *name) {

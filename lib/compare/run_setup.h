@@ -67,7 +67,11 @@ struct gw_change_list {
 void gw_run_setup_diff(const struct gw_run_setup *a, const struct gw_run_setup *b, const char *const *ignore,
                        int nignore, struct gw_change_list *out);
 
-/* "--stage 0 -> 1", "NCCL_ALGO (unset) -> Ring" into buf. */
+/* What changed, for people: c->what with "program", "host", "driver" and
+ * "argument N" in the language of the messages. */
+void gw_change_what(const struct gw_change *c, char *buf, size_t cap);
+/* "--stage 0 -> 1", "NCCL_ALGO (unset) -> Ring" into buf, in the language of
+ * the messages (for text and Markdown; JSON has the parts). */
 void gw_change_describe(const struct gw_change *c, char *buf, size_t cap);
 
 /* Value of command-line option name (dashes optional) in argv, or NULL. */

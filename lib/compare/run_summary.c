@@ -13,6 +13,7 @@
 #include "analysis/steps.h"
 #include "compare/baseline_file.h"
 #include "compare/json_read.h"
+#include "core/i18n.h"
 #include "store/store.h"
 
 /* A ground-truth file is a few MB at most; anything larger is not one. */
@@ -32,19 +33,22 @@ const char *gw_step_source_id(enum gw_step_source s) {
   return "none";
 }
 
-void gw_step_source_describe(const struct gw_run_summary *s, char *buf, size_t cap) {
+void gw_step_source_describe(const struct gw_run_summary *s, int translate, char *buf, size_t cap) {
   switch (s->step_source) {
   case GW_STEPS_TABLE:
-    snprintf(buf, cap, "the recording's step table");
+    snprintf(buf, cap, "%s", translate ? _("the recording's step table") : "the recording's step table");
     break;
   case GW_STEPS_LOG:
-    snprintf(buf, cap, "the program's step log (%s)", s->step_log);
+    /* TRANSLATORS: %s is the step log's file name, NAME.truth.json */
+    snprintf(buf, cap, translate ? _("the program's step log (%s)") : "the program's step log (%s)", s->step_log);
     break;
   case GW_STEPS_ACTIVITY:
-    snprintf(buf, cap, "the rhythm of SM activity (estimated steps)");
+    snprintf(buf, cap, "%s",
+             translate ? _("the rhythm of SM activity (estimated steps)")
+                       : "the rhythm of SM activity (estimated steps)");
     break;
   case GW_STEPS_NONE:
-    snprintf(buf, cap, "no step times");
+    snprintf(buf, cap, "%s", translate ? _("no step times") : "no step times");
     break;
   }
 }

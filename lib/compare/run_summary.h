@@ -21,8 +21,9 @@ enum gw_step_source {
   GW_STEPS_ACTIVITY, /* estimated from the rhythm of SM activity (coarse: one sample per tick) */
 };
 const char *gw_step_source_id(enum gw_step_source s);
-/* Words for people: "the program's step log (x.truth.json)". */
-void gw_step_source_describe(const struct gw_run_summary *s, char *buf, size_t cap);
+/* Words for people: "the program's step log (x.truth.json)", in English
+ * (translate 0, for JSON) or in the language of the messages. */
+void gw_step_source_describe(const struct gw_run_summary *s, int translate, char *buf, size_t cap);
 
 struct gw_finding_brief {
   char class_id[32];

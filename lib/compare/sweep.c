@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compare/compare_render.h"
+#include "core/i18n.h"
 #include "core/json_write.h"
 
 void gw_sweep_find_knee(const double *x, const double *thr, int n, double min_gain, struct gw_sweep_knee *out) {
@@ -122,13 +123,23 @@ static void top_finding(const struct gw_run_summary *s, char *buf, size_t cap) {
     snprintf(buf, cap, "%s", s->verdict);
 }
 
+/* s (a literal marked with N_) in English (translate 0, for JSON) or in the
+ * language of the messages (text, Markdown). */
+static const char *tr(int translate, const char *s) __attribute__((format_arg(2)));
+static const char *tr(int translate, const char *s) {
+  return translate ? gw_gettext(s) : s;
+}
+
+/* The sentence under the table, in English with t 0 (JSON), else in the
+ * language of the messages. */
 static void knee_text(const struct sweep_row *rows, int n, const char *pname, const struct gw_sweep_knee *k,
-                      const char *unit, char *buf, size_t cap) {
+                      const char *unit, int t, char *buf, size_t cap) {
   char a[48], b[48];
   if (!k->computed) {
     gw_textf(buf, cap, "%s",
-             n < 2 ? "one run: nothing to say about where throughput stops rising"
-                   : "where throughput stops rising needs numeric values in increasing order and two throughputs");
+             n < 2 ? tr(t, N_("one run: nothing to say about where throughput stops rising"))
+                   : tr(t, N_("where throughput stops rising needs numeric values in increasing order and two "
+                              "throughputs")));
     return;
   }
   if (k->found) {
@@ -139,20 +150,30 @@ static void knee_text(const struct sweep_row *rows, int n, const char *pname, co
     double steps = log2(rows[k->next].x / rows[k->at].x);
     char per[96] = "";
     if (fabs(steps - 1) > 1e-9)
-      gw_textf(per, sizeof per, ", %.1f%% per doubling", k->gain_per_doubling * 100);
-    char before[160] = "";
+      /* TRANSLATORS: added after "(51980 -> 57538" when the step between
+       * the two values was not a doubling of the parameter */
+      gw_textf(per, sizeof per, tr(t, N_(", %.1f%% per doubling")), k->gain_per_doubling * 100);
+    char before[300] = "";
     if (!isnan(k->min_gain_before))
-      gw_textf(before, sizeof before, "; up to %s each doubling gained at least %.1f%%", rows[k->at].value,
+      /* TRANSLATORS: ends the knee sentence: "; up to 1024 each doubling of
+       * the parameter gained at least 23.3%" */
+      gw_textf(before, sizeof before, tr(t, N_("; up to %s each doubling gained at least %.1f%%")), rows[k->at].value,
                k->min_gain_before * 100);
     gw_textf(buf, cap,
-             "Throughput stops rising at %s=%s: going to %s raised %s by only %.1f%% (%s -> %s%s), under the %.0f%% "
-             "a doubling should bring%s.",
+             /* TRANSLATORS: the knee of a sweep: "Throughput stops rising at
+              * batch-size=1024: going to 2048 raised samples/s by only 10.7%
+              * (51980 -> 57538), under the 20% a doubling should bring; ..."
+              * The first %s is the parameter, the second its value, the
+              * third the next value, the fourth the unit. */
+             tr(t, N_("Throughput stops rising at %s=%s: going to %s raised %s by only %.1f%% (%s -> %s%s), under the "
+                      "%.0f%% a doubling should bring%s.")),
              pname, rows[k->at].value, rows[k->next].value, unit, k->gain * 100, a, b, per, GW_SWEEP_MIN_GAIN * 100,
              before);
   } else {
     gw_textf(buf, cap,
-             "Throughput still rises at the largest %s tried (%s): the last step gained %.1f%% per doubling, at least "
-             "%.0f%% every time; try larger values.",
+             /* TRANSLATORS: "the largest batch-size tried (2048)" */
+             tr(t, N_("Throughput still rises at the largest %s tried (%s): the last step gained %.1f%% per doubling, "
+                      "at least %.0f%% every time; try larger values.")),
              pname, rows[n - 1].value, k->last_gain_per_doubling * 100, GW_SWEEP_MIN_GAIN * 100);
   }
 }
@@ -251,18 +272,53 @@ static void render_json(const struct sweep_row *rows, int n, const char *pname, 
   fputs("}\n}\n", out);
 }
 
+/* s right-aligned in width terminal columns (printf's %*s counts bytes). */
+static void fputs_right(FILE *out, const char *s, int width) {
+  int pad = width - gw_text_width(s);
+  fprintf(out, "%*s%s", pad > 0 ? pad : 0, "", s);
+}
+
 static void render_table(const struct sweep_row *rows, int n, const char *pname, const char *unit,
                          const struct gw_comparison *gains, const char *text, int md, int color, FILE *out) {
   struct gw_text_style st = gw_text_style(color);
+  /* TRANSLATORS: column heading of the sweep table: the throughput's change
+   * from the previous row, with its 95% interval in brackets */
+  const char *gain_h = _("gain vs previous [95%]");
   if (md)
-    fprintf(out,
-            "# gpuwhy sweep: %s\n\n| %s | %s | gain vs previous [95%% interval] | step median | SM activity | "
-            "power | memory peak | top finding |\n|---:|---:|---|---:|---:|---:|---:|---|\n",
-            pname, pname, unit);
-  else
-    fprintf(out, "%sgpuwhy sweep%s: %s over %d runs\n\n  %s%-12s %10s  %-28s %11s %8s %7s %-17s %s%s\n", st.bold,
-            st.reset, pname, n, st.bold, pname, unit, "gain vs previous [95%]", "step median", "SM act", "power",
-            "memory peak", "top finding", st.reset);
+    /* TRANSLATORS: the same heading in Markdown, where there is room */
+    /* xgettext:no-c-format */
+    gain_h = _("gain vs previous [95% interval]");
+  /* TRANSLATORS: column heading of the sweep table: the median step time */
+  const char *med_h = _("step median");
+  /* TRANSLATORS: column heading of the sweep table: mean SM activity (short, 8 columns at most) */
+  const char *sm_h = md ? _("SM activity") : _("SM act");
+  /* TRANSLATORS: column heading of the sweep table: mean GPU power (7 columns at most) */
+  const char *power_h = _("power");
+  /* TRANSLATORS: column heading of the sweep table: the most GPU memory used */
+  const char *mem_h = _("memory peak");
+  if (md) {
+    fprintf(out, "# gpuwhy sweep: %s\n\n", pname);
+    fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n|---:|---:|---|---:|---:|---:|---:|---|\n", pname, unit,
+            gain_h, med_h, sm_h, power_h, mem_h, _("top finding"));
+  } else {
+    fprintf(out, _("%sgpuwhy sweep%s: %s over %d runs\n\n"), st.bold, st.reset, pname, n);
+    /* the headings padded by terminal columns, as the rows below by bytes */
+    fprintf(out, "  %s", st.bold);
+    gw_fputs_padded(out, pname, 12);
+    fputc(' ', out);
+    fputs_right(out, unit, 10);
+    fputs("  ", out);
+    gw_fputs_padded(out, gain_h, 28);
+    fputc(' ', out);
+    fputs_right(out, med_h, 11);
+    fputc(' ', out);
+    fputs_right(out, sm_h, 8);
+    fputc(' ', out);
+    fputs_right(out, power_h, 7);
+    fputc(' ', out);
+    gw_fputs_padded(out, mem_h, 17);
+    fprintf(out, " %s%s\n", _("top finding"), st.reset);
+  }
   for (int i = 0; i < n; i++) {
     const struct gw_run_summary *s = &rows[i].s;
     char thr[48], gain[96], med[32], sm[16], pw[16], mem[48], top[96];
@@ -287,7 +343,7 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
 int gw_sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
                    FILE *out, char *errbuf, size_t errcap) {
   if (n < 1) {
-    snprintf(errbuf, errcap, "a sweep needs at least one recording");
+    snprintf(errbuf, errcap, "%s", _("a sweep needs at least one recording"));
     return GPUWHY_EXIT_USAGE;
   }
   struct sweep_row *rows = gw_xcalloc((size_t)n, sizeof *rows);
@@ -342,10 +398,15 @@ int gw_sweep_table(const char *const *paths, const char *const *values, int n, c
   }
   struct gw_sweep_knee knee;
   gw_sweep_find_knee(x, thr, numeric ? n : 0, GW_SWEEP_MIN_GAIN, &knee);
-  char text[1024];
-  const char *pname = param_label(param);
-  knee_text(rows, n, pname, &knee, unit, text, sizeof text);
-  if (opts->format == GW_REPORT_JSON)
+  char text[1536];
+  int json = opts->format == GW_REPORT_JSON;
+  /* JSON names an unknown parameter "value" in English; people read it in
+   * their language */
+  /* TRANSLATORS: heading of the sweep table's first column when the swept
+   * parameter has no name: the parameter's value of each run */
+  const char *pname = param || json ? param_label(param) : _("value");
+  knee_text(rows, n, pname, &knee, unit, !json, text, sizeof text);
+  if (json)
     render_json(rows, n, pname, unit, gains, &knee, text, out);
   else
     render_table(rows, n, pname, unit, gains, text, opts->format == GW_REPORT_MD, opts->color, out);

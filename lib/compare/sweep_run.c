@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/util.h"
 #include "store/store.h"
 
@@ -85,25 +86,25 @@ static void label_recording(const char *path, const char *param, const char *val
   if (is_batch && gw_parse_double(value, &batch) == 0 && batch > 0)
     bad |= gw_store_put_meta(st, "samples_per_step", value) != GW_OK;
   if (bad || gw_store_commit(st) != GW_OK)
-    fprintf(stderr, "gpuwhy sweep: could not label %s with %s=%s\n", path, param, value);
+    fprintf(stderr, _("gpuwhy sweep: could not label %s with %s=%s\n"), path, param, value);
   gw_store_close(st);
 }
 
 int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts *opts, FILE *out, char *errbuf,
                  size_t errcap) {
   if (!run->param || !run->param[0] || run->nvalues < 1 || !run->argv || !run->argv[0])
-    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, "a sweep needs --param NAME=V1,V2,... and a command");
+    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("a sweep needs --param NAME=V1,V2,... and a command"));
   char pat[160];
   snprintf(pat, sizeof pat, "{%s}", run->param);
   int argc = 0, used = 0;
   for (; run->argv[argc]; argc++)
     used |= strstr(run->argv[argc], pat) != NULL;
   if (!used)
-    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, "the command never mentions %s, so every run would be the same",
+    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("the command never mentions %s, so every run would be the same"),
                 pat);
   const char *dir = run->out_dir && run->out_dir[0] ? run->out_dir : ".";
   if (mkdir_p(dir) != 0)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "cannot create %s: %s", dir, strerror(errno));
+    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot create %s: %s"), dir, strerror(errno));
 
   char **paths = gw_xcalloc((size_t)run->nvalues, sizeof *paths);
   const char **values = gw_xcalloc((size_t)run->nvalues, sizeof *values);
@@ -116,14 +117,15 @@ int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts
     safe_name(run->values[v], svalue, sizeof svalue);
     int w = snprintf(path, sizeof path, "%s/sweep_%s_%s.db", dir, sparam, svalue);
     if (w < 0 || (size_t)w >= sizeof path) {
-      rc = fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "recording path in %s too long", dir);
+      rc = fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("recording path in %s too long"), dir);
       break;
     }
     for (int i = 0; i < argc; i++)
       args[i] = replace_all(run->argv[i], pat, run->values[v]);
     args[argc] = NULL;
     if (!run->quiet)
-      fprintf(stderr, "gpuwhy sweep: %s=%s (%d of %d) -> %s\n", run->param, run->values[v], v + 1, run->nvalues, path);
+      fprintf(stderr, _("gpuwhy sweep: %s=%s (%d of %d) -> %s\n"), run->param, run->values[v], v + 1, run->nvalues,
+              path);
     struct gw_record_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.out_path = path;
@@ -139,7 +141,7 @@ int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts
     if (msg[0])
       fprintf(stderr, "gpuwhy sweep: %s=%s: %s\n", run->param, run->values[v], msg);
     if (access(path, F_OK) != 0) {
-      rc = fail(errbuf, errcap, status ? status : GPUWHY_EXIT_INPUT, "no recording made for %s=%s%s%s", run->param,
+      rc = fail(errbuf, errcap, status ? status : GPUWHY_EXIT_INPUT, _("no recording made for %s=%s%s%s"), run->param,
                 run->values[v], msg[0] ? ": " : "", msg);
       break;
     }
@@ -149,10 +151,10 @@ int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts
     done++;
     if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP) {
       /* interrupted: show what was measured, then stop as the signal asked */
-      fprintf(stderr, "gpuwhy sweep: interrupted after %d of %d values\n", done, run->nvalues);
+      fprintf(stderr, _("gpuwhy sweep: interrupted after %d of %d values\n"), done, run->nvalues);
       rc = status;
     } else if (status != 0) {
-      fprintf(stderr, "gpuwhy sweep: %s=%s: the command exited with status %d; its row may be partial\n", run->param,
+      fprintf(stderr, _("gpuwhy sweep: %s=%s: the command exited with status %d; its row may be partial\n"), run->param,
               run->values[v], status);
     }
   }

@@ -67,6 +67,14 @@ has zh.txt "警告"
 lacks zh.txt "Driver and CUDA"
 lacks zh.txt "Kernel log"
 lacks zh.txt "fix: "
+# Xid meanings and advice come from the Xid table (lib/sources/xid.c), in
+# Chinese too; the text wraps, so compare it without spaces and line ends.
+tr -d ' \n' <zh.txt >zh_flat.txt
+has zh_flat.txt "含义：不可纠正的（双比特）ECC显存错误；使用这块显存的应用程序读到了错误数据。"
+has zh_flat.txt "修复：重置GPU或重启节点；查看nvidia-smi-q-dECC，如果错误重复出现，计划更换。"
+lacks zh_flat.txt "Itmeans"
+lacks zh_flat.txt "theapplicationusingthatmemorygotwrongdata"
+lacks zh_flat.txt "ResettheGPUorrebootthenode"
 tail -1 zh.txt | grep -q '^[0-9]* 项失败，[0-9]* 项警告，[0-9]* 项提示，[0-9]* 项通过：退出状态 2$' ||
   fail "summary: $(tail -1 zh.txt)"
 # Same verdicts in both languages: the status column, item for item.
