@@ -99,9 +99,8 @@ static int import_if_trace(const char *input, struct imported *im, char *err, si
   struct stat sb;
   if (stat(input, &sb) != 0 || (!S_ISDIR(sb.st_mode) && gw_store_file_is_recording(input)))
     return GPUWHY_EXIT_OK; /* a recording, or missing: the report says which */
-  const char *tmp = getenv("TMPDIR");
-  tmp = tmp && *tmp ? tmp : "/tmp";
-  if (snprintf(im->dir, sizeof im->dir, "%s/gpuwhy-report-XXXXXX", tmp) >= (int)sizeof im->dir || !mkdtemp(im->dir)) {
+  const char *tmp;
+  if (gw_make_temp_dir("gpuwhy-report", im->dir, sizeof im->dir, &tmp) != 0) {
     snprintf(err, errcap, _("cannot create a temporary folder in %s: %s"), tmp, strerror(errno));
     im->dir[0] = '\0';
     return GPUWHY_EXIT_INPUT;
@@ -126,12 +125,8 @@ static int import_if_trace(const char *input, struct imported *im, char *err, si
 }
 
 static void remove_imported(const struct imported *im) {
-  static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
-  char p[4500];
-  for (size_t i = 0; im->path[0] && i < sizeof suffix / sizeof suffix[0]; i++) {
-    snprintf(p, sizeof p, "%s%s", im->path, suffix[i]);
-    unlink(p);
-  }
+  if (im->path[0])
+    gw_store_remove_files(im->path);
   if (im->dir[0])
     rmdir(im->dir);
 }

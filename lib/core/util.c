@@ -183,3 +183,16 @@ void gw_remove_matching_files(const char *dir, const char *prefix, const char *s
   }
   closedir(d);
 }
+
+int gw_make_temp_dir(const char *prefix, char *out, size_t cap, const char **parent_out) {
+  const char *parent = getenv("TMPDIR");
+  parent = parent && parent[0] ? parent : "/tmp";
+  if (parent_out)
+    *parent_out = parent;
+  int n = snprintf(out, cap, "%s/%s-XXXXXX", parent, prefix);
+  if (n < 0 || (size_t)n >= cap) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return mkdtemp(out) ? 0 : -1;
+}

@@ -62,5 +62,9 @@ char *gw_xstrdup(const char *s);
 int gw_name_matches(const char *name, const char *prefix, const char *suffix);
 /* Unlinks the files of dir whose names match (a run's leftover spool files). */
 void gw_remove_matching_files(const char *dir, const char *prefix, const char *suffix);
+/* Creates a private folder $TMPDIR/PREFIX-XXXXXX (/tmp without TMPDIR) and
+ * writes its path to out; -1 with errno when it cannot. *parent_out (may be
+ * NULL) gets the folder it was made in, for messages. */
+int gw_make_temp_dir(const char *prefix, char *out, size_t cap, const char **parent_out);
 
 #endif

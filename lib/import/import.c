@@ -19,6 +19,7 @@
 #include "import/import_nsys.h"
 #include "import/import_sink.h"
 #include "import/import_smi.h"
+#include "store/store.h"
 
 #define SNIFF_BYTES 4096
 #define MAX_RANK_FILES 4096
@@ -144,15 +145,6 @@ static int is_memory_path(const char *path) {
   return strcmp(path, ":memory:") == 0;
 }
 
-static void remove_db(const char *path) {
-  char side[PATH_MAX + 8];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
-}
-
 struct output {
   char final[PATH_MAX];
   char temp[PATH_MAX];
@@ -173,10 +165,10 @@ static gw_status output_begin(struct output *o, const char *path, struct gw_err 
 static gw_status output_commit(struct output *o, struct gw_err *err) {
   if (is_memory_path(o->final))
     return GW_OK;
-  remove_db(o->final);
+  gw_store_remove_files(o->final);
   if (rename(o->temp, o->final) != 0) {
     gw_err_set(err, "%s: cannot move the recording into place: %s", o->final, strerror(errno));
-    remove_db(o->temp);
+    gw_store_remove_files(o->temp);
     return GW_EIO;
   }
   return GW_OK;
@@ -184,7 +176,7 @@ static gw_status output_commit(struct output *o, struct gw_err *err) {
 
 static void output_abort(struct output *o) {
   if (!is_memory_path(o->temp))
-    remove_db(o->temp);
+    gw_store_remove_files(o->temp);
 }
 
 /* ---- Kineto: one file or a directory of ranks ---- */

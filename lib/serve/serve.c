@@ -168,11 +168,10 @@ int gw_serve_run(const struct gw_serve_opts *o, char *msg, size_t cap) {
     snprintf(msg, cap, "--interval must be at least 100 ms, --sample-interval 10 ms and --window 10 s");
     return GPUWHY_EXIT_USAGE;
   }
-  const char *tmp = getenv("TMPDIR");
   char dir[512];
-  snprintf(dir, sizeof dir, "%s/gpuwhy-serve-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-  if (!mkdtemp(dir)) {
-    snprintf(msg, cap, "cannot create a working folder under %s: %s", tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+  const char *tmp;
+  if (gw_make_temp_dir("gpuwhy-serve", dir, sizeof dir, &tmp) != 0) {
+    snprintf(msg, cap, "cannot create a working folder under %s: %s", tmp, strerror(errno));
     return GPUWHY_EXIT_INPUT;
   }
   struct server s;

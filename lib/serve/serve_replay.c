@@ -42,15 +42,6 @@ static void close_segment(struct gw_replay *r) {
   }
 }
 
-static void remove_db(const char *path) {
-  char side[640];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
-}
-
 gw_status gw_replay_open(struct gw_replay **out, const char *src, const char *work_dir, int64_t now_ns,
                          struct gw_err *err) {
   *out = NULL;
@@ -60,7 +51,7 @@ gw_status gw_replay_open(struct gw_replay **out, const char *src, const char *wo
     return rc;
   struct gw_replay *r = gw_xcalloc(1, sizeof *r);
   snprintf(r->copy_path, sizeof r->copy_path, "%s/replay-source.db", work_dir);
-  remove_db(r->copy_path);
+  gw_store_remove_files(r->copy_path);
   sqlite3 *db = gw_store_db(st);
   sqlite3_stmt *s = NULL;
   /* VACUUM INTO takes a consistent copy even of a recording still in WAL mode */
@@ -94,7 +85,7 @@ out:
   sqlite3_finalize(s);
   gw_store_close(st);
   if (rc) {
-    remove_db(r->copy_path);
+    gw_store_remove_files(r->copy_path);
     free(r);
     return rc;
   }
@@ -106,7 +97,7 @@ void gw_replay_close(struct gw_replay *r) {
   if (!r)
     return;
   close_segment(r);
-  remove_db(r->copy_path);
+  gw_store_remove_files(r->copy_path);
   free(r);
 }
 

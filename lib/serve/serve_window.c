@@ -38,16 +38,6 @@ gw_status gw_window_open(struct gw_window **out, const char *dir, int64_t span_n
   return GW_OK;
 }
 
-static void remove_db(const char *path) {
-  char side[600];
-  unlink(path);
-  /* A path too long for its side-file names has no side files we made. */
-  if (snprintf(side, sizeof side, "%s-wal", path) < (int)sizeof side)
-    unlink(side);
-  if (snprintf(side, sizeof side, "%s-shm", path) < (int)sizeof side)
-    unlink(side);
-}
-
 void gw_window_segment_path(const struct gw_window *w, unsigned k, char *buf, size_t cap) {
   snprintf(buf, cap, "%s/seg-%u.db", w->dir, k);
 }
@@ -63,11 +53,11 @@ void gw_window_close(struct gw_window *w) {
   if (w->have_current) {
     for (unsigned k = w->current > 0 ? w->current - 1 : 0; k <= w->current; k++) {
       gw_window_segment_path(w, k, path, sizeof path);
-      remove_db(path);
+      gw_store_remove_files(path);
     }
   }
   window_path(w, path, sizeof path);
-  remove_db(path);
+  gw_store_remove_files(path);
   pthread_mutex_destroy(&w->mu);
   free(w);
 }
@@ -79,7 +69,7 @@ void gw_window_segment_started(struct gw_window *w, unsigned k) {
   for (unsigned old = from; old + 1 < k; old++) {
     char path[600];
     gw_window_segment_path(w, old, path, sizeof path);
-    remove_db(path);
+    gw_store_remove_files(path);
   }
   w->current = k;
   w->have_current = 1;

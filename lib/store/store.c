@@ -179,12 +179,7 @@ gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err
   gw_status rc;
   char table_sql[8192];
   /* Replace an old file and its WAL side files so no stale pages mix in. */
-  unlink(path);
-  char side[4200];
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
+  gw_store_remove_files(path);
   if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
     rc = fail_db(st, err, "cannot create recording");
     goto fail;
@@ -652,4 +647,14 @@ int gw_store_file_is_recording(const char *path) {
   }
   sqlite3_close(db);
   return is_recording;
+}
+
+void gw_store_remove_files(const char *path) {
+  static const char *const side_suffix[] = {"-wal", "-shm", "-journal"};
+  unlink(path);
+  char side[8192];
+  /* A path too long for its side-file names has no side files we made. */
+  for (size_t i = 0; i < sizeof side_suffix / sizeof side_suffix[0]; i++)
+    if (snprintf(side, sizeof side, "%s%s", path, side_suffix[i]) < (int)sizeof side)
+      unlink(side);
 }

@@ -45,6 +45,9 @@ int gw_store_table_exists(sqlite3 *db, const char *name);
  * without SQLite's header is never opened as a database; another tool's
  * SQLite export is only read); 0 otherwise. */
 int gw_store_file_is_recording(const char *path);
+/* Unlinks a recording and the side files SQLite may have left beside it
+ * (-wal, -shm, -journal). */
+void gw_store_remove_files(const char *path);
 const char *gw_store_path(const struct gw_store *st);
 
 GW_NODISCARD gw_status gw_store_put_run(struct gw_store *st, const struct gw_run_info *run);
