@@ -4,9 +4,16 @@
  *   FAKE_CUPTI_VERSION       what cuptiGetVersion returns (default 130001)
  *   FAKE_CUPTI_SUBSCRIBE_RC  what cuptiSubscribe returns (default 0)
  *   FAKE_CUPTI_KERNELS       kernel records each flush produces (default 3)
+ *   FAKE_CUPTI_RESUBSCRIBE_RC  what cuptiSubscribe returns after a
+ *                            cuptiFinalize (default 0; 39: another client
+ *                            took CUPTI while the tracer was detached)
  * Every flush asks the tracer for a buffer, fills it with kernel, memcpy,
- * sync and API records and hands it back, as CUPTI's worker would. */
+ * sync and API records and hands it back, as CUPTI's worker would.
+ * fake_cupti_api_call() plays one CUDA API call of the program (enter and
+ * exit callbacks for the enabled domains); fake_cupti_finalize_count() says
+ * how often cuptiFinalize ran. */
 #include <cupti.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +26,11 @@ static CUpti_BuffersCallbackCompleteFunc complete_fn;
  * while a kind is on and are delivered later, as with the real CUPTI. */
 static int pending_kinds[64];
 static uint32_t next_correlation = 1;
+/* Set by the tracer's background thread, read by the program's thread. */
+static _Atomic(CUpti_CallbackFunc) subscriber_fn;
+static void *_Atomic subscriber_data;
+static atomic_int domain_on[CUPTI_CB_DOMAIN_SIZE];
+static atomic_int finalize_count;
 
 static unsigned env_unsigned(const char *name, unsigned fallback) {
   const char *s = getenv(name);
@@ -44,9 +56,52 @@ FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **st
 
 FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
                                        void *userdata) {
-  (void)callback, (void)userdata;
   *subscriber = (CUpti_SubscriberHandle)1;
-  return (CUptiResult)env_unsigned("FAKE_CUPTI_SUBSCRIBE_RC", 0);
+  CUptiResult rc = (CUptiResult)(finalize_count ? env_unsigned("FAKE_CUPTI_RESUBSCRIBE_RC", 0)
+                                                : env_unsigned("FAKE_CUPTI_SUBSCRIBE_RC", 0));
+  if (rc == CUPTI_SUCCESS) {
+    subscriber_fn = callback;
+    subscriber_data = userdata;
+  }
+  return rc;
+}
+
+FAKE_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
+                                          CUpti_CallbackDomain domain) {
+  (void)subscriber;
+  if ((unsigned)domain >= CUPTI_CB_DOMAIN_SIZE)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  domain_on[domain] = enable != 0;
+  return CUPTI_SUCCESS;
+}
+
+/* CUPTI leaves the process: nothing of the tracer's is called any more. */
+FAKE_EXPORT CUptiResult cuptiFinalize(void) {
+  finalize_count++;
+  subscriber_fn = NULL;
+  request_fn = NULL;
+  complete_fn = NULL;
+  for (int d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
+    domain_on[d] = 0;
+  memset(pending_kinds, 0, sizeof pending_kinds);
+  return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT int fake_cupti_finalize_count(void) {
+  return finalize_count;
+}
+
+FAKE_EXPORT void fake_cupti_api_call(void) {
+  CUpti_CallbackData info;
+  memset(&info, 0, sizeof info);
+  info.functionName = "cudaLaunchKernel";
+  for (int site = CUPTI_API_ENTER; site <= CUPTI_API_EXIT; site++) {
+    CUpti_CallbackFunc fn = subscriber_fn;
+    if (!fn || !domain_on[CUPTI_CB_DOMAIN_RUNTIME_API])
+      return;
+    info.callbackSite = (CUpti_ApiCallbackSite)site;
+    fn(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &info);
+  }
 }
 
 FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {

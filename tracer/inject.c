@@ -48,7 +48,9 @@
 #define CUPTI_OPTIONAL(X)                                                                                              \
   X(cuptiActivityEnableRuntimeApi)                                                                                     \
   X(cuptiActivityEnableDriverApi)                                                                                      \
-  X(cuptiActivityEnableAllSyncRecords)
+  X(cuptiActivityEnableAllSyncRecords)                                                                                 \
+  X(cuptiEnableDomain)                                                                                                 \
+  X(cuptiFinalize)
 
 #define DECLARE_FN(name) static __typeof__(&name) p_##name;
 CUPTI_REQUIRED(DECLARE_FN)
@@ -79,7 +81,10 @@ static struct {
   enum sampled_kinds sampled_kinds;
   int count_launches;
   int nvtx, memory, graph;
-  enum api_set api; /* which runtime/driver API calls become records */
+  enum api_set api;               /* which runtime/driver API calls become records */
+  CUpti_ActivityKind kernel_kind; /* CONCURRENT_KERNEL, or KERNEL when asked (serial) */
+  int detach;                     /* sampled: CUPTI detached (cuptiFinalize) between windows */
+  int debug;                      /* GPUWHY_TRACE_DEBUG=1: a NOTE for each detach */
 } cfg;
 
 /* ---- state ---------------------------------------------------------------- */
@@ -92,6 +97,17 @@ static atomic_int sigterm_flush_done;
 static atomic_int finished; /* the final flush ran */
 static pid_t init_pid;
 static CUpti_SubscriberHandle subscriber;
+/* Sampled mode takes CUPTI out of the process between windows. 1 while CUPTI
+ * is set up (subscribed, buffer callbacks registered); any CUPTI call made
+ * while it is 0 would set CUPTI up again half-way, so none is made. Written
+ * by the background thread (and at init), read by the exit paths. */
+static atomic_int cupti_attached;
+/* The detach handshake: the background thread arms it, the next CUDA API
+ * exit on any thread runs cuptiFinalize there (CUPTI's advice: at an API
+ * exit nothing of CUPTI's is in flight on that thread). */
+enum { DETACH_IDLE, DETACH_ARMED, DETACH_RUNNING, DETACH_DONE };
+static atomic_int detach_state;
+static atomic_uint_fast64_t finalize_ns; /* how long the last cuptiFinalize took */
 static pthread_t flusher_thread;
 static int flusher_started;
 static struct sigaction old_sigterm;
@@ -269,6 +285,32 @@ static uint32_t env_u32(const char *name, uint32_t fallback, uint32_t lo, uint32
     return fallback;
   }
   return (uint32_t)v;
+}
+
+struct env_word {
+  const char *word;
+  int value;
+};
+
+/* The value of the word the variable names; unset or empty: fallback; any
+ * other text: fallback, and a note listing the words. */
+static int env_choice(const char *name, const struct env_word *words, size_t n, int fallback) {
+  const char *s = getenv(name);
+  if (!s || !*s)
+    return fallback;
+  char known[160] = "";
+  for (size_t i = 0; i < n; i++) {
+    if (strcmp(s, words[i].word) == 0)
+      return words[i].value;
+    size_t used = strlen(known);
+    snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", words[i].word);
+  }
+  const char *fallback_word = "";
+  for (size_t i = 0; i < n && !*fallback_word; i++)
+    if (words[i].value == fallback)
+      fallback_word = words[i].word;
+  pending_note("%s=%s is not one of %s; using %s", name, s, known, fallback_word);
+  return fallback;
 }
 
 static int env_flag(const char *name, int fallback) {
@@ -587,12 +629,26 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
 
 /* ---- launch counting --------------------------------------------------------- */
 
-/* On every counted launch, in the application thread: one relaxed add. */
+/* On every counted launch, in the application thread: one relaxed add. While
+ * a detach is armed (whole API domains on, for a moment), the first API exit
+ * takes CUPTI out of the process. */
 static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                      const void *cbdata) {
   (void)userdata, (void)cbid;
   const CUpti_CallbackData *info = cbdata;
-  if (!info || info->callbackSite != CUPTI_API_ENTER)
+  if (!info)
+    return;
+  if (atomic_load_explicit(&detach_state, memory_order_acquire) != DETACH_IDLE) {
+    int armed = DETACH_ARMED;
+    if (info->callbackSite == CUPTI_API_EXIT && atomic_compare_exchange_strong(&detach_state, &armed, DETACH_RUNNING)) {
+      uint64_t t0 = now_ns();
+      p_cuptiFinalize();
+      atomic_store(&finalize_ns, now_ns() - t0);
+      atomic_store(&detach_state, DETACH_DONE);
+    }
+    return;
+  }
+  if (info->callbackSite != CUPTI_API_ENTER)
     return;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
     atomic_fetch_add_explicit(&runtime_launches, 1, memory_order_relaxed);
@@ -660,7 +716,7 @@ static void set_api_tracing(int on, uint32_t *mask) {
 static uint32_t set_activity(int on, int with_kernels) {
   uint32_t mask = 0;
   if (with_kernels)
-    enable_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, GW_WIRE_KINDS_KERNEL, on, &mask);
+    enable_kind(cfg.kernel_kind, GW_WIRE_KINDS_KERNEL, on, &mask);
   enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, GW_WIRE_KINDS_MEMCPY, on, &mask);
   enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, GW_WIRE_KINDS_MEMSET, on, &mask);
   enable_kind(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, GW_WIRE_KINDS_SYNC, on, &mask);
@@ -727,7 +783,8 @@ static void finish_trace(void) {
     put_window(window_start_ns, end_ns, kinds_enabled);
     window_start_ns = 0;
   }
-  p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (atomic_load(&cupti_attached))
+    p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   put_launch_count(end_ns);
   if (gwt_out_lock()) {
     report_dropped_locked();
@@ -755,6 +812,91 @@ static int wait_or_stop(uint32_t ms) {
   }
 }
 
+/* Subscribes and registers the buffer callbacks: at start, and in sampled
+ * mode when a window opens after a detach. CUPTI_SUCCESS when CUPTI is set
+ * up; else the CUPTI result, and why is filled. */
+static CUptiResult cupti_attach(char *why, size_t why_cap) {
+  CUptiResult rc = p_cuptiSubscribe(&subscriber, on_api_callback, NULL);
+  if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    int later = atomic_load(&tracing_on);
+    snprintf(why, why_cap,
+             "another CUPTI client (torch.profiler, Nsight Systems or Compute, cuda-gdb, compute-sanitizer) %s "
+             "CUPTI in this process, and this driver allows only one: gpuwhy %s, the other tool keeps working",
+             later ? "took" : "already holds", later ? "opens no more sampling windows" : "does not trace");
+    return rc;
+  }
+  if (rc != CUPTI_SUCCESS) {
+    snprintf(why, why_cap, "cuptiSubscribe failed: %s (%d)", cupti_error(rc), (int)rc);
+    return rc;
+  }
+  rc = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  if (rc != CUPTI_SUCCESS) {
+    snprintf(why, why_cap, "cuptiActivityRegisterCallbacks failed: %s (%d)", cupti_error(rc), (int)rc);
+    p_cuptiUnsubscribe(subscriber);
+    return rc;
+  }
+  if (p_cuptiActivityEnableAllSyncRecords)
+    p_cuptiActivityEnableAllSyncRecords(0); /* no records for queries of unfinished work */
+  atomic_store(&cupti_attached, 1);
+  return CUPTI_SUCCESS;
+}
+
+static int reattach_for_window(void) {
+  char why[768];
+  if (cupti_attach(why, sizeof why) == CUPTI_SUCCESS)
+    return 0;
+  say(GW_WIRE_NOTE_WARN, "%s", why);
+  return -1;
+}
+
+static void set_api_domains(uint32_t on) {
+  p_cuptiEnableDomain(on, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  p_cuptiEnableDomain(on, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+}
+
+/* Takes CUPTI out of the process after a window. Closing the window is not
+ * enough: on the H200 the storm's steps after the first window ran 9-120%
+ * slower than before it, even with windows that traced no kernels
+ * (scripts/h200/call_tracer_next.sh): CUPTI keeps its hooks once it has
+ * traced. Every record is flushed first; then whole API domains are switched
+ * on so that the next API exit on any thread runs cuptiFinalize
+ * (on_api_callback). Returns 1 when the thread must stop instead. */
+static int cupti_detach(void) {
+  sleep_ms(20); /* kernels launched in the window finish, so their records are complete */
+  p_cuptiActivityFlushAll(0);
+  p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (p_cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS ||
+      p_cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS) {
+    set_api_domains(0);
+    cfg.detach = 0;
+    say(GW_WIRE_NOTE_WARN, "CUPTI refused API callbacks: it stays in the process between windows");
+    return 0;
+  }
+  atomic_store_explicit(&detach_state, DETACH_ARMED, memory_order_release);
+  /* The program's next CUDA call does it: at once in a training loop; a
+   * program busy elsewhere is polled every 1 ms, then every 20 ms. */
+  unsigned waited_ms = 0;
+  while (atomic_load(&detach_state) != DETACH_DONE) {
+    if (atomic_load(&stop_requested) || atomic_load(&sigterm_flush_requested)) {
+      int armed = DETACH_ARMED;
+      if (atomic_compare_exchange_strong(&detach_state, &armed, DETACH_IDLE)) {
+        set_api_domains(0);
+        return 1; /* still attached: the exit flush goes through CUPTI */
+      }
+    }
+    uint32_t step_ms = waited_ms < 20 ? 1 : 20;
+    sleep_ms(step_ms);
+    waited_ms += step_ms;
+  }
+  subscriber = NULL;
+  atomic_store(&cupti_attached, 0);
+  atomic_store(&detach_state, DETACH_IDLE);
+  if (cfg.debug)
+    say(GW_WIRE_NOTE_INFO, "detached after %u ms; cuptiFinalize took %.3f ms in the program's thread", waited_ms,
+        (double)atomic_load(&finalize_ns) / 1e6);
+  return 0;
+}
+
 static void *flusher_main(void *arg) {
   (void)arg;
   if (cfg.mode == GW_WIRE_MODE_FULL) {
@@ -772,6 +914,8 @@ static void *flusher_main(void *arg) {
     }
     for (;;) {
       if (with_windows) {
+        if (!atomic_load(&cupti_attached) && reattach_for_window() != 0)
+          break;
         window_start_ns = now_ns();
         kinds_enabled = set_activity(1, with_kernels);
         if (wait_or_stop(cfg.window_ms))
@@ -780,7 +924,12 @@ static void *flusher_main(void *arg) {
         put_window(window_start_ns, now_ns(), kinds_enabled);
         window_start_ns = 0;
         kinds_enabled = 0;
-        p_cuptiActivityFlushAll(0);
+        if (!cfg.detach) {
+          p_cuptiActivityFlushAll(0);
+        } else if (cupti_detach() != 0) {
+          wait_or_stop(0); /* the SIGTERM flush, when that is why */
+          break;
+        }
       } else if (wait_or_stop(cfg.window_ms)) {
         break;
       }
@@ -873,12 +1022,8 @@ static int load_cupti(char *why, size_t why_cap) {
 }
 
 static void read_config(void) {
-  const char *mode = getenv("GPUWHY_TRACE_MODE");
-  cfg.mode = GW_WIRE_MODE_SAMPLED;
-  if (mode && strcmp(mode, "full") == 0)
-    cfg.mode = GW_WIRE_MODE_FULL;
-  else if (mode && *mode && strcmp(mode, "sampled") != 0)
-    pending_note("GPUWHY_TRACE_MODE=%s is neither full nor sampled; using sampled", mode);
+  static const struct env_word mode_words[] = {{"sampled", GW_WIRE_MODE_SAMPLED}, {"full", GW_WIRE_MODE_FULL}};
+  cfg.mode = (uint32_t)env_choice("GPUWHY_TRACE_MODE", mode_words, COUNT_OF(mode_words), GW_WIRE_MODE_SAMPLED);
   /* A 2% duty cycle: kernel tracing slows a launch-bound job by about half
    * while a window is open (bench/RESULTS.md), so the always-on mode stays
    * near 1% on the worst case. */
@@ -897,14 +1042,10 @@ static void read_config(void) {
    * (scripts/h200/call_sampler_tracer.sh). So the first window opens one
    * period after start, when the warm-up has loaded the modules. */
   cfg.first_delay_ms = env_u32("GPUWHY_TRACE_FIRST_DELAY_MS", cfg.period_ms, 0, 3600000);
-  cfg.sampled_kinds = SAMPLED_ALL;
-  const char *kinds = getenv("GPUWHY_TRACE_SAMPLED_KIND");
-  if (kinds && strcmp(kinds, "none") == 0)
-    cfg.sampled_kinds = SAMPLED_NONE;
-  else if (kinds && strcmp(kinds, "nokernel") == 0)
-    cfg.sampled_kinds = SAMPLED_NOKERNEL;
-  else if (kinds && *kinds && strcmp(kinds, "kernel") != 0 && strcmp(kinds, "all") != 0)
-    pending_note("GPUWHY_TRACE_SAMPLED_KIND=%s is not kernel, nokernel or none; using kernel", kinds);
+  static const struct env_word sampled_words[] = {
+      {"kernel", SAMPLED_ALL}, {"all", SAMPLED_ALL}, {"nokernel", SAMPLED_NOKERNEL}, {"none", SAMPLED_NONE}};
+  cfg.sampled_kinds =
+      (enum sampled_kinds)env_choice("GPUWHY_TRACE_SAMPLED_KIND", sampled_words, COUNT_OF(sampled_words), SAMPLED_ALL);
   /* Off by default: on the H200 the launch callback alone cost about as much
    * as the kernel windows on a 1 us-kernel storm (bench/RESULTS.md); the
    * window statistics, scaled by the duty cycle, give the launch rate. */
@@ -912,16 +1053,17 @@ static void read_config(void) {
   cfg.nvtx = env_flag("GPUWHY_TRACE_NVTX", 0);
   cfg.memory = env_flag("GPUWHY_TRACE_MEMORY", 1);
   cfg.graph = env_flag("GPUWHY_TRACE_GRAPH", 0);
-  cfg.api = API_ALL;
-  const char *api = getenv("GPUWHY_TRACE_API");
-  if (api && strcmp(api, "nolaunch") == 0)
-    cfg.api = API_NOLAUNCH;
-  else if (api && strcmp(api, "runtime") == 0)
-    cfg.api = API_RUNTIME;
-  else if (api && strcmp(api, "none") == 0)
-    cfg.api = API_NONE;
-  else if (api && *api && strcmp(api, "all") != 0)
-    pending_note("GPUWHY_TRACE_API=%s is not all, nolaunch, runtime or none; using all", api);
+  static const struct env_word api_words[] = {
+      {"all", API_ALL}, {"nolaunch", API_NOLAUNCH}, {"runtime", API_RUNTIME}, {"none", API_NONE}};
+  cfg.api = (enum api_set)env_choice("GPUWHY_TRACE_API", api_words, COUNT_OF(api_words), API_ALL);
+  cfg.detach = env_flag("GPUWHY_TRACE_DETACH", 1);
+  cfg.debug = env_flag("GPUWHY_TRACE_DEBUG", 0);
+  /* serial: CUPTI's KERNEL kind, which runs kernels one at a time but adds no
+   * code to them; for measuring what CONCURRENT_KERNEL's instrumentation costs. */
+  static const struct env_word kernel_words[] = {{"concurrent", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+                                                 {"serial", CUPTI_ACTIVITY_KIND_KERNEL}};
+  cfg.kernel_kind = (CUpti_ActivityKind)env_choice("GPUWHY_TRACE_KERNEL_KIND", kernel_words, COUNT_OF(kernel_words),
+                                                   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 }
 
 static void build_keep_bitmaps(void) {
@@ -963,39 +1105,32 @@ static int start_tracing(char *why, size_t why_cap) {
         cupti_version);
     cfg.nvtx = 0;
   }
-  CUptiResult rc = p_cuptiSubscribe(&subscriber, on_api_callback, NULL);
-  if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    snprintf(why, why_cap,
-             "another CUPTI client (torch.profiler, Nsight Systems or Compute, cuda-gdb, compute-sanitizer) already "
-             "holds CUPTI in this process, and this driver allows only one: gpuwhy does not trace, the other tool "
-             "keeps working");
-    return -1;
-  }
-  if (rc != CUPTI_SUCCESS) {
-    snprintf(why, why_cap, "cuptiSubscribe failed: %s (%d)", cupti_error(rc), (int)rc);
-    return -1;
-  }
   for (unsigned i = 0; i < POOL_BUFFERS; i++) {
     pool[i] = aligned_alloc(64, POOL_BUFFER_BYTES);
     if (!pool[i]) {
       snprintf(why, why_cap, "no memory for %u activity buffers of %u bytes", POOL_BUFFERS, POOL_BUFFER_BYTES);
       for (unsigned j = 0; j < i; j++)
         free(pool[j]);
-      p_cuptiUnsubscribe(subscriber);
       return -1;
     }
   }
   atomic_store(&pool_free_mask, (1u << POOL_BUFFERS) - 1u);
-  rc = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-  if (rc != CUPTI_SUCCESS) {
-    snprintf(why, why_cap, "cuptiActivityRegisterCallbacks failed: %s (%d)", cupti_error(rc), (int)rc);
-    p_cuptiUnsubscribe(subscriber);
-    return -1; /* the pool stays allocated: CUPTI may hold a pointer to it */
-  }
-  if (p_cuptiActivityEnableAllSyncRecords)
-    p_cuptiActivityEnableAllSyncRecords(0); /* no records for queries of unfinished work */
+  /* On failure the pool stays allocated: CUPTI may hold a pointer to it. */
+  if (cupti_attach(why, why_cap) != CUPTI_SUCCESS)
+    return -1;
+  /* Detaching needs cuptiFinalize and whole-domain callbacks; launch counting
+   * needs callbacks all the time, and NVTX goes through libcupti as its
+   * injection, which would set CUPTI up again between windows. */
+  if (cfg.mode != GW_WIRE_MODE_SAMPLED || cfg.count_launches || cfg.nvtx || !p_cuptiFinalize || !p_cuptiEnableDomain)
+    cfg.detach = 0;
   build_keep_bitmaps();
-  api_per_cbid = p_cuptiActivityEnableRuntimeApi && p_cuptiActivityEnableDriverApi;
+  /* Per-function API switches took effect only when set during CUDA's start:
+   * on the H200 a sampled window opened 2 s later got 0 API records for
+   * 171525 kernels, whole kinds 104089 for 104062 (scripts/h200/diag_api.sh).
+   * So sampled windows take whole kinds, filtered when converting.
+   * GPUWHY_TRACE_API_PER_CALL=0 does the same in full mode. */
+  api_per_cbid = p_cuptiActivityEnableRuntimeApi && p_cuptiActivityEnableDriverApi && cfg.mode == GW_WIRE_MODE_FULL &&
+                 env_flag("GPUWHY_TRACE_API_PER_CALL", 1);
   atomic_store(&tracing_on, 1);
   count_period_start_ns = now_ns();
 
@@ -1076,11 +1211,13 @@ GWT_EXPORT int InitializeInjection(void) {
   if (cfg.mode == GW_WIRE_MODE_FULL)
     say(GW_WIRE_NOTE_INFO, "tracing every kernel (full mode), CUPTI %u", cupti_version);
   else
-    say(GW_WIRE_NOTE_INFO, "tracing %u ms every %u ms (sampled mode, windows: %s, launch counting %s), CUPTI %u",
+    say(GW_WIRE_NOTE_INFO,
+        "tracing %u ms every %u ms (sampled mode, windows: %s, launch counting %s, CUPTI %s between windows), "
+        "CUPTI %u",
         cfg.window_ms, cfg.period_ms,
         cfg.sampled_kinds == SAMPLED_ALL        ? "all kinds"
         : cfg.sampled_kinds == SAMPLED_NOKERNEL ? "no kernels"
                                                 : "none",
-        cfg.count_launches ? "on" : "off", cupti_version);
+        cfg.count_launches ? "on" : "off", cfg.detach ? "detached" : "attached", cupti_version);
   return 1;
 }

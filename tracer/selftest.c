@@ -5,7 +5,12 @@
  *   2. GPUWHY_TRACE_DIR unset: does nothing
  *   3. another CUPTI client (subscribe returns 39): NOTE and stderr line
  *   4. full mode against a fake libcupti, normal exit: records flushed at exit
+ *   4b. an unknown value in a GPUWHY_TRACE_ variable: the default, one warning
  *   5. sampled mode: WINDOW and LAUNCH_COUNT records
+ *   5b. sampled mode detaching CUPTI between windows: records of every
+ *       window, cuptiFinalize at a program API exit after each
+ *   5c. another CUPTI client takes CUPTI while it is detached: one warning,
+ *       no more windows, the program runs on
  *   6. SIGTERM: records flushed, then the process still dies of SIGTERM
  * Usage: tracer_selftest <libgpuwhy-tracer.so> <libcupti-fake.so> */
 #include <dlfcn.h>
@@ -34,9 +39,10 @@ static int failures;
 
 struct counts {
   uint32_t cupti_version;
-  int notes, error_notes, names, kernels, nccl, memcpys, syncs, apis, api_filtered, windows, full_windows,
+  int notes, error_notes, warn_notes, names, kernels, nccl, memcpys, syncs, apis, api_filtered, windows, full_windows,
       launch_counts;
   char first_error[1100];
+  char first_warn[1100];
 };
 
 static gw_status c_header(void *ctx, const struct gw_wire_file_header *h) {
@@ -91,6 +97,8 @@ static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, c
   (void)pid;
   struct counts *c = ctx;
   c->notes++;
+  if (n->level == GW_WIRE_NOTE_WARN && !c->warn_notes++)
+    snprintf(c->first_warn, sizeof c->first_warn, "%.*s", (int)len, text);
   if (n->level == GW_WIRE_NOTE_ERROR) {
     if (!c->error_notes)
       snprintf(c->first_error, sizeof c->first_error, "%.*s", (int)len, text);
@@ -132,7 +140,12 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
 
 /* The child: environment, stderr into a file, dlopen, InitializeInjection,
  * then what the case asks (0 exit, sleep then exit, SIGTERM). */
-enum ending { END_EXIT, END_SLEEP_EXIT, END_SIGTERM };
+/* Sampled mode against the fake CUPTI: 50 ms windows every 100 ms. */
+#define SAMPLED_50_OF_100(dir)                                                                                         \
+  "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "sampled",                  \
+      "GPUWHY_TRACE_WINDOW_MS", "50", "GPUWHY_TRACE_PERIOD_MS", "100"
+
+enum ending { END_EXIT, END_SLEEP_EXIT, END_SIGTERM, END_API_CALLS };
 
 static pid_t run_child(const char *const *env, const char *stderr_path, enum ending ending) {
   fflush(NULL); /* the child's exit() must not print the parent's buffered lines again */
@@ -160,6 +173,20 @@ static pid_t run_child(const char *const *env, const char *stderr_path, enum end
     _exit(12);
   if (ending == END_SLEEP_EXIT)
     usleep(450 * 1000);
+  if (ending == END_API_CALLS) {
+    /* A program calling CUDA every millisecond for about 450 ms; the exit
+     * status says how often CUPTI was finalized. */
+    void *fake = dlopen(fake_cupti_path, RTLD_NOW | RTLD_NOLOAD);
+    void (*api_call)(void) = fake ? (void (*)(void))dlsym(fake, "fake_cupti_api_call") : NULL;
+    int (*finalized)(void) = fake ? (int (*)(void))dlsym(fake, "fake_cupti_finalize_count") : NULL;
+    if (!api_call || !finalized)
+      _exit(14);
+    for (int i = 0; i < 450; i++) {
+      api_call();
+      usleep(1000);
+    }
+    exit(finalized());
+  }
   if (ending == END_SIGTERM) {
     usleep(50 * 1000);
     raise(SIGTERM);
@@ -294,22 +321,31 @@ int main(int argc, char **argv) {
     EXPECT(all == 0, "unexpected stderr: %s", first);
     printf("case 4 (full): %d kernels, %d NCCL, %d api\n", c.kernels, c.nccl, c.apis);
   }
-  /* 5. Sampled mode with launch counting on: windows of 50 ms every 100 ms
-   * for about 450 ms. */
+  /* 4b. A value the tracer does not know: the default, one warning. */
   {
     const char *env[] = {"GPUWHY_TRACE_DIR",
                          dir,
                          "GPUWHY_TRACE_CUPTI_LIB",
                          fake_cupti_path,
                          "GPUWHY_TRACE_MODE",
-                         "sampled",
-                         "GPUWHY_TRACE_WINDOW_MS",
-                         "50",
-                         "GPUWHY_TRACE_PERIOD_MS",
-                         "100",
-                         "GPUWHY_TRACE_COUNT_LAUNCHES",
-                         "1",
+                         "full",
+                         "GPUWHY_TRACE_KERNEL_KIND",
+                         "bogus",
                          NULL};
+    pid_t pid = run_child(env, err_path, END_EXIT);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(
+        c.warn_notes == 1 &&
+            strstr(c.first_warn, "GPUWHY_TRACE_KERNEL_KIND=bogus is not one of concurrent, serial; using concurrent"),
+        "warning: %s", c.first_warn);
+    EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
+  }
+  /* 5. Sampled mode with launch counting on: windows of 50 ms every 100 ms
+   * for about 450 ms. */
+  {
+    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_COUNT_LAUNCHES", "1", NULL};
     pid_t pid = run_child(env, err_path, END_SLEEP_EXIT);
     code = wait_child(pid, &sig);
     EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
@@ -319,6 +355,35 @@ int main(int argc, char **argv) {
     EXPECT(c.launch_counts >= 2, "%d launch counts", c.launch_counts);
     EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
     printf("case 5 (sampled): %d windows, %d launch counts, %d kernels\n", c.windows, c.launch_counts, c.kernels);
+  }
+  /* 5b. Sampled mode, CUPTI detached between windows (the default). */
+  {
+    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
+    pid_t pid = run_child(env, err_path, END_API_CALLS);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.error_notes == 0 && c.warn_notes == 0, "error: %s warning: %s", c.first_error, c.first_warn);
+    EXPECT(c.windows >= 2 && c.full_windows == 0, "%d windows", c.windows);
+    /* Every closed window was followed by a detach; the last may still be open at exit. */
+    EXPECT(finalized >= 1 && (finalized == c.windows || finalized == c.windows - 1), "%d finalized, %d windows",
+           finalized, c.windows);
+    EXPECT(c.kernels >= 3 * finalized, "%d kernels for %d detached windows", c.kernels, finalized);
+    printf("case 5b (sampled, detached between windows): %d windows, %d finalized, %d kernels\n", c.windows, finalized,
+           c.kernels);
+  }
+  /* 5c. Another CUPTI client subscribes while the tracer is detached. */
+  {
+    const char *env[] = {
+        SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "FAKE_CUPTI_RESUBSCRIBE_RC", "39", NULL};
+    pid_t pid = run_child(env, err_path, END_API_CALLS);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(sig == 0 && finalized == 1, "child exit %d signal %d", finalized, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.windows == 1 && c.kernels >= 3, "%d windows %d kernels", c.windows, c.kernels);
+    EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "took CUPTI"), "warning: %s", c.first_warn);
+    stderr_lines(err_path, &ours, &all, first, sizeof first);
+    EXPECT(ours == 1 && all == 1, "%d tracer lines of %d", ours, all);
+    printf("case 5c (second client while detached): %s", first);
   }
   /* 6. SIGTERM with the default action: flushed, and still killed by it. */
   {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Tracer checks on the GPU: a traced program that crashes mid-run, one where
-# CUPTI cannot start, one that also runs torch.profiler, and a traced scenario.
+# Tracer checks on the GPU: a traced program that crashes mid-run (full and
+# sampled mode), one where CUPTI cannot start, one that also runs
+# torch.profiler, and a traced scenario.
 # usage: tracer_checks.sh GPUWHY_BIN OUTDIR
 set -u
 bin=$1 out=$2
@@ -16,6 +17,11 @@ while time.time() - t < 3:
 os.kill(os.getpid(), 11)'
 "$bin" record -q --trace=full -o "$out/crash.db" -- python3 -c "$crash"
 echo "crash: exit $? (expect 139); kernels $(q "$out/crash.db" 'select count(*) from kernel'); samples $(q "$out/crash.db" 'select count(*) from gpu_sample'); run.exit_status $(q "$out/crash.db" 'select exit_status from run'); notes: $(q "$out/crash.db" "select message from event where kind='note'" | head -3)"
+# The same crash in sampled mode with a window every second: CUPTI is detached
+# and attached again several times before it.
+GPUWHY_TRACE_DEBUG=1 GPUWHY_TRACE_WINDOW_MS=100 GPUWHY_TRACE_PERIOD_MS=1000 GPUWHY_TRACE_FIRST_DELAY_MS=500 \
+  "$bin" record -q --trace=sampled -o "$out/crash_sampled.db" -- python3 -c "$crash"
+echo "sampled crash: exit $? (expect 139); windows $(q "$out/crash_sampled.db" 'select count(*) from trace_window'); kernels $(q "$out/crash_sampled.db" 'select count(*) from kernel'); run.exit_status $(q "$out/crash_sampled.db" 'select exit_status from run'); trace notes: $(q "$out/crash_sampled.db" 'select text from trace_note' | tr '\n' '|')"
 GPUWHY_TRACE_CUPTI_LIB=/nonexistent/libcupti.so "$bin" record -q --trace=full -o "$out/nocupti.db" -- python3 -c 'import torch, sys; x = torch.randn(8, device="cuda"); print(float(x.sum())); sys.exit(3)'
 echo "no CUPTI: exit $? (expect 3); kernels $(q "$out/nocupti.db" 'select count(*) from kernel'); samples $(q "$out/nocupti.db" 'select count(*) from gpu_sample'); trace notes: $(q "$out/nocupti.db" 'select text from trace_note' | head -2)"
 prof='import torch
