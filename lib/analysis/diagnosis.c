@@ -446,6 +446,7 @@ static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
   sum->host_busy_ns += l->host_busy_ns;
   sum->launch_gap_ns += l->launch_gap_ns;
   sum->host_issue_ns += l->host_issue_ns;
+  sum->sync_gaps += l->sync_gaps;
   sum->ticks_active += l->ticks_active;
   sum->sm_from_util |= l->sm_from_util;
   sum->from_timeline |= l->from_timeline;

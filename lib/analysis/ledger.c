@@ -256,6 +256,13 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
   }
 }
 
+static struct gw_interval *copy_list(const struct gw_interval *src, size_t n) {
+  struct gw_interval *dst = gw_xcalloc(n + 1, sizeof *dst);
+  if (n)
+    memcpy(dst, src, n * sizeof *dst);
+  return dst;
+}
+
 /* Timeline path: busy time and gaps from the traced kernels; the split of
  * busy time into productive / underfilled / throttled still comes from the
  * counters over the same span (the tracer does not see SM fill). */
@@ -278,27 +285,33 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
         t1 = lists[l][i].end_ns;
     }
   /* copy the lists: the split merges them in place */
-  struct gw_interval *k = gw_xcalloc(g->nkernels + 1, sizeof *k), *n = gw_xcalloc(g->nnccl + 1, sizeof *n);
-  struct gw_interval *h = gw_xcalloc(g->nh2d + 1, sizeof *h), *o = gw_xcalloc(g->ncopies + 1, sizeof *o);
-  struct gw_interval *api = gw_xcalloc(g->napi + 1, sizeof *api);
-  if (g->napi)
-    memcpy(api, g->api, g->napi * sizeof *api);
-  if (g->nkernels)
-    memcpy(k, g->kernels, g->nkernels * sizeof *k);
-  if (g->nnccl)
-    memcpy(n, g->nccl, g->nnccl * sizeof *n);
-  if (g->nh2d)
-    memcpy(h, g->h2d, g->nh2d * sizeof *h);
-  if (g->ncopies)
-    memcpy(o, g->copies, g->ncopies * sizeof *o);
+  struct gw_timeline_input in = {
+      .compute = copy_list(g->kernels, g->nkernels),
+      .ncompute = g->nkernels,
+      .nccl = copy_list(g->nccl, g->nnccl),
+      .nnccl = g->nnccl,
+      .h2d = copy_list(g->h2d, g->nh2d),
+      .nh2d = g->nh2d,
+      .other_copies = copy_list(g->copies, g->ncopies),
+      .nother = g->ncopies,
+      .api = copy_list(g->api, g->napi),
+      .napi = g->napi,
+      .syncs = copy_list(g->syncs, g->nsyncs),
+      .nsyncs = g->nsyncs,
+      .t0 = t0,
+      .t1 = t1,
+      .launch_gap_max_ns = (int64_t)gw_thr.launch_gap_max_ns,
+      .host_quiet_max_ns = (int64_t)gw_thr.host_quiet_max_ns,
+      .sync_slack_ns = (int64_t)gw_thr.sync_slack_ns,
+  };
   struct gw_gap_split sp;
-  gw_timeline_split(k, g->nkernels, n, g->nnccl, h, g->nh2d, o, g->ncopies, api, g->napi, t0, t1,
-                    (int64_t)gw_thr.launch_gap_max_ns, (int64_t)gw_thr.host_quiet_max_ns, &sp);
-  free(api);
-  free(k);
-  free(n);
-  free(h);
-  free(o);
+  gw_timeline_split(&in, &sp);
+  free(in.compute);
+  free(in.nccl);
+  free(in.h2d);
+  free(in.other_copies);
+  free(in.api);
+  free(in.syncs);
 
   int64_t wall_start = t0, wall_end = t1;
   if (g->n > 0) {
@@ -312,7 +325,9 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   out->active_start_ns = t0;
   out->active_end_ns = t1;
   out->row_ns[GW_ROW_STARTUP] = (double)(out->wall_ns - (t1 - t0));
-  out->measured[GW_ROW_IDLE_SYNC] = 0; /* sync records are not read yet */
+  /* sync is seen when the trace has the host's synchronizing calls */
+  out->measured[GW_ROW_IDLE_SYNC] = g->nsyncs > 0;
+  out->row_ns[GW_ROW_IDLE_SYNC] = (double)sp.idle_sync_ns;
 
   /* busy split by the counters' proportions over the active span */
   double c_prod = counters.row_ns[GW_ROW_PRODUCTIVE], c_thr = counters.row_ns[GW_ROW_THROTTLED];
@@ -340,6 +355,7 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   out->host_busy_ns = counters.host_busy_ns;
   out->launch_gap_ns = counters.launch_gap_ns;
   out->host_issue_ns = (double)sp.host_issue_ns;
+  out->sync_gaps = sp.sync_gaps;
 }
 
 void gw_ledger_build(const struct gw_recording *rec, int gi, const struct gw_ledger_context *ctx,

@@ -15,8 +15,10 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
    * than half the time. A GPU resident most of the time sets the pace
    * itself: its short gaps are not the first thing to fix. */
   double ns = dx->total.tiny_kernel_ns;
+  /* Traced: launch gaps, and the gaps a synchronizing call opens (the queue
+   * drained, then refilled one launch at a time: seed 2.3's .item()). */
   if (traced)
-    ns = dx->total.row_ns[GW_ROW_IDLE_LAUNCH] + dx->total.tiny_kernel_ns;
+    ns = dx->total.row_ns[GW_ROW_IDLE_LAUNCH] + dx->total.row_ns[GW_ROW_IDLE_SYNC] + dx->total.tiny_kernel_ns;
   else if (!isnan(p->util_med_pct) && p->util_med_pct < gw_thr.small_busy_util_pct)
     ns += dx->total.launch_gap_ns;
   double share = gw_rule_share(dx, ns);
@@ -65,6 +67,13 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
                           _("traced: %.0f%% of active time in longer gaps while the host kept making CUDA calls (never "
                             "quiet for %.1f ms): it could not issue kernels as fast as the GPU ran them"),
                           issue * 100, gw_thr.host_quiet_max_ns / 1e6);
+    double sync = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_SYNC]);
+    if (sync > 0)
+      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
+                          _("traced: %.0f%% of active time in %lld gaps that opened while the host waited in a "
+                            "synchronizing call (synchronize, .item(), a blocking copy) and closed when it launched "
+                            "again"),
+                          sync * 100, (long long)dx->total.sync_gaps);
   }
   gw_finding_fix(f, _("remove .item(), printing tensors and torch.cuda.synchronize() from the training loop"),
                  _("each one stalls the launch queue until the GPU catches up"));

@@ -398,28 +398,90 @@ static void load_sampled_kernels(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_finalize(s);
 }
 
-/* The traced CUDA calls of the host (api table), given to the GPU whose
- * kernels their process ran (one rank, one GPU); with one GPU and no kernel
- * owner known, all of them. The timeline reads from them whether the host
- * kept issuing work through a gap. Only for a full timeline: a sampled trace
- * keeps the counter ledger. */
-static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (!rec->has_timeline || !gw_store_table_exists(db, "api") ||
-      sqlite3_prepare_v2(db, "SELECT pid, start_ns, end_ns FROM api WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                         -1, &s, NULL) != SQLITE_OK)
-    return;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
-    if (!time_ok(a) || !time_ok(b))
-      continue;
-    for (int i = 0; i < rec->ngpus; i++) {
-      struct gw_gpu_series *g = &rec->gpus[i];
-      if (g->trace_pid == pid || (g->trace_pid == 0 && rec->ngpus == 1))
+/* CUPTI callback ids of the host calls that wait for the GPU: synchronize
+ * calls and blocking copies (cupti_runtime_cbid.h, cupti_driver_cbid.h;
+ * ids are never reused). cudaStreamWaitEvent is not among them: it makes a
+ * stream wait, not the host. */
+static const int RUNTIME_SYNC_CBIDS[] = {
+    31,  /* cudaMemcpy */
+    126, /* cudaThreadSynchronize */
+    131, /* cudaStreamSynchronize */
+    137, /* cudaEventSynchronize */
+    165, /* cudaDeviceSynchronize */
+    215, /* cudaMemcpy_ptds */
+    239, /* cudaStreamSynchronize_ptsz */
+};
+static const int DRIVER_SYNC_CBIDS[] = {
+    17,  /* cuCtxSynchronize */
+    45,  /* cuMemcpyDtoH */
+    121, /* cuEventSynchronize */
+    126, /* cuStreamSynchronize */
+    278, /* cuMemcpyDtoH_v2 */
+    440, /* cuStreamSynchronize_ptsz */
+    800, /* cuCtxSynchronize_v2 */
+};
+
+static int is_sync_call(const char *domain, int cbid) {
+  int runtime = domain && strcmp(domain, "runtime") == 0, driver = domain && strcmp(domain, "driver") == 0;
+  const int *ids = runtime ? RUNTIME_SYNC_CBIDS : DRIVER_SYNC_CBIDS;
+  size_t n = runtime ? sizeof RUNTIME_SYNC_CBIDS / sizeof *ids : sizeof DRIVER_SYNC_CBIDS / sizeof *ids;
+  for (size_t i = 0; (runtime || driver) && i < n; i++)
+    if (ids[i] == cbid)
+      return 1;
+  return 0;
+}
+
+/* Gives a host interval of process pid to the GPU whose kernels that process
+ * ran (one rank, one GPU); with one GPU and no kernel owner known, to it. */
+static void push_host_iv(struct gw_recording *rec, int64_t pid, int64_t a, int64_t b, int sync) {
+  for (int i = 0; i < rec->ngpus; i++) {
+    struct gw_gpu_series *g = &rec->gpus[i];
+    if (g->trace_pid == pid || (g->trace_pid == 0 && rec->ngpus == 1)) {
+      if (sync)
+        push_iv(&g->syncs, &g->nsyncs, a, b);
+      else
         push_iv(&g->api, &g->napi, a, b);
     }
   }
-  sqlite3_finalize(s);
+}
+
+/* The traced CUDA calls of the host (api table), and among them and in the
+ * sync table the calls that waited for the GPU. The timeline reads from them
+ * whether the host kept issuing work through a gap, and whether it opened
+ * the gap by waiting. Only for a full timeline: a sampled trace keeps the
+ * counter ledger. */
+static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (!rec->has_timeline)
+    return;
+  if (gw_store_table_exists(db, "api") && sqlite3_prepare_v2(db,
+                                                             "SELECT pid, start_ns, end_ns, domain, cbid FROM api"
+                                                             " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                                                             -1, &s, NULL) == SQLITE_OK) {
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+      if (!time_ok(a) || !time_ok(b))
+        continue;
+      push_host_iv(rec, pid, a, b, 0);
+      if (is_sync_call((const char *)sqlite3_column_text(s, 3), sqlite3_column_int(s, 4)))
+        push_host_iv(rec, pid, a, b, 1);
+    }
+    sqlite3_finalize(s);
+  }
+  /* CUPTI's synchronization records: event (1), stream (3) and context (4)
+   * synchronize; 2 is a stream waiting on an event, not the host. */
+  if (gw_store_table_exists(db, "sync") &&
+      sqlite3_prepare_v2(db,
+                         "SELECT pid, start_ns, end_ns FROM sync WHERE sync_type IN (1, 3, 4)"
+                         " AND start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                         -1, &s, NULL) == SQLITE_OK) {
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+      if (time_ok(a) && time_ok(b))
+        push_host_iv(rec, pid, a, b, 1);
+    }
+    sqlite3_finalize(s);
+  }
 }
 
 /* Which process ran on each GPU (the kernel table's busiest pid: a rank),
@@ -628,6 +690,7 @@ void gw_recording_free(struct gw_recording *rec) {
     free(g->h2d);
     free(g->copies);
     free(g->api);
+    free(g->syncs);
   }
   free(rec->gpus);
   struct gw_host_series *h = &rec->host;

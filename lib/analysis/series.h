@@ -29,6 +29,8 @@ struct gw_gpu_series {
   size_t nkernels, nnccl, nh2d, ncopies, napi;
   struct gw_interval *kernels, *nccl, *h2d, *copies;
   struct gw_interval *api; /* the host's traced CUDA calls (api table) of the process running on this GPU */
+  size_t nsyncs;
+  struct gw_interval *syncs; /* that process's calls that wait for the GPU (sync table, synchronizing API calls) */
   /* for the multi-GPU summary */
   struct gw_kernel_stats kstats; /* the traced kernels' statistics (nkernels 0 without) */
   int64_t trace_pid;             /* the process that ran most kernels on this GPU (a rank), 0 unknown */

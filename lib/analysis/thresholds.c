@@ -150,4 +150,8 @@ const struct gw_thresholds gw_thr = {
      * a host that issues work never pauses for half a millisecond, while
      * preparing a batch or waiting on I/O pauses for milliseconds */
     .host_quiet_max_ns = 500000.0,
+    /* [physics] a synchronizing call returns after the GPU's last work ends;
+     * CUPTI's GPU timestamps moved to the host clock, and Kineto's
+     * microsecond rounding, can put its end a few us before that work's */
+    .sync_slack_ns = 10000.0,
 };

@@ -59,6 +59,7 @@ struct gw_thresholds {
   double no_gpm_conf_factor; /* confidence multiplier when SM activity is unavailable */
   double launch_gap_max_ns;  /* timeline: a gap this short is launch latency, not waiting */
   double host_quiet_max_ns;  /* timeline: a longer gap is launch-bound when the host's CUDA calls never pause longer */
+  double sync_slack_ns;      /* timeline: a sync that ended this little before a gap opened was still waiting */
 };
 
 extern const struct gw_thresholds gw_thr;

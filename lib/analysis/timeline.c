@@ -58,18 +58,27 @@ int64_t gw_interval_uncovered_ns(const struct gw_interval *a, size_t na, const s
   return sum;
 }
 
-/* Does some h2d copy start at or just before `at` (within slack)? */
-static int copy_starts_near(const struct gw_interval *h2d, size_t n, int64_t gap_start, int64_t at) {
-  /* A gap that ends in an H2D copy: the GPU waited for the host to hand over data. */
+/* The index of the first interval of a merged, sorted list whose start (or
+ * end, with by_end; merged lists have sorted ends too) is past t: beyond it
+ * with strict, at or beyond it otherwise. */
+static size_t first_past(const struct gw_interval *iv, size_t n, int64_t t, int by_end, int strict) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (h2d[mid].start_ns < gap_start)
+    int64_t v = by_end ? iv[mid].end_ns : iv[mid].start_ns;
+    if (strict ? v <= t : v < t)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return lo < n && h2d[lo].start_ns <= at;
+  return lo;
+}
+
+/* Does some h2d copy start at or just before `at` (within slack)? A gap that
+ * ends in an H2D copy: the GPU waited for the host to hand over data. */
+static int copy_starts_near(const struct gw_interval *h2d, size_t n, int64_t gap_start, int64_t at) {
+  size_t i = first_past(h2d, n, gap_start, 0, 0);
+  return i < n && h2d[i].start_ns <= at;
 }
 
 /* memcpy with a NULL source is undefined even for 0 bytes. */
@@ -81,16 +90,8 @@ static void copy_intervals(struct gw_interval *dst, const struct gw_interval *sr
 /* The longest stretch of [a, b) with no host CUDA call in it (api merged and
  * sorted). */
 static int64_t longest_quiet_ns(const struct gw_interval *api, size_t napi, int64_t a, int64_t b) {
-  size_t lo = 0, hi = napi;
-  while (lo < hi) { /* first call that ends after a */
-    size_t mid = (lo + hi) / 2;
-    if (api[mid].end_ns <= a)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
   int64_t quiet = 0, cursor = a;
-  for (size_t i = lo; i < napi && api[i].start_ns < b; i++) {
+  for (size_t i = first_past(api, napi, a, 1, 1); i < napi && api[i].start_ns < b; i++) {
     if (api[i].start_ns - cursor > quiet)
       quiet = api[i].start_ns - cursor;
     if (api[i].end_ns > cursor)
@@ -99,18 +100,26 @@ static int64_t longest_quiet_ns(const struct gw_interval *api, size_t napi, int6
   return b - cursor > quiet ? b - cursor : quiet;
 }
 
-void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_interval *nccl, size_t nnccl,
-                       struct gw_interval *h2d, size_t nh2d, struct gw_interval *other, size_t nother,
-                       struct gw_interval *api, size_t napi, int64_t t0, int64_t t1, int64_t launch_gap_max_ns,
-                       int64_t host_quiet_max_ns, struct gw_gap_split *out) {
+/* Was the host waiting in a synchronizing call when the GPU ran dry at
+ * gap_start? The last sync that started by then must end no earlier than
+ * slack before it. */
+static int sync_open_at(const struct gw_interval *syncs, size_t n, int64_t gap_start, int64_t slack_ns) {
+  size_t i = first_past(syncs, n, gap_start, 0, 1);
+  return i > 0 && syncs[i - 1].end_ns >= gap_start - slack_ns;
+}
+
+void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out) {
   memset(out, 0, sizeof *out);
+  int64_t t0 = in->t0, t1 = in->t1;
   if (t1 <= t0)
     return;
-  ncompute = gw_interval_union(compute, ncompute);
-  nnccl = gw_interval_union(nccl, nnccl);
-  nh2d = gw_interval_union(h2d, nh2d);
-  nother = gw_interval_union(other, nother);
-  napi = gw_interval_union(api, napi);
+  size_t ncompute = gw_interval_union(in->compute, in->ncompute);
+  size_t nnccl = gw_interval_union(in->nccl, in->nnccl);
+  size_t nh2d = gw_interval_union(in->h2d, in->nh2d);
+  size_t nother = gw_interval_union(in->other_copies, in->nother);
+  size_t napi = gw_interval_union(in->api, in->napi);
+  size_t nsyncs = gw_interval_union(in->syncs, in->nsyncs);
+  const struct gw_interval *h2d = in->h2d, *api = in->api;
 
   /* Busy = compute U copies other than host-to-device. A host-to-device copy
    * with no kernel beside it is the GPU waiting for its input (seed 2.1: a
@@ -118,17 +127,17 @@ void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_i
    * NCCL time outside all of these is communication. */
   size_t nall = ncompute + nother;
   struct gw_interval *all = gw_xcalloc(nall + nh2d + nnccl + 1, sizeof *all);
-  copy_intervals(all, compute, ncompute);
-  copy_intervals(all + ncompute, other, nother);
+  copy_intervals(all, in->compute, ncompute);
+  copy_intervals(all + ncompute, in->other_copies, nother);
   size_t nbusy = gw_interval_union(all, nall);
   out->busy_ns = gw_interval_total_ns(all, nbusy, t0, t1);
   out->idle_input_ns = gw_interval_uncovered_ns(h2d, nh2d, all, nbusy);
   copy_intervals(all + nbusy, h2d, nh2d);
   nbusy = gw_interval_union(all, nbusy + nh2d);
-  out->comm_ns = gw_interval_uncovered_ns(nccl, nnccl, all, nbusy);
+  out->comm_ns = gw_interval_uncovered_ns(in->nccl, nnccl, all, nbusy);
 
   /* Gaps are the holes of (busy U nccl) inside [t0, t1). */
-  copy_intervals(all + nbusy, nccl, nnccl);
+  copy_intervals(all + nbusy, in->nccl, nnccl);
   size_t nany = gw_interval_union(all, nbusy + nnccl);
   int64_t cursor = t0;
   for (size_t i = 0; i <= nany; i++) {
@@ -137,13 +146,25 @@ void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_i
       next = t1;
     if (next > cursor) {
       int64_t gap = next - cursor;
-      if (i < nany && copy_starts_near(h2d, nh2d, cursor, next))
+      int short_gap = gap <= in->launch_gap_max_ns && i < nany;
+      /* A longer gap through which the host kept calling CUDA. */
+      int host_busy =
+          !short_gap && i < nany && napi > 0 && longest_quiet_ns(api, napi, cursor, next) <= in->host_quiet_max_ns;
+      if (i < nany && copy_starts_near(h2d, nh2d, cursor, next)) {
         out->idle_input_ns += gap;
-      else if (gap <= launch_gap_max_ns && i < nany)
+      } else if ((short_gap || host_busy) && nsyncs > 0 && cursor > t0 &&
+                 sync_open_at(in->syncs, nsyncs, cursor, in->sync_slack_ns)) {
+        /* The host waited for the GPU to drain its queue, then had to fill
+         * it again: seed 2.3's .item() and synchronize(). A host that went
+         * quiet after the sync was busy elsewhere: that gap is not the
+         * sync's. */
+        out->idle_sync_ns += gap;
+        out->sync_gaps++;
+      } else if (short_gap) {
         out->idle_launch_ns += gap;
-      else if (i < nany && napi > 0 && longest_quiet_ns(api, napi, cursor, next) <= host_quiet_max_ns) {
-        /* The host kept calling CUDA all through the gap: the GPU waited
-         * for it to issue the next kernel (launch and framework overhead). */
+      } else if (host_busy) {
+        /* The GPU waited for the host to issue the next kernel (launch and
+         * framework overhead). */
         out->idle_launch_ns += gap;
         out->host_issue_ns += gap;
       } else {

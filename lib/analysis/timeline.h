@@ -26,21 +26,42 @@ struct gw_gap_split {
   int64_t busy_ns;        /* union of compute kernels and copies other than host-to-device */
   int64_t comm_ns;        /* NCCL kernel time not overlapped by compute or copies */
   int64_t idle_input_ns;  /* host-to-device copies with no kernel beside them, and gaps that end in one */
+  int64_t idle_sync_ns;   /* gaps the host opened by waiting for the GPU in a synchronizing call */
   int64_t idle_launch_ns; /* gaps shorter than a few launch latencies, and host_issue_ns */
   int64_t host_issue_ns;  /* longer gaps through which the host kept making CUDA calls */
   int64_t idle_other_ns;  /* all other gaps */
   int64_t long_gaps;      /* count of gaps in idle_other (for periodicity evidence) */
+  int64_t sync_gaps;      /* count of gaps in idle_sync */
 };
 
-/* Classify [t0, t1) of one GPU. compute: non-NCCL kernels; nccl: NCCL
- * kernels; h2d: host-to-device copies; other copies: other_copies; api: the
- * host's traced CUDA calls (may be empty). Each list is merged in place.
- * launch_gap_max_ns: the longest gap still counted as launch latency;
- * host_quiet_max_ns: a longer gap counts as launch-bound when no stretch of
- * it longer than this passes without a host CUDA call. */
-void gw_timeline_split(struct gw_interval *compute, size_t ncompute, struct gw_interval *nccl, size_t nnccl,
-                       struct gw_interval *h2d, size_t nh2d, struct gw_interval *other_copies, size_t nother,
-                       struct gw_interval *api, size_t napi, int64_t t0, int64_t t1, int64_t launch_gap_max_ns,
-                       int64_t host_quiet_max_ns, struct gw_gap_split *out);
+/* What gw_timeline_split classifies: one GPU's traced intervals in
+ * [t0, t1). Each list may be empty and is merged in place. */
+struct gw_timeline_input {
+  struct gw_interval *compute; /* non-NCCL kernels */
+  size_t ncompute;
+  struct gw_interval *nccl; /* NCCL kernels */
+  size_t nnccl;
+  struct gw_interval *h2d; /* host-to-device copies */
+  size_t nh2d;
+  struct gw_interval *other_copies;
+  size_t nother;
+  struct gw_interval *api; /* the host's traced CUDA calls */
+  size_t napi;
+  struct gw_interval *syncs; /* host calls that wait for the GPU (synchronize, blocking copies) */
+  size_t nsyncs;
+  int64_t t0, t1;
+  int64_t launch_gap_max_ns; /* the longest gap still counted as launch latency */
+  int64_t host_quiet_max_ns; /* a longer gap is launch-bound when no stretch of it longer than this passes
+                                without a host CUDA call */
+  int64_t sync_slack_ns;     /* a sync counts as waiting at the gap's start when it ended at most this before it
+                                (host and GPU timestamps) */
+};
+
+/* Classify the input's span, in this order: a gap that ends in a
+ * host-to-device copy is input; one that opens while the host waits in a
+ * synchronizing call, and that the host then ends promptly (short, or never
+ * quiet), is sync; a short gap, or one through which the host kept calling
+ * CUDA, is launch; the rest is other. */
+void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out);
 
 #endif

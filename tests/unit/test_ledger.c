@@ -33,7 +33,16 @@ static void gaps_are_classified(void **state) {
   struct gw_interval h2d[] = {{1020000, 1025000}};
   struct gw_interval nccl[] = {{3035000, 3050000}};
   struct gw_gap_split sp;
-  gw_timeline_split(k, 4, nccl, 1, h2d, 1, NULL, 0, NULL, 0, 0, 3050000, 20000, 500000, &sp);
+  struct gw_timeline_input in = {.compute = k,
+                                 .ncompute = 4,
+                                 .nccl = nccl,
+                                 .nnccl = 1,
+                                 .h2d = h2d,
+                                 .nh2d = 1,
+                                 .t1 = 3050000,
+                                 .launch_gap_max_ns = 20000,
+                                 .host_quiet_max_ns = 500000};
+  gw_timeline_split(&in, &sp);
   /* the copy runs alone: its 5 us are input time, not busy time */
   assert_int_equal(sp.busy_ns, 10000 + 5000 + 5000 + 10000);
   assert_int_equal(sp.comm_ns, 10000);
@@ -53,14 +62,58 @@ static void host_issue_gaps_are_launch_time(void **state) {
   struct gw_interval api[] = {{20000, 25000},   {55000, 60000},   {85000, 90000},  {105000, 109000},
                               {125000, 130000}, {200000, 215000}, {235000, 240000}};
   struct gw_gap_split sp;
-  gw_timeline_split(k, 4, NULL, 0, NULL, 0, NULL, 0, api, 7, 0, 610000, 20000, 200000, &sp);
+  struct gw_timeline_input in = {
+      .compute = k, .ncompute = 4, .api = api, .napi = 7, .t1 = 610000, .launch_gap_max_ns = 20000};
+  in.host_quiet_max_ns = 200000;
+  gw_timeline_split(&in, &sp);
   assert_int_equal(sp.host_issue_ns, 200000);
   assert_int_equal(sp.idle_launch_ns, 200000);
   assert_int_equal(sp.idle_other_ns, 370000);
   /* a 60 us bound: the second gap's 70 us quiet stretch no longer counts */
-  gw_timeline_split(k, 4, NULL, 0, NULL, 0, NULL, 0, api, 7, 0, 610000, 20000, 60000, &sp);
+  in.host_quiet_max_ns = 60000;
+  gw_timeline_split(&in, &sp);
   assert_int_equal(sp.host_issue_ns, 100000);
   assert_int_equal(sp.idle_other_ns, 470000);
+}
+
+static void sync_gaps_are_classified(void **state) {
+  (void)state;
+  /* 1: the host waits in a sync while the GPU drains (the sync returns 5 us
+   * after the last kernel), then calls CUDA every few us until the next
+   * kernel 40 us later: sync. 2: a sync is open when the GPU runs dry, but
+   * the host then goes quiet for 2 ms (busy elsewhere): other. 3: a 10 us gap
+   * whose last sync ended 20 us before it: launch. 4: a gap that ends in a
+   * host-to-device copy stays input even with a sync open. */
+  struct gw_interval k[] = {{0, 100000}, {140000, 150000}, {2150000, 2160000}, {2170000, 2180000}, {2300000, 2310000}};
+  struct gw_interval api[] = {{106000, 110000}, {120000, 125000}, {130000, 139000}};
+  struct gw_interval syncs[] = {{50000, 105000}, {145000, 152000}, {2100000, 2140000}, {2175000, 2185000}};
+  struct gw_interval h2d[] = {{2290000, 2300000}};
+  struct gw_gap_split sp;
+  struct gw_timeline_input in = {.compute = k,
+                                 .ncompute = 5,
+                                 .h2d = h2d,
+                                 .nh2d = 1,
+                                 .api = api,
+                                 .napi = 3,
+                                 .syncs = syncs,
+                                 .nsyncs = 4,
+                                 .t1 = 2310000,
+                                 .launch_gap_max_ns = 20000,
+                                 .host_quiet_max_ns = 500000,
+                                 .sync_slack_ns = 10000};
+  gw_timeline_split(&in, &sp);
+  assert_int_equal(sp.idle_sync_ns, 40000);
+  assert_int_equal(sp.sync_gaps, 1);
+  assert_int_equal(sp.idle_other_ns, 2000000);
+  assert_int_equal(sp.idle_launch_ns, 10000);
+  assert_int_equal(sp.idle_input_ns, 110000 + 10000);
+  assert_int_equal(sp.busy_ns + sp.idle_sync_ns + sp.idle_other_ns + sp.idle_launch_ns + sp.idle_input_ns, 2310000);
+  /* Without the sync list the first gap is the host issuing work. */
+  in.syncs = NULL;
+  in.nsyncs = 0;
+  gw_timeline_split(&in, &sp);
+  assert_int_equal(sp.idle_sync_ns, 0);
+  assert_int_equal(sp.host_issue_ns, 40000);
 }
 
 static double row_sum_pct(const struct gw_ledger *l) {
@@ -185,9 +238,13 @@ static void timeline_replaces_counter_estimate(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(union_merges_across_streams),     cmocka_unit_test(gaps_are_classified),
-      cmocka_unit_test(host_issue_gaps_are_launch_time), cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
-      cmocka_unit_test(no_gpu_data_is_no_verdict),       cmocka_unit_test(timeline_replaces_counter_estimate),
+      cmocka_unit_test(union_merges_across_streams),
+      cmocka_unit_test(gaps_are_classified),
+      cmocka_unit_test(host_issue_gaps_are_launch_time),
+      cmocka_unit_test(sync_gaps_are_classified),
+      cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
+      cmocka_unit_test(no_gpu_data_is_no_verdict),
+      cmocka_unit_test(timeline_replaces_counter_estimate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
