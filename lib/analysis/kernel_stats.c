@@ -6,6 +6,8 @@
 
 #include "analysis/series.h"
 #include "analysis/stats.h"
+#include "analysis/thresholds.h"
+#include "analysis/timeline.h"
 #include "store/store.h"
 
 int gw_kstats_bucket(int64_t dur_ns) {
@@ -438,6 +440,44 @@ static void load_gpu(sqlite3_stmt *s, const struct name_table *names, struct ker
   }
 }
 
+/* Sampled trace: the gap classification of a full timeline, inside the
+ * windows only. */
+static void window_gaps(struct gw_gpu_series *g, const struct gw_time_range *win, size_t nwin) {
+  struct gw_interval *w = gw_xcalloc(nwin + 1, sizeof *w);
+  for (size_t i = 0; i < nwin; i++)
+    w[i] = (struct gw_interval){win[i].start_ns, win[i].end_ns};
+  struct gw_timeline_input in = {.compute = g->kernels,
+                                 .ncompute = g->nkernels,
+                                 .nccl = g->nccl,
+                                 .nnccl = g->nnccl,
+                                 .h2d = g->h2d,
+                                 .nh2d = g->nh2d,
+                                 .other_copies = g->copies,
+                                 .nother = g->ncopies,
+                                 .api = g->api,
+                                 .napi = g->napi,
+                                 .syncs = g->syncs,
+                                 .nsyncs = g->nsyncs,
+                                 .launch_gap_max_ns = (int64_t)gw_thr.launch_gap_max_ns,
+                                 .host_quiet_max_ns = (int64_t)gw_thr.host_quiet_max_ns,
+                                 .sync_slack_ns = (int64_t)gw_thr.sync_slack_ns};
+  struct gw_gap_split sp;
+  int64_t span = gw_timeline_split_windows(&in, w, nwin, &sp);
+  free(w);
+  struct gw_kernel_stats *k = &g->kstats;
+  if (span <= 0)
+    return;
+  double d = (double)span;
+  k->window_span_s = d / 1e9;
+  k->window_busy_share = (double)sp.busy_ns / d;
+  k->window_launch_share = (double)sp.idle_launch_ns / d;
+  k->window_sync_share = (double)sp.idle_sync_ns / d;
+  k->window_input_share = (double)sp.idle_input_ns / d;
+  k->window_comm_share = (double)sp.comm_ns / d;
+  k->window_other_share = (double)sp.idle_other_ns / d;
+  k->window_sync_seen = g->nsyncs > 0;
+}
+
 void gw_kernel_stats_load(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
   if (!gw_store_table_exists(db, "kernel") ||
@@ -472,6 +512,8 @@ void gw_kernel_stats_load(sqlite3 *db, struct gw_recording *rec) {
     struct gw_kernel_seq seq = {
         r.n, r.start_ns, r.end_ns, r.name, (const int32_t(*)[3])r.grid, names.nnames, (const char *const *)names.text};
     gw_kernel_stats_compute(&seq, rec->timeline_sampled ? win : NULL, nwin, nsteps ? steps : NULL, nsteps, &g->kstats);
+    if (rec->timeline_sampled && g->kstats.nkernels > 0)
+      window_gaps(g, win, nwin);
   }
   sqlite3_finalize(s);
   free(win);

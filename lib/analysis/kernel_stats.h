@@ -47,6 +47,12 @@ struct gw_kernel_stats {
   int64_t shape_pairs, shape_varying;
   int nvarying; /* entries of top[], most varying pairs first */
   struct gw_kernel_varying top[GW_KSTATS_TOP_VARYING];
+  /* sampled: where the windows' time went, each window from its first GPU
+   * work to its last (lib/analysis/timeline.c); window_span_s 0 when not known */
+  double window_span_s;
+  double window_busy_share, window_launch_share, window_sync_share, window_input_share, window_comm_share,
+      window_other_share;
+  int window_sync_seen; /* the trace holds the host's synchronizing calls: the sync share is measured */
 };
 
 /* Bucket index of a kernel duration in ns. */

@@ -375,29 +375,6 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_finalize(s);
 }
 
-/* Kernels of a sampled trace: only the lists, for shares inside the windows;
- * the ledger keeps the counters (has_timeline stays 0). */
-static void load_sampled_kernels(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (!rec->nwindows || !gw_store_table_exists(db, "kernel") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT device, start_ns, end_ns, nccl FROM kernel"
-                         " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                         -1, &s, NULL) != SQLITE_OK)
-    return;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-    if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
-      continue;
-    int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
-    if (is_nccl)
-      push_iv(&g->nccl, &g->nnccl, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
-    else
-      push_iv(&g->kernels, &g->nkernels, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
-  }
-  sqlite3_finalize(s);
-}
-
 /* CUPTI callback ids of the host calls that wait for the GPU: synchronize
  * calls and blocking copies (cupti_runtime_cbid.h, cupti_driver_cbid.h;
  * ids are never reused). cudaStreamWaitEvent is not among them: it makes a
@@ -452,7 +429,7 @@ static void push_host_iv(struct gw_recording *rec, int64_t pid, int64_t a, int64
  * counter ledger. */
 static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (!rec->has_timeline)
+  if (!rec->has_timeline && !rec->timeline_sampled)
     return;
   if (gw_store_table_exists(db, "api") && sqlite3_prepare_v2(db,
                                                              "SELECT pid, start_ns, end_ns, domain, cbid FROM api"
@@ -519,45 +496,38 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   }
 }
 
-/* Tracer tables (lib/store/store_trace.c, optional): kernel(device,
- * start_ns, end_ns, nccl) and memcpy(device, start_ns, end_ns, copy_kind)
- * with copy_kind 1 = host to device (CUPTI's numbering). Records without
- * timestamps are skipped. A sampled trace covers only its windows, so the
- * busy union would undercount: such recordings keep the counter ledger. */
-static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
+/* The traced kernels, NCCL ones apart; returns how many were kept. */
+static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "trace_window") &&
-      sqlite3_prepare_v2(db, "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", -1, &s, NULL) == SQLITE_OK) {
-    rec->timeline_sampled = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0;
-    sqlite3_finalize(s);
+  size_t kept = 0;
+  if (!gw_store_table_exists(db, "kernel") || sqlite3_prepare_v2(db,
+                                                                 "SELECT device, start_ns, end_ns, nccl FROM kernel"
+                                                                 " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                                                                 -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+    if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+      continue;
+    int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
+    if (is_nccl)
+      push_iv(&g->nccl, &g->nnccl, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+    else
+      push_iv(&g->kernels, &g->nkernels, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
+    kept++;
   }
-  if (rec->timeline_sampled) {
-    load_windows(db, rec);
-    load_sampled_kernels(db, rec);
-    return;
-  }
-  if (gw_store_table_exists(db, "kernel") && sqlite3_prepare_v2(db,
-                                                                "SELECT device, start_ns, end_ns, nccl FROM kernel"
+  sqlite3_finalize(s);
+  return kept;
+}
+
+/* The traced copies: host-to-device apart (copy_kind 1, CUPTI's numbering),
+ * the others with the busy time. */
+static void load_copies(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (gw_store_table_exists(db, "memcpy") && sqlite3_prepare_v2(db,
+                                                                "SELECT device, start_ns, end_ns, copy_kind FROM memcpy"
                                                                 " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
                                                                 -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-      if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
-        continue;
-      int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
-      if (is_nccl)
-        push_iv(&g->nccl, &g->nnccl, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
-      else
-        push_iv(&g->kernels, &g->nkernels, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
-      rec->has_timeline = 1;
-    }
-    sqlite3_finalize(s);
-  }
-  if (rec->has_timeline && gw_store_table_exists(db, "memcpy") &&
-      sqlite3_prepare_v2(db,
-                         "SELECT device, start_ns, end_ns, copy_kind FROM memcpy"
-                         " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                         -1, &s, NULL) == SQLITE_OK) {
     while (sqlite3_step(s) == SQLITE_ROW) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
       if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
@@ -569,6 +539,31 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
     }
     sqlite3_finalize(s);
   }
+}
+
+/* Tracer tables (lib/store/store_trace.c, optional): kernel(device,
+ * start_ns, end_ns, nccl) and memcpy(device, start_ns, end_ns, copy_kind)
+ * with copy_kind 1 = host to device (CUPTI's numbering). Records without
+ * timestamps are skipped. A sampled trace covers only its windows, so the
+ * busy union would undercount: such recordings keep the counter ledger, and
+ * their intervals give the shares inside the windows (kernel_stats.c). */
+static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (gw_store_table_exists(db, "trace_window") &&
+      sqlite3_prepare_v2(db, "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", -1, &s, NULL) == SQLITE_OK) {
+    rec->timeline_sampled = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0;
+    sqlite3_finalize(s);
+  }
+  if (rec->timeline_sampled) {
+    load_windows(db, rec);
+    if (rec->nwindows)
+      load_kernels(db, rec);
+    load_copies(db, rec);
+    return;
+  }
+  rec->has_timeline = load_kernels(db, rec) > 0;
+  if (rec->has_timeline)
+    load_copies(db, rec);
 }
 
 /* Two kinds of metric are read less often than every tick, and the ticks

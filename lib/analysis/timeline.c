@@ -179,3 +179,70 @@ void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out) {
   }
   free(all);
 }
+
+/* The intervals of src that lie inside [w0, w1] (whole: edge ones would cut
+ * gaps short), or that overlap it with overlap; returns how many went to dst. */
+static size_t inside_window(struct gw_interval *dst, const struct gw_interval *src, size_t n, int64_t w0, int64_t w1,
+                            int overlap) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    int in = overlap ? src[i].start_ns < w1 && src[i].end_ns > w0 : src[i].start_ns >= w0 && src[i].end_ns <= w1;
+    if (in)
+      dst[k++] = src[i];
+  }
+  return k;
+}
+
+int64_t gw_timeline_split_windows(const struct gw_timeline_input *in, const struct gw_interval *windows,
+                                  size_t nwindows, struct gw_gap_split *sum) {
+  memset(sum, 0, sizeof *sum);
+  int64_t span_ns = 0;
+  struct gw_timeline_input w = *in;
+  w.compute = gw_xcalloc(in->ncompute + 1, sizeof *w.compute);
+  w.nccl = gw_xcalloc(in->nnccl + 1, sizeof *w.nccl);
+  w.h2d = gw_xcalloc(in->nh2d + 1, sizeof *w.h2d);
+  w.other_copies = gw_xcalloc(in->nother + 1, sizeof *w.other_copies);
+  w.api = gw_xcalloc(in->napi + 1, sizeof *w.api);
+  w.syncs = gw_xcalloc(in->nsyncs + 1, sizeof *w.syncs);
+  for (size_t i = 0; i < nwindows; i++) {
+    int64_t w0 = windows[i].start_ns, w1 = windows[i].end_ns;
+    w.ncompute = inside_window(w.compute, in->compute, in->ncompute, w0, w1, 0);
+    w.nnccl = inside_window(w.nccl, in->nccl, in->nnccl, w0, w1, 0);
+    w.nh2d = inside_window(w.h2d, in->h2d, in->nh2d, w0, w1, 0);
+    w.nother = inside_window(w.other_copies, in->other_copies, in->nother, w0, w1, 0);
+    w.napi = inside_window(w.api, in->api, in->napi, w0, w1, 1);
+    w.nsyncs = inside_window(w.syncs, in->syncs, in->nsyncs, w0, w1, 1);
+    /* the window's span: its first GPU work to its last */
+    w.t0 = INT64_MAX, w.t1 = INT64_MIN;
+    const struct gw_interval *lists[] = {w.compute, w.nccl, w.h2d, w.other_copies};
+    size_t counts[] = {w.ncompute, w.nnccl, w.nh2d, w.nother};
+    for (int l = 0; l < 4; l++)
+      for (size_t j = 0; j < counts[l]; j++) {
+        if (lists[l][j].start_ns < w.t0)
+          w.t0 = lists[l][j].start_ns;
+        if (lists[l][j].end_ns > w.t1)
+          w.t1 = lists[l][j].end_ns;
+      }
+    if (w.t1 <= w.t0)
+      continue;
+    struct gw_gap_split sp;
+    gw_timeline_split(&w, &sp);
+    span_ns += w.t1 - w.t0;
+    sum->busy_ns += sp.busy_ns;
+    sum->comm_ns += sp.comm_ns;
+    sum->idle_input_ns += sp.idle_input_ns;
+    sum->idle_sync_ns += sp.idle_sync_ns;
+    sum->idle_launch_ns += sp.idle_launch_ns;
+    sum->host_issue_ns += sp.host_issue_ns;
+    sum->idle_other_ns += sp.idle_other_ns;
+    sum->long_gaps += sp.long_gaps;
+    sum->sync_gaps += sp.sync_gaps;
+  }
+  free(w.compute);
+  free(w.nccl);
+  free(w.h2d);
+  free(w.other_copies);
+  free(w.api);
+  free(w.syncs);
+  return span_ns;
+}

@@ -64,4 +64,12 @@ struct gw_timeline_input {
  * CUDA, is launch; the rest is other. */
 void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out);
 
+/* The same over sampled trace windows: each window's intervals (those wholly
+ * inside it; API calls and syncs that overlap it) are classified from its
+ * first GPU work to its last, and the splits summed into *sum. The input's
+ * lists are not changed. Returns the summed span in ns (0: no work in any
+ * window). */
+int64_t gw_timeline_split_windows(const struct gw_timeline_input *in, const struct gw_interval *windows,
+                                  size_t nwindows, struct gw_gap_split *sum);
+
 #endif

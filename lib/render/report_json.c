@@ -116,7 +116,22 @@ static void print_kernels(FILE *out, const struct gw_kernel_stats *k) {
     jstr(out, k->top[v].name);
     fprintf(out, ", \"pairs\": %lld, \"varying\": %lld}", (long long)k->top[v].pairs, (long long)k->top[v].varying);
   }
-  fputs("]\n      }\n", out);
+  fputs("],\n", out);
+  /* sampled: the gap classification inside the windows; null for a full trace (the ledger has it) */
+  if (k->window_span_s <= 0) {
+    fprintf(out, "%s\"window_gaps\": null\n      }\n", in);
+    return;
+  }
+  const char *in2 = "          ";
+  fprintf(out, "%s\"window_gaps\": {\n", in);
+  jkv_num(out, in2, "span_s", k->window_span_s, 1);
+  jkv_num(out, in2, "busy", k->window_busy_share, 1);
+  jkv_num(out, in2, "idle_launch", k->window_launch_share, 1);
+  jkv_num(out, in2, "idle_sync", k->window_sync_seen ? k->window_sync_share : NAN, 1);
+  jkv_num(out, in2, "idle_input", k->window_input_share, 1);
+  jkv_num(out, in2, "idle_comm", k->window_comm_share, 1);
+  jkv_num(out, in2, "idle_other", k->window_other_share, 0);
+  fprintf(out, "%s}\n      }\n", in);
 }
 
 static void print_nccl(FILE *out, const struct gw_nccl_summary *n) {

@@ -195,6 +195,16 @@ static void print_kernel_gpu(const struct gw_kernel_stats *k, int gpu, FILE *out
     first = 0;
   }
   fprintf(out, "%s\n", s->reset);
+  if (k->window_span_s > 0) {
+    /* TRANSLATORS: the shares of the ledger's rows (busy, idle: launch, sync, input, communication, other) inside
+     * the sampled trace windows. */
+    fprintf(out, _("    inside the windows (%.2f s of GPU work span): busy %.0f%%, idle: launch %.0f%%"),
+            k->window_span_s, k->window_busy_share * 100, k->window_launch_share * 100);
+    if (k->window_sync_seen)
+      fprintf(out, _(", sync %.0f%%"), k->window_sync_share * 100);
+    fprintf(out, _(", input %.0f%%, communication %.0f%%, other %.0f%%\n"), k->window_input_share * 100,
+            k->window_comm_share * 100, k->window_other_share * 100);
+  }
   if (k->step_source == GW_KSTEPS_NONE) {
     fputs(_("    steps: not marked, and the kernel names do not repeat in a period\n"), out);
     return;

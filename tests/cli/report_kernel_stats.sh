@@ -144,6 +144,40 @@ assert k["count"] == int(sys.argv[3]), (k["count"], sys.argv[3])
 assert abs(k["traced_s"] - float(sys.argv[4])) < 1e-3, (k["traced_s"], sys.argv[4])
 assert abs(k["launches_per_s"] - k["count"] / k["traced_s"]) < 1e-2 * k["launches_per_s"], k
 EOF
+    # inside the windows: span (first to last GPU work of each window) and busy share (compute kernels and copies
+    # other than host-to-device, merged), from the tables
+    python3 - sampled.json "$gpu" "$name.db" "$pid" <<'EOF' || fail "$name GPU $gpu: window gaps"
+import json, sqlite3, sys
+w = json.load(open(sys.argv[1]))["gpus"][int(sys.argv[2])]["kernels"]["window_gaps"]
+db, gpu, pid = sqlite3.connect(sys.argv[3]), int(sys.argv[2]), int(sys.argv[4])
+wins = db.execute("select start_ns, end_ns from trace_window where mode = 'sampled' and pid = ?", (pid,)).fetchall()
+ker = db.execute("select start_ns, end_ns, nccl from kernel where device = ? and start_ns is not null"
+                 " and end_ns is not null", (gpu,)).fetchall()
+cpy = db.execute("select start_ns, end_ns, copy_kind from memcpy where device = ? and start_ns is not null"
+                 " and end_ns is not null", (gpu,)).fetchall()
+span = busy = 0
+for w0, w1 in wins:
+    k = [(a, b, n) for a, b, n in ker if a >= w0 and b <= w1]
+    c = [(a, b, kind) for a, b, kind in cpy if a >= w0 and b <= w1]
+    ends = [(a, b) for a, b, _ in k + c]
+    if not ends:
+        continue
+    span += max(b for _, b in ends) - min(a for a, _ in ends)
+    last = None
+    for a, b in sorted([(a, b) for a, b, n in k if not n] + [(a, b) for a, b, kind in c if kind != 1]):
+        if last and a <= last[1]:
+            last[1] = max(last[1], b)
+        else:
+            if last:
+                busy += last[1] - last[0]
+            last = [a, b]
+    if last:
+        busy += last[1] - last[0]
+assert abs(w["span_s"] - span / 1e9) < 1e-3, (w, span)
+assert abs(w["busy"] - busy / span) < 1e-3, (w, busy / span)
+total = sum(v for key, v in w.items() if key != "span_s" and v is not None)
+assert abs(total - 1) < 2e-3, w
+EOF
   done
 done
 # the step loop of ddp_balanced (120 kernels) is found inside its windows

@@ -116,6 +116,29 @@ static void sync_gaps_are_classified(void **state) {
   assert_int_equal(sp.host_issue_ns, 40000);
 }
 
+static void windows_are_split_one_by_one(void **state) {
+  (void)state;
+  /* Two windows. The first holds two kernels 50 us apart (nothing explains
+   * the gap: other); a kernel across its end is left out. The second holds
+   * two kernels 5 us apart (launch). Each is measured from its first kernel
+   * to its last. */
+  struct gw_interval k[] = {
+      {100000, 200000}, {250000, 300000}, {900000, 1100000}, {2100000, 2200000}, {2205000, 2300000}};
+  struct gw_interval win[] = {{0, 1000000}, {2000000, 3000000}};
+  struct gw_timeline_input in = {
+      .compute = k, .ncompute = 5, .launch_gap_max_ns = 20000, .host_quiet_max_ns = 500000, .sync_slack_ns = 10000};
+  struct gw_gap_split sp;
+  assert_int_equal(gw_timeline_split_windows(&in, win, 2, &sp), 200000 + 200000);
+  assert_int_equal(sp.busy_ns, 150000 + 195000);
+  assert_int_equal(sp.idle_other_ns, 50000);
+  assert_int_equal(sp.idle_launch_ns, 5000);
+  assert_int_equal(k[2].start_ns, 900000); /* the caller's lists stay as they were */
+  /* no work inside any window */
+  struct gw_interval empty[] = {{5000000, 6000000}};
+  assert_int_equal(gw_timeline_split_windows(&in, empty, 1, &sp), 0);
+  assert_int_equal(sp.busy_ns, 0);
+}
+
 static double row_sum_pct(const struct gw_ledger *l) {
   double s = 0;
   for (int r = 0; r < GW_LEDGER_NROWS; r++)
@@ -238,13 +261,10 @@ static void timeline_replaces_counter_estimate(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(union_merges_across_streams),
-      cmocka_unit_test(gaps_are_classified),
-      cmocka_unit_test(host_issue_gaps_are_launch_time),
-      cmocka_unit_test(sync_gaps_are_classified),
-      cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
-      cmocka_unit_test(no_gpu_data_is_no_verdict),
-      cmocka_unit_test(timeline_replaces_counter_estimate),
+      cmocka_unit_test(union_merges_across_streams),     cmocka_unit_test(gaps_are_classified),
+      cmocka_unit_test(host_issue_gaps_are_launch_time), cmocka_unit_test(sync_gaps_are_classified),
+      cmocka_unit_test(windows_are_split_one_by_one),    cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
+      cmocka_unit_test(no_gpu_data_is_no_verdict),       cmocka_unit_test(timeline_replaces_counter_estimate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
