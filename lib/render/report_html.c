@@ -2,6 +2,7 @@
  * first), the ledger bars and the run's facts side by side, the findings,
  * then the timelines that show the evidence, then how to read the numbers.
  * Everything taken from the recording goes through the HTML escaper. */
+#include "render/kernel_facts.h"
 #include "render/report_html.h"
 
 #include <gpuwhy/gpuwhy.h>
@@ -569,6 +570,38 @@ static void html_cell(FILE *out, double v, const char *unit) {
     fprintf(out, "<td>%.0f%s</td>", v, unit);
 }
 
+/* The kernel timeline of the traced GPUs, the rows of the text report. */
+static void kernels_card(FILE *out, const struct gw_diagnosis *dx) {
+  int sampled = 0;
+  if (!gw_kernel_facts_present(dx->kstats, dx->ngpus, &sampled))
+    return;
+  fprintf(out, "<h2>Kernel timeline</h2><div class=\"card\" id=\"kernels\"><p class=\"why\">%s</p>",
+          sampled ? "Sampled trace: every figure covers the trace windows only." : "Every traced kernel of the run.");
+  fputs("<table class=\"ledger\"><tr><th></th>", out);
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->kstats[i].nkernels > 0)
+      fprintf(out, "<th>GPU %d</th>", dx->ledgers[i].gpu);
+  fputs("</tr>\n", out);
+  for (int r = 0; r < GW_KFACT_COUNT; r++) {
+    if (r == GW_KFACT_WINDOW_GAPS && !sampled)
+      continue;
+    fputs("<tr><td>", out);
+    gw_html_write(out, gw_kernel_fact_label((enum gw_kernel_fact_id)r));
+    fputs("</td>", out);
+    for (int i = 0; i < dx->ngpus; i++) {
+      char v[160];
+      if (dx->kstats[i].nkernels <= 0)
+        continue;
+      gw_kernel_fact_value(&dx->kstats[i], (enum gw_kernel_fact_id)r, v, sizeof v);
+      fputs("<td>", out);
+      gw_html_write(out, v);
+      fputs("</td>", out);
+    }
+    fputs("</tr>\n", out);
+  }
+  fputs("</table></div>\n", out);
+}
+
 /* Per GPU: what nvidia-smi shows beside what tells the ranks apart. */
 static void multi_gpu(FILE *out, const struct gw_diagnosis *dx) {
   const struct gw_multi_gpu *m = dx->multi;
@@ -723,6 +756,7 @@ void gw_render_html(const struct gw_recording *rec, const struct gw_diagnosis *d
   facts_card(out, rec, dx, facts);
   fputs("</div>\n", out);
   multi_gpu(out, dx);
+  kernels_card(out, dx);
   findings(out, dx);
 
   struct span sp = chart_span(rec, dx);

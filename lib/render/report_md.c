@@ -7,6 +7,7 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
+#include "render/kernel_facts.h"
 #include "render/report_render.h"
 
 static void md_cell(FILE *out, double v, const char *unit) {
@@ -60,6 +61,38 @@ static void md_multi_gpu(const struct gw_multi_gpu *m, FILE *out) {
   fputs("\n", out);
 }
 
+/* The kernel timeline: one column per traced GPU. */
+static void md_kernels(const struct gw_diagnosis *dx, FILE *out) {
+  int sampled = 0;
+  if (!gw_kernel_facts_present(dx->kstats, dx->ngpus, &sampled))
+    return;
+  fputs(sampled ? _("## Kernel timeline (sampled: only the trace windows)\n\n| |")
+                : _("## Kernel timeline (traced kernels)\n\n| |"),
+        out);
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->kstats[i].nkernels > 0)
+      fprintf(out, " GPU %d |", dx->ledgers[i].gpu);
+  fputs("\n|---|", out);
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->kstats[i].nkernels > 0)
+      fputs("---:|", out);
+  fputs("\n", out);
+  for (int r = 0; r < GW_KFACT_COUNT; r++) {
+    if (r == GW_KFACT_WINDOW_GAPS && !sampled)
+      continue;
+    fprintf(out, "| %s |", gw_kernel_fact_label((enum gw_kernel_fact_id)r));
+    for (int i = 0; i < dx->ngpus; i++) {
+      char v[160];
+      if (dx->kstats[i].nkernels <= 0)
+        continue;
+      gw_kernel_fact_value(&dx->kstats[i], (enum gw_kernel_fact_id)r, v, sizeof v);
+      fprintf(out, " %s |", v);
+    }
+    fputs("\n", out);
+  }
+  fputs("\n", out);
+}
+
 void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
   fprintf(out, _("# gpuwhy report: %s\n\n"), gw_render_basename(dx->path));
   if (strcmp(dx->verdict, "no_data") == 0)
@@ -96,6 +129,7 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
   }
   if (dx->multi)
     md_multi_gpu(dx->multi, out);
+  md_kernels(dx, out);
   if (dx->nfindings > 0) {
     fputs(_("## Findings\n\n"), out);
     for (int i = 0; i < dx->nfindings; i++) {

@@ -7,6 +7,7 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
+#include "render/kernel_facts.h"
 #include "render/report_render.h"
 
 const char *gw_render_basename(const char *path) {
@@ -235,13 +236,8 @@ static void print_kernel_gpu(const struct gw_kernel_stats *k, int gpu, FILE *out
 }
 
 static void print_kernels(const struct gw_diagnosis *dx, FILE *out, const struct style *s) {
-  int any = 0, sampled = 0;
-  for (int i = 0; dx->kstats && i < dx->ngpus; i++)
-    if (dx->kstats[i].nkernels > 0) {
-      any = 1;
-      sampled |= dx->kstats[i].sampled;
-    }
-  if (!any)
+  int sampled = 0;
+  if (!gw_kernel_facts_present(dx->kstats, dx->ngpus, &sampled))
     return;
   fprintf(out,
           sampled ? _("%sKernel timeline%s (sampled: only the trace windows)\n")

@@ -200,4 +200,20 @@ assert len(d["gpus"]) == 4 and all(g["kernels"]["sampled"] for g in d["gpus"]), 
 "$GW_BIN" report "$S/healthy.db" >plain.txt
 grep -q "Kernel timeline" plain.txt && fail "kernel section without a trace"
 "$GW_BIN" report --format json "$S/healthy.db" | grep -q '"kernels"' && fail "kernels key without a trace"
+"$GW_BIN" report --format md "$S/healthy.db" | grep -q "Kernel timeline" && fail "md kernel section without a trace"
+
+# the Markdown and HTML reports carry the same rows
+"$GW_BIN" report --format md ddp_balanced.db >k.md || fail "md report"
+grep -q "^## Kernel timeline (sampled: only the trace windows)" k.md || fail "md: no sampled kernel section"
+c0=$(q ddp_balanced.db "select count(*) from kernel where device = 0 and start_ns is not null and end_ns is not null")
+c1=$(q ddp_balanced.db "select count(*) from kernel where device = 1 and start_ns is not null and end_ns is not null")
+grep -q "^| kernels | $c0 in [0-9.]* s of [0-9]* trace windows | $c1 in [0-9.]* s of [0-9]* trace windows |" k.md ||
+  fail "md kernels row: $(grep '^| kernels' k.md), expected $c0 and $c1"
+grep -q "^| inside the windows: busy" k.md || fail "md: no window gaps row"
+"$GW_BIN" report --format html ddp_balanced.db >k.html || fail "html report"
+grep -q 'id="kernels"' k.html || fail "html: no kernel card"
+"$GW_BIN" report --format md "$F/h200_launch_tiny_ops.json.gz" 2>/dev/null >t.md || fail "md of a trace"
+n=$(python3 -c 'import gzip, json, sys; print(sum(e.get("cat") == "kernel" for e in json.load(gzip.open(sys.argv[1]))["traceEvents"]))' "$F/h200_launch_tiny_ops.json.gz")
+grep -q "^| kernels | $n in " t.md || fail "md traced kernels row: $(grep '^| kernels' t.md), expected $n"
+grep -q "inside the windows" t.md && fail "md: window row for a full trace"
 echo OK
