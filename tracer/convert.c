@@ -1,0 +1,280 @@
+/* CUPTI activity records -> wire records (wire.h), for the tracer's
+ * buffer-completed callback: kernels, copies, memsets, synchronisation, API
+ * calls (filtered to the ones gpuwhy reads), NVTX ranges (start and end
+ * records paired), allocations, CUPTI's overhead and graph launches. Values
+ * outside the known enumerations become 0, an end before its start becomes
+ * the start, so the reader never rejects a file for CUPTI's oddities. */
+#include "convert.h"
+
+#include "tracer_out.h"
+#include "wire.h"
+#include "wire_encode.h"
+
+/* API calls kept, by CUPTI callback id: one bit each. */
+#define CBID_BITMAP_BITS 2048u
+static uint8_t runtime_keep_bits[CBID_BITMAP_BITS / 8], driver_keep_bits[CBID_BITMAP_BITS / 8];
+
+static int cbid_kept(const uint8_t *bits, uint32_t cbid) {
+  return cbid < CBID_BITMAP_BITS && (bits[cbid / 8] >> (cbid % 8)) & 1u;
+}
+
+void gwt_convert_keep_api(int runtime_domain, uint32_t cbid) {
+  uint8_t *bits = runtime_domain ? runtime_keep_bits : driver_keep_bits;
+  if (cbid < CBID_BITMAP_BITS)
+    bits[cbid / 8] |= (uint8_t)(1u << (cbid % 8));
+}
+
+/* Open NVTX ranges waiting for their end record. */
+#define OPEN_MARKERS 1024u
+struct open_marker {
+  uint32_t id; /* 0: slot free */
+  uint32_t name_id, domain_name_id, tid;
+  uint64_t start_ns;
+};
+static struct open_marker open_markers[OPEN_MARKERS];
+
+uint64_t gwt_sane_end(uint64_t start_ns, uint64_t end_ns) {
+  return end_ns < start_ns ? start_ns : end_ns;
+}
+
+/* ---- activity records -> wire records --------------------------------------- */
+
+static uint8_t mem_kind(uint32_t k) {
+  return k <= GW_WIRE_MEM_KIND_MAX ? (uint8_t)k : 0;
+}
+static uint32_t at_least_1(uint32_t v) {
+  return v ? v : 1;
+}
+
+static void convert_kernel(const CUpti_ActivityKernel10 *k) {
+  struct gw_wire_kernel w;
+  int cut = 0;
+  uint16_t flags = 0;
+  uint32_t name_id = gwt_name_id_locked(k->name, &cut);
+  if (cut)
+    flags |= GW_WIRE_KERNEL_NAME_CUT;
+  if (gw_wire_is_nccl_kernel(k->name))
+    flags |= GW_WIRE_KERNEL_NCCL;
+  if (k->start == 0 && k->end == 0)
+    flags |= GW_WIRE_KERNEL_NO_TIMESTAMP;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_KERNEL, flags);
+  w.start_ns = k->start;
+  w.end_ns = (flags & GW_WIRE_KERNEL_NO_TIMESTAMP) ? 0 : gwt_sane_end(k->start, k->end);
+  w.device = k->deviceId;
+  w.context = k->contextId;
+  w.stream = k->streamId;
+  w.correlation = k->correlationId;
+  w.name_id = name_id;
+  w.grid_x = at_least_1((uint32_t)k->gridX);
+  w.grid_y = at_least_1((uint32_t)k->gridY);
+  w.grid_z = at_least_1((uint32_t)k->gridZ);
+  w.block_x = at_least_1((uint32_t)k->blockX);
+  w.block_y = at_least_1((uint32_t)k->blockY);
+  w.block_z = at_least_1((uint32_t)k->blockZ);
+  w.regs_per_thread = k->registersPerThread;
+  w.static_shmem_bytes = (uint32_t)k->staticSharedMemory;
+  w.dynamic_shmem_bytes = (uint32_t)k->dynamicSharedMemory;
+  w.graph_id = k->graphId;
+  w.graph_node_id = k->graphNodeId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_memcpy(const CUpti_ActivityMemcpy6 *m) {
+  struct gw_wire_memcpy w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMCPY, (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GW_WIRE_MEMCPY_ASYNC : 0);
+  w.start_ns = m->start;
+  w.end_ns = gwt_sane_end(m->start, m->end);
+  w.bytes = m->bytes;
+  w.device = m->deviceId;
+  w.context = m->contextId;
+  w.stream = m->streamId;
+  w.correlation = m->correlationId;
+  w.copy_kind = m->copyKind <= GW_WIRE_COPY_KIND_MAX ? m->copyKind : 0;
+  w.src_kind = mem_kind(m->srcKind);
+  w.dst_kind = mem_kind(m->dstKind);
+  w.graph_id = m->graphId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_memset(const CUpti_ActivityMemset4 *m) {
+  struct gw_wire_memset w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMSET, 0);
+  w.start_ns = m->start;
+  w.end_ns = gwt_sane_end(m->start, m->end);
+  w.bytes = m->bytes;
+  w.device = m->deviceId;
+  w.context = m->contextId;
+  w.stream = m->streamId;
+  w.correlation = m->correlationId;
+  w.value = m->value;
+  w.mem_kind = mem_kind(m->memoryKind);
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_sync(const CUpti_ActivitySynchronization2 *s) {
+  struct gw_wire_sync w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_SYNC, 0);
+  w.start_ns = s->start;
+  w.end_ns = gwt_sane_end(s->start, s->end);
+  w.sync_type = (uint32_t)s->type <= GW_WIRE_SYNC_TYPE_MAX ? (uint32_t)s->type : 0;
+  w.context = s->contextId;
+  w.stream = s->streamId;
+  w.correlation = s->correlationId;
+  w.cuda_event_id = s->cudaEventId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_api(const CUpti_ActivityAPI *a, uint32_t domain) {
+  if (!cbid_kept(domain == GW_WIRE_API_RUNTIME ? runtime_keep_bits : driver_keep_bits, a->cbid))
+    return;
+  struct gw_wire_api w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_API, 0);
+  w.start_ns = a->start;
+  w.end_ns = gwt_sane_end(a->start, a->end);
+  w.cbid = a->cbid;
+  w.domain = domain;
+  w.tid = a->threadId;
+  w.correlation = a->correlationId;
+  w.return_value = a->returnValue;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void emit_marker(uint64_t start_ns, uint64_t end_ns, uint32_t name_id, uint32_t domain_id, uint32_t tid,
+                        uint32_t marker_id, uint16_t flags) {
+  struct gw_wire_marker w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_MARKER, flags);
+  w.start_ns = start_ns;
+  w.end_ns = gwt_sane_end(start_ns, end_ns);
+  w.name_id = name_id;
+  w.domain_name_id = domain_id;
+  w.tid = tid;
+  w.marker_id = marker_id;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+/* CUPTI gives a start record and an end record per range; pair them. */
+static void convert_marker(const CUpti_ActivityMarker2 *m) {
+  int cut = 0;
+  uint32_t tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+  if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+    uint32_t name_id = gwt_name_id_locked(m->name, &cut);
+    uint32_t domain_id = gwt_name_id_locked(m->domain, &cut);
+    emit_marker(m->timestamp, m->timestamp, name_id, domain_id, tid, m->id, GW_WIRE_MARKER_INSTANT);
+    return;
+  }
+  uint32_t id = m->id ? m->id : 1;
+  uint32_t slot = id % OPEN_MARKERS;
+  if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+    for (uint32_t probe = 0; probe < OPEN_MARKERS; probe++) {
+      struct open_marker *o = &open_markers[(slot + probe) % OPEN_MARKERS];
+      if (o->id == 0) {
+        o->id = id;
+        o->name_id = gwt_name_id_locked(m->name, &cut);
+        o->domain_name_id = gwt_name_id_locked(m->domain, &cut);
+        o->tid = tid;
+        o->start_ns = m->timestamp;
+        return;
+      }
+    }
+    return; /* more than OPEN_MARKERS ranges open: this one is not recorded */
+  }
+  if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+    for (uint32_t probe = 0; probe < OPEN_MARKERS; probe++) {
+      struct open_marker *o = &open_markers[(slot + probe) % OPEN_MARKERS];
+      if (o->id == id) {
+        emit_marker(o->start_ns, m->timestamp, o->name_id, o->domain_name_id, o->tid, id, 0);
+        o->id = 0;
+        /* Re-seat later entries of this probe chain would be needed for a
+         * strict open-addressing delete; a linear scan on lookup (above)
+         * tolerates the hole instead, at the cost of scanning on misses. */
+        return;
+      }
+    }
+  }
+}
+
+static void convert_memory(const CUpti_ActivityMemory4 *m) {
+  uint32_t op;
+  if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION)
+    op = GW_WIRE_MEMORY_ALLOC;
+  else if (m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
+    op = GW_WIRE_MEMORY_FREE;
+  else
+    return;
+  struct gw_wire_memory w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMORY, m->isAsync ? GW_WIRE_MEMORY_ASYNC : 0);
+  w.t_ns = m->timestamp;
+  w.address = m->address;
+  w.bytes = m->bytes;
+  w.device = m->deviceId;
+  w.op = op;
+  w.mem_kind = mem_kind((uint32_t)m->memoryKind);
+  w.correlation = m->correlationId;
+  w.stream = m->streamId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_overhead(const CUpti_ActivityOverhead3 *o) {
+  struct gw_wire_overhead w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_OVERHEAD, 0);
+  w.start_ns = o->start;
+  w.end_ns = gwt_sane_end(o->start, o->end);
+  w.overhead_kind = (uint32_t)o->overheadKind;
+  w.object_kind = (uint32_t)o->objectKind;
+  if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
+    w.object_id = o->objectId.pt.threadId;
+  else
+    w.object_id = o->objectId.dcs.deviceId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+static void convert_graph(const CUpti_ActivityGraphTrace2 *g) {
+  struct gw_wire_graph w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_GRAPH, 0);
+  w.start_ns = g->start;
+  w.end_ns = gwt_sane_end(g->start, g->end);
+  w.device = g->deviceId;
+  w.context = g->contextId;
+  w.stream = g->streamId;
+  w.correlation = g->correlationId;
+  w.graph_id = g->graphId;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
+void gwt_convert_locked(const CUpti_Activity *rec) {
+  switch (rec->kind) {
+  case CUPTI_ACTIVITY_KIND_KERNEL:
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    convert_kernel((const CUpti_ActivityKernel10 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_MEMCPY:
+    convert_memcpy((const CUpti_ActivityMemcpy6 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_MEMSET:
+    convert_memset((const CUpti_ActivityMemset4 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+    convert_sync((const CUpti_ActivitySynchronization2 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+    convert_api((const CUpti_ActivityAPI *)rec, GW_WIRE_API_RUNTIME);
+    break;
+  case CUPTI_ACTIVITY_KIND_DRIVER:
+    convert_api((const CUpti_ActivityAPI *)rec, GW_WIRE_API_DRIVER);
+    break;
+  case CUPTI_ACTIVITY_KIND_MARKER:
+    convert_marker((const CUpti_ActivityMarker2 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_MEMORY2:
+    convert_memory((const CUpti_ActivityMemory4 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_OVERHEAD:
+    convert_overhead((const CUpti_ActivityOverhead3 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+    convert_graph((const CUpti_ActivityGraphTrace2 *)rec);
+    break;
+  default:
+    break; /* kinds we did not ask for (or a future one): ignore */
+  }
+}
