@@ -4,6 +4,8 @@
  *   FAKE_CUPTI_VERSION       what cuptiGetVersion returns (default 130001)
  *   FAKE_CUPTI_SUBSCRIBE_RC  what cuptiSubscribe returns (default 0)
  *   FAKE_CUPTI_KERNELS       kernel records each flush produces (default 3)
+ *   FAKE_CUPTI_HOLD_BUFFERS  buffers each flush asks for and never hands back
+ *                            (default 0): the tracer's pool runs dry
  *   FAKE_CUPTI_RESUBSCRIBE_RC  what cuptiSubscribe returns after a
  *                            cuptiFinalize (default 0; 39: another client
  *                            took CUPTI while the tracer was detached)
@@ -204,6 +206,9 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     return CUPTI_SUCCESS;
   uint8_t *buf = NULL;
   size_t cap = 0, max_records = 0;
+  /* Buffers kept as a CUPTI with many contexts or streams would keep them. */
+  for (unsigned held = env_unsigned("FAKE_CUPTI_HOLD_BUFFERS", 0); held > 0; held--)
+    request_fn(&buf, &cap, &max_records);
   request_fn(&buf, &cap, &max_records);
   if (!buf)
     return CUPTI_SUCCESS;

@@ -12,6 +12,8 @@
  *   5c. another CUPTI client takes CUPTI while it is detached: one warning,
  *       no more windows, the program runs on
  *   6. SIGTERM: records flushed, then the process still dies of SIGTERM
+ *   7. CUPTI keeps every buffer: the pool runs dry, records are dropped and
+ *      counted (a DROPPED record), the program runs on
  * Usage: tracer_selftest <libgpuwhy-tracer.so> <libcupti-fake.so> */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -40,7 +42,8 @@ static int failures;
 struct counts {
   uint32_t cupti_version;
   int notes, error_notes, warn_notes, names, kernels, nccl, memcpys, syncs, apis, api_filtered, windows, full_windows,
-      launch_counts;
+      launch_counts, dropped;
+  uint64_t buffers_refused;
   char first_error[1100];
   char first_warn[1100];
 };
@@ -93,6 +96,14 @@ static gw_status c_launch_count(void *ctx, uint32_t pid, const struct gw_wire_la
   ((struct counts *)ctx)->launch_counts++;
   return GW_OK;
 }
+static gw_status c_dropped(void *ctx, uint32_t pid, const struct gw_wire_dropped *d) {
+  (void)pid;
+  struct counts *c = ctx;
+  c->dropped++;
+  c->buffers_refused = d->buffers_refused;
+  return GW_OK;
+}
+
 static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, const char *text, uint32_t len) {
   (void)pid;
   struct counts *c = ctx;
@@ -121,6 +132,7 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
                                   .on_api = c_api,
                                   .on_window = c_window,
                                   .on_launch_count = c_launch_count,
+                                  .on_dropped = c_dropped,
                                   .on_note = c_note};
   struct gw_trace_reader *rd = NULL;
   struct gw_err err = {{0}};
@@ -140,6 +152,10 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
 
 /* The child: environment, stderr into a file, dlopen, InitializeInjection,
  * then what the case asks (0 exit, sleep then exit, SIGTERM). */
+/* Full mode against the fake CUPTI. */
+#define FULL_WITH_FAKE(dir)                                                                                            \
+  "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "full"
+
 /* Sampled mode against the fake CUPTI: 50 ms windows every 100 ms. */
 #define SAMPLED_50_OF_100(dir)                                                                                         \
   "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "sampled",                  \
@@ -222,6 +238,16 @@ static void stderr_lines(const char *path, int *ours, int *all, char *first, siz
   fclose(f);
 }
 
+/* Runs a case that must end with exit status 0 and leave a valid file, read into *c. */
+static void run_clean(const char *const *env, const char *err_path, enum ending ending, const char *dir,
+                      struct counts *c) {
+  int sig = 0;
+  pid_t pid = run_child(env, err_path, ending);
+  int code = wait_child(pid, &sig);
+  EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+  EXPECT(read_trace(dir, pid, c) == 0, "no valid trace file");
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s <libgpuwhy-tracer.so> <libcupti-fake.so>\n", argv[0]);
@@ -242,10 +268,7 @@ int main(int argc, char **argv) {
    * so the test names a file that does not exist.) */
   {
     const char *env[] = {"GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", "/nonexistent/libcupti.so.13", NULL};
-    pid_t pid = run_child(env, err_path, END_EXIT);
-    code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    run_clean(env, err_path, END_EXIT, dir, &c);
     EXPECT(c.cupti_version == 0, "cupti version %u", c.cupti_version);
     EXPECT(c.error_notes == 1 && c.notes == 1, "%d notes, %d errors", c.notes, c.error_notes);
     EXPECT(strstr(c.first_error, "cannot load") != NULL, "note: %s", c.first_error);
@@ -267,10 +290,7 @@ int main(int argc, char **argv) {
   {
     const char *env[] = {
         "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "FAKE_CUPTI_SUBSCRIBE_RC", "39", NULL};
-    pid_t pid = run_child(env, err_path, END_EXIT);
-    code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    run_clean(env, err_path, END_EXIT, dir, &c);
     EXPECT(c.cupti_version == 130001, "cupti version %u", c.cupti_version);
     EXPECT(c.error_notes == 1 && strstr(c.first_error, "another CUPTI client"), "note: %s", c.first_error);
     EXPECT(c.kernels == 0, "%d kernels", c.kernels);
@@ -289,10 +309,7 @@ int main(int argc, char **argv) {
                          "FAKE_CUPTI_VERSION",
                          "24",
                          NULL};
-    pid_t pid = run_child(env, err_path, END_EXIT);
-    code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    run_clean(env, err_path, END_EXIT, dir, &c);
     EXPECT(c.error_notes == 1 && strstr(c.first_error, "CUPTI 13 only"), "note: %s", c.first_error);
   }
   /* 4. Full mode, normal exit. */
@@ -306,10 +323,7 @@ int main(int argc, char **argv) {
                          "GPUWHY_TRACE_MODE",
                          "full",
                          NULL};
-    pid_t pid = run_child(env, err_path, END_EXIT);
-    code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    run_clean(env, err_path, END_EXIT, dir, &c);
     EXPECT(c.error_notes == 0, "error: %s", c.first_error);
     EXPECT(c.kernels >= 3 && c.kernels % 3 == 0, "%d kernels", c.kernels);
     EXPECT(c.nccl == c.kernels / 3, "%d NCCL of %d kernels", c.nccl, c.kernels);
@@ -323,19 +337,8 @@ int main(int argc, char **argv) {
   }
   /* 4b. A value the tracer does not know: the default, one warning. */
   {
-    const char *env[] = {"GPUWHY_TRACE_DIR",
-                         dir,
-                         "GPUWHY_TRACE_CUPTI_LIB",
-                         fake_cupti_path,
-                         "GPUWHY_TRACE_MODE",
-                         "full",
-                         "GPUWHY_TRACE_KERNEL_KIND",
-                         "bogus",
-                         NULL};
-    pid_t pid = run_child(env, err_path, END_EXIT);
-    code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_KERNEL_KIND", "bogus", NULL};
+    run_clean(env, err_path, END_EXIT, dir, &c);
     EXPECT(
         c.warn_notes == 1 &&
             strstr(c.first_warn, "GPUWHY_TRACE_KERNEL_KIND=bogus is not one of concurrent, serial; using concurrent"),
@@ -346,10 +349,7 @@ int main(int argc, char **argv) {
    * for about 450 ms. */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_COUNT_LAUNCHES", "1", NULL};
-    pid_t pid = run_child(env, err_path, END_SLEEP_EXIT);
-    code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    run_clean(env, err_path, END_SLEEP_EXIT, dir, &c);
     EXPECT(c.error_notes == 0, "error: %s", c.first_error);
     EXPECT(c.windows >= 2 && c.full_windows == 0, "%d windows", c.windows);
     EXPECT(c.launch_counts >= 2, "%d launch counts", c.launch_counts);
@@ -387,14 +387,24 @@ int main(int argc, char **argv) {
   }
   /* 6. SIGTERM with the default action: flushed, and still killed by it. */
   {
-    const char *env[] = {
-        "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "full", NULL};
+    const char *env[] = {FULL_WITH_FAKE(dir), NULL};
     pid_t pid = run_child(env, err_path, END_SIGTERM);
     code = wait_child(pid, &sig);
     EXPECT(sig == SIGTERM, "child exit %d signal %d", code, sig);
     EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
     EXPECT(c.kernels >= 3 && c.full_windows == 1, "%d kernels %d windows", c.kernels, c.full_windows);
     printf("case 6 (SIGTERM): %d kernels, killed by signal %d\n", c.kernels, sig);
+  }
+  /* 7. CUPTI holds every buffer of the pool. */
+  {
+    const char *env[] = {FULL_WITH_FAKE(dir), "FAKE_CUPTI_HOLD_BUFFERS", "8", NULL};
+    run_clean(env, err_path, END_SLEEP_EXIT, dir, &c);
+    EXPECT(c.kernels == 0, "%d kernels without a buffer", c.kernels);
+    EXPECT(c.dropped >= 1 && c.buffers_refused >= 1, "%d DROPPED records, %llu refused", c.dropped,
+           (unsigned long long)c.buffers_refused);
+    EXPECT(c.full_windows == 1 && c.error_notes == 0, "%d windows, error: %s", c.full_windows, c.first_error);
+    printf("case 7 (pool dry): %d DROPPED records, %llu buffer requests refused\n", c.dropped,
+           (unsigned long long)c.buffers_refused);
   }
   unlink(err_path);
   rmdir(dir);
