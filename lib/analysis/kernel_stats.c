@@ -6,7 +6,6 @@
 
 #include "analysis/series.h"
 #include "analysis/stats.h"
-#include "analysis/thresholds.h"
 #include "analysis/timeline.h"
 #include "store/store.h"
 
@@ -446,21 +445,7 @@ static void window_gaps(struct gw_gpu_series *g, const struct gw_time_range *win
   struct gw_interval *w = gw_xcalloc(nwin + 1, sizeof *w);
   for (size_t i = 0; i < nwin; i++)
     w[i] = (struct gw_interval){win[i].start_ns, win[i].end_ns};
-  struct gw_timeline_input in = {.compute = g->kernels,
-                                 .ncompute = g->nkernels,
-                                 .nccl = g->nccl,
-                                 .nnccl = g->nnccl,
-                                 .h2d = g->h2d,
-                                 .nh2d = g->nh2d,
-                                 .other_copies = g->copies,
-                                 .nother = g->ncopies,
-                                 .api = g->api,
-                                 .napi = g->napi,
-                                 .syncs = g->syncs,
-                                 .nsyncs = g->nsyncs,
-                                 .launch_gap_max_ns = (int64_t)gw_thr.launch_gap_max_ns,
-                                 .host_quiet_max_ns = (int64_t)gw_thr.host_quiet_max_ns,
-                                 .sync_slack_ns = (int64_t)gw_thr.sync_slack_ns};
+  struct gw_timeline_input in = gw_series_timeline_input(g);
   struct gw_gap_split sp;
   int64_t span = gw_timeline_split_windows(&in, w, nwin, &sp);
   free(w);

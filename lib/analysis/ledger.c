@@ -274,36 +274,15 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   out->sm_from_util = counters.sm_from_util;
   out->from_timeline = 1;
 
-  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-  const struct gw_interval *lists[] = {g->kernels, g->nccl, g->h2d, g->copies};
-  size_t counts[] = {g->nkernels, g->nnccl, g->nh2d, g->ncopies};
-  for (int l = 0; l < 4; l++)
-    for (size_t i = 0; i < counts[l]; i++) {
-      if (lists[l][i].start_ns < t0)
-        t0 = lists[l][i].start_ns;
-      if (lists[l][i].end_ns > t1)
-        t1 = lists[l][i].end_ns;
-    }
-  /* copy the lists: the split merges them in place */
-  struct gw_timeline_input in = {
-      .compute = copy_list(g->kernels, g->nkernels),
-      .ncompute = g->nkernels,
-      .nccl = copy_list(g->nccl, g->nnccl),
-      .nnccl = g->nnccl,
-      .h2d = copy_list(g->h2d, g->nh2d),
-      .nh2d = g->nh2d,
-      .other_copies = copy_list(g->copies, g->ncopies),
-      .nother = g->ncopies,
-      .api = copy_list(g->api, g->napi),
-      .napi = g->napi,
-      .syncs = copy_list(g->syncs, g->nsyncs),
-      .nsyncs = g->nsyncs,
-      .t0 = t0,
-      .t1 = t1,
-      .launch_gap_max_ns = (int64_t)gw_thr.launch_gap_max_ns,
-      .host_quiet_max_ns = (int64_t)gw_thr.host_quiet_max_ns,
-      .sync_slack_ns = (int64_t)gw_thr.sync_slack_ns,
-  };
+  struct gw_timeline_input in = gw_series_timeline_input(g);
+  int64_t t0 = in.t0, t1 = in.t1;
+  /* the split merges the lists in place: give it copies */
+  in.compute = copy_list(in.compute, in.ncompute);
+  in.nccl = copy_list(in.nccl, in.nnccl);
+  in.h2d = copy_list(in.h2d, in.nh2d);
+  in.other_copies = copy_list(in.other_copies, in.nother);
+  in.api = copy_list(in.api, in.napi);
+  in.syncs = copy_list(in.syncs, in.nsyncs);
   struct gw_gap_split sp;
   gw_timeline_split(&in, &sp);
   free(in.compute);

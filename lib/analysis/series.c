@@ -756,3 +756,23 @@ size_t gw_series_nearest_tick(const struct gw_gpu_series *g, int64_t t_ns) {
     return lo - 1;
   return lo;
 }
+
+struct gw_timeline_input gw_series_timeline_input(const struct gw_gpu_series *g) {
+  struct gw_timeline_input in = {.compute = g->kernels,
+                                 .ncompute = g->nkernels,
+                                 .nccl = g->nccl,
+                                 .nnccl = g->nnccl,
+                                 .h2d = g->h2d,
+                                 .nh2d = g->nh2d,
+                                 .other_copies = g->copies,
+                                 .nother = g->ncopies,
+                                 .api = g->api,
+                                 .napi = g->napi,
+                                 .syncs = g->syncs,
+                                 .nsyncs = g->nsyncs,
+                                 .launch_gap_max_ns = (int64_t)gw_thr.launch_gap_max_ns,
+                                 .host_quiet_max_ns = (int64_t)gw_thr.host_quiet_max_ns,
+                                 .sync_slack_ns = (int64_t)gw_thr.sync_slack_ns};
+  gw_timeline_work_span(&in, &in.t0, &in.t1);
+  return in;
+}

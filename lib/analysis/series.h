@@ -115,4 +115,9 @@ size_t gw_host_index_at(const struct gw_host_series *h, int64_t t_ns);
 /* Index of the last health tick at or before t_ns (the first when t_ns precedes all). */
 size_t gw_health_index_at(const struct gw_gpu_series *g, int64_t t_ns);
 
+/* The GPU's traced lists as the timeline's input (pointing at g's lists,
+ * which gw_timeline_split would merge in place), its work span and the
+ * thresholds of gw_thr. */
+struct gw_timeline_input gw_series_timeline_input(const struct gw_gpu_series *g);
+
 #endif

@@ -108,6 +108,24 @@ static int sync_open_at(const struct gw_interval *syncs, size_t n, int64_t gap_s
   return i > 0 && syncs[i - 1].end_ns >= gap_start - slack_ns;
 }
 
+int gw_timeline_work_span(const struct gw_timeline_input *in, int64_t *t0, int64_t *t1) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  const struct gw_interval *lists[] = {in->compute, in->nccl, in->h2d, in->other_copies};
+  size_t counts[] = {in->ncompute, in->nnccl, in->nh2d, in->nother};
+  for (int l = 0; l < 4; l++)
+    for (size_t i = 0; i < counts[l]; i++) {
+      if (lists[l][i].start_ns < lo)
+        lo = lists[l][i].start_ns;
+      if (lists[l][i].end_ns > hi)
+        hi = lists[l][i].end_ns;
+    }
+  *t0 = *t1 = 0;
+  if (hi < lo)
+    return 0;
+  *t0 = lo, *t1 = hi;
+  return 1;
+}
+
 void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out) {
   memset(out, 0, sizeof *out);
   int64_t t0 = in->t0, t1 = in->t1;
@@ -146,11 +164,12 @@ void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out) {
       next = t1;
     if (next > cursor) {
       int64_t gap = next - cursor;
+      int input = i < nany && copy_starts_near(h2d, nh2d, cursor, next);
       int short_gap = gap <= in->launch_gap_max_ns && i < nany;
-      /* A longer gap through which the host kept calling CUDA. */
-      int host_busy =
-          !short_gap && i < nany && napi > 0 && longest_quiet_ns(api, napi, cursor, next) <= in->host_quiet_max_ns;
-      if (i < nany && copy_starts_near(h2d, nh2d, cursor, next)) {
+      /* A longer gap through which the host kept calling CUDA (looked at only when it matters). */
+      int host_busy = !input && !short_gap && i < nany && napi > 0 &&
+                      longest_quiet_ns(api, napi, cursor, next) <= in->host_quiet_max_ns;
+      if (input) {
         out->idle_input_ns += gap;
       } else if ((short_gap || host_busy) && nsyncs > 0 && cursor > t0 &&
                  sync_open_at(in->syncs, nsyncs, cursor, in->sync_slack_ns)) {
@@ -213,17 +232,7 @@ int64_t gw_timeline_split_windows(const struct gw_timeline_input *in, const stru
     w.napi = inside_window(w.api, in->api, in->napi, w0, w1, 1);
     w.nsyncs = inside_window(w.syncs, in->syncs, in->nsyncs, w0, w1, 1);
     /* the window's span: its first GPU work to its last */
-    w.t0 = INT64_MAX, w.t1 = INT64_MIN;
-    const struct gw_interval *lists[] = {w.compute, w.nccl, w.h2d, w.other_copies};
-    size_t counts[] = {w.ncompute, w.nnccl, w.nh2d, w.nother};
-    for (int l = 0; l < 4; l++)
-      for (size_t j = 0; j < counts[l]; j++) {
-        if (lists[l][j].start_ns < w.t0)
-          w.t0 = lists[l][j].start_ns;
-        if (lists[l][j].end_ns > w.t1)
-          w.t1 = lists[l][j].end_ns;
-      }
-    if (w.t1 <= w.t0)
+    if (!gw_timeline_work_span(&w, &w.t0, &w.t1) || w.t1 <= w.t0)
       continue;
     struct gw_gap_split sp;
     gw_timeline_split(&w, &sp);

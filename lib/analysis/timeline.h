@@ -57,6 +57,10 @@ struct gw_timeline_input {
                                 (host and GPU timestamps) */
 };
 
+/* The first start and the last end over the input's GPU work (compute,
+ * NCCL, copies) into *t0 and *t1; 0 when it holds none (both left 0). */
+int gw_timeline_work_span(const struct gw_timeline_input *in, int64_t *t0, int64_t *t1);
+
 /* Classify the input's span, in this order: a gap that ends in a
  * host-to-device copy is input; one that opens while the host waits in a
  * synchronizing call, and that the host then ends promptly (short, or never
