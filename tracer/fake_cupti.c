@@ -9,6 +9,8 @@
  *   FAKE_CUPTI_RESUBSCRIBE_RC  what cuptiSubscribe returns after a
  *                            cuptiFinalize (default 0; 39: another client
  *                            took CUPTI while the tracer was detached)
+ *   FAKE_CUPTI_MAX_DEVICE_BUFFER_MB  the largest device buffer
+ *                            cuptiActivitySetAttribute accepts (default 256)
  * Every flush asks the tracer for a buffer, fills it with kernel, memcpy,
  * sync and API records and hands it back, as CUPTI's worker would.
  * fake_cupti_api_call() plays one CUDA API call of the program (enter and
@@ -122,6 +124,15 @@ FAKE_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequ
   request_fn = req;
   complete_fn = done;
   return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *value_size, void *value) {
+  if (attr != CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE || !value_size || *value_size != sizeof(size_t) || !value)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  size_t bytes;
+  memcpy(&bytes, value, sizeof bytes);
+  return bytes > ((size_t)env_unsigned("FAKE_CUPTI_MAX_DEVICE_BUFFER_MB", 256) << 20) ? CUPTI_ERROR_INVALID_PARAMETER
+                                                                                      : CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {

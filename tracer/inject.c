@@ -51,7 +51,8 @@
   X(cuptiActivityEnableDriverApi)                                                                                      \
   X(cuptiActivityEnableAllSyncRecords)                                                                                 \
   X(cuptiEnableDomain)                                                                                                 \
-  X(cuptiFinalize)
+  X(cuptiFinalize)                                                                                                     \
+  X(cuptiActivitySetAttribute)
 
 #define DECLARE_FN(name) static __typeof__(&name) p_##name;
 CUPTI_REQUIRED(DECLARE_FN)
@@ -86,6 +87,7 @@ static struct {
   CUpti_ActivityKind kernel_kind; /* CONCURRENT_KERNEL, or KERNEL when asked (serial) */
   int detach;                     /* sampled: CUPTI detached (cuptiFinalize) between windows */
   int debug;                      /* GPUWHY_TRACE_DEBUG=1: a NOTE for each detach */
+  uint32_t device_buffer_mb;      /* CUPTI's device-side timestamp buffer; 0: CUPTI's default (3.2 MB) */
 } cfg;
 
 /* ---- state ---------------------------------------------------------------- */
@@ -555,6 +557,20 @@ static int wait_or_stop(uint32_t ms) {
 /* Subscribes and registers the buffer callbacks: at start, and in sampled
  * mode when a window opens after a detach. CUPTI_SUCCESS when CUPTI is set
  * up; else the CUPTI result, and why is filled. */
+/* A larger device-side timestamp buffer for jobs that launch more than
+ * CUPTI's default holds (about 100000 kernels) between two flushes, which
+ * would otherwise lose timestamps. Set before the contexts are made: the
+ * injection runs inside cuInit, before any. It made no difference to the cost
+ * on the H200 storm (bench/RESULTS.md, run 8), so it stays off by default. */
+static void set_device_buffer_size(void) {
+  if (!cfg.device_buffer_mb || !p_cuptiActivitySetAttribute)
+    return;
+  size_t bytes = (size_t)cfg.device_buffer_mb << 20, size = sizeof bytes;
+  CUptiResult rc = p_cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);
+  if (rc != CUPTI_SUCCESS)
+    say(GW_WIRE_NOTE_WARN, "CUPTI refused a device buffer of %u MB: %s", cfg.device_buffer_mb, cupti_error(rc));
+}
+
 static CUptiResult cupti_attach(char *why, size_t why_cap) {
   CUptiResult rc = p_cuptiSubscribe(&subscriber, on_api_callback, NULL);
   if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -569,6 +585,7 @@ static CUptiResult cupti_attach(char *why, size_t why_cap) {
     snprintf(why, why_cap, "cuptiSubscribe failed: %s (%d)", cupti_error(rc), (int)rc);
     return rc;
   }
+  set_device_buffer_size();
   rc = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (rc != CUPTI_SUCCESS) {
     snprintf(why, why_cap, "cuptiActivityRegisterCallbacks failed: %s (%d)", cupti_error(rc), (int)rc);
@@ -798,6 +815,7 @@ static void read_config(void) {
   cfg.api = (enum api_set)env_choice("GPUWHY_TRACE_API", api_words, COUNT_OF(api_words), API_ALL);
   cfg.detach = env_flag("GPUWHY_TRACE_DETACH", 1);
   cfg.debug = env_flag("GPUWHY_TRACE_DEBUG", 0);
+  cfg.device_buffer_mb = env_u32("GPUWHY_TRACE_DEVICE_BUFFER_MB", 0, 0, 1024);
   /* serial: CUPTI's KERNEL kind, which runs kernels one at a time but adds no
    * code to them; for measuring what CONCURRENT_KERNEL's instrumentation costs. */
   static const struct env_word kernel_words[] = {{"concurrent", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},

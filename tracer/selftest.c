@@ -345,6 +345,18 @@ int main(int argc, char **argv) {
         "warning: %s", c.first_warn);
     EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
   }
+  /* 4c. A device buffer CUPTI accepts: no note; one it refuses: one
+   * warning, and tracing goes on with CUPTI's default. */
+  {
+    const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_DEVICE_BUFFER_MB", "64", NULL};
+    run_clean(env, err_path, END_EXIT, dir, &c);
+    EXPECT(c.warn_notes == 0 && c.error_notes == 0, "warning: %s error: %s", c.first_warn, c.first_error);
+    const char *refused[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_DEVICE_BUFFER_MB", "512", NULL};
+    run_clean(refused, err_path, END_EXIT, dir, &c);
+    EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "refused a device buffer of 512 MB"), "warning: %s", c.first_warn);
+    EXPECT(c.kernels >= 3 && c.error_notes == 0, "%d kernels, error: %s", c.kernels, c.first_error);
+    printf("case 4c (device buffer refused): %s\n", c.first_warn);
+  }
   /* 5. Sampled mode with launch counting on: windows of 50 ms every 100 ms
    * for about 450 ms. */
   {

@@ -8,6 +8,9 @@
 # rounds compare: two by default (GW_BENCH_CPUS), since a job confined to the
 # one core of its training thread would also give CUPTI's worker thread and
 # the tracer's record conversion that core, which real jobs do not.
+# GW_BENCH_CONFIGS picks the configurations (default: plain sampled full
+# profiler); full_nolaunch is --trace=full without the launch API records
+# (GPUWHY_TRACE_API=nolaunch).
 # usage: run.sh GPUWHY_BIN OUTDIR [ROUNDS] [SECONDS]
 set -u
 bin=$1 out=$2 rounds=${3:-3} secs=${4:-10}
@@ -15,16 +18,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 res=$out/tracer_bench.txt
 : > "$res"
+configs=${GW_BENCH_CONFIGS:-plain sampled full profiler}
 pin="taskset -c ${GW_BENCH_CPUS:-2,3}"
 command -v taskset > /dev/null || pin=""
 for r in $(seq 1 "$rounds"); do
   for w in storm train; do
-    for cfg in plain sampled full profiler; do
+    for cfg in $configs; do
       py=(python3 "$here/storm.py" --workload "$w" --seconds "$secs")
       case $cfg in
         plain) line=$($pin "${py[@]}" | tail -1) ;;
         # torch.profiler keeps every event in memory and processes them at the end: 3 s is enough to see its cost.
         profiler) line=$($pin "${py[@]}" --seconds 3 --profiler 2> /dev/null | tail -1) ;;
+        full_nolaunch) line=$(GPUWHY_TRACE_API=nolaunch "$bin" record -q --trace=full -o "$out/$w-$cfg.db" -- $pin "${py[@]}" | tail -1) ;;
         *) line=$("$bin" record -q --trace=$cfg -o "$out/$w-$cfg.db" -- $pin "${py[@]}" --chunks-out "$out/chunks.txt" | tail -1) ;;
       esac
       echo "round $r $w $cfg $line" | tee -a "$res"
@@ -35,7 +40,7 @@ for r in $(seq 1 "$rounds"); do
     done
   done
 done
-python3 - "$res" << 'PY'
+python3 - "$res" $configs << 'PY'
 import collections, statistics, sys
 mean = collections.defaultdict(list)
 best = collections.defaultdict(list)
@@ -46,7 +51,7 @@ for line in open(sys.argv[1]):
         best[(p[2], p[3])].append(float(p[7]))
 for w in ("storm", "train"):
     plain = mean[(w, "plain")]
-    for cfg in ("plain", "sampled", "full", "profiler"):
+    for cfg in sys.argv[2:]:
         v = mean[(w, cfg)]
         if not v:
             continue
@@ -56,7 +61,7 @@ for w in ("storm", "train"):
         # Best-of-N: the best 10-step chunk over all rounds, against plain's.
         bon = min(best[(w, cfg)])
         bon_plain = min(best[(w, "plain")])
-        print(f"{w:<6} {cfg:<9} mean ms/step per round {['%.3f' % x for x in v]}  "
+        print(f"{w:<6} {cfg:<13} mean ms/step per round {['%.3f' % x for x in v]}  "
               f"vs plain per round {['%+.1f%%' % x for x in rel]}  median {med}  "
               f"best-of-N {bon:.3f} ms {100 * (bon / bon_plain - 1):+.1f}%")
 PY
