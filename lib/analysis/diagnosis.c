@@ -446,6 +446,7 @@ static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
   sum->host_busy_ns += l->host_busy_ns;
   sum->launch_gap_ns += l->launch_gap_ns;
   sum->host_issue_ns += l->host_issue_ns;
+  sum->launch_calls_missing |= l->launch_calls_missing;
   sum->sync_gaps += l->sync_gaps;
   sum->ticks_active += l->ticks_active;
   sum->sm_from_util |= l->sm_from_util;
@@ -565,6 +566,11 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     gw_diagnosis_note(
         dx, _("The ledger is estimated from sampled counters (no kernel timeline): rows are shares of each sample "
               "interval, and idle: sync needs `gpuwhy record --trace` to be seen."));
+  if (dx->total.from_timeline && dx->total.launch_calls_missing)
+    /* TRANSLATORS: "idle: other" and "idle: launch" are ledger rows: use their translations. */
+    gw_diagnosis_note(dx, _("The kernel trace holds no kernel launch calls (traced with GPUWHY_TRACE_API=nolaunch, or "
+                            "an import without them): a longer gap through which the host only launched kernels "
+                            "counts as idle: other, so idle: launch may be low."));
   if (rec->timeline_sampled)
     gw_diagnosis_note(
         dx, _("The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run."));

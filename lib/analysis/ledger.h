@@ -34,6 +34,7 @@ struct gw_ledger {
   double tiny_kernel_ns;         /* underfilled and idle time in ticks with the launch-storm signature */
   double launch_gap_ns;          /* idle time while the busy host issued kernels that do fill the SMs */
   double host_issue_ns;          /* timeline: gaps longer than a launch through which the host kept calling CUDA */
+  int launch_calls_missing;      /* timeline without launch calls: host_issue_ns may be short */
   int64_t sync_gaps;             /* timeline: gaps counted as idle: sync */
   double host_busy_ns;           /* idle: other time while the target process kept one core busy without launching */
   double ticks_active;           /* ticks in the working span */

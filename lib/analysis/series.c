@@ -398,14 +398,43 @@ static const int DRIVER_SYNC_CBIDS[] = {
     800, /* cuCtxSynchronize_v2 */
 };
 
-static int is_sync_call(const char *domain, int cbid) {
+/* The kernel and graph launch calls, as the tracer lists them. */
+static const int RUNTIME_LAUNCH_CBIDS[] = {
+    211, /* cudaLaunchKernel */
+    214, /* cudaLaunchKernel_ptsz */
+    269, /* cudaLaunchCooperativeKernel */
+    311, /* cudaGraphLaunch */
+    312, /* cudaGraphLaunch_ptsz */
+    430, /* cudaLaunchKernelExC */
+    431, /* cudaLaunchKernelExC_ptsz */
+};
+static const int DRIVER_LAUNCH_CBIDS[] = {
+    307, /* cuLaunchKernel */
+    442, /* cuLaunchKernel_ptsz */
+    514, /* cuGraphLaunch */
+    515, /* cuGraphLaunch_ptsz */
+    652, /* cuLaunchKernelEx */
+    653, /* cuLaunchKernelEx_ptsz */
+};
+
+#define CBID_LIST(ids) ids, sizeof ids / sizeof *ids
+static int cbid_in(const char *domain, int cbid, const int *runtime_ids, size_t nruntime, const int *driver_ids,
+                   size_t ndriver) {
   int runtime = domain && strcmp(domain, "runtime") == 0, driver = domain && strcmp(domain, "driver") == 0;
-  const int *ids = runtime ? RUNTIME_SYNC_CBIDS : DRIVER_SYNC_CBIDS;
-  size_t n = runtime ? sizeof RUNTIME_SYNC_CBIDS / sizeof *ids : sizeof DRIVER_SYNC_CBIDS / sizeof *ids;
+  const int *ids = runtime ? runtime_ids : driver_ids;
+  size_t n = runtime ? nruntime : ndriver;
   for (size_t i = 0; (runtime || driver) && i < n; i++)
     if (ids[i] == cbid)
       return 1;
   return 0;
+}
+
+static int is_sync_call(const char *domain, int cbid) {
+  return cbid_in(domain, cbid, CBID_LIST(RUNTIME_SYNC_CBIDS), CBID_LIST(DRIVER_SYNC_CBIDS));
+}
+
+static int is_launch_call(const char *domain, int cbid) {
+  return cbid_in(domain, cbid, CBID_LIST(RUNTIME_LAUNCH_CBIDS), CBID_LIST(DRIVER_LAUNCH_CBIDS));
 }
 
 /* Gives a host interval of process pid to the GPU whose kernels that process
@@ -439,12 +468,18 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
       int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
       if (!time_ok(a) || !time_ok(b))
         continue;
+      const char *domain = (const char *)sqlite3_column_text(s, 3);
+      int cbid = sqlite3_column_int(s, 4);
       push_host_iv(rec, pid, a, b, 0);
-      if (is_sync_call((const char *)sqlite3_column_text(s, 3), sqlite3_column_int(s, 4)))
+      if (is_sync_call(domain, cbid))
         push_host_iv(rec, pid, a, b, 1);
+      rec->launch_calls_traced |= is_launch_call(domain, cbid);
     }
     sqlite3_finalize(s);
   }
+  /* Without the launch calls (GPUWHY_TRACE_API=nolaunch, or an import that
+   * lacks them) the calls left still show a host that was busy, but a gap
+   * that looks quiet may have been full of launches: the report says so. */
   /* CUPTI's synchronization records: event (1), stream (3) and context (4)
    * synchronize; 2 is a stream waiting on an event, not the host. */
   if (gw_store_table_exists(db, "sync") &&

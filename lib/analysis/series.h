@@ -94,8 +94,9 @@ struct gw_recording {
   struct gw_event_row *events;
   size_t nsteps;
   struct gw_step_row *steps;
-  int has_timeline;     /* the kernel table exists and holds rows */
-  int timeline_sampled; /* the tracer ran in sampled windows: timeline not used for the ledger */
+  int has_timeline;        /* the kernel table exists and holds rows */
+  int timeline_sampled;    /* the tracer ran in sampled windows: timeline not used for the ledger */
+  int launch_calls_traced; /* the api table holds kernel launch calls: the host side of each gap can be read */
   /* A sampled trace still fills each GPU's kernels and nccl lists (inside
    * these windows) for the multi-GPU summary; has_timeline stays 0. */
   size_t nwindows;

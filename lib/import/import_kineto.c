@@ -1,5 +1,6 @@
 #include "import/import_kineto.h"
 
+#include "import/cuda_calls.h"
 #include "import/import_pipe.h"
 #include "import/json_stream.h"
 
@@ -659,7 +660,8 @@ static gw_status do_api(struct parser *p, int driver) {
   a.start_ns = (uint64_t)start;
   a.end_ns = (uint64_t)end;
   a.domain = driver ? GW_WIRE_API_DRIVER : GW_WIRE_API_RUNTIME;
-  a.cbid = u32_or(e->have & HAVE_CBID, e->cbid, 0);
+  /* Older Kineto traces carry no cbid: the call's name gives it. */
+  a.cbid = e->have & HAVE_CBID ? u32_or(1, e->cbid, 0) : gw_cuda_call_cbid(e->name, e->name_len, driver);
   a.tid = u32_or(e->have & HAVE_TID, e->tid, 0);
   a.correlation = u32_or(e->have & HAVE_CORRELATION, e->correlation, 0);
   return put_or_hold(p, HELD_API, &a, sizeof a);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "import/cuda_calls.h"
 #include "store/store.h"
 
 /* NVTX event types (ENUM_NSYS_EVENT_TYPE). */
@@ -15,58 +16,6 @@
 #define NVTX_START_END_RANGE 60
 
 #define MAX_PROCESSES 1024
-
-/* CUPTI callback ids of the calls the analysis cares about (launches,
- * synchronisations, copies, allocations), from cupti_runtime_cbid.h and
- * cupti_driver_cbid.h of CUDA 13.0. nsys names calls by CUPTI's names
- * ("cudaLaunchKernel_v7000"); other calls keep cbid 0. */
-static const struct {
-  const char *name;
-  uint32_t cbid;
-} RUNTIME_CBIDS[] =
-    {
-        {"cudaMalloc_v3020", 20},
-        {"cudaFree_v3020", 22},
-        {"cudaMemcpy_v3020", 31},
-        {"cudaMemcpyAsync_v3020", 41},
-        {"cudaMemsetAsync_v3020", 51},
-        {"cudaStreamSynchronize_v3020", 131},
-        {"cudaStreamQuery_v3020", 132},
-        {"cudaEventRecord_v3020", 135},
-        {"cudaEventSynchronize_v3020", 137},
-        {"cudaEventQuery_v3020", 138},
-        {"cudaStreamWaitEvent_v3020", 147},
-        {"cudaDeviceSynchronize_v3020", 165},
-        {"cudaLaunchKernel_v7000", 211},
-        {"cudaLaunchKernel_ptsz_v7000", 214},
-        {"cudaMemcpyAsync_ptsz_v7000", 225},
-        {"cudaStreamSynchronize_ptsz_v7000", 239},
-        {"cudaStreamWaitEvent_ptsz_v7000", 247},
-        {"cudaGraphLaunch_v10000", 311},
-        {"cudaGraphLaunch_ptsz_v10000", 312},
-        {"cudaMallocAsync_v11020", 373},
-        {"cudaFreeAsync_v11020", 375},
-        {"cudaLaunchKernelExC_v11060", 430},
-        {"cudaLaunchKernelExC_ptsz_v11060", 431},
-},
-  DRIVER_CBIDS[] = {
-      {"cuCtxSynchronize", 17},      {"cuEventSynchronize", 121},    {"cuStreamSynchronize", 126},
-      {"cuMemsetD8Async", 216},      {"cuMemAlloc_v2", 243},         {"cuMemFree_v2", 245},
-      {"cuMemcpyHtoDAsync_v2", 277}, {"cuMemcpyDtoHAsync_v2", 279},  {"cuStreamWaitEvent", 295},
-      {"cuMemcpyAsync", 306},        {"cuLaunchKernel", 307},        {"cuStreamSynchronize_ptsz", 440},
-      {"cuLaunchKernel_ptsz", 442},  {"cuGraphLaunch", 514},         {"cuGraphLaunch_ptsz", 515},
-      {"cuLaunchKernelEx", 652},     {"cuLaunchKernelEx_ptsz", 653},
-};
-
-static uint32_t cbid_of(const char *name, int driver) {
-  if (!name)
-    return 0;
-  size_t n = driver ? sizeof DRIVER_CBIDS / sizeof DRIVER_CBIDS[0] : sizeof RUNTIME_CBIDS / sizeof RUNTIME_CBIDS[0];
-  for (size_t i = 0; i < n; i++)
-    if (strcmp(name, driver ? DRIVER_CBIDS[i].name : RUNTIME_CBIDS[i].name) == 0)
-      return driver ? DRIVER_CBIDS[i].cbid : RUNTIME_CBIDS[i].cbid;
-  return 0;
-}
 
 struct nsys {
   sqlite3 *db;
@@ -617,7 +566,8 @@ static gw_status import_api(struct nsys *x, uint32_t pid, int first, int driver)
     a.correlation = col_u32(s, 3);
     a.return_value = col_u32(s, 4);
     a.domain = driver ? GW_WIRE_API_DRIVER : GW_WIRE_API_RUNTIME;
-    a.cbid = cbid_of((const char *)sqlite3_column_text(s, 6), driver);
+    const char *call = (const char *)sqlite3_column_text(s, 6);
+    a.cbid = gw_cuda_call_cbid(call, call ? (size_t)sqlite3_column_bytes(s, 6) : 0, driver);
     rc = gw_sink_api(x->sink, &a, x->err);
   }
   if (!rc && step != SQLITE_DONE)

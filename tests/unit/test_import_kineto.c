@@ -17,6 +17,7 @@
 #include <gpuwhy/import.h>
 #include <sqlite3.h>
 
+#include "import/cuda_calls.h"
 #include "import/import_kineto.h"
 
 #define BASE_NS 1790857026000000000LL
@@ -163,6 +164,8 @@ static void test_gzip_and_absolute_times(void **state) {
   assert_int_equal(q_int("SELECT count(*) FROM step"), 2);
   assert_int_equal(q_int("SELECT t_start_ns FROM step WHERE step = 5"), 1740461679470813250LL);
   assert_int_equal(q_int("SELECT count(*) FROM api"), 1);
+  /* no cbid in its args: the call's name, cudaLaunchKernel, gives 211 */
+  assert_int_equal(q_int("SELECT cbid FROM api WHERE domain = 'runtime'"), 211);
   assert_int_equal(q_int("SELECT copy_kind * 100 + src_kind * 10 + dst_kind FROM memcpy"), 231);
   assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.clock'"), "ts as epoch microseconds");
 }
@@ -396,6 +399,39 @@ static void test_corrupt_and_truncated_gzip(void **state) {
   assert_int_equal(gw_import_kineto_buffer(buf, n, "ok.json.gz", ":memory:", err, sizeof err), GPUWHY_EXIT_OK);
 }
 
+/* Calls named with or without CUPTI's version suffix; nothing else matches. */
+static void test_cuda_call_names(void **state) {
+  (void)state;
+  struct {
+    const char *name;
+    int driver;
+    uint32_t cbid;
+  } cases[] = {
+      {"cudaLaunchKernel", 0, 211},
+      {"cudaLaunchKernel_v7000", 0, 211},
+      {"cudaLaunchKernel_ptsz", 0, 214},
+      {"cudaStreamSynchronize", 0, 131},
+      {"cuStreamSynchronize", 1, 126},
+      {"cuStreamSynchronize_ptsz", 1, 440},
+      {"cuLaunchKernel", 1, 307},
+      {"cuMemAlloc_v2", 1, 243},
+      {"cudaLaunchKernel", 1, 0},
+      {"cudaLaunchKernelX", 0, 0},
+      {"cudaLaunchKernel_v", 0, 0},
+      {"cudaLaunchKernel_vx1", 0, 0},
+      {"cudaLaunch", 0, 0},
+      {"", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (gw_cuda_call_cbid(cases[i].name, strlen(cases[i].name), cases[i].driver) != cases[i].cbid)
+      fail_msg("%s (driver %d): %u, expected %u", cases[i].name, cases[i].driver,
+               gw_cuda_call_cbid(cases[i].name, strlen(cases[i].name), cases[i].driver), cases[i].cbid);
+  /* the length bounds the name: a longer buffer is not read past it */
+  assert_int_equal(gw_cuda_call_cbid("cudaLaunchKernel_v7000 trailing", 22, 0), 211);
+  assert_int_equal(gw_cuda_call_cbid("cudaLaunchKernel_v7000 trailing", 16, 0), 211);
+  assert_int_equal(gw_cuda_call_cbid(NULL, 5, 0), 0);
+}
+
 static void test_failed_import_leaves_output_alone(void **state) {
   (void)state;
   write_file(out_path, "precious");
@@ -448,6 +484,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_corrupt_and_truncated_gzip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_import_leaves_output_alone, setup, teardown),
       cmocka_unit_test(test_parse_us),
+      cmocka_unit_test(test_cuda_call_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
