@@ -473,13 +473,14 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
       push_host_iv(rec, pid, a, b, 0);
       if (is_sync_call(domain, cbid))
         push_host_iv(rec, pid, a, b, 1);
+      /* Without launch calls (GPUWHY_TRACE_API=nolaunch, or an import that
+       * lacks them) the calls left still show a host that was busy, but a
+       * gap that looks quiet may have been full of launches: the report
+       * says so. */
       rec->launch_calls_traced |= is_launch_call(domain, cbid);
     }
     sqlite3_finalize(s);
   }
-  /* Without the launch calls (GPUWHY_TRACE_API=nolaunch, or an import that
-   * lacks them) the calls left still show a host that was busy, but a gap
-   * that looks quiet may have been full of launches: the report says so. */
   /* CUPTI's synchronization records: event (1), stream (3) and context (4)
    * synchronize; 2 is a stream waiting on an event, not the host. */
   if (gw_store_table_exists(db, "sync") &&
