@@ -39,11 +39,11 @@ static const struct named_cbid RUNTIME_CBIDS[] = {
 };
 
 static const struct named_cbid DRIVER_CBIDS[] = {
-    {"cuCtxSynchronize", 17},      {"cuEventSynchronize", 121},   {"cuStreamSynchronize", 126},
-    {"cuMemsetD8Async", 216},      {"cuMemAlloc_v2", 243},        {"cuMemFree_v2", 245},
-    {"cuMemcpyHtoDAsync_v2", 277}, {"cuMemcpyDtoHAsync_v2", 279}, {"cuStreamWaitEvent", 295},
-    {"cuMemcpyAsync", 306},        {"cuLaunchKernel", 307},       {"cuStreamSynchronize_ptsz", 440},
-    {"cuLaunchKernel_ptsz", 442},  {"cuGraphLaunch", 514},        {"cuGraphLaunch_ptsz", 515},
+    {"cuCtxSynchronize", 17},      {"cuEventSynchronize", 121},    {"cuStreamSynchronize", 126},
+    {"cuMemsetD8Async", 216},      {"cuMemAlloc_v2", 243},         {"cuMemFree_v2", 245},
+    {"cuMemcpyHtoDAsync_v2", 277}, {"cuMemcpyDtoHAsync_v2", 279},  {"cuStreamWaitEvent", 295},
+    {"cuMemcpyAsync", 306},        {"cuLaunchKernel", 307},        {"cuStreamSynchronize_ptsz", 440},
+    {"cuLaunchKernel_ptsz", 442},  {"cuGraphLaunch", 514},         {"cuGraphLaunch_ptsz", 515},
     {"cuLaunchKernelEx", 652},     {"cuLaunchKernelEx_ptsz", 653},
 };
 
