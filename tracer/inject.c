@@ -560,7 +560,7 @@ static int wait_or_stop(uint32_t ms) {
 /* A larger device-side timestamp buffer for jobs that launch more than
  * CUPTI's default holds (about 100000 kernels) between two flushes, which
  * would otherwise lose timestamps. Set before the contexts are made: the
- * injection runs inside cuInit, before any. It made no difference to the cost
+ * injection runs inside cuInit, before any; later attaches keep it. It made no difference to the cost
  * on the H200 storm (bench/RESULTS.md, run 8), so it stays off by default. */
 static void set_device_buffer_size(void) {
   if (!cfg.device_buffer_mb || !p_cuptiActivitySetAttribute)
@@ -585,7 +585,8 @@ static CUptiResult cupti_attach(char *why, size_t why_cap) {
     snprintf(why, why_cap, "cuptiSubscribe failed: %s (%d)", cupti_error(rc), (int)rc);
     return rc;
   }
-  set_device_buffer_size();
+  if (!atomic_load(&tracing_on))
+    set_device_buffer_size(); /* first attach only: the contexts it sizes stay */
   rc = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (rc != CUPTI_SUCCESS) {
     snprintf(why, why_cap, "cuptiActivityRegisterCallbacks failed: %s (%d)", cupti_error(rc), (int)rc);

@@ -355,6 +355,14 @@ int main(int argc, char **argv) {
     run_clean(refused, err_path, END_EXIT, dir, &c);
     EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "refused a device buffer of 512 MB"), "warning: %s", c.first_warn);
     EXPECT(c.kernels >= 3 && c.error_notes == 0, "%d kernels, error: %s", c.kernels, c.first_error);
+    /* sampled: set once, not again at each window's attach */
+    const char *sampled[] = {
+        SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DEVICE_BUFFER_MB", "512", NULL};
+    pid_t pid = run_child(sampled, err_path, END_API_CALLS);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(finalized >= 1 && c.windows >= 2, "%d windows, %d finalized", c.windows, finalized);
+    EXPECT(c.warn_notes == 1, "%d warnings over %d windows: %s", c.warn_notes, c.windows, c.first_warn);
     printf("case 4c (device buffer refused): %s\n", c.first_warn);
   }
   /* 5. Sampled mode with launch counting on: windows of 50 ms every 100 ms

@@ -334,7 +334,7 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   out->host_busy_ns = counters.host_busy_ns;
   out->launch_gap_ns = counters.launch_gap_ns;
   out->host_issue_ns = (double)sp.host_issue_ns;
-  out->launch_calls_missing = !rec->launch_calls_traced;
+  out->launch_calls_missing = g->nlaunch_calls == 0;
   out->sync_gaps = sp.sync_gaps;
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/nccl_transport.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
+#include "core/cuda_calls.h"
 #include "store/store.h"
 
 /* Times are ns since 1970. One outside 0 .. 4e18 (the year 2096) is damage,
@@ -375,78 +376,20 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_finalize(s);
 }
 
-/* CUPTI callback ids of the host calls that wait for the GPU: synchronize
- * calls and blocking copies (cupti_runtime_cbid.h, cupti_driver_cbid.h;
- * ids are never reused). cudaStreamWaitEvent is not among them: it makes a
- * stream wait, not the host. */
-static const int RUNTIME_SYNC_CBIDS[] = {
-    31,  /* cudaMemcpy */
-    126, /* cudaThreadSynchronize */
-    131, /* cudaStreamSynchronize */
-    137, /* cudaEventSynchronize */
-    165, /* cudaDeviceSynchronize */
-    215, /* cudaMemcpy_ptds */
-    239, /* cudaStreamSynchronize_ptsz */
-};
-static const int DRIVER_SYNC_CBIDS[] = {
-    17,  /* cuCtxSynchronize */
-    45,  /* cuMemcpyDtoH */
-    121, /* cuEventSynchronize */
-    126, /* cuStreamSynchronize */
-    278, /* cuMemcpyDtoH_v2 */
-    440, /* cuStreamSynchronize_ptsz */
-    800, /* cuCtxSynchronize_v2 */
-};
-
-/* The kernel and graph launch calls, as the tracer lists them. */
-static const int RUNTIME_LAUNCH_CBIDS[] = {
-    211, /* cudaLaunchKernel */
-    214, /* cudaLaunchKernel_ptsz */
-    269, /* cudaLaunchCooperativeKernel */
-    311, /* cudaGraphLaunch */
-    312, /* cudaGraphLaunch_ptsz */
-    430, /* cudaLaunchKernelExC */
-    431, /* cudaLaunchKernelExC_ptsz */
-};
-static const int DRIVER_LAUNCH_CBIDS[] = {
-    307, /* cuLaunchKernel */
-    442, /* cuLaunchKernel_ptsz */
-    514, /* cuGraphLaunch */
-    515, /* cuGraphLaunch_ptsz */
-    652, /* cuLaunchKernelEx */
-    653, /* cuLaunchKernelEx_ptsz */
-};
-
-#define CBID_LIST(ids) ids, sizeof ids / sizeof *ids
-static int cbid_in(const char *domain, int cbid, const int *runtime_ids, size_t nruntime, const int *driver_ids,
-                   size_t ndriver) {
-  int runtime = domain && strcmp(domain, "runtime") == 0, driver = domain && strcmp(domain, "driver") == 0;
-  const int *ids = runtime ? runtime_ids : driver_ids;
-  size_t n = runtime ? nruntime : ndriver;
-  for (size_t i = 0; (runtime || driver) && i < n; i++)
-    if (ids[i] == cbid)
-      return 1;
-  return 0;
-}
-
-static int is_sync_call(const char *domain, int cbid) {
-  return cbid_in(domain, cbid, CBID_LIST(RUNTIME_SYNC_CBIDS), CBID_LIST(DRIVER_SYNC_CBIDS));
-}
-
-static int is_launch_call(const char *domain, int cbid) {
-  return cbid_in(domain, cbid, CBID_LIST(RUNTIME_LAUNCH_CBIDS), CBID_LIST(DRIVER_LAUNCH_CBIDS));
-}
-
-/* Gives a host interval of process pid to the GPU whose kernels that process
- * ran (one rank, one GPU); with one GPU and no kernel owner known, to it. */
-static void push_host_iv(struct gw_recording *rec, int64_t pid, int64_t a, int64_t b, int sync) {
+/* What a host call of process pid tells the GPU whose kernels that process
+ * ran (one rank, one GPU; with one GPU and no kernel owner known, that one):
+ * HOST_CALL a busy host, HOST_SYNC a host waiting, HOST_LAUNCH a launch. */
+enum { HOST_CALL = 1, HOST_SYNC = 2, HOST_LAUNCH = 4 };
+static void push_host_iv(struct gw_recording *rec, int64_t pid, int64_t a, int64_t b, int what) {
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
     if (g->trace_pid == pid || (g->trace_pid == 0 && rec->ngpus == 1)) {
-      if (sync)
-        push_iv(&g->syncs, &g->nsyncs, a, b);
-      else
+      if (what & HOST_CALL)
         push_iv(&g->api, &g->napi, a, b);
+      if (what & HOST_SYNC)
+        push_iv(&g->syncs, &g->nsyncs, a, b);
+      if (what & HOST_LAUNCH)
+        g->nlaunch_calls++;
     }
   }
 }
@@ -469,15 +412,15 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
       if (!time_ok(a) || !time_ok(b))
         continue;
       const char *domain = (const char *)sqlite3_column_text(s, 3);
-      int cbid = sqlite3_column_int(s, 4);
-      push_host_iv(rec, pid, a, b, 0);
-      if (is_sync_call(domain, cbid))
-        push_host_iv(rec, pid, a, b, 1);
-      /* Without launch calls (GPUWHY_TRACE_API=nolaunch, or an import that
-       * lacks them) the calls left still show a host that was busy, but a
-       * gap that looks quiet may have been full of launches: the report
-       * says so. */
-      rec->launch_calls_traced |= is_launch_call(domain, cbid);
+      if (!domain || (strcmp(domain, "runtime") != 0 && strcmp(domain, "driver") != 0)) {
+        push_host_iv(rec, pid, a, b, HOST_CALL);
+        continue;
+      }
+      int driver = domain[0] == 'd';
+      uint32_t cbid = (uint32_t)sqlite3_column_int64(s, 4);
+      push_host_iv(rec, pid, a, b,
+                   HOST_CALL | (gw_cuda_call_is_sync(driver, cbid) ? HOST_SYNC : 0) |
+                       (gw_cuda_call_is_launch(driver, cbid) ? HOST_LAUNCH : 0));
     }
     sqlite3_finalize(s);
   }
@@ -491,7 +434,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
     while (sqlite3_step(s) == SQLITE_ROW) {
       int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
       if (time_ok(a) && time_ok(b))
-        push_host_iv(rec, pid, a, b, 1);
+        push_host_iv(rec, pid, a, b, HOST_SYNC);
     }
     sqlite3_finalize(s);
   }

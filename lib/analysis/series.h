@@ -27,6 +27,7 @@ struct gw_gpu_series {
   double *h[GW_GPU_NMETRICS];
   /* tracer timeline (empty without the tracer) */
   size_t nkernels, nnccl, nh2d, ncopies, napi;
+  size_t nlaunch_calls; /* launch calls among the api intervals; 0: a quiet-looking gap may have been launching */
   struct gw_interval *kernels, *nccl, *h2d, *copies;
   struct gw_interval *api; /* the host's traced CUDA calls (api table) of the process running on this GPU */
   size_t nsyncs;
@@ -94,9 +95,8 @@ struct gw_recording {
   struct gw_event_row *events;
   size_t nsteps;
   struct gw_step_row *steps;
-  int has_timeline;        /* the kernel table exists and holds rows */
-  int timeline_sampled;    /* the tracer ran in sampled windows: timeline not used for the ledger */
-  int launch_calls_traced; /* the api table holds kernel launch calls: the host side of each gap can be read */
+  int has_timeline;     /* the kernel table exists and holds rows */
+  int timeline_sampled; /* the tracer ran in sampled windows: timeline not used for the ledger */
   /* A sampled trace still fills each GPU's kernels and nccl lists (inside
    * these windows) for the multi-GPU summary; has_timeline stays 0. */
   size_t nwindows;

@@ -1,6 +1,6 @@
 #include "import/import_kineto.h"
 
-#include "import/cuda_calls.h"
+#include "core/cuda_calls.h"
 #include "import/import_pipe.h"
 #include "import/json_stream.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "import/cuda_calls.h"
+#include "core/cuda_calls.h"
 #include "store/store.h"
 
 /* NVTX event types (ENUM_NSYS_EVENT_TYPE). */

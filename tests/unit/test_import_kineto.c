@@ -17,7 +17,7 @@
 #include <gpuwhy/import.h>
 #include <sqlite3.h>
 
-#include "import/cuda_calls.h"
+#include "core/cuda_calls.h"
 #include "import/import_kineto.h"
 
 #define BASE_NS 1790857026000000000LL

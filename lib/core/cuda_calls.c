@@ -1,11 +1,10 @@
-#include "import/cuda_calls.h"
+#include "core/cuda_calls.h"
 
 #include <string.h>
 
 /* The calls the analysis cares about (launches, synchronisations, copies,
- * allocations), from cupti_runtime_cbid.h and cupti_driver_cbid.h of CUDA
- * 13.0; ids are never reused. A table rather than cupti.h, so that imports
- * build where CUPTI is absent. */
+ * allocations). Tables rather than cupti.h, so that gpuwhy builds where
+ * CUPTI is absent. */
 struct named_cbid {
   const char *name;
   uint32_t cbid;
@@ -71,4 +70,57 @@ uint32_t gw_cuda_call_cbid(const char *name, size_t len, int driver) {
     if (names_call(t[i].name, name, len))
       return t[i].cbid;
   return 0;
+}
+
+static const uint32_t RUNTIME_LAUNCHES[] = {
+    211, /* cudaLaunchKernel */
+    214, /* cudaLaunchKernel_ptsz */
+    269, /* cudaLaunchCooperativeKernel */
+    311, /* cudaGraphLaunch */
+    312, /* cudaGraphLaunch_ptsz */
+    430, /* cudaLaunchKernelExC */
+    431, /* cudaLaunchKernelExC_ptsz */
+};
+static const uint32_t DRIVER_LAUNCHES[] = {
+    307, /* cuLaunchKernel */
+    442, /* cuLaunchKernel_ptsz */
+    514, /* cuGraphLaunch */
+    515, /* cuGraphLaunch_ptsz */
+    652, /* cuLaunchKernelEx */
+    653, /* cuLaunchKernelEx_ptsz */
+};
+static const uint32_t RUNTIME_SYNCS[] = {
+    31,  /* cudaMemcpy */
+    126, /* cudaThreadSynchronize */
+    131, /* cudaStreamSynchronize */
+    137, /* cudaEventSynchronize */
+    165, /* cudaDeviceSynchronize */
+    215, /* cudaMemcpy_ptds */
+    239, /* cudaStreamSynchronize_ptsz */
+};
+static const uint32_t DRIVER_SYNCS[] = {
+    17,  /* cuCtxSynchronize */
+    45,  /* cuMemcpyDtoH */
+    121, /* cuEventSynchronize */
+    126, /* cuStreamSynchronize */
+    278, /* cuMemcpyDtoH_v2 */
+    440, /* cuStreamSynchronize_ptsz */
+    800, /* cuCtxSynchronize_v2 */
+};
+
+static int listed(uint32_t cbid, const uint32_t *ids, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (ids[i] == cbid)
+      return 1;
+  return 0;
+}
+
+int gw_cuda_call_is_launch(int driver, uint32_t cbid) {
+  return driver ? listed(cbid, DRIVER_LAUNCHES, sizeof DRIVER_LAUNCHES / sizeof *DRIVER_LAUNCHES)
+                : listed(cbid, RUNTIME_LAUNCHES, sizeof RUNTIME_LAUNCHES / sizeof *RUNTIME_LAUNCHES);
+}
+
+int gw_cuda_call_is_sync(int driver, uint32_t cbid) {
+  return driver ? listed(cbid, DRIVER_SYNCS, sizeof DRIVER_SYNCS / sizeof *DRIVER_SYNCS)
+                : listed(cbid, RUNTIME_SYNCS, sizeof RUNTIME_SYNCS / sizeof *RUNTIME_SYNCS);
 }
