@@ -106,7 +106,7 @@ struct gw_proc_sample {
   char state;     /* R, S, D, Z, ... */
   double cpu_pct; /* percent of one core over the interval, -1 on its first sample */
   int threads;
-  int64_t rss_bytes;
+  int64_t rss_bytes;          /* -1 unknown */
   int threads_running;        /* target only, on process rescans (about 1 s): threads in state R; -1 unknown */
   double main_thread_cpu_pct; /* target only: CPU of its first thread (the Python main thread), -1 unknown */
 };

@@ -892,7 +892,8 @@ static void sample_procs(struct gw_host *h, int64_t t_ns, int rescan, struct gw_
     if (t.has_prev && t_ns > t.last_t_ns && ticks >= t.cpu_ticks)
       o->cpu_pct = (double)(ticks - t.cpu_ticks) / (double)h->clk_tck * 100.0 * 1e9 / (double)(t_ns - t.last_t_ns);
     o->threads = st.num_threads;
-    o->rss_bytes = st.rss_pages * (int64_t)h->page_size;
+    /* A page count no real process has (damaged or hostile /proc) is unknown, not an overflow. */
+    o->rss_bytes = st.rss_pages >= 0 && st.rss_pages <= INT64_MAX / h->page_size ? st.rss_pages * h->page_size : -1;
     /* Counting running threads reads every task: only on rescan ticks. */
     o->threads_running = o->role == GW_ROLE_TARGET && rescan ? count_running_threads(h, st.pid) : -1;
     o->main_thread_cpu_pct = -1;

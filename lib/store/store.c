@@ -568,7 +568,7 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
     bind_opt_double(s, 7, ps->cpu_pct >= 0, ps->cpu_pct);
     sqlite3_bind_int(s, 8, ps->threads);
     bind_opt_int(s, 9, ps->threads_running >= 0, ps->threads_running);
-    sqlite3_bind_int64(s, 10, ps->rss_bytes);
+    bind_opt_int(s, 10, ps->rss_bytes >= 0, ps->rss_bytes);
     bind_opt_double(s, 11, ps->main_thread_cpu_pct >= 0, ps->main_thread_cpu_pct);
     rc = run_stmt(s);
   }

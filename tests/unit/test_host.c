@@ -426,7 +426,10 @@ static void test_sample_malformed(void **state) {
   assert_int_equal(s.nprocs, 2);
   assert_string_equal(s.procs[0].comm, "x) (y z");
   assert_int_equal(s.procs[0].threads_running, 0);
-  assert_non_null(find_proc(&s, 1002));
+  const struct gw_proc_sample *worker = find_proc(&s, 1002);
+  assert_non_null(worker);
+  /* its RSS, 2694821369213269 pages, would overflow in bytes: unknown */
+  assert_int_equal(worker->rss_bytes, -1);
   /* Second sample of the same files: no tick passed, so no CPU rates; the
    * diskstats line with too few fields is noted again, vda shows idle. */
   assert_int_equal(gw_host_sample(h, T0_NS + 100000000LL, 0, &s, NULL, &err), GW_OK);
