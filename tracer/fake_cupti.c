@@ -11,6 +11,14 @@
  *                            took CUPTI while the tracer was detached)
  *   FAKE_CUPTI_MAX_DEVICE_BUFFER_MB  the largest device buffer
  *                            cuptiActivitySetAttribute accepts (default 256)
+ *   FAKE_CUPTI_BUSY_MS       another client holds CUPTI for this long after
+ *                            the library loads: cuptiSubscribe returns 39
+ * As with CUDA 13.0's CUPTI, one subscriber at a time: a second
+ * cuptiSubscribe returns 39 until the first unsubscribes. An enabled
+ * activity kind stays on until disabled, and every flush delivers records of
+ * the kinds on (or switched off since the last flush) to whichever buffer
+ * callbacks were registered last, so a client whose kinds someone else
+ * switched off, or whose callbacks someone replaced, sees it.
  * Every flush asks the tracer for a buffer, fills it with kernel, memcpy,
  * sync and API records and hands it back, as CUPTI's worker would.
  * fake_cupti_api_call() plays one CUDA API call of the program (enter and
@@ -29,6 +37,10 @@ static CUpti_BuffersCallbackCompleteFunc complete_fn;
 /* Set when a kind is enabled, consumed by the next flush: records "happen"
  * while a kind is on and are delivered later, as with the real CUPTI. */
 static int pending_kinds[64];
+static int enabled_kinds[64];
+static uintptr_t subscriber_handle; /* the one held; 0: none */
+static uintptr_t handles_given;
+static uint64_t loaded_ns;
 static uint32_t next_correlation = 1;
 /* Set by the tracer's background thread, read by the program's thread. */
 static _Atomic(CUpti_CallbackFunc) subscriber_fn;
@@ -47,6 +59,10 @@ static uint64_t realtime_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+__attribute__((constructor)) static void fake_loaded(void) {
+  loaded_ns = realtime_ns();
+}
+
 FAKE_EXPORT CUptiResult cuptiGetVersion(uint32_t *version) {
   *version = env_unsigned("FAKE_CUPTI_VERSION", 130001);
   return CUPTI_SUCCESS;
@@ -60,10 +76,15 @@ FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **st
 
 FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
                                        void *userdata) {
-  *subscriber = (CUpti_SubscriberHandle)1;
+  *subscriber = NULL;
   CUptiResult rc = (CUptiResult)(finalize_count ? env_unsigned("FAKE_CUPTI_RESUBSCRIBE_RC", 0)
                                                 : env_unsigned("FAKE_CUPTI_SUBSCRIBE_RC", 0));
+  if (rc == CUPTI_SUCCESS &&
+      (subscriber_handle || realtime_ns() - loaded_ns < env_unsigned("FAKE_CUPTI_BUSY_MS", 0) * 1000000ull))
+    rc = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   if (rc == CUPTI_SUCCESS) {
+    subscriber_handle = ++handles_given;
+    *subscriber = (CUpti_SubscriberHandle)subscriber_handle;
     subscriber_fn = callback;
     subscriber_data = userdata;
   }
@@ -83,6 +104,8 @@ FAKE_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandl
 FAKE_EXPORT CUptiResult cuptiFinalize(void) {
   finalize_count++;
   subscriber_fn = NULL;
+  subscriber_handle = 0;
+  memset(enabled_kinds, 0, sizeof enabled_kinds);
   request_fn = NULL;
   complete_fn = NULL;
   for (int d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
@@ -109,7 +132,12 @@ FAKE_EXPORT void fake_cupti_api_call(void) {
 }
 
 FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
-  (void)subscriber;
+  if ((uintptr_t)subscriber != subscriber_handle || !subscriber_handle)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  subscriber_handle = 0;
+  subscriber_fn = NULL;
+  for (int d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
+    domain_on[d] = 0;
   return CUPTI_SUCCESS;
 }
 
@@ -137,12 +165,13 @@ FAKE_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, 
 
 FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   if ((unsigned)kind < 64)
-    pending_kinds[kind] = 1;
+    pending_kinds[kind] = enabled_kinds[kind] = 1;
   return CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
-  (void)kind;
+  if ((unsigned)kind < 64)
+    enabled_kinds[kind] = 0; /* what happened while it was on still comes with the next flush */
   return CUPTI_SUCCESS;
 }
 
@@ -226,7 +255,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
   size_t used = 0;
   uint64_t t = realtime_ns() - 1000000;
   if (pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = 0;
+    pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = enabled_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL];
     unsigned kernels = env_unsigned("FAKE_CUPTI_KERNELS", 3);
     for (unsigned i = 0; i < kernels; i++) {
       CUpti_ActivityKernel10 k;
@@ -245,7 +274,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     }
   }
   if (pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY] = 0;
+    pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY] = enabled_kinds[CUPTI_ACTIVITY_KIND_MEMCPY];
     CUpti_ActivityMemcpy6 m;
     memset(&m, 0, sizeof m);
     m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -259,7 +288,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     used = append(buf, used, cap, &m, sizeof m);
   }
   if (pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION] = 0;
+    pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION] = enabled_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION];
     CUpti_ActivitySynchronization2 s;
     memset(&s, 0, sizeof s);
     s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
