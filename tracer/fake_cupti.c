@@ -46,6 +46,7 @@ static uint32_t next_correlation = 1;
 static _Atomic(CUpti_CallbackFunc) subscriber_fn;
 static void *_Atomic subscriber_data;
 static atomic_int domain_on[CUPTI_CB_DOMAIN_SIZE];
+static atomic_int launch_callback_on; /* cuptiEnableCallback on cudaLaunchKernel */
 static atomic_int finalize_count;
 
 static unsigned env_unsigned(const char *name, unsigned fallback) {
@@ -105,6 +106,7 @@ FAKE_EXPORT CUptiResult cuptiFinalize(void) {
   finalize_count++;
   subscriber_fn = NULL;
   subscriber_handle = 0;
+  launch_callback_on = 0;
   memset(enabled_kinds, 0, sizeof enabled_kinds);
   request_fn = NULL;
   complete_fn = NULL;
@@ -122,9 +124,14 @@ FAKE_EXPORT void fake_cupti_api_call(void) {
   CUpti_CallbackData info;
   memset(&info, 0, sizeof info);
   info.functionName = "cudaLaunchKernel";
+  uint64_t correlation_data = 0; /* CUPTI's per-call slot, kept from enter to exit */
+  int returned = 0;
+  info.correlationData = &correlation_data;
+  info.correlationId = next_correlation++;
+  info.functionReturnValue = &returned;
   for (int site = CUPTI_API_ENTER; site <= CUPTI_API_EXIT; site++) {
     CUpti_CallbackFunc fn = subscriber_fn;
-    if (!fn || !domain_on[CUPTI_CB_DOMAIN_RUNTIME_API])
+    if (!fn || !(domain_on[CUPTI_CB_DOMAIN_RUNTIME_API] || launch_callback_on))
       return;
     info.callbackSite = (CUpti_ApiCallbackSite)site;
     fn(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &info);
@@ -136,6 +143,7 @@ FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
     return CUPTI_ERROR_INVALID_PARAMETER;
   subscriber_handle = 0;
   subscriber_fn = NULL;
+  launch_callback_on = 0;
   for (int d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
     domain_on[d] = 0;
   return CUPTI_SUCCESS;
@@ -143,7 +151,10 @@ FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
 
 FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
                                             CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  (void)enable, (void)subscriber, (void)domain, (void)cbid;
+  if ((uintptr_t)subscriber != subscriber_handle || !subscriber_handle)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+    launch_callback_on = enable != 0;
   return CUPTI_SUCCESS;
 }
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api_ring.h"
 #include "coexist.h"
 #include "convert.h"
 #include "tracer_out.h"
@@ -88,6 +89,7 @@ static struct {
   CUpti_ActivityKind kernel_kind; /* CONCURRENT_KERNEL, or KERNEL when asked (serial) */
   int detach;                     /* sampled: CUPTI detached (cuptiFinalize) between windows, not kept attached */
   uint32_t device_buffer_mb;      /* CUPTI's device-side timestamp buffer; 0: CUPTI's default (3.2 MB) */
+  int api_by_callback;            /* full mode: API calls timed in CUPTI's callbacks, not API activity records */
 } cfg;
 
 /* ---- state ---------------------------------------------------------------- */
@@ -136,6 +138,7 @@ static uint32_t cupti_version;
 static uint64_t trace_start_ns;
 
 static atomic_uint_fast64_t runtime_launches, driver_launches;
+static atomic_int api_callbacks_on; /* the callback path is switched on: API exits become ring records */
 static atomic_uint_fast64_t buffers_refused;
 static uint64_t cupti_dropped_total; /* under the output lock */
 static uint64_t dropped_reported_refused, dropped_reported_cupti;
@@ -408,6 +411,32 @@ static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain
     }
     return;
   }
+  if (atomic_load_explicit(&api_callbacks_on, memory_order_relaxed)) {
+    /* Timestamps on CUPTI's clock (CLOCK_REALTIME on Linux, 4.4 of
+     * api-facts); the start waits in the slot CUPTI keeps for the call. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (info->callbackSite == CUPTI_API_ENTER) {
+      if (info->correlationData)
+        *info->correlationData = t;
+      return;
+    }
+    struct gw_wire_api w;
+    GW_WIRE_REC_INIT(&w, GW_WIRE_API, 0);
+    w.start_ns = info->correlationData && *info->correlationData ? *info->correlationData : t;
+    w.end_ns = gwt_sane_end(w.start_ns, t);
+    w.cbid = cbid;
+    w.domain = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? GW_WIRE_API_RUNTIME : GW_WIRE_API_DRIVER;
+    w.tid = gwt_api_ring_tid();
+    w.correlation = info->correlationId;
+    int returned = 0; /* cudaError_t and CUresult are both int-sized enums */
+    if (info->functionReturnValue)
+      memcpy(&returned, info->functionReturnValue, sizeof returned);
+    w.return_value = (uint32_t)returned;
+    gwt_api_ring_put(&w);
+    return;
+  }
   if (info->callbackSite != CUPTI_API_ENTER)
     return;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
@@ -447,9 +476,38 @@ static int api_traced(int runtime_domain, CUpti_CallbackId cbid) {
   return 1;
 }
 
+/* The callback path: CUPTI calls on_api_callback at the enter and exit of
+ * each kept function; 0 when CUPTI refused a switch. */
+static int set_api_callbacks(int on) {
+  int ok = 1;
+  for (size_t i = 0; i < COUNT_OF(RUNTIME_KEEP); i++)
+    if (api_traced(1, RUNTIME_KEEP[i]))
+      ok &= p_cuptiEnableCallback((uint32_t)on, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, RUNTIME_KEEP[i]) ==
+            CUPTI_SUCCESS;
+  for (size_t i = 0; i < COUNT_OF(DRIVER_KEEP); i++)
+    if (api_traced(0, DRIVER_KEEP[i]))
+      ok &=
+          p_cuptiEnableCallback((uint32_t)on, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, DRIVER_KEEP[i]) == CUPTI_SUCCESS;
+  return ok;
+}
+
 static void set_api_tracing(int on, uint32_t *mask) {
   if (cfg.api == API_NONE)
     return;
+  if (atomic_load(&api_callbacks_on) || (on && cfg.api_by_callback && cfg.mode == GW_WIRE_MODE_FULL)) {
+    int ok = set_api_callbacks(on);
+    atomic_store(&api_callbacks_on, on && ok);
+    if (ok) {
+      if (on)
+        *mask |= GW_WIRE_KINDS_API;
+      return;
+    }
+    if (on) {
+      set_api_callbacks(0);
+      cfg.api_by_callback = 0;
+      say(GW_WIRE_NOTE_INFO, "API callbacks refused; tracing API calls with CUPTI's activity records instead");
+    }
+  }
   if (api_per_cbid) {
     int ok = 1;
     for (size_t i = 0; i < COUNT_OF(RUNTIME_KEEP); i++)
@@ -532,6 +590,17 @@ static void put_launch_count(uint64_t end_ns) {
 
 static atomic_uint_fast64_t window_start_ns; /* 0: no window open */
 
+/* The callback path's records reach the file (tracer's thread, or the exit);
+ * ring overflows count as dropped records. */
+static void drain_api_rings(void) {
+  if (!cfg.api_by_callback || cfg.mode != GW_WIRE_MODE_FULL || !gwt_out_lock())
+    return;
+  cupti_dropped_total += gwt_api_ring_drain_locked();
+  report_dropped_locked();
+  gwt_out_flush_locked();
+  gwt_out_unlock();
+}
+
 /* Everything the end of the process needs: close the open window, force out
  * CUPTI's buffers, last counts. Runs once. */
 static void finish_trace(void) {
@@ -551,6 +620,7 @@ static void finish_trace(void) {
     gwt_out_note(end_ns, GW_WIRE_NOTE_INFO, "still standing aside at exit (since %.3f s)",
                  (double)(aside_since_ns - trace_start_ns) / 1e9);
   pthread_mutex_unlock(&cupti_mutex);
+  drain_api_rings();
   put_launch_count(end_ns);
   if (gwt_out_lock()) {
     report_dropped_locked();
@@ -962,6 +1032,7 @@ static void *flusher_main(void *arg) {
      * standing aside, every 100 ms the thread looks for the other client's
      * leaving (an atomic read, or without the hook a subscribe). */
     for (unsigned tick = 1; !wait_or_stop(100); tick++) {
+      drain_api_rings();
       if (!atomic_load(&aside) && tick % 10)
         continue;
       pthread_mutex_lock(&cupti_mutex);
@@ -1124,6 +1195,12 @@ static void read_config(void) {
    * edges are activity switches made on the tracer's own thread. */
   cfg.detach = env_flag("GPUWHY_TRACE_DETACH", 0);
   cfg.device_buffer_mb = env_u32("GPUWHY_TRACE_DEVICE_BUFFER_MB", 0, 0, 1024);
+  /* callback: full mode takes the API calls from CUPTI's enter and exit
+   * callbacks into per-thread rings (api_ring.c) instead of CUPTI's API
+   * activity records, which were most of full mode's cost on a training
+   * step (+41% with them, +13.5% without, bench/RESULTS.md run 8). */
+  static const struct env_word path_words[] = {{"activity", 0}, {"callback", 1}};
+  cfg.api_by_callback = env_choice("GPUWHY_TRACE_API_PATH", path_words, COUNT_OF(path_words), 0);
   /* serial: CUPTI's KERNEL kind, which runs kernels one at a time but adds no
    * code to them; for measuring what CONCURRENT_KERNEL's instrumentation costs. */
   static const struct env_word kernel_words[] = {{"concurrent", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},

@@ -8,6 +8,8 @@
  *   3c. that client leaves later: the tracer comes back and traces
  *   4. full mode against a fake libcupti, normal exit: records flushed at exit
  *   4b. an unknown value in a GPUWHY_TRACE_ variable: the default, one warning
+ *   4d. full mode with the API calls from CUPTI's callbacks: one API record
+ *       per call of the program, through the per-thread rings
  *   5. sampled mode: WINDOW and LAUNCH_COUNT records
  *   5b. sampled mode detaching CUPTI between windows (GPUWHY_TRACE_DETACH=1):
  *       records of every window, cuptiFinalize at a program API exit after each
@@ -439,6 +441,21 @@ int main(int argc, char **argv) {
     stderr_lines(err_path, &ours, &all, first, sizeof first);
     EXPECT(all == 0, "unexpected stderr: %s", first);
     printf("case 4 (full): %d kernels, %d NCCL, %d api\n", c.kernels, c.nccl, c.apis);
+  }
+  /* 4d. Full mode, API calls from CUPTI's callbacks (GPUWHY_TRACE_API_PATH=
+   * callback): each of the program's 450 calls becomes one API record,
+   * timed in its enter and exit callbacks, through the per-thread ring. */
+  {
+    const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_API_PATH", "callback", NULL};
+    pid_t pid = run_child(env, err_path, END_API_CALLS);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.apis >= 450 && c.api_filtered == 0 && c.error_notes == 0 && c.notes == 1,
+           "%d api records for 450 calls, %d noise, %d notes, error: %s", c.apis, c.api_filtered, c.notes,
+           c.first_error);
+    EXPECT(c.kernels >= 3 && c.full_windows == 1, "%d kernels %d windows", c.kernels, c.full_windows);
+    printf("case 4d (full, API calls from callbacks): %d api records for 450 calls\n", c.apis);
   }
   /* 4b. A value the tracer does not know: the default, one warning. */
   {
