@@ -74,6 +74,15 @@ pause=$out/pause.txt
     python3 bench/tracer/edges.py "$db" "$mode"
     python3 bench/tracer/windows.py "$out/rec/chunks_$mode.txt" "$db"
   done
+  # The callback path's API records must join the kernels as the activity path's do (correlation ids).
+  for path in activity callback; do
+    db=$out/rec/api_$path.db
+    GPUWHY_TRACE_API_PATH=$path timeout 60 "$bin" record -q --trace=full -o "$db" -- python3 bench/tracer/storm.py --seconds 3 \
+      >> "$log" 2>&1
+    echo "full, API path $path: kernels $(q "$db" 'select count(*) from kernel'), api $(q "$db" 'select count(*) from api')," \
+      "kernels whose correlation has an API record $(q "$db" 'select count(*) from kernel where correlation in (select correlation from api)')," \
+      "dropped $(q "$db" 'select max(cupti_dropped_records) from trace_dropped')"
+  done
   echo "(b) done at $(elapsed) s"
 } > "$pause" 2>&1
 cat "$pause" >> "$log"
