@@ -11,6 +11,14 @@
  *                            took CUPTI while the tracer was detached)
  *   FAKE_CUPTI_MAX_DEVICE_BUFFER_MB  the largest device buffer
  *                            cuptiActivitySetAttribute accepts (default 256)
+ *   FAKE_CUPTI_BUSY_MS       another client holds CUPTI for this long after
+ *                            the library loads: cuptiSubscribe returns 39
+ * As with CUDA 13.0's CUPTI, one subscriber at a time: a second
+ * cuptiSubscribe returns 39 until the first unsubscribes. An enabled
+ * activity kind stays on until disabled, and every flush delivers records of
+ * the kinds on (or switched off since the last flush) to whichever buffer
+ * callbacks were registered last, so a client whose kinds someone else
+ * switched off, or whose callbacks someone replaced, sees it.
  * Every flush asks the tracer for a buffer, fills it with kernel, memcpy,
  * sync and API records and hands it back, as CUPTI's worker would.
  * fake_cupti_api_call() plays one CUDA API call of the program (enter and
@@ -29,11 +37,16 @@ static CUpti_BuffersCallbackCompleteFunc complete_fn;
 /* Set when a kind is enabled, consumed by the next flush: records "happen"
  * while a kind is on and are delivered later, as with the real CUPTI. */
 static int pending_kinds[64];
+static int enabled_kinds[64];
+static uintptr_t subscriber_handle; /* the one held; 0: none */
+static uintptr_t handles_given;
+static uint64_t loaded_ns;
 static uint32_t next_correlation = 1;
 /* Set by the tracer's background thread, read by the program's thread. */
 static _Atomic(CUpti_CallbackFunc) subscriber_fn;
 static void *_Atomic subscriber_data;
 static atomic_int domain_on[CUPTI_CB_DOMAIN_SIZE];
+static atomic_int launch_callback_on; /* cuptiEnableCallback on cudaLaunchKernel */
 static atomic_int finalize_count;
 
 static unsigned env_unsigned(const char *name, unsigned fallback) {
@@ -45,6 +58,10 @@ static uint64_t realtime_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+__attribute__((constructor)) static void fake_loaded(void) {
+  loaded_ns = realtime_ns();
 }
 
 FAKE_EXPORT CUptiResult cuptiGetVersion(uint32_t *version) {
@@ -60,10 +77,15 @@ FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **st
 
 FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
                                        void *userdata) {
-  *subscriber = (CUpti_SubscriberHandle)1;
+  *subscriber = NULL;
   CUptiResult rc = (CUptiResult)(finalize_count ? env_unsigned("FAKE_CUPTI_RESUBSCRIBE_RC", 0)
                                                 : env_unsigned("FAKE_CUPTI_SUBSCRIBE_RC", 0));
+  if (rc == CUPTI_SUCCESS &&
+      (subscriber_handle || realtime_ns() - loaded_ns < env_unsigned("FAKE_CUPTI_BUSY_MS", 0) * 1000000ull))
+    rc = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   if (rc == CUPTI_SUCCESS) {
+    subscriber_handle = ++handles_given;
+    *subscriber = (CUpti_SubscriberHandle)subscriber_handle;
     subscriber_fn = callback;
     subscriber_data = userdata;
   }
@@ -83,6 +105,9 @@ FAKE_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandl
 FAKE_EXPORT CUptiResult cuptiFinalize(void) {
   finalize_count++;
   subscriber_fn = NULL;
+  subscriber_handle = 0;
+  launch_callback_on = 0;
+  memset(enabled_kinds, 0, sizeof enabled_kinds);
   request_fn = NULL;
   complete_fn = NULL;
   for (int d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
@@ -99,9 +124,14 @@ FAKE_EXPORT void fake_cupti_api_call(void) {
   CUpti_CallbackData info;
   memset(&info, 0, sizeof info);
   info.functionName = "cudaLaunchKernel";
+  uint64_t correlation_data = 0; /* CUPTI's per-call slot, kept from enter to exit */
+  int returned = 0;
+  info.correlationData = &correlation_data;
+  info.correlationId = next_correlation++;
+  info.functionReturnValue = &returned;
   for (int site = CUPTI_API_ENTER; site <= CUPTI_API_EXIT; site++) {
     CUpti_CallbackFunc fn = subscriber_fn;
-    if (!fn || !domain_on[CUPTI_CB_DOMAIN_RUNTIME_API])
+    if (!fn || !(domain_on[CUPTI_CB_DOMAIN_RUNTIME_API] || launch_callback_on))
       return;
     info.callbackSite = (CUpti_ApiCallbackSite)site;
     fn(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &info);
@@ -109,13 +139,22 @@ FAKE_EXPORT void fake_cupti_api_call(void) {
 }
 
 FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
-  (void)subscriber;
+  if ((uintptr_t)subscriber != subscriber_handle || !subscriber_handle)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  subscriber_handle = 0;
+  subscriber_fn = NULL;
+  launch_callback_on = 0;
+  for (int d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
+    domain_on[d] = 0;
   return CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
                                             CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  (void)enable, (void)subscriber, (void)domain, (void)cbid;
+  if ((uintptr_t)subscriber != subscriber_handle || !subscriber_handle)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+    launch_callback_on = enable != 0;
   return CUPTI_SUCCESS;
 }
 
@@ -137,12 +176,13 @@ FAKE_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, 
 
 FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   if ((unsigned)kind < 64)
-    pending_kinds[kind] = 1;
+    pending_kinds[kind] = enabled_kinds[kind] = 1;
   return CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
-  (void)kind;
+  if ((unsigned)kind < 64)
+    enabled_kinds[kind] = 0; /* what happened while it was on still comes with the next flush */
   return CUPTI_SUCCESS;
 }
 
@@ -226,7 +266,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
   size_t used = 0;
   uint64_t t = realtime_ns() - 1000000;
   if (pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = 0;
+    pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = enabled_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL];
     unsigned kernels = env_unsigned("FAKE_CUPTI_KERNELS", 3);
     for (unsigned i = 0; i < kernels; i++) {
       CUpti_ActivityKernel10 k;
@@ -245,7 +285,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     }
   }
   if (pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY] = 0;
+    pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY] = enabled_kinds[CUPTI_ACTIVITY_KIND_MEMCPY];
     CUpti_ActivityMemcpy6 m;
     memset(&m, 0, sizeof m);
     m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -259,7 +299,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     used = append(buf, used, cap, &m, sizeof m);
   }
   if (pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION] = 0;
+    pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION] = enabled_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION];
     CUpti_ActivitySynchronization2 s;
     memset(&s, 0, sizeof s);
     s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api_ring.h"
+#include "coexist.h"
 #include "convert.h"
 #include "tracer_out.h"
 #include "wire.h"
@@ -85,9 +87,9 @@ static struct {
   int nvtx, memory, graph;
   enum api_set api;               /* which runtime/driver API calls become records */
   CUpti_ActivityKind kernel_kind; /* CONCURRENT_KERNEL, or KERNEL when asked (serial) */
-  int detach;                     /* sampled: CUPTI detached (cuptiFinalize) between windows */
-  int debug;                      /* GPUWHY_TRACE_DEBUG=1: a NOTE for each detach */
+  int detach;                     /* sampled: CUPTI detached (cuptiFinalize) between windows, not kept attached */
   uint32_t device_buffer_mb;      /* CUPTI's device-side timestamp buffer; 0: CUPTI's default (3.2 MB) */
+  int api_by_callback;            /* full mode: API calls timed in CUPTI's callbacks, not API activity records */
 } cfg;
 
 /* ---- state ---------------------------------------------------------------- */
@@ -111,6 +113,24 @@ static atomic_int cupti_attached;
 enum { DETACH_IDLE, DETACH_ARMED, DETACH_RUNNING, DETACH_DONE };
 static atomic_int detach_state;
 static atomic_uint_fast64_t finalize_ns; /* how long the last cuptiFinalize took */
+/* Every change of what the tracer holds of CUPTI (subscribing, switching
+ * kinds, flushing at a window's end, stepping aside) happens under this lock,
+ * so that another client's arrival (coexist.c, on the client's thread) never
+ * meets a half-opened window. Held for an edge's work only (microseconds),
+ * never while waiting for the program. */
+static pthread_mutex_t cupti_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int subscribed;        /* under cupti_mutex: our subscriber is held */
+static int device_buffer_set; /* under cupti_mutex: the device buffer size was asked for once */
+/* Another CUPTI client has CUPTI: the tracer calls nothing of CUPTI's
+ * (no windows, no flush) until it comes back. */
+static atomic_int aside;
+static int aside_via_hook;                      /* under cupti_mutex: the arrival came through coexist.c */
+static atomic_int other_left;                   /* the other client unsubscribed or finalized */
+static atomic_int cupti_reset_by_other;         /* the other client ran cuptiFinalize: nothing of ours is left */
+static CUpti_SubscriberHandle other_subscriber; /* under cupti_mutex */
+static atomic_int hook_saw_client;              /* a client subscribed through coexist.c before we started */
+static uint64_t aside_since_ns;                 /* under cupti_mutex */
+static void *cupti_lib;                         /* libcupti, opened at start */
 static pthread_t flusher_thread;
 static int flusher_started;
 static struct sigaction old_sigterm;
@@ -118,6 +138,7 @@ static uint32_t cupti_version;
 static uint64_t trace_start_ns;
 
 static atomic_uint_fast64_t runtime_launches, driver_launches;
+static atomic_int api_callbacks_on; /* the callback path is switched on: API exits become ring records */
 static atomic_uint_fast64_t buffers_refused;
 static uint64_t cupti_dropped_total; /* under the output lock */
 static uint64_t dropped_reported_refused, dropped_reported_cupti;
@@ -390,6 +411,32 @@ static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain
     }
     return;
   }
+  if (atomic_load_explicit(&api_callbacks_on, memory_order_relaxed)) {
+    /* Timestamps on CUPTI's clock (CLOCK_REALTIME on Linux, 4.4 of
+     * api-facts); the start waits in the slot CUPTI keeps for the call. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (info->callbackSite == CUPTI_API_ENTER) {
+      if (info->correlationData)
+        *info->correlationData = t;
+      return;
+    }
+    struct gw_wire_api w;
+    GW_WIRE_REC_INIT(&w, GW_WIRE_API, 0);
+    w.start_ns = info->correlationData && *info->correlationData ? *info->correlationData : t;
+    w.end_ns = gwt_sane_end(w.start_ns, t);
+    w.cbid = cbid;
+    w.domain = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? GW_WIRE_API_RUNTIME : GW_WIRE_API_DRIVER;
+    w.tid = gwt_api_ring_tid();
+    w.correlation = info->correlationId;
+    int returned = 0; /* cudaError_t and CUresult are both int-sized enums */
+    if (info->functionReturnValue)
+      memcpy(&returned, info->functionReturnValue, sizeof returned);
+    w.return_value = (uint32_t)returned;
+    gwt_api_ring_put(&w);
+    return;
+  }
   if (info->callbackSite != CUPTI_API_ENTER)
     return;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
@@ -429,9 +476,38 @@ static int api_traced(int runtime_domain, CUpti_CallbackId cbid) {
   return 1;
 }
 
+/* The callback path: CUPTI calls on_api_callback at the enter and exit of
+ * each kept function; 0 when CUPTI refused a switch. */
+static int set_api_callbacks(int on) {
+  int ok = 1;
+  for (size_t i = 0; i < COUNT_OF(RUNTIME_KEEP); i++)
+    if (api_traced(1, RUNTIME_KEEP[i]))
+      ok &= p_cuptiEnableCallback((uint32_t)on, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, RUNTIME_KEEP[i]) ==
+            CUPTI_SUCCESS;
+  for (size_t i = 0; i < COUNT_OF(DRIVER_KEEP); i++)
+    if (api_traced(0, DRIVER_KEEP[i]))
+      ok &=
+          p_cuptiEnableCallback((uint32_t)on, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, DRIVER_KEEP[i]) == CUPTI_SUCCESS;
+  return ok;
+}
+
 static void set_api_tracing(int on, uint32_t *mask) {
   if (cfg.api == API_NONE)
     return;
+  if (atomic_load(&api_callbacks_on) || (on && cfg.api_by_callback && cfg.mode == GW_WIRE_MODE_FULL)) {
+    int ok = set_api_callbacks(on);
+    atomic_store(&api_callbacks_on, on && ok);
+    if (ok) {
+      if (on)
+        *mask |= GW_WIRE_KINDS_API;
+      return;
+    }
+    if (on) {
+      set_api_callbacks(0);
+      cfg.api_by_callback = 0;
+      say(GW_WIRE_NOTE_INFO, "API callbacks refused; tracing API calls with CUPTI's activity records instead");
+    }
+  }
   if (api_per_cbid) {
     int ok = 1;
     for (size_t i = 0; i < COUNT_OF(RUNTIME_KEEP); i++)
@@ -514,19 +590,37 @@ static void put_launch_count(uint64_t end_ns) {
 
 static atomic_uint_fast64_t window_start_ns; /* 0: no window open */
 
+/* The callback path's records reach the file (tracer's thread, or the exit);
+ * ring overflows count as dropped records. */
+static void drain_api_rings(void) {
+  if (!cfg.api_by_callback || cfg.mode != GW_WIRE_MODE_FULL || !gwt_out_lock())
+    return;
+  cupti_dropped_total += gwt_api_ring_drain_locked();
+  report_dropped_locked();
+  gwt_out_flush_locked();
+  gwt_out_unlock();
+}
+
 /* Everything the end of the process needs: close the open window, force out
  * CUPTI's buffers, last counts. Runs once. */
 static void finish_trace(void) {
   int expected = 0;
   if (!atomic_compare_exchange_strong(&finished, &expected, 1))
     return;
+  pthread_mutex_lock(&cupti_mutex);
   uint64_t end_ns = now_ns();
   if (window_start_ns) {
     put_window(window_start_ns, end_ns, kinds_enabled);
     window_start_ns = 0;
   }
-  if (atomic_load(&cupti_attached))
+  /* Standing aside, CUPTI's buffers are the other client's: not flushed. */
+  if (atomic_load(&cupti_attached) && !atomic_load(&aside) && !atomic_load(&cupti_reset_by_other))
     p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (atomic_load(&aside))
+    gwt_out_note(end_ns, GW_WIRE_NOTE_INFO, "still standing aside at exit (since %.3f s)",
+                 (double)(aside_since_ns - trace_start_ns) / 1e9);
+  pthread_mutex_unlock(&cupti_mutex);
+  drain_api_rings();
   put_launch_count(end_ns);
   if (gwt_out_lock()) {
     report_dropped_locked();
@@ -571,26 +665,59 @@ static void set_device_buffer_size(void) {
     say(GW_WIRE_NOTE_WARN, "CUPTI refused a device buffer of %u MB: %s", cfg.device_buffer_mb, cupti_error(rc));
 }
 
-static CUptiResult cupti_attach(char *why, size_t why_cap) {
+static int enable_launch_counting(void);
+static void disable_launch_counting(void);
+
+static const char *const OTHER_CLIENTS = "torch.profiler, Nsight Systems or Compute, cuda-gdb, compute-sanitizer";
+
+/* Holds our subscriber (call with cupti_mutex held). CUPTI_SUCCESS, or the
+ * CUPTI result with why filled. */
+static CUptiResult subscribe_locked(char *why, size_t why_cap) {
+  if (subscribed)
+    return CUPTI_SUCCESS;
   CUptiResult rc = p_cuptiSubscribe(&subscriber, on_api_callback, NULL);
   if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    int later = atomic_load(&tracing_on);
     snprintf(why, why_cap,
-             "another CUPTI client (torch.profiler, Nsight Systems or Compute, cuda-gdb, compute-sanitizer) %s "
-             "CUPTI in this process, and this driver allows only one: gpuwhy %s, the other tool keeps working",
-             later ? "took" : "already holds", later ? "opens no more sampling windows" : "does not trace");
+             "another CUPTI client (%s) %s CUPTI in this process, and this driver allows only one: gpuwhy stands "
+             "aside (no tracing windows; the recorder's GPU counters go on) and comes back if it leaves",
+             OTHER_CLIENTS, atomic_load(&tracing_on) ? "took" : "already holds");
     return rc;
   }
   if (rc != CUPTI_SUCCESS) {
     snprintf(why, why_cap, "cuptiSubscribe failed: %s (%d)", cupti_error(rc), (int)rc);
     return rc;
   }
-  if (!atomic_load(&tracing_on))
+  subscribed = 1;
+  return CUPTI_SUCCESS;
+}
+
+static void unsubscribe_locked(void) {
+  if (!subscribed)
+    return;
+  p_cuptiUnsubscribe(subscriber);
+  subscriber = NULL;
+  subscribed = 0;
+}
+
+/* Subscribes and registers the buffer callbacks: at start, when a sampled
+ * window opens after a detach, and when coming back after another client.
+ * Call with cupti_mutex held. */
+static CUptiResult cupti_attach_locked(char *why, size_t why_cap) {
+  if (atomic_exchange(&cupti_reset_by_other, 0)) {
+    subscribed = 0; /* the other client's cuptiFinalize removed ours too */
+    subscriber = NULL;
+    atomic_store(&cupti_attached, 0);
+  }
+  CUptiResult rc = subscribe_locked(why, why_cap);
+  if (rc != CUPTI_SUCCESS)
+    return rc;
+  if (!device_buffer_set)
     set_device_buffer_size(); /* first attach only: the contexts it sizes stay */
+  device_buffer_set = 1;
   rc = p_cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (rc != CUPTI_SUCCESS) {
     snprintf(why, why_cap, "cuptiActivityRegisterCallbacks failed: %s (%d)", cupti_error(rc), (int)rc);
-    p_cuptiUnsubscribe(subscriber);
+    unsubscribe_locked();
     return rc;
   }
   if (p_cuptiActivityEnableAllSyncRecords)
@@ -599,68 +726,321 @@ static CUptiResult cupti_attach(char *why, size_t why_cap) {
   return CUPTI_SUCCESS;
 }
 
-static int reattach_for_window(void) {
-  char why[768];
-  if (cupti_attach(why, sizeof why) == CUPTI_SUCCESS)
-    return 0;
-  say(GW_WIRE_NOTE_WARN, "%s", why);
-  return -1;
-}
-
 static void set_api_domains(uint32_t on) {
   p_cuptiEnableDomain(on, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
   p_cuptiEnableDomain(on, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
-/* Takes CUPTI out of the process after a window. Closing the window is not
- * enough: on the H200 the storm's steps after the first window ran 9-120%
- * slower than before it, even with windows that traced no kernels
- * (scripts/h200/call_tracer_next.sh): CUPTI keeps its hooks once it has
- * traced. Every record is flushed first; then whole API domains are switched
- * on so that the next API exit on any thread runs cuptiFinalize
- * (on_api_callback). Returns 1 when the thread must stop instead. */
-static int cupti_detach(void) {
+static uint64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int traces_kernels(void) {
+  return cfg.mode == GW_WIRE_MODE_FULL || cfg.sampled_kinds == SAMPLED_ALL;
+}
+
+/* The detach handshake after a step aside began: an armed detach is called
+ * off (still attached), a running one is waited for (2-4 ms), a finished
+ * one leaves nothing attached. Call with cupti_mutex held. */
+static void settle_detach_locked(void) {
+  int armed = DETACH_ARMED;
+  if (atomic_compare_exchange_strong(&detach_state, &armed, DETACH_IDLE)) {
+    set_api_domains(0);
+    return;
+  }
+  while (atomic_load(&detach_state) == DETACH_RUNNING)
+    sleep_ms(1);
+  if (atomic_load(&detach_state) == DETACH_DONE) {
+    subscriber = NULL;
+    subscribed = 0;
+    atomic_store(&cupti_attached, 0);
+    atomic_store(&detach_state, DETACH_IDLE);
+  }
+}
+
+/* Gives CUPTI to another client: the open window is closed and written, our
+ * kinds and callbacks are switched off, our records so far are flushed into
+ * our buffers (before the client registers its own), our subscriber is
+ * released. From here on nothing of CUPTI's is called until we come back.
+ * via_hook: the arrival came through coexist.c (so its leaving will too).
+ * Call with cupti_mutex held. */
+static void step_aside_locked(const char *what, int via_hook) {
+  if (atomic_load(&aside))
+    return;
+  uint64_t t0 = mono_ns();
+  atomic_store(&aside, 1);
+  atomic_store(&other_left, 0);
+  aside_via_hook = via_hook;
+  aside_since_ns = now_ns();
+  settle_detach_locked();
+  if (atomic_load(&cupti_attached) && !atomic_load(&cupti_reset_by_other)) {
+    if (window_start_ns) {
+      set_activity(0, traces_kernels());
+      put_window(window_start_ns, aside_since_ns, kinds_enabled);
+      window_start_ns = 0;
+      kinds_enabled = 0;
+    }
+    if (cfg.count_launches)
+      disable_launch_counting();
+    p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    unsubscribe_locked();
+  }
+  atomic_store(&cupti_attached, 0);
+  say(GW_WIRE_NOTE_WARN, "stood aside at %.3f s: %s (stepping aside took %.0f us)",
+      (double)(aside_since_ns - trace_start_ns) / 1e9, what, (double)(mono_ns() - t0) / 1e3);
+}
+
+/* Takes CUPTI back after the other client left (its leaving came through
+ * coexist.c) or, without the hook, when a subscribe succeeds again. Returns
+ * 1 when back. Call with cupti_mutex held. */
+static int try_come_back_locked(void) {
+  if (aside_via_hook && !atomic_load(&other_left))
+    return 0;
+  char why[768];
+  if (cupti_attach_locked(why, sizeof why) != CUPTI_SUCCESS)
+    return 0; /* still taken: try again at the next window */
+  atomic_store(&aside, 0);
+  uint64_t t = now_ns();
+  say(GW_WIRE_NOTE_INFO, "came back at %.3f s: the other CUPTI client left after %.3f s",
+      (double)(t - trace_start_ns) / 1e9, (double)(t - aside_since_ns) / 1e9);
+  if (cfg.count_launches && enable_launch_counting() != 0) {
+    disable_launch_counting();
+    cfg.count_launches = 0;
+  }
+  if (cfg.mode == GW_WIRE_MODE_FULL) {
+    window_start_ns = now_ns(); /* after the note: the window starts when tracing does */
+    kinds_enabled = set_activity(1, 1);
+  }
+  return 1;
+}
+
+/* ---- hooks called by coexist.c on the client's thread ---------------------- */
+
+void *gwt_cupti_symbol(const char *name) {
+  void *fn = cupti_lib ? dlsym(cupti_lib, name) : NULL;
+  if (!fn)
+    fn = dlsym(RTLD_NEXT, name);
+  if (!fn) {
+    void *lib = dlopen("libcupti.so.13", RTLD_NOLOAD | RTLD_LAZY);
+    if (lib) {
+      fn = dlsym(lib, name);
+      dlclose(lib);
+    }
+  }
+  return fn;
+}
+
+/* Only the traced process itself, after start-up; never a forked child
+ * (the lock may have been held by a thread the child does not have). */
+static int hooks_live(void) {
+  return init_pid != 0 && getpid() == init_pid && atomic_load(&tracing_on);
+}
+
+void gwt_client_arriving(const char *via) {
+  if (!hooks_live())
+    return;
+  char what[512];
+  snprintf(what, sizeof what,
+           "another CUPTI client (%s) called %s, and this driver serves only one: gpuwhy releases CUPTI to it "
+           "(no tracing windows; the recorder's GPU counters go on) and comes back when it leaves",
+           OTHER_CLIENTS, via);
+  pthread_mutex_lock(&cupti_mutex);
+  step_aside_locked(what, 1);
+  pthread_mutex_unlock(&cupti_mutex);
+}
+
+void gwt_client_subscribed(CUptiResult rc, CUpti_SubscriberHandle handle) {
+  if (rc != CUPTI_SUCCESS) {
+    /* CUPTI refused it too (a third tool holds CUPTI): nothing was taken
+     * from us that a subscribe at the next window cannot tell. */
+    if (hooks_live()) {
+      pthread_mutex_lock(&cupti_mutex);
+      aside_via_hook = 0;
+      pthread_mutex_unlock(&cupti_mutex);
+    }
+    return;
+  }
+  atomic_store(&hook_saw_client, 1);
+  if (init_pid == 0 || getpid() == init_pid) {
+    pthread_mutex_lock(&cupti_mutex);
+    other_subscriber = handle;
+    pthread_mutex_unlock(&cupti_mutex);
+  }
+}
+
+/* Leaving may happen inside a CUPTI callback (Kineto finalizes at an API
+ * exit): only atomics here, the tracer's thread does the rest. */
+void gwt_client_unsubscribed(CUpti_SubscriberHandle handle) {
+  if (handle && handle == other_subscriber)
+    atomic_store(&other_left, 1);
+}
+
+void gwt_client_finalized(void) {
+  atomic_store(&cupti_reset_by_other, 1);
+  atomic_store(&other_left, 1);
+}
+
+/* ---- window edges ------------------------------------------------------------- */
+
+struct edge_times {
+  uint64_t open_ns, close_ns, flush_ns; /* on the tracer's thread */
+  uint64_t program_thread_ns;           /* on a program thread (the detach's cuptiFinalize) */
+};
+
+/* One NOTE per window: what its edges cost and where. bench/tracer/edges.py
+ * reads them back (p50, p99, max). */
+static void put_edge_note(const struct edge_times *e) {
+  gwt_out_note(now_ns(), GW_WIRE_NOTE_INFO,
+               "window edges: open_ns=%llu close_ns=%llu flush_ns=%llu program_thread_ns=%llu (%s)",
+               (unsigned long long)e->open_ns, (unsigned long long)e->close_ns, (unsigned long long)e->flush_ns,
+               (unsigned long long)e->program_thread_ns,
+               cfg.detach ? "CUPTI detached at the program's next CUDA call"
+                          : "kinds switched on the tracer's thread, CUPTI kept attached");
+}
+
+/* Opens a sampled window. 0: open; 1: no window (standing aside); -1: no
+ * more windows. */
+static int open_window(int with_kernels, struct edge_times *e) {
+  char why[768];
+  pthread_mutex_lock(&cupti_mutex);
+  if (atomic_load(&aside) && !try_come_back_locked()) {
+    pthread_mutex_unlock(&cupti_mutex);
+    return 1;
+  }
+  uint64_t t0 = mono_ns();
+  CUptiResult rc = CUPTI_SUCCESS;
+  if (!atomic_load(&cupti_attached) || atomic_load(&cupti_reset_by_other))
+    rc = cupti_attach_locked(why, sizeof why);
+  else if (!subscribed)
+    rc = subscribe_locked(why, sizeof why); /* held through the window: a client arriving now gets a clear refusal */
+  if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    step_aside_locked(why, atomic_load(&hook_saw_client) && !atomic_load(&other_left));
+    pthread_mutex_unlock(&cupti_mutex);
+    return 1;
+  }
+  if (rc != CUPTI_SUCCESS) {
+    say(GW_WIRE_NOTE_WARN, "%s; no more sampling windows", why);
+    pthread_mutex_unlock(&cupti_mutex);
+    return -1;
+  }
+  window_start_ns = now_ns();
+  kinds_enabled = set_activity(1, with_kernels);
+  e->open_ns = mono_ns() - t0;
+  pthread_mutex_unlock(&cupti_mutex);
+  return 0;
+}
+
+/* Takes CUPTI out of the process after a window (GPUWHY_TRACE_DETACH=1).
+ * Closing the window was not enough on the H200: the storm's steps after the
+ * first window ran 9-120% slower than before it, even with windows that
+ * traced no kernels (scripts/h200/call_tracer_next.sh): CUPTI keeps its hooks
+ * once it has traced. Every record is flushed first; then whole API domains
+ * are switched on so that the next API exit on any thread runs
+ * cuptiFinalize (on_api_callback), 2.2-3.8 ms on that thread. Returns 1
+ * when the thread must stop instead. */
+static int cupti_detach(struct edge_times *e) {
   sleep_ms(20); /* kernels launched in the window finish, so their records are complete */
+  pthread_mutex_lock(&cupti_mutex);
+  if (atomic_load(&aside) || !atomic_load(&cupti_attached)) {
+    pthread_mutex_unlock(&cupti_mutex);
+    return 0;
+  }
+  uint64_t t0 = mono_ns();
   p_cuptiActivityFlushAll(0);
   p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  e->flush_ns = mono_ns() - t0;
   if (p_cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS ||
       p_cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS) {
     set_api_domains(0);
     cfg.detach = 0;
     say(GW_WIRE_NOTE_WARN, "CUPTI refused API callbacks: it stays in the process between windows");
+    pthread_mutex_unlock(&cupti_mutex);
     return 0;
   }
   atomic_store_explicit(&detach_state, DETACH_ARMED, memory_order_release);
+  pthread_mutex_unlock(&cupti_mutex);
   /* The program's next CUDA call does it: at once in a training loop; a
-   * program busy elsewhere is polled every 1 ms, then every 20 ms. */
+   * program busy elsewhere is polled every 1 ms, then every 20 ms. Another
+   * client arriving meanwhile settles the handshake itself (step aside). */
   unsigned waited_ms = 0;
-  while (atomic_load(&detach_state) != DETACH_DONE) {
+  while (atomic_load(&detach_state) != DETACH_DONE && !atomic_load(&aside)) {
     if (atomic_load(&stop_requested) || atomic_load(&sigterm_flush_requested)) {
       int armed = DETACH_ARMED;
-      if (atomic_compare_exchange_strong(&detach_state, &armed, DETACH_IDLE)) {
+      pthread_mutex_lock(&cupti_mutex);
+      int called_off = atomic_compare_exchange_strong(&detach_state, &armed, DETACH_IDLE);
+      if (called_off)
         set_api_domains(0);
+      pthread_mutex_unlock(&cupti_mutex);
+      if (called_off)
         return 1; /* still attached: the exit flush goes through CUPTI */
-      }
     }
     uint32_t step_ms = waited_ms < 20 ? 1 : 20;
     sleep_ms(step_ms);
     waited_ms += step_ms;
   }
-  subscriber = NULL;
-  atomic_store(&cupti_attached, 0);
-  atomic_store(&detach_state, DETACH_IDLE);
-  if (cfg.debug)
-    say(GW_WIRE_NOTE_INFO, "detached after %u ms; cuptiFinalize took %.3f ms in the program's thread", waited_ms,
-        (double)atomic_load(&finalize_ns) / 1e6);
+  pthread_mutex_lock(&cupti_mutex);
+  if (atomic_load(&detach_state) == DETACH_DONE) {
+    subscriber = NULL;
+    subscribed = 0;
+    atomic_store(&cupti_attached, 0);
+    atomic_store(&detach_state, DETACH_IDLE);
+    e->program_thread_ns = atomic_load(&finalize_ns);
+  }
+  pthread_mutex_unlock(&cupti_mutex);
+  return 0;
+}
+
+/* Closes a sampled window. Returns 1 when the thread must stop. */
+static int close_window(int with_kernels, struct edge_times *e) {
+  pthread_mutex_lock(&cupti_mutex);
+  if (atomic_load(&aside) || !window_start_ns) {
+    pthread_mutex_unlock(&cupti_mutex); /* a client arrived: the step aside closed it */
+    return 0;
+  }
+  uint64_t t0 = mono_ns();
+  set_activity(0, with_kernels);
+  put_window(window_start_ns, now_ns(), kinds_enabled);
+  window_start_ns = 0;
+  kinds_enabled = 0;
+  /* Between windows nothing of ours is held, so that a client arriving
+   * then (and, without the hook, unseen) gets CUPTI as if we were not here. */
+  if (!cfg.detach && !cfg.count_launches)
+    unsubscribe_locked();
+  e->close_ns = mono_ns() - t0;
+  pthread_mutex_unlock(&cupti_mutex);
+  if (cfg.detach)
+    return cupti_detach(e);
+  /* The records reach the file from the tracer's thread: kernels launched in
+   * the window finish first, then the buffers CUPTI completed come back. */
+  sleep_ms(20);
+  pthread_mutex_lock(&cupti_mutex);
+  if (!atomic_load(&aside) && atomic_load(&cupti_attached)) {
+    uint64_t t1 = mono_ns();
+    p_cuptiActivityFlushAll(0);
+    e->flush_ns = mono_ns() - t1;
+  }
+  pthread_mutex_unlock(&cupti_mutex);
   return 0;
 }
 
 static void *flusher_main(void *arg) {
   (void)arg;
   if (cfg.mode == GW_WIRE_MODE_FULL) {
-    /* Data reaches the file about once a second for the live view. */
-    while (!wait_or_stop(1000)) {
-      p_cuptiActivityFlushAll(0);
+    /* Data reaches the file about once a second for the live view; while
+     * standing aside, every 100 ms the thread looks for the other client's
+     * leaving (an atomic read, or without the hook a subscribe). */
+    for (unsigned tick = 1; !wait_or_stop(100); tick++) {
+      drain_api_rings();
+      if (!atomic_load(&aside) && tick % 10)
+        continue;
+      pthread_mutex_lock(&cupti_mutex);
+      if (atomic_load(&aside))
+        try_come_back_locked();
+      else if (atomic_load(&cupti_attached))
+        p_cuptiActivityFlushAll(0);
+      pthread_mutex_unlock(&cupti_mutex);
     }
   } else {
     int with_windows = cfg.sampled_kinds != SAMPLED_NONE;
@@ -672,21 +1052,19 @@ static void *flusher_main(void *arg) {
     }
     for (;;) {
       if (with_windows) {
-        if (!atomic_load(&cupti_attached) && reattach_for_window() != 0)
+        struct edge_times e = {0, 0, 0, 0};
+        int opened = open_window(with_kernels, &e);
+        if (opened < 0)
           break;
-        window_start_ns = now_ns();
-        kinds_enabled = set_activity(1, with_kernels);
         if (wait_or_stop(cfg.window_ms))
-          break;
-        set_activity(0, with_kernels);
-        put_window(window_start_ns, now_ns(), kinds_enabled);
-        window_start_ns = 0;
-        kinds_enabled = 0;
-        if (!cfg.detach) {
-          p_cuptiActivityFlushAll(0);
-        } else if (cupti_detach() != 0) {
-          wait_or_stop(0); /* the SIGTERM flush, when that is why */
-          break;
+          break; /* the exit closes the open window */
+        if (opened == 0) {
+          if (close_window(with_kernels, &e) != 0) {
+            wait_or_stop(0); /* the SIGTERM flush, when that is why */
+            break;
+          }
+          if (!atomic_load(&aside))
+            put_edge_note(&e);
         }
       } else if (wait_or_stop(cfg.window_ms)) {
         break;
@@ -747,8 +1125,6 @@ static void in_forked_child(void) {
 }
 
 /* ---- start-up ------------------------------------------------------------------ */
-
-static void *cupti_lib;
 
 /* Opens libcupti. A process that already loaded a copy (torch's wheel) gets
  * that same copy by its SONAME. GPUWHY_TRACE_CUPTI_LIB names an exact file. */
@@ -814,9 +1190,17 @@ static void read_config(void) {
   static const struct env_word api_words[] = {
       {"all", API_ALL}, {"nolaunch", API_NOLAUNCH}, {"runtime", API_RUNTIME}, {"none", API_NONE}};
   cfg.api = (enum api_set)env_choice("GPUWHY_TRACE_API", api_words, COUNT_OF(api_words), API_ALL);
-  cfg.detach = env_flag("GPUWHY_TRACE_DETACH", 1);
-  cfg.debug = env_flag("GPUWHY_TRACE_DEBUG", 0);
+  /* Off by default: the detach runs cuptiFinalize on the program's thread
+   * (2.2-3.8 ms on the H200 at every window's end); kept attached, a window's
+   * edges are activity switches made on the tracer's own thread. */
+  cfg.detach = env_flag("GPUWHY_TRACE_DETACH", 0);
   cfg.device_buffer_mb = env_u32("GPUWHY_TRACE_DEVICE_BUFFER_MB", 0, 0, 1024);
+  /* callback: full mode takes the API calls from CUPTI's enter and exit
+   * callbacks into per-thread rings (api_ring.c) instead of CUPTI's API
+   * activity records, which were most of full mode's cost on a training
+   * step (+41% with them, +13.5% without, bench/RESULTS.md run 8). */
+  static const struct env_word path_words[] = {{"activity", 0}, {"callback", 1}};
+  cfg.api_by_callback = env_choice("GPUWHY_TRACE_API_PATH", path_words, COUNT_OF(path_words), 0);
   /* serial: CUPTI's KERNEL kind, which runs kernels one at a time but adds no
    * code to them; for measuring what CONCURRENT_KERNEL's instrumentation costs. */
   static const struct env_word kernel_words[] = {{"concurrent", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
@@ -875,7 +1259,12 @@ static int start_tracing(char *why, size_t why_cap) {
   }
   atomic_store(&pool_free_mask, (1u << POOL_BUFFERS) - 1u);
   /* On failure the pool stays allocated: CUPTI may hold a pointer to it. */
-  if (cupti_attach(why, why_cap) != CUPTI_SUCCESS)
+  pthread_mutex_lock(&cupti_mutex);
+  CUptiResult rc = cupti_attach_locked(why, why_cap);
+  pthread_mutex_unlock(&cupti_mutex);
+  /* Another client holds CUPTI already: stand aside from the start. */
+  int taken = rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  if (rc != CUPTI_SUCCESS && !taken)
     return -1;
   /* Detaching needs cuptiFinalize and whole-domain callbacks; launch counting
    * needs callbacks all the time, and NVTX goes through libcupti as its
@@ -892,6 +1281,14 @@ static int start_tracing(char *why, size_t why_cap) {
                  env_flag("GPUWHY_TRACE_API_PER_CALL", 1);
   atomic_store(&tracing_on, 1);
   count_period_start_ns = now_ns();
+  if (taken) {
+    pthread_mutex_lock(&cupti_mutex);
+    step_aside_locked(why, atomic_load(&hook_saw_client));
+    pthread_mutex_unlock(&cupti_mutex);
+    if (cfg.mode == GW_WIRE_MODE_FULL)
+      cfg.count_launches = 0;
+    return 0;
+  }
 
   if (cfg.mode == GW_WIRE_MODE_SAMPLED && cfg.count_launches && enable_launch_counting() != 0) {
     disable_launch_counting();
@@ -902,6 +1299,11 @@ static int start_tracing(char *why, size_t why_cap) {
     cfg.count_launches = 0; /* API records count launches exactly */
     window_start_ns = trace_start_ns;
     kinds_enabled = set_activity(1, 1);
+  } else if (!cfg.detach && !cfg.count_launches) {
+    /* Sampled and kept attached: the subscriber is held inside windows only. */
+    pthread_mutex_lock(&cupti_mutex);
+    unsubscribe_locked();
+    pthread_mutex_unlock(&cupti_mutex);
   }
   return 0;
 }

@@ -3,14 +3,26 @@
  * would; the parent then reads the wire file back with the real reader.
  *   1. no libcupti reachable: returns 1, one NOTE, one stderr line, no crash
  *   2. GPUWHY_TRACE_DIR unset: does nothing
- *   3. another CUPTI client (subscribe returns 39): NOTE and stderr line
+ *   3. another CUPTI client holds CUPTI at start (subscribe returns 39):
+ *      the tracer stands aside (one warning, one stderr line), no records
+ *   3c. that client leaves later: the tracer comes back and traces
  *   4. full mode against a fake libcupti, normal exit: records flushed at exit
  *   4b. an unknown value in a GPUWHY_TRACE_ variable: the default, one warning
+ *   4d. full mode with the API calls from CUPTI's callbacks: one API record
+ *       per call of the program, through the per-thread rings
  *   5. sampled mode: WINDOW and LAUNCH_COUNT records
- *   5b. sampled mode detaching CUPTI between windows: records of every
- *       window, cuptiFinalize at a program API exit after each
+ *   5b. sampled mode detaching CUPTI between windows (GPUWHY_TRACE_DETACH=1):
+ *       records of every window, cuptiFinalize at a program API exit after each
  *   5c. another CUPTI client takes CUPTI while it is detached: one warning,
  *       no more windows, the program runs on
+ *   5d. sampled mode kept attached (the default): no cuptiFinalize, one
+ *       edge NOTE per window, no time taken on the program's thread
+ *   8. a second client (Kineto-like) arrives through the tracer's CUPTI
+ *      interposers mid-run, in sampled and in full mode: the tracer steps
+ *      aside before the client's subscribe proceeds, the client gets its
+ *      own kernels (its kinds are not switched off, its buffers not taken),
+ *      no window overlaps its session, and after it unsubscribes the tracer
+ *      comes back; both moments are NOTEs
  *   6. SIGTERM: records flushed, then the process still dies of SIGTERM
  *   7. CUPTI keeps every buffer: the pool runs dry, records are dropped and
  *      counted (a DROPPED record), the program runs on
@@ -23,6 +35,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cupti.h>
 
 #include "sources/trace_reader.h"
 
@@ -46,6 +60,10 @@ struct counts {
   uint64_t buffers_refused;
   char first_error[1100];
   char first_warn[1100];
+  int edge_notes, edge_notes_program_thread; /* "window edges:" notes; those with time on a program thread */
+  uint64_t aside_ns, back_ns;                /* times of the first "stood aside" and "came back" notes */
+#define MAX_WINDOWS 64
+  uint64_t window_start_ns[MAX_WINDOWS], window_end_ns[MAX_WINDOWS];
 };
 
 static gw_status c_header(void *ctx, const struct gw_wire_file_header *h) {
@@ -86,6 +104,10 @@ static gw_status c_api(void *ctx, uint32_t pid, const struct gw_wire_api *a) {
 static gw_status c_window(void *ctx, uint32_t pid, const struct gw_wire_window *w) {
   (void)pid;
   struct counts *c = ctx;
+  if (c->windows < MAX_WINDOWS) {
+    c->window_start_ns[c->windows] = w->start_ns;
+    c->window_end_ns[c->windows] = w->end_ns;
+  }
   c->windows++;
   if (w->mode == GW_WIRE_MODE_FULL)
     c->full_windows++;
@@ -108,6 +130,15 @@ static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, c
   (void)pid;
   struct counts *c = ctx;
   c->notes++;
+  if (len >= 13 && strncmp(text, "window edges:", 13) == 0) {
+    c->edge_notes++;
+    if (!memmem(text, len, "program_thread_ns=0 ", 20))
+      c->edge_notes_program_thread++;
+  }
+  if (len >= 11 && strncmp(text, "stood aside", 11) == 0 && !c->aside_ns)
+    c->aside_ns = n->t_ns;
+  if (len >= 9 && strncmp(text, "came back", 9) == 0 && !c->back_ns)
+    c->back_ns = n->t_ns;
   if (n->level == GW_WIRE_NOTE_WARN && !c->warn_notes++)
     snprintf(c->first_warn, sizeof c->first_warn, "%.*s", (int)len, text);
   if (n->level == GW_WIRE_NOTE_ERROR) {
@@ -161,7 +192,67 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
   "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "sampled",                  \
       "GPUWHY_TRACE_WINDOW_MS", "50", "GPUWHY_TRACE_PERIOD_MS", "100"
 
-enum ending { END_EXIT, END_SLEEP_EXIT, END_SIGTERM, END_API_CALLS };
+enum ending { END_EXIT, END_SLEEP_EXIT, END_SIGTERM, END_API_CALLS, END_SECOND_CLIENT };
+
+/* The second client's side of case 8: its own buffers and what reached them. */
+static _Alignas(8) unsigned char client_buffer[1 << 16];
+static int client_kernels;
+static CUptiResult (*client_next_record)(uint8_t *, size_t, CUpti_Activity **);
+
+static void client_request(uint8_t **buffer, size_t *size, size_t *max_records) {
+  *buffer = client_buffer;
+  *size = sizeof client_buffer;
+  *max_records = 0;
+}
+static void client_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
+  (void)ctx, (void)stream, (void)size;
+  CUpti_Activity *rec = NULL;
+  while (client_next_record(buffer, valid, &rec) == CUPTI_SUCCESS)
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+      client_kernels++;
+}
+static void client_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *info) {
+  (void)data, (void)domain, (void)cbid, (void)info;
+}
+
+/* A Kineto-like client 150 ms into the run: subscribe and register buffers
+ * through the tracer's interposers (as the dynamic linker binds them when the
+ * tracer is in LD_PRELOAD), switch kernel records on, flush once (what was
+ * pending), wait 250 ms (the tracer would open and close windows twice),
+ * flush again: only kernels of a kind still on reach the client, and only
+ * if its buffers are still the registered ones. Then it unsubscribes and
+ * the program runs 300 ms more. The exit status: 0 when it got kernels in
+ * the second flush, else the step that failed. */
+static int second_client(void *tracer) {
+  void *fake = dlopen(fake_cupti_path, RTLD_NOW | RTLD_NOLOAD);
+  __typeof__(&cuptiSubscribe) subscribe = (__typeof__(&cuptiSubscribe))dlsym(tracer, "cuptiSubscribe");
+  __typeof__(&cuptiActivityRegisterCallbacks) reg =
+      (__typeof__(&cuptiActivityRegisterCallbacks))dlsym(tracer, "cuptiActivityRegisterCallbacks");
+  __typeof__(&cuptiUnsubscribe) unsubscribe = (__typeof__(&cuptiUnsubscribe))dlsym(tracer, "cuptiUnsubscribe");
+  __typeof__(&cuptiActivityEnable) enable =
+      fake ? (__typeof__(&cuptiActivityEnable))dlsym(fake, "cuptiActivityEnable") : NULL;
+  __typeof__(&cuptiActivityFlushAll) flush =
+      fake ? (__typeof__(&cuptiActivityFlushAll))dlsym(fake, "cuptiActivityFlushAll") : NULL;
+  client_next_record = fake ? (__typeof__(client_next_record))dlsym(fake, "cuptiActivityGetNextRecord") : NULL;
+  if (!subscribe || !reg || !unsubscribe || !enable || !flush || !client_next_record)
+    return 20;
+  usleep(150 * 1000);
+  CUpti_SubscriberHandle h = NULL;
+  if (subscribe(&h, client_callback, NULL) != CUPTI_SUCCESS)
+    return 21;
+  if (reg(client_request, client_complete) != CUPTI_SUCCESS)
+    return 22;
+  enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  flush(0);
+  client_kernels = 0;
+  usleep(250 * 1000);
+  flush(0);
+  int got = client_kernels;
+  if (unsubscribe(h) != CUPTI_SUCCESS)
+    return 23;
+  usleep(300 * 1000);
+  return got > 0 ? 0 : 24;
+}
 
 static pid_t run_child(const char *const *env, const char *stderr_path, enum ending ending) {
   fflush(NULL); /* the child's exit() must not print the parent's buffered lines again */
@@ -203,6 +294,8 @@ static pid_t run_child(const char *const *env, const char *stderr_path, enum end
     }
     exit(finalized());
   }
+  if (ending == END_SECOND_CLIENT)
+    exit(second_client(lib));
   if (ending == END_SIGTERM) {
     usleep(50 * 1000);
     raise(SIGTERM);
@@ -292,11 +385,25 @@ int main(int argc, char **argv) {
         "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "FAKE_CUPTI_SUBSCRIBE_RC", "39", NULL};
     run_clean(env, err_path, END_EXIT, dir, &c);
     EXPECT(c.cupti_version == 130001, "cupti version %u", c.cupti_version);
-    EXPECT(c.error_notes == 1 && strstr(c.first_error, "another CUPTI client"), "note: %s", c.first_error);
-    EXPECT(c.kernels == 0, "%d kernels", c.kernels);
+    EXPECT(c.error_notes == 0 && c.warn_notes == 1 && strstr(c.first_warn, "another CUPTI client") &&
+               strstr(c.first_warn, "stands aside"),
+           "error: %s warning: %s", c.first_error, c.first_warn);
+    EXPECT(c.kernels == 0 && c.aside_ns != 0 && c.back_ns == 0, "%d kernels", c.kernels);
     stderr_lines(err_path, &ours, &all, first, sizeof first);
     EXPECT(ours == 1 && all == 1, "%d tracer lines of %d", ours, all);
     printf("case 3 (second CUPTI client): %s", first);
+  }
+  /* 3c. The client that held CUPTI at start leaves after 150 ms: the tracer
+   * comes back at a window and traces. */
+  {
+    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "FAKE_CUPTI_BUSY_MS", "150", NULL};
+    run_clean(env, err_path, END_SLEEP_EXIT, dir, &c);
+    EXPECT(c.aside_ns != 0 && c.back_ns > c.aside_ns, "aside %llu back %llu", (unsigned long long)c.aside_ns,
+           (unsigned long long)c.back_ns);
+    EXPECT(c.windows >= 1 && c.kernels >= 3 && c.error_notes == 0, "%d windows %d kernels, error: %s", c.windows,
+           c.kernels, c.first_error);
+    printf("case 3c (client leaves, tracer comes back): back after %.0f ms, %d windows, %d kernels\n",
+           (double)(c.back_ns - c.aside_ns) / 1e6, c.windows, c.kernels);
   }
   /* 3b. A CUPTI of another major version. */
   {
@@ -335,6 +442,21 @@ int main(int argc, char **argv) {
     EXPECT(all == 0, "unexpected stderr: %s", first);
     printf("case 4 (full): %d kernels, %d NCCL, %d api\n", c.kernels, c.nccl, c.apis);
   }
+  /* 4d. Full mode, API calls from CUPTI's callbacks (GPUWHY_TRACE_API_PATH=
+   * callback): each of the program's 450 calls becomes one API record,
+   * timed in its enter and exit callbacks, through the per-thread ring. */
+  {
+    const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_API_PATH", "callback", NULL};
+    pid_t pid = run_child(env, err_path, END_API_CALLS);
+    code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(c.apis >= 450 && c.api_filtered == 0 && c.error_notes == 0 && c.notes == 1,
+           "%d api records for 450 calls, %d noise, %d notes, error: %s", c.apis, c.api_filtered, c.notes,
+           c.first_error);
+    EXPECT(c.kernels >= 3 && c.full_windows == 1, "%d kernels %d windows", c.kernels, c.full_windows);
+    printf("case 4d (full, API calls from callbacks): %d api records for 450 calls\n", c.apis);
+  }
   /* 4b. A value the tracer does not know: the default, one warning. */
   {
     const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_KERNEL_KIND", "bogus", NULL};
@@ -356,8 +478,14 @@ int main(int argc, char **argv) {
     EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "refused a device buffer of 512 MB"), "warning: %s", c.first_warn);
     EXPECT(c.kernels >= 3 && c.error_notes == 0, "%d kernels, error: %s", c.kernels, c.first_error);
     /* sampled: set once, not again at each window's attach */
-    const char *sampled[] = {
-        SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DEVICE_BUFFER_MB", "512", NULL};
+    const char *sampled[] = {SAMPLED_50_OF_100(dir),
+                             "GPUWHY_TRACE_FIRST_DELAY_MS",
+                             "0",
+                             "GPUWHY_TRACE_DEVICE_BUFFER_MB",
+                             "512",
+                             "GPUWHY_TRACE_DETACH",
+                             "1",
+                             NULL};
     pid_t pid = run_child(sampled, err_path, END_API_CALLS);
     int finalized = wait_child(pid, &sig);
     EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
@@ -376,9 +504,9 @@ int main(int argc, char **argv) {
     EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
     printf("case 5 (sampled): %d windows, %d launch counts, %d kernels\n", c.windows, c.launch_counts, c.kernels);
   }
-  /* 5b. Sampled mode, CUPTI detached between windows (the default). */
+  /* 5b. Sampled mode, CUPTI detached between windows. */
   {
-    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
+    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1", NULL};
     pid_t pid = run_child(env, err_path, END_API_CALLS);
     int finalized = wait_child(pid, &sig);
     EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
@@ -388,13 +516,21 @@ int main(int argc, char **argv) {
     EXPECT(finalized >= 1 && (finalized == c.windows || finalized == c.windows - 1), "%d finalized, %d windows",
            finalized, c.windows);
     EXPECT(c.kernels >= 3 * finalized, "%d kernels for %d detached windows", c.kernels, finalized);
+    EXPECT(c.edge_notes >= 1 && c.edge_notes_program_thread == c.edge_notes, "%d edge notes, %d with program time",
+           c.edge_notes, c.edge_notes_program_thread);
     printf("case 5b (sampled, detached between windows): %d windows, %d finalized, %d kernels\n", c.windows, finalized,
            c.kernels);
   }
   /* 5c. Another CUPTI client subscribes while the tracer is detached. */
   {
-    const char *env[] = {
-        SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "FAKE_CUPTI_RESUBSCRIBE_RC", "39", NULL};
+    const char *env[] = {SAMPLED_50_OF_100(dir),
+                         "GPUWHY_TRACE_FIRST_DELAY_MS",
+                         "0",
+                         "FAKE_CUPTI_RESUBSCRIBE_RC",
+                         "39",
+                         "GPUWHY_TRACE_DETACH",
+                         "1",
+                         NULL};
     pid_t pid = run_child(env, err_path, END_API_CALLS);
     int finalized = wait_child(pid, &sig);
     EXPECT(sig == 0 && finalized == 1, "child exit %d signal %d", finalized, sig);
@@ -404,6 +540,51 @@ int main(int argc, char **argv) {
     stderr_lines(err_path, &ours, &all, first, sizeof first);
     EXPECT(ours == 1 && all == 1, "%d tracer lines of %d", ours, all);
     printf("case 5c (second client while detached): %s", first);
+  }
+  /* 5d. Sampled mode kept attached (the default): windows switch kinds on
+   * the tracer's thread; nothing runs on the program's thread. */
+  {
+    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
+    pid_t pid = run_child(env, err_path, END_API_CALLS);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
+    EXPECT(c.error_notes == 0 && c.warn_notes == 0, "error: %s warning: %s", c.first_error, c.first_warn);
+    EXPECT(c.windows >= 2 && c.kernels >= 3 * (c.windows - 1), "%d windows %d kernels", c.windows, c.kernels);
+    EXPECT(c.edge_notes >= c.windows - 1 && c.edge_notes >= 1 && c.edge_notes_program_thread == 0,
+           "%d edge notes for %d windows, %d with program time", c.edge_notes, c.windows, c.edge_notes_program_thread);
+    printf("case 5d (sampled, kept attached): %d windows, %d edge notes, %d kernels\n", c.windows, c.edge_notes,
+           c.kernels);
+  }
+  /* 8. A second client arrives through the interposers and leaves again,
+   * in sampled mode (kept attached, and detaching) and in full mode. */
+  {
+    const char *sampled[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
+    const char *detached[] = {
+        SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1", NULL};
+    const char *full[] = {FULL_WITH_FAKE(dir), NULL};
+    const char *const *envs[] = {sampled, detached, full};
+    const char *names[] = {"sampled", "sampled, detaching", "full"};
+    for (int k = 0; k < 3; k++) {
+      pid_t pid = run_child(envs[k], err_path, END_SECOND_CLIENT);
+      code = wait_child(pid, &sig);
+      EXPECT(code == 0 && sig == 0,
+             "%s: the client's run ended %d (20 setup, 21 subscribe refused, 22 register, "
+             "23 unsubscribe, 24 no kernels of its own), signal %d",
+             names[k], code, sig);
+      EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+      EXPECT(c.aside_ns != 0 && c.back_ns > c.aside_ns, "%s: aside %llu back %llu", names[k],
+             (unsigned long long)c.aside_ns, (unsigned long long)c.back_ns);
+      EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "cuptiSubscribe"), "%s: warning: %s", names[k], c.first_warn);
+      int overlapping = 0;
+      for (int i = 0; i < c.windows && i < MAX_WINDOWS; i++)
+        overlapping += c.window_start_ns[i] < c.back_ns && c.window_end_ns[i] > c.aside_ns;
+      EXPECT(overlapping == 0, "%s: %d windows overlap the client's session", names[k], overlapping);
+      EXPECT(c.windows >= 2 && c.kernels >= 3, "%s: %d windows %d kernels", names[k], c.windows, c.kernels);
+      EXPECT(k != 2 || c.full_windows == 2, "full: %d windows (one before the client, one after)", c.full_windows);
+      printf("case 8 (second client, %s): aside for %.0f ms, %d windows, %d kernels\n", names[k],
+             (double)(c.back_ns - c.aside_ns) / 1e6, c.windows, c.kernels);
+    }
   }
   /* 6. SIGTERM with the default action: flushed, and still killed by it. */
   {

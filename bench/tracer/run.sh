@@ -10,7 +10,11 @@
 # the tracer's record conversion that core, which real jobs do not.
 # GW_BENCH_CONFIGS picks the configurations (default: plain sampled full
 # profiler); full_nolaunch is --trace=full without the launch API records
-# (GPUWHY_TRACE_API=nolaunch).
+# (GPUWHY_TRACE_API=nolaunch), full_kernels without any API record (the floor
+# of CUPTI's kernel records, GPUWHY_TRACE_API=none), full_cb with the API
+# calls taken from CUPTI's callbacks instead of its API activity records
+# (GPUWHY_TRACE_API_PATH=callback), sampled_detach sampled mode detaching
+# CUPTI between windows (GPUWHY_TRACE_DETACH=1).
 # usage: run.sh GPUWHY_BIN OUTDIR [ROUNDS] [SECONDS]
 set -u
 bin=$1 out=$2 rounds=${3:-3} secs=${4:-10}
@@ -30,11 +34,14 @@ for r in $(seq 1 "$rounds"); do
         # torch.profiler keeps every event in memory and processes them at the end: 3 s is enough to see its cost.
         profiler) line=$($pin "${py[@]}" --seconds 3 --profiler 2> /dev/null | tail -1) ;;
         full_nolaunch) line=$(GPUWHY_TRACE_API=nolaunch "$bin" record -q --trace=full -o "$out/$w-$cfg.db" -- $pin "${py[@]}" | tail -1) ;;
+        full_kernels) line=$(GPUWHY_TRACE_API=none "$bin" record -q --trace=full -o "$out/$w-$cfg.db" -- $pin "${py[@]}" | tail -1) ;;
+        full_cb) line=$(GPUWHY_TRACE_API_PATH=callback "$bin" record -q --trace=full -o "$out/$w-$cfg.db" -- $pin "${py[@]}" | tail -1) ;;
+        sampled_detach) line=$(GPUWHY_TRACE_DETACH=1 "$bin" record -q --trace=sampled -o "$out/$w-$cfg.db" -- $pin "${py[@]}" --chunks-out "$out/chunks.txt" | tail -1) ;;
         *) line=$("$bin" record -q --trace=$cfg -o "$out/$w-$cfg.db" -- $pin "${py[@]}" --chunks-out "$out/chunks.txt" | tail -1) ;;
       esac
       echo "round $r $w $cfg $line" | tee -a "$res"
-      if [ "$cfg" = sampled ]; then
-        echo "round $r $w windows $(python3 "$here/windows.py" "$out/chunks.txt" "$out/$w-$cfg.db" 2>&1)" | tee -a "$res"
+      if [ "$cfg" = sampled ] || [ "$cfg" = sampled_detach ]; then
+        echo "round $r $w windows $cfg $(python3 "$here/windows.py" "$out/chunks.txt" "$out/$w-$cfg.db" 2>&1)" | tee -a "$res"
       fi
       rm -f "$out/$w-$cfg.db"*
     done
@@ -61,7 +68,7 @@ for w in ("storm", "train"):
         # Best-of-N: the best 10-step chunk over all rounds, against plain's.
         bon = min(best[(w, cfg)])
         bon_plain = min(best[(w, "plain")])
-        print(f"{w:<6} {cfg:<13} mean ms/step per round {['%.3f' % x for x in v]}  "
+        print(f"{w:<6} {cfg:<14} mean ms/step per round {['%.3f' % x for x in v]}  "
               f"vs plain per round {['%+.1f%%' % x for x in rel]}  median {med}  "
               f"best-of-N {bon:.3f} ms {100 * (bon / bon_plain - 1):+.1f}%")
 PY

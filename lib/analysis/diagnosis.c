@@ -574,6 +574,13 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   if (rec->timeline_sampled)
     gw_diagnosis_note(
         dx, _("The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run."));
+  if (rec->tracer_aside_count > 0)
+    gw_diagnosis_note(dx,
+                      _("gpuwhy's tracer stood aside for another CUPTI client (torch.profiler, Nsight) %d time(s), "
+                        "first at %.1f s, %.1f s in all: that tool got the kernels then, and the trace has none."),
+                      rec->tracer_aside_count,
+                      rec->started_ns > 0 ? (double)(rec->tracer_aside_first_ns - rec->started_ns) / 1e9 : 0.0,
+                      (double)rec->tracer_aside_total_ns / 1e9);
   if (rec->ngpus > 0 && rec->host.n == 0)
     gw_diagnosis_note(dx, _("No host samples: loader, launch and disk signals are unknown."));
   else if (rec->host.n > 0 && !dx->host.has_main)

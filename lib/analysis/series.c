@@ -376,6 +376,42 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_finalize(s);
 }
 
+/* When the tracer gave CUPTI to another client (tracer/README.md, "Another
+ * CUPTI client"): its notes, per process, in time order. */
+static void load_tracer_aside(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (!gw_store_table_exists(db, "trace_note") ||
+      sqlite3_prepare_v2(db,
+                         "SELECT pid, t_ns, substr(text, 1, 5) FROM trace_note WHERE text LIKE 'stood aside at %'"
+                         " OR text LIKE 'came back at %' ORDER BY pid, t_ns",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  int64_t pid = -1, since_ns = 0; /* since_ns: the open episode's start, 0 none */
+  for (;;) {
+    int row = sqlite3_step(s) == SQLITE_ROW;
+    int64_t p = row ? sqlite3_column_int64(s, 0) : -2, t = row ? sqlite3_column_int64(s, 1) : 0;
+    if (row && !time_ok(t))
+      continue;
+    if (p != pid && since_ns && rec->ended_ns > since_ns) /* still aside when that process's trace ended */
+      rec->tracer_aside_total_ns += rec->ended_ns - since_ns;
+    if (p != pid)
+      since_ns = 0;
+    pid = p;
+    if (!row)
+      break;
+    const char *what = (const char *)sqlite3_column_text(s, 2);
+    if (what && strncmp(what, "stood", 5) == 0 && !since_ns) {
+      since_ns = t;
+      if (!rec->tracer_aside_count++ || t < rec->tracer_aside_first_ns)
+        rec->tracer_aside_first_ns = t;
+    } else if (what && strncmp(what, "came ", 5) == 0 && since_ns) {
+      rec->tracer_aside_total_ns += t > since_ns ? t - since_ns : 0;
+      since_ns = 0;
+    }
+  }
+  sqlite3_finalize(s);
+}
+
 /* What a host call of process pid tells the GPU whose kernels that process
  * ran (one rank, one GPU; with one GPU and no kernel owner known, that one):
  * HOST_CALL a busy host, HOST_SYNC a host waiting, HOST_LAUNCH a launch. */
@@ -625,6 +661,7 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
   if ((rc = load_host(db, &rec->host, err)) || (rc = load_events(db, rec, err)))
     goto out;
   load_timeline(db, rec);
+  load_tracer_aside(db, rec);
   load_gpu_processes(db, rec);
   load_host_api(db, rec);
   gw_kernel_stats_load(db, rec);

@@ -101,6 +101,11 @@ struct gw_recording {
    * these windows) for the multi-GPU summary; has_timeline stays 0. */
   size_t nwindows;
   struct gw_trace_window *windows;
+  /* The tracer stood aside for another CUPTI client (its trace_note rows
+   * "stood aside at" / "came back at"): how often, when first, and for how
+   * long in all (an episode still open at the end lasts to ended_ns). */
+  int tracer_aside_count;
+  int64_t tracer_aside_first_ns, tracer_aside_total_ns;
   char hostname[128];
   int nnodes;                   /* recordings merged into this one (1 for a plain file) */
   struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */

@@ -386,6 +386,15 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
       setenv("CUDA_INJECTION64_PATH", r->tracer_lib, 1);
       setenv("GPUWHY_TRACE_DIR", r->trace_dir, 1);
       setenv("GPUWHY_TRACE_MODE", r->o->trace == GW_TRACE_FULL ? "full" : "sampled", 1);
+      /* Preloaded, the tracer also sees another CUPTI client arrive
+       * (torch.profiler) and gives CUPTI to it (tracer/coexist.c).
+       * GPUWHY_TRACE_PRELOAD=0 leaves LD_PRELOAD alone. */
+      const char *preload = getenv("LD_PRELOAD"), *opt = getenv("GPUWHY_TRACE_PRELOAD");
+      char joined[8192];
+      if (!(opt && strcmp(opt, "0") == 0) &&
+          snprintf(joined, sizeof joined, "%s%s%s", r->tracer_lib, preload && *preload ? ":" : "",
+                   preload ? preload : "") < (int)sizeof joined)
+        setenv("LD_PRELOAD", joined, 1);
     }
     gw_nccl_collect_child_env(r->nccl);
     execvp(r->o->argv[0], r->o->argv);
