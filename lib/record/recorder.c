@@ -221,6 +221,8 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
     r->ngpus = gw_nvml_gpu_count(r->nvml);
     gw_nvml_set_gpm_window_ms(r->nvml,
                               (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms));
+    if (o->no_gpm)
+      gw_nvml_disable_gpm(r->nvml);
     if (r->ngpus > MAX_GPUS)
       r->ngpus = MAX_GPUS;
     for (unsigned g = 0; g < r->ngpus; g++) {
