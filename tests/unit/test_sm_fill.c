@@ -120,7 +120,7 @@ static void exec_sql(sqlite3 *db, const char *sql) {
 /* Writes a 4 s recording without GPM, a full trace with the H200's limits
  * and kernels: second 1 one 1-block kernel, second 2 a full grid, second 3
  * two full grids at once (still 100%, never more). */
-static void write_traced(const char *path, int with_device, const char *mode) {
+static void write_traced(const char *path, int with_device, const char *mode, double win_a_s, double win_b_s) {
   assert_int_equal(synth_write(path, 1, 4.0, 1, gpu_busy, NULL), 0);
   sqlite3 *db;
   assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -137,8 +137,8 @@ static void write_traced(const char *path, int with_device, const char *mode) {
            " (77, 0, %lld, %lld, 264, 1, 1, 1024, 1, 1, 32, 0),"
            " (77, 0, %lld, %lld, 264, 1, 1, 1024, 1, 1, 32, 0),"
            " (77, 0, %lld, %lld, 132, 2, 1, 256, 1, 1, 32, 0);",
-           t0, mode, t0, t0 + 4 * s, mode, t0 + s, t0 + 2 * s, t0 + 2 * s, t0 + 3 * s, t0 + 3 * s, t0 + 4 * s - 1,
-           t0 + 3 * s, t0 + 4 * s - 1);
+           t0, mode, t0 + (long long)(win_a_s * 1e9), t0 + (long long)(win_b_s * 1e9), mode, t0 + s, t0 + 2 * s,
+           t0 + 2 * s, t0 + 3 * s, t0 + 3 * s, t0 + 4 * s - 1, t0 + 3 * s, t0 + 4 * s - 1);
   exec_sql(db, sql);
   if (with_device)
     exec_sql(db, "INSERT INTO trace_device VALUES (77, 0, 132, 64, 32, 65536, 65536, 233472, 49152, 1024, 32, 9, 0,"
@@ -158,7 +158,7 @@ static void estimate_from_recording(void **state) {
   assert_true(fd >= 0);
   close(fd);
   unlink(path);
-  write_traced(path, 1, "full");
+  write_traced(path, 1, "full", 0, 4);
   struct gw_recording *rec = NULL;
   struct gw_err err;
   assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
@@ -187,10 +187,35 @@ static void estimate_from_recording(void **state) {
   unlink(path);
 
   /* Without the GPU's limits there is no estimate: the source is none. */
-  write_traced(path, 0, "full");
+  write_traced(path, 0, "full", 0, 4);
   assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
   assert_int_equal(rec->gpus[0].sm_activity_source, GW_SM_SOURCE_NONE);
   assert_true(isnan(tick_at(&rec->gpus[0], GW_M_sm_active_pct, 2.5)));
+  gw_recording_free(rec);
+  unlink(path);
+}
+
+/* A sampled trace: one 200 ms window at 2.0-2.2 s, a 2 s period. The
+ * window's estimate holds for half a period either way; further away the
+ * ticks stay unknown. */
+static void sampled_window_holds(void **state) {
+  (void)state;
+  char path[] = "/tmp/gw_sm_fill_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  unlink(path);
+  write_traced(path, 1, "sampled", 2.0, 2.2);
+  struct gw_recording *rec = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
+  const struct gw_gpu_series *g = &rec->gpus[0];
+  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_LAUNCH_CONFIG);
+  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.1), 100.0, 1e-6);
+  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 1.5), 100.0, 1e-6);
+  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.9), 100.0, 1e-6);
+  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 0.5)));
+  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 3.5)));
   gw_recording_free(rec);
   unlink(path);
 }
@@ -215,15 +240,11 @@ static void gpm_wins(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(one_block_fills_one_sm),
-      cmocka_unit_test(one_block_per_sm),
-      cmocka_unit_test(registers_limit),
-      cmocka_unit_test(shared_memory_limits),
-      cmocka_unit_test(block_cap_limits),
-      cmocka_unit_test(partial_last_wave),
-      cmocka_unit_test(unusable_input),
-      cmocka_unit_test(estimate_from_recording),
-      cmocka_unit_test(gpm_wins),
+      cmocka_unit_test(one_block_fills_one_sm), cmocka_unit_test(one_block_per_sm),
+      cmocka_unit_test(registers_limit),        cmocka_unit_test(shared_memory_limits),
+      cmocka_unit_test(block_cap_limits),       cmocka_unit_test(partial_last_wave),
+      cmocka_unit_test(unusable_input),         cmocka_unit_test(estimate_from_recording),
+      cmocka_unit_test(sampled_window_holds),   cmocka_unit_test(gpm_wins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
