@@ -29,6 +29,8 @@ static const char RECORD_USAGE[] =
     "  -q, --quiet          no status lines on stderr\n"
     "      --no-gpm         never read GPM, as on a GPU without it (to compare SM\n"
     "                       activity from the tracer with GPM on the same program)\n"
+    "      --pm-sampling    with --trace: the tracer also samples SM activity with\n"
+    "                       CUPTI PM sampling every 10 ms (opt-in, not yet run on a GPU)\n"
     "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
     "                       to a file and into the recording, for the transports)\n"
     "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
@@ -61,6 +63,9 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'G':
       o.no_gpm = 1;
+      break;
+    case 'P':
+      o.pm_sampling = 1;
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))
@@ -109,6 +114,8 @@ int gw_cmd_record(int argc, char **argv) {
   }
   if (optind < argc)
     o.argv = argv + optind;
+  if (o.pm_sampling && !o.trace)
+    return gw_cli_usage_error(RECORD_USAGE, "--pm-sampling runs inside the tracer: give --trace too");
   if (o.argv && o.pid)
     return gw_cli_usage_error(RECORD_USAGE, "give either --pid or a command, not both");
   if (!o.argv && !o.pid)

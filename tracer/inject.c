@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "pm_sampling.h"
 #include "tracer_out.h"
 #include "wire.h"
 #include "wire_encode.h"
@@ -973,6 +974,7 @@ GWT_EXPORT int InitializeInjection(void) {
     return 1;
   }
   install_exit_hooks();
+  gwt_pm_sampling_start(cupti_lib);
   if (cfg.mode == GW_WIRE_MODE_FULL)
     say(GW_WIRE_NOTE_INFO, "tracing every kernel (full mode), CUPTI %u", cupti_version);
   else

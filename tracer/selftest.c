@@ -363,6 +363,17 @@ int main(int argc, char **argv) {
         "warning: %s", c.first_warn);
     EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
   }
+  /* 4b2. PM sampling asked for from a libcupti without it (the fake has no
+   * PM sampling functions): one warning naming the missing function, and
+   * kernel tracing goes on. */
+  {
+    const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_PM_SAMPLING", "1", NULL};
+    run_clean(env, err_path, END_EXIT, dir, &c);
+    EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "PM sampling off: libcupti lacks cuptiProfilerInitialize"),
+           "%d warnings: %s", c.warn_notes, c.first_warn);
+    EXPECT(c.kernels >= 3 && c.error_notes == 0, "%d kernels, error: %s", c.kernels, c.first_error);
+    printf("case 4b2 (PM sampling without the API): %s\n", c.first_warn);
+  }
   /* 4c. A device buffer CUPTI accepts: no note; one it refuses: one
    * warning, and tracing goes on with CUPTI's default. */
   {

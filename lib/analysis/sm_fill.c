@@ -316,6 +316,45 @@ out:
   free(covered);
 }
 
+/* SM activity from CUPTI PM sampling (pm_sample): per tick the samples'
+ * active / elapsed SM cycles weighted by their overlap with the tick. A
+ * measurement, so it comes before the launch-configuration estimate.
+ * Returns 1 when it filled the GPU's ticks. */
+static int from_pm_sampling(sqlite3 *db, struct gw_gpu_series *g) {
+  sqlite3_stmt *s;
+  if (!gw_store_table_exists(db, "pm_sample") ||
+      sqlite3_prepare_v2(db,
+                         "SELECT start_ns, end_ns, sm_cycles_active_avg / sm_cycles_elapsed_avg FROM pm_sample"
+                         " WHERE device = ? AND end_ns > start_ns AND sm_cycles_elapsed_avg > 0",
+                         -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_int(s, 1, g->gpu);
+  int64_t step_ns = g->n > 1 ? (g->t_ns[g->n - 1] - g->t_ns[0]) / (int64_t)(g->n - 1) : 100000000;
+  int64_t first_start_ns = g->t_ns[0] - step_ns;
+  double *active = gw_xcalloc(g->n, sizeof *active), *covered = gw_xcalloc(g->n, sizeof *covered);
+  size_t n = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    double share = fmin(1.0, fmax(0.0, sqlite3_column_double(s, 2)));
+    spread(g, first_start_ns, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), share, active);
+    spread(g, first_start_ns, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), 1.0, covered);
+    n++;
+  }
+  sqlite3_finalize(s);
+  if (n) {
+    if (!g->m[GW_M_sm_active_pct])
+      g->m[GW_M_sm_active_pct] = gw_xcalloc(g->n, sizeof(double));
+    for (size_t i = 0; i < g->n; i++) {
+      int64_t len = g->t_ns[i] - (i ? g->t_ns[i - 1] : first_start_ns);
+      g->m[GW_M_sm_active_pct][i] =
+          len > 0 && covered[i] >= MIN_COVERED_SHARE * (double)len ? 100.0 * active[i] / covered[i] : NAN;
+    }
+    g->sm_activity_source = GW_SM_SOURCE_PM_SAMPLING;
+  }
+  free(active);
+  free(covered);
+  return n > 0;
+}
+
 void gw_sm_fill_load(sqlite3 *db, struct gw_recording *rec) {
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
@@ -339,7 +378,8 @@ void gw_sm_fill_load(sqlite3 *db, struct gw_recording *rec) {
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
     struct gw_sm_limits lim;
-    if (g->sm_activity_source != GW_SM_SOURCE_NONE || g->n == 0 || !gpu_limits(db, g->gpu, &lim))
+    if (g->sm_activity_source != GW_SM_SOURCE_NONE || g->n == 0 || from_pm_sampling(db, g) ||
+        !gpu_limits(db, g->gpu, &lim))
       continue;
     if (!loaded)
       win = load_windows_merged(db, &nwin), loaded = 1;

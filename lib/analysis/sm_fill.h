@@ -67,7 +67,8 @@ const char *gw_sm_activity_source_name(enum gw_sm_activity_source s);
 
 struct gw_recording;
 
-/* For each GPU of rec whose recording has no GPM SM activity, estimates it
+/* For each GPU of rec whose recording has no GPM SM activity, takes it from
+ * CUPTI PM sampling (pm_sample) where the tracer ran it, else estimates it
  * (and SM occupancy) per sample tick from the traced kernels and the
  * trace_device table, and sets sm_activity_source. Ticks the trace did not
  * cover (outside a sampled trace's windows) stay unknown. */

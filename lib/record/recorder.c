@@ -388,6 +388,8 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
       setenv("CUDA_INJECTION64_PATH", r->tracer_lib, 1);
       setenv("GPUWHY_TRACE_DIR", r->trace_dir, 1);
       setenv("GPUWHY_TRACE_MODE", r->o->trace == GW_TRACE_FULL ? "full" : "sampled", 1);
+      if (r->o->pm_sampling)
+        setenv("GPUWHY_TRACE_PM_SAMPLING", "1", 1);
     }
     gw_nccl_collect_child_env(r->nccl);
     execvp(r->o->argv[0], r->o->argv);

@@ -44,6 +44,7 @@ struct gw_trace_callbacks {
   gw_status (*on_overhead)(void *ctx, uint32_t pid, const struct gw_wire_overhead *r);
   gw_status (*on_graph)(void *ctx, uint32_t pid, const struct gw_wire_graph *r);
   gw_status (*on_device)(void *ctx, uint32_t pid, const struct gw_wire_device *r);
+  gw_status (*on_pm_sample)(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *r);
 };
 
 /* Counters of what the reader has seen, for messages and tests. */

@@ -43,7 +43,9 @@ static const char TRACE_SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS trace_device (pid INTEGER NOT NULL, device INTEGER, sm_count INTEGER,"
     " max_warps_per_sm INTEGER, max_blocks_per_sm INTEGER, max_regs_per_sm INTEGER, max_regs_per_block INTEGER,"
     " max_shmem_per_sm_bytes INTEGER, max_shmem_per_block_bytes INTEGER, max_threads_per_block INTEGER,"
-    " threads_per_warp INTEGER, cc_major INTEGER, cc_minor INTEGER, core_clock_khz INTEGER);";
+    " threads_per_warp INTEGER, cc_major INTEGER, cc_minor INTEGER, core_clock_khz INTEGER);"
+    "CREATE TABLE IF NOT EXISTS pm_sample (pid INTEGER NOT NULL, device INTEGER, start_ns INTEGER, end_ns INTEGER,"
+    " sm_cycles_active_avg REAL, sm_cycles_elapsed_avg REAL);";
 
 enum stmt_id {
   ST_PROCESS,
@@ -62,6 +64,7 @@ enum stmt_id {
   ST_OVERHEAD,
   ST_GRAPH,
   ST_DEVICE,
+  ST_PM_SAMPLE,
   ST_COUNT
 };
 
@@ -82,6 +85,7 @@ static const char *const INSERT_SQL[ST_COUNT] = {
     [ST_OVERHEAD] = "INSERT INTO trace_overhead VALUES (?,?,?,?,?,?)",
     [ST_GRAPH] = "INSERT INTO graph_launch VALUES (?,?,?,?,?,?,?,?)",
     [ST_DEVICE] = "INSERT INTO trace_device VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_PM_SAMPLE] = "INSERT INTO pm_sample VALUES (?,?,?,?,?,?)",
 };
 
 /* Batched inserts (gw_store_trace_batch_callbacks): the three tables that
@@ -465,6 +469,18 @@ static gw_status put_device(void *ctx, uint32_t pid, const struct gw_wire_device
   return step(st, ST_DEVICE);
 }
 
+static gw_status put_pm_sample(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *m) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_PM_SAMPLE];
+  bind_u64(s, 1, pid);
+  bind_u64(s, 2, m->device);
+  bind_u64(s, 3, m->start_ns);
+  bind_u64(s, 4, m->end_ns);
+  sqlite3_bind_double(s, 5, m->sm_cycles_active_avg);
+  sqlite3_bind_double(s, 6, m->sm_cycles_elapsed_avg);
+  return step(st, ST_PM_SAMPLE);
+}
+
 struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st) {
   struct gw_trace_callbacks cb = {
       .ctx = st,
@@ -484,6 +500,7 @@ struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st) {
       .on_overhead = put_overhead,
       .on_graph = put_graph,
       .on_device = put_device,
+      .on_pm_sample = put_pm_sample,
   };
   return cb;
 }

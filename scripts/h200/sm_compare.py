@@ -5,7 +5,8 @@ For each recording given: GPM's SM activity per window (gpu_sample.sm_active_pct
 one value per GPM window, 1 s by default) against the estimate from the traced
 kernels' launch configurations (kernel + trace_device tables) over the same
 window, computed as lib/analysis/sm_fill.c does (this file mirrors its
-arithmetic; --selftest checks both give the unit test's figures). Prints one
+arithmetic; --selftest checks both give the unit test's figures), and, where
+the tracer ran CUPTI PM sampling (pm_sample table), that measurement too. Prints one
 line per recording and GPU: windows compared, median absolute difference in
 points, mean signed difference (estimate - GPM), the medians of both, and, with
 --gpuwhy, the report's verdict and sm_activity_source.
@@ -146,12 +147,44 @@ def estimate(db, gpu, lim, edges):
     return out
 
 
+def pm_sampling(db, gpu, edges):
+    """SM activity (%) per interval from CUPTI PM sampling (pm_sample), as sm_fill.c reads it."""
+    n = len(edges) - 1
+    if not table_exists(db, "pm_sample"):
+        return [None] * n
+    active, covered = [0.0] * n, [0.0] * n
+    rows = 0
+    for a, b, ratio in db.execute(
+            "SELECT start_ns, end_ns, sm_cycles_active_avg / sm_cycles_elapsed_avg FROM pm_sample"
+            " WHERE device = ? AND end_ns > start_ns AND sm_cycles_elapsed_avg > 0", (gpu,)):
+        share = min(1.0, max(0.0, ratio))
+        spread(edges, a, b, share, active)
+        spread(edges, a, b, 1.0, covered)
+        rows += 1
+    if not rows:
+        return [None] * n
+    return [100.0 * active[i] / covered[i] if edges[i + 1] > edges[i] and
+            covered[i] >= MIN_COVERED_SHARE * (edges[i + 1] - edges[i]) else None for i in range(n)]
+
+
 def report_json(gpuwhy, path):
     try:
         p = subprocess.run([gpuwhy, "report", "--format", "json", path], capture_output=True, text=True, timeout=300)
         return json.loads(p.stdout)
     except Exception as e:  # the comparison goes on without the verdict
         return {"error": str(e)}
+
+
+def summarize(res, name, pairs):
+    """Adds name_* figures of (substitute, GPM) pairs per window to res."""
+    if not pairs:
+        return
+    diffs = [e - g for e, g in pairs]
+    res[name + "_compared_windows"] = len(pairs)
+    res[name + "_mad_pts"] = statistics.median(abs(d) for d in diffs)
+    res[name + "_bias_pts"] = statistics.fmean(diffs)
+    res[name + "_median_pct"] = statistics.median(e for e, _ in pairs)
+    res[name + "_gpm_median_pct"] = statistics.median(g for _, g in pairs)
 
 
 def compare(path, gpuwhy=None):
@@ -168,24 +201,23 @@ def compare(path, gpuwhy=None):
             edges = [gw[0][0]] + [w[1] for w in gw]
             est = estimate(db, gpu, lim, edges) if lim else [None] * len(gw)
             pairs = [(e, w[2]) for e, w in zip(est, gw) if e is not None]
+            pm = pm_sampling(db, gpu, edges)
+            summarize(res, "pm_sampling", [(e, w[2]) for e, w in zip(pm, gw) if e is not None])
             res["gpm_windows"] = len(gw)
             res["gpm_median_pct"] = statistics.median(w[2] for w in gw)
-            if pairs:
-                diffs = [e - g for e, g in pairs]
-                res["compared_windows"] = len(pairs)
-                res["launch_config_mad_pts"] = statistics.median(abs(d) for d in diffs)
-                res["launch_config_bias_pts"] = statistics.fmean(diffs)
-                res["launch_config_median_pct"] = statistics.median(e for e, _ in pairs)
-                res["gpm_median_compared_pct"] = statistics.median(g for _, g in pairs)
-        elif lim:
+            summarize(res, "launch_config", pairs)
+        else:
             # no GPM: per second over the recording's span
             t = db.execute("SELECT min(t_ns), max(t_ns) FROM gpu_sample WHERE gpu = ?", (gpu,)).fetchone()
             if t[0] is not None and t[1] > t[0]:
                 edges = list(range(t[0], t[1] + 1, 1000000000))
-                est = [e for e in estimate(db, gpu, lim, edges) if e is not None]
+                est = [e for e in estimate(db, gpu, lim, edges) if e is not None] if lim else []
                 res["launch_config_windows"] = len(est)
                 if est:
                     res["launch_config_median_pct"] = statistics.median(est)
+                pm = [e for e in pm_sampling(db, gpu, edges) if e is not None]
+                if pm:
+                    res["pm_sampling_median_pct"] = statistics.median(pm)
         if rep is not None:
             res["verdict"] = rep.get("verdict")
             top = [f.get("class") for f in rep.get("findings", []) if isinstance(f, dict)][:2]
@@ -236,8 +268,9 @@ def main():
     if not a.recordings:
         ap.error("give at least one recording")
     allres = []
-    print("%-34s %3s %7s %7s %8s %8s %8s %8s  %-14s %s" % ("recording", "gpu", "windows", "compar", "mad_pts",
-                                                          "bias_pts", "gpm_med", "est_med", "source", "verdict"))
+    print("%-34s %3s %7s %7s %8s %8s %8s %8s %7s %8s  %-14s %s" % (
+        "recording", "gpu", "windows", "compar", "mad_pts", "bias_pts", "gpm_med", "est_med", "pm_mad", "pm_med",
+        "source", "verdict"))
     for path in a.recordings:
         try:
             res = compare(path, a.gpuwhy)
@@ -246,11 +279,12 @@ def main():
             continue
         for r in res:
             allres.append(r)
-            print("%-34s %3s %7s %7s %8s %8s %8s %8s  %-14s %s %s" % (
+            print("%-34s %3s %7s %7s %8s %8s %8s %8s %7s %8s  %-14s %s %s" % (
                 r["recording"][:34], r["gpu"], fmt(r.get("gpm_windows", r.get("launch_config_windows"))),
-                fmt(r.get("compared_windows")), fmt(r.get("launch_config_mad_pts")),
+                fmt(r.get("launch_config_compared_windows")), fmt(r.get("launch_config_mad_pts")),
                 fmt(r.get("launch_config_bias_pts")), fmt(r.get("gpm_median_pct")),
-                fmt(r.get("launch_config_median_pct")), fmt(r.get("sm_activity_source")), fmt(r.get("verdict")),
+                fmt(r.get("launch_config_median_pct")), fmt(r.get("pm_sampling_mad_pts")),
+                fmt(r.get("pm_sampling_median_pct")), fmt(r.get("sm_activity_source")), fmt(r.get("verdict")),
                 ",".join(x for x in r.get("classes", []) if x)))
     if a.json:
         with open(a.json, "w") as f:

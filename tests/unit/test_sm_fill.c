@@ -146,6 +146,14 @@ static void write_traced(const char *path, int with_device, const char *mode, do
   sqlite3_close(db);
 }
 
+/* A free name for a recording (mkstemp's, the file removed again). */
+static void fresh_path(char *path) {
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  unlink(path);
+}
+
 static double tick_at(const struct gw_gpu_series *g, enum gw_gpu_metric m, double t_s) {
   size_t i = gw_series_nearest_tick(g, SYNTH_T0_NS + (int64_t)(t_s * 1e9));
   return g->m[m] ? g->m[m][i] : NAN;
@@ -154,10 +162,7 @@ static double tick_at(const struct gw_gpu_series *g, enum gw_gpu_metric m, doubl
 static void estimate_from_recording(void **state) {
   (void)state;
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
-  unlink(path);
+  fresh_path(path);
   write_traced(path, 1, "full", 0, 4);
   struct gw_recording *rec = NULL;
   struct gw_err err;
@@ -201,10 +206,7 @@ static void estimate_from_recording(void **state) {
 static void sampled_window_holds(void **state) {
   (void)state;
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
-  unlink(path);
+  fresh_path(path);
   write_traced(path, 1, "sampled", 2.0, 2.2);
   struct gw_recording *rec = NULL;
   struct gw_err err;
@@ -220,14 +222,40 @@ static void sampled_window_holds(void **state) {
   unlink(path);
 }
 
+/* PM sampling measured it: 10 ms samples at 40% active cycles from 1 s to
+ * 3 s; it comes before the launch-configuration estimate. */
+static void pm_sampling_first(void **state) {
+  (void)state;
+  char path[] = "/tmp/gw_sm_fill_XXXXXX";
+  fresh_path(path);
+  write_traced(path, 1, "full", 0, 4);
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+  exec_sql(db, "BEGIN");
+  for (int i = 0; i < 200; i++) {
+    char sql[256];
+    long long a = SYNTH_T0_NS + 1000000000LL + i * 10000000LL;
+    snprintf(sql, sizeof sql, "INSERT INTO pm_sample VALUES (77, 0, %lld, %lld, 4.0e6, 1.0e7)", a, a + 10000000LL);
+    exec_sql(db, sql);
+  }
+  exec_sql(db, "COMMIT");
+  sqlite3_close(db);
+  struct gw_recording *rec = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
+  const struct gw_gpu_series *g = &rec->gpus[0];
+  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_PM_SAMPLING);
+  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.5), 40.0, 1e-6);
+  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 3.5)));
+  gw_recording_free(rec);
+  unlink(path);
+}
+
 /* GPM present: it stays the source, untouched by the estimate. */
 static void gpm_wins(void **state) {
   (void)state;
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
-  unlink(path);
+  fresh_path(path);
   assert_int_equal(synth_write(path, 1, 2.0, 0, gpu_busy, NULL), 0);
   struct gw_recording *rec = NULL;
   struct gw_err err;
@@ -240,11 +268,17 @@ static void gpm_wins(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(one_block_fills_one_sm), cmocka_unit_test(one_block_per_sm),
-      cmocka_unit_test(registers_limit),        cmocka_unit_test(shared_memory_limits),
-      cmocka_unit_test(block_cap_limits),       cmocka_unit_test(partial_last_wave),
-      cmocka_unit_test(unusable_input),         cmocka_unit_test(estimate_from_recording),
-      cmocka_unit_test(sampled_window_holds),   cmocka_unit_test(gpm_wins),
+      cmocka_unit_test(one_block_fills_one_sm),
+      cmocka_unit_test(one_block_per_sm),
+      cmocka_unit_test(registers_limit),
+      cmocka_unit_test(shared_memory_limits),
+      cmocka_unit_test(block_cap_limits),
+      cmocka_unit_test(partial_last_wave),
+      cmocka_unit_test(unusable_input),
+      cmocka_unit_test(estimate_from_recording),
+      cmocka_unit_test(sampled_window_holds),
+      cmocka_unit_test(pm_sampling_first),
+      cmocka_unit_test(gpm_wins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

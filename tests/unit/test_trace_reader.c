@@ -184,6 +184,14 @@ static int put_every_type(struct image *im) {
   d.cc_major = 9;
   put(im, &d, sizeof d), n++;
 
+  struct gw_wire_pm_sample pms;
+  GW_WIRE_REC_INIT(&pms, GW_WIRE_PM_SAMPLE, 0);
+  pms.start_ns = T0_NS + 1000;
+  pms.end_ns = T0_NS + 10001000;
+  pms.sm_cycles_active_avg = 9900000.0;
+  pms.sm_cycles_elapsed_avg = 19800000.0;
+  put(im, &pms, sizeof pms), n++;
+
   struct gw_wire_graph g;
   GW_WIRE_REC_INIT(&g, GW_WIRE_GRAPH, 0);
   g.start_ns = T0_NS + 40000;
@@ -196,7 +204,7 @@ static int put_every_type(struct image *im) {
 /* Counting callbacks that also keep a few values to check. */
 struct seen {
   int header, names, kernels, memcpys, memsets, syncs, apis, markers, memories, windows, launch_counts, dropped, notes,
-      overheads, graphs, devices;
+      overheads, graphs, devices, pm_samples;
   uint32_t pid;
   char first_name[64];
   uint32_t nccl_kernels;
@@ -245,6 +253,7 @@ COUNTER(on_dropped, struct gw_wire_dropped, dropped)
 COUNTER(on_overhead, struct gw_wire_overhead, overheads)
 COUNTER(on_graph, struct gw_wire_graph, graphs)
 COUNTER(on_device, struct gw_wire_device, devices)
+COUNTER(on_pm_sample, struct gw_wire_pm_sample, pm_samples)
 static gw_status on_launch_count(void *ctx, uint32_t pid, const struct gw_wire_launch_count *r) {
   (void)pid;
   struct seen *s = ctx;
@@ -282,6 +291,7 @@ static struct gw_trace_callbacks counting_callbacks(struct seen *s) {
       .on_overhead = on_overhead,
       .on_graph = on_graph,
       .on_device = on_device,
+      .on_pm_sample = on_pm_sample,
   };
   return cb;
 }
@@ -348,9 +358,11 @@ static void test_every_record_type(void **state) {
   assert_int_equal(s.kernels, 2);
   assert_int_equal(s.nccl_kernels, 1);
   assert_int_equal(s.memcpys + s.memsets + s.syncs + s.apis + s.markers + s.memories, 6);
-  assert_int_equal(s.windows + s.launch_counts + s.dropped + s.notes + s.overheads + s.graphs + s.devices, 7);
+  assert_int_equal(
+      s.windows + s.launch_counts + s.dropped + s.notes + s.overheads + s.graphs + s.devices + s.pm_samples, 8);
   assert_int_equal(s.devices, 1);
-  assert_int_equal(s.names + s.kernels + 13, n);
+  assert_int_equal(s.pm_samples, 1);
+  assert_int_equal(s.names + s.kernels + 14, n);
   assert_int_equal(s.runtime_launches, 123456);
   assert_string_equal(s.note, "tracing sampled: 200 ms every 2000 ms");
 }

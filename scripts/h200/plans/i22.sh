@@ -5,11 +5,14 @@
 #     configurations (with the DEVICE records) for the same seconds;
 #  B. four of them again with --no-gpm --trace (sampled, the default): the
 #     verdict without GPM, to set beside A's with GPM;
+#  P. three scenarios with --trace --pm-sampling and GPM on: CUPTI PM
+#     sampling against GPM (and what CUDA 13 returns: the trace_note rows);
+#  K. the cost of PM sampling on bench/tracer's transformer step, interleaved
+#     rounds of --trace against --trace --pm-sampling (and plain);
 #  C. scripts/h200/sm_compare.py over all of them: per scenario the median
-#     absolute difference per GPM window between the launch-config estimate
-#     and GPM, the bias, and each report's verdict and sm_activity_source.
-# PM sampling is not built yet (issue 22 item 4), so there is no PM sampling
-# pass and no cost measurement of it.
+#     absolute difference per GPM window between each substitute (launch-config
+#     estimate, PM sampling) and GPM, the bias, and each report's verdict and
+#     sm_activity_source.
 # usage: scripts/h200/plans/i22.sh OUTDIR   (from the repo root; no set -e)
 set -u
 out=${1:?usage: i22.sh OUTDIR}
@@ -38,10 +41,11 @@ scenarios=(
   "sweep_bs64|small_batch.py --sweep --batch-size 64"
   "sweep_bs1024|small_batch.py --sweep --batch-size 1024"
 )
-nogpm="healthy small_batch input_cpu_transforms launch_tiny_ops"
+nogpm="small_batch input_cpu_transforms launch_tiny_ops"
+pmsampled="healthy small_batch launch_tiny_ops"
 
 start_s=$(date +%s)
-budget_s=430 # runs start only before this; the comparison and the tar need the rest of the 9 minutes
+budget_s=400 # runs start only before this; the comparison and the tar need the rest of the 9 minutes
 
 run_one() { # run_one NAME TAG SCRIPT ARGS... -- RECORD_OPTIONS...
   local name=$1 tag=$2 script=$3
@@ -73,6 +77,32 @@ for line in "${scenarios[@]}"; do
   # shellcheck disable=SC2086
   run_one "$name" full_gpm $cmd -- --trace=full
 done
+
+for line in "${scenarios[@]}"; do
+  name=${line%%|*}
+  cmd=${line#*|}
+  case " $pmsampled " in *" $name "*) ;; *) continue ;; esac
+  # shellcheck disable=SC2086
+  run_one "$name" pm_gpm $cmd -- --trace --pm-sampling
+done
+
+say "=== PM sampling cost: bench/tracer/storm.py --workload train, 5 s each, interleaved"
+for r in 1 2 3; do
+  [ $(( $(date +%s) - start_s )) -gt $(( budget_s + 40 )) ] && { say "cost rounds stopped: out of time"; break; }
+  for cfg in plain trace trace_pm; do
+    py=(python3 bench/tracer/storm.py --workload train --seconds 5)
+    case $cfg in
+      plain) line=$(timeout 40 "${py[@]}" 2>> "$log" | tail -1) ;;
+      trace) line=$(timeout 40 "$bin" record -q --trace -o "$out/cost.db" -- "${py[@]}" 2>> "$log" | tail -1) ;;
+      trace_pm) line=$(timeout 40 "$bin" record -q --trace --pm-sampling -o "$out/cost.db" -- "${py[@]}" 2>> "$log" | tail -1)
+        echo "round $r notes: $(sqlite3 "$out/cost.db" 'select level, text from trace_note' 2>&1 | tr '\n' ' ')" >> "$out/pm_cost.txt"
+        echo "round $r pm_sample rows: $(sqlite3 "$out/cost.db" 'select count(*), avg(sm_cycles_active_avg / sm_cycles_elapsed_avg) from pm_sample' 2>&1)" >> "$out/pm_cost.txt" ;;
+    esac
+    echo "round $r $cfg $line" | tee -a "$out/pm_cost.txt" >> "$log"
+    rm -f "$out/cost.db"*
+  done
+done
+
 for line in "${scenarios[@]}"; do
   name=${line%%|*}
   cmd=${line#*|}
@@ -85,9 +115,12 @@ say "=== comparison"
 python3 scripts/h200/sm_compare.py --gpuwhy "$bin" --json "$out/sm_compare.json" "$recs"/*.db \
   > "$out/sm_compare.txt" 2>&1
 cat "$out/sm_compare.txt" >> "$log"
-say "=== trace_device rows (what CUPTI 13 gave)"
+say "=== trace_device rows and tracer notes (what CUPTI 13 gave)"
 for db in "$recs"/*.full_gpm.db; do
   echo "$(basename "$db"): $(sqlite3 "$db" 'select * from trace_device limit 2' 2>&1)" >> "$out/trace_device.txt"
+done
+for db in "$recs"/*.pm_gpm.db; do
+  echo "$(basename "$db"): $(sqlite3 "$db" "select count(*) from pm_sample; select level || ': ' || text from trace_note" 2>&1 | tr '\n' ' ')" >> "$out/trace_device.txt"
 done
 for db in "$recs"/*.db; do
   "$bin" report --format json "$db" > "${db%.db}.report.json" 2>> "$log"
