@@ -99,7 +99,7 @@ for r in 1 2 3; do
         echo "round $r pm_sample rows: $(sqlite3 "$out/cost.db" 'select count(*), avg(sm_cycles_active_avg / sm_cycles_elapsed_avg) from pm_sample' 2>&1)" >> "$out/pm_cost.txt" ;;
     esac
     echo "round $r $cfg $line" | tee -a "$out/pm_cost.txt" >> "$log"
-    rm -f "$out/cost.db"*
+    rm -rf "$out/cost.db"*
   done
 done
 
@@ -126,6 +126,6 @@ for db in "$recs"/*.db; do
   "$bin" report --format json "$db" > "${db%.db}.report.json" 2>> "$log"
 done
 # full traces of launch-bound runs hold millions of kernels: only recordings under 40 MB travel back
-(cd "$out" && find recordings -type f \( -name '*.json' -o -size -40M \) -print0 |
+(cd "$out" && find recordings -type f \( -name '*.json' -o \( -name '*.db' -size -40M \) \) -print0 |
   tar --null -czf "$out/recordings.tar.gz" -T -) >> "$log" 2>&1 && rm -rf "$recs"
 say "done; files: $(ls "$out" | tr '\n' ' ')"
