@@ -27,6 +27,10 @@ static const char RECORD_USAGE[] =
     "  -t, --trace[=MODE]   also trace CUDA kernels with the injected tracer:\n"
     "                       sampled (default, low overhead) or full\n"
     "  -q, --quiet          no status lines on stderr\n"
+    "      --no-gpm         never read GPM, as on a GPU without it (to compare SM\n"
+    "                       activity from the tracer with GPM on the same program)\n"
+    "      --pm-sampling    with --trace: the tracer also samples SM activity with\n"
+    "                       CUPTI PM sampling every 10 ms (opt-in, not yet run on a GPU)\n"
     "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
     "                       to a file and into the recording, for the transports)\n"
     "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
@@ -34,19 +38,14 @@ static const char RECORD_USAGE[] =
     "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
 
 int gw_cmd_record(int argc, char **argv) {
-  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                           {"interval", required_argument, NULL, 'i'},
-                                           {"duration", required_argument, NULL, 'd'},
-                                           {"pid", required_argument, NULL, 'p'},
-                                           {"trace", optional_argument, NULL, 't'},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           {"root", required_argument, NULL, 'R'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"kmsg", required_argument, NULL, 'K'},
-                                           {"gpm-interval", required_argument, NULL, 'g'},
-                                           {"no-nccl-log", no_argument, NULL, 'L'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {
+      {"output", required_argument, NULL, 'o'},   {"interval", required_argument, NULL, 'i'},
+      {"duration", required_argument, NULL, 'd'}, {"pid", required_argument, NULL, 'p'},
+      {"trace", optional_argument, NULL, 't'},    {"quiet", no_argument, NULL, 'q'},
+      {"root", required_argument, NULL, 'R'},     {"nvml-lib", required_argument, NULL, 'N'},
+      {"kmsg", required_argument, NULL, 'K'},     {"gpm-interval", required_argument, NULL, 'g'},
+      {"no-nccl-log", no_argument, NULL, 'L'},    {"no-gpm", no_argument, NULL, 'G'},
+      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
@@ -61,6 +60,12 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'L':
       o.no_nccl_log = 1;
+      break;
+    case 'G':
+      o.no_gpm = 1;
+      break;
+    case 'P':
+      o.pm_sampling = 1;
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))
@@ -109,6 +114,8 @@ int gw_cmd_record(int argc, char **argv) {
   }
   if (optind < argc)
     o.argv = argv + optind;
+  if (o.pm_sampling && !o.trace)
+    return gw_cli_usage_error(RECORD_USAGE, "--pm-sampling runs inside the tracer: give --trace too");
   if (o.argv && o.pid)
     return gw_cli_usage_error(RECORD_USAGE, "give either --pid or a command, not both");
   if (!o.argv && !o.pid)

@@ -1,7 +1,8 @@
 /* CUPTI activity records -> wire records (wire.h), for the tracer's
  * buffer-completed callback: kernels, copies, memsets, synchronisation, API
  * calls (filtered to the ones gpuwhy reads), NVTX ranges (start and end
- * records paired), allocations, CUPTI's overhead and graph launches. Values
+ * records paired), allocations, CUPTI's overhead, graph launches and the
+ * GPUs' limits (device records). Values
  * outside the known enumerations become 0, an end before its start becomes
  * the start, so the reader never rejects a file for CUPTI's oddities. */
 #include "convert.h"
@@ -241,6 +242,35 @@ static void convert_graph(const CUpti_ActivityGraphTrace2 *g) {
   gwt_out_put_locked(&w, sizeof w);
 }
 
+static uint32_t clamp_u32(uint64_t v) {
+  return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static void convert_device(const CUpti_ActivityDevice5 *d) {
+  struct gw_wire_device w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_DEVICE, 0);
+  w.device = d->id;
+  w.sm_count = d->numMultiprocessors;
+  w.max_warps_per_sm = d->maxWarpsPerMultiprocessor;
+  w.max_blocks_per_sm = d->maxBlocksPerMultiprocessor;
+  w.max_regs_per_sm = d->maxRegistersPerMultiprocessor;
+  w.max_regs_per_block = d->maxRegistersPerBlock;
+  w.max_shmem_per_sm_bytes = d->maxSharedMemoryPerMultiprocessor;
+  w.max_shmem_per_block_bytes = d->maxSharedMemoryPerBlock;
+  w.max_threads_per_block = d->maxThreadsPerBlock;
+  w.threads_per_warp = d->numThreadsPerWarp;
+  w.cc_major = (uint16_t)(d->computeCapabilityMajor > UINT16_MAX ? 0 : d->computeCapabilityMajor);
+  w.cc_minor = (uint16_t)(d->computeCapabilityMinor > UINT16_MAX ? 0 : d->computeCapabilityMinor);
+  w.core_clock_khz = clamp_u32(d->coreClockRate);
+  /* Keep within the reader's bounds (trace_reader.c): a value past them is
+   * CUPTI not knowing, sent as 0. */
+  if (w.sm_count > 65536 || w.max_warps_per_sm > 4096 || w.max_blocks_per_sm > 4096 || w.max_regs_per_sm > (1u << 24) ||
+      w.max_shmem_per_sm_bytes > (1u << 30) || w.threads_per_warp > 1024)
+    w.sm_count = w.max_warps_per_sm = w.max_blocks_per_sm = w.max_regs_per_sm = w.max_shmem_per_sm_bytes =
+        w.threads_per_warp = 0;
+  gwt_out_put_locked(&w, sizeof w);
+}
+
 void gwt_convert_locked(const CUpti_Activity *rec) {
   switch (rec->kind) {
   case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -273,6 +303,9 @@ void gwt_convert_locked(const CUpti_Activity *rec) {
     break;
   case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
     convert_graph((const CUpti_ActivityGraphTrace2 *)rec);
+    break;
+  case CUPTI_ACTIVITY_KIND_DEVICE:
+    convert_device((const CUpti_ActivityDevice5 *)rec);
     break;
   default:
     break; /* kinds we did not ask for (or a future one): ignore */

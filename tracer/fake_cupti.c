@@ -180,6 +180,12 @@ FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   return CUPTI_SUCCESS;
 }
 
+/* Device records come once, as the real CUPTI dumps the ones it made when
+ * the driver started. */
+FAKE_EXPORT CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
+  return cuptiActivityEnable(kind);
+}
+
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   if ((unsigned)kind < 64)
     enabled_kinds[kind] = 0; /* what happened while it was on still comes with the next flush */
@@ -222,6 +228,8 @@ static size_t record_size(const CUpti_Activity *r) {
     return sizeof(CUpti_ActivitySynchronization2);
   case CUPTI_ACTIVITY_KIND_RUNTIME:
     return sizeof(CUpti_ActivityAPI);
+  case CUPTI_ACTIVITY_KIND_DEVICE:
+    return sizeof(CUpti_ActivityDevice5);
   default:
     return 0;
   }
@@ -265,6 +273,30 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     return CUPTI_SUCCESS;
   size_t used = 0;
   uint64_t t = realtime_ns() - 1000000;
+  if (pending_kinds[CUPTI_ACTIVITY_KIND_DEVICE]) {
+    pending_kinds[CUPTI_ACTIVITY_KIND_DEVICE] = 0;
+    /* An H200's limits (CUDA 13 deviceQuery): 132 SMs of compute capability
+     * 9.0, 64 warps, 32 blocks, 65536 registers and 228 KiB shared memory
+     * per SM. */
+    CUpti_ActivityDevice5 d;
+    memset(&d, 0, sizeof d);
+    d.kind = CUPTI_ACTIVITY_KIND_DEVICE;
+    d.id = 0;
+    d.numMultiprocessors = 132;
+    d.maxWarpsPerMultiprocessor = 64;
+    d.maxBlocksPerMultiprocessor = 32;
+    d.maxRegistersPerMultiprocessor = 65536;
+    d.maxRegistersPerBlock = 65536;
+    d.maxSharedMemoryPerMultiprocessor = 233472;
+    d.maxSharedMemoryPerBlock = 49152;
+    d.maxThreadsPerBlock = 1024;
+    d.numThreadsPerWarp = 32;
+    d.computeCapabilityMajor = 9;
+    d.computeCapabilityMinor = 0;
+    d.coreClockRate = 1980000;
+    d.name = "NVIDIA H200";
+    used = append(buf, used, cap, &d, sizeof d);
+  }
   if (pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
     pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = enabled_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL];
     unsigned kernels = env_unsigned("FAKE_CUPTI_KERNELS", 3);
@@ -279,6 +311,8 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
       k.gridX = 64, k.gridY = 1, k.gridZ = 1;
       k.blockX = 128, k.blockY = 1, k.blockZ = 1;
       k.registersPerThread = 40;
+      k.staticSharedMemory = 4096;
+      k.dynamicSharedMemory = 8192;
       k.correlationId = next_correlation++;
       k.name = (i % 3 == 2) ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL" : (i % 2 ? "_Z3barv" : "_Z3fooi");
       used = append(buf, used, cap, &k, sizeof k);

@@ -25,6 +25,7 @@
 #include "api_ring.h"
 #include "coexist.h"
 #include "convert.h"
+#include "pm_sampling.h"
 #include "tracer_out.h"
 #include "wire.h"
 #include "wire_encode.h"
@@ -54,7 +55,8 @@
   X(cuptiActivityEnableAllSyncRecords)                                                                                 \
   X(cuptiEnableDomain)                                                                                                 \
   X(cuptiFinalize)                                                                                                     \
-  X(cuptiActivitySetAttribute)
+  X(cuptiActivitySetAttribute)                                                                                         \
+  X(cuptiActivityEnableAndDump)
 
 #define DECLARE_FN(name) static __typeof__(&name) p_##name;
 CUPTI_REQUIRED(DECLARE_FN)
@@ -1272,6 +1274,11 @@ static int start_tracing(char *why, size_t why_cap) {
   if (cfg.mode != GW_WIRE_MODE_SAMPLED || cfg.count_launches || cfg.nvtx || !p_cuptiFinalize || !p_cuptiEnableDomain)
     cfg.detach = 0;
   build_keep_bitmaps();
+  /* One DEVICE record per GPU (its SM count and per-SM limits, for the
+   * occupancy of each kernel's launch configuration). CUPTI emits them when
+   * the driver starts, so the ones already made are dumped. */
+  if (!p_cuptiActivityEnableAndDump || p_cuptiActivityEnableAndDump(CUPTI_ACTIVITY_KIND_DEVICE) != CUPTI_SUCCESS)
+    p_cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
   /* Per-function API switches took effect only when set during CUDA's start:
    * on the H200 a sampled window opened 2 s later got 0 API records for
    * 171525 kernels, whole kinds 104089 for 104062 (scripts/h200/diag_api.sh).
@@ -1369,6 +1376,7 @@ GWT_EXPORT int InitializeInjection(void) {
     return 1;
   }
   install_exit_hooks();
+  gwt_pm_sampling_start(cupti_lib);
   if (cfg.mode == GW_WIRE_MODE_FULL)
     say(GW_WIRE_NOTE_INFO, "tracing every kernel (full mode), CUPTI %u", cupti_version);
   else

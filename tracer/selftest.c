@@ -56,7 +56,8 @@ static int failures;
 struct counts {
   uint32_t cupti_version;
   int notes, error_notes, warn_notes, names, kernels, nccl, memcpys, syncs, apis, api_filtered, windows, full_windows,
-      launch_counts, dropped;
+      launch_counts, dropped, devices, launch_configs_ok;
+  uint32_t device_sms;
   uint64_t buffers_refused;
   char first_error[1100];
   char first_warn[1100];
@@ -81,6 +82,19 @@ static gw_status c_kernel(void *ctx, uint32_t pid, const struct gw_wire_kernel *
   c->kernels++;
   if (k->h.flags & GW_WIRE_KERNEL_NCCL)
     c->nccl++;
+  /* the fake's launch configuration, carried field by field */
+  if (k->grid_x == 64 && k->grid_y == 1 && k->grid_z == 1 && k->block_x == 128 && k->block_y == 1 && k->block_z == 1 &&
+      k->regs_per_thread == 40 && k->static_shmem_bytes == 4096 && k->dynamic_shmem_bytes == 8192)
+    c->launch_configs_ok++;
+  return GW_OK;
+}
+static gw_status c_device(void *ctx, uint32_t pid, const struct gw_wire_device *d) {
+  (void)pid;
+  struct counts *c = ctx;
+  c->devices++;
+  if (d->max_warps_per_sm == 64 && d->max_blocks_per_sm == 32 && d->max_regs_per_sm == 65536 &&
+      d->max_shmem_per_sm_bytes == 233472 && d->cc_major == 9 && d->threads_per_warp == 32)
+    c->device_sms = d->sm_count;
   return GW_OK;
 }
 static gw_status c_memcpy(void *ctx, uint32_t pid, const struct gw_wire_memcpy *m) {
@@ -164,6 +178,7 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
                                   .on_window = c_window,
                                   .on_launch_count = c_launch_count,
                                   .on_dropped = c_dropped,
+                                  .on_device = c_device,
                                   .on_note = c_note};
   struct gw_trace_reader *rd = NULL;
   struct gw_err err = {{0}};
@@ -438,6 +453,9 @@ int main(int argc, char **argv) {
     EXPECT(c.memcpys >= 1 && c.syncs >= 1, "%d memcpy %d sync", c.memcpys, c.syncs);
     EXPECT(c.apis >= 1 && c.api_filtered == 0, "%d api, %d noise", c.apis, c.api_filtered);
     EXPECT(c.full_windows == 1, "%d full windows", c.full_windows);
+    EXPECT(c.launch_configs_ok == c.kernels, "%d of %d kernels with the launch configuration", c.launch_configs_ok,
+           c.kernels);
+    EXPECT(c.devices == 1 && c.device_sms == 132, "%d device records, %u SMs", c.devices, c.device_sms);
     stderr_lines(err_path, &ours, &all, first, sizeof first);
     EXPECT(all == 0, "unexpected stderr: %s", first);
     printf("case 4 (full): %d kernels, %d NCCL, %d api\n", c.kernels, c.nccl, c.apis);
@@ -466,6 +484,17 @@ int main(int argc, char **argv) {
             strstr(c.first_warn, "GPUWHY_TRACE_KERNEL_KIND=bogus is not one of concurrent, serial; using concurrent"),
         "warning: %s", c.first_warn);
     EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
+  }
+  /* 4b2. PM sampling asked for from a libcupti without it (the fake has no
+   * PM sampling functions): one warning naming the missing function, and
+   * kernel tracing goes on. */
+  {
+    const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_PM_SAMPLING", "1", NULL};
+    run_clean(env, err_path, END_EXIT, dir, &c);
+    EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "PM sampling off: libcupti lacks cuptiProfilerInitialize"),
+           "%d warnings: %s", c.warn_notes, c.first_warn);
+    EXPECT(c.kernels >= 3 && c.error_notes == 0, "%d kernels, error: %s", c.kernels, c.first_error);
+    printf("case 4b2 (PM sampling without the API): %s\n", c.first_warn);
   }
   /* 4c. A device buffer CUPTI accepts: no note; one it refuses: one
    * warning, and tracing goes on with CUPTI's default. */
@@ -502,6 +531,7 @@ int main(int argc, char **argv) {
     EXPECT(c.windows >= 2 && c.full_windows == 0, "%d windows", c.windows);
     EXPECT(c.launch_counts >= 2, "%d launch counts", c.launch_counts);
     EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
+    EXPECT(c.devices == 1 && c.device_sms == 132, "%d device records, %u SMs (sampled)", c.devices, c.device_sms);
     printf("case 5 (sampled): %d windows, %d launch counts, %d kernels\n", c.windows, c.launch_counts, c.kernels);
   }
   /* 5b. Sampled mode, CUPTI detached between windows. */

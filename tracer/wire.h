@@ -26,7 +26,7 @@
 #define GW_WIRE_MAGIC "GWTRACE" /* 7 characters plus the NUL: 8 bytes */
 #define GW_WIRE_MAGIC_BYTES 8
 #define GW_WIRE_VERSION_MAJOR 1
-#define GW_WIRE_VERSION_MINOR 0
+#define GW_WIRE_VERSION_MINOR 1 /* 1: DEVICE and PM_SAMPLE records */
 
 /* Limits a reader enforces; the tracer never writes more. */
 #define GW_WIRE_NAME_MAX_BYTES 4096u /* kernel names are capped, not split */
@@ -69,7 +69,9 @@ enum gw_wire_type {
   GW_WIRE_NOTE = 12,
   GW_WIRE_OVERHEAD = 13,
   GW_WIRE_GRAPH = 14,
-  GW_WIRE_TYPE_COUNT /* one past the last type this version knows */
+  GW_WIRE_DEVICE = 15,    /* since 1.1 */
+  GW_WIRE_PM_SAMPLE = 16, /* since 1.1 */
+  GW_WIRE_TYPE_COUNT      /* one past the last type this version knows */
 };
 
 struct gw_wire_rec_header {
@@ -290,5 +292,40 @@ struct gw_wire_graph {
   uint32_t reserved0;
 };
 _Static_assert(sizeof(struct gw_wire_graph) == 48, "wire GRAPH layout");
+
+/* One GPU's limits as CUPTI's device record gives them (CUpti_ActivityDevice5),
+ * once per device and process: what a kernel's launch configuration is
+ * weighed against for its theoretical occupancy (lib/analysis/sm_fill.c).
+ * 0 in a field means CUPTI did not say. */
+struct gw_wire_device {
+  struct gw_wire_rec_header h;
+  uint32_t device; /* CUDA device id, as in KERNEL records */
+  uint32_t sm_count;
+  uint32_t max_warps_per_sm;
+  uint32_t max_blocks_per_sm;
+  uint32_t max_regs_per_sm;
+  uint32_t max_regs_per_block;
+  uint32_t max_shmem_per_sm_bytes;
+  uint32_t max_shmem_per_block_bytes;
+  uint32_t max_threads_per_block;
+  uint32_t threads_per_warp;
+  uint16_t cc_major, cc_minor; /* compute capability */
+  uint32_t core_clock_khz;
+};
+_Static_assert(sizeof(struct gw_wire_device) == 56, "wire DEVICE layout");
+
+/* One CUPTI PM sampling interval of one GPU (tracer/pm_sampling.c, opt-in):
+ * SM cycles with a warp resident and all SM cycles, each averaged over the
+ * SMs (sm__cycles_active.avg, sm__cycles_elapsed.avg). Their ratio is the
+ * share of SM time active, GPM's SM activity. Timestamps are CUPTI's. */
+struct gw_wire_pm_sample {
+  struct gw_wire_rec_header h;
+  uint64_t start_ns, end_ns;
+  uint32_t device; /* CUDA device id */
+  uint32_t reserved0;
+  double sm_cycles_active_avg;
+  double sm_cycles_elapsed_avg;
+};
+_Static_assert(sizeof(struct gw_wire_pm_sample) == 48, "wire PM_SAMPLE layout");
 
 #endif

@@ -9,6 +9,7 @@
 #include "analysis/correlate.h"
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
+#include "analysis/sm_fill.h"
 #include "analysis/stats.h"
 #include "analysis/steps.h"
 #include "analysis/thresholds.h"
@@ -93,6 +94,7 @@ static void prepare_gpu(const struct gw_recording *rec, int gi, struct gpu_work 
   if (!gw_working_span(g, &w->first, &w->last))
     w->first = SIZE_MAX;
   p->has_sm = g->m[GW_M_sm_active_pct] && gw_stats_count(g->m[GW_M_sm_active_pct], n) > 0;
+  p->sm_source = p->has_sm ? g->sm_activity_source : GW_SM_SOURCE_NONE;
   if (w->first == SIZE_MAX)
     return;
   for (size_t i = w->first; i <= w->last; i++)
@@ -495,6 +497,12 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       gw_diagnosis_note(dx, _("GPU %d never became active during the recording."), p->gpu);
       continue;
     }
+    if (p->sm_source == GW_SM_SOURCE_LAUNCH_CONFIG)
+      gw_diagnosis_note(dx,
+                        _("GPU %d: SM activity is estimated from the traced kernels' launch configurations (grid, "
+                          "block, registers, shared memory against the GPU's limits), not measured by GPM: an upper "
+                          "bound that cannot see blocks finishing unevenly."),
+                        p->gpu);
     if (!p->has_sm)
       gw_diagnosis_note(
           dx,

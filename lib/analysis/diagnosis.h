@@ -41,7 +41,8 @@ struct gw_finding {
 /* Run-wide aggregates of one GPU over its active span. NAN when unknown. */
 struct gw_gpu_profile {
   int gpu;
-  int has_sm; /* GPM SM activity present */
+  int has_sm;    /* SM activity present (GPM, or a substitute: sm_source) */
+  int sm_source; /* enum gw_sm_activity_source (analysis/sm_fill.h) */
   double util_med_pct, sm_med_pct, sm_p90_pct, sm_per_util;
   double math_med_pct; /* busiest math pipe (tensor, fp32, fp16) median; NAN without GPM pipes */
   double math_fill;    /* math_med_pct / sm_med_pct: how much of the SM time feeds a math pipe */

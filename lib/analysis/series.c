@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/nccl_transport.h"
+#include "analysis/sm_fill.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
 #include "core/cuda_calls.h"
@@ -662,6 +663,7 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
     goto out;
   load_timeline(db, rec);
   load_tracer_aside(db, rec);
+  gw_sm_fill_load(db, rec);
   load_gpu_processes(db, rec);
   load_host_api(db, rec);
   gw_kernel_stats_load(db, rec);

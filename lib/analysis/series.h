@@ -17,6 +17,9 @@ struct gw_gpu_series {
   /* static facts, NAN when unknown */
   double mem_total_bytes, power_default_limit_mw, sm_clock_max_mhz, pcie_gen_max, pcie_width_max;
   int gpm_supported; /* 1, 0, -1 unknown */
+  /* where m[sm_active_pct] comes from: enum gw_sm_activity_source
+   * (analysis/sm_fill.h); launch_config: estimated from the traced kernels */
+  int sm_activity_source;
   /* gpu_sample: n ticks; m[metric] holds an array for FAST metrics, NULL for others */
   size_t n;
   int64_t *t_ns;

@@ -221,6 +221,8 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
     r->ngpus = gw_nvml_gpu_count(r->nvml);
     gw_nvml_set_gpm_window_ms(r->nvml,
                               (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms));
+    if (o->no_gpm)
+      gw_nvml_disable_gpm(r->nvml);
     if (r->ngpus > MAX_GPUS)
       r->ngpus = MAX_GPUS;
     for (unsigned g = 0; g < r->ngpus; g++) {
@@ -395,6 +397,8 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
           snprintf(joined, sizeof joined, "%s%s%s", r->tracer_lib, preload && *preload ? ":" : "",
                    preload ? preload : "") < (int)sizeof joined)
         setenv("LD_PRELOAD", joined, 1);
+      if (r->o->pm_sampling)
+        setenv("GPUWHY_TRACE_PM_SAMPLING", "1", 1);
     }
     gw_nccl_collect_child_env(r->nccl);
     execvp(r->o->argv[0], r->o->argv);

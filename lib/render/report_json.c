@@ -5,6 +5,7 @@
 
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
+#include "analysis/sm_fill.h"
 #include "render/report_render.h"
 
 static void jstr(FILE *out, const char *s) {
@@ -240,6 +241,8 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     fprintf(out, "    {\n      \"gpu\": %d,\n      \"ledger_source\": \"%s\",\n", l->gpu,
             l->from_timeline ? "timeline" : "counters");
     fprintf(out, "      \"sm_activity_available\": %s,\n", dx->profiles[i].has_sm ? "true" : "false");
+    fprintf(out, "      \"sm_activity_source\": \"%s\",\n",
+            gw_sm_activity_source_name((enum gw_sm_activity_source)dx->profiles[i].sm_source));
     jkv_num(out, "      ", "wall_s", (double)l->wall_ns / 1e9, 1);
     fprintf(out, "      \"active_start_ns\": %lld,\n      \"active_end_ns\": %lld,\n", (long long)l->active_start_ns,
             (long long)l->active_end_ns);

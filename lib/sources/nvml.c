@@ -421,6 +421,19 @@ void gw_nvml_set_gpm_window_ms(struct gw_nvml *nv, unsigned ms) {
     nv->gpm_window_ns = (int64_t)(ms < 100 ? 100 : ms) * 1000000LL;
 }
 
+void gw_nvml_disable_gpm(struct gw_nvml *nv) {
+  for (unsigned i = 0; nv && nv->gpus && i < nv->ngpus; i++) {
+    struct nvml_gpu *g = &nv->gpus[i];
+    for (unsigned s = 0; s < GPM_RING; s++) {
+      if (g->gpm[s].sample && nv->api.nvmlGpmSampleFree)
+        nv->api.nvmlGpmSampleFree(g->gpm[s].sample);
+      g->gpm[s].sample = NULL;
+      g->gpm[s].filled = 0;
+    }
+    g->gpm_supported = 0;
+  }
+}
+
 void gw_nvml_close(struct gw_nvml *nv) {
   if (!nv)
     return;

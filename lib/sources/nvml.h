@@ -43,6 +43,11 @@ enum { GW_NVML_FAST = 1, GW_NVML_SLOW = 2, GW_NVML_RARE = 4, GW_NVML_SECOND = 8 
  * the metrics; bench/RESULTS.md). */
 void gw_nvml_set_gpm_window_ms(struct gw_nvml *nv, unsigned ms);
 
+/* Never read GPM (record --no-gpm): the GPU is handled as one without GPM
+ * (gpm_supported 0, GPM columns NULL, PCIe from NVML's own counters), so a
+ * substitute for SM activity can be compared with GPM on the same program. */
+void gw_nvml_disable_gpm(struct gw_nvml *nv);
+
 /* Read one GPU. out->valid tells what was read; NOT_SUPPORTED metrics stay
  * invalid (never 0). Emits a "clock_reasons" event when the bitmask changes.
  * Returns GW_ELOST once the GPU is lost (a "gpu_lost" event is emitted once);

@@ -43,6 +43,7 @@ static const char *type_label(uint16_t type) {
       [GW_WIRE_WINDOW] = "WINDOW",     [GW_WIRE_LAUNCH_COUNT] = "LAUNCH_COUNT",
       [GW_WIRE_DROPPED] = "DROPPED",   [GW_WIRE_NOTE] = "NOTE",
       [GW_WIRE_OVERHEAD] = "OVERHEAD", [GW_WIRE_GRAPH] = "GRAPH",
+      [GW_WIRE_DEVICE] = "DEVICE",     [GW_WIRE_PM_SAMPLE] = "PM_SAMPLE",
   };
   if (type < GW_WIRE_TYPE_COUNT && labels[type])
     return labels[type];
@@ -80,6 +81,10 @@ static uint32_t fixed_bytes(uint16_t type) {
     return sizeof(struct gw_wire_overhead);
   case GW_WIRE_GRAPH:
     return sizeof(struct gw_wire_graph);
+  case GW_WIRE_DEVICE:
+    return sizeof(struct gw_wire_device);
+  case GW_WIRE_PM_SAMPLE:
+    return sizeof(struct gw_wire_pm_sample);
   default:
     return 0;
   }
@@ -243,6 +248,8 @@ static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_call
     struct gw_wire_note note;
     struct gw_wire_overhead overhead;
     struct gw_wire_graph graph;
+    struct gw_wire_device device;
+    struct gw_wire_pm_sample pm_sample;
   } r;
   memcpy(&r, p, need);
 
@@ -362,6 +369,30 @@ static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_call
     const struct gw_wire_graph *g = &r.graph;
     CHECK(check_span(rd, err, off, label, g->start_ns, g->end_ns));
     return cb && cb->on_graph ? cb->on_graph(cb->ctx, pid, g) : GW_OK;
+  }
+  case GW_WIRE_DEVICE: {
+    const struct gw_wire_device *d = &r.device;
+    /* Bounds well above any GPU made (H200: 132 SMs, 64 warps, 32 blocks,
+     * 64 Ki registers, 228 KiB shared memory per SM), below what would
+     * overflow the occupancy arithmetic. */
+    if (d->sm_count > 65536 || d->max_warps_per_sm > 4096 || d->max_blocks_per_sm > 4096 ||
+        d->max_regs_per_sm > (1u << 24) || d->max_shmem_per_sm_bytes > (1u << 30) || d->threads_per_warp > 1024)
+      return fail(rd, err, off,
+                  "DEVICE record: limits out of range (SMs %u, warps/SM %u, blocks/SM %u, registers/SM %u, shared "
+                  "bytes/SM %u, threads/warp %u)",
+                  d->sm_count, d->max_warps_per_sm, d->max_blocks_per_sm, d->max_regs_per_sm, d->max_shmem_per_sm_bytes,
+                  d->threads_per_warp);
+    return cb && cb->on_device ? cb->on_device(cb->ctx, pid, d) : GW_OK;
+  }
+  case GW_WIRE_PM_SAMPLE: {
+    const struct gw_wire_pm_sample *m = &r.pm_sample;
+    CHECK(check_span(rd, err, off, label, m->start_ns, m->end_ns));
+    /* cycle averages: finite and not negative (a NaN would compare false) */
+    if (!(m->sm_cycles_active_avg >= 0 && m->sm_cycles_active_avg < 1e18) ||
+        !(m->sm_cycles_elapsed_avg >= 0 && m->sm_cycles_elapsed_avg < 1e18))
+      return fail(rd, err, off, "PM_SAMPLE record: cycle counts out of range (active %g, elapsed %g)",
+                  m->sm_cycles_active_avg, m->sm_cycles_elapsed_avg);
+    return cb && cb->on_pm_sample ? cb->on_pm_sample(cb->ctx, pid, m) : GW_OK;
   }
   default:
     return fail(rd, err, off, "record type %u is not handled", type);

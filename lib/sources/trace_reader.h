@@ -43,6 +43,8 @@ struct gw_trace_callbacks {
   gw_status (*on_note)(void *ctx, uint32_t pid, const struct gw_wire_note *r, const char *text, uint32_t len_bytes);
   gw_status (*on_overhead)(void *ctx, uint32_t pid, const struct gw_wire_overhead *r);
   gw_status (*on_graph)(void *ctx, uint32_t pid, const struct gw_wire_graph *r);
+  gw_status (*on_device)(void *ctx, uint32_t pid, const struct gw_wire_device *r);
+  gw_status (*on_pm_sample)(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *r);
 };
 
 /* Counters of what the reader has seen, for messages and tests. */

@@ -39,7 +39,13 @@ static const char TRACE_SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS trace_overhead (pid INTEGER NOT NULL, start_ns INTEGER, end_ns INTEGER,"
     " overhead_kind INTEGER, object_kind INTEGER, object_id INTEGER);"
     "CREATE TABLE IF NOT EXISTS graph_launch (pid INTEGER NOT NULL, device INTEGER, context INTEGER, stream INTEGER,"
-    " start_ns INTEGER, end_ns INTEGER, graph_id INTEGER, correlation INTEGER);";
+    " start_ns INTEGER, end_ns INTEGER, graph_id INTEGER, correlation INTEGER);"
+    "CREATE TABLE IF NOT EXISTS trace_device (pid INTEGER NOT NULL, device INTEGER, sm_count INTEGER,"
+    " max_warps_per_sm INTEGER, max_blocks_per_sm INTEGER, max_regs_per_sm INTEGER, max_regs_per_block INTEGER,"
+    " max_shmem_per_sm_bytes INTEGER, max_shmem_per_block_bytes INTEGER, max_threads_per_block INTEGER,"
+    " threads_per_warp INTEGER, cc_major INTEGER, cc_minor INTEGER, core_clock_khz INTEGER);"
+    "CREATE TABLE IF NOT EXISTS pm_sample (pid INTEGER NOT NULL, device INTEGER, start_ns INTEGER, end_ns INTEGER,"
+    " sm_cycles_active_avg REAL, sm_cycles_elapsed_avg REAL);";
 
 enum stmt_id {
   ST_PROCESS,
@@ -57,6 +63,8 @@ enum stmt_id {
   ST_NOTE,
   ST_OVERHEAD,
   ST_GRAPH,
+  ST_DEVICE,
+  ST_PM_SAMPLE,
   ST_COUNT
 };
 
@@ -76,6 +84,8 @@ static const char *const INSERT_SQL[ST_COUNT] = {
     [ST_NOTE] = "INSERT INTO trace_note VALUES (?,?,?,?)",
     [ST_OVERHEAD] = "INSERT INTO trace_overhead VALUES (?,?,?,?,?,?)",
     [ST_GRAPH] = "INSERT INTO graph_launch VALUES (?,?,?,?,?,?,?,?)",
+    [ST_DEVICE] = "INSERT INTO trace_device VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_PM_SAMPLE] = "INSERT INTO pm_sample VALUES (?,?,?,?,?,?)",
 };
 
 /* Batched inserts (gw_store_trace_batch_callbacks): the three tables that
@@ -432,6 +442,45 @@ static gw_status put_graph(void *ctx, uint32_t pid, const struct gw_wire_graph *
   return step(st, ST_GRAPH);
 }
 
+/* A 0 from CUPTI (not said) is stored as NULL. */
+static void bind_known(sqlite3_stmt *s, int col, uint64_t v) {
+  if (v)
+    bind_u64(s, col, v);
+}
+
+static gw_status put_device(void *ctx, uint32_t pid, const struct gw_wire_device *d) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_DEVICE];
+  int c = 1;
+  bind_u64(s, c++, pid);
+  bind_u64(s, c++, d->device);
+  bind_known(s, c++, d->sm_count);
+  bind_known(s, c++, d->max_warps_per_sm);
+  bind_known(s, c++, d->max_blocks_per_sm);
+  bind_known(s, c++, d->max_regs_per_sm);
+  bind_known(s, c++, d->max_regs_per_block);
+  bind_known(s, c++, d->max_shmem_per_sm_bytes);
+  bind_known(s, c++, d->max_shmem_per_block_bytes);
+  bind_known(s, c++, d->max_threads_per_block);
+  bind_known(s, c++, d->threads_per_warp);
+  bind_known(s, c++, d->cc_major);
+  bind_u64(s, c++, d->cc_minor);
+  bind_known(s, c++, d->core_clock_khz);
+  return step(st, ST_DEVICE);
+}
+
+static gw_status put_pm_sample(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *m) {
+  struct gw_store_trace *st = ctx;
+  sqlite3_stmt *s = st->stmt[ST_PM_SAMPLE];
+  bind_u64(s, 1, pid);
+  bind_u64(s, 2, m->device);
+  bind_u64(s, 3, m->start_ns);
+  bind_u64(s, 4, m->end_ns);
+  sqlite3_bind_double(s, 5, m->sm_cycles_active_avg);
+  sqlite3_bind_double(s, 6, m->sm_cycles_elapsed_avg);
+  return step(st, ST_PM_SAMPLE);
+}
+
 struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st) {
   struct gw_trace_callbacks cb = {
       .ctx = st,
@@ -450,6 +499,8 @@ struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st) {
       .on_note = put_note,
       .on_overhead = put_overhead,
       .on_graph = put_graph,
+      .on_device = put_device,
+      .on_pm_sample = put_pm_sample,
   };
   return cb;
 }

@@ -28,6 +28,14 @@ assert_ge "GPM windows in 2 s" "$gpm" 2
 # (GPM needs samples 100 ms apart), so between 5 and 10 windows in 1 s.
 assert_ge "GPM windows with --gpm-interval 100" \
   "$(q g100.db 'select count(*) from gpu_sample where gpu = 0 and sm_active_pct is not null')" 4
+# --no-gpm: the same GPU handled as one without GPM (issue 22): no GPM
+# column filled, gpm_supported 0, the rest sampled as before.
+"$GW_BIN" record -q --no-gpm -o nogpm.db -- sleep 1 || fail "record --no-gpm exited $?"
+assert_eq "no GPM values with --no-gpm" \
+  "$(q nogpm.db 'select count(*) from gpu_sample where sm_active_pct is not null or tensor_active_pct is not null')" 0
+assert_eq "gpm_supported 0 with --no-gpm" "$(q nogpm.db 'select gpm_supported from gpu where gpu = 0')" 0
+assert_ge "GPU-Util still sampled with --no-gpm" \
+  "$(q nogpm.db 'select count(*) from gpu_sample where util_gpu_pct is not null')" 5
 assert_ge "health rows about once a second" "$(q r.db 'select count(*) from gpu_health where gpu = 0')" 2
 assert_eq "static facts" "$(q r.db 'select power_default_limit_mw from gpu where gpu = 0')" 700000
 q r.db 'select driver_version from run' | grep -q . || fail "driver version not recorded"

@@ -172,6 +172,26 @@ static int put_every_type(struct image *im) {
   ov.overhead_kind = 1u << 16;
   put(im, &ov, sizeof ov), n++;
 
+  struct gw_wire_device d;
+  GW_WIRE_REC_INIT(&d, GW_WIRE_DEVICE, 0);
+  d.device = 0;
+  d.sm_count = 132;
+  d.max_warps_per_sm = 64;
+  d.max_blocks_per_sm = 32;
+  d.max_regs_per_sm = 65536;
+  d.max_shmem_per_sm_bytes = 233472;
+  d.threads_per_warp = 32;
+  d.cc_major = 9;
+  put(im, &d, sizeof d), n++;
+
+  struct gw_wire_pm_sample pms;
+  GW_WIRE_REC_INIT(&pms, GW_WIRE_PM_SAMPLE, 0);
+  pms.start_ns = T0_NS + 1000;
+  pms.end_ns = T0_NS + 10001000;
+  pms.sm_cycles_active_avg = 9900000.0;
+  pms.sm_cycles_elapsed_avg = 19800000.0;
+  put(im, &pms, sizeof pms), n++;
+
   struct gw_wire_graph g;
   GW_WIRE_REC_INIT(&g, GW_WIRE_GRAPH, 0);
   g.start_ns = T0_NS + 40000;
@@ -184,7 +204,7 @@ static int put_every_type(struct image *im) {
 /* Counting callbacks that also keep a few values to check. */
 struct seen {
   int header, names, kernels, memcpys, memsets, syncs, apis, markers, memories, windows, launch_counts, dropped, notes,
-      overheads, graphs;
+      overheads, graphs, devices, pm_samples;
   uint32_t pid;
   char first_name[64];
   uint32_t nccl_kernels;
@@ -232,6 +252,8 @@ COUNTER(on_window, struct gw_wire_window, windows)
 COUNTER(on_dropped, struct gw_wire_dropped, dropped)
 COUNTER(on_overhead, struct gw_wire_overhead, overheads)
 COUNTER(on_graph, struct gw_wire_graph, graphs)
+COUNTER(on_device, struct gw_wire_device, devices)
+COUNTER(on_pm_sample, struct gw_wire_pm_sample, pm_samples)
 static gw_status on_launch_count(void *ctx, uint32_t pid, const struct gw_wire_launch_count *r) {
   (void)pid;
   struct seen *s = ctx;
@@ -268,6 +290,8 @@ static struct gw_trace_callbacks counting_callbacks(struct seen *s) {
       .on_note = on_note,
       .on_overhead = on_overhead,
       .on_graph = on_graph,
+      .on_device = on_device,
+      .on_pm_sample = on_pm_sample,
   };
   return cb;
 }
@@ -334,8 +358,11 @@ static void test_every_record_type(void **state) {
   assert_int_equal(s.kernels, 2);
   assert_int_equal(s.nccl_kernels, 1);
   assert_int_equal(s.memcpys + s.memsets + s.syncs + s.apis + s.markers + s.memories, 6);
-  assert_int_equal(s.windows + s.launch_counts + s.dropped + s.notes + s.overheads + s.graphs, 6);
-  assert_int_equal(s.names + s.kernels + 12, n);
+  assert_int_equal(
+      s.windows + s.launch_counts + s.dropped + s.notes + s.overheads + s.graphs + s.devices + s.pm_samples, 8);
+  assert_int_equal(s.devices, 1);
+  assert_int_equal(s.pm_samples, 1);
+  assert_int_equal(s.names + s.kernels + 14, n);
   assert_int_equal(s.runtime_launches, 123456);
   assert_string_equal(s.note, "tracing sampled: 200 ms every 2000 ms");
 }
@@ -782,6 +809,29 @@ static void test_fixtures(void **state) {
   }
 }
 
+/* A file of wire version 1.0 (before DEVICE records), as tracers of that
+ * version wrote it, still reads: all 14 records, no device. */
+static void test_previous_minor_version(void **state) {
+  (void)state;
+  const char *fixtures = getenv("GW_FIXTURES");
+  if (!fixtures)
+    skip();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/trace/every_type_v1_0.gwt", fixtures);
+  struct gw_trace_reader *rd = NULL;
+  struct gw_err err = {{0}};
+  struct seen s = {0};
+  struct gw_trace_callbacks cb = counting_callbacks(&s);
+  assert_int_equal(gw_trace_reader_open(&rd, path, &err), GW_OK);
+  assert_int_equal(gw_trace_reader_poll(rd, &cb, NULL, &err), GW_OK);
+  assert_int_equal(gw_trace_reader_finish(rd, &err), GW_OK);
+  assert_int_equal(gw_trace_reader_header(rd)->version_minor, 0);
+  assert_int_equal(s.kernels, 2);
+  assert_int_equal(s.graphs, 1);
+  assert_int_equal(s.devices, 0);
+  gw_trace_reader_close(rd);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_record_type),
@@ -798,6 +848,7 @@ int main(void) {
       cmocka_unit_test(test_store),
       cmocka_unit_test(test_encoder),
       cmocka_unit_test(test_fixtures),
+      cmocka_unit_test(test_previous_minor_version),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,389 @@
+#include "sm_fill.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/series.h"
+#include "store/store.h"
+
+/* Allocation granularities of the occupancy calculator for compute
+ * capability 7.0 to 9.0 (CUDA C Programming Guide, "Compute Capabilities"
+ * table, and the occupancy calculator's per-architecture constants):
+ * registers are handed out per warp in units of 256; warps in groups of 4,
+ * one per SM sub-partition; shared memory in 128-byte units, and from 8.0 on
+ * the system keeps 1 KiB of shared memory per resident block. */
+#define REG_ALLOC_UNIT 256
+#define WARP_ALLOC_GRANULARITY 4
+#define SHMEM_ALLOC_UNIT_BYTES 128
+#define SHMEM_RESERVED_PER_BLOCK_BYTES 1024
+
+static int64_t round_up(int64_t v, int64_t unit) {
+  return (v + unit - 1) / unit * unit;
+}
+
+static int limits_usable(const struct gw_sm_limits *lim) {
+  return lim->sm_count > 0 && lim->max_warps_per_sm > 0 && lim->max_blocks_per_sm > 0 && lim->max_regs_per_sm > 0 &&
+         lim->max_shmem_per_sm_bytes > 0 && lim->threads_per_warp > 0;
+}
+
+struct gw_occupancy gw_occupancy_of(const struct gw_sm_limits *lim, const struct gw_launch_config *cfg) {
+  struct gw_occupancy o = {.limiter = GW_OCC_LIMIT_INVALID};
+  if (!limits_usable(lim) || cfg->blocks <= 0 || cfg->threads_per_block <= 0 || cfg->regs_per_thread < 0 ||
+      cfg->shmem_bytes < 0)
+    return o;
+  int64_t warps_per_block = (cfg->threads_per_block + lim->threads_per_warp - 1) / lim->threads_per_warp;
+
+  int64_t by_blocks = lim->max_blocks_per_sm;
+  int64_t by_warps = lim->max_warps_per_sm / warps_per_block;
+  int64_t by_regs = INT64_MAX;
+  if (cfg->regs_per_thread > 0) {
+    int64_t regs_per_warp = round_up((int64_t)cfg->regs_per_thread * lim->threads_per_warp, REG_ALLOC_UNIT);
+    int64_t warps = lim->max_regs_per_sm / regs_per_warp;
+    warps -= warps % WARP_ALLOC_GRANULARITY;
+    by_regs = warps / warps_per_block;
+  }
+  int64_t by_shmem = INT64_MAX;
+  if (cfg->shmem_bytes > 0) {
+    int64_t reserved = lim->cc_major >= 8 ? SHMEM_RESERVED_PER_BLOCK_BYTES : 0;
+    int64_t per_block = round_up(cfg->shmem_bytes + reserved, SHMEM_ALLOC_UNIT_BYTES);
+    by_shmem = lim->max_shmem_per_sm_bytes / per_block;
+  }
+  int64_t r = by_blocks;
+  o.limiter = GW_OCC_LIMIT_BLOCKS;
+  if (by_warps < r)
+    r = by_warps, o.limiter = GW_OCC_LIMIT_WARPS;
+  if (by_regs < r)
+    r = by_regs, o.limiter = GW_OCC_LIMIT_REGS;
+  if (by_shmem < r)
+    r = by_shmem, o.limiter = GW_OCC_LIMIT_SHMEM;
+  if (r <= 0) {
+    /* The kernel ran, so one block fitted: our limits are off (a carve-out or
+     * allocation rule this model does not know). Count one block per SM. */
+    r = 1;
+    o.limiter = GW_OCC_LIMIT_INVALID;
+  }
+  o.blocks_per_sm = (int)r;
+  o.occupancy_pct = 100.0 * (double)(r * warps_per_block) / lim->max_warps_per_sm;
+  if (o.occupancy_pct > 100.0)
+    o.occupancy_pct = 100.0;
+
+  /* SM activity, as GPM counts it: the share of SM cycles with at least one
+   * warp resident. The block scheduler hands blocks to SMs breadth-first, so
+   * a grid of B blocks with B <= S (SMs) keeps exactly B SMs busy, and a grid
+   * that fills the GPU keeps all S busy for each full wave of S x R blocks.
+   * The last, partial wave of rem blocks holds min(S, rem) SMs. With the
+   * waves taking equal time (blocks of one kernel do the same work), the
+   * time-averaged share is (full waves + min(1, rem / S)) / all waves.
+   * What this cannot see: blocks of uneven length (the tail of the last wave
+   * drains SM by SM, so the estimate is high there), kernels whose blocks
+   * leave before the kernel ends, and the launch gaps inside one kernel; all
+   * of them make the estimate an upper bound of GPM's figure. */
+  double S = lim->sm_count, per_wave = S * (double)r, B = (double)cfg->blocks;
+  o.waves = B / per_wave;
+  double full = floor(o.waves), rem = B - full * per_wave;
+  double nwaves = full + (rem > 0 ? 1 : 0);
+  double last = rem > 0 ? fmin(1.0, rem / S) : 0.0;
+  o.sm_active_share = (full + last) / nwaves;
+  /* Resident warps against S x max warps, time-averaged over the waves:
+   * every block is resident for one wave, so B x warps per block over
+   * (waves x S x max warps). Warps that finish early make it high too. */
+  o.warp_occupancy_share = B * (double)warps_per_block / (nwaves * S * lim->max_warps_per_sm);
+  if (o.warp_occupancy_share > 1.0)
+    o.warp_occupancy_share = 1.0;
+  return o;
+}
+
+const char *gw_sm_activity_source_name(enum gw_sm_activity_source s) {
+  switch (s) {
+  case GW_SM_SOURCE_GPM:
+    return "gpm";
+  case GW_SM_SOURCE_PM_SAMPLING:
+    return "pm_sampling";
+  case GW_SM_SOURCE_DCGM:
+    return "dcgm";
+  case GW_SM_SOURCE_LAUNCH_CONFIG:
+    return "launch_config";
+  case GW_SM_SOURCE_NONE:
+  default:
+    return "none";
+  }
+}
+
+/* ---- per-tick estimate from a recording ------------------------------------ */
+
+struct span {
+  int64_t a, b;
+};
+
+static int span_cmp(const void *x, const void *y) {
+  const struct span *p = x, *q = y;
+  return p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* The traced spans (trace_window), merged; NULL/0 when the table is absent. */
+static struct span *load_windows_merged(sqlite3 *db, size_t *n) {
+  *n = 0;
+  sqlite3_stmt *s;
+  if (!gw_store_table_exists(db, "trace_window") ||
+      sqlite3_prepare_v2(db, "SELECT start_ns, end_ns FROM trace_window WHERE end_ns > start_ns", -1, &s, NULL) !=
+          SQLITE_OK)
+    return NULL;
+  struct span *w = NULL;
+  size_t cap = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 64;
+      w = gw_xrealloc(w, cap * sizeof *w);
+    }
+    w[*n].a = sqlite3_column_int64(s, 0);
+    w[*n].b = sqlite3_column_int64(s, 1);
+    (*n)++;
+  }
+  sqlite3_finalize(s);
+  if (*n == 0)
+    return w;
+  qsort(w, *n, sizeof *w, span_cmp);
+  size_t m = 0;
+  for (size_t i = 1; i < *n; i++) {
+    if (w[i].a <= w[m].b) {
+      if (w[i].b > w[m].b)
+        w[m].b = w[i].b;
+    } else {
+      w[++m] = w[i];
+    }
+  }
+  *n = m + 1;
+  return w;
+}
+
+/* Adds weight x the overlap of [a, b) with each tick interval of g to acc.
+ * Tick i covers (t[i-1], t[i]]; the first covers one median interval before t[0]. */
+static void spread(const struct gw_gpu_series *g, int64_t first_start_ns, int64_t a, int64_t b, double weight,
+                   double *acc) {
+  if (b <= a || g->n == 0)
+    return;
+  /* first tick whose end is after a */
+  size_t lo = 0, hi = g->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (g->t_ns[mid] <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i < g->n; i++) {
+    int64_t ts = i ? g->t_ns[i - 1] : first_start_ns, te = g->t_ns[i];
+    int64_t x = a > ts ? a : ts, y = b < te ? b : te;
+    if (y > x)
+      acc[i] += weight * (double)(y - x);
+    if (te >= b)
+      break;
+  }
+}
+
+static int gpu_limits(sqlite3 *db, int device, struct gw_sm_limits *lim) {
+  sqlite3_stmt *s;
+  memset(lim, 0, sizeof *lim);
+  if (!gw_store_table_exists(db, "trace_device") ||
+      sqlite3_prepare_v2(db,
+                         "SELECT sm_count, max_warps_per_sm, max_blocks_per_sm, max_regs_per_sm,"
+                         " max_shmem_per_sm_bytes, threads_per_warp, cc_major, cc_minor FROM trace_device"
+                         " WHERE device = ? AND sm_count IS NOT NULL LIMIT 1",
+                         -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_int(s, 1, device);
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    lim->sm_count = sqlite3_column_int(s, 0);
+    lim->max_warps_per_sm = sqlite3_column_int(s, 1);
+    lim->max_blocks_per_sm = sqlite3_column_int(s, 2);
+    lim->max_regs_per_sm = sqlite3_column_int(s, 3);
+    lim->max_shmem_per_sm_bytes = sqlite3_column_int(s, 4);
+    lim->threads_per_warp = sqlite3_column_int(s, 5);
+    lim->cc_major = sqlite3_column_int(s, 6);
+    lim->cc_minor = sqlite3_column_int(s, 7);
+  }
+  sqlite3_finalize(s);
+  return limits_usable(lim);
+}
+
+static int has_values(const double *x, size_t n) {
+  for (size_t i = 0; x && i < n; i++)
+    if (!isnan(x[i]))
+      return 1;
+  return 0;
+}
+
+/* A tick whose interval the trace covered for less than half holds too
+ * little of it to stand for the interval: it stays unknown. */
+#define MIN_COVERED_SHARE 0.5
+
+/* A sampled trace sees a window every period: each window's estimate
+ * stands for the ticks around it, up to half a period either way, as GPM's
+ * 1 s windows stand for their ticks. Where GPU-Util says no kernel was
+ * resident, no SM was active either. */
+static void hold_between_windows(struct gw_gpu_series *g, int64_t hold_ns, int with_occupancy) {
+  double *sm = g->m[GW_M_sm_active_pct], *occ = with_occupancy ? g->m[GW_M_sm_occupancy_pct] : NULL;
+  const double *util = g->m[GW_M_util_gpu_pct];
+  double *held = gw_xcalloc(g->n, sizeof *held), *held_occ = gw_xcalloc(g->n, sizeof *held_occ);
+  size_t prev = SIZE_MAX;
+  for (size_t i = 0; i < g->n; i++) {
+    held[i] = sm[i];
+    held_occ[i] = occ ? occ[i] : NAN;
+    if (!isnan(sm[i])) {
+      prev = i;
+      continue;
+    }
+    size_t next = i + 1;
+    while (next < g->n && isnan(sm[next]) && g->t_ns[next] - g->t_ns[i] <= hold_ns)
+      next++;
+    int64_t dp = prev != SIZE_MAX ? g->t_ns[i] - g->t_ns[prev] : INT64_MAX;
+    int64_t dn = next < g->n && !isnan(sm[next]) ? g->t_ns[next] - g->t_ns[i] : INT64_MAX;
+    size_t from = dp <= dn ? prev : next;
+    if ((dp <= dn ? dp : dn) > hold_ns)
+      continue;
+    int idle = util && !isnan(util[i]) && util[i] <= 0.0;
+    held[i] = idle ? 0.0 : sm[from];
+    held_occ[i] = idle ? 0.0 : (occ ? occ[from] : NAN);
+  }
+  memcpy(sm, held, g->n * sizeof *sm);
+  if (occ)
+    memcpy(occ, held_occ, g->n * sizeof *occ);
+  free(held);
+  free(held_occ);
+}
+
+static void estimate_gpu(sqlite3 *db, struct gw_gpu_series *g, const struct gw_sm_limits *lim, const struct span *win,
+                         size_t nwin, int64_t hold_ns) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT start_ns, end_ns, grid_x * grid_y * grid_z, block_x * block_y * block_z, regs,"
+                         " shmem_bytes FROM kernel WHERE device = ? AND start_ns IS NOT NULL AND end_ns > start_ns"
+                         " AND grid_x > 0 AND block_x > 0",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  sqlite3_bind_int(s, 1, g->gpu);
+  int64_t step_ns = g->n > 1 ? (g->t_ns[g->n - 1] - g->t_ns[0]) / (int64_t)(g->n - 1) : 100000000;
+  int64_t first_start_ns = g->t_ns[0] - step_ns;
+  double *active = gw_xcalloc(g->n, sizeof *active), *warps = gw_xcalloc(g->n, sizeof *warps);
+  double *covered = gw_xcalloc(g->n, sizeof *covered);
+  int64_t kmin = INT64_MAX, kmax = INT64_MIN, nk = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    int64_t a = sqlite3_column_int64(s, 0), b = sqlite3_column_int64(s, 1);
+    struct gw_launch_config cfg = {.blocks = sqlite3_column_int64(s, 2),
+                                   .threads_per_block = sqlite3_column_int(s, 3),
+                                   .regs_per_thread = sqlite3_column_int(s, 4),
+                                   .shmem_bytes = sqlite3_column_int64(s, 5)};
+    struct gw_occupancy o = gw_occupancy_of(lim, &cfg);
+    if (o.blocks_per_sm <= 0)
+      continue;
+    spread(g, first_start_ns, a, b, o.sm_active_share, active);
+    spread(g, first_start_ns, a, b, o.warp_occupancy_share, warps);
+    kmin = a < kmin ? a : kmin;
+    kmax = b > kmax ? b : kmax;
+    nk++;
+  }
+  sqlite3_finalize(s);
+  if (nk == 0)
+    goto out;
+  /* The covered time: the trace's windows, or without any the span of the
+   * kernels (a tracer killed before writing its window). */
+  if (nwin)
+    for (size_t w = 0; w < nwin; w++)
+      spread(g, first_start_ns, win[w].a, win[w].b, 1.0, covered);
+  else
+    spread(g, first_start_ns, kmin, kmax, 1.0, covered);
+  if (!g->m[GW_M_sm_active_pct])
+    g->m[GW_M_sm_active_pct] = gw_xcalloc(g->n, sizeof(double));
+  int fill_occupancy = !has_values(g->m[GW_M_sm_occupancy_pct], g->n);
+  if (fill_occupancy && !g->m[GW_M_sm_occupancy_pct])
+    g->m[GW_M_sm_occupancy_pct] = gw_xcalloc(g->n, sizeof(double));
+  for (size_t i = 0; i < g->n; i++) {
+    int64_t len = g->t_ns[i] - (i ? g->t_ns[i - 1] : first_start_ns);
+    int known = len > 0 && covered[i] >= MIN_COVERED_SHARE * (double)len;
+    /* concurrent kernels can add up past the GPU: at most every SM is busy */
+    g->m[GW_M_sm_active_pct][i] = known ? 100.0 * fmin(1.0, active[i] / covered[i]) : NAN;
+    if (fill_occupancy)
+      g->m[GW_M_sm_occupancy_pct][i] = known ? 100.0 * fmin(1.0, warps[i] / covered[i]) : NAN;
+  }
+  if (hold_ns > 0)
+    hold_between_windows(g, hold_ns, fill_occupancy);
+  g->sm_activity_source = GW_SM_SOURCE_LAUNCH_CONFIG;
+out:
+  free(active);
+  free(warps);
+  free(covered);
+}
+
+/* SM activity from CUPTI PM sampling (pm_sample): per tick the samples'
+ * active / elapsed SM cycles weighted by their overlap with the tick. A
+ * measurement, so it comes before the launch-configuration estimate.
+ * Returns 1 when it filled the GPU's ticks. */
+static int from_pm_sampling(sqlite3 *db, struct gw_gpu_series *g) {
+  sqlite3_stmt *s;
+  if (!gw_store_table_exists(db, "pm_sample") ||
+      sqlite3_prepare_v2(db,
+                         "SELECT start_ns, end_ns, sm_cycles_active_avg / sm_cycles_elapsed_avg FROM pm_sample"
+                         " WHERE device = ? AND end_ns > start_ns AND sm_cycles_elapsed_avg > 0",
+                         -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_int(s, 1, g->gpu);
+  int64_t step_ns = g->n > 1 ? (g->t_ns[g->n - 1] - g->t_ns[0]) / (int64_t)(g->n - 1) : 100000000;
+  int64_t first_start_ns = g->t_ns[0] - step_ns;
+  double *active = gw_xcalloc(g->n, sizeof *active), *covered = gw_xcalloc(g->n, sizeof *covered);
+  size_t n = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    double share = fmin(1.0, fmax(0.0, sqlite3_column_double(s, 2)));
+    spread(g, first_start_ns, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), share, active);
+    spread(g, first_start_ns, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), 1.0, covered);
+    n++;
+  }
+  sqlite3_finalize(s);
+  if (n) {
+    if (!g->m[GW_M_sm_active_pct])
+      g->m[GW_M_sm_active_pct] = gw_xcalloc(g->n, sizeof(double));
+    for (size_t i = 0; i < g->n; i++) {
+      int64_t len = g->t_ns[i] - (i ? g->t_ns[i - 1] : first_start_ns);
+      g->m[GW_M_sm_active_pct][i] =
+          len > 0 && covered[i] >= MIN_COVERED_SHARE * (double)len ? 100.0 * active[i] / covered[i] : NAN;
+    }
+    g->sm_activity_source = GW_SM_SOURCE_PM_SAMPLING;
+  }
+  free(active);
+  free(covered);
+  return n > 0;
+}
+
+void gw_sm_fill_load(sqlite3 *db, struct gw_recording *rec) {
+  for (int i = 0; i < rec->ngpus; i++) {
+    struct gw_gpu_series *g = &rec->gpus[i];
+    g->sm_activity_source = has_values(g->m[GW_M_sm_active_pct], g->n) ? GW_SM_SOURCE_GPM : GW_SM_SOURCE_NONE;
+  }
+  if (!gw_store_table_exists(db, "kernel"))
+    return;
+  size_t nwin = 0;
+  struct span *win = NULL;
+  /* half the longest sampling period of a sampled trace; 0 for a full one */
+  int64_t hold_ns = 0;
+  sqlite3_stmt *s;
+  if (gw_store_table_exists(db, "trace_process") &&
+      sqlite3_prepare_v2(db, "SELECT max(period_ms) FROM trace_process WHERE mode = 'sampled'", -1, &s, NULL) ==
+          SQLITE_OK) {
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+      hold_ns = sqlite3_column_int64(s, 0) * 1000000 / 2;
+    sqlite3_finalize(s);
+  }
+  int loaded = 0;
+  for (int i = 0; i < rec->ngpus; i++) {
+    struct gw_gpu_series *g = &rec->gpus[i];
+    struct gw_sm_limits lim;
+    if (g->sm_activity_source != GW_SM_SOURCE_NONE || g->n == 0 || from_pm_sampling(db, g) ||
+        !gpu_limits(db, g->gpu, &lim))
+      continue;
+    if (!loaded)
+      win = load_windows_merged(db, &nwin), loaded = 1;
+    estimate_gpu(db, g, &lim, win, nwin, hold_ns);
+  }
+  free(win);
+}

@@ -1,0 +1,14 @@
+/* CUPTI PM sampling inside the traced program (pm_sampling.c), opt-in with
+ * GPUWHY_TRACE_PM_SAMPLING=1. */
+#ifndef GW_TRACER_PM_SAMPLING_H
+#define GW_TRACER_PM_SAMPLING_H
+
+/* Starts the sampling thread when asked to, with the functions of the
+ * already opened libcupti; notes why not otherwise. Call once, after the
+ * output file is open. */
+void gwt_pm_sampling_start(void *cupti_lib);
+
+/* Stops the thread, decoding the last samples (registered with atexit). */
+void gwt_pm_sampling_stop(void);
+
+#endif
