@@ -24,6 +24,8 @@ log=$out/i22.log
 recs=$out/recordings
 mkdir -p "$recs" /tmp/gpuwhy_scn
 : > "$log"
+# The H200 image has no sqlite3 shell: the same queries through Python.
+command -v sqlite3 > /dev/null || sqlite3() { python3 scripts/dbq.py "$@"; }
 say() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$log"; }
 export GPUWHY_TRACER_LIB=$PWD/$tracer
 say "gpuwhy $($bin --version 2>&1 | head -1); tracer $GPUWHY_TRACER_LIB"
@@ -41,11 +43,16 @@ scenarios=(
   "sweep_bs64|small_batch.py --sweep --batch-size 64"
   "sweep_bs1024|small_batch.py --sweep --batch-size 1024"
 )
+if [ -n "${I22_SCENARIOS:-}" ]; then # a subset by name, for a shorter call
+  kept=()
+  for line in "${scenarios[@]}"; do case " $I22_SCENARIOS " in *" ${line%%|*} "*) kept+=("$line") ;; esac; done
+  scenarios=("${kept[@]}")
+fi
 nogpm="small_batch input_cpu_transforms launch_tiny_ops"
 pmsampled="healthy small_batch launch_tiny_ops"
 
 start_s=$(date +%s)
-budget_s=400 # runs start only before this; the comparison and the tar need the rest of the 9 minutes
+budget_s=${I22_BUDGET_S:-400} # runs start only before this; the comparison and the tar need the rest of the 9 minutes
 
 run_one() { # run_one NAME TAG SCRIPT ARGS... -- RECORD_OPTIONS...
   local name=$1 tag=$2 script=$3
