@@ -1192,10 +1192,12 @@ static void read_config(void) {
   static const struct env_word api_words[] = {
       {"all", API_ALL}, {"nolaunch", API_NOLAUNCH}, {"runtime", API_RUNTIME}, {"none", API_NONE}};
   cfg.api = (enum api_set)env_choice("GPUWHY_TRACE_API", api_words, COUNT_OF(api_words), API_ALL);
-  /* Off by default: the detach runs cuptiFinalize on the program's thread
-   * (2.2-3.8 ms on the H200 at every window's end); kept attached, a window's
-   * edges are activity switches made on the tracer's own thread. */
-  cfg.detach = env_flag("GPUWHY_TRACE_DETACH", 0);
+  /* On by default. Kept attached (0), a window's edges cost the program's
+   * thread nothing, but CUPTI, once it has traced, slows every later launch:
+   * on the H200 the storm's steps outside windows ran 5.83 ms against 3.70 ms
+   * detached (bench/RESULTS.md, "Window pause"). The detach instead costs one
+   * cuptiFinalize on a program thread per period (p50 2.6 ms, max 3.7 ms). */
+  cfg.detach = env_flag("GPUWHY_TRACE_DETACH", 1);
   cfg.device_buffer_mb = env_u32("GPUWHY_TRACE_DEVICE_BUFFER_MB", 0, 0, 1024);
   /* callback: full mode takes the API calls from CUPTI's enter and exit
    * callbacks into per-thread rings (api_ring.c) instead of CUPTI's API

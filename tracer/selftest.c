@@ -11,11 +11,11 @@
  *   4d. full mode with the API calls from CUPTI's callbacks: one API record
  *       per call of the program, through the per-thread rings
  *   5. sampled mode: WINDOW and LAUNCH_COUNT records
- *   5b. sampled mode detaching CUPTI between windows (GPUWHY_TRACE_DETACH=1):
+ *   5b. sampled mode detaching CUPTI between windows (the default):
  *       records of every window, cuptiFinalize at a program API exit after each
  *   5c. another CUPTI client takes CUPTI while it is detached: one warning,
  *       no more windows, the program runs on
- *   5d. sampled mode kept attached (the default): no cuptiFinalize, one
+ *   5d. sampled mode kept attached (GPUWHY_TRACE_DETACH=0): no cuptiFinalize, one
  *       edge NOTE per window, no time taken on the program's thread
  *   8. a second client (Kineto-like) arrives through the tracer's CUPTI
  *      interposers mid-run, in sampled and in full mode: the tracer steps
@@ -202,10 +202,12 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
 #define FULL_WITH_FAKE(dir)                                                                                            \
   "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "full"
 
-/* Sampled mode against the fake CUPTI: 50 ms windows every 100 ms. */
+/* Sampled mode against the fake CUPTI: 50 ms windows every 100 ms, CUPTI
+ * kept attached between windows (a case that wants the default detach sets
+ * GPUWHY_TRACE_DETACH after this: the last value wins). */
 #define SAMPLED_50_OF_100(dir)                                                                                         \
   "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "sampled",                  \
-      "GPUWHY_TRACE_WINDOW_MS", "50", "GPUWHY_TRACE_PERIOD_MS", "100"
+      "GPUWHY_TRACE_WINDOW_MS", "50", "GPUWHY_TRACE_PERIOD_MS", "100", "GPUWHY_TRACE_DETACH", "0"
 
 enum ending { END_EXIT, END_SLEEP_EXIT, END_SIGTERM, END_API_CALLS, END_SECOND_CLIENT };
 
@@ -534,9 +536,10 @@ int main(int argc, char **argv) {
     EXPECT(c.devices == 1 && c.device_sms == 132, "%d device records, %u SMs (sampled)", c.devices, c.device_sms);
     printf("case 5 (sampled): %d windows, %d launch counts, %d kernels\n", c.windows, c.launch_counts, c.kernels);
   }
-  /* 5b. Sampled mode, CUPTI detached between windows. */
+  /* 5b. Sampled mode, CUPTI detached between windows: the default, so no
+   * GPUWHY_TRACE_DETACH here (unset after the macro's 0). */
   {
-    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1", NULL};
+    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
     pid_t pid = run_child(env, err_path, END_API_CALLS);
     int finalized = wait_child(pid, &sig);
     EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
@@ -571,7 +574,7 @@ int main(int argc, char **argv) {
     EXPECT(ours == 1 && all == 1, "%d tracer lines of %d", ours, all);
     printf("case 5c (second client while detached): %s", first);
   }
-  /* 5d. Sampled mode kept attached (the default): windows switch kinds on
+  /* 5d. Sampled mode kept attached (GPUWHY_TRACE_DETACH=0): windows switch kinds on
    * the tracer's thread; nothing runs on the program's thread. */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
