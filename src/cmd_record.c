@@ -29,6 +29,11 @@ static const char RECORD_USAGE[] =
     "  -q, --quiet          no status lines on stderr\n"
     "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
     "                       to a file and into the recording, for the transports)\n"
+    "      --no-python-hook  leave PYTHONPATH alone (by default a start-up hook in\n"
+    "                       every Python process of CMD, torchrun ranks included,\n"
+    "                       records each optimizer step, its DataLoader wait and\n"
+    "                       batch size into the step table; the program's output\n"
+    "                       and behaviour do not change)\n"
     "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
     "      --nvml-lib PATH  NVML library to load (default libnvidia-ml.so.1)\n"
     "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
@@ -45,6 +50,7 @@ int gw_cmd_record(int argc, char **argv) {
                                            {"kmsg", required_argument, NULL, 'K'},
                                            {"gpm-interval", required_argument, NULL, 'g'},
                                            {"no-nccl-log", no_argument, NULL, 'L'},
+                                           {"no-python-hook", no_argument, NULL, 'Y'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
@@ -61,6 +67,9 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'L':
       o.no_nccl_log = 1;
+      break;
+    case 'Y':
+      o.no_python_hook = 1;
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))

@@ -37,6 +37,7 @@ struct gw_record_opts {
   const char *tracer_lib; /* path of libgpuwhy-tracer.so, NULL: next to the binary */
   int quiet;              /* no progress lines on stderr */
   int no_nccl_log;        /* do not capture NCCL's debug lines (NCCL_DEBUG=INFO into a file) */
+  int no_python_hook;     /* do not put the Python step hook on the command's PYTHONPATH */
   /* Called after each tick (watch). Return non-zero to stop. */
   int (*on_tick)(void *ctx, const struct gw_tick *tick);
   void *tick_ctx;
