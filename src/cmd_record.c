@@ -39,20 +39,14 @@ static const char RECORD_USAGE[] =
     "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
 
 int gw_cmd_record(int argc, char **argv) {
-  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                           {"interval", required_argument, NULL, 'i'},
-                                           {"duration", required_argument, NULL, 'd'},
-                                           {"pid", required_argument, NULL, 'p'},
-                                           {"trace", optional_argument, NULL, 't'},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           {"root", required_argument, NULL, 'R'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"kmsg", required_argument, NULL, 'K'},
-                                           {"gpm-interval", required_argument, NULL, 'g'},
-                                           {"no-nccl-log", no_argument, NULL, 'L'},
-                                           {"no-python-hook", no_argument, NULL, 'Y'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {
+      {"output", required_argument, NULL, 'o'},   {"interval", required_argument, NULL, 'i'},
+      {"duration", required_argument, NULL, 'd'}, {"pid", required_argument, NULL, 'p'},
+      {"trace", optional_argument, NULL, 't'},    {"quiet", no_argument, NULL, 'q'},
+      {"root", required_argument, NULL, 'R'},     {"nvml-lib", required_argument, NULL, 'N'},
+      {"kmsg", required_argument, NULL, 'K'},     {"gpm-interval", required_argument, NULL, 'g'},
+      {"no-nccl-log", no_argument, NULL, 'L'},    {"no-python-hook", no_argument, NULL, 'Y'},
+      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
