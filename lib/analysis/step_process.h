@@ -10,6 +10,8 @@
  * with most steps; -1 when the steps carry no pid (every step counts). */
 int64_t gw_step_process_pick(const struct gw_recording *rec);
 
+#define GW_MAX_STEP_PROCS 16 /* ranks shown in a report; more are summed up by the first of them */
+
 struct gw_step_process {
   int64_t pid, rank; /* rank -1 unknown */
   size_t nsteps;

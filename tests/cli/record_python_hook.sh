@@ -35,8 +35,22 @@ assert_eq "steps in meta" "$(q a.db "select value from meta where key = 'python_
 python3 - cmp.json <<'PY' || fail "compare does not use the hook's steps"
 import json, sys
 d = json.load(open(sys.argv[1]))
-text = json.dumps(d)
-assert '"step_source": "step_table"' in text, "step source"
+r = d["runs"][0]
+assert r["step_source"] == "step_table" and r["steps"] == 30, r
+assert r["samples_per_step"] == 32 and abs(r["samples_per_s"] / r["steps_per_s"] - 32) < 0.01, r
+PY
+
+# The report shows the steps and their data wait; the input_pipeline rule is
+# not asked here (the fake NVML's GPU is busy), the section is.
+"$GW_BIN" report a.db > a.txt || fail "report exited $?"
+grep -q "Steps (measured inside the program" a.txt || fail "report has no Steps section"
+"$GW_BIN" report --format json a.db > a.json || fail "report --format json exited $?"
+python3 - a.json <<'PY' || fail "report JSON steps_by_process wrong"
+import json, sys
+p = json.load(open(sys.argv[1]))["steps_by_process"]
+assert len(p) == 1 and p[0]["steps"] == 30 and p[0]["batch_size"] == 16 and p[0]["samples_per_step"] == 32, p
+assert 0.6 <= p[0]["data_wait_share"] <= 0.95, p
+assert p[0]["samples_per_s"] > 0 and abs(p[0]["samples_per_s"] / p[0]["steps_per_s"] - 32) < 0.01, p
 PY
 
 # RANK from a launcher lands in the rank column.
