@@ -17,9 +17,9 @@ struct gw_step_process {
   size_t nsteps;
   double steps_per_s, samples_per_s; /* NAN unknown */
   double step_p50_s, step_p90_s;
-  double data_wait_share;   /* time in DataLoader __next__ over step time; NAN unknown */
-  double batch_size;        /* median leading dimension; NAN unknown */
-  double samples_per_step;  /* median; NAN unknown */
+  double data_wait_share;  /* time in DataLoader __next__ over step time; NAN unknown */
+  double batch_size;       /* median leading dimension; NAN unknown */
+  double samples_per_step; /* median; NAN unknown */
 };
 
 /* One entry per process with steps, ordered by rank then pid; returns the count (at most cap). */

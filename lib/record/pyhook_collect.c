@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_FILES 1024         /* one per Python process: ranks, launchers, helpers */
-#define MAX_LINE_BYTES 1024    /* the hook cuts messages to 400 characters: a longer line is not its own */
-#define MAX_BAD_NOTES 3        /* say what the first bad lines were, count the rest */
+#define MAX_FILES 1024      /* one per Python process: ranks, launchers, helpers */
+#define MAX_LINE_BYTES 1024 /* the hook cuts messages to 400 characters: a longer line is not its own */
+#define MAX_BAD_NOTES 3     /* say what the first bad lines were, count the rest */
 #define SOURCE_OPTIM "python_hook"
 #define SOURCE_LOADER "python_hook_loader"
 

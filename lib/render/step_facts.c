@@ -21,8 +21,9 @@ void gw_step_facts_text(const struct gw_diagnosis *dx, FILE *out, const char *bo
   if (!have_processes(dx))
     return;
   fprintf(out, _("%sSteps%s (measured inside the program by gpuwhy's Python hook)\n"), bold, reset);
-  fprintf(out, "  %-5s %8s %7s %9s %10s %10s %10s %6s %10s\n", _("rank"), _("pid"), _("steps"), _("steps/s"),
-          _("samples/s"), _("p50 ms"), _("p90 ms"), _("batch"), _("data wait"));
+  /* rank, pid, p50, p90 and batch are the words every tool shows; left as they are */
+  fprintf(out, "  %-5s %8s %7s %9s %10s %10s %10s %6s %10s\n", "rank", "pid", _("steps"), _("steps/s"), _("samples/s"),
+          "p50 ms", "p90 ms", "batch", _("data wait"));
   for (int i = 0; i < dx->steps.nprocs; i++) {
     const struct gw_step_process *p = &dx->steps.procs[i];
     char rank[16];
