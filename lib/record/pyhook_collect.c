@@ -1,6 +1,6 @@
 #include "pyhook_collect.h"
+#include "line_spool.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <sqlite3.h>
@@ -16,20 +16,14 @@
 #define SOURCE_OPTIM "python_hook"
 #define SOURCE_LOADER "python_hook_loader"
 
-struct spool_file {
-  char name[64];
-  long pid;
-  off_t offset; /* bytes already moved (complete lines only) */
-};
-
 struct gw_pyhook_collect {
   char dir[PATH_MAX];
   char hook_dir[PATH_MAX];
   sqlite3 *db;
   struct gw_store *store;
   sqlite3_stmt *insert;
-  int nfiles;
-  struct spool_file files[MAX_FILES];
+  struct gw_line_spool spool;
+  const struct gw_event_sink *events; /* during a poll */
   uint64_t steps, bad_lines;
 };
 
@@ -43,27 +37,10 @@ int gw_pyhook_find_dir(char *out, size_t cap) {
   const char *env = getenv("GPUWHY_PYTHON_HOOK_DIR");
   if (env)
     return file_readable(env, "sitecustomize.py") && !gw_strlcpy(out, env, cap) ? 0 : -1;
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0)
-    return -1;
-  exe[n] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (!slash)
-    return -1;
-  *slash = '\0';
   static const char *const candidates[] = {"/python/gpuwhy_hook", "/../share/gpuwhy/python/gpuwhy_hook"};
-  for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s%s", exe, candidates[i]);
-    char *real = realpath(path, NULL);
-    if (real) {
-      int ok = file_readable(real, "sitecustomize.py") && !gw_strlcpy(out, real, cap);
-      free(real);
-      if (ok)
-        return 0;
-    }
-  }
+  for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++)
+    if (gw_path_beside_exe(candidates[i], out, cap) == 0 && file_readable(out, "sitecustomize.py"))
+      return 0;
   return -1;
 }
 
@@ -85,6 +62,7 @@ gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir
     return GW_ERR;
   }
   gw_remove_matching_files(pc->dir, "py-", ".steps");
+  pc->spool = (struct gw_line_spool){.dir = pc->dir, .prefix = "py-", .suffix = ".steps"};
   pc->store = store;
   pc->db = gw_store_db(store);
   if (sqlite3_prepare_v2(pc->db,
@@ -112,35 +90,6 @@ void gw_pyhook_collect_child_env(const struct gw_pyhook_collect *pc) {
   free(path);
 }
 
-/* File names are py-PID.steps. */
-static long pid_of_name(const char *name) {
-  char *end;
-  errno = 0;
-  long pid = strtol(name + 3, &end, 10);
-  return errno || end == name + 3 || strcmp(end, ".steps") != 0 || pid <= 0 ? -1 : pid;
-}
-
-static void discover(struct gw_pyhook_collect *pc) {
-  DIR *d = opendir(pc->dir);
-  if (!d)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL && pc->nfiles < MAX_FILES) {
-    if (!gw_name_matches(de->d_name, "py-", ".steps") || strlen(de->d_name) >= sizeof pc->files[0].name)
-      continue;
-    int known = 0;
-    for (int i = 0; i < pc->nfiles && !known; i++)
-      known = strcmp(pc->files[i].name, de->d_name) == 0;
-    if (known)
-      continue;
-    struct spool_file *f = &pc->files[pc->nfiles++];
-    memset(f, 0, sizeof *f);
-    gw_strlcpy(f->name, de->d_name, sizeof f->name);
-    f->pid = pid_of_name(f->name);
-  }
-  closedir(d);
-}
-
 /* Splits a line at tabs in place; returns the number of fields. */
 static int split_tabs(char *line, char **field, int max) {
   int n = 0;
@@ -156,22 +105,12 @@ static int split_tabs(char *line, char **field, int max) {
   return n;
 }
 
-static int parse_i64(const char *s, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno || end == s || *end)
-    return -1;
-  *out = v;
-  return 0;
-}
-
 /* ns since 1970 before 2096: differences of these must not overflow. */
 static int time_ok(int64_t t) {
   return t > 0 && t < 4000000000000000000LL;
 }
 
-static void bad_line(struct gw_pyhook_collect *pc, const struct spool_file *f, const char *why,
+static void bad_line(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, const char *why,
                      const struct gw_event_sink *events) {
   pc->bad_lines++;
   if (pc->bad_lines > MAX_BAD_NOTES || !events)
@@ -181,11 +120,11 @@ static void bad_line(struct gw_pyhook_collect *pc, const struct spool_file *f, c
   gw_emit(events, &ev);
 }
 
-static void put_step(struct gw_pyhook_collect *pc, const struct spool_file *f, char **v,
+static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
                      const struct gw_event_sink *events) {
   int64_t step, t0, t1, wait, batch, samples, rank;
-  if (parse_i64(v[1], &step) || parse_i64(v[2], &t0) || parse_i64(v[3], &t1) || parse_i64(v[4], &wait) ||
-      parse_i64(v[5], &batch) || parse_i64(v[6], &samples) || parse_i64(v[7], &rank)) {
+  if (gw_parse_i64(v[1], &step) || gw_parse_i64(v[2], &t0) || gw_parse_i64(v[3], &t1) || gw_parse_i64(v[4], &wait) ||
+      gw_parse_i64(v[5], &batch) || gw_parse_i64(v[6], &samples) || gw_parse_i64(v[7], &rank)) {
     bad_line(pc, f, "a step field is not an integer", events);
     return;
   }
@@ -227,7 +166,7 @@ static void put_step(struct gw_pyhook_collect *pc, const struct spool_file *f, c
   sqlite3_clear_bindings(s);
 }
 
-static void put_event(struct gw_pyhook_collect *pc, const struct spool_file *f, char **v,
+static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
                       const struct gw_event_sink *events) {
   static const char *const kinds[] = {"recompile", "cuda_oom", "cuda_alloc_retry"};
   int64_t t, code;
@@ -235,7 +174,7 @@ static void put_event(struct gw_pyhook_collect *pc, const struct spool_file *f, 
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     if (strcmp(v[2], kinds[i]) == 0)
       kind = kinds[i];
-  if (parse_i64(v[1], &t) || !time_ok(t) || parse_i64(v[3], &code) || !kind) {
+  if (gw_parse_i64(v[1], &t) || !time_ok(t) || gw_parse_i64(v[3], &code) || !kind) {
     bad_line(pc, f, "event without a time, a known kind or a count", events);
     return;
   }
@@ -245,63 +184,42 @@ static void put_event(struct gw_pyhook_collect *pc, const struct spool_file *f, 
     gw_emit(events, &ev);
 }
 
-static void take_line(struct gw_pyhook_collect *pc, const struct spool_file *f, char *line,
-                      const struct gw_event_sink *events) {
+static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size_t len) {
+  struct gw_pyhook_collect *pc = ctx;
   char *v[10];
+  if (len == 0)
+    return;
+  if (len > MAX_LINE_BYTES || strlen(line) != len) {
+    bad_line(pc, f, "too long or not text", pc->events);
+    return;
+  }
   int n = split_tabs(line, v, 10);
   if (n == 9 && strcmp(v[0], "S") == 0)
-    put_step(pc, f, v, events);
+    put_step(pc, f, v, pc->events);
   else if (n == 5 && strcmp(v[0], "E") == 0)
-    put_event(pc, f, v, events);
+    put_event(pc, f, v, pc->events);
   else
-    bad_line(pc, f, "neither a step (S, 9 fields) nor an event (E, 5 fields)", events);
+    bad_line(pc, f, "neither a step (S, 9 fields) nor an event (E, 5 fields)", pc->events);
 }
 
-static void read_new_lines(struct gw_pyhook_collect *pc, struct spool_file *f, int final,
-                           const struct gw_event_sink *events) {
-  char path[PATH_MAX + 128];
-  snprintf(path, sizeof path, "%s/%s", pc->dir, f->name);
-  FILE *fp = fopen(path, "re");
-  if (!fp)
-    return;
-  if (fseeko(fp, f->offset, SEEK_SET) != 0) {
-    fclose(fp);
-    return;
-  }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t n;
-  while ((n = getline(&line, &cap, fp)) > 0) {
-    if (line[n - 1] != '\n') {
-      if (final) /* a process cut in the middle of a write: its last line is torn */
-        bad_line(pc, f, "incomplete last line", events);
-      break; /* still being written: take it next time */
-    }
-    f->offset += n;
-    line[n - 1] = '\0';
-    if ((size_t)n > MAX_LINE_BYTES || memchr(line, '\0', (size_t)n - 1))
-      bad_line(pc, f, "too long or not text", events);
-    else if (n > 1)
-      take_line(pc, f, line, events);
-  }
-  free(line);
-  fclose(fp);
+/* A process cut in the middle of a write: its last line is torn. */
+static void torn_line(void *ctx, const struct gw_spool_file *f) {
+  struct gw_pyhook_collect *pc = ctx;
+  bad_line(pc, f, "incomplete last line", pc->events);
 }
 
 void gw_pyhook_collect_poll(struct gw_pyhook_collect *pc, const struct gw_event_sink *events) {
   if (!pc)
     return;
-  discover(pc);
-  for (int i = 0; i < pc->nfiles; i++)
-    read_new_lines(pc, &pc->files[i], 0, events);
+  pc->events = events;
+  gw_line_spool_poll(&pc->spool, 0, take_line, NULL, pc);
 }
 
 void gw_pyhook_collect_finish(struct gw_pyhook_collect *pc, const struct gw_event_sink *events) {
   if (!pc)
     return;
-  discover(pc);
-  for (int i = 0; i < pc->nfiles; i++)
-    read_new_lines(pc, &pc->files[i], 1, events);
+  pc->events = events;
+  gw_line_spool_poll(&pc->spool, 1, take_line, torn_line, pc);
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(pc->db,
                          "DELETE FROM step WHERE source = '" SOURCE_LOADER "' AND pid IN"
