@@ -38,6 +38,7 @@ struct gw_record_opts {
   int quiet;              /* no progress lines on stderr */
   int no_nccl_log;        /* do not capture NCCL's debug lines (NCCL_DEBUG=INFO into a file) */
   int no_python_hook;     /* do not put the Python step hook on the command's PYTHONPATH */
+  int stop_command;       /* at duration_s, end the command too (SIGTERM) instead of waiting for it */
   /* Called after each tick (watch). Return non-zero to stop. */
   int (*on_tick)(void *ctx, const struct gw_tick *tick);
   void *tick_ctx;

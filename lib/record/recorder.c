@@ -684,7 +684,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (r->child_pid && child_status < 0) {
     /* Stopped early (signal or --duration): pass a signal on, then wait so the
      * exit status of the command is still ours to return. */
-    if (pending_signal)
+    if (pending_signal || o->stop_command)
       kill(r->child_pid, pending_signal == SIGINT ? SIGINT : SIGTERM);
     else
       say(r, "recording stopped after %.0f s; waiting for the command to finish", o->duration_s);

@@ -26,6 +26,7 @@ import sys
 import time
 
 SPOOL_ENV = "GPUWHY_PY_SPOOL_DIR"
+FIXED_BATCHES_ENV = "GPUWHY_PY_FIXED_BATCHES"  # gpuwhy experiment fixed-batch: replay the first K batches
 TEST_RAISE_ENV = "GPUWHY_PY_HOOK_TEST_RAISE"  # tests: "install" or "step" makes the hook fail there
 MEMORY_EVERY_STEPS = 50  # torch.cuda.memory_stats() costs tens of microseconds: not every step
 
@@ -84,6 +85,9 @@ class _Recorder:
         self.mem_retries = 0
         self.mem_ooms = 0
         self.graphs = 0
+        fixed = os.environ.get(FIXED_BATCHES_ENV, "")
+        self.fixed_batches = int(fixed) if fixed.isdigit() else 0
+        self.replay_said = False
 
     # ---- output ----------------------------------------------------------
     def _write(self, line):
@@ -124,6 +128,8 @@ class _Recorder:
             register_post(self.on_optimizer_post)
         iter_cls = torch.utils.data.dataloader._BaseDataLoaderIter
         original_next = iter_cls.__next__
+        if self.fixed_batches > 0:
+            original_next = self.replaying(original_next)
         recorder = self
 
         def __next__(self):
@@ -143,6 +149,35 @@ class _Recorder:
 
         __next__.__wrapped__ = original_next
         iter_cls.__next__ = __next__
+
+    def replaying(self, original_next):
+        """gpuwhy experiment fixed-batch: each iterator hands out its first K
+        batches as the loader made them, then those same batches again, in
+        turn, for as many batches as the epoch has; the input pipeline drops
+        out of the step and what remains is the GPU's own speed."""
+        k, recorder = self.fixed_batches, self
+
+        def replay_next(it):
+            state = it.__dict__.setdefault("_gpuwhy_replay", {"cache": [], "served": 0})
+            cache = state["cache"]
+            if len(cache) < k:
+                batch = original_next(it)
+                cache.append(batch)
+            else:
+                try:
+                    total = len(it)
+                except TypeError:
+                    total = None
+                if total is not None and state["served"] >= total:
+                    raise StopIteration
+                batch = cache[state["served"] % k]
+                if state["served"] == k and not recorder.replay_said:
+                    recorder.replay_said = True
+                    recorder.event("fixed_batch", k, "replaying the first %d DataLoader batches" % k)
+            state["served"] += 1
+            return batch
+
+        return replay_next
 
     def on_loader_enter(self, t0):
         if self.period_start_ns == 0:
