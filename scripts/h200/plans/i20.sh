@@ -20,7 +20,7 @@ say "host $(hostname) gpuwhy $bin; hook folder: $(ls -d build-dev/python/gpuwhy_
 python3 -c 'import torch; print("torch", torch.__version__)' >> "$log" 2>&1
 export SCN_DATA_DIR=/tmp/gpuwhy_i20_data
 mkdir -p "$SCN_DATA_DIR"
-DUR=${I20_DURATION:-12}
+DUR=${I20_DURATION:-10}
 
 # 1. scenarios (arguments as in scenarios/run_suite.sh)
 scen() { # name expected script args...
@@ -68,10 +68,10 @@ for r in 1 2 3; do
   for w in train storm; do
     for cfg in plain hook; do
       if [ $cfg = plain ]; then
-        line=$(timeout 60 $pin python3 bench/tracer/storm.py --workload $w --seconds 6 2>> "$log" | tail -1)
+        line=$(timeout 60 $pin python3 bench/tracer/storm.py --workload $w --seconds 5 2>> "$log" | tail -1)
       else
         line=$(PYTHONPATH=$hook_dir GPUWHY_PY_SPOOL_DIR=$spool timeout 60 $pin python3 bench/tracer/storm.py \
-          --workload $w --seconds 6 2>> "$log" | tail -1)
+          --workload $w --seconds 5 2>> "$log" | tail -1)
       fi
       echo "round $r $w $cfg $line" | tee -a "$out/cost.txt" >> "$log"
     done
@@ -111,8 +111,8 @@ if "$bin" experiment fixed-batch --help > /dev/null 2>&1; then
     set -- $s
     say "--- fixed-batch $1"
     echo "===== fixed-batch $1" >> "$out/fixed_batch.txt"
-    timeout -k 10 150 "$bin" experiment fixed-batch --seconds 10 -- python3 -u "scenarios/$2" \
-      --out "$SCN_DATA_DIR/fb_$1.truth.json" --duration 10 >> "$out/fixed_batch.txt" 2>> "$log"
+    timeout -k 10 150 "$bin" experiment fixed-batch --seconds 30 -- python3 -u "scenarios/$2" \
+      --out "$SCN_DATA_DIR/fb_$1.truth.json" --duration 12 >> "$out/fixed_batch.txt" 2>> "$log"
     echo "rc=$?" >> "$out/fixed_batch.txt"
   done
 else
