@@ -10,7 +10,7 @@ cd "$root"
 # Relative paths keep the locations in the template stable across checkouts.
 sources=(lib/analysis/*.c lib/render/*.c src/cmd_report.c src/cmd_explain.c
   lib/check/*.c lib/compare/*.c lib/sources/xid.c src/cmd_check.c src/cmd_compare.c src/cmd_baseline.c
-  src/cmd_sweep.c)
+  src/cmd_sweep.c src/cmd_experiment.c)
 # _() and N_() mark strings; the printf-like helpers mark their format
 # argument, so xgettext flags those as c-format and msgfmt --check compares
 # the directives of each translation with its msgid.

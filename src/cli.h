@@ -21,5 +21,6 @@ int gw_cmd_check(int argc, char **argv);
 int gw_cmd_compare(int argc, char **argv);
 int gw_cmd_baseline(int argc, char **argv);
 int gw_cmd_sweep(int argc, char **argv);
+int gw_cmd_experiment(int argc, char **argv);
 
 #endif

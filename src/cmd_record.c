@@ -33,6 +33,11 @@ static const char RECORD_USAGE[] =
     "                       CUPTI PM sampling every 10 ms (opt-in, not yet run on a GPU)\n"
     "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
     "                       to a file and into the recording, for the transports)\n"
+    "      --no-python-hook  leave PYTHONPATH alone (by default a start-up hook in\n"
+    "                       every Python process of CMD, torchrun ranks included,\n"
+    "                       records each optimizer step, its DataLoader wait and\n"
+    "                       batch size into the step table; the program's output\n"
+    "                       and behaviour do not change)\n"
     "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
     "      --nvml-lib PATH  NVML library to load (default libnvidia-ml.so.1)\n"
     "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
@@ -45,6 +50,7 @@ int gw_cmd_record(int argc, char **argv) {
       {"root", required_argument, NULL, 'R'},     {"nvml-lib", required_argument, NULL, 'N'},
       {"kmsg", required_argument, NULL, 'K'},     {"gpm-interval", required_argument, NULL, 'g'},
       {"no-nccl-log", no_argument, NULL, 'L'},    {"no-gpm", no_argument, NULL, 'G'},
+      {"pm-sampling", no_argument, NULL, 'P'},    {"no-python-hook", no_argument, NULL, 'Y'},
       {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
@@ -66,6 +72,9 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'P':
       o.pm_sampling = 1;
+      break;
+    case 'Y':
+      o.no_python_hook = 1;
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))

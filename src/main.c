@@ -25,6 +25,7 @@ static const struct command commands[] = {
     {"compare", gw_cmd_compare, "did a change help: runs side by side with intervals and what changed"},
     {"baseline", gw_cmd_baseline, "save a run's summary; check later runs against it (exit 1 on regression)"},
     {"sweep", gw_cmd_sweep, "run a command over parameter values; where throughput stops rising"},
+    {"experiment", gw_cmd_experiment, "fixed-batch: is the job input-bound? the same run with cached batches"},
 };
 
 static void usage(FILE *out) {

@@ -422,6 +422,7 @@ static void profile_steps(const struct gw_recording *rec, const struct gpu_work 
     n = gw_steps_from_activity(g->t_ns + w0->first, w0->act_pct + w0->first, w0->last - w0->first + 1, 10.0, d, cap);
   }
   sp->n = (int)n;
+  sp->nprocs = (int)gw_step_processes(rec, sp->procs, GW_MAX_STEP_PROCS);
   if (n >= 2) {
     sp->median_s = gw_stats_median(d, n);
     sp->p90_over_p50 = gw_stats_p90_over_p50(d, n);
@@ -487,6 +488,15 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     dx->findings[dx->nfindings++] = f;
   }
   qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], cmp_finding);
+  /* The time the loop spent waiting in the DataLoader, measured inside the
+   * program by the Python hook: the most direct evidence of an input-bound step. */
+  const struct gw_step_process *p = dx->steps.nprocs > 0 ? &dx->steps.procs[0] : NULL;
+  for (int i = 0; p && !isnan(p->data_wait_share) && i < dx->nfindings; i++)
+    if (strcmp(dx->findings[i].class_id, "input_pipeline") == 0)
+      gw_finding_evidence(&dx->findings[i], 0, 0,
+                          _("the training loop waited for the DataLoader %.0f%% of its step time (%zu steps measured "
+                            "inside the program)"),
+                          p->data_wait_share * 100, p->nsteps);
 }
 
 static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {

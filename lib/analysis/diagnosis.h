@@ -8,6 +8,7 @@
 #include "analysis/ledger.h"
 #include "analysis/periodicity.h"
 #include "analysis/series.h"
+#include "analysis/step_process.h"
 
 #define GW_MAX_EVIDENCE 8
 #define GW_MAX_FIXES 6
@@ -86,6 +87,9 @@ struct gw_step_profile {
   int n;
   double median_s, p90_over_p50, cv;
   double excess_share; /* time spent above the median step, share of all step time */
+  /* The Python hook's steps per process (rank), lowest rank first. */
+  int nprocs;
+  struct gw_step_process procs[GW_MAX_STEP_PROCS];
 };
 
 struct gw_multi_gpu; /* analysis/multi_gpu.h */

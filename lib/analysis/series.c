@@ -317,8 +317,16 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     col_text(s, 4, e->message, sizeof e->message);
   }
   sqlite3_finalize(s);
-  if ((rc = prep(db, "SELECT t_start_ns, t_end_ns, step FROM step ORDER BY t_start_ns", &s, err)))
-    return rc;
+  /* The hook's columns exist in recordings made since it came; older ones have the first four. */
+  if (sqlite3_prepare_v2(db,
+                         "SELECT t_start_ns, t_end_ns, step, pid, rank, data_wait_ns, batch_size, samples, source"
+                         " FROM step ORDER BY t_start_ns",
+                         -1, &s, NULL) != SQLITE_OK) {
+    sqlite3_finalize(s);
+    if ((rc = prep(db, "SELECT t_start_ns, t_end_ns, step FROM step ORDER BY t_start_ns", &s, err)))
+      return rc;
+  }
+  int hook_columns = sqlite3_column_count(s) > 3;
   cap = 0;
   while (sqlite3_step(s) == SQLITE_ROW) {
     if (!time_ok(sqlite3_column_int64(s, 0)) || !time_ok(sqlite3_column_int64(s, 1)))
@@ -331,6 +339,11 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     st->start_ns = sqlite3_column_int64(s, 0);
     st->end_ns = sqlite3_column_int64(s, 1);
     st->step = sqlite3_column_int64(s, 2);
+    int64_t *opt[] = {&st->pid, &st->rank, &st->data_wait_ns, &st->batch_size, &st->samples};
+    for (int c = 0; c < 5; c++)
+      *opt[c] = hook_columns && sqlite3_column_type(s, 3 + c) == SQLITE_INTEGER ? sqlite3_column_int64(s, 3 + c) : -1;
+    const unsigned char *source = hook_columns ? sqlite3_column_text(s, 8) : NULL;
+    st->from_loader = source && strcmp((const char *)source, "python_hook_loader") == 0;
   }
   sqlite3_finalize(s);
   return GW_OK;

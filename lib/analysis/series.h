@@ -83,6 +83,9 @@ struct gw_event_row {
 
 struct gw_step_row {
   int64_t start_ns, end_ns, step;
+  /* From the Python hook (docs/RECORDING.md); -1 where unknown or in older recordings. */
+  int64_t pid, rank, data_wait_ns, batch_size, samples;
+  int from_loader; /* a DataLoader iteration standing for a step (no optimizer seen) */
 };
 
 struct gw_recording {

@@ -10,6 +10,7 @@
 #include "analysis/ledger.h"
 #include "analysis/series.h"
 #include "analysis/stats.h"
+#include "analysis/step_process.h"
 #include "analysis/steps.h"
 #include "compare/baseline_file.h"
 #include "compare/json_read.h"
@@ -221,13 +222,27 @@ static gw_status read_truth(const char *tpath, struct gw_run_summary *s, int wan
 
 /* ---- measurements from the recording ---- */
 
+/* The steps of one process (the lowest rank: see step_process.h); with the
+ * Python hook's samples, samples per step when nothing else gave it. */
 static void steps_from_table(const struct gw_recording *rec, struct gw_run_summary *s, int64_t *w0, int64_t *w1) {
-  size_t n = rec->nsteps;
-  int64_t *start = gw_xcalloc(n, sizeof *start), *end = gw_xcalloc(n, sizeof *end);
-  for (size_t i = 0; i < n; i++) {
-    start[i] = rec->steps[i].start_ns;
-    end[i] = rec->steps[i].end_ns;
+  int64_t pid = gw_step_process_pick(rec);
+  size_t n = 0, nsamples = 0;
+  int64_t *start = gw_xcalloc(rec->nsteps, sizeof *start), *end = gw_xcalloc(rec->nsteps, sizeof *end);
+  double *samples = gw_xcalloc(rec->nsteps, sizeof *samples);
+  for (size_t i = 0; i < rec->nsteps; i++) {
+    if (rec->steps[i].pid != pid)
+      continue;
+    start[n] = rec->steps[i].start_ns;
+    end[n] = rec->steps[i].end_ns;
+    if (rec->steps[i].samples > 0)
+      samples[nsamples++] = (double)rec->steps[i].samples;
+    n++;
   }
+  if (n > 0 && nsamples == n && isnan(s->samples_per_step)) {
+    s->samples_per_step = gw_stats_median(samples, nsamples);
+    gw_strlcpy(s->samples_per_step_from, "the recording's step table", sizeof s->samples_per_step_from);
+  }
+  free(samples);
   s->step_s = gw_xcalloc(n, sizeof *s->step_s);
   s->nsteps = gw_step_times_from_marks(start, end, n, s->step_s);
   s->step_source = GW_STEPS_TABLE;

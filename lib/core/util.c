@@ -196,3 +196,21 @@ int gw_make_temp_dir(const char *prefix, char *out, size_t cap, const char **par
   }
   return mkdtemp(out) ? 0 : -1;
 }
+
+int gw_path_beside_exe(const char *rel, char *out, size_t cap) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return -1;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash)
+    return -1;
+  *slash = '\0';
+  char path[2 * PATH_MAX];
+  snprintf(path, sizeof path, "%s%s", exe, rel);
+  char *real = realpath(path, NULL);
+  int rc = real && !gw_strlcpy(out, real, cap) ? 0 : -1;
+  free(real);
+  return rc;
+}

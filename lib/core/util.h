@@ -49,6 +49,9 @@ int gw_path_at(const char *root, const char *path, char *out, size_t cap);
 /* Checked number parsing: the whole token must be a number. 0 on success. */
 int gw_parse_u64(const char *s, uint64_t *out);
 int gw_parse_i64(const char *s, int64_t *out);
+/* The real path of REL (starting with '/') below the running binary's folder,
+ * for files installed beside it; 0 when it exists and fits in out. */
+int gw_path_beside_exe(const char *rel, char *out, size_t cap);
 int gw_parse_double(const char *s, double *out);
 
 /* Bounded copy that always NUL-terminates; returns 1 if it truncated. */

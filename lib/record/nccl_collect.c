@@ -1,6 +1,6 @@
 #include "nccl_collect.h"
+#include "line_spool.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <sqlite3.h>
@@ -10,23 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_FILES 256
 #define MAX_LINES 100000    /* NCCL logs a few hundred lines per rank at start; a cap keeps a chatty run bounded */
 #define MAX_LINE_BYTES 2048 /* longer lines are cut: transports fit in the first hundred bytes */
-
-struct nccl_file {
-  char name[96];
-  long pid;
-  off_t offset; /* bytes already moved (complete lines only) */
-};
 
 struct gw_nccl_collect {
   char dir[PATH_MAX];
   sqlite3 *db;
   sqlite3_stmt *insert;
-  int nfiles;
-  struct nccl_file files[MAX_FILES];
+  struct gw_line_spool spool;
   uint64_t lines, dropped;
+  int64_t poll_t_ns; /* when the lines being moved were read */
 };
 
 gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, struct gw_store *store,
@@ -47,6 +40,7 @@ gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, st
     return GW_ERR;
   }
   gw_remove_matching_files(nc->dir, "nccl.", ".log");
+  nc->spool = (struct gw_line_spool){.dir = nc->dir, .prefix = "nccl.", .suffix = ".log"};
   nc->db = gw_store_db(store);
   if (sqlite3_exec(nc->db, "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT);", NULL, NULL,
                    NULL) != SQLITE_OK ||
@@ -70,42 +64,6 @@ void gw_nccl_collect_child_env(const struct gw_nccl_collect *nc) {
   setenv("NCCL_DEBUG_FILE", path, 1);
 }
 
-/* File names are nccl.<host>.<pid>.log: the pid is the last dotted field. */
-static long pid_of_name(const char *name) {
-  const char *end = name + strlen(name) - 4;
-  const char *p = end;
-  while (p > name && p[-1] != '.')
-    p--;
-  long pid = 0;
-  for (const char *q = p; q < end; q++) {
-    if (*q < '0' || *q > '9' || pid > 100000000)
-      return -1;
-    pid = pid * 10 + (*q - '0');
-  }
-  return p < end ? pid : -1;
-}
-
-static void discover(struct gw_nccl_collect *nc) {
-  DIR *d = opendir(nc->dir);
-  if (!d)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL && nc->nfiles < MAX_FILES) {
-    if (!gw_name_matches(de->d_name, "nccl.", ".log") || strlen(de->d_name) >= sizeof nc->files[0].name)
-      continue;
-    int known = 0;
-    for (int i = 0; i < nc->nfiles && !known; i++)
-      known = strcmp(nc->files[i].name, de->d_name) == 0;
-    if (known)
-      continue;
-    struct nccl_file *f = &nc->files[nc->nfiles++];
-    memset(f, 0, sizeof *f);
-    gw_strlcpy(f->name, de->d_name, sizeof f->name);
-    f->pid = pid_of_name(f->name);
-  }
-  closedir(d);
-}
-
 static void store_line(struct gw_nccl_collect *nc, long pid, int64_t t_ns, const char *line, size_t len) {
   if (nc->lines >= MAX_LINES) {
     nc->dropped++;
@@ -125,38 +83,17 @@ static void store_line(struct gw_nccl_collect *nc, long pid, int64_t t_ns, const
   sqlite3_reset(nc->insert);
 }
 
-static void read_new_lines(struct gw_nccl_collect *nc, struct nccl_file *f, int64_t t_ns) {
-  char path[PATH_MAX + 128];
-  snprintf(path, sizeof path, "%s/%s", nc->dir, f->name);
-  FILE *fp = fopen(path, "re");
-  if (!fp)
-    return;
-  if (fseeko(fp, f->offset, SEEK_SET) != 0) {
-    fclose(fp);
-    return;
-  }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t n;
-  while ((n = getline(&line, &cap, fp)) > 0) {
-    if (line[n - 1] != '\n')
-      break; /* NCCL is still writing it: take it next time */
-    f->offset += n;
-    size_t len = (size_t)n - 1;
-    if (len > 0)
-      store_line(nc, f->pid, t_ns, line, len);
-  }
-  free(line);
-  fclose(fp);
+static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size_t len) {
+  struct gw_nccl_collect *nc = ctx;
+  if (len > 0)
+    store_line(nc, f->pid, nc->poll_t_ns, line, len);
 }
 
 void gw_nccl_collect_poll(struct gw_nccl_collect *nc) {
   if (!nc)
     return;
-  discover(nc);
-  int64_t t_ns = gw_now_realtime_ns();
-  for (int i = 0; i < nc->nfiles; i++)
-    read_new_lines(nc, &nc->files[i], t_ns);
+  nc->poll_t_ns = gw_now_realtime_ns();
+  gw_line_spool_poll(&nc->spool, 0, take_line, NULL, nc);
 }
 
 uint64_t gw_nccl_collect_lines(const struct gw_nccl_collect *nc) {

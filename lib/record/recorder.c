@@ -26,6 +26,7 @@
 #include "sources/nvml.h"
 #include "store/store.h"
 #include "nccl_collect.h"
+#include "pyhook_collect.h"
 #include "trace_collect.h"
 
 #define MAX_GPUS 64
@@ -86,6 +87,7 @@ struct recorder {
   long ticks, ticks_late;
   struct gw_trace_collect *trace;
   struct gw_nccl_collect *nccl;
+  struct gw_pyhook_collect *pyhook;
   char trace_dir[4096];
   char tracer_lib[4096];
   int64_t started_ns;
@@ -310,6 +312,26 @@ static void open_nccl(struct recorder *r) {
     say(r, "NCCL transports will not be recorded: %s", err.msg);
 }
 
+/* The Python hook: steps, data wait and batch sizes from inside PyTorch,
+ * through a spool folder beside the recording. Off for --pid (its
+ * environment is not ours) and with --no-python-hook. */
+static void open_pyhook(struct recorder *r) {
+  const struct gw_record_opts *o = r->o;
+  if (!r->store || !o->argv || o->no_python_hook)
+    return;
+  char hook_dir[4096], dir[4200];
+  if (gw_pyhook_find_dir(hook_dir, sizeof hook_dir) != 0) {
+    say(r, "Python steps will not be recorded: the hook folder gpuwhy_hook was not found (set "
+           "GPUWHY_PYTHON_HOOK_DIR)");
+    return;
+  }
+  if (snprintf(dir, sizeof dir, "%s.py", o->out_path) >= (int)sizeof dir)
+    return;
+  struct gw_err err = {{0}};
+  if (gw_pyhook_collect_open(&r->pyhook, dir, hook_dir, r->store, &err) != GW_OK)
+    say(r, "Python steps will not be recorded: %s", err.msg);
+}
+
 static int open_store(struct recorder *r, char *msg, unsigned cap) {
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
@@ -401,6 +423,7 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
         setenv("GPUWHY_TRACE_PM_SAMPLING", "1", 1);
     }
     gw_nccl_collect_child_env(r->nccl);
+    gw_pyhook_collect_child_env(r->pyhook);
     execvp(r->o->argv[0], r->o->argv);
     int e = errno;
     ssize_t w = write(pipefd[1], &e, sizeof e);
@@ -502,6 +525,7 @@ static int exit_status_of(int wstatus) {
 }
 
 static void close_all(struct recorder *r) {
+  gw_pyhook_collect_close(r->pyhook);
   gw_nccl_collect_close(r->nccl);
   gw_trace_collect_close(r->trace);
   gw_store_close(r->store);
@@ -534,6 +558,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (open_store(r, msg, cap) != 0 || open_sources(r, msg, cap) != 0 || open_trace(r, msg, cap) != 0)
     goto out;
   open_nccl(r);
+  open_pyhook(r);
   if (o->argv && o->argv[0]) {
     if (start_child(r, msg, cap) != 0) {
       status = 127;
@@ -612,6 +637,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
       gw_trace_collect_poll(r->trace, &sink);
     if (r->nccl && slow_due)
       gw_nccl_collect_poll(r->nccl);
+    if (r->pyhook && slow_due)
+      gw_pyhook_collect_poll(r->pyhook, &sink);
     int64_t cpu4 = thread_cpu_ns();
     r->phase_cpu_ns[PHASE_GPU] += cpu1 - cpu0;
     r->phase_cpu_ns[PHASE_HOST] += cpu2 - cpu1;
@@ -670,7 +697,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (r->child_pid && child_status < 0) {
     /* Stopped early (signal or --duration): pass a signal on, then wait so the
      * exit status of the command is still ours to return. */
-    if (pending_signal)
+    if (pending_signal || o->stop_command)
       kill(r->child_pid, pending_signal == SIGINT ? SIGINT : SIGTERM);
     else
       say(r, "recording stopped after %.0f s; waiting for the command to finish", o->duration_s);
@@ -695,6 +722,12 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     put_meta_value(r, "nccl_log_lines", 0, (double)gw_nccl_collect_lines(r->nccl));
     if (gw_nccl_collect_dropped(r->nccl))
       put_meta_value(r, "nccl_log_lines_dropped", 0, (double)gw_nccl_collect_dropped(r->nccl));
+  }
+  if (r->pyhook) {
+    gw_pyhook_collect_finish(r->pyhook, &sink);
+    put_meta_value(r, "python_hook_steps", 0, (double)gw_pyhook_collect_steps(r->pyhook));
+    if (gw_pyhook_collect_bad_lines(r->pyhook))
+      put_meta_value(r, "python_hook_bad_lines", 0, (double)gw_pyhook_collect_bad_lines(r->pyhook));
   }
   if (r->store) {
     put_self_cost(r);

@@ -132,27 +132,10 @@ int gw_trace_find_library(const char *explicit_path, char *out, size_t cap) {
   const char *given = explicit_path ? explicit_path : env;
   if (given)
     return access(given, R_OK) == 0 && !gw_strlcpy(out, given, cap) ? 0 : -1;
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0)
-    return -1;
-  exe[n] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (!slash)
-    return -1;
-  *slash = '\0';
   static const char *const candidates[] = {"/tracer/libgpuwhy-tracer.so", "/../lib/gpuwhy/libgpuwhy-tracer.so",
                                            "/libgpuwhy-tracer.so"};
-  for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s%s", exe, candidates[i]);
-    char *real = realpath(path, NULL);
-    if (real) {
-      int ok = access(real, R_OK) == 0 && !gw_strlcpy(out, real, cap);
-      free(real);
-      if (ok)
-        return 0;
-    }
-  }
+  for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++)
+    if (gw_path_beside_exe(candidates[i], out, cap) == 0 && access(out, R_OK) == 0)
+      return 0;
   return -1;
 }

@@ -41,7 +41,9 @@ static const char SCHEMA_FIXED[] =
     " r_per_s REAL, w_per_s REAL, read_bps REAL, write_bps REAL, aqu_sz REAL);"
     "CREATE TABLE event (t_ns INTEGER NOT NULL, kind TEXT NOT NULL, gpu INTEGER, code INTEGER, pid INTEGER,"
     " message TEXT);"
-    "CREATE TABLE step (t_start_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, step INTEGER, source TEXT);"
+    /* pid .. samples came with the Python hook; older recordings lack them (readers check). */
+    "CREATE TABLE step (t_start_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, step INTEGER, source TEXT,"
+    " pid INTEGER, rank INTEGER, data_wait_ns INTEGER, batch_size INTEGER, samples INTEGER);"
     "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
     "CREATE INDEX proc_sample_t ON proc_sample(t_ns);"
     "CREATE INDEX event_t ON event(t_ns);";
@@ -150,7 +152,7 @@ static gw_status prepare_all(struct gw_store *st, struct gw_err *err) {
       [S_PROC] = "INSERT INTO proc_sample VALUES (?,?,?,?,?,?,?,?,?,?,?)",
       [S_DISK] = "INSERT INTO disk_sample VALUES (?,?,?,?,?,?,?,?,?)",
       [S_EVENT] = "INSERT INTO event VALUES (?,?,?,?,?,?)",
-      [S_STEP] = "INSERT INTO step VALUES (?,?,?,?)",
+      [S_STEP] = "INSERT INTO step (t_start_ns, t_end_ns, step, source) VALUES (?,?,?,?)",
       [S_ENV] = "INSERT OR REPLACE INTO env VALUES (?,?)",
       [S_META] = "INSERT OR REPLACE INTO meta VALUES (?,?)",
   };

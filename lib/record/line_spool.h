@@ -1,0 +1,36 @@
+/* A folder of append-only text files written by the recorded program (NCCL's
+ * debug logs, the Python hook's step spools), read line by line as they grow:
+ * only complete lines are handed on, each file from where the last read
+ * stopped. */
+#ifndef GW_LINE_SPOOL_H
+#define GW_LINE_SPOOL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define GW_LINE_SPOOL_MAX_FILES 1024
+
+struct gw_spool_file {
+  char name[96];
+  long pid;     /* from the name: the digits before the suffix, -1 when none */
+  off_t offset; /* bytes already handed on (complete lines only) */
+};
+
+struct gw_line_spool {
+  const char *dir, *prefix, *suffix; /* owned by the caller */
+  int nfiles;
+  struct gw_spool_file files[GW_LINE_SPOOL_MAX_FILES];
+};
+
+/* Called with each complete line, its newline removed (len excludes it). */
+typedef void (*gw_spool_line_fn)(void *ctx, const struct gw_spool_file *f, char *line, size_t len);
+/* Called when a file ends in a line without its newline at the final read. */
+typedef void (*gw_spool_torn_fn)(void *ctx, const struct gw_spool_file *f);
+
+/* Look for new files named PREFIX...SUFFIX and hand on the lines added to
+ * every file since the last call. final: the writers are gone, so a last line
+ * without a newline is torn (torn is called) rather than still being written. */
+void gw_line_spool_poll(struct gw_line_spool *sp, int final, gw_spool_line_fn on_line, gw_spool_torn_fn torn,
+                        void *ctx);
+
+#endif

@@ -1,0 +1,248 @@
+#include "pyhook_collect.h"
+#include "line_spool.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_FILES 1024      /* one per Python process: ranks, launchers, helpers */
+#define MAX_LINE_BYTES 1024 /* the hook cuts messages to 400 characters: a longer line is not its own */
+#define MAX_BAD_NOTES 3     /* say what the first bad lines were, count the rest */
+#define SOURCE_OPTIM "python_hook"
+#define SOURCE_LOADER "python_hook_loader"
+
+struct gw_pyhook_collect {
+  char dir[PATH_MAX];
+  char hook_dir[PATH_MAX];
+  sqlite3 *db;
+  struct gw_store *store;
+  sqlite3_stmt *insert;
+  struct gw_line_spool spool;
+  const struct gw_event_sink *events; /* during a poll */
+  uint64_t steps, bad_lines;
+};
+
+static int file_readable(const char *dir, const char *name) {
+  char path[PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return access(path, R_OK) == 0;
+}
+
+int gw_pyhook_find_dir(char *out, size_t cap) {
+  const char *env = getenv("GPUWHY_PYTHON_HOOK_DIR");
+  if (env)
+    return file_readable(env, "sitecustomize.py") && !gw_strlcpy(out, env, cap) ? 0 : -1;
+  static const char *const candidates[] = {"/python/gpuwhy_hook", "/../share/gpuwhy/python/gpuwhy_hook"};
+  for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++)
+    if (gw_path_beside_exe(candidates[i], out, cap) == 0 && file_readable(out, "sitecustomize.py"))
+      return 0;
+  return -1;
+}
+
+gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir, const char *hook_dir,
+                                 struct gw_store *store, struct gw_err *err) {
+  *out = NULL;
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    gw_err_set(err, "cannot create %s: %s", dir, strerror(errno));
+    return GW_ERR;
+  }
+  struct gw_pyhook_collect *pc = gw_xcalloc(1, sizeof *pc);
+  /* Absolute, in case the program changes its working directory. */
+  char *abs_dir = realpath(dir, NULL);
+  int too_long = gw_strlcpy(pc->dir, abs_dir ? abs_dir : dir, sizeof pc->dir);
+  free(abs_dir);
+  if (too_long || gw_strlcpy(pc->hook_dir, hook_dir, sizeof pc->hook_dir)) {
+    gw_err_set(err, "Python hook folder path too long: %s", dir);
+    free(pc);
+    return GW_ERR;
+  }
+  gw_remove_matching_files(pc->dir, "py-", ".steps");
+  pc->spool = (struct gw_line_spool){.dir = pc->dir, .prefix = "py-", .suffix = ".steps"};
+  pc->store = store;
+  pc->db = gw_store_db(store);
+  if (sqlite3_prepare_v2(pc->db,
+                         "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
+                         " samples) VALUES (?,?,?,?,?,?,?,?,?)",
+                         -1, &pc->insert, NULL) != SQLITE_OK) {
+    gw_err_set(err, "recording: cannot write the step table: %s", sqlite3_errmsg(pc->db));
+    sqlite3_finalize(pc->insert);
+    free(pc);
+    return GW_ERR;
+  }
+  *out = pc;
+  return GW_OK;
+}
+
+void gw_pyhook_collect_child_env(const struct gw_pyhook_collect *pc) {
+  if (!pc)
+    return;
+  const char *old = getenv("PYTHONPATH");
+  size_t n = strlen(pc->hook_dir) + (old ? strlen(old) : 0) + 2;
+  char *path = gw_xcalloc(1, n);
+  snprintf(path, n, "%s%s%s", pc->hook_dir, old && old[0] ? ":" : "", old && old[0] ? old : "");
+  setenv("PYTHONPATH", path, 1);
+  setenv("GPUWHY_PY_SPOOL_DIR", pc->dir, 1);
+  free(path);
+}
+
+/* Splits a line at tabs in place; returns the number of fields. */
+static int split_tabs(char *line, char **field, int max) {
+  int n = 0;
+  char *p = line;
+  while (n < max) {
+    field[n++] = p;
+    char *tab = strchr(p, '\t');
+    if (!tab)
+      break;
+    *tab = '\0';
+    p = tab + 1;
+  }
+  return n;
+}
+
+/* ns since 1970 before 2096: differences of these must not overflow. */
+static int time_ok(int64_t t) {
+  return t > 0 && t < 4000000000000000000LL;
+}
+
+static void bad_line(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, const char *why,
+                     const struct gw_event_sink *events) {
+  pc->bad_lines++;
+  if (pc->bad_lines > MAX_BAD_NOTES || !events)
+    return;
+  struct gw_event ev = {.t_ns = gw_now_realtime_ns(), .kind = "note", .gpu = -1, .pid = (int)f->pid};
+  snprintf(ev.message, sizeof ev.message, "python hook: %s: line skipped: %s", f->name, why);
+  gw_emit(events, &ev);
+}
+
+static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
+                     const struct gw_event_sink *events) {
+  int64_t step, t0, t1, wait, batch, samples, rank;
+  if (gw_parse_i64(v[1], &step) || gw_parse_i64(v[2], &t0) || gw_parse_i64(v[3], &t1) || gw_parse_i64(v[4], &wait) ||
+      gw_parse_i64(v[5], &batch) || gw_parse_i64(v[6], &samples) || gw_parse_i64(v[7], &rank)) {
+    bad_line(pc, f, "a step field is not an integer", events);
+    return;
+  }
+  if (!time_ok(t0) || !time_ok(t1) || t1 < t0 || wait < 0 || wait > t1 - t0 + 1000000000LL || samples < 0) {
+    bad_line(pc, f, "step times out of order or data wait negative", events);
+    return;
+  }
+  const char *source = strcmp(v[8], "optim") == 0 ? SOURCE_OPTIM : strcmp(v[8], "loader") == 0 ? SOURCE_LOADER : NULL;
+  if (!source) {
+    bad_line(pc, f, "step kind is neither optim nor loader", events);
+    return;
+  }
+  sqlite3_stmt *s = pc->insert;
+  sqlite3_bind_int64(s, 1, t0);
+  sqlite3_bind_int64(s, 2, t1);
+  sqlite3_bind_int64(s, 3, step);
+  sqlite3_bind_text(s, 4, source, -1, SQLITE_STATIC);
+  if (f->pid > 0)
+    sqlite3_bind_int64(s, 5, f->pid);
+  else
+    sqlite3_bind_null(s, 5);
+  if (rank >= 0)
+    sqlite3_bind_int64(s, 6, rank);
+  else
+    sqlite3_bind_null(s, 6);
+  sqlite3_bind_int64(s, 7, wait);
+  if (batch > 0)
+    sqlite3_bind_int64(s, 8, batch);
+  else
+    sqlite3_bind_null(s, 8);
+  if (samples > 0)
+    sqlite3_bind_int64(s, 9, samples);
+  else
+    sqlite3_bind_null(s, 9);
+  /* A failed insert (disk full) is the store's to report; the step is lost, the run goes on. */
+  if (sqlite3_step(s) == SQLITE_DONE)
+    pc->steps++;
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+}
+
+static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
+                      const struct gw_event_sink *events) {
+  static const char *const kinds[] = {"recompile", "cuda_oom", "cuda_alloc_retry", "fixed_batch"};
+  int64_t t, code;
+  const char *kind = NULL;
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    if (strcmp(v[2], kinds[i]) == 0)
+      kind = kinds[i];
+  if (gw_parse_i64(v[1], &t) || !time_ok(t) || gw_parse_i64(v[3], &code) || !kind) {
+    bad_line(pc, f, "event without a time, a known kind or a count", events);
+    return;
+  }
+  struct gw_event ev = {.t_ns = t, .kind = kind, .gpu = -1, .code = code, .pid = (int)f->pid};
+  gw_strlcpy(ev.message, v[4], sizeof ev.message);
+  if (events)
+    gw_emit(events, &ev);
+}
+
+static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size_t len) {
+  struct gw_pyhook_collect *pc = ctx;
+  char *v[10];
+  if (len == 0)
+    return;
+  if (len > MAX_LINE_BYTES || strlen(line) != len) {
+    bad_line(pc, f, "too long or not text", pc->events);
+    return;
+  }
+  int n = split_tabs(line, v, 10);
+  if (n == 9 && strcmp(v[0], "S") == 0)
+    put_step(pc, f, v, pc->events);
+  else if (n == 5 && strcmp(v[0], "E") == 0)
+    put_event(pc, f, v, pc->events);
+  else
+    bad_line(pc, f, "neither a step (S, 9 fields) nor an event (E, 5 fields)", pc->events);
+}
+
+/* A process cut in the middle of a write: its last line is torn. */
+static void torn_line(void *ctx, const struct gw_spool_file *f) {
+  struct gw_pyhook_collect *pc = ctx;
+  bad_line(pc, f, "incomplete last line", pc->events);
+}
+
+void gw_pyhook_collect_poll(struct gw_pyhook_collect *pc, const struct gw_event_sink *events) {
+  if (!pc)
+    return;
+  pc->events = events;
+  gw_line_spool_poll(&pc->spool, 0, take_line, NULL, pc);
+}
+
+void gw_pyhook_collect_finish(struct gw_pyhook_collect *pc, const struct gw_event_sink *events) {
+  if (!pc)
+    return;
+  pc->events = events;
+  gw_line_spool_poll(&pc->spool, 1, take_line, torn_line, pc);
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v2(pc->db,
+                         "DELETE FROM step WHERE source = '" SOURCE_LOADER "' AND pid IN"
+                         " (SELECT DISTINCT pid FROM step WHERE source = '" SOURCE_OPTIM "')",
+                         -1, &s, NULL) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_DONE)
+    pc->steps -= (uint64_t)sqlite3_changes(pc->db);
+  sqlite3_finalize(s);
+}
+
+uint64_t gw_pyhook_collect_steps(const struct gw_pyhook_collect *pc) {
+  return pc ? pc->steps : 0;
+}
+
+uint64_t gw_pyhook_collect_bad_lines(const struct gw_pyhook_collect *pc) {
+  return pc ? pc->bad_lines : 0;
+}
+
+void gw_pyhook_collect_close(struct gw_pyhook_collect *pc) {
+  if (!pc)
+    return;
+  sqlite3_finalize(pc->insert);
+  gw_remove_matching_files(pc->dir, "py-", ".steps");
+  rmdir(pc->dir); /* only when empty: files the user put there stay */
+  free(pc);
+}

@@ -1,0 +1,35 @@
+/* Steps from inside PyTorch: the recorder puts the Python start-up hook
+ * (tracer/python/gpuwhy_hook, a sitecustomize.py) first on the command's
+ * PYTHONPATH and names a spool folder in GPUWHY_PY_SPOOL_DIR; every Python
+ * process appends its steps and events to py-PID.steps there, and this module
+ * moves the complete lines into the recording's step and event tables. */
+#ifndef GW_PYHOOK_COLLECT_H
+#define GW_PYHOOK_COLLECT_H
+
+#include "core/sample.h"
+#include "core/util.h"
+#include "store/store.h"
+
+struct gw_pyhook_collect;
+
+/* Where the hook's folder is: GPUWHY_PYTHON_HOOK_DIR, else beside the binary
+ * (python/gpuwhy_hook in the build tree, ../share/gpuwhy/python/gpuwhy_hook
+ * installed). 0 when found. */
+int gw_pyhook_find_dir(char *out, size_t cap);
+/* dir: the spool folder, created if missing; old py-*.steps files in it are removed. */
+GW_NODISCARD gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir, const char *hook_dir,
+                                              struct gw_store *store, struct gw_err *err);
+/* In the child before exec: the hook's folder first on PYTHONPATH and the spool folder. */
+void gw_pyhook_collect_child_env(const struct gw_pyhook_collect *pc);
+/* Move the complete lines that appeared since the last call. */
+void gw_pyhook_collect_poll(struct gw_pyhook_collect *pc, const struct gw_event_sink *events);
+/* The last lines; a process's DataLoader-iteration steps are dropped where
+ * the same process has optimizer steps (they were the loop before the first
+ * optimizer step, not steps). */
+void gw_pyhook_collect_finish(struct gw_pyhook_collect *pc, const struct gw_event_sink *events);
+uint64_t gw_pyhook_collect_steps(const struct gw_pyhook_collect *pc);
+uint64_t gw_pyhook_collect_bad_lines(const struct gw_pyhook_collect *pc);
+/* The files and the folder are removed. */
+void gw_pyhook_collect_close(struct gw_pyhook_collect *pc);
+
+#endif

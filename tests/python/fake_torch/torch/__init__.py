@@ -1,0 +1,12 @@
+"""A stand-in for the few parts of PyTorch that gpuwhy's Python hook touches
+(tests run where torch is not installed). Same names and call shapes as torch 2.x."""
+import os
+
+from . import cuda, optim, utils  # noqa: F401  (torch imports these at start-up too)
+from ._tensor import Tensor, zeros  # noqa: F401
+
+__version__ = "0.0-fake"
+
+if os.environ.get("FAKE_TORCH_BROKEN") == "1":
+    # A torch whose internals moved: the hook must give up quietly.
+    del utils.data.dataloader._BaseDataLoaderIter

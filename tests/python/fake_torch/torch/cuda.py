@@ -1,0 +1,6 @@
+def is_available():
+    return False
+
+
+def is_initialized():
+    return False

@@ -1,0 +1,32 @@
+"""torch.optim.Optimizer's global step hooks, as in torch 2.x."""
+_global_pre_hooks = []
+_global_post_hooks = []
+
+
+def register_optimizer_step_pre_hook(hook):
+    _global_pre_hooks.append(hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    _global_post_hooks.append(hook)
+
+
+class Optimizer:
+    def __init__(self, params=(), lr=0.1):
+        self.lr = lr
+        self.steps = 0
+
+    def _step(self):
+        self.steps += 1
+
+    def step(self, *args, **kwargs):
+        for hook in _global_pre_hooks:
+            hook(self, args, kwargs)
+        out = self._step()
+        for hook in _global_post_hooks:
+            hook(self, args, kwargs)
+        return out
+
+
+class SGD(Optimizer):
+    pass

@@ -1,0 +1,38 @@
+"""A training loop on the fake torch for the hook's tests.
+
+  train_fake.py STEPS BATCH [--delay-ms D] [--no-optim] [--accum K] [--end exit|os_exit|kill]
+Prints one line per step to stdout (so that the test can compare outputs)."""
+import argparse
+import os
+import signal
+import sys
+import time
+
+import torch
+
+p = argparse.ArgumentParser()
+p.add_argument("steps", type=int)
+p.add_argument("batch", type=int)
+p.add_argument("--delay-ms", type=float, default=0.0)
+p.add_argument("--compute-ms", type=float, default=1.0)
+p.add_argument("--no-optim", action="store_true")
+p.add_argument("--accum", type=int, default=1)
+p.add_argument("--end", default="exit", choices=["exit", "os_exit", "kill"])
+p.add_argument("--status", type=int, default=0)
+a = p.parse_args()
+
+loader = torch.utils.data.DataLoader(a.steps * a.accum, batch_size=a.batch, delay_s=a.delay_ms / 1e3)
+opt = torch.optim.SGD([], lr=0.1)
+it = iter(loader)
+for step in range(a.steps):
+    for _ in range(a.accum):
+        x, y = next(it)
+        time.sleep(a.compute_ms / 1e3)
+    if not a.no_optim:
+        opt.step()
+    print("step %d x %s" % (step, x.shape), flush=True)
+if a.end == "os_exit":
+    os._exit(a.status)
+if a.end == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.exit(a.status)
