@@ -26,7 +26,7 @@ void gw_step_facts_text(const struct gw_diagnosis *dx, FILE *out, const char *bo
           "p50 ms", "p90 ms", "batch", _("data wait"));
   for (int i = 0; i < dx->steps.nprocs; i++) {
     const struct gw_step_process *p = &dx->steps.procs[i];
-    char rank[16];
+    char rank[24]; /* any 64-bit value with its sign */
     if (p->rank >= 0)
       snprintf(rank, sizeof rank, "%lld", (long long)p->rank);
     else
