@@ -120,7 +120,12 @@ class _Recorder:
     def attach(self, torch):
         self.torch = torch
         self.tensor_type = torch.Tensor
-        optimizer_mod = getattr(torch.optim, "optimizer", torch.optim)
+        # torch.optim deletes its submodule names (`del optimizer` at the end of
+        # its __init__), so the module is taken from sys.modules, not as an
+        # attribute of torch.optim.
+        import importlib
+
+        optimizer_mod = sys.modules.get("torch.optim.optimizer") or importlib.import_module("torch.optim.optimizer")
         register_pre = getattr(optimizer_mod, "register_optimizer_step_pre_hook", None)
         register_post = getattr(optimizer_mod, "register_optimizer_step_post_hook", None)
         if register_pre is not None and register_post is not None:
