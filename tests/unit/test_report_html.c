@@ -63,7 +63,7 @@ static void chart_small_series_exact(void **state) {
   gw_chart_begin(&c);
   const int64_t t[] = {0, 5000000000LL, 10000000000LL};
   const double v[] = {0, 50, 100};
-  gw_chart_line(&c, t, v, 3, 1, 0, "s-sm");
+  gw_chart_line(&c, t, v, 3, 1, "s-sm");
   gw_chart_end(&c);
   size_t len;
   char *page = slurp_file(f, &len);
@@ -95,7 +95,7 @@ static void chart_downsampling_keeps_extremes(void **state) {
   c.y1 = 100;
   c.title = "long";
   gw_chart_begin(&c);
-  gw_chart_line(&c, t, v, N, 1, 0, "s-sm");
+  gw_chart_line(&c, t, v, N, 1, "s-sm");
   gw_chart_end(&c);
   size_t len;
   char *page = slurp_file(f, &len);
