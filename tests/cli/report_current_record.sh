@@ -91,4 +91,16 @@ if command -v curl >/dev/null && "$GW_BIN" serve --help >/dev/null 2>&1; then
   grep -q '^gpuwhy_host_cpu_busy_ratio ' metrics.txt || fail "replay: no host CPU metric"
   echo "serve --replay: host and GPU metrics served"
 fi
+# The sentences that were wrong on such recordings. SM activity far above
+# GPU-Util (a bursty checkpointing run: 22% against 5%) is explained, not
+# called agreement; a recording with a sampled kernel trace says so.
+if [ -n "${GW_FIXTURES:-}" ]; then
+  "$GW_BIN" report "$GW_FIXTURES/scenarios/schedule_checkpoint.db" >ckpt.txt || fail "report exited $?"
+  grep -q "SM activity 22.2%: SM activity is higher because GPU-Util is a point reading" ckpt.txt ||
+    fail "SM activity above GPU-Util not explained: $(grep 'against SM activity' ckpt.txt)"
+  ! grep -q "SM activity agree" ckpt.txt || fail "5% and 22% called agreement"
+  "$GW_BIN" report "$GW_FIXTURES/scenarios/ddp_balanced.db" --format html -o ddp.html || fail "report exited $?"
+  grep -q "every 100 ms, with a sampled kernel trace (25 windows)" ddp.html || fail "sampled trace not named in The run"
+  grep -q "every 100 ms (counters only)" r.html || fail "counters-only recording not named so"
+fi
 echo "every renderer ran on today's recording; every chart with data draws lines"
