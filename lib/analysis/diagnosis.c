@@ -521,15 +521,23 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
           p->gpu);
     if (!isnan(p->util_med_pct) && !isnan(p->sm_med_pct)) {
       /* one whole sentence per case, so a translation can reorder it */
-      interp(dx,
-             p->sm_per_util < gw_thr.launch_sm_per_util
-                 ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util wildly overstates the "
-                     "work: a kernel is resident but almost no SM is busy.")
-             : p->sm_per_util < gw_thr.small_sm_per_util
-                 ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util overstates the work: "
-                     "resident kernels leave many SMs empty.")
-                 : _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util and SM activity agree."),
-             p->gpu, p->util_med_pct, p->sm_med_pct);
+      int above = p->sm_med_pct > p->util_med_pct + gw_thr.sm_above_util_pct;
+      int tiny = p->sm_per_util < gw_thr.launch_sm_per_util, underfilled = p->sm_per_util < gw_thr.small_sm_per_util;
+      /* agreement on the medians the sentence shows, not only on the sums */
+      int agree =
+          p->sm_per_util >= gw_thr.small_sm_per_util && p->sm_med_pct >= gw_thr.small_sm_per_util * p->util_med_pct;
+      if (above || tiny || underfilled || agree)
+        interp(dx,
+               above  ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: SM activity is higher because "
+                           "GPU-Util is a point reading at each tick and SM activity an average over its window: the "
+                           "GPU works in short bursts between readings. Read the work from SM activity.")
+               : tiny ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util wildly overstates the "
+                          "work: a kernel is resident but almost no SM is busy.")
+               : underfilled
+                   ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util overstates the work: "
+                       "resident kernels leave many SMs empty.")
+                   : _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util and SM activity agree."),
+               p->gpu, p->util_med_pct, p->sm_med_pct);
     } else if (!isnan(p->util_med_pct)) {
       interp(dx, _("GPU %d: GPU-Util median %.0f%% only says a kernel was resident, not how much of the GPU worked."),
              p->gpu, p->util_med_pct);

@@ -78,6 +78,13 @@ const struct gw_thresholds gw_thr = {
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
      * kernels leave a large share of the SMs empty. */
     .small_sm_per_util = 0.60,
+    /* [def] an SM is busy only while a kernel is resident, so over one window
+     * SM activity cannot exceed GPU-Util. GPU-Util comes in whole percents
+     * and its medians and GPM's are taken over windows that end at different
+     * moments, which moves a steady load by a point or two; three points
+     * above is beyond that: work came in bursts the point reads missed.
+     * [h200] gpu-machine.md: util and GPM out of phase on a bursty loop. */
+    .sm_above_util_pct = 3.0,
     /* [seed 3.1] "memory only 20% used" pointed away from a full GPU; below
      * half there is room to at least double the batch. */
     .mem_mostly_free_frac = 0.50,

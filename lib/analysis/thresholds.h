@@ -31,6 +31,7 @@ struct gw_thresholds {
   double small_occupancy_max_pct; /* occupancy above this is a streaming (element-wise) mix, not small GEMMs */
   double small_busy_util_pct;     /* GPU-Util at or above: the GPU looks busy */
   double small_sm_per_util;       /* SM activity / GPU-Util below this while busy: underfilled */
+  double sm_above_util_pct;       /* SM activity median this far above GPU-Util's: bursts between util reads */
   double mem_mostly_free_frac;    /* used / total below this: room for a larger batch */
   double mem_headroom_low_frac;   /* used / total above this: less than the 20-30% headroom */
   double multi_sm_spread_pct;     /* SM activity spread between GPUs naming a straggler */

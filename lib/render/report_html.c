@@ -15,6 +15,7 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
+#include "core/i18n.h"
 #include "render/activity_dips.h"
 #include "render/escape.h"
 #include "render/report_render.h"
@@ -195,7 +196,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
                        const struct span *sp, const struct gw_run_facts *facts) {
   const struct gw_gpu_series *g = &rec->gpus[gi];
   const struct gw_gpu_profile *p = &dx->profiles[gi];
-  int64_t dt = gw_typical_dt_ns(g), gap = 5 * dt;
+  int64_t dt = gw_typical_dt_ns(g);
   const struct gw_gpu_facts *gf = facts ? gw_run_facts_gpu(facts, g->gpu) : NULL;
   fprintf(out, "<h3>GPU %d", g->gpu);
   if (g->name[0] || (gf && gf->name[0])) {
@@ -233,8 +234,8 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   key_marks(&c, &mk);
   gw_chart_begin(&c);
   draw_marks(&c, g, &mk);
-  gw_chart_line(&c, g->t_ns, util, g->n, 1, gap, "s-util");
-  gw_chart_line(&c, g->t_ns, sm, g->n, 1, gap, "s-sm");
+  gw_chart_line(&c, g->t_ns, util, g->n, 1, "s-util");
+  gw_chart_line(&c, g->t_ns, sm, g->n, 1, "s-sm");
   gw_chart_end(&c);
 
   const double *power = g->m[GW_M_power_mw], *limit = g->h[GW_M_power_limit_mw];
@@ -248,10 +249,10 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   gw_chart_begin(&c);
   draw_marks(&c, g, &mk);
   if (has_values(limit, g->nh))
-    gw_chart_line(&c, g->ht_ns, limit, g->nh, 1e-3, 0, "s-limit");
+    gw_chart_line(&c, g->ht_ns, limit, g->nh, 1e-3, "s-limit");
   else
     gw_chart_hline(&c, lim_w, "s-limit");
-  gw_chart_line(&c, g->t_ns, power, g->n, 1e-3, gap, "s-power");
+  gw_chart_line(&c, g->t_ns, power, g->n, 1e-3, "s-power");
   gw_chart_end(&c);
 
   /* Clock reasons as translucent bands behind the clock line. */
@@ -284,7 +285,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     gw_chart_runs(&c, g->t_ns, on[r], g->n, dt, 0, 1, reasons[r].css, reasons[r].label);
   if (!isnan(g->sm_clock_max_mhz))
     gw_chart_hline(&c, g->sm_clock_max_mhz, "grid");
-  gw_chart_line(&c, g->t_ns, clk, g->n, 1, gap, "s-clock");
+  gw_chart_line(&c, g->t_ns, clk, g->n, 1, "s-clock");
   gw_chart_end(&c);
   for (size_t r = 0; r < sizeof reasons / sizeof reasons[0]; r++)
     free(on[r]);
@@ -299,8 +300,8 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     key_marks(&c, &mk);
     gw_chart_begin(&c);
     draw_marks(&c, g, &mk);
-    gw_chart_line(&c, g->t_ns, tx, g->n, 1e-9, gap, "s-tx");
-    gw_chart_line(&c, g->t_ns, rx, g->n, 1e-9, gap, "s-rx");
+    gw_chart_line(&c, g->t_ns, tx, g->n, 1e-9, "s-tx");
+    gw_chart_line(&c, g->t_ns, rx, g->n, 1e-9, "s-rx");
     gw_chart_end(&c);
   }
   free(mk.dips);
@@ -317,7 +318,6 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
     fputs("<p>No host samples in this recording.</p>\n", out);
     return;
   }
-  int64_t gap = 5LL * (rec->interval_ms > 0 ? rec->interval_ms : 1000) * 1000000LL;
   struct marks mk;
   memset(&mk, 0, sizeof mk);
   const struct gw_gpu_series *g0 = rec->ngpus > 0 ? &rec->gpus[0] : NULL;
@@ -345,9 +345,9 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
   key_marks(&c, &mk);
   gw_chart_begin(&c);
   draw_marks(&c, g0, &mk);
-  gw_chart_line(&c, h->t_ns, h->cpu_busy_pct, h->n, 1, gap, "s-host");
-  gw_chart_line(&c, h->t_ns, h->worker_cpu_max_pct, h->n, 1, gap, "s-worker");
-  gw_chart_line(&c, h->t_ns, h->main_cpu_pct, h->n, 1, gap, "s-main");
+  gw_chart_line(&c, h->t_ns, h->cpu_busy_pct, h->n, 1, "s-host");
+  gw_chart_line(&c, h->t_ns, h->worker_cpu_max_pct, h->n, 1, "s-worker");
+  gw_chart_line(&c, h->t_ns, h->main_cpu_pct, h->n, 1, "s-main");
   gw_chart_end(&c);
 
   if (has_values(h->disk_util_max_pct, h->n)) {
@@ -359,8 +359,8 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
     key_marks(&c, &mk);
     gw_chart_begin(&c);
     draw_marks(&c, g0, &mk);
-    gw_chart_line(&c, h->t_ns, h->iowait_pct, h->n, 1, gap, "s-iowait");
-    gw_chart_line(&c, h->t_ns, h->disk_util_max_pct, h->n, 1, gap, "s-disk");
+    gw_chart_line(&c, h->t_ns, h->iowait_pct, h->n, 1, "s-iowait");
+    gw_chart_line(&c, h->t_ns, h->disk_util_max_pct, h->n, 1, "s-disk");
     gw_chart_end(&c);
   }
   free(mk.dips);
@@ -533,8 +533,14 @@ static void facts_card(FILE *out, const struct gw_recording *rec, const struct g
     fact(out, "host", buf, 0);
   }
   if (rec->interval_ms > 0) {
-    snprintf(buf, sizeof buf, "every %d ms%s", rec->interval_ms,
-             rec->has_timeline ? ", with the kernel tracer" : " (counters only)");
+    /* a sampled trace leaves has_timeline at 0 but still holds kernels inside its windows */
+    if (rec->timeline_sampled)
+      snprintf(buf, sizeof buf, _("every %d ms, with a sampled kernel trace (%zu windows)"), rec->interval_ms,
+               rec->nwindows);
+    else
+      snprintf(buf, sizeof buf,
+               rec->has_timeline ? _("every %d ms, with the kernel tracer") : _("every %d ms (counters only)"),
+               rec->interval_ms);
     fact(out, "sampling", buf, 0);
   }
   if (dx->steps.n >= 2 && !isnan(dx->steps.median_s)) {

@@ -1,8 +1,11 @@
 #include "svg_chart.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/stats.h"
+#include "core/util.h"
 #include "render/escape.h"
 
 #define VIEW_W 1000.0
@@ -143,10 +146,43 @@ static void pen_point(struct pen *p, double x, double y) {
   p->c->points_written++;
 }
 
-void gw_chart_line(struct gw_chart *c, const int64_t *t_ns, const double *v, size_t n, double scale, int64_t max_gap_ns,
-                   const char *css) {
+static int known(const struct gw_chart *c, const int64_t *t_ns, const double *v, size_t i) {
+  return !isnan(v[i]) && !isinf(v[i]) && t_ns[i] >= c->t0_ns && t_ns[i] <= c->t1_ns;
+}
+
+/* The series' own sampling period: the median spacing of its known samples
+ * (0 when it has fewer than two). Each series carries its own, because the
+ * recorder reads metrics at different rates (GPU utilization every tick,
+ * power and the host once a second, health every few seconds) and an
+ * importer may bring any rate at all. */
+static int64_t sample_period_ns(const struct gw_chart *c, const int64_t *t_ns, const double *v, size_t n) {
+  double *dt = gw_xcalloc(n ? n : 1, sizeof *dt);
+  size_t m = 0;
+  int64_t prev = 0;
+  int have_prev = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!known(c, t_ns, v, i))
+      continue;
+    if (have_prev)
+      dt[m++] = (double)(t_ns[i] - prev);
+    prev = t_ns[i];
+    have_prev = 1;
+  }
+  double med = m ? gw_stats_median(dt, m) : 0;
+  free(dt);
+  return med > 0 ? (int64_t)med : 0;
+}
+
+void gw_chart_line(struct gw_chart *c, const int64_t *t_ns, const double *v, size_t n, double scale, const char *css) {
   if (!t_ns || !v || n == 0)
     return;
+  /* A pause is a stretch without known values several sampling periods long:
+   * the sampler stopped or the metric was unreadable there, and a straight
+   * line across it would invent values. Measured on the series itself, so a
+   * metric read once a second is not taken for a string of gaps beside one
+   * read every 100 ms; five periods let a late tick or a few failed reads
+   * pass without breaking the line. Unknown values in between are skipped. */
+  int64_t max_gap_ns = GW_CHART_PAUSE_PERIODS * sample_period_ns(c, t_ns, v, n);
   fprintf(c->out, "<path class=\"%s\" d=\"", css);
   struct pen p = {c, 0};
   /* the current bucket: its lowest and highest sample, written in time order */
@@ -155,7 +191,9 @@ void gw_chart_line(struct gw_chart *c, const int64_t *t_ns, const double *v, siz
   int64_t prev_t = 0;
   int have_prev = 0;
   for (size_t i = 0; i <= n; i++) {
-    int valid = i < n && !isnan(v[i]) && !isinf(v[i]) && t_ns[i] >= c->t0_ns && t_ns[i] <= c->t1_ns;
+    int valid = i < n && known(c, t_ns, v, i);
+    if (i < n && !valid)
+      continue;
     long b = valid ? (long)floor(x_of(c, t_ns[i]) / VIEW_W * GW_CHART_BUCKETS) : -1;
     int gap = valid && have_prev && max_gap_ns > 0 && t_ns[i] - prev_t > max_gap_ns;
     if (bucket >= 0 && (!valid || b != bucket || gap)) {
@@ -165,12 +203,10 @@ void gw_chart_line(struct gw_chart *c, const int64_t *t_ns, const double *v, siz
         pen_point(&p, x_of(c, t_ns[z]), y_of(c, v[z] * scale));
       bucket = -1;
     }
-    if (!valid || gap)
+    if (!valid)
+      break;
+    if (gap)
       p.down = 0;
-    if (!valid) {
-      have_prev = 0;
-      continue;
-    }
     if (bucket < 0) {
       bucket = b;
       lo = hi = i;

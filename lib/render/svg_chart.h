@@ -15,6 +15,7 @@
 #define GW_CHART_BUCKETS 1000
 #define GW_CHART_MAX_KEYS 8
 #define GW_CHART_MAX_YLABELS 12
+#define GW_CHART_PAUSE_PERIODS 5 /* see gw_chart_line */
 
 struct gw_chart_key {
   const char *label; /* plain text, escaped when written */
@@ -47,10 +48,11 @@ void gw_chart_begin(struct gw_chart *c);
 /* Close the SVG, write the time axis labels and close the figure. */
 void gw_chart_end(struct gw_chart *c);
 
-/* A polyline of v over t_ns (n samples, t ascending). NAN values and pauses
- * longer than max_gap_ns break the line. scale multiplies every value. */
-void gw_chart_line(struct gw_chart *c, const int64_t *t_ns, const double *v, size_t n, double scale, int64_t max_gap_ns,
-                   const char *css);
+/* A polyline of v over t_ns (n samples, t ascending). NAN values are
+ * skipped; the line breaks where the known values pause for more than
+ * GW_CHART_PAUSE_PERIODS of the series' own median spacing. scale multiplies
+ * every value. */
+void gw_chart_line(struct gw_chart *c, const int64_t *t_ns, const double *v, size_t n, double scale, const char *css);
 /* A horizontal line at value y. */
 void gw_chart_hline(struct gw_chart *c, double y, const char *css);
 /* Bands over the time ranges where on[i] is non-zero; sample i covers

@@ -63,7 +63,7 @@ static void chart_small_series_exact(void **state) {
   gw_chart_begin(&c);
   const int64_t t[] = {0, 5000000000LL, 10000000000LL};
   const double v[] = {0, 50, 100};
-  gw_chart_line(&c, t, v, 3, 1, 0, "s-sm");
+  gw_chart_line(&c, t, v, 3, 1, "s-sm");
   gw_chart_end(&c);
   size_t len;
   char *page = slurp_file(f, &len);
@@ -95,7 +95,7 @@ static void chart_downsampling_keeps_extremes(void **state) {
   c.y1 = 100;
   c.title = "long";
   gw_chart_begin(&c);
-  gw_chart_line(&c, t, v, N, 1, 0, "s-sm");
+  gw_chart_line(&c, t, v, N, 1, "s-sm");
   gw_chart_end(&c);
   size_t len;
   char *page = slurp_file(f, &len);
@@ -111,6 +111,62 @@ static void chart_downsampling_keeps_extremes(void **state) {
   free(page);
   free(t);
   free(v);
+}
+
+/* The d attribute of the first path of class css in page. */
+static char *path_of(const char *page, const char *css) {
+  char key[64];
+  snprintf(key, sizeof key, "class=\"%s\" d=\"", css);
+  const char *d = strstr(page, key);
+  assert_non_null(d);
+  d += strlen(key);
+  const char *end = strchr(d, '"');
+  return strndup(d, (size_t)(end - d));
+}
+
+/* Each series breaks at its own pauses: rows once a second are not gaps
+ * beside a 100 ms series, a metric read once a second among unknown ticks
+ * still draws, and a real pause breaks both. */
+static void chart_gaps_follow_each_series(void **state) {
+  (void)state;
+  enum { FAST = 200, SLOW = 20 };
+  int64_t tf[FAST], ts[SLOW];
+  double vf[FAST], vs[SLOW], held[FAST];
+  for (int i = 0; i < FAST; i++) {
+    tf[i] = (int64_t)i * 100000000LL + (i >= 100 ? 6000000000LL : 0); /* 100 ms, a 6 s pause at 10 s */
+    vf[i] = 50;
+    held[i] = i % 10 == 0 ? 40 : NAN; /* read once a second, unknown between */
+  }
+  for (int i = 0; i < SLOW; i++) {
+    ts[i] = (int64_t)i * 1000000000LL; /* once a second */
+    vs[i] = 30;
+  }
+  FILE *f = tmpfile();
+  struct gw_chart c;
+  memset(&c, 0, sizeof c);
+  c.out = f;
+  c.t0_ns = 0;
+  c.t1_ns = 26000000000LL;
+  c.y1 = 100;
+  c.title = "rates";
+  gw_chart_begin(&c);
+  gw_chart_line(&c, tf, vf, FAST, 1, "s-sm");
+  gw_chart_line(&c, ts, vs, SLOW, 1, "s-host");
+  gw_chart_line(&c, tf, held, FAST, 1, "s-power");
+  gw_chart_end(&c);
+  size_t len;
+  char *page = slurp_file(f, &len);
+  fclose(f);
+  char *fast = path_of(page, "s-sm"), *slow = path_of(page, "s-host"), *once = path_of(page, "s-power");
+  assert_int_equal(count(fast, "M"), 2); /* the 6 s pause */
+  assert_int_equal(count(slow, "M"), 1);
+  assert_int_equal(count(slow, "L"), SLOW - 1);
+  assert_int_equal(count(once, "M"), 2); /* the same pause: 7 s between readings a second apart */
+  assert_int_equal(count(once, "L"), FAST / 10 - 2);
+  free(fast);
+  free(slow);
+  free(once);
+  free(page);
 }
 
 static void chart_axis_bounds(void **state) {
@@ -227,9 +283,10 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(chart_small_series_exact),   cmocka_unit_test(chart_downsampling_keeps_extremes),
-      cmocka_unit_test(chart_axis_bounds),          cmocka_unit_test(page_escapes_recording_text),
-      cmocka_unit_test(long_recording_stays_small), cmocka_unit_test(missing_file_is_an_error),
+      cmocka_unit_test(chart_small_series_exact),      cmocka_unit_test(chart_downsampling_keeps_extremes),
+      cmocka_unit_test(chart_gaps_follow_each_series), cmocka_unit_test(chart_axis_bounds),
+      cmocka_unit_test(page_escapes_recording_text),   cmocka_unit_test(long_recording_stays_small),
+      cmocka_unit_test(missing_file_is_an_error),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
