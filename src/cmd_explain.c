@@ -1,10 +1,9 @@
 /* gpuwhy explain [CLASS]: the quick reference of the bottleneck classes. */
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <gpuwhy/report.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "core/i18n.h"
 
 int gw_cmd_explain(int argc, char **argv);
 
