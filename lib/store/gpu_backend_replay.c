@@ -2,10 +2,12 @@
  * record (and watch, serve, check) see the GPUs of the recording FILE: their
  * static facts and driver versions, and on each tick the next gpu_sample row
  * of each GPU, with the gpu_health row in force at that row's time when the
- * health tiers are asked for. Rows keep their values (and NULLs); their time
- * is the recorder's tick, so a recording made at the source's interval
- * reproduces its GPU series. When a GPU's rows run out it reads as lost (no
- * event), and the recording carries on with the host. Not replayed: events
+ * health tiers are asked for. Rows keep their values (and NULLs) and their
+ * spacing: a row is stamped at the first replayed tick's time plus its
+ * offset in the source, so a late tick on a loaded machine does not stretch
+ * the series. Record at the source's interval (or a longer one): a shorter
+ * one would stamp rows ahead of the clock. When a GPU's rows run out it reads
+ * as lost (no event), and the recording carries on with the host. Not replayed: events
  * (Xid, clock-reason changes), GPU process lists, the kernel trace. */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -28,6 +30,8 @@ struct replay {
   struct gw_gpu_info info[REPLAY_MAX_GPUS];
   struct replay_rows fast[REPLAY_MAX_GPUS], slow[REPLAY_MAX_GPUS];
   int64_t src_t[REPLAY_MAX_GPUS]; /* source time of the last row given */
+  int64_t src0_ns;                /* the source's first row, all GPUs */
+  int64_t origin_ns;              /* the tick the first row was given at; 0 before */
 };
 
 static void text_col(sqlite3_stmt *s, int i, char *dst, size_t cap) {
@@ -181,6 +185,9 @@ static gw_status replay_open(void **state, const char *path, struct gw_err *err)
     replay_close(r);
     return rc;
   }
+  for (unsigned g = 0; g < r->ngpus; g++)
+    if (r->fast[g].n && (!r->src0_ns || r->fast[g].row[0].t_ns < r->src0_ns))
+      r->src0_ns = r->fast[g].row[0].t_ns;
   *state = r;
   return GW_OK;
 }
@@ -209,6 +216,7 @@ static gw_status replay_sample(void *state, unsigned gpu, int64_t t_ns, unsigned
   struct replay *r = state;
   if (gpu >= r->ngpus)
     return GW_ELOST;
+  out->t_ns = t_ns;
   if (what & GW_GPU_FAST) {
     struct replay_rows *f = &r->fast[gpu];
     if (f->next >= f->n)
@@ -218,6 +226,9 @@ static gw_status replay_sample(void *state, unsigned gpu, int64_t t_ns, unsigned
       if (gw_gpu_valid(row, (enum gw_gpu_metric)m))
         gw_gpu_set(out, (enum gw_gpu_metric)m, row->values[m]);
     r->src_t[gpu] = row->t_ns;
+    if (!r->origin_ns)
+      r->origin_ns = t_ns;
+    out->t_ns = r->origin_ns + (row->t_ns - r->src0_ns);
   }
   if (what & (GW_GPU_SLOW | GW_GPU_RARE)) {
     /* the health row in force at the source time reached */
@@ -231,7 +242,6 @@ static gw_status replay_sample(void *state, unsigned gpu, int64_t t_ns, unsigned
           gw_gpu_set(out, (enum gw_gpu_metric)m, row->values[m]);
     }
   }
-  out->t_ns = t_ns;
   out->gpu = gpu;
   return GW_OK;
 }
