@@ -2,13 +2,13 @@
  * The work is in lib/compare/baseline.c. */
 #include <gpuwhy/compare.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/i18n.h"
 
 int gw_cmd_baseline(int argc, char **argv);
 

@@ -2,13 +2,12 @@
  * pre-flight checkup of driver, GPUs, kernel log and host. */
 #include <gpuwhy/check.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "core/i18n.h"
 
 int gw_cmd_check(int argc, char **argv);
 

@@ -1,13 +1,13 @@
 /* gpuwhy compare A B [C ...]: did a change help? The work is in lib/compare. */
 #include <gpuwhy/compare.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/i18n.h"
 
 int gw_cmd_compare(int argc, char **argv);
 

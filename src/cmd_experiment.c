@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "compare/fixed_batch.h"
-#include "core/i18n.h"
+#include <gpuwhy/experiment.h>
+#include <gpuwhy/i18n.h>
 
 static const char *experiment_usage(void) {
   /* xgettext:no-c-format */

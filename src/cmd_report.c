@@ -1,6 +1,7 @@
 /* gpuwhy report FILE... [--format text|json|md|html] [-o OUT] */
 #include <errno.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <gpuwhy/import.h>
 #include <gpuwhy/report.h>
 #include <stdio.h>
@@ -8,10 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "core/i18n.h"
-#include "core/util.h"
-#include "store/store.h"
 
 int gw_cmd_report(int argc, char **argv);
 
@@ -106,7 +103,7 @@ static int import_if_trace(const char *input, struct imported *im, char *err, si
     return GPUWHY_EXIT_INPUT;
   }
   char name[256];
-  gw_strlcpy(name, input, sizeof name);
+  snprintf(name, sizeof name, "%s", input);
   size_t len = strlen(name);
   while (len > 1 && name[len - 1] == '/')
     name[--len] = '\0';

@@ -4,13 +4,13 @@
 #include <getopt.h>
 #include <gpuwhy/compare.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/i18n.h"
 
 int gw_cmd_sweep(int argc, char **argv);
 

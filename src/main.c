@@ -1,11 +1,11 @@
 /* gpuwhy: why is the GPU under-used, and did the fix work. The subcommand
  * table; each command lives in its own cmd_<name>.c. */
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "core/i18n.h"
 
 struct command {
   const char *name;

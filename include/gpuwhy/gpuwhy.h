@@ -9,4 +9,16 @@
 
 const char *gw_version(void);
 
+/* Recording files, for the CLI's own plumbing (report imports a trace into
+ * a temporary recording). */
+#include <stddef.h>
+/* 1 when path is a SQLite file carrying gpuwhy's application id; 0 otherwise. */
+int gw_store_file_is_recording(const char *path);
+/* Unlinks a recording and the side files SQLite may have left beside it. */
+void gw_store_remove_files(const char *path);
+/* Creates a private folder $TMPDIR/PREFIX-XXXXXX (/tmp without TMPDIR) and
+ * writes its path to out; -1 with errno when it cannot. *parent_out (may be
+ * NULL) gets the folder it was made in, for messages. */
+int gw_make_temp_dir(const char *prefix, char *out, size_t cap, const char **parent_out);
+
 #endif

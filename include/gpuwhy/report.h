@@ -26,8 +26,11 @@ int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *ou
 int gw_report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out, char *errbuf,
                     size_t errcap);
 
-/* Print the quick-reference table of the six classes, or one class in full.
- * Returns 0, or -1 when class_id names no class. */
+/* Print the quick-reference table of the bottleneck classes, or one class in
+ * full. Returns 0, or -1 when class_id names no class. */
 int gw_explain(FILE *out, const char *class_id);
+
+/* The id of the i-th bottleneck class in the registry, or NULL past the last. */
+const char *gw_class_id_at(int i);
 
 #endif

@@ -473,12 +473,12 @@ static int cmp_finding(const void *a, const void *b) {
 
 static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   struct gw_rule_input in = {rec, dx};
-  for (int r = 0; r < gw_nrules; r++) {
+  for (int r = 0; r < gw_nrules && dx->nfindings < GW_MAX_FINDINGS; r++) {
     struct gw_finding f;
     memset(&f, 0, sizeof f);
-    f.class_id = gw_rules[r].id;
-    f.title = _(gw_rules[r].title);
-    if (!gw_rules[r].evaluate(&in, &f))
+    f.class_id = gw_rules[r]->id;
+    f.title = _(gw_rules[r]->title);
+    if (!gw_rules[r]->evaluate(&in, &f))
       continue;
     if (f.confidence < gw_thr.finding_min_conf)
       continue;

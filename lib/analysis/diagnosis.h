@@ -13,7 +13,15 @@
 #define GW_MAX_EVIDENCE 8
 #define GW_MAX_FIXES 6
 #define GW_MAX_NOTES 24
-#define GW_MAX_FINDINGS 6
+/* One slot per registered class (analysis/rule_registry.h): a rule adds at
+ * most one finding; rules.c asserts the registry fits. */
+enum gw_rule_slot {
+#define GW_RULE(id) GW_RULE_SLOT_##id,
+#include "analysis/rule_registry.h"
+#undef GW_RULE
+  GW_NRULES
+};
+#define GW_MAX_FINDINGS GW_NRULES
 #define GW_TEXT 320
 
 struct gw_evidence {
@@ -27,7 +35,7 @@ struct gw_fix {
 };
 
 struct gw_finding {
-  const char *class_id; /* one of the six fixed ids */
+  const char *class_id; /* a registry id (analysis/rule_registry.h) */
   const char *title;
   double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
   double share_of_active; /* the same time as a share of the active GPU time, 0..1 */

@@ -205,3 +205,17 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
                  _("fewer or smaller collectives per sample"));
   return 1;
 }
+
+/* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
+const struct gw_rule gw_class_multi_gpu_sync = {
+    "multi_gpu_sync",
+    N_("GPUs wait on each other"),
+    "2.4",
+    GW_ROW_IDLE_COMM,
+    gw_rule_multi_gpu_sync,
+    N_("with two or more GPUs: dips on all GPUs at once; SM activity differs by more than 10 points between GPUs "
+       "(util "
+       "does not show it: a rank waiting in NCCL looks busy); NCCL time not overlapped with compute"),
+    N_("compare per-GPU SM activity and clocks (gpuwhy report shows both); NCCL_DEBUG=INFO for transport and timings"),
+    N_("balance data and work across ranks; overlap communication with compute (DDP buckets); check NCCL transport "
+       "(NVLink/P2P, NCCL_SOCKET_IFNAME); gradient accumulation; ZeRO or tensor parallelism")};

@@ -124,3 +124,18 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     add_shape_fix(f);
   return 1;
 }
+
+/* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
+const struct gw_rule gw_class_schedule_shape = {
+    "schedule_shape",
+    N_("The training schedule or changing shapes stall the GPU"),
+    "2.6",
+    GW_ROW_IDLE_PERIODIC,
+    gw_rule_schedule_shape,
+    N_("activity dips at a fixed period (eval, checkpoint, logging) with disk writes or host work during the dips; or "
+       "step-time spread without a period (dynamic shapes, recompiles)"),
+    N_("log the step time of every step and find the step numbers of the slow ones; look for the eval/save/log code "
+       "at "
+       "that interval"),
+    N_("evaluate less often or in another process; asynchronous checkpoints; logging off the hot path without .item() "
+       "each step; pad or bucket variable shapes")};

@@ -1,5 +1,6 @@
-/* The six bottleneck classes as a table: one row per class, one file per
- * rule (rule_<class>.c). Adding a class is one row and one file. */
+/* The bottleneck classes as a table: each rule file (rule_<class>.c)
+ * defines its row, analysis/rule_registry.h lists the rows. Adding a class is
+ * one file and one line there (docs/ARCHITECTURE.md). */
 #ifndef GW_RULES_H
 #define GW_RULES_H
 
@@ -9,6 +10,7 @@ struct gw_rule {
   const char *id;    /* fixed id used in JSON, tests and fixtures */
   const char *title; /* words for people */
   const char *seed_section;
+  int ledger_row; /* enum gw_ledger_row the class's lost time falls in: its colour in the HTML report */
   /* Fill f (class_id, title preset, shares and confidence zero) and return
    * 1 when the class holds in this recording; 0 leaves f unused. */
   int (*evaluate)(const struct gw_rule_input *in, struct gw_finding *f);
@@ -16,18 +18,14 @@ struct gw_rule {
   const char *signals, *confirm, *fixes;
 };
 
-extern const struct gw_rule gw_rules[];
+/* The rows, in registry order; gw_nrules == GW_NRULES. */
+#define GW_RULE(id) extern const struct gw_rule gw_class_##id;
+#include "analysis/rule_registry.h"
+#undef GW_RULE
+extern const struct gw_rule *const gw_rules[GW_NRULES];
 extern const int gw_nrules;
 
 const struct gw_rule *gw_rule_find(const char *id);
-
-/* The per-class evaluators (rule_<class>.c). */
-int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f);
-int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f);
-int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f);
-int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f);
-int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f);
-int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f);
 
 /* The GPU whose device memory rises and falls repeatedly (allocations that
  * differ from step to step: varying shapes), or NULL. */

@@ -174,15 +174,15 @@ static void merge_sample(struct gw_gpu_sample *a, const struct gw_gpu_sample *b)
 
 static void gather_gpus(struct check_ctx *ctx) {
   struct gw_err err = {{0}};
-  gw_status st = gw_nvml_open(&ctx->nv, ctx->opts->nvml_lib, &err);
+  gw_status st = gw_gpu_open(&ctx->nv, ctx->opts->nvml_lib, &err);
   if (st != GW_OK) {
     ctx->nv = NULL;
     gw_strlcpy(ctx->driver_err, err.msg[0] ? err.msg : "no NVIDIA driver", sizeof ctx->driver_err);
     return;
   }
   ctx->have_driver = 1;
-  gw_nvml_driver_info(ctx->nv, &ctx->driver);
-  ctx->ngpus = gw_nvml_gpu_count(ctx->nv);
+  gw_gpu_driver_info(ctx->nv, &ctx->driver);
+  ctx->ngpus = gw_gpu_count(ctx->nv);
   ctx->gpus = gw_xcalloc(ctx->ngpus ? ctx->ngpus : 1, sizeof *ctx->gpus);
   for (unsigned g = 0; g < ctx->ngpus; g++) {
     struct check_gpu *gpu = &ctx->gpus[g];
@@ -191,15 +191,15 @@ static void gather_gpus(struct check_ctx *ctx) {
     gpu->load_tflops = -1;
     gpu->nprocs = -1;
     struct gw_err gerr = {{0}};
-    if (gw_nvml_gpu_info(ctx->nv, g, &gpu->info, &gerr) != GW_OK) {
+    if (gw_gpu_identity(ctx->nv, g, &gpu->info, &gerr) != GW_OK) {
       gpu->lost = 1;
       gw_strlcpy(gpu->lost_why, gerr.msg, sizeof gpu->lost_why);
       continue;
     }
     /* All tiers once: the energy counter and the HW slowdown counters are
      * only read on the rare tier. */
-    if (gw_nvml_sample(ctx->nv, g, gw_now_realtime_ns(), GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &gpu->idle,
-                       NULL) != GW_OK) {
+    if (gw_gpu_sample(ctx->nv, g, gw_now_realtime_ns(), GW_GPU_FAST | GW_GPU_SLOW | GW_GPU_RARE, &gpu->idle, NULL) !=
+        GW_OK) {
       gpu->lost = 1;
       snprintf(gpu->lost_why, sizeof gpu->lost_why, _(_("the driver lost it while it was being read")));
       continue;
@@ -212,13 +212,13 @@ static void gather_gpus(struct check_ctx *ctx) {
     if (gpu->lost)
       continue;
     struct gw_gpu_sample second;
-    if (gw_nvml_sample(ctx->nv, g, gw_now_realtime_ns(), GW_NVML_FAST | GW_NVML_SLOW, &second, NULL) != GW_OK) {
+    if (gw_gpu_sample(ctx->nv, g, gw_now_realtime_ns(), GW_GPU_FAST | GW_GPU_SLOW, &second, NULL) != GW_OK) {
       gpu->lost = 1;
       snprintf(gpu->lost_why, sizeof gpu->lost_why, "the driver lost it while it was being read");
       continue;
     }
     merge_sample(&gpu->idle, &second);
-    gpu->nprocs = gw_nvml_processes(ctx->nv, g, gw_now_realtime_ns(), gpu->procs, CHECK_MAX_PROCS);
+    gpu->nprocs = gw_gpu_processes(ctx->nv, g, gw_now_realtime_ns(), gpu->procs, CHECK_MAX_PROCS);
   }
 }
 
@@ -422,7 +422,7 @@ int gw_check_run(const struct gw_check_opts *opts, struct gw_check_report **out,
   fill_report_facts(ctx);
   *out = ctx->report;
   gw_host_close(ctx->host);
-  gw_nvml_close(ctx->nv);
+  gw_gpu_close(ctx->nv);
   free(ctx->gpus);
   free(ctx);
   return GPUWHY_EXIT_OK;

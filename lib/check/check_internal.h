@@ -12,7 +12,7 @@
 #include "core/util.h"
 #include "sources/host.h"
 #include "sources/kmsg.h"
-#include "sources/nvml.h"
+#include "record/gpu_backends.h"
 
 #define CHECK_MAX_PROCS 64
 #define CHECK_MAX_XID_CODES 64
@@ -60,7 +60,7 @@ struct check_ctx {
   struct gw_check_report *report;
 
   /* driver */
-  struct gw_nvml *nv;
+  struct gw_gpu *nv;
   int have_driver;
   char driver_err[512];
   struct gw_driver_info driver;

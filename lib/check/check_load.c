@@ -88,7 +88,7 @@ static void sample_running(struct load_run *lr, int k, unsigned tiers) {
   struct check_gpu *gpu = &ctx->gpus[lr->gpu_of[k]];
   struct gw_gpu_sample s;
   int64_t t = gw_now_realtime_ns();
-  if (gpu->lost || gw_nvml_sample(ctx->nv, gpu->index, t, tiers, &s, NULL) != GW_OK) {
+  if (gpu->lost || gw_gpu_sample(ctx->nv, gpu->index, t, tiers, &s, NULL) != GW_OK) {
     gpu->lost = 1;
     snprintf(gpu->lost_why, sizeof gpu->lost_why, "the driver lost it under load");
     lr->state[k] = CHILD_FAILED;
@@ -118,11 +118,11 @@ static void on_child_line(void *cookie, int k, const char *line) {
   const char *what = line + 12;
   if (strcmp(what, "ready") == 0 && lr->state[k] == CHILD_WAITING) {
     lr->state[k] = CHILD_RUNNING;
-    sample_running(lr, k, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE);
+    sample_running(lr, k, GW_GPU_FAST | GW_GPU_SLOW | GW_GPU_RARE);
   } else if (strncmp(what, "done ", 5) == 0 && lr->state[k] == CHILD_RUNNING) {
     /* The end sample reads the rare tier again: energy over the load and the
      * HW slowdown counters after it. */
-    sample_running(lr, k, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE);
+    sample_running(lr, k, GW_GPU_FAST | GW_GPU_SLOW | GW_GPU_RARE);
     if (lr->state[k] != CHILD_RUNNING)
       return;
     lr->state[k] = CHILD_DONE;
@@ -218,7 +218,7 @@ void gw_check_gather_load(struct check_ctx *ctx) {
     if (now >= next_tick_ms) {
       for (int k = 0; k < lr->n; k++)
         if (lr->state[k] == CHILD_RUNNING)
-          sample_running(lr, k, GW_NVML_FAST | GW_NVML_SLOW);
+          sample_running(lr, k, GW_GPU_FAST | GW_GPU_SLOW);
       next_tick_ms = now + LOAD_TICK_MS;
       continue;
     }

@@ -1,4 +1,4 @@
-#include "compare/fixed_batch.h"
+#include <gpuwhy/experiment.h>
 
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/record.h>

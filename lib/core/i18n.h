@@ -8,21 +8,8 @@
 
 #define GW_TEXTDOMAIN "gpuwhy"
 
-/* The translation of msgid in the current locale, or msgid itself. "" and
- * NULL come back unchanged (gettext("") would return the catalog header).
- * format_arg lets the compiler check printf arguments against the msgid. */
-const char *gw_gettext(const char *msgid) __attribute__((format_arg(1)));
-
-#define _(s) gw_gettext(s)
-/* Marks a string for the catalog without translating it here: static
- * tables, translated where they are printed. */
-#define N_(s) (s)
-
-/* Set the locale from the environment and bind the "gpuwhy" domain to its
- * catalog folder: $GPUWHY_LOCALEDIR, else <folder of the binary>/locale
- * (the build tree), else GW_LOCALEDIR (the install prefix). Safe to call
- * more than once; only the first call acts. */
-void gw_i18n_init(void);
+/* gw_gettext, _(), N_() and gw_i18n_init are public (the CLI uses them). */
+#include <gpuwhy/i18n.h>
 
 /* Terminal columns taken by UTF-8 text: East Asian wide characters count
  * two, so table columns line up in Chinese too. */

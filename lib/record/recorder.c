@@ -23,7 +23,7 @@
 #include "core/util.h"
 #include "sources/host.h"
 #include "sources/kmsg.h"
-#include "sources/nvml.h"
+#include "record/gpu_backends.h"
 #include "store/store.h"
 #include "nccl_collect.h"
 #include "pyhook_collect.h"
@@ -72,7 +72,7 @@ static void on_signal(int sig) {
 struct recorder {
   const struct gw_record_opts *o;
   struct gw_store *store;
-  struct gw_nvml *nvml;
+  struct gw_gpu *gpu; /* NULL: no GPU source */
   struct gw_host *host;
   struct gw_kmsg *kmsg;
   unsigned ngpus;
@@ -215,21 +215,20 @@ static char *argv_json(char *const *argv, int pid) {
 static int open_sources(struct recorder *r, char *msg, unsigned cap) {
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
-  gw_status rc = gw_nvml_open(&r->nvml, o->nvml_lib, &err);
+  gw_status rc = gw_gpu_open(&r->gpu, o->nvml_lib, &err);
   if (rc != GW_OK) {
-    r->nvml = NULL;
+    r->gpu = NULL;
     snprintf(r->gpu_note, sizeof r->gpu_note, "%s", err.msg);
   } else {
-    r->ngpus = gw_nvml_gpu_count(r->nvml);
-    gw_nvml_set_gpm_window_ms(r->nvml,
-                              (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms));
+    r->ngpus = gw_gpu_count(r->gpu);
+    gw_gpu_set_window_ms(r->gpu, (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms));
     if (o->no_gpm)
-      gw_nvml_disable_gpm(r->nvml);
+      gw_gpu_disable_windowed(r->gpu);
     if (r->ngpus > MAX_GPUS)
       r->ngpus = MAX_GPUS;
     for (unsigned g = 0; g < r->ngpus; g++) {
       r->info[g].index = g;
-      if (gw_nvml_gpu_info(r->nvml, g, &r->info[g], &err) != GW_OK)
+      if (gw_gpu_identity(r->gpu, g, &r->info[g], &err) != GW_OK)
         say(r, "GPU %u: static facts incomplete: %s", g, err.msg);
     }
   }
@@ -353,8 +352,8 @@ static void put_run_facts(struct recorder *r) {
   gw_host_info(r->host, &hi);
   struct gw_driver_info di;
   memset(&di, 0, sizeof di);
-  if (r->nvml)
-    gw_nvml_driver_info(r->nvml, &di);
+  if (r->gpu)
+    gw_gpu_driver_info(r->gpu, &di);
   char cwd[4096];
   if (!getcwd(cwd, sizeof cwd))
     cwd[0] = '\0';
@@ -370,11 +369,11 @@ static void put_run_facts(struct recorder *r) {
       .logical_cpus = hi.logical_cpus,
       .physical_cores = hi.physical_cores,
       .mem_total_bytes = hi.mem_total_bytes,
-      .driver_version = r->nvml ? di.driver_version : NULL,
-      .nvml_version = r->nvml ? di.nvml_version : NULL,
+      .driver_version = r->gpu ? di.driver_version : NULL,
+      .nvml_version = r->gpu ? di.nvml_version : NULL,
       .cuda_driver_version = di.cuda_driver_version,
       .interval_ms = o->interval_ms,
-      .gpu_note = r->nvml ? NULL : r->gpu_note,
+      .gpu_note = r->gpu ? NULL : r->gpu_note,
       .source = "record",
   };
   if (gw_store_put_run(r->store, &run) != GW_OK)
@@ -452,11 +451,11 @@ static int process_alive(int pid) {
   return kill(pid, 0) == 0 || errno == EPERM;
 }
 
-/* what: GW_NVML_* bits. The SLOW table row is written when slow or rare
+/* what: GW_GPU_* bits. The SLOW table row is written when slow or rare
  * metrics were asked for. */
 static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const struct gw_event_sink *sink) {
-  int slow_due = (what & (GW_NVML_SLOW | GW_NVML_RARE)) != 0;
-  unsigned tables = (what & GW_NVML_FAST ? 1u << GW_TABLE_FAST : 0) | (slow_due ? 1u << GW_TABLE_SLOW : 0);
+  int slow_due = (what & (GW_GPU_SLOW | GW_GPU_RARE)) != 0;
+  unsigned tables = (what & GW_GPU_FAST ? 1u << GW_TABLE_FAST : 0) | (slow_due ? 1u << GW_TABLE_SLOW : 0);
   for (unsigned g = 0; g < r->ngpus; g++) {
     struct gw_gpu_sample *s = &r->sample[g];
     memset(s, 0, sizeof *s);
@@ -464,7 +463,7 @@ static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const s
     s->gpu = g;
     if (r->lost[g])
       continue;
-    gw_status rc = gw_nvml_sample(r->nvml, g, t_ns, what, s, sink);
+    gw_status rc = gw_gpu_sample(r->gpu, g, t_ns, what, s, sink);
     if (rc == GW_ELOST) {
       r->lost[g] = 1;
       s->valid = 0;
@@ -472,9 +471,9 @@ static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const s
     }
     if (r->store && gw_store_put_gpu_sample(r->store, s, tables) != GW_OK)
       store_failed(r, "a GPU sample");
-    if ((what & GW_NVML_SLOW) && r->store) {
+    if ((what & GW_GPU_SLOW) && r->store) {
       struct gw_gpu_proc procs[MAX_GPU_PROCS];
-      int n = gw_nvml_processes(r->nvml, g, t_ns, procs, MAX_GPU_PROCS);
+      int n = gw_gpu_processes(r->gpu, g, t_ns, procs, MAX_GPU_PROCS);
       for (int i = 0; i < n; i++)
         if (gw_store_put_gpu_proc(r->store, &procs[i]) != GW_OK)
           store_failed(r, "a GPU process");
@@ -531,7 +530,7 @@ static void close_all(struct recorder *r) {
   gw_store_close(r->store);
   gw_kmsg_close(r->kmsg);
   gw_host_close(r->host);
-  gw_nvml_close(r->nvml);
+  gw_gpu_close(r->gpu);
 }
 
 int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
@@ -575,7 +574,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     gw_host_set_target(r->host, r->target_pid);
   r->started_ns = gw_now_realtime_ns();
   put_run_facts(r);
-  if (!r->nvml)
+  if (!r->gpu)
     say(r, "no GPU data: %s; recording the host only", r->gpu_note);
   if (o->out_path) {
     if (r->ngpus > 0)
@@ -613,10 +612,10 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (health_due)
       last_health = now_mono;
     int64_t cpu0 = thread_cpu_ns();
-    if (r->nvml)
+    if (r->gpu)
       sample_gpus(r, t_ns,
-                  GW_NVML_FAST | (slow_due ? GW_NVML_SECOND : 0) | (health_due ? GW_NVML_SLOW : 0) |
-                      (rare_due ? GW_NVML_RARE : 0),
+                  GW_GPU_FAST | (slow_due ? GW_GPU_SECOND : 0) | (health_due ? GW_GPU_SLOW : 0) |
+                      (rare_due ? GW_GPU_RARE : 0),
                   &sink);
     int64_t cpu1 = thread_cpu_ns();
     struct gw_err err = {{0}};
@@ -646,8 +645,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     r->phase_cpu_ns[PHASE_TRACE] += cpu4 - cpu3;
     r->ticks++;
     if (o->on_tick) {
-      struct gw_tick tick = {
-          t_ns, (int)r->ngpus, r->info, r->sample, r->lost, &hs, r->nvml ? NULL : r->gpu_note, r->target_pid};
+      struct gw_tick tick = {t_ns,         (int)r->ngpus, r->info, r->sample, r->lost, &hs, r->gpu ? NULL : r->gpu_note,
+                             r->target_pid};
       if (o->on_tick(o->tick_ctx, &tick))
         stop_requested = 1;
     }
@@ -687,8 +686,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   }
 
   int64_t ended_ns = gw_now_realtime_ns();
-  if (r->nvml) /* closing energy reading: exact average power over the run */
-    sample_gpus(r, ended_ns, GW_NVML_RARE, &sink);
+  if (r->gpu) /* closing energy reading: exact average power over the run */
+    sample_gpus(r, ended_ns, GW_GPU_RARE, &sink);
   /* The host's last part-second, so that a short run has its rates too. */
   struct gw_err last_err = {{0}};
   if (gw_host_sample(r->host, ended_ns, 0, &hs, &sink, &last_err) == GW_OK && r->store &&

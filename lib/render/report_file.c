@@ -1,5 +1,5 @@
 /* Public entry points behind include/gpuwhy/report.h: load, diagnose,
- * render; and the quick reference of the six classes. */
+ * render; and the quick reference of the bottleneck classes. */
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/report.h>
 #include <stdarg.h>
@@ -110,6 +110,10 @@ int gw_report_files(const char *const *paths, int npaths, const struct gw_report
   return GPUWHY_EXIT_OK;
 }
 
+const char *gw_class_id_at(int i) {
+  return i >= 0 && i < gw_nrules ? gw_rules[i]->id : NULL;
+}
+
 int gw_explain(FILE *out, const char *class_id) {
   if (class_id) {
     const struct gw_rule *r = gw_rule_find(class_id);
@@ -120,9 +124,9 @@ int gw_explain(FILE *out, const char *class_id) {
             _(r->confirm), _(r->fixes));
     return 0;
   }
-  fputs(_("The six bottleneck classes (gpuwhy explain CLASS for one in full)\n\n"), out);
+  fputs(_("The bottleneck classes (gpuwhy explain CLASS for one in full)\n\n"), out);
   for (int i = 0; i < gw_nrules; i++) {
-    const struct gw_rule *r = &gw_rules[i];
+    const struct gw_rule *r = gw_rules[i];
     fprintf(out, "%-16s %s\n", r->id, _(r->title));
     fprintf(out, _("  signals: %s\n  confirm: %s\n  fixes:   %s\n\n"), _(r->signals), _(r->confirm), _(r->fixes));
   }

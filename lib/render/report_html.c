@@ -13,6 +13,7 @@
 
 #include "analysis/ledger.h"
 #include "analysis/multi_gpu.h"
+#include "analysis/rules.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
@@ -87,18 +88,10 @@ static const char STYLE[] =
     "footer{color:var(--muted);font-size:.85em;margin:2em auto 1em}"
     "@media (max-width:560px){body{font-size:14px}}";
 
-/* Ledger row whose colour a class takes. */
+/* Ledger row whose colour a class takes (its registry row says). */
 static int class_row(const char *class_id) {
-  static const struct {
-    const char *id;
-    int row;
-  } map[] = {{"input_pipeline", GW_ROW_IDLE_INPUT},   {"small_batch", GW_ROW_UNDERFILLED},
-             {"launch_overhead", GW_ROW_IDLE_LAUNCH}, {"multi_gpu_sync", GW_ROW_IDLE_COMM},
-             {"hardware_env", GW_ROW_THROTTLED},      {"schedule_shape", GW_ROW_IDLE_PERIODIC}};
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (class_id && strcmp(class_id, map[i].id) == 0)
-      return map[i].row;
-  return GW_ROW_IDLE_OTHER;
+  const struct gw_rule *r = class_id ? gw_rule_find(class_id) : NULL;
+  return r ? r->ledger_row : GW_ROW_IDLE_OTHER;
 }
 
 /* The time span the charts share. */

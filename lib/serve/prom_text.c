@@ -336,7 +336,7 @@ static void diagnosis_metrics(FILE *out, const struct gw_diagnosis *dx, const st
          "1 for the diagnosis of the window: the class that explains most of the lost GPU time, none (nothing to "
          "fix) or no_data (no GPU worked)");
   for (int r = -2; r < gw_nrules; r++) {
-    const char *id = r == -2 ? "none" : r == -1 ? "no_data" : gw_rules[r].id;
+    const char *id = r == -2 ? "none" : r == -1 ? "no_data" : gw_rules[r]->id;
     char l[64];
     snprintf(l, sizeof l, "class=\"%s\"", id);
     value(out, "gpuwhy_verdict", l, strcmp(dx->verdict, id) == 0);
@@ -353,12 +353,12 @@ static void diagnosis_metrics(FILE *out, const struct gw_diagnosis *dx, const st
     for (int r = 0; r < gw_nrules; r++) {
       double v = 0;
       for (int i = 0; i < dx->nfindings; i++)
-        if (strcmp(dx->findings[i].class_id, gw_rules[r].id) == 0)
+        if (strcmp(dx->findings[i].class_id, gw_rules[r]->id) == 0)
           v = k == 0   ? dx->findings[i].share_of_lost
               : k == 1 ? dx->findings[i].share_of_active
                        : dx->findings[i].confidence;
       char l[64];
-      snprintf(l, sizeof l, "class=\"%s\"", gw_rules[r].id);
+      snprintf(l, sizeof l, "class=\"%s\"", gw_rules[r]->id);
       value(out, fam[k].name, l, v);
     }
   }

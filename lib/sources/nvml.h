@@ -5,14 +5,9 @@
 
 #include "../core/sample.h"
 #include "../core/util.h"
+#include "gpu_backend.h"
 
 struct gw_nvml;
-
-struct gw_driver_info {
-  char driver_version[80]; /* "580.159.04" */
-  char nvml_version[80];   /* "13.580.159.04" */
-  int cuda_driver_version; /* 13000, 0 unknown */
-};
 
 /* Load NVML and enumerate the GPUs. lib_path NULL: $GPUWHY_NVML_LIB, then
  * libnvidia-ml.so.1, then libnvidia-ml.so. Returns GW_ENOTSUP with a one-line
@@ -35,7 +30,12 @@ GW_NODISCARD gw_status gw_nvml_gpu_info(struct gw_nvml *nv, unsigned gpu, struct
  *        counters, PCIe link and replays, ECC, remapped rows;
  * RARE   the energy counter and HW slowdown counters, milliseconds each: at
  *        the start, the end and every half minute or so. */
-enum { GW_NVML_FAST = 1, GW_NVML_SLOW = 2, GW_NVML_RARE = 4, GW_NVML_SECOND = 8 };
+enum {
+  GW_NVML_FAST = GW_GPU_FAST,
+  GW_NVML_SLOW = GW_GPU_SLOW,
+  GW_NVML_RARE = GW_GPU_RARE,
+  GW_NVML_SECOND = GW_GPU_SECOND
+};
 
 /* GPM metrics are computed over back-to-back windows of at least this length
  * (default and minimum 100 ms); ticks between window ends leave them invalid.

@@ -100,7 +100,7 @@ PY
 
 # explain: the table of six classes and one class in full.
 in_env LANG=zh_CN.UTF-8 explain >explain.txt
-has explain.txt "六类瓶颈"
+has explain.txt "各类瓶颈"
 has explain.txt "数据输入流水线跟不上 GPU"
 has explain.txt "  信号："
 has explain.txt "input_pipeline"

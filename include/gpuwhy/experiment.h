@@ -1,10 +1,10 @@
-/* gpuwhy experiment fixed-batch: the seed's test of an input-bound job. The
+/* gpuwhy experiment fixed-batch: the direct test of an input-bound job. The
  * command runs twice under the recorder with the Python hook: as it is, then
  * with every DataLoader iterator replaying its first K batches from memory;
  * if the steps get faster when the input pipeline is taken out, the job waits
  * for its input. */
-#ifndef GW_COMPARE_FIXED_BATCH_H
-#define GW_COMPARE_FIXED_BATCH_H
+#ifndef GPUWHY_EXPERIMENT_H
+#define GPUWHY_EXPERIMENT_H
 
 #include <stdio.h>
 
