@@ -101,6 +101,20 @@ void gw_i18n_init(void) {
   bind_textdomain_codeset(GW_TEXTDOMAIN, "UTF-8");
 }
 
+char *gw_i18n_english_begin(void) {
+  const char *now = setlocale(LC_MESSAGES, NULL);
+  char *saved = gw_xstrdup(now ? now : "C");
+  setlocale(LC_MESSAGES, "C");
+  return saved;
+}
+
+void gw_i18n_english_end(char *saved) {
+  if (!saved)
+    return;
+  setlocale(LC_MESSAGES, saved);
+  free(saved);
+}
+
 /* Width of one code point in terminal columns. */
 static int cp_width(uint32_t c) {
   if ((c >= 0x0300 && c <= 0x036F) || c == 0x200B) /* combining marks, zero-width space */

@@ -738,6 +738,10 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
   }
 }
 
+const char *gw_report_html_style(void) {
+  return STYLE;
+}
+
 void gw_render_html(const struct gw_recording *rec, const struct gw_diagnosis *dx, const struct gw_run_facts *facts,
                     FILE *out) {
   const char *name = gw_render_basename(dx->path);
