@@ -185,7 +185,8 @@ int gw_explain(FILE *out, const char *class_id) {
     const struct gw_rule *r = gw_rule_find(class_id);
     if (!r)
       return -1;
-    fprintf(out, _("%s: %s (field guide section %s)\n\n"), r->id, _(r->title), r->seed_section);
+    /* TRANSLATORS: a class id and its title, the heading of gpuwhy explain CLASS */
+    fprintf(out, _("%s: %s\n\n"), r->id, _(r->title));
     fprintf(out, _("Signals:\n  %s\n\nHow to confirm:\n  %s\n\nFixes, cheapest first:\n  %s\n"), _(r->signals),
             _(r->confirm), _(r->fixes));
     return 0;
