@@ -46,6 +46,11 @@ static void pick_localedir(char *out, size_t cap) {
       int k = snprintf(out, cap, "%s/locale", exe);
       if (k > 0 && (size_t)k < cap && is_dir(out))
         return;
+      /* An installed binary, <prefix>/bin/gpuwhy, under any prefix (cmake
+       * --install --prefix, a .deb): the catalogs are in <prefix>/share/locale. */
+      k = snprintf(out, cap, "%s/../share/locale", exe);
+      if (k > 0 && (size_t)k < cap && is_dir(out))
+        return;
     }
   }
   gw_strlcpy(out, GW_LOCALEDIR, cap);

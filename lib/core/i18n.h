@@ -20,7 +20,8 @@ const char *gw_gettext(const char *msgid) __attribute__((format_arg(1)));
 
 /* Set the locale from the environment and bind the "gpuwhy" domain to its
  * catalog folder: $GPUWHY_LOCALEDIR, else <folder of the binary>/locale
- * (the build tree), else GW_LOCALEDIR (the install prefix). Safe to call
+ * (the build tree), else <folder of the binary>/../share/locale (an installed
+ * binary under any prefix), else GW_LOCALEDIR. Safe to call
  * more than once; only the first call acts. */
 void gw_i18n_init(void);
 
