@@ -6,7 +6,7 @@
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
 
-/* The six classes in the seed's order. The explain texts are the quick
+/* The six classes: input, launch, batch, multi-GPU, hardware, schedule. The explain texts are the quick
  * reference `gpuwhy explain` prints. */
 const struct gw_rule gw_rules[] = {
     {"input_pipeline", N_("The input pipeline does not keep the GPU fed"), "2.1", gw_rule_input_pipeline,
