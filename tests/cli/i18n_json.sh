@@ -8,15 +8,6 @@ source "$(dirname "$0")/lib.bash"
 S="$GW_FIXTURES/scenarios"
 bindir=$(dirname "$GW_BIN")
 [ -f "$bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo" ] || { echo "no zh_CN catalog beside $GW_BIN: skipped"; exit 77; }
-in_env() {
-  local vars=()
-  while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
-    vars+=("$1")
-    shift
-  done
-  env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" "$@"
-}
-
 # Fixtures with findings of every class, several GPUs, and none.
 for f in launch_tiny_ops input_slow_read input_cpu_transforms ddp_straggler ddp_comm_heavy hardware_xid power_cap \
   schedule_eval small_batch healthy; do
