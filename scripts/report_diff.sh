@@ -4,7 +4,8 @@
 # other *.db under tests/fixtures) in json, text, md and html with two gpuwhy
 # binaries, in English (LANG=C) and in each further LANG given (for example
 # zh_CN.UTF-8), and prints which outputs differ with a short diff summary.
-# The outputs stay under OUTDIR/before and OUTDIR/after. Exit status: 0 when
+# The outputs stay under OUTDIR/before and OUTDIR/after. REPORT_DIFF_MATCH, a
+# grep -E pattern, keeps only the fixtures whose path matches (a quick look). Exit status: 0 when
 # every output is byte-identical, 1 when some differ, 2 for a usage error.
 set -u
 if [ $# -lt 3 ]; then
@@ -16,7 +17,7 @@ shift 3
 langs=(C "$@")
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$outdir/before" "$outdir/after"
-mapfile -t dbs < <(find "$root/tests/fixtures" -name '*.db' -type f | sort)
+mapfile -t dbs < <(find "$root/tests/fixtures" -name '*.db' -type f | sort | grep -E "${REPORT_DIFF_MATCH:-.}")
 ndiff=0 nsame=0
 for db in "${dbs[@]}"; do
   rel=${db#"$root/tests/fixtures/"}
