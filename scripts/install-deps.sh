@@ -19,7 +19,7 @@ packages=(
   libncurses-dev                    # gpuwhy watch
   libcmocka-dev                     # unit tests
   gettext                           # message catalogs
-  libyajl-dev                       # reference JSON parser the import's reader is tested against
+  libyajl-dev                       # reference JSON parser the import's reader is tested against (optional: the test skips without it)
   zlib1g-dev                        # gzip-compressed traces (gpuwhy import)
   jq                                # import tests: kernel counts of real traces
   libmicrohttpd-dev                 # gpuwhy serve

@@ -59,8 +59,9 @@ int gw_cmd_baseline(int argc, char **argv) {
       return GPUWHY_EXIT_OK;
     } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
       const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || gw_report_format_from_name(v, &opts.format) != 0)
-        rc = gw_cli_usage_error(baseline_usage(), _("baseline: unknown format '%s' (text, json or md)"), v ? v : "");
+      char have[64];
+      if (gw_format_pick(gw_baseline_formats(), v, &opts.format, have, sizeof have) != 0)
+        rc = gw_cli_usage_error(baseline_usage(), _("baseline: no format '%s' (baseline has %s)"), v ? v : "", have);
     } else if (strcmp(a, "--tolerance") == 0 || strncmp(a, "--tolerance=", 12) == 0) {
       const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
       if (!v || parse_percent(v, &tolerance) != 0)

@@ -1,8 +1,9 @@
-/* gpuwhy check [--json] [--load] [--root DIR] [--nvml-lib PATH]: the
+/* gpuwhy check [--json | --format text|json] [--load] [--root DIR] [--nvml-lib PATH]: the
  * pre-flight checkup of driver, GPUs, kernel log and host. */
 #include <gpuwhy/check.h>
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
+#include <gpuwhy/report.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +13,13 @@
 int gw_cmd_check(int argc, char **argv);
 
 static const char *check_usage(void) {
-  return _("usage: gpuwhy check [--json] [--load] [--data DIR] [--root DIR] [--nvml-lib PATH]\n"
+  return _("usage: gpuwhy check [--json] [--format text|json] [--load] [--data DIR] [--root DIR] [--nvml-lib PATH]\n"
            "\n"
            "Check the driver, each GPU, the kernel log and the host before touching training code.\n"
            "Every item says pass, note, warn or fail, with the numbers behind it and what to do.\n"
            "\n"
-           "  --json           one JSON document instead of the table\n"
+           "  --json           one JSON document instead of the table (--format json)\n"
+           "  --format FMT     text (default) or json\n"
            "  --load           run a short bf16 matmul loop on each GPU (needs python3 with PyTorch)\n"
            "                   and judge clocks, power, temperature and the PCIe link under work;\n"
            "                   without it those are idle readings\n"
@@ -43,7 +45,7 @@ static int usage_error(const char *what, const char *arg) {
 int gw_cmd_check(int argc, char **argv) {
   struct gw_check_opts opts;
   memset(&opts, 0, sizeof opts);
-  int json = 0;
+  enum gw_report_format format = GW_REPORT_TEXT;
   /* argv[0] is "check" */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -51,7 +53,15 @@ int gw_cmd_check(int argc, char **argv) {
       fputs(check_usage(), stdout);
       return GPUWHY_EXIT_OK;
     } else if (strcmp(a, "--json") == 0) {
-      json = 1;
+      format = GW_REPORT_JSON;
+    } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
+      const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+      char have[64];
+      if (gw_format_pick(gw_check_formats(), v, &format, have, sizeof have) != 0) {
+        fprintf(stderr, _("gpuwhy check: no format '%s' (check has %s)\n\n"), v ? v : "", have);
+        fputs(check_usage(), stderr);
+        return GPUWHY_EXIT_USAGE;
+      }
     } else if (strcmp(a, "--load") == 0) {
       opts.load = 1;
     } else if (strcmp(a, "--root") == 0 || strcmp(a, "--nvml-lib") == 0 || strcmp(a, "--data") == 0) {
@@ -74,6 +84,7 @@ int gw_cmd_check(int argc, char **argv) {
   /* The items are written in the language of the messages when they are
    * judged; JSON is for machines and stays English in every language, so
    * its text is judged in the C locale (gettext then ignores LANGUAGE). */
+  int json = format == GW_REPORT_JSON;
   if (json)
     setlocale(LC_MESSAGES, "C");
   struct gw_check_report *report = NULL;
@@ -85,10 +96,7 @@ int gw_cmd_check(int argc, char **argv) {
   }
   const char *no_color = getenv("NO_COLOR");
   int color = !json && isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
-  if (json)
-    gw_check_print_json(stdout, report);
-  else
-    gw_check_print_text(stdout, report, color);
+  gw_check_print(stdout, report, (int)format, color);
   int status = gw_check_exit_status(report);
   gw_check_free(report);
   if (fflush(stdout) != 0) {

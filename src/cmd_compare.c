@@ -13,7 +13,7 @@ int gw_cmd_compare(int argc, char **argv);
 
 static const char *compare_usage(void) {
   /* xgettext:no-c-format */
-  return _("usage: gpuwhy compare A B [C ...] [--format text|json|md] [-o OUT] [--ignore-arg NAME]...\n"
+  return _("usage: gpuwhy compare A B [C ...] [--format text|json|md|html] [-o OUT] [--ignore-arg NAME]...\n"
            "\n"
            "Compares runs in the order given, each against the one before (and the last\n"
            "against the first when there are more than two): throughput and median step\n"
@@ -22,7 +22,8 @@ static const char *compare_usage(void) {
            "between the runs (command line, environment knobs, host, driver, GPU).\n"
            "A, B, ... are recordings or baseline files saved by `gpuwhy baseline save`.\n"
            "\n"
-           "  --format FMT        text (default, colour on a terminal unless NO_COLOR is set), json, md\n"
+           "  --format FMT        text (default, colour on a terminal unless NO_COLOR is set), json, md,\n"
+           "                      html (one self-contained page)\n"
            "  -o OUT              write to OUT instead of standard output\n"
            "  --ignore-arg NAME   an option whose value differs without being a change (repeatable);\n"
            "                      output paths and run names are already left out\n"
@@ -50,8 +51,9 @@ int gw_cmd_compare(int argc, char **argv) {
       return GPUWHY_EXIT_OK;
     } else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0 || strncmp(a, "--format=", 9) == 0) {
       const char *v = strncmp(a, "--format=", 9) == 0 ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || gw_report_format_from_name(v, &opts.format) != 0)
-        rc = gw_cli_usage_error(compare_usage(), _("compare: unknown format '%s' (text, json or md)"), v ? v : "");
+      char have[64];
+      if (gw_format_pick(gw_compare_formats(), v, &opts.format, have, sizeof have) != 0)
+        rc = gw_cli_usage_error(compare_usage(), _("compare: no format '%s' (compare has %s)"), v ? v : "", have);
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
       if (i + 1 >= argc)
         rc = gw_cli_usage_error(compare_usage(), _("compare: %s needs a file name"), a);

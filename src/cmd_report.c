@@ -38,8 +38,9 @@ static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const 
       return GPUWHY_EXIT_OK;
     } else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0 || strncmp(a, "--format=", 9) == 0) {
       const char *v = a[2] == 'f' && a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || gw_report_format_from_name(v, &opts->format) != 0) {
-        fprintf(stderr, _("gpuwhy report: unknown format '%s' (text, json, md or html)\n"), v ? v : "");
+      char have[64];
+      if (gw_format_pick(gw_report_formats(), v, &opts->format, have, sizeof have) != 0) {
+        fprintf(stderr, _("gpuwhy report: no format '%s' (report has %s)\n"), v ? v : "", have);
         return GPUWHY_EXIT_USAGE;
       }
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {

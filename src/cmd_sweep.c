@@ -100,10 +100,12 @@ int gw_cmd_sweep(int argc, char **argv) {
     case 'b':
       opts.param_is_batch = 1;
       break;
-    case 'f':
-      if (gw_report_format_from_name(optarg, &opts.format) != 0)
-        return gw_cli_usage_error(sweep_usage(), _("sweep: unknown format '%s' (text, json or md)"), optarg);
+    case 'f': {
+      char have[64];
+      if (gw_format_pick(gw_sweep_formats(), optarg, &opts.format, have, sizeof have) != 0)
+        return gw_cli_usage_error(sweep_usage(), _("sweep: no format '%s' (sweep has %s)"), optarg, have);
       break;
+    }
     case 'q':
       run.quiet = 1;
       break;

@@ -79,4 +79,10 @@ const char *gw_check_status_name(enum gw_check_status s);
 void gw_check_print_text(FILE *out, const struct gw_check_report *r, int color);
 void gw_check_print_json(FILE *out, const struct gw_check_report *r);
 
+/* The formats check renders (GW_FORMAT_BIT of enum gw_report_format), read
+ * from its renderer table, and the rendering in one of them: returns 0, or
+ * -1 for a format check does not render (nothing written). */
+unsigned gw_check_formats(void);
+int gw_check_print(FILE *out, const struct gw_check_report *r, int format, int color);
+
 #endif

@@ -16,9 +16,15 @@ struct gw_compare_opts {
   int nignore;
 };
 
+/* The formats of compare, baseline check and list, and sweep (GW_FORMAT_BIT set). */
+unsigned gw_compare_formats(void);
+unsigned gw_baseline_formats(void);
+unsigned gw_sweep_formats(void);
+
 /* Compare runs in order: each against the one before it. paths are
- * recordings or saved baseline files. Returns 0, or 3 (GPUWHY_EXIT_INPUT)
- * with the reason in errbuf. */
+ * recordings or saved baseline files. Returns 0, 2 (GPUWHY_EXIT_USAGE) for a
+ * format compare does not render, or 3 (GPUWHY_EXIT_INPUT), with the reason
+ * in errbuf. */
 int gw_compare_files(const char *const *paths, int n, const struct gw_compare_opts *opts, FILE *out, char *errbuf,
                      size_t errcap);
 

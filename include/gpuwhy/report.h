@@ -15,6 +15,17 @@ struct gw_report_opts {
 /* "text", "json", "md", "html" -> format. Returns 0, or -1 for an unknown name. */
 int gw_report_format_from_name(const char *name, enum gw_report_format *out);
 
+/* The formats one command renders, as a set of GW_FORMAT_BIT(format): each
+ * command reads it from its own renderer table (gw_report_formats,
+ * gw_compare_formats, gw_baseline_formats, gw_sweep_formats, gw_check_formats). */
+#define GW_FORMAT_BIT(f) (1u << (unsigned)(f))
+unsigned gw_report_formats(void);
+/* The format named name, when it is one of have: returns 0 with *out set;
+ * else -1 with the names of the formats in have ("text, json, md") in list. */
+int gw_format_pick(unsigned have, const char *name, enum gw_report_format *out, char *list, size_t listcap);
+/* The names of the formats in have, comma separated. */
+void gw_format_list(unsigned have, char *list, size_t listcap);
+
 /* Analyse the recording at path and write the report to out.
  * Returns 0 (GPUWHY_EXIT_OK) or 3 (GPUWHY_EXIT_INPUT: unreadable or not a
  * recording) with the reason in errbuf. */

@@ -1,4 +1,4 @@
-/* The GPU time ledger (design section 2): every second of a GPU's wall time
+/* The GPU time ledger: every second of a GPU's wall time
  * lands in exactly one row, so the rows add up to 100%. */
 #ifndef GW_LEDGER_H
 #define GW_LEDGER_H

@@ -1,4 +1,4 @@
-/* The multi-GPU summary (seed 2.4): with two or more GPUs the slowest card
+/* The multi-GPU summary: with two or more GPUs the slowest card
  * sets the pace, communication is a bubble, and the transport may be the
  * wrong one. GPU-Util cannot tell the ranks apart (a rank waiting in an NCCL
  * kernel spins and reads as busy); SM and tensor activity, SM clocks and the

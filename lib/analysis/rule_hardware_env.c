@@ -1,4 +1,4 @@
-/* Seed 2.5: the GPU or host environment, not the program, limits speed.
+/* The GPU or host environment, not the program, limits speed.
  * A GPU at its power limit (SW power cap) is at its physical limit: that is
  * not reported here. */
 #include <math.h>
@@ -13,7 +13,7 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_host_profile *h = &dx->host;
   double conf = 0;
   int hard = 0;  /* symptoms that matter whatever their time share */
-  int fault = 0; /* Xid / ECC: fix before touching anything else [seed 2.5] */
+  int fault = 0; /* Xid / ECC: fix before touching anything else */
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
     int64_t t0 = p->active_start_ns, t1 = p->active_end_ns;

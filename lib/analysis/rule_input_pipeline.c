@@ -1,4 +1,4 @@
-/* Seed 2.1: the host cannot prepare batches as fast as the GPU eats them. */
+/* The host cannot prepare batches as fast as the GPU eats them. */
 #include <math.h>
 
 #include "analysis/rules.h"
@@ -52,7 +52,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                             "host-side work, most likely preparing data (confirm with the fixed-batch test)"),
                           gw_rule_share(dx, dx->total.host_busy_ns) * 100);
   } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main) {
-    /* Seed 3.1: low SM, low power and a waiting main process point at the
+    /* Low SM, low power and a waiting main process point at the
      * data side first, even when no worker or disk shows it (reads from a
      * network file system, a slow collate in the main process, sleeps). */
     share = gw_rule_share(dx, other_ns);

@@ -1,4 +1,4 @@
-/* Seed 2.3: the host issues kernels too slowly for their tiny size. */
+/* The host issues kernels too slowly for their tiny size. */
 #include <math.h>
 
 #include "analysis/rules.h"
@@ -16,7 +16,7 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
    * itself: its short gaps are not the first thing to fix. */
   double ns = dx->total.tiny_kernel_ns;
   /* Traced: launch gaps, and the gaps a synchronizing call opens (the queue
-   * drained, then refilled one launch at a time: seed 2.3's .item()). */
+   * drained, then refilled one launch at a time: an .item() in the step). */
   if (traced)
     ns = dx->total.row_ns[GW_ROW_IDLE_LAUNCH] + dx->total.row_ns[GW_ROW_IDLE_SYNC] + dx->total.tiny_kernel_ns;
   else if (!isnan(p->util_med_pct) && p->util_med_pct < gw_thr.small_busy_util_pct)

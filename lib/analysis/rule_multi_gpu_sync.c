@@ -1,4 +1,4 @@
-/* Seed 2.4: ranks wait for the slowest one at every collective, exposed
+/* Ranks wait for the slowest one at every collective, exposed
  * communication is a bubble, and a slow NCCL transport stretches both. The
  * evidence comes from the multi-GPU summary (analysis/multi_gpu.c). */
 #include <math.h>

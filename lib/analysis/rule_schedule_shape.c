@@ -1,4 +1,4 @@
-/* Seed 2.6: fixed actions every N steps (eval, checkpoint, logging) or
+/* Fixed actions every N steps (eval, checkpoint, logging) or
  * changing shapes stall the GPU. */
 #include <math.h>
 

@@ -1,4 +1,4 @@
-/* Seed 2.2: each kernel has too little work to fill the SMs. */
+/* Each kernel has too little work to fill the SMs. */
 #include <math.h>
 
 #include "analysis/multi_gpu.h"

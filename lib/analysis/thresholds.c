@@ -1,7 +1,8 @@
 #include "thresholds.h"
 
 /* Where the numbers come from:
- *  [seed]  the field guide the project rests on (sections named)
+ *  [field] what practitioners report as the class's symptom (quoted where
+ *          a phrase is the rule), checked against the fixtures' recordings
  *  [h200]  docs/gpu-machine.md, measured on an H200
  *  [def]   the definition of the counter itself
  * They are physics-based starting points, not fitted to any one recording. */
@@ -19,7 +20,7 @@ const struct gw_thresholds gw_thr = {
     .lead_burst_max_s = 2.0,
     .lead_gap_min_s = 3.0,
 
-    /* [seed 2.1, 3.1] "several cores pinned at full load": cpu_pct is a share
+    /* [field] "several cores pinned at full load": cpu_pct is a share
      * of one core, so near 100% is a saturated single-threaded worker. 85%
      * leaves room for sampling noise and short waits. */
     .worker_saturated_cpu_pct = 85.0,
@@ -27,7 +28,7 @@ const struct gw_thresholds gw_thr = {
      * beside the loader; a loader worker that ever serves batches averages
      * far above 10% of a core. */
     .worker_min_avg_cpu_pct = 10.0,
-    /* [seed 2.3] Python launching tiny kernels keeps its one thread busy;
+    /* [field] Python launching tiny kernels keeps its one thread busy;
      * same reasoning as for workers. */
     .main_saturated_cpu_pct = 85.0,
     /* [def] launching kernels, the Python loop and CUDA's spin-wait on a
@@ -38,16 +39,16 @@ const struct gw_thresholds gw_thr = {
     /* one sample in twenty: a recurring part of the step, not a one-off
      * (a GPU-fed loop never exceeds one core: [h200] 23 of 24 scenarios) */
     .main_multicore_min_frac = 0.05,
-    /* [seed 2.1] "iostat shows util piling up"; 80% util on a device is the
+    /* [field] "iostat shows util piling up"; 80% util on a device is the
      * usual iostat reading of a queue that is rarely empty. */
     .disk_busy_util_pct = 80.0,
     /* [def] iowait above a fifth of CPU time means readers block on storage. */
     .iowait_high_pct = 20.0,
-    /* [seed 4.3] long high PCIe use means frequent host copies. 1 GB/s is
+    /* [field] long high PCIe use means frequent host copies. 1 GB/s is
      * about 2% of a gen5 x16 link but already tens of MB a 30 ms step. */
     .pcie_rx_high_bps = 1.0e9,
 
-    /* [seed 1, 3.1] 100 W of 350 W and 90 W of 300 W mean "not really
+    /* [field] 100 W of 350 W and 90 W of 300 W mean "not really
      * working"; [h200] a storm sits at 130 W and a starved loop at 231 W of
      * 700 W (0.19 and 0.33), a busy GEMM at 0.98. */
     .low_power_frac = 0.40,
@@ -68,12 +69,12 @@ const struct gw_thresholds gw_thr = {
      * 0.57 (batch 512) and 11% from 0.68 (batch 1024). Below 0.6 the SMs are
      * resident but wait on memory latency: too little work per kernel. */
     .small_math_fill_frac = 0.60,
-    /* [seed 2.2] small batches show low occupancy: [h200] GEMM-bound steps
+    /* [field] small batches show low occupancy: [h200] GEMM-bound steps
      * sit at 15-33% (the whole sweep), while chains of element-wise kernels
      * launched with huge grids fill 60% of warp slots, and a larger batch
      * only scales their bytes. Half the warp slots separates the two. */
     .small_occupancy_max_pct = 50.0,
-    /* [seed 2.2] "util not low but throughput low": util at least half. */
+    /* [field] "util not low but throughput low": util at least half. */
     .small_busy_util_pct = 50.0,
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
      * kernels leave a large share of the SMs empty. */
@@ -85,31 +86,31 @@ const struct gw_thresholds gw_thr = {
      * above is beyond that: work came in bursts the point reads missed.
      * [h200] gpu-machine.md: util and GPM out of phase on a bursty loop. */
     .sm_above_util_pct = 3.0,
-    /* [seed 3.1] "memory only 20% used" pointed away from a full GPU; below
+    /* [field] "memory only 20% used" pointed away from a full GPU; below
      * half there is room to at least double the batch. */
     .mem_mostly_free_frac = 0.50,
-    /* [seed 2.2] keep 20-30% headroom: above 80% used it is gone. */
+    /* [field] keep 20-30% headroom: above 80% used it is gone. */
     .mem_headroom_low_frac = 0.80,
-    /* [seed 2.4] "SM utilization differs by more than 10% between cards";
+    /* [field] "SM utilization differs by more than 10% between cards";
      * [h200] a 40% imbalance showed 64% vs 88%. */
     .multi_sm_spread_pct = 10.0,
     /* [def] ranks that do the same work spend the same time in collectives;
      * a gap in NCCL kernel time is time one rank waited for another.
-     * [seed 2.4] the same 10% margin as the SM spread: [h200] two ranks with
+     * [field] the same 10% margin as the SM spread: [h200] two ranks with
      * equal work differed by 5 points (27% vs 22%, 32% vs 27%) from the
      * sampled windows alone, the 40%-more-work rank by 35. */
     .multi_wait_spread_frac = 0.10,
-    /* [seed 2.4] communication is a bubble when it is a real part of the
+    /* [field] communication is a bubble when it is a real part of the
      * step: DDP always leaves the last gradient bucket's all-reduce exposed
      * after backward, [h200] 6% of the traced time in a healthy compute-bound
      * pair, 30% with a billion parameters at batch 32. A tenth of the time,
-     * the seed's margin, separates them. */
+     * the same 10% margin as the SM spread, separates them. */
     .multi_exposed_min_share = 0.10,
     /* [h200] a waiting rank's NCCL kernel spins and counts as busy (94-95%
      * util on both GPUs of a DDP straggler run), so a rank whose GPU-Util
-     * sits 10 points (the seed 2.4 spread) under its peers idles on its own. */
+     * sits 10 points (the SM spread's 10% margin) under its peers idles on its own. */
     .multi_util_gap_pct = 10.0,
-    /* [seed 2.4] a 10% difference between cards is the imbalance to name;
+    /* [field] a 10% difference between cards is the imbalance to name;
      * work is counted in clock cycles (activity x clock), so a card that
      * only runs slower clocks is not mistaken for one with more work. */
     .multi_work_excess_frac = 0.10,
@@ -117,22 +118,22 @@ const struct gw_thresholds gw_thr = {
      * 1950-1965 MHz (-20%); a 10% lower clock (the same seed margin) at equal
      * work is a slower card, not a busier one. */
     .multi_clock_gap_frac = 0.10,
-    /* [seed 2.5] P-state and clocks only matter while the GPU is loaded. */
+    /* [field] P-state and clocks only matter while the GPU is loaded. */
     .busy_tick_util_pct = 50.0,
     /* a symptom on at least 5% of loaded ticks is more than a blip */
     .hw_bad_tick_frac = 0.05,
-    /* [seed 2.5] "power limit pressed low"; a 10% cut is deliberate. */
+    /* [field] "power limit pressed low"; a 10% cut is deliberate. */
     .power_limit_low_frac = 0.90,
 
-    /* [seed 2.6] periodic drops: activity below half the typical level. */
+    /* [field] periodic drops: activity below half the typical level. */
     .dip_frac_of_typical = 0.50,
-    /* [seed 2.6] eval / checkpoint every N steps: periods of seconds, far
+    /* [field] eval / checkpoint every N steps: periods of seconds, far
      * longer than one step; 2 s keeps per-step rhythm out. */
     .period_min_s = 2.0,
     /* [def] an autocorrelation of 0.3 at the lag is well above the noise of
      * a few hundred samples (about 2/sqrt(n)). */
     .period_min_strength = 0.30,
-    /* [seed 2.1] "step times long and short": a CV of 0.3 or p90 at 1.5x
+    /* [field] "step times long and short": a CV of 0.3 or p90 at 1.5x
      * the median is visible jitter; [h200] run-to-run noise is ~10%. */
     .step_jitter_cv = 0.30,
     .step_jitter_p90_p50 = 1.5,

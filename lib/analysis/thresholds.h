@@ -1,6 +1,6 @@
 /* Every number the diagnosis compares against, in one table, each with the
- * place it comes from (the seed field guide, the H200 measurements in
- * docs gpu-machine.md, or the hardware's own definitions). Rules never hard
+ * place it comes from (the symptoms practitioners report, the H200
+ * measurements, or the hardware's own definitions). Rules never hard
  * code a threshold; they read gw_thresholds. */
 #ifndef GW_THRESHOLDS_H
 #define GW_THRESHOLDS_H

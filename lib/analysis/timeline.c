@@ -140,7 +140,7 @@ void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out) {
   const struct gw_interval *h2d = in->h2d, *api = in->api;
 
   /* Busy = compute U copies other than host-to-device. A host-to-device copy
-   * with no kernel beside it is the GPU waiting for its input (seed 2.1: a
+   * with no kernel beside it is the GPU waiting for its input (a
    * synchronous pageable copy blocks both sides), so that part is idle: input.
    * NCCL time outside all of these is communication. */
   size_t nall = ncompute + nother;
@@ -174,7 +174,7 @@ void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out) {
       } else if ((short_gap || host_busy) && nsyncs > 0 && cursor > t0 &&
                  sync_open_at(in->syncs, nsyncs, cursor, in->sync_slack_ns)) {
         /* The host waited for the GPU to drain its queue, then had to fill
-         * it again: seed 2.3's .item() and synchronize(). A host that went
+         * it again: what .item() and synchronize() in a step do. A host that went
          * quiet after the sync was busy elsewhere: that gap is not the
          * sync's. */
         out->idle_sync_ns += gap;

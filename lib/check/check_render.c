@@ -3,6 +3,7 @@
  * JSON document for machines. Widths are fixed so output is reproducible. */
 #include "check_internal.h"
 
+#include <gpuwhy/report.h>
 #include <math.h>
 #include <string.h>
 
@@ -275,4 +276,34 @@ void gw_check_print_json(FILE *out, const struct gw_check_report *r) {
     fputs("}}", out);
   }
   fputs(r->nitems ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+static void print_json(FILE *out, const struct gw_check_report *r, int color) {
+  (void)color;
+  gw_check_print_json(out, r);
+}
+
+/* check's renderers: a table for people and JSON for machines. */
+static const struct check_renderer {
+  enum gw_report_format format;
+  void (*render)(FILE *out, const struct gw_check_report *r, int color);
+} check_renderers[] = {
+    {GW_REPORT_TEXT, gw_check_print_text},
+    {GW_REPORT_JSON, print_json},
+};
+
+unsigned gw_check_formats(void) {
+  unsigned have = 0;
+  for (size_t i = 0; i < sizeof check_renderers / sizeof check_renderers[0]; i++)
+    have |= GW_FORMAT_BIT(check_renderers[i].format);
+  return have;
+}
+
+int gw_check_print(FILE *out, const struct gw_check_report *r, int format, int color) {
+  for (size_t i = 0; i < sizeof check_renderers / sizeof check_renderers[0]; i++)
+    if ((int)check_renderers[i].format == format) {
+      check_renderers[i].render(out, r, color);
+      return 0;
+    }
+  return -1;
 }

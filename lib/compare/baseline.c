@@ -231,8 +231,81 @@ static void check_json(const char *name, const char *path, double tol, const str
   fputs("\n}\n", out);
 }
 
+/* What the check's renderers show. */
+struct check_view {
+  const char *name, *path, *base_path;
+  double tolerance_pct;
+  const struct gw_comparison *c;
+  const struct check_result *r;
+  int color;
+};
+
+static void check_render_json(const struct check_view *v, FILE *out) {
+  check_json(v->name, v->path, v->tolerance_pct / 100, v->c, v->r, out);
+}
+
+static void check_render_md(const struct check_view *v, FILE *out) {
+  fprintf(out, _("# gpuwhy baseline check: `%s`\n\nBaseline `%s` (A) against `%s` (B), tolerance %.1f%%.\n\n"), v->name,
+          v->base_path, v->path, v->tolerance_pct);
+  gw_compare_md_pair(v->c, "A", "B", out);
+  fprintf(out, _("**Result: %s.**\n"), v->r->summary);
+}
+
+static void check_render_text(const struct check_view *v, FILE *out) {
+  struct gw_text_style st = gw_text_style(v->color);
+  fprintf(out, _("%sgpuwhy baseline check%s: %s against baseline %s (tolerance %.1f%%)\n\n"), st.bold, st.reset,
+          v->path, v->name, v->tolerance_pct);
+  gw_compare_text_pair(v->c, "A", "B", out, &st);
+  fprintf(out, _("%sResult: %s%s\n"), v->r->regression ? st.red : st.green, v->r->summary, st.reset);
+  for (int i = 1; i < v->r->nreasons; i++)
+    /* TRANSLATORS: a further reason under "Result: REGRESSION: ...",
+     * indented to start under the text after "Result: " */
+    fprintf(out, _("        and %s\n"), v->r->reasons[i]);
+}
+
+/* baseline's renderers, one row per format: check's here; list renders the
+ * same formats (refuse_format below guards both). */
+static const struct baseline_renderer {
+  enum gw_report_format format;
+  void (*check)(const struct check_view *v, FILE *out);
+} baseline_renderers[] = {
+    {GW_REPORT_TEXT, check_render_text},
+    {GW_REPORT_JSON, check_render_json},
+    {GW_REPORT_MD, check_render_md},
+};
+#define NBASELINE_RENDERERS (sizeof baseline_renderers / sizeof baseline_renderers[0])
+
+unsigned gw_baseline_formats(void) {
+  unsigned have = 0;
+  for (size_t i = 0; i < NBASELINE_RENDERERS; i++)
+    have |= GW_FORMAT_BIT(baseline_renderers[i].format);
+  return have;
+}
+
+/* GPUWHY_EXIT_USAGE with the formats baseline has, for one it lacks; else 0. */
+static int refuse_format(enum gw_report_format f, char *errbuf, size_t errcap) {
+  if (gw_baseline_formats() & GW_FORMAT_BIT(f))
+    return 0;
+  char list[64];
+  gw_format_list(gw_baseline_formats(), list, sizeof list);
+  return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("baseline renders %s only"), list);
+}
+
+static int baseline_check(const char *name, const char *path, double tolerance_pct, const struct gw_compare_opts *opts,
+                          FILE *out, char *errbuf, size_t errcap);
+
 int gw_baseline_check(const char *name, const char *path, double tolerance_pct, const struct gw_compare_opts *opts,
                       FILE *out, char *errbuf, size_t errcap) {
+  char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
+  int rc = baseline_check(name, path, tolerance_pct, opts, out, errbuf, errcap);
+  gw_i18n_english_end(locale);
+  return rc;
+}
+
+static int baseline_check(const char *name, const char *path, double tolerance_pct, const struct gw_compare_opts *opts,
+                          FILE *out, char *errbuf, size_t errcap) {
+  if (refuse_format(opts->format, errbuf, errcap))
+    return GPUWHY_EXIT_USAGE;
   char dir[1024], file[1200];
   int rc = baseline_path(name, file, sizeof file, dir, sizeof dir, errbuf, errcap);
   if (rc)
@@ -259,24 +332,10 @@ int gw_baseline_check(const char *name, const char *path, double tolerance_pct, 
   } else {
     struct check_result r;
     judge(&c, tolerance_pct / 100, opts->format != GW_REPORT_JSON, &r);
-    if (opts->format == GW_REPORT_JSON) {
-      check_json(name, path, tolerance_pct / 100, &c, &r, out);
-    } else if (opts->format == GW_REPORT_MD) {
-      fprintf(out, _("# gpuwhy baseline check: `%s`\n\nBaseline `%s` (A) against `%s` (B), tolerance %.1f%%.\n\n"),
-              name, base.path, path, tolerance_pct);
-      gw_compare_md_pair(&c, "A", "B", out);
-      fprintf(out, _("**Result: %s.**\n"), r.summary);
-    } else {
-      struct gw_text_style st = gw_text_style(opts->color);
-      fprintf(out, _("%sgpuwhy baseline check%s: %s against baseline %s (tolerance %.1f%%)\n\n"), st.bold, st.reset,
-              path, name, tolerance_pct);
-      gw_compare_text_pair(&c, "A", "B", out, &st);
-      fprintf(out, _("%sResult: %s%s\n"), r.regression ? st.red : st.green, r.summary, st.reset);
-      for (int i = 1; i < r.nreasons; i++)
-        /* TRANSLATORS: a further reason under "Result: REGRESSION: ...",
-         * indented to start under the text after "Result: " */
-        fprintf(out, _("        and %s\n"), r.reasons[i]);
-    }
+    struct check_view view = {name, path, base.path, tolerance_pct, &c, &r, opts->color};
+    for (size_t i = 0; i < NBASELINE_RENDERERS; i++)
+      if (baseline_renderers[i].format == opts->format)
+        baseline_renderers[i].check(&view, out);
     rc = r.regression ? GPUWHY_EXIT_FINDINGS : GPUWHY_EXIT_OK;
   }
   gw_run_summary_free(&base);
@@ -316,6 +375,8 @@ static int by_name(const void *x, const void *y) {
 
 int gw_baseline_list(const struct gw_compare_opts *opts, FILE *out, char *errbuf, size_t errcap) {
   char dir[1024];
+  if (refuse_format(opts->format, errbuf, errcap))
+    return GPUWHY_EXIT_USAGE;
   if (gw_baseline_dir(dir, sizeof dir, errbuf, errcap) != 0)
     return GPUWHY_EXIT_INPUT;
   DIR *d = opendir(dir);

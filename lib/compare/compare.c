@@ -5,11 +5,73 @@
 #include <stdlib.h>
 
 #include "compare/compare_render.h"
+#include "core/i18n.h"
+
+static void render_text(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
+                        FILE *out, int color) {
+  gw_compare_render_text(runs, n, pairs, npairs, out, color);
+}
+static void render_json(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
+                        FILE *out, int color) {
+  (void)color;
+  gw_compare_render_json(runs, n, pairs, npairs, out);
+}
+static void render_md(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
+                      FILE *out, int color) {
+  (void)color;
+  gw_compare_render_md(runs, n, pairs, npairs, out);
+}
+static void render_html(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
+                        FILE *out, int color) {
+  (void)color;
+  gw_compare_render_html(runs, n, pairs, npairs, out);
+}
+
+/* compare's renderers: a format is one row here. */
+static const struct compare_renderer {
+  enum gw_report_format format;
+  void (*render)(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs, FILE *out,
+                 int color);
+} compare_renderers[] = {
+    {GW_REPORT_TEXT, render_text},
+    {GW_REPORT_JSON, render_json},
+    {GW_REPORT_MD, render_md},
+    {GW_REPORT_HTML, render_html},
+};
+#define NRENDERERS (sizeof compare_renderers / sizeof compare_renderers[0])
+
+unsigned gw_compare_formats(void) {
+  unsigned have = 0;
+  for (size_t i = 0; i < NRENDERERS; i++)
+    have |= GW_FORMAT_BIT(compare_renderers[i].format);
+  return have;
+}
+
+static int compare_files(const char *const *paths, int n, const struct gw_compare_opts *opts, FILE *out, char *errbuf,
+                         size_t errcap);
 
 int gw_compare_files(const char *const *paths, int n, const struct gw_compare_opts *opts, FILE *out, char *errbuf,
                      size_t errcap) {
+  char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
+  int rc = compare_files(paths, n, opts, out, errbuf, errcap);
+  gw_i18n_english_end(locale);
+  return rc;
+}
+
+static int compare_files(const char *const *paths, int n, const struct gw_compare_opts *opts, FILE *out, char *errbuf,
+                         size_t errcap) {
   if (n < 2) {
     snprintf(errbuf, errcap, "compare needs at least two runs");
+    return GPUWHY_EXIT_USAGE;
+  }
+  const struct compare_renderer *renderer = NULL;
+  for (size_t i = 0; i < NRENDERERS; i++)
+    if (compare_renderers[i].format == opts->format)
+      renderer = &compare_renderers[i];
+  if (!renderer) {
+    char list[64];
+    gw_format_list(gw_compare_formats(), list, sizeof list);
+    snprintf(errbuf, errcap, _("compare renders %s only"), list);
     return GPUWHY_EXIT_USAGE;
   }
   struct gw_run_summary *runs = gw_xcalloc((size_t)n, sizeof *runs);
@@ -31,12 +93,7 @@ int gw_compare_files(const char *const *paths, int n, const struct gw_compare_op
       gw_compare_pair(&runs[0], &runs[n - 1], opts->ignore_args, opts->nignore, &pairs[n - 1]);
       pairs[n - 1].show_declared = 0; /* the last run's declared change is one of several since the first */
     }
-    if (opts->format == GW_REPORT_JSON)
-      gw_compare_render_json(runs, n, pairs, npairs, out);
-    else if (opts->format == GW_REPORT_MD)
-      gw_compare_render_md(runs, n, pairs, npairs, out);
-    else
-      gw_compare_render_text(runs, n, pairs, npairs, out, opts->color);
+    renderer->render(runs, n, pairs, npairs, out, opts->color);
     free(pairs);
   }
   for (int i = 0; i < loaded; i++)

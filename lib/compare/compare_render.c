@@ -679,3 +679,39 @@ void gw_compare_render_md(const struct gw_run_summary *runs, int n, const struct
             "or worse needs the interval to exclude no change and the change to exceed %.0f%%.\n"),
           GW_BOOT_RESAMPLES, GW_PRACTICAL_CHANGE * 100);
 }
+
+/* ---- the helpers above, for the HTML renderer ---- */
+
+const char *gw_compare_verdict_title(enum gw_verdict v) {
+  return verdict_title(v);
+}
+void gw_compare_fmt_interval(const struct gw_ratio_ci *r, char *buf, size_t cap) {
+  fmt_interval(r, buf, cap);
+}
+void gw_compare_fmt_findings(const struct gw_run_summary *s, char *buf, size_t cap) {
+  fmt_findings(s, buf, cap);
+}
+void gw_compare_fmt_top_finding(const struct gw_run_summary *s, char *buf, size_t cap) {
+  fmt_top_finding(s, buf, cap);
+}
+void gw_compare_warning_text(const struct gw_comparison *c, int translate, char *buf, size_t cap) {
+  warning_text(c, translate, buf, cap);
+}
+const char *gw_compare_change_kind_title(enum gw_change_kind k) {
+  return change_kind_title(k);
+}
+void gw_compare_join_ignored(const struct gw_change_list *cl, char *buf, size_t cap) {
+  join_ignored(cl, buf, cap);
+}
+const char *gw_compare_throughput_unit(const struct gw_comparison *c) {
+  return throughput_unit(c);
+}
+void gw_compare_fmt_pct(double v, char *buf, size_t cap) {
+  fmt_pct(v, buf, cap);
+}
+void gw_compare_fmt_num(double v, int decimals, const char *unit, char *buf, size_t cap) {
+  fmt_num(v, decimals, unit, buf, cap);
+}
+void gw_compare_fmt_gib(double bytes, char *buf, size_t cap) {
+  fmt_gib(bytes, buf, cap);
+}

@@ -1,5 +1,5 @@
 /* Output of compare (and the comparison part of baseline check) as terminal
- * text, JSON (schema "gpuwhy.compare", docs/compare.md) and Markdown. */
+ * text, JSON (schema "gpuwhy.compare", docs/compare.md), Markdown and HTML. */
 #ifndef GW_COMPARE_RENDER_H
 #define GW_COMPARE_RENDER_H
 
@@ -25,6 +25,10 @@ void gw_compare_render_json(const struct gw_run_summary *runs, int n, const stru
                             FILE *out);
 void gw_compare_render_md(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
                           FILE *out);
+/* One self-contained HTML page (lib/compare/compare_html.c) in the report
+ * page's style. */
+void gw_compare_render_html(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
+                            FILE *out);
 
 /* Pieces shared with baseline check. */
 void gw_compare_text_pair(const struct gw_comparison *c, const char *la, const char *lb, FILE *out,
@@ -36,6 +40,21 @@ void gw_compare_json_pair(const struct gw_comparison *c, const char *la, const c
 /* snprintf that cuts long text without a compile-time truncation warning:
  * for sentences built from file and option names of any length. */
 void gw_textf(char *buf, size_t cap, const char *fmt, ...) GW_PRINTF(3, 4);
+
+/* Shared by the renderers: the verdict and the interval in words, the
+ * findings "input_pipeline 62%, ...", the changes' warning (translate 0:
+ * English, for JSON), a percentage, a number with its unit, GiB. */
+const char *gw_compare_verdict_title(enum gw_verdict v);
+void gw_compare_fmt_interval(const struct gw_ratio_ci *r, char *buf, size_t cap);
+void gw_compare_fmt_findings(const struct gw_run_summary *s, char *buf, size_t cap);
+void gw_compare_fmt_top_finding(const struct gw_run_summary *s, char *buf, size_t cap);
+void gw_compare_warning_text(const struct gw_comparison *c, int translate, char *buf, size_t cap);
+const char *gw_compare_change_kind_title(enum gw_change_kind k);
+void gw_compare_join_ignored(const struct gw_change_list *cl, char *buf, size_t cap);
+const char *gw_compare_throughput_unit(const struct gw_comparison *c);
+void gw_compare_fmt_pct(double v, char *buf, size_t cap);
+void gw_compare_fmt_num(double v, int decimals, const char *unit, char *buf, size_t cap);
+void gw_compare_fmt_gib(double bytes, char *buf, size_t cap);
 
 /* Formatting: "732.5 ms"; "+12.3%" ("+2011.6% (x21.12)" when large). */
 void gw_fmt_duration(double s, char *buf, size_t cap);

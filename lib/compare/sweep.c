@@ -340,8 +340,68 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
   fprintf(out, "\n%s%s%s\n", md ? "**" : st.bold, text, md ? "**" : st.reset);
 }
 
+/* What the sweep's renderers show. */
+struct sweep_view {
+  const struct sweep_row *rows;
+  int n;
+  const char *pname, *unit;
+  const struct gw_comparison *gains;
+  const struct gw_sweep_knee *knee;
+  const char *text;
+  int color;
+};
+
+static void sweep_render_json(const struct sweep_view *v, FILE *out) {
+  render_json(v->rows, v->n, v->pname, v->unit, v->gains, v->knee, v->text, out);
+}
+static void sweep_render_text(const struct sweep_view *v, FILE *out) {
+  render_table(v->rows, v->n, v->pname, v->unit, v->gains, v->text, 0, v->color, out);
+}
+static void sweep_render_md(const struct sweep_view *v, FILE *out) {
+  render_table(v->rows, v->n, v->pname, v->unit, v->gains, v->text, 1, v->color, out);
+}
+
+/* sweep's renderers: a format is one row here. */
+static const struct sweep_renderer {
+  enum gw_report_format format;
+  void (*render)(const struct sweep_view *v, FILE *out);
+} sweep_renderers[] = {
+    {GW_REPORT_TEXT, sweep_render_text},
+    {GW_REPORT_JSON, sweep_render_json},
+    {GW_REPORT_MD, sweep_render_md},
+};
+#define NSWEEP_RENDERERS (sizeof sweep_renderers / sizeof sweep_renderers[0])
+
+unsigned gw_sweep_formats(void) {
+  unsigned have = 0;
+  for (size_t i = 0; i < NSWEEP_RENDERERS; i++)
+    have |= GW_FORMAT_BIT(sweep_renderers[i].format);
+  return have;
+}
+
+static int sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
+                       FILE *out, char *errbuf, size_t errcap);
+
 int gw_sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
                    FILE *out, char *errbuf, size_t errcap) {
+  char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
+  int rc = sweep_table(paths, values, n, opts, out, errbuf, errcap);
+  gw_i18n_english_end(locale);
+  return rc;
+}
+
+static int sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
+                       FILE *out, char *errbuf, size_t errcap) {
+  const struct sweep_renderer *renderer = NULL;
+  for (size_t i = 0; i < NSWEEP_RENDERERS; i++)
+    if (sweep_renderers[i].format == opts->format)
+      renderer = &sweep_renderers[i];
+  if (!renderer) {
+    char list[64];
+    gw_format_list(gw_sweep_formats(), list, sizeof list);
+    snprintf(errbuf, errcap, _("sweep renders %s only"), list);
+    return GPUWHY_EXIT_USAGE;
+  }
   if (n < 1) {
     snprintf(errbuf, errcap, "%s", _("a sweep needs at least one recording"));
     return GPUWHY_EXIT_USAGE;
@@ -406,10 +466,8 @@ int gw_sweep_table(const char *const *paths, const char *const *values, int n, c
    * parameter has no name: the parameter's value of each run */
   const char *pname = param || json ? param_label(param) : _("value");
   knee_text(rows, n, pname, &knee, unit, !json, text, sizeof text);
-  if (json)
-    render_json(rows, n, pname, unit, gains, &knee, text, out);
-  else
-    render_table(rows, n, pname, unit, gains, text, opts->format == GW_REPORT_MD, opts->color, out);
+  struct sweep_view view = {rows, n, pname, unit, gains, &knee, text, opts->color};
+  renderer->render(&view, out);
   free(x);
   free(thr);
   free(gains);

@@ -94,6 +94,11 @@ int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts
                  size_t errcap) {
   if (!run->param || !run->param[0] || run->nvalues < 1 || !run->argv || !run->argv[0])
     return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("a sweep needs --param NAME=V1,V2,... and a command"));
+  if (!(gw_sweep_formats() & GW_FORMAT_BIT(opts->format))) { /* refused before any run, not after them all */
+    char list[64];
+    gw_format_list(gw_sweep_formats(), list, sizeof list);
+    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("sweep renders %s only"), list);
+  }
   char pat[160];
   snprintf(pat, sizeof pat, "{%s}", run->param);
   int argc = 0, used = 0;

@@ -46,6 +46,11 @@ static void pick_localedir(char *out, size_t cap) {
       int k = snprintf(out, cap, "%s/locale", exe);
       if (k > 0 && (size_t)k < cap && is_dir(out))
         return;
+      /* An installed binary, <prefix>/bin/gpuwhy, under any prefix (cmake
+       * --install --prefix, a .deb): the catalogs are in <prefix>/share/locale. */
+      k = snprintf(out, cap, "%s/../share/locale", exe);
+      if (k > 0 && (size_t)k < cap && is_dir(out))
+        return;
     }
   }
   gw_strlcpy(out, GW_LOCALEDIR, cap);
@@ -99,6 +104,20 @@ void gw_i18n_init(void) {
   bindtextdomain(GW_TEXTDOMAIN, dir);
   /* The catalogs are UTF-8 and so is every report, whatever LC_CTYPE says. */
   bind_textdomain_codeset(GW_TEXTDOMAIN, "UTF-8");
+}
+
+char *gw_i18n_english_begin(void) {
+  const char *now = setlocale(LC_MESSAGES, NULL);
+  char *saved = gw_xstrdup(now ? now : "C");
+  setlocale(LC_MESSAGES, "C");
+  return saved;
+}
+
+void gw_i18n_english_end(char *saved) {
+  if (!saved)
+    return;
+  setlocale(LC_MESSAGES, saved);
+  free(saved);
 }
 
 /* Width of one code point in terminal columns. */

@@ -11,6 +11,13 @@
 /* gw_gettext, _(), N_() and gw_i18n_init are public (the CLI uses them). */
 #include <gpuwhy/i18n.h>
 
+/* Machine-read output (every JSON document) is English in every language,
+ * so LANG never changes its bytes: between these two calls the messages are
+ * in the C locale (gettext then ignores LANGUAGE too). begin returns the
+ * locale to restore, which end frees; calls do not nest. */
+char *gw_i18n_english_begin(void);
+void gw_i18n_english_end(char *saved);
+
 /* Terminal columns taken by UTF-8 text: East Asian wide characters count
  * two, so table columns line up in Chinese too. */
 int gw_text_width(const char *s);

@@ -2,6 +2,44 @@
 
 #include <string.h>
 
+size_t gw_utf8_seq_len(const unsigned char *s, size_t avail) {
+  if (avail == 0)
+    return 0;
+  unsigned char c = s[0];
+  if (c < 0x80)
+    return 1;
+  size_t n;
+  unsigned min;
+  unsigned cp;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+    min = 0x80;
+    cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    min = 0x800;
+    cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    min = 0x10000;
+    cp = c & 0x07;
+  } else {
+    return 0; /* continuation byte, 0xc0/0xc1 (always overlong) or above 0xf4 */
+  }
+  if (avail < n)
+    return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (s[i] & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
+static const char REPLACEMENT[] = "\xef\xbf\xbd"; /* U+FFFD */
+
 /* Escape sequence for byte c, or NULL when it passes through. */
 static const char *escape_for(unsigned char c, char tmp[8]) {
   switch (c) {
@@ -32,15 +70,37 @@ static const char *escape_for(unsigned char c, char tmp[8]) {
   return NULL;
 }
 
+/* The bytes to write for the character at p (left bytes remain): an escape,
+ * U+FFFD for a byte that starts no valid UTF-8 sequence, or the character
+ * itself. *used says how many input bytes it stands for. */
+static const char *next_piece(const unsigned char *p, size_t left, char tmp[8], size_t *used, size_t *len) {
+  if (*p < 0x80) {
+    const char *e = escape_for(*p, tmp);
+    *used = 1;
+    *len = e ? strlen(e) : 1;
+    return e ? e : (const char *)p;
+  }
+  size_t n = gw_utf8_seq_len(p, left);
+  if (n == 0) {
+    *used = 1;
+    *len = sizeof REPLACEMENT - 1;
+    return REPLACEMENT;
+  }
+  *used = *len = n;
+  return (const char *)p;
+}
+
 void gw_json_write_string(FILE *out, const char *s) {
   char tmp[8];
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  size_t left = strlen((const char *)p);
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    const char *e = escape_for(*p, tmp);
-    if (e)
-      fputs(e, out);
-    else
-      fputc(*p, out);
+  while (left > 0) {
+    size_t used, len;
+    const char *piece = next_piece(p, left, tmp, &used, &len);
+    fwrite(piece, 1, len, out);
+    p += used;
+    left -= used;
   }
   fputc('"', out);
 }
@@ -50,17 +110,18 @@ long gw_json_quote(char *buf, size_t cap, const char *s) {
   size_t len = 0;
   if (cap < 3)
     return -1;
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  size_t left = strlen((const char *)p);
   buf[len++] = '"';
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    const char *e = escape_for(*p, tmp);
-    size_t n = e ? strlen(e) : 1;
+  while (left > 0) {
+    size_t used, n;
+    const char *piece = next_piece(p, left, tmp, &used, &n);
     if (len + n + 2 > cap)
       return -1;
-    if (e)
-      memcpy(buf + len, e, n);
-    else
-      buf[len] = (char)*p;
+    memcpy(buf + len, piece, n);
     len += n;
+    p += used;
+    left -= used;
   }
   buf[len++] = '"';
   buf[len] = '\0';

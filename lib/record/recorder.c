@@ -527,6 +527,11 @@ static void close_all(struct recorder *r) {
   gw_pyhook_collect_close(r->pyhook);
   gw_nccl_collect_close(r->nccl);
   gw_trace_collect_close(r->trace);
+  /* The spool folder X.db.trace only carried the tracer's files to the
+   * recorder; its records are in the recording now. rmdir removes it only
+   * when empty, so files a failed read left behind stay to be looked at. */
+  if (r->trace_dir[0])
+    rmdir(r->trace_dir);
   gw_store_close(r->store);
   gw_kmsg_close(r->kmsg);
   gw_host_close(r->host);

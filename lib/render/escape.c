@@ -2,42 +2,6 @@
 
 #include <string.h>
 
-size_t gw_utf8_seq_len(const unsigned char *s, size_t avail) {
-  if (avail == 0)
-    return 0;
-  unsigned char c = s[0];
-  if (c < 0x80)
-    return 1;
-  size_t n;
-  unsigned min;
-  unsigned cp;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-    min = 0x80;
-    cp = c & 0x1f;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    min = 0x800;
-    cp = c & 0x0f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    min = 0x10000;
-    cp = c & 0x07;
-  } else {
-    return 0; /* continuation byte, 0xc0/0xc1 (always overlong) or above 0xf4 */
-  }
-  if (avail < n)
-    return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80)
-      return 0;
-    cp = (cp << 6) | (s[i] & 0x3f);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return n;
-}
-
 /* Output goes either to a FILE or into a bounded buffer. */
 struct sink {
   FILE *f;
@@ -115,32 +79,6 @@ static const char *html_esc(unsigned char c, char tmp[8]) {
   }
 }
 
-static const char *json_esc(unsigned char c, char tmp[8]) {
-  static const char hex[] = "0123456789abcdef";
-  switch (c) {
-  case '"':
-    return "\\\"";
-  case '\\':
-    return "\\\\";
-  case '\n':
-    return "\\n";
-  case '\t':
-    return "\\t";
-  default:
-    break;
-  }
-  if (c >= 0x20 && c != 0x7f)
-    return NULL;
-  tmp[0] = '\\';
-  tmp[1] = 'u';
-  tmp[2] = '0';
-  tmp[3] = '0';
-  tmp[4] = hex[c >> 4];
-  tmp[5] = hex[c & 15];
-  tmp[6] = '\0';
-  return tmp;
-}
-
 static const char *prom_esc(unsigned char c, char tmp[8]) {
   (void)tmp;
   switch (c) {
@@ -174,10 +112,7 @@ long gw_html_escape(char *buf, size_t cap, const char *s) {
 }
 
 void gw_json_write_utf8(FILE *out, const char *s) {
-  struct sink k = {out, NULL, 0, 0, 0};
-  fputc('"', out);
-  walk(&k, s, json_esc);
-  fputc('"', out);
+  gw_json_write_string(out, s); /* the project's one JSON string writer */
 }
 
 long gw_prom_label_escape(char *buf, size_t cap, const char *s) {

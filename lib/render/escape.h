@@ -9,10 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when the byte at s
- * does not start one (a stray continuation, an overlong form, a surrogate,
- * a code point above U+10FFFF, or a sequence cut short by the end). */
-size_t gw_utf8_seq_len(const unsigned char *s, size_t avail);
+#include "core/json_write.h" /* gw_utf8_seq_len */
 
 /* HTML text and attribute values: & < > " ' become entities; control
  * characters other than tab and newline are dropped. NULL writes nothing. */
@@ -21,7 +18,7 @@ void gw_html_write(FILE *out, const char *s);
  * then holds a truncated, still well-formed prefix). */
 long gw_html_escape(char *buf, size_t cap, const char *s);
 
-/* A quoted JSON string with control characters as \u00XX. NULL is "". */
+/* gw_json_write_string (lib/core/json_write.c), the one JSON string writer. */
 void gw_json_write_utf8(FILE *out, const char *s);
 
 /* A Prometheus label value (without the quotes): backslash, double quote

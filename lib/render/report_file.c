@@ -12,26 +12,94 @@
 #include "render/report_html.h"
 #include "render/report_render.h"
 
+/* Every format name; the first name of a format is the one listed to users. */
+static const struct {
+  const char *name;
+  enum gw_report_format fmt;
+} format_names[] = {{"text", GW_REPORT_TEXT},
+                    {"json", GW_REPORT_JSON},
+                    {"md", GW_REPORT_MD},
+                    {"markdown", GW_REPORT_MD},
+                    {"html", GW_REPORT_HTML}};
+
 int gw_report_format_from_name(const char *name, enum gw_report_format *out) {
-  static const struct {
-    const char *name;
-    enum gw_report_format fmt;
-  } names[] = {{"text", GW_REPORT_TEXT},
-               {"json", GW_REPORT_JSON},
-               {"md", GW_REPORT_MD},
-               {"markdown", GW_REPORT_MD},
-               {"html", GW_REPORT_HTML}};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcmp(name, names[i].name) == 0) {
-      *out = names[i].fmt;
+  for (size_t i = 0; name && i < sizeof format_names / sizeof format_names[0]; i++)
+    if (strcmp(name, format_names[i].name) == 0) {
+      *out = format_names[i].fmt;
       return 0;
     }
   return -1;
 }
 
-static void render(const struct gw_diagnosis *dx, const struct gw_report_opts *opts, FILE *out);
+void gw_format_list(unsigned have, char *list, size_t listcap) {
+  size_t used = 0;
+  unsigned listed = 0;
+  if (listcap)
+    list[0] = '\0';
+  for (size_t i = 0; i < sizeof format_names / sizeof format_names[0] && used < listcap; i++) {
+    unsigned bit = GW_FORMAT_BIT(format_names[i].fmt);
+    if (!(have & bit) || (listed & bit))
+      continue;
+    int w = snprintf(list + used, listcap - used, "%s%s", listed ? ", " : "", format_names[i].name);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+    listed |= bit;
+  }
+}
 
-int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *out, char *errbuf, size_t errcap) {
+int gw_format_pick(unsigned have, const char *name, enum gw_report_format *out, char *list, size_t listcap) {
+  enum gw_report_format f;
+  if (gw_report_format_from_name(name, &f) == 0 && (have & GW_FORMAT_BIT(f))) {
+    *out = f;
+    return 0;
+  }
+  gw_format_list(have, list, listcap);
+  return -1;
+}
+
+static void render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
+  gw_render_text(dx, out, color);
+}
+static void render_json(const struct gw_diagnosis *dx, FILE *out, int color) {
+  (void)color;
+  gw_render_json(dx, out);
+}
+static void render_md(const struct gw_diagnosis *dx, FILE *out, int color) {
+  (void)color;
+  gw_render_md(dx, out);
+}
+
+/* The report's renderers. HTML draws the samples themselves, which the
+ * diagnosis does not keep, so its row has no diagnosis renderer: the
+ * recording is rendered whole (gw_render_html). */
+static const struct report_renderer {
+  enum gw_report_format format;
+  void (*render)(const struct gw_diagnosis *dx, FILE *out, int color);
+} report_renderers[] = {
+    {GW_REPORT_TEXT, render_text},
+    {GW_REPORT_JSON, render_json},
+    {GW_REPORT_MD, render_md},
+    {GW_REPORT_HTML, NULL},
+};
+
+unsigned gw_report_formats(void) {
+  unsigned have = 0;
+  for (size_t i = 0; i < sizeof report_renderers / sizeof report_renderers[0]; i++)
+    have |= GW_FORMAT_BIT(report_renderers[i].format);
+  return have;
+}
+
+static void render(const struct gw_diagnosis *dx, const struct gw_report_opts *opts, FILE *out) {
+  for (size_t i = 0; i < sizeof report_renderers / sizeof report_renderers[0]; i++)
+    if (report_renderers[i].format == opts->format && report_renderers[i].render) {
+      report_renderers[i].render(dx, out, opts->color);
+      return;
+    }
+  gw_render_text(dx, out, opts->color);
+}
+
+static int report_file(const char *path, const struct gw_report_opts *opts, FILE *out, char *errbuf, size_t errcap) {
   struct gw_err err = {{0}};
   struct gw_diagnosis *dx = NULL;
   if (opts->format == GW_REPORT_HTML) {
@@ -52,23 +120,25 @@ int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *ou
   return GPUWHY_EXIT_OK;
 }
 
-static void render(const struct gw_diagnosis *dx, const struct gw_report_opts *opts, FILE *out) {
-  switch (opts->format) {
-  case GW_REPORT_JSON:
-    gw_render_json(dx, out);
-    break;
-  case GW_REPORT_MD:
-    gw_render_md(dx, out);
-    break;
-  default:
-    gw_render_text(dx, out, opts->color);
-  }
+int gw_report_file(const char *path, const struct gw_report_opts *opts, FILE *out, char *errbuf, size_t errcap) {
+  return gw_report_files(&path, 1, opts, out, errbuf, errcap);
 }
+
+static int report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out,
+                        char *errbuf, size_t errcap);
 
 int gw_report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out, char *errbuf,
                     size_t errcap) {
-  if (npaths == 1)
-    return gw_report_file(paths[0], opts, out, errbuf, errcap);
+  /* The analysis words the evidence, so JSON's English starts before it. */
+  char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
+  int rc = npaths == 1 ? report_file(paths[0], opts, out, errbuf, errcap)
+                       : report_files(paths, npaths, opts, out, errbuf, errcap);
+  gw_i18n_english_end(locale);
+  return rc;
+}
+
+static int report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out,
+                        char *errbuf, size_t errcap) {
   if (npaths < 1)
     return GPUWHY_EXIT_INPUT;
   struct gw_err err = {{0}};
@@ -119,7 +189,8 @@ int gw_explain(FILE *out, const char *class_id) {
     const struct gw_rule *r = gw_rule_find(class_id);
     if (!r)
       return -1;
-    fprintf(out, _("%s: %s (field guide section %s)\n\n"), r->id, _(r->title), r->seed_section);
+    /* TRANSLATORS: a class id and its title, the heading of gpuwhy explain CLASS */
+    fprintf(out, _("%s: %s\n\n"), r->id, _(r->title));
     fprintf(out, _("Signals:\n  %s\n\nHow to confirm:\n  %s\n\nFixes, cheapest first:\n  %s\n"), _(r->signals),
             _(r->confirm), _(r->fixes));
     return 0;

@@ -182,7 +182,7 @@ static void key_marks(struct gw_chart *c, const struct marks *mk) {
   if (mk->dips)
     chart_key(c, mk->dip_label, mk->periodic ? "b-pdip" : "b-dip", 1);
   if (mk->nsteps)
-    chart_key(c, "step starts", "m-step", 0);
+    chart_key(c, _("step starts"), "m-step", 0);
 }
 
 static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct gw_diagnosis *dx, int gi,
@@ -198,7 +198,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   }
   fputs("</h3>\n", out);
   if (g->n == 0) {
-    fputs("<p>No samples of this GPU.</p>\n", out);
+    fprintf(out, "<p>%s</p>\n", _("No samples of this GPU."));
     return;
   }
   struct marks mk;
@@ -206,9 +206,9 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   mk.dips = gw_activity_dip_flags(g);
   mk.periodic = p->period.found;
   if (mk.periodic)
-    snprintf(mk.dip_label, sizeof mk.dip_label, "periodic dips (every %.1f s)", p->period.period_s);
+    snprintf(mk.dip_label, sizeof mk.dip_label, _("periodic dips (every %.1f s)"), p->period.period_s);
   else
-    snprintf(mk.dip_label, sizeof mk.dip_label, "dips (below %.0f%% of the usual level)",
+    snprintf(mk.dip_label, sizeof mk.dip_label, _("dips (below %.0f%% of the usual level)"),
              gw_thr.dip_frac_of_typical * 100);
   if (rec->nsteps) {
     mk.steps = gw_xcalloc(rec->nsteps, sizeof *mk.steps);
@@ -218,12 +218,12 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
 
   struct gw_chart c;
   const double *sm = g->m[GW_M_sm_active_pct], *util = g->m[GW_M_util_gpu_pct];
-  chart_init(&c, out, sp, "SM activity beside GPU-Util", "%", 100, 120);
-  c.aria = "Line chart over time of the share of SMs busy and of nvidia-smi's GPU-Util, in percent.";
+  chart_init(&c, out, sp, _("SM activity beside GPU-Util"), "%", 100, 120);
+  c.aria = _("Line chart over time of the share of SMs busy and of nvidia-smi's GPU-Util, in percent.");
   if (has_values(sm, g->n))
-    chart_key(&c, "SM activity (real work)", "s-sm", 0);
+    chart_key(&c, _("SM activity (real work)"), "s-sm", 0);
   if (has_values(util, g->n))
-    chart_key(&c, "GPU-Util (a kernel was resident)", "s-util", 0);
+    chart_key(&c, _("GPU-Util (a kernel was resident)"), "s-util", 0);
   key_marks(&c, &mk);
   gw_chart_begin(&c);
   draw_marks(&c, g, &mk);
@@ -234,10 +234,10 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   const double *power = g->m[GW_M_power_mw], *limit = g->h[GW_M_power_limit_mw];
   double lim_w = isnan(p->power_limit_w) ? NAN : p->power_limit_w;
   double ymax = gw_chart_nice_max(fmax(isnan(lim_w) ? 0 : lim_w, max_of(power, g->n, 1e-3)) * 1.05, 10);
-  chart_init(&c, out, sp, "Power against its limit", " W", ymax, 100);
-  c.aria = "Line chart over time of board power in watts, with the enforced power limit.";
-  chart_key(&c, "power draw", "s-power", 0);
-  chart_key(&c, "power limit", "s-limit", 0);
+  chart_init(&c, out, sp, _("Power against its limit"), " W", ymax, 100);
+  c.aria = _("Line chart over time of board power in watts, with the enforced power limit.");
+  chart_key(&c, _("power draw"), "s-power", 0);
+  chart_key(&c, _("power limit"), "s-limit", 0);
   key_marks(&c, &mk);
   gw_chart_begin(&c);
   draw_marks(&c, g, &mk);
@@ -252,15 +252,15 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   static const struct {
     uint64_t mask;
     const char *css, *label;
-  } reasons[] = {{GW_CLK_SW_POWER_CAP, "b-cap", "SW power cap (the board's limit)"},
-                 {GW_CLK_HW_SLOWDOWN, "b-hw", "HW slowdown"},
-                 {GW_CLK_SW_THERMAL | GW_CLK_HW_THERMAL, "b-thermal", "thermal slowdown"},
-                 {GW_CLK_HW_POWER_BRAKE, "b-brake", "power brake"}};
+  } reasons[] = {{GW_CLK_SW_POWER_CAP, "b-cap", N_("SW power cap (the board's limit)")},
+                 {GW_CLK_HW_SLOWDOWN, "b-hw", N_("HW slowdown")},
+                 {GW_CLK_SW_THERMAL | GW_CLK_HW_THERMAL, "b-thermal", N_("thermal slowdown")},
+                 {GW_CLK_HW_POWER_BRAKE, "b-brake", N_("power brake")}};
   const double *clk = g->m[GW_M_sm_clock_mhz], *rs = g->m[GW_M_clock_reasons];
   double cmax = isnan(g->sm_clock_max_mhz) ? max_of(clk, g->n, 1) : g->sm_clock_max_mhz;
-  chart_init(&c, out, sp, "SM clock and why it is held down", " MHz", gw_chart_nice_max(cmax, 100), 100);
-  c.aria = "Line chart over time of the SM clock in megahertz, with bands where a clock event reason was set.";
-  chart_key(&c, "SM clock", "s-clock", 0);
+  chart_init(&c, out, sp, _("SM clock and why it is held down"), " MHz", gw_chart_nice_max(cmax, 100), 100);
+  c.aria = _("Line chart over time of the SM clock in megahertz, with bands where a clock event reason was set.");
+  chart_key(&c, _("SM clock"), "s-clock", 0);
   unsigned char *on[sizeof reasons / sizeof reasons[0]] = {0};
   for (size_t r = 0; r < sizeof reasons / sizeof reasons[0]; r++) {
     int any = 0;
@@ -271,11 +271,11 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
         any = 1;
       }
     if (any)
-      chart_key(&c, reasons[r].label, reasons[r].css, 1);
+      chart_key(&c, _(reasons[r].label), reasons[r].css, 1);
   }
   gw_chart_begin(&c);
   for (size_t r = 0; r < sizeof reasons / sizeof reasons[0]; r++)
-    gw_chart_runs(&c, g->t_ns, on[r], g->n, dt, 0, 1, reasons[r].css, reasons[r].label);
+    gw_chart_runs(&c, g->t_ns, on[r], g->n, dt, 0, 1, reasons[r].css, _(reasons[r].label));
   if (!isnan(g->sm_clock_max_mhz))
     gw_chart_hline(&c, g->sm_clock_max_mhz, "grid");
   gw_chart_line(&c, g->t_ns, clk, g->n, 1, "s-clock");
@@ -286,10 +286,10 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   const double *rx = g->m[GW_M_pcie_rx_bps], *tx = g->m[GW_M_pcie_tx_bps];
   if (has_values(rx, g->n) || has_values(tx, g->n)) {
     double m = fmax(max_of(rx, g->n, 1e-9), max_of(tx, g->n, 1e-9));
-    chart_init(&c, out, sp, "PCIe traffic", " GB/s", gw_chart_nice_max(isnan(m) ? 0 : m, 0.1), 90);
-    c.aria = "Line chart over time of PCIe receive and transmit rates in gigabytes per second.";
-    chart_key(&c, "received (host to GPU)", "s-rx", 0);
-    chart_key(&c, "sent (GPU to host)", "s-tx", 0);
+    chart_init(&c, out, sp, _("PCIe traffic"), " GB/s", gw_chart_nice_max(isnan(m) ? 0 : m, 0.1), 90);
+    c.aria = _("Line chart over time of PCIe receive and transmit rates in gigabytes per second.");
+    chart_key(&c, _("received (host to GPU)"), "s-rx", 0);
+    chart_key(&c, _("sent (GPU to host)"), "s-tx", 0);
     key_marks(&c, &mk);
     gw_chart_begin(&c);
     draw_marks(&c, g, &mk);
@@ -306,9 +306,9 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
 static void host_charts(FILE *out, const struct gw_recording *rec, const struct gw_diagnosis *dx,
                         const struct span *sp) {
   const struct gw_host_series *h = &rec->host;
-  fputs("<h3>Host</h3>\n", out);
+  fprintf(out, "<h3>%s</h3>\n", _("Host"));
   if (h->n == 0) {
-    fputs("<p>No host samples in this recording.</p>\n", out);
+    fprintf(out, "<p>%s</p>\n", _("No host samples in this recording."));
     return;
   }
   struct marks mk;
@@ -316,7 +316,7 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
   const struct gw_gpu_series *g0 = rec->ngpus > 0 ? &rec->gpus[0] : NULL;
   if (g0 && (mk.dips = gw_activity_dip_flags(g0))) {
     mk.periodic = dx->profiles[0].period.found;
-    snprintf(mk.dip_label, sizeof mk.dip_label, "GPU %d %s", g0->gpu, mk.periodic ? "periodic dips" : "dips");
+    snprintf(mk.dip_label, sizeof mk.dip_label, mk.periodic ? _("GPU %d periodic dips") : _("GPU %d dips"), g0->gpu);
   }
   if (rec->nsteps) {
     mk.steps = gw_xcalloc(rec->nsteps, sizeof *mk.steps);
@@ -326,15 +326,18 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
   struct gw_chart c;
   /* a single start-up spike (imports on every core) would flatten the rest: scale to the 99th percentile */
   double m = fmax(gw_stats_quantile(h->main_cpu_pct, h->n, 0.99), gw_stats_quantile(h->worker_cpu_max_pct, h->n, 0.99));
-  chart_init(&c, out, sp, "CPU of the training process and its loader workers", "%",
+  chart_init(&c, out, sp, _("CPU of the training process and its loader workers"), "%",
              gw_chart_nice_max(isnan(m) ? 100 : m * 1.15, 100), 110);
-  c.aria = "Line chart over time of CPU use of the main process and of the busiest loader worker, in percent of one "
-           "core, and of the whole host.";
+  c.aria = _("Line chart over time of CPU use of the main process and of the busiest loader worker, in percent of one "
+             "core, and of the whole host.");
   if (has_values(h->main_cpu_pct, h->n))
-    chart_key(&c, "main process (% of one core)", "s-main", 0);
+    /* xgettext:no-c-format */
+    chart_key(&c, _("main process (% of one core)"), "s-main", 0);
   if (has_values(h->worker_cpu_max_pct, h->n))
-    chart_key(&c, "busiest loader worker (% of one core)", "s-worker", 0);
-  chart_key(&c, "whole host (% of all cores)", "s-host", 0);
+    /* xgettext:no-c-format */
+    chart_key(&c, _("busiest loader worker (% of one core)"), "s-worker", 0);
+  /* xgettext:no-c-format */
+  chart_key(&c, _("whole host (% of all cores)"), "s-host", 0);
   key_marks(&c, &mk);
   gw_chart_begin(&c);
   draw_marks(&c, g0, &mk);
@@ -344,11 +347,12 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
   gw_chart_end(&c);
 
   if (has_values(h->disk_util_max_pct, h->n)) {
-    chart_init(&c, out, sp, "Disk", "%", 100, 90);
-    c.aria = "Line chart over time of the busiest disk's utilisation and of the host's iowait, in percent.";
-    chart_key(&c, "busiest disk utilisation", "s-disk", 0);
+    chart_init(&c, out, sp, _("Disk"), "%", 100, 90);
+    c.aria = _("Line chart over time of the busiest disk's utilisation and of the host's iowait, in percent.");
+    chart_key(&c, _("busiest disk utilisation"), "s-disk", 0);
     if (has_values(h->iowait_pct, h->n))
-      chart_key(&c, "CPU iowait (% of all cores)", "s-iowait", 0);
+      /* xgettext:no-c-format */
+      chart_key(&c, _("CPU iowait (% of all cores)"), "s-iowait", 0);
     key_marks(&c, &mk);
     gw_chart_begin(&c);
     draw_marks(&c, g0, &mk);
@@ -372,8 +376,8 @@ static void findings_strip(FILE *out, const struct gw_diagnosis *dx, const struc
   if (rows == 0)
     return;
   struct gw_chart c;
-  chart_init(&c, out, sp, "When the findings' evidence was seen", "", dx->nfindings, 22 * dx->nfindings + 8);
-  c.aria = "One row per finding, with bands over the time ranges its evidence comes from.";
+  chart_init(&c, out, sp, _("When the findings' evidence was seen"), "", dx->nfindings, 22 * dx->nfindings + 8);
+  c.aria = _("One row per finding, with bands over the time ranges its evidence comes from.");
   for (int i = 0; i < dx->nfindings && i < GW_CHART_MAX_YLABELS; i++) {
     c.ylabel_text[c.nylabels] = dx->findings[i].class_id;
     c.ylabel_at[c.nylabels++] = dx->nfindings - i - 0.5;
@@ -394,26 +398,30 @@ static void findings_strip(FILE *out, const struct gw_diagnosis *dx, const struc
 
 static void verdict(FILE *out, const struct gw_diagnosis *dx) {
   if (strcmp(dx->verdict, "no_data") == 0) {
-    fputs("<p class=\"verdict nodata\"><b>No data:</b> no GPU did any work in this recording.</p>\n", out);
+    fprintf(out, "<p class=\"verdict nodata\"><b>%s</b> %s</p>\n", _("No data:"),
+            _("no GPU did any work in this recording."));
     return;
   }
   if (dx->nfindings == 0) {
     double prod = dx->active_ns > 0 ? 1 - dx->lost_ns / dx->active_ns : 0;
-    fprintf(out,
-            "<p class=\"verdict ok\"><b>Nothing to fix.</b> The GPUs did real work, or ran at their power limit, "
-            "for %.0f%% of their active time.</p>\n",
+    fprintf(out, "<p class=\"verdict ok\"><b>%s</b> ", _("Nothing to fix."));
+    fprintf(out, _("The GPUs did real work, or ran at their power limit, for %.0f%% of their active time."),
             prod * 100);
+    fputs("</p>\n", out);
     return;
   }
   const struct gw_finding *f = &dx->findings[0];
   fputs("<p class=\"verdict\"><b>", out);
   gw_html_write(out, f->title);
-  fprintf(out, "</b> explains %.0f%% of the lost GPU time (confidence %.2f).", f->share_of_lost * 100, f->confidence);
-  if (dx->active_ns > 0)
-    fprintf(out, "<small>%.0f%% of %.1f s of active GPU time was lost", dx->lost_ns / dx->active_ns * 100,
+  fputs("</b> ", out);
+  fprintf(out, _("explains %.0f%% of the lost GPU time (confidence %.2f)."), f->share_of_lost * 100, f->confidence);
+  if (dx->active_ns > 0) {
+    fputs("<small>", out);
+    fprintf(out, _("%.0f%% of %.1f s of active GPU time was lost"), dx->lost_ns / dx->active_ns * 100,
             dx->active_ns / 1e9);
+  }
   if (dx->nfindings > 1) {
-    fputs("; also: ", out);
+    fputs(_("; also: "), out);
     for (int i = 1; i < dx->nfindings; i++) {
       fputs(i > 1 ? ", " : "", out);
       gw_html_write(out, dx->findings[i].title);
@@ -424,15 +432,17 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
 }
 
 static void ledger(FILE *out, const struct gw_diagnosis *dx) {
-  fprintf(out, "<div class=\"card\"><h2 style=\"margin-top:.2em\">Where each GPU's time went</h2>");
+  fprintf(out, "<div class=\"card\"><h2 style=\"margin-top:.2em\">%s</h2>", _("Where each GPU's time went"));
   fprintf(out, "<p class=\"why\">%s</p>",
-          dx->estimated ? "Estimated from sampled counters (no kernel timeline)." : "From the kernel timeline.");
+          dx->estimated ? _("Estimated from sampled counters (no kernel timeline).") : _("From the kernel timeline."));
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_ledger *l = &dx->ledgers[i];
     fprintf(out,
             "<div>GPU %d</div><svg class=\"bar\" viewBox=\"0 0 1000 28\" preserveAspectRatio=\"none\" "
-            "role=\"img\" aria-label=\"GPU %d time ledger\">",
-            l->gpu, l->gpu);
+            "role=\"img\" aria-label=\"",
+            l->gpu);
+    fprintf(out, _("GPU %d time ledger"), l->gpu);
+    fputs("\">", out);
     double x = 0;
     for (int r = 0; r < GW_LEDGER_NROWS; r++) {
       double share = l->measured[r] ? gw_render_row_share(l, r) : 0;
@@ -446,7 +456,8 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
     }
     fputs("</svg>\n", out);
   }
-  fputs("<table class=\"ledger\"><tr><th></th><th>row</th>", out);
+  /* TRANSLATORS: heading of the ledger table's column of row names */
+  fprintf(out, "<table class=\"ledger\"><tr><th></th><th>%s</th>", _("row"));
   for (int i = 0; i < dx->ngpus; i++)
     fprintf(out, "<th>GPU %d</th>", dx->ledgers[i].gpu);
   fputs("</tr>\n", out);
@@ -457,7 +468,7 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
     for (int i = 0; i < dx->ngpus; i++) {
       const struct gw_ledger *l = &dx->ledgers[i];
       if (!l->measured[r])
-        fputs("<td title=\"not measurable from this recording\">&ndash;</td>", out);
+        fprintf(out, "<td title=\"%s\">&ndash;</td>", _("not measurable from this recording"));
       else
         fprintf(out, "<td>%.1f%%</td>", gw_render_row_share(l, r) * 100);
     }
@@ -466,11 +477,14 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
   fputs("</table>", out);
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_ledger *l = &dx->ledgers[i];
-    if (l->throttled_power_cap_ns > 0 && l->wall_ns > 0)
+    if (l->throttled_power_cap_ns > 0 && l->wall_ns > 0) {
+      fputs("<p class=\"why\">", out);
       fprintf(out,
-              "<p class=\"why\">GPU %d: %.1f%% of its time was held at the SW power cap, the board's own limit; "
-              "that is not lost time.</p>",
+              _("GPU %d: %.1f%% of its time was held at the SW power cap, the board's own limit; that is not lost "
+                "time."),
               l->gpu, l->throttled_power_cap_ns / (double)l->wall_ns * 100);
+      fputs("</p>", out);
+    }
   }
   fputs("</div>\n", out);
 }
@@ -479,7 +493,7 @@ static void fmt_utc(int64_t t_ns, char *buf, size_t cap) {
   time_t sec = (time_t)(t_ns / 1000000000LL);
   struct tm tm;
   if (t_ns <= 0 || !gmtime_r(&sec, &tm) || strftime(buf, cap, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
-    gw_strlcpy(buf, "unknown", cap);
+    gw_strlcpy(buf, _("unknown"), cap);
 }
 
 static void fact(FILE *out, const char *name, const char *value, int is_code) {
@@ -493,22 +507,22 @@ static void fact(FILE *out, const char *name, const char *value, int is_code) {
 static void facts_card(FILE *out, const struct gw_recording *rec, const struct gw_diagnosis *dx,
                        const struct gw_run_facts *f) {
   char buf[512];
-  fputs("<div class=\"card\"><h2 style=\"margin-top:.2em\">The run</h2><dl class=\"facts\">", out);
-  fact(out, "recording", gw_render_basename(dx->path), 1);
+  fprintf(out, "<div class=\"card\"><h2 style=\"margin-top:.2em\">%s</h2><dl class=\"facts\">", _("The run"));
+  fact(out, _("recording"), gw_render_basename(dx->path), 1);
   if (f)
-    fact(out, "command", f->command, 1);
+    fact(out, _("command"), f->command, 1);
   fmt_utc(rec->started_ns, buf, sizeof buf);
-  fact(out, "started", buf, 0);
+  fact(out, _("started"), buf, 0);
   if (rec->started_ns && rec->ended_ns > rec->started_ns) {
     snprintf(buf, sizeof buf, "%.1f s", (double)(rec->ended_ns - rec->started_ns) / 1e9);
-    fact(out, "duration", buf, 0);
+    fact(out, _("duration"), buf, 0);
   }
   for (int i = 0; i < rec->ngpus; i++) {
     const struct gw_gpu_series *g = &rec->gpus[i];
     const struct gw_gpu_facts *gf = f ? gw_run_facts_gpu(f, g->gpu) : NULL;
     char label[32];
     snprintf(label, sizeof label, "GPU %d", g->gpu);
-    snprintf(buf, sizeof buf, "%s%s%s%s", g->name[0] ? g->name : "unknown model", gf && gf->uuid[0] ? " (" : "",
+    snprintf(buf, sizeof buf, "%s%s%s%s", g->name[0] ? g->name : _("unknown model"), gf && gf->uuid[0] ? " (" : "",
              gf ? gf->uuid : "", gf && gf->uuid[0] ? ")" : "");
     fact(out, label, buf, 0);
   }
@@ -518,12 +532,12 @@ static void facts_card(FILE *out, const struct gw_recording *rec, const struct g
                f->cuda_driver_version % 1000 / 10);
     else
       gw_strlcpy(buf, f->driver_version, sizeof buf);
-    fact(out, "driver", buf, 0);
+    fact(out, _("driver"), buf, 0);
   }
   if (f && (f->hostname[0] || f->cpu_model[0])) {
-    snprintf(buf, sizeof buf, "%s%s%s, %d physical cores", f->hostname, f->hostname[0] && f->cpu_model[0] ? ", " : "",
-             f->cpu_model, f->physical_cores);
-    fact(out, "host", buf, 0);
+    snprintf(buf, sizeof buf, _("%s%s%s, %d physical cores"), f->hostname,
+             f->hostname[0] && f->cpu_model[0] ? ", " : "", f->cpu_model, f->physical_cores);
+    fact(out, _("host"), buf, 0);
   }
   if (rec->interval_ms > 0) {
     /* a sampled trace leaves has_timeline at 0 but still holds kernels inside its windows */
@@ -534,29 +548,30 @@ static void facts_card(FILE *out, const struct gw_recording *rec, const struct g
       snprintf(buf, sizeof buf,
                rec->has_timeline ? _("every %d ms, with the kernel tracer") : _("every %d ms (counters only)"),
                rec->interval_ms);
-    fact(out, "sampling", buf, 0);
+    fact(out, _("sampling"), buf, 0);
   }
   if (dx->steps.n >= 2 && !isnan(dx->steps.median_s)) {
-    snprintf(buf, sizeof buf, "%d, median %.1f ms (%s)", dx->steps.n, dx->steps.median_s * 1e3,
-             dx->steps.from_table ? "marked by the program" : "estimated from the activity rhythm");
-    fact(out, "steps", buf, 0);
+    snprintf(buf, sizeof buf, _("%d, median %.1f ms (%s)"), dx->steps.n, dx->steps.median_s * 1e3,
+             dx->steps.from_table ? _("marked by the program") : _("estimated from the activity rhythm"));
+    fact(out, _("steps"), buf, 0);
   }
   if (f && f->exit_status >= 0) {
     snprintf(buf, sizeof buf, "%d", f->exit_status);
-    fact(out, "exit status", buf, 0);
+    fact(out, _("exit status"), buf, 0);
   }
   if (rec->gpu_note[0])
-    fact(out, "no GPU data", rec->gpu_note, 0);
+    fact(out, _("no GPU data"), rec->gpu_note, 0);
   fputs("</dl>", out);
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
     if (isnan(p->util_med_pct))
       continue;
-    fprintf(out, "<p class=\"why\">GPU %d medians while working: GPU-Util %.0f%%", p->gpu, p->util_med_pct);
+    fputs("<p class=\"why\">", out);
+    fprintf(out, _("GPU %d medians while working: GPU-Util %.0f%%"), p->gpu, p->util_med_pct);
     if (!isnan(p->sm_med_pct))
-      fprintf(out, ", SM activity %.1f%%", p->sm_med_pct);
+      fprintf(out, _(", SM activity %.1f%%"), p->sm_med_pct);
     if (!isnan(p->power_med_w))
-      fprintf(out, ", power %.0f of %.0f W", p->power_med_w, p->power_limit_w);
+      fprintf(out, _(", power %.0f of %.0f W"), p->power_med_w, p->power_limit_w);
     fputs(".</p>", out);
   }
   fputs("</div>\n", out);
@@ -574,8 +589,9 @@ static void kernels_card(FILE *out, const struct gw_diagnosis *dx) {
   int sampled = 0;
   if (!gw_kernel_facts_present(dx->kstats, dx->ngpus, &sampled))
     return;
-  fprintf(out, "<h2>Kernel timeline</h2><div class=\"card\" id=\"kernels\"><p class=\"why\">%s</p>",
-          sampled ? "Sampled trace: every figure covers the trace windows only." : "Every traced kernel of the run.");
+  fprintf(out, "<h2>%s</h2><div class=\"card\" id=\"kernels\"><p class=\"why\">%s</p>", _("Kernel timeline"),
+          sampled ? _("Sampled trace: every figure covers the trace windows only.")
+                  : _("Every traced kernel of the run."));
   fputs("<table class=\"ledger\"><tr><th></th>", out);
   for (int i = 0; i < dx->ngpus; i++)
     if (dx->kstats[i].nkernels > 0)
@@ -606,16 +622,25 @@ static void multi_gpu(FILE *out, const struct gw_diagnosis *dx) {
   const struct gw_multi_gpu *m = dx->multi;
   if (!m)
     return;
-  fprintf(out, "<h2>Multi-GPU: %d GPUs</h2><div class=\"card\" id=\"multi-gpu\"><p class=\"why\">%s</p>", m->ngpus,
-          m->timeline == GW_MGPU_FULL      ? "NCCL time from the kernel timeline."
-          : m->timeline == GW_MGPU_SAMPLED ? "NCCL time measured inside the sampled trace windows."
-                                           : "Counters only: no kernel timeline, so no NCCL time.");
-  fputs("<table class=\"ledger\"><tr><th></th><th>GPU</th><th>rank</th><th>GPU-Util</th><th>SM activity</th>"
-        "<th>tensor</th><th>SM clock</th><th>NCCL share</th><th>overlapped</th><th>transport</th></tr>\n",
-        out);
+  fputs("<h2>", out);
+  fprintf(out, _("Multi-GPU: %d GPUs"), m->ngpus);
+  fprintf(out, "</h2><div class=\"card\" id=\"multi-gpu\"><p class=\"why\">%s</p>",
+          m->timeline == GW_MGPU_FULL      ? _("NCCL time from the kernel timeline.")
+          : m->timeline == GW_MGPU_SAMPLED ? _("NCCL time measured inside the sampled trace windows.")
+                                           : _("Counters only: no kernel timeline, so no NCCL time."));
+  fputs("<table class=\"ledger\"><tr><th></th><th>GPU</th>", out);
+  /* TRANSLATORS: headings of the multi-GPU table's columns */
+  const char *heads[] = {"rank",        "GPU-Util",      _("SM activity"), _("tensor"),
+                         _("SM clock"), _("NCCL share"), _("overlapped"),  _("transport")};
+  for (size_t h = 0; h < sizeof heads / sizeof heads[0]; h++)
+    fprintf(out, "<th>%s</th>", heads[h]);
+  fputs("</tr>\n", out);
   for (int i = 0; i < m->ngpus; i++) {
     const struct gw_mgpu_gpu *g = &m->gpus[i];
-    fputs(i == m->straggler ? "<tr><td title=\"straggler\">&#9873;</td><td>" : "<tr><td></td><td>", out);
+    if (i == m->straggler)
+      fprintf(out, "<tr><td title=\"%s\">&#9873;</td><td>", _("straggler"));
+    else
+      fputs("<tr><td></td><td>", out);
     gw_html_write(out, g->label);
     fputs("</td>", out);
     html_cell(out, g->rank >= 0 ? (double)g->rank : NAN, "");
@@ -630,35 +655,48 @@ static void multi_gpu(FILE *out, const struct gw_diagnosis *dx) {
     fputs("</td></tr>\n", out);
   }
   fputs("</table><ul>", out);
-  if (!isnan(m->sm_spread_pts))
-    fprintf(out, "<li>SM activity spread: %.0f points (%s %.0f).</li>", m->sm_spread_pts,
-            m->sm_spread_pts >= gw_thr.multi_sm_spread_pct ? "the GPUs do unequal work: at least" : "balanced: under",
-            gw_thr.multi_sm_spread_pct);
+  if (!isnan(m->sm_spread_pts)) {
+    fputs("<li>", out);
+    fprintf(out,
+            m->sm_spread_pts >= gw_thr.multi_sm_spread_pct
+                ? _("SM activity spread: %.0f points (the GPUs do unequal work: at least %.0f).")
+                : _("SM activity spread: %.0f points (balanced: under %.0f)."),
+            m->sm_spread_pts, gw_thr.multi_sm_spread_pct);
+    fputs("</li>", out);
+  }
   if (m->straggler >= 0) {
-    fputs("<li><b>Straggler: ", out);
+    fprintf(out, "<li><b>%s ", _("Straggler:"));
     gw_html_write(out, m->gpus[m->straggler].label);
     fputs("</b>: ", out);
     gw_html_write(out, gw_straggler_cause_text(m->cause));
-    fputs("; the other GPUs wait for it.</li>", out);
+    fprintf(out, "%s</li>", _("; the other GPUs wait for it."));
   }
-  if (!isnan(m->exposed_share))
-    fprintf(out, "<li>NCCL time not overlapped with compute: %.1f%% of the traced GPU time.</li>",
-            m->exposed_share * 100);
-  if (!isnan(m->shared_dip_share) && m->shared_dip_share + m->solo_dip_share > 0)
-    fprintf(out, "<li>Dips on all GPUs at once: %.0f%% of the time; on one GPU alone: up to %.0f%%.</li>",
+  if (!isnan(m->exposed_share)) {
+    fputs("<li>", out);
+    fprintf(out, _("NCCL time not overlapped with compute: %.1f%% of the traced GPU time."), m->exposed_share * 100);
+    fputs("</li>", out);
+  }
+  if (!isnan(m->shared_dip_share) && m->shared_dip_share + m->solo_dip_share > 0) {
+    fputs("<li>", out);
+    fprintf(out, _("Dips on all GPUs at once: %.0f%% of the time; on one GPU alone: up to %.0f%%."),
             m->shared_dip_share * 100, m->solo_dip_share * 100);
+    fputs("</li>", out);
+  }
   if (!m->nccl.has_log) {
-    fputs("<li>No NCCL log in this recording: run with <code>NCCL_DEBUG=INFO</code> to see the transport.</li>", out);
+    fputs("<li>", out);
+    /* TRANSLATORS: %s is the environment variable setting NCCL_DEBUG=INFO, in HTML code markup */
+    fprintf(out, _("No NCCL log in this recording: run with %s to see the transport."), "<code>NCCL_DEBUG=INFO</code>");
+    fputs("</li>", out);
   } else {
     fputs("<li>NCCL ", out);
-    gw_html_write(out, m->nccl.version[0] ? m->nccl.version : "(version not logged)");
-    fputs(", network ", out);
+    gw_html_write(out, m->nccl.version[0] ? m->nccl.version : _("(version not logged)"));
+    fputs(_(", network "), out);
     gw_html_write(out, m->nccl.network[0] ? m->nccl.network : "-");
     fputs(".</li>", out);
   }
   for (int a = 0; a < GW_NCCL_NADVICE; a++)
     if (m->nccl.advice[a]) {
-      fputs("<li><b>Check:</b> ", out);
+      fprintf(out, "<li><b>%s</b> ", _("Check:"));
       gw_html_write(out, gw_nccl_advice_text((enum gw_nccl_advice)a));
       fputs("</li>", out);
     }
@@ -673,17 +711,17 @@ static void multi_gpu(FILE *out, const struct gw_diagnosis *dx) {
 static void findings(FILE *out, const struct gw_diagnosis *dx) {
   if (dx->nfindings == 0)
     return;
-  fputs("<h2>Findings, largest first</h2><div class=\"row\">\n", out);
+  fprintf(out, "<h2>%s</h2><div class=\"row\">\n", _("Findings, largest first"));
   for (int i = 0; i < dx->nfindings; i++) {
     const struct gw_finding *f = &dx->findings[i];
     fprintf(out, "<div class=\"card finding c-%d\"><h3>%d. ", class_row(f->class_id), i + 1);
     gw_html_write(out, f->title);
     fputs(" <code>", out);
     gw_html_write(out, f->class_id);
-    fprintf(out,
-            "</code></h3><div class=\"meta\">%.0f%% of the lost GPU time (%.0f%% of the active time), "
-            "confidence %.2f%s</div><ul>",
-            f->share_of_lost * 100, f->share_of_active * 100, f->confidence, f->fix_first ? "; fix this first" : "");
+    fputs("</code></h3><div class=\"meta\">", out);
+    fprintf(out, _("%.0f%% of the lost GPU time (%.0f%% of the active time), confidence %.2f%s"),
+            f->share_of_lost * 100, f->share_of_active * 100, f->confidence, f->fix_first ? _("; fix this first") : "");
+    fputs("</div><ul>", out);
     for (int e = 0; e < f->nevidence; e++) {
       fputs("<li>", out);
       gw_html_write(out, f->evidence[e].text);
@@ -692,7 +730,7 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
                 gw_render_rel_s(dx, f->evidence[e].t1_ns));
       fputs("</li>", out);
     }
-    fputs("</ul><b>Try, cheapest first:</b><ol>", out);
+    fprintf(out, "</ul><b>%s</b><ol>", _("Try, cheapest first:"));
     for (int k = 0; k < f->nfixes; k++) {
       fputs("<li>", out);
       gw_html_write(out, f->fixes[k].what);
@@ -707,7 +745,7 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
 
 static void lists(FILE *out, const struct gw_diagnosis *dx) {
   if (dx->ninterp > 0) {
-    fputs("<h2>Reading the numbers</h2><ul>", out);
+    fprintf(out, "<h2>%s</h2><ul>", _("Reading the numbers"));
     for (int i = 0; i < dx->ninterp; i++) {
       fputs("<li>", out);
       gw_html_write(out, dx->interp[i]);
@@ -716,7 +754,8 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
     fputs("</ul>\n", out);
   }
   if (dx->nexperiments > 0) {
-    fputs("<h2>Next experiments</h2><p class=\"why\">The data cannot decide these alone.</p><ul>", out);
+    fprintf(out, "<h2>%s</h2><p class=\"why\">%s</p><ul>", _("Next experiments"),
+            _("The data cannot decide these alone."));
     for (int i = 0; i < dx->nexperiments; i++) {
       fputs("<li><code>", out);
       gw_html_write(out, dx->experiments[i].what);
@@ -727,7 +766,7 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
     fputs("</ul>\n", out);
   }
   if (dx->nnotes > 0) {
-    fputs("<h2>Notes</h2><ul>", out);
+    fprintf(out, "<h2>%s</h2><ul>", _("Notes"));
     for (int i = 0; i < dx->nnotes; i++) {
       fputs("<li>", out);
       gw_html_write(out, dx->notes[i]);
@@ -737,15 +776,21 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
   }
 }
 
+const char *gw_report_html_style(void) {
+  return STYLE;
+}
+
 void gw_render_html(const struct gw_recording *rec, const struct gw_diagnosis *dx, const struct gw_run_facts *facts,
                     FILE *out) {
   const char *name = gw_render_basename(dx->path);
-  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+  /* TRANSLATORS: the language of the HTML pages, a BCP 47 tag for <html lang>: zh-CN in Chinese */
+  fprintf(out, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">", _("en"));
+  fputs("<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
         "<meta name=\"generator\" content=\"gpuwhy\"><title>gpuwhy: ",
         out);
   gw_html_write(out, name);
-  fprintf(out, "</title><style>%s</style></head>\n<body data-gw=\"static\">\n<header><h1>Why the GPU waited: ", STYLE);
+  fprintf(out, "</title><style>%s</style></head>\n<body data-gw=\"static\">\n<header><h1>%s ", STYLE,
+          _("Why the GPU waited:"));
   gw_html_write(out, name);
   fputs("</h1>\n", out);
   verdict(out, dx);
@@ -759,22 +804,25 @@ void gw_render_html(const struct gw_recording *rec, const struct gw_diagnosis *d
   findings(out, dx);
 
   struct span sp = chart_span(rec, dx);
-  fputs("<h2>Timelines</h2><p class=\"why\">Time in seconds from the start of the recording. Shaded: dips in the "
-        "GPU's activity; ticks on the bottom edge: step starts when the program marked them.</p>\n",
-        out);
+  fprintf(out, "<h2>%s</h2><p class=\"why\">%s</p>\n", _("Timelines"),
+          _("Time in seconds from the start of the recording. Shaded: dips in the GPU's activity; ticks on the bottom "
+            "edge: step starts when the program marked them."));
   findings_strip(out, dx, &sp);
   for (int i = 0; i < rec->ngpus; i++)
     gpu_charts(out, rec, dx, i, &sp, facts);
   host_charts(out, rec, dx, &sp);
   lists(out, dx);
-  fprintf(out, "</main>\n<footer>Made by gpuwhy %s from <code>", gw_version());
+  fputs("</main>\n<footer>", out);
+  fprintf(out, _("Made by gpuwhy %s from"), gw_version());
+  fputs(" <code>", out);
   gw_html_write(out, name);
   /* The only script: marks the page as rendered, which the tests look for. */
   fputs("</code>. <span id=\"gw-js\"></span></footer>\n"
         "<script>document.body.dataset.gw='ready';"
-        "document.getElementById('gw-js').textContent='Self-contained page: no network needed.';</script>\n"
-        "</body></html>\n",
+        "document.getElementById('gw-js').textContent='",
         out);
+  fputs(_("Self-contained page: no network needed."), out);
+  fputs("';</script>\n</body></html>\n", out);
 }
 
 gw_status gw_render_html_file(const char *path, FILE *out, struct gw_err *err) {

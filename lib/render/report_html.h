@@ -10,6 +10,9 @@
 #include "analysis/diagnosis.h"
 #include "render/run_facts.h"
 
+/* The page's style sheet, shared by the other HTML pages (compare). */
+const char *gw_report_html_style(void);
+
 /* Write the page for a loaded recording and its diagnosis. facts may be NULL. */
 void gw_render_html(const struct gw_recording *rec, const struct gw_diagnosis *dx, const struct gw_run_facts *facts,
                     FILE *out);

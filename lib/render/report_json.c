@@ -6,22 +6,12 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "analysis/sm_fill.h"
+#include "core/json_write.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
 
 static void jstr(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p == '\n')
-      fputs("\\n", out);
-    else if (*p < 0x20)
-      fprintf(out, "\\u%04x", *p);
-    else
-      fputc(*p, out);
-  }
-  fputc('"', out);
+  gw_json_write_string(out, s);
 }
 
 static void jnum(FILE *out, double v) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # torch.profiler traces of two scenario programs, taken on the H200
 # (scenarios/common.py's GPUWHY_SCN_PROFILE hook; scripts/h200/
-# call_check_sampler_compare.sh), imported and reported: every kernel of the
+# call_check_sampler_compare.sh of commit ca5b225), imported and reported: every kernel of the
 # trace becomes a row, and the report names the scenario's class from the
 # trace alone (no counters, no process data).
 . "$(dirname "$0")/lib.bash"

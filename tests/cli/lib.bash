@@ -37,3 +37,13 @@ if ra["verdict"] != rb["verdict"] or fa != fb:
     sys.exit(1)
 PY
 }
+# in_env NAME=VALUE... ARGS: gpuwhy with only the locale variables given
+# (LANGUAGE, LC_ALL, LC_MESSAGES, LANG and NO_COLOR unset unless given).
+in_env() {
+  local vars=()
+  while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
+    vars+=("$1")
+    shift
+  done
+  env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" "$@"
+}

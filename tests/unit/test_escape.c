@@ -75,6 +75,37 @@ static void json_strings(void **state) {
   assert_string_equal(capture(gw_html_write, "1 < 2"), "1 &lt; 2");
 }
 
+/* One JSON string writer: every path (reports, compare, Perfetto, the
+ * buffer form) gives the same bytes for the same text, invalid UTF-8 and
+ * control characters included, and the result is valid UTF-8. */
+static void json_one_writer_for_invalid_utf8(void **state) {
+  (void)state;
+  static const char *const inputs[] = {
+      "k\xffz",                  /* a byte that starts nothing */
+      "\xc3(",                   /* a lead byte without its continuation */
+      "\xed\xa0\x80",            /* a surrogate */
+      "\xf0\x9f\x98",            /* cut short at the end */
+      "ok \xe4\xb8\xad\r\t\x7f", /* valid Chinese, CR, tab, DEL */
+  };
+  static const char *const want[] = {
+      "\"k\xef\xbf\xbdz\"",
+      "\"\xef\xbf\xbd(\"",
+      "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
+      "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
+      "\"ok \xe4\xb8\xad\\r\\t\\u007f\"",
+  };
+  for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+    char a[64], b[64]; /* capture returns its own static buffer */
+    snprintf(a, sizeof a, "%s", capture(gw_json_write_string, inputs[i]));
+    snprintf(b, sizeof b, "%s", capture(gw_json_write_utf8, inputs[i]));
+    char buf[64];
+    assert_true(gw_json_quote(buf, sizeof buf, inputs[i]) > 0);
+    assert_string_equal(a, want[i]);
+    assert_string_equal(b, want[i]);
+    assert_string_equal(buf, want[i]);
+  }
+}
+
 static void prometheus_labels(void **state) {
   (void)state;
   char buf[64];
@@ -110,9 +141,13 @@ static void command_lines(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(html_reserved_characters), cmocka_unit_test(html_truncation_keeps_entities_whole),
-      cmocka_unit_test(utf8_validation),          cmocka_unit_test(json_strings),
-      cmocka_unit_test(prometheus_labels),        cmocka_unit_test(command_lines),
+      cmocka_unit_test(html_reserved_characters),
+      cmocka_unit_test(html_truncation_keeps_entities_whole),
+      cmocka_unit_test(utf8_validation),
+      cmocka_unit_test(json_strings),
+      cmocka_unit_test(json_one_writer_for_invalid_utf8),
+      cmocka_unit_test(prometheus_labels),
+      cmocka_unit_test(command_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

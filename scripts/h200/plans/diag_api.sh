@@ -4,7 +4,7 @@
 # and without detaching, per-function or whole API kinds. Each line: windows,
 # kernels, API records, the tracer's notes (GPUWHY_TRACE_DEBUG=1 adds one per
 # detach with cuptiFinalize's time), and the storm's step times.
-# usage: scripts/h200/diag_api.sh OUT
+# usage: scripts/h200/run.sh diag_api OUT
 set -u
 out=$1; bin=$PWD/build-dev/gpuwhy; w=/tmp/gw_d; rm -rf $w; mkdir -p $w
 one() { label=$1; mode=$2; shift 2

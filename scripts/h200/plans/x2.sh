@@ -3,7 +3,7 @@
 # --trace (sampled) over torchrun; gpuwhy check with two GPUs; the tracer
 # against torch.profiler on two single-GPU scenarios; where the sampled
 # tracer's cost goes on a real training step.
-# usage: scripts/h200/call_x2.sh OUT [SECONDS_PER_DDP_SCENARIO]
+# usage: scripts/h200/run.sh x2 OUT [SECONDS_PER_DDP_SCENARIO]
 set -u
 out=$1 secs=${2:-25}
 bin=$PWD/build-dev/gpuwhy

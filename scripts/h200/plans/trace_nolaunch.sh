@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call: the launch-overhead scenario under --trace=full with and
 # without launch API records (GPUWHY_TRACE_API=nolaunch); the reports of both.
-# usage: scripts/h200/call_nolaunch_report.sh OUT [SECONDS]
+# usage: scripts/h200/run.sh trace_nolaunch OUT [SECONDS]
 set -u
 out=$1 secs=${2:-8}
 bin=$PWD/build-dev/gpuwhy

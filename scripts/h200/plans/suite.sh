@@ -3,7 +3,7 @@
 # sampler benchmark (over the first minute of the suite) and NVML call costs,
 # then scenarios one by one, packing the recordings after each so that a call
 # cut short still brings back what was recorded.
-# usage: scripts/h200/suite_call.sh OUT HALF|NAME,NAME... [validate] [bench] [cost]
+# usage: scripts/h200/run.sh suite OUT HALF|NAME,NAME... [validate] [bench] [cost]
 set -u
 out=$1 half=$2
 shift 2
@@ -17,7 +17,7 @@ export PYTHONUNBUFFERED=1
 } > "$out/env.txt" 2>&1
 for arg in "$@"; do
   case $arg in
-    validate) bash scripts/h200/validate_nvsmi.sh "$bin" "$out/rec" > "$out/validate.log" 2>&1 ;;
+    validate) bash scripts/h200/lib/validate_nvsmi.sh "$bin" "$out/rec" > "$out/validate.log" 2>&1 ;;
     cost) build-dev/bench/nvml_cost 200 > "$out/nvml_cost.txt" 2>&1 ;;
   esac
 done

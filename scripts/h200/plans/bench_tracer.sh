@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call: bench/tracer (storm and a transformer training step; plain,
 # --trace=sampled, --trace=full, torch.profiler; interleaved rounds).
-# usage: scripts/h200/call_tracer_bench.sh OUT [ROUNDS] [SECONDS]
+# usage: scripts/h200/run.sh bench_tracer OUT [ROUNDS] [SECONDS]
 set -u
 out=$1 rounds=${2:-3} secs=${3:-10}
 export PYTHONUNBUFFERED=1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Device call 5: gpuwhy check on the H200 (idle, then with its own load while
+# gpuwhy check on the H200 (idle, then with its own load while
 # nvidia-smi -q reads the same GPU), and the sampler benchmark once more.
+# usage: scripts/h200/run.sh check OUT
 set -u
 out=$1
 bin=$PWD/build-dev/gpuwhy
