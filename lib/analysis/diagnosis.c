@@ -197,7 +197,8 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   }
   double nanv = NAN;
   p->util_med_pct = p->sm_med_pct = p->sm_p90_pct = p->sm_per_util = nanv;
-  p->math_med_pct = p->math_fill = p->occupancy_med_pct = p->dram_med_pct = p->mem_changes_per_min = nanv;
+  p->math_med_pct = p->math_fill = p->tensor_fill = p->occupancy_med_pct = p->dram_med_pct = p->mem_changes_per_min =
+      nanv;
   p->power_med_w = p->power_limit_w = p->power_frac = p->mem_used_frac = nanv;
   p->sm_clock_med_mhz = p->pcie_rx_med_bps = nanv;
   p->power_cap_frac = p->bad_throttle_frac = p->not_p0_frac = p->pcie_degraded_frac = nanv;
@@ -230,6 +231,8 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
       }
     if (!isnan(p->math_med_pct) && p->sm_med_pct > 0)
       p->math_fill = p->math_med_pct / p->sm_med_pct;
+    if (g->m[GW_M_tensor_active_pct] && gw_stats_count(g->m[GW_M_tensor_active_pct] + f, n) > 0 && p->sm_med_pct > 0)
+      p->tensor_fill = gw_stats_median(g->m[GW_M_tensor_active_pct] + f, n) / p->sm_med_pct;
     if (g->m[GW_M_sm_occupancy_pct] && gw_stats_count(g->m[GW_M_sm_occupancy_pct] + f, n) > 0)
       p->occupancy_med_pct = gw_stats_median(g->m[GW_M_sm_occupancy_pct] + f, n);
     if (g->m[GW_M_dram_bw_pct] && gw_stats_count(g->m[GW_M_dram_bw_pct] + f, n) > 0)

@@ -46,6 +46,7 @@ struct gw_gpu_profile {
   double util_med_pct, sm_med_pct, sm_p90_pct, sm_per_util;
   double math_med_pct; /* busiest math pipe (tensor, fp32, fp16) median; NAN without GPM pipes */
   double math_fill;    /* math_med_pct / sm_med_pct: how much of the SM time feeds a math pipe */
+  double tensor_fill;  /* tensor pipe median / sm_med_pct; NAN without the tensor counter */
   double occupancy_med_pct, dram_med_pct;
   int mem_rises, mem_falls; /* device memory changes of at least mem_churn_step_bytes */
   double mem_changes_per_min;

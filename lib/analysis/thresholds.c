@@ -85,6 +85,16 @@ const struct gw_thresholds gw_thr = {
      * launched with huge grids fill 60% of warp slots, and a larger batch
      * only scales their bytes. Half the warp slots separates the two. */
     .small_occupancy_max_pct = 50.0,
+    /* [physics] the tensor pipe does about 15x the arithmetic of the FP32
+     * pipe per active cycle (H200: 989 dense BF16 TFLOPS against 67 FP32),
+     * so its fill is judged against its own peak: well-run transformer
+     * training reaches 35-55% of the tensor cores' peak (the published
+     * model-FLOPs utilisation of large LLM runs), the rest of the step
+     * being attention, normalisation and element-wise kernels bound by
+     * memory, which a larger batch only scales. A tensor pipe busy for at
+     * least 30% of the active SM time is such a job, not one starved of
+     * work per kernel, whatever its board power. */
+    .small_tensor_fill_frac = 0.30,
     /* [seed 2.2] "util not low but throughput low": util at least half. */
     .small_busy_util_pct = 50.0,
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
