@@ -44,6 +44,16 @@ void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) {
   va_end(ap);
 }
 
+int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_active) {
+  int best = GW_ROW_PRODUCTIVE;
+  for (int r = GW_ROW_UNDERFILLED; r < GW_ROW_STARTUP; r++)
+    if (dx->total.measured[r] && dx->total.row_ns[r] > 0 &&
+        (best == GW_ROW_PRODUCTIVE || dx->total.row_ns[r] > dx->total.row_ns[best]))
+      best = r;
+  *share_of_active = best == GW_ROW_PRODUCTIVE ? 0 : gw_rule_share(dx, dx->total.row_ns[best]);
+  return best;
+}
+
 static void interp(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
 static void interp(struct gw_diagnosis *dx, const char *fmt, ...) {
   if (dx->ninterp >= GW_MAX_NOTES)
@@ -189,7 +199,8 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   }
   double nanv = NAN;
   p->util_med_pct = p->sm_med_pct = p->sm_p90_pct = p->sm_per_util = nanv;
-  p->math_med_pct = p->math_fill = p->occupancy_med_pct = p->dram_med_pct = p->mem_changes_per_min = nanv;
+  p->math_med_pct = p->math_fill = p->tensor_fill = p->occupancy_med_pct = p->dram_med_pct = p->mem_changes_per_min =
+      nanv;
   p->power_med_w = p->power_limit_w = p->power_frac = p->mem_used_frac = nanv;
   p->sm_clock_med_mhz = p->pcie_rx_med_bps = nanv;
   p->power_cap_frac = p->bad_throttle_frac = p->not_p0_frac = p->pcie_degraded_frac = nanv;
@@ -222,6 +233,8 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
       }
     if (!isnan(p->math_med_pct) && p->sm_med_pct > 0)
       p->math_fill = p->math_med_pct / p->sm_med_pct;
+    if (g->m[GW_M_tensor_active_pct] && gw_stats_count(g->m[GW_M_tensor_active_pct] + f, n) > 0 && p->sm_med_pct > 0)
+      p->tensor_fill = gw_stats_median(g->m[GW_M_tensor_active_pct] + f, n) / p->sm_med_pct;
     if (g->m[GW_M_sm_occupancy_pct] && gw_stats_count(g->m[GW_M_sm_occupancy_pct] + f, n) > 0)
       p->occupancy_med_pct = gw_stats_median(g->m[GW_M_sm_occupancy_pct] + f, n);
     if (g->m[GW_M_dram_bw_pct] && gw_stats_count(g->m[GW_M_dram_bw_pct] + f, n) > 0)
@@ -462,12 +475,13 @@ static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
   }
 }
 
+/* Faults first, then the largest speed-up the fix can give, then confidence. */
 static int cmp_finding(const void *a, const void *b) {
   const struct gw_finding *x = a, *y = b;
   if (x->fix_first != y->fix_first)
     return y->fix_first - x->fix_first;
-  if (x->share_of_lost != y->share_of_lost)
-    return x->share_of_lost > y->share_of_lost ? -1 : 1;
+  if (x->speedup_max != y->speedup_max)
+    return x->speedup_max > y->speedup_max ? -1 : 1;
   return (x->confidence < y->confidence) - (x->confidence > y->confidence);
 }
 
@@ -485,6 +499,9 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     if (f.confidence > 1)
       f.confidence = 1;
     f.share_of_lost = dx->lost_ns > 0 ? fmin(1, f.share_of_active * dx->active_ns / dx->lost_ns) : 0;
+    /* Amdahl: removing this class's time leaves (1 - share) of the active
+     * time; capped where the share rounds to the whole run */
+    f.speedup_max = 1 / (1 - fmin(f.share_of_active, 0.99));
     dx->findings[dx->nfindings++] = f;
   }
   qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], cmp_finding);
@@ -587,6 +604,31 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
           p->gpu, head, tail < 0 ? 0 : tail);
     }
   }
+  for (int i = 0; i < rec->ngpus; i++) {
+    const struct gw_gpu_series *g = &rec->gpus[i];
+    if (!g->other_pid)
+      continue;
+    /* the driver's process list names it; its name and cost are what the user
+     * needs to find and move it (a shared GPU runs every kernel slower) */
+    char mem[64] = "", sm[64] = "";
+    if (!isnan(g->other_mem_bytes))
+      snprintf(mem, sizeof mem, _(", %.1f GiB of device memory"), g->other_mem_bytes / (1024.0 * 1024 * 1024));
+    if (!isnan(g->other_sm_pct))
+      snprintf(sm, sizeof sm, _(", %.0f%% of SM time by the driver's count"), g->other_sm_pct);
+    gw_diagnosis_note(dx,
+                      _("GPU %d was shared with process %lld, which is not part of the recorded job (seen in %.0f%% "
+                        "of the GPU's process samples%s%s): its kernels take SM time from the job; its name is not "
+                        "recorded (ps -p %lld)."),
+                      g->gpu, (long long)g->other_pid, g->other_share_of_samples * 100, mem, sm,
+                      (long long)g->other_pid);
+  }
+  if (rec->world_size > rec->ngpus && rec->ngpus > 0)
+    gw_diagnosis_note(dx,
+                      _("The recorded environment says WORLD_SIZE=%d but this file holds %d GPU(s): the other ranks "
+                        "ran elsewhere. Time this GPU waited on them shows as communication or idle time here, and a "
+                        "straggler among them cannot be named from this file alone (record every node and pass all "
+                        "files to gpuwhy report)."),
+                      rec->world_size, rec->ngpus);
   if (dx->estimated)
     /* TRANSLATORS: "idle: sync" is the ledger row of that name: use its translation. */
     gw_diagnosis_note(
@@ -621,7 +663,8 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     has_small |= strcmp(id, "small_batch") == 0;
     has_launch |= strcmp(id, "launch_overhead") == 0;
   }
-  if (has_input || gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]) >= 0.2)
+  int unexplained = strcmp(dx->verdict, "unexplained") == 0;
+  if (has_input || unexplained || gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]) >= 0.2)
     experiment(dx,
                _("gpuwhy record -o fixed.db -- CMD   (with the DataLoader replaced by one cached batch fed in a "
                  "loop), then gpuwhy compare BASE.db fixed.db"),
@@ -629,6 +672,14 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15)
     experiment(dx, "gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}",
                _("throughput that rises with the batch means the work per kernel is too small"));
+  if (unexplained) {
+    /* what would decide: the kernel timeline splits idle time into launch,
+     * sync and communication; the fixed-batch test settles the input side */
+    if (!dx->total.from_timeline)
+      experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
+                 _("the kernel timeline splits the lost time into launch gaps, syncs, communication and waits for "
+                   "input, which the counters cannot tell apart"));
+  }
   if (has_launch && !dx->total.from_timeline)
     experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
                _("counts kernels per step and the gaps between them, which settles launch overhead"));
@@ -686,7 +737,13 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   free(dips);
   if (dx->active_ns > 0)
     run_rules(rec, dx);
-  dx->verdict = dx->active_ns <= 0 ? "no_data" : dx->nfindings ? dx->findings[0].class_id : "none";
+  /* No class holds, yet a large share of the time is lost: the recording
+   * lacks the signal that names the cause, which is not "nothing to fix". */
+  int unexplained = dx->active_ns > 0 && !dx->nfindings && dx->lost_ns / dx->active_ns >= gw_thr.unexplained_lost_frac;
+  dx->verdict = dx->active_ns <= 0 ? "no_data"
+                : dx->nfindings    ? dx->findings[0].class_id
+                : unexplained      ? "unexplained"
+                                   : "none";
   describe(rec, dx);
   for (int i = 0; i < rec->ngpus; i++) {
     free(w[i].act_pct);

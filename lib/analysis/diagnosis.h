@@ -40,6 +40,7 @@ struct gw_finding {
   double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
   double share_of_active; /* the same time as a share of the active GPU time, 0..1 */
   double confidence;      /* 0..1 */
+  double speedup_max;     /* 1 / (1 - share_of_active): the run's speed-up if this class's time were all removed */
   int fix_first;          /* a fault (Xid, ECC) to fix before anything else: ranks first whatever its share */
   int nevidence;
   struct gw_evidence evidence[GW_MAX_EVIDENCE];
@@ -55,6 +56,7 @@ struct gw_gpu_profile {
   double util_med_pct, sm_med_pct, sm_p90_pct, sm_per_util;
   double math_med_pct; /* busiest math pipe (tensor, fp32, fp16) median; NAN without GPM pipes */
   double math_fill;    /* math_med_pct / sm_med_pct: how much of the SM time feeds a math pipe */
+  double tensor_fill;  /* tensor pipe median / sm_med_pct; NAN without the tensor counter */
   double occupancy_med_pct, dram_med_pct;
   int mem_rises, mem_falls; /* device memory changes of at least mem_churn_step_bytes */
   double mem_changes_per_min;
@@ -116,7 +118,8 @@ struct gw_diagnosis {
   int estimated;             /* 1: some ledger came from counters only */
   int nfindings;
   struct gw_finding findings[GW_MAX_FINDINGS]; /* sorted: largest share first */
-  const char *verdict;                         /* top class id, or "none" */
+  const char
+      *verdict; /* top class id, "none", "unexplained" (no class holds while a third or more is lost), "no_data" */
   int nnotes;
   char notes[GW_MAX_NOTES][GW_TEXT]; /* caveats: start-up cut, estimates, missing metrics */
   int ninterp;
@@ -145,5 +148,8 @@ void gw_finding_fix(struct gw_finding *f, const char *what, const char *why);
 
 /* Adds a line to the report's notes (dropped past GW_MAX_NOTES). */
 void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
+/* The ledger row (idle or underfilled, all GPUs) that lost the most time, and
+ * its share of the active time; GW_ROW_PRODUCTIVE when none lost any. */
+int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_active);
 
 #endif

@@ -47,6 +47,7 @@ int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last) 
     }
   if (f == SIZE_MAX)
     return 0;
+  size_t f0 = f;
   /* Drop a leading burst shorter than lead_burst_max_s that is followed by
    * a pause of at least lead_gap_min_s; repeat while the start looks so. */
   int64_t burst_ns = (int64_t)(gw_thr.lead_burst_max_s * 1e9), gap_ns = (int64_t)(gw_thr.lead_gap_min_s * 1e9);
@@ -64,6 +65,22 @@ int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last) 
     if (next == SIZE_MAX || g->t_ns[end] - g->t_ns[f] > burst_ns)
       break;
     f = next;
+  }
+  /* A run outlasts a set-up burst: when all that would be left is one more
+   * burst like those dropped, the short bursts and long pauses are the run
+   * itself (a GPU starved for seconds between batches), not set-up. */
+  if (f != f0 && g->t_ns[l] - g->t_ns[f] <= burst_ns)
+    f = f0;
+  /* Once the run has begun, a tick without SM activity in which a kernel
+   * was resident at all (util >= active_util_no_sm_pct) still belongs to it:
+   * without GPM the short bursts of a starved run read a few percent. */
+  for (size_t i = g->n; i-- > l + 1;) {
+    double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+    double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
+    if (isnan(sm) && !isnan(u) && u >= gw_thr.active_util_no_sm_pct) {
+      l = i;
+      break;
+    }
   }
   *first = f;
   *last = l;

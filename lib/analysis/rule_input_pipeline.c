@@ -105,9 +105,23 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
                         _("SM activity falls when worker CPU rises (correlation %.2f)"), h->corr_sm_worker);
 
-  gw_finding_fix(
-      f, _("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),
-      _("more worker processes prepare batches in parallel; persistent workers skip the restart each epoch"));
+  /* The worker count against the cores the recording measured: half the
+   * physical cores leaves the rest to the main process, the pin-memory
+   * thread and the OS; a loader already at or past that gains nothing from
+   * more workers, its workers wait on something else (storage, decode). */
+  int cores = h->physical_cores > 0 ? h->physical_cores : 0;
+  double nworkers = h->has_workers && !isnan(h->workers_med) ? h->workers_med : 0;
+  int room = cores >= 2 && nworkers < cores / 2;
+  if (cores >= 2 && h->has_main)
+    gw_finding_evidence(f, 0, 0,
+                        room ? _("%.0f loader worker(s) on %d physical cores: about %d would use half the cores")
+                             : _("%.0f loader worker(s) on %d physical cores: already half the cores or more (%d), so "
+                                 "more workers will not help; find what each worker waits on (storage, decode)"),
+                        nworkers, cores, cores / 2);
+  if (room || cores < 2)
+    gw_finding_fix(
+        f, _("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),
+        _("more worker processes prepare batches in parallel; persistent workers skip the restart each epoch"));
   gw_finding_fix(f, _("DataLoader(pin_memory=True) and .to(device, non_blocking=True)"),
                  _("pinned host memory lets copies run asynchronously instead of through a staging buffer"));
   gw_finding_fix(f, _("move heavy transforms (decode, resize, augmentation) to the GPU"),

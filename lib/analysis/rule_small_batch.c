@@ -27,15 +27,16 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
     const struct gw_gpu_profile *q = &dx->profiles[i];
     if (!q->has_sm || isnan(q->util_med_pct) || q->util_med_pct < gw_thr.small_busy_util_pct)
       continue;
-    /* at the power limit the GPU already spends all it may: healthy */
-    if (!isnan(q->power_frac) && q->power_frac >= gw_thr.at_limit_power_frac)
-      continue;
+    /* Board power is not a gate: the same work reads 94% of one board's
+     * limit and 82% of a larger one's. The evidence is the work itself. */
     int underfed;
     /* A rank waiting in an NCCL kernel keeps SMs "active" with the math pipes
      * idle: the fill of its compute time is the fill over the rest. */
     double fill = q->math_fill / (1 - nccl_share_of(dx, i));
+    double tensor_fill = q->tensor_fill / (1 - nccl_share_of(dx, i));
     if (!isnan(q->math_fill)) /* SMs resident, math pipes idle, and not a streaming element-wise mix */
       underfed = fill < gw_thr.small_math_fill_frac &&
+                 (isnan(tensor_fill) || tensor_fill < gw_thr.small_tensor_fill_frac) &&
                  (isnan(q->occupancy_med_pct) || q->occupancy_med_pct < gw_thr.small_occupancy_max_pct);
     else
       underfed = !isnan(q->sm_per_util) && q->sm_per_util < gw_thr.small_sm_per_util;
@@ -95,9 +96,12 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
                                  : _("device memory %.0f%% used: little room to grow the batch"),
                         p->mem_used_frac * 100);
   if (!isnan(p->power_frac))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("power median %.0f W of %.0f W (%.0f%%): below the limit, so the GPU has power to spare"),
-                        p->power_med_w, p->power_limit_w, p->power_frac * 100);
+    gw_finding_evidence(
+        f, p->active_start_ns, p->active_end_ns,
+        p->power_frac < gw_thr.at_limit_power_frac
+            ? _("power median %.0f W of %.0f W (%.0f%%): below the limit, so the GPU has power to spare")
+            : _("power median %.0f W of %.0f W (%.0f%%)"),
+        p->power_med_w, p->power_limit_w, p->power_frac * 100);
   if (h->has_main)
     gw_finding_evidence(
         f, p->active_start_ns, p->active_end_ns,

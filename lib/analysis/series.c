@@ -525,6 +525,60 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   }
 }
 
+/* A process on a GPU that is not part of the recorded job: its pid is in
+ * gpu_proc but never in proc_sample (the target's tree) nor in the kernel
+ * table (the traced ranks). The one seen most often, with its median memory
+ * and SM share, per GPU. */
+static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
+  for (int i = 0; i < rec->ngpus; i++)
+    rec->gpus[i].other_share_of_samples = rec->gpus[i].other_mem_bytes = rec->gpus[i].other_sm_pct = NAN;
+  if (!gw_store_table_exists(db, "gpu_proc"))
+    return;
+  /* without the target's processes every pid would look foreign */
+  sqlite3_stmt *s;
+  if (!gw_store_table_exists(db, "proc_sample") ||
+      sqlite3_prepare_v2(db, "SELECT 1 FROM proc_sample LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+    return;
+  int sampled = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_finalize(s);
+  if (!sampled)
+    return;
+  int has_k = gw_store_table_exists(db, "kernel");
+  char sql[1024];
+  snprintf(sql, sizeof sql,
+           "SELECT gpu, pid, count(*), (SELECT count(DISTINCT t_ns) FROM gpu_proc g2 WHERE g2.gpu = g.gpu),"
+           " avg(used_mem_bytes), avg(sm_pct) FROM gpu_proc g"
+           " WHERE pid NOT IN (SELECT DISTINCT pid FROM proc_sample) %s GROUP BY gpu, pid ORDER BY gpu, 3",
+           has_k ? "AND pid NOT IN (SELECT DISTINCT pid FROM kernel)" : "");
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return;
+  while (sqlite3_step(s) == SQLITE_ROW) { /* ascending count: the last row of a GPU wins */
+    struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+    if (!g)
+      continue;
+    g->other_pid = sqlite3_column_int64(s, 1);
+    double n = sqlite3_column_double(s, 2), all = sqlite3_column_double(s, 3);
+    g->other_share_of_samples = all > 0 ? n / all : NAN;
+    g->other_mem_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 4);
+    g->other_sm_pct = sqlite3_column_type(s, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 5);
+  }
+  sqlite3_finalize(s);
+}
+
+/* WORLD_SIZE of the recorded environment: more ranks than this file's GPUs
+ * means the other ranks ran elsewhere. */
+static void load_world_size(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (!gw_store_table_exists(db, "env") ||
+      sqlite3_prepare_v2(db, "SELECT value FROM env WHERE name = 'WORLD_SIZE'", -1, &s, NULL) != SQLITE_OK)
+    return;
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+    int v = atoi((const char *)sqlite3_column_text(s, 0));
+    rec->world_size = v > 0 && v < 1000000 ? v : 0;
+  }
+  sqlite3_finalize(s);
+}
+
 /* The traced kernels, NCCL ones apart; returns how many were kept. */
 static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
@@ -678,6 +732,8 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
   load_tracer_aside(db, rec);
   gw_sm_fill_load(db, rec);
   load_gpu_processes(db, rec);
+  load_other_gpu_processes(db, rec);
+  load_world_size(db, rec);
   load_host_api(db, rec);
   gw_kernel_stats_load(db, rec);
   rec->nnodes = 1;

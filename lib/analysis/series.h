@@ -39,9 +39,13 @@ struct gw_gpu_series {
   struct gw_kernel_stats kstats; /* the traced kernels' statistics (nkernels 0 without) */
   int64_t trace_pid;             /* the process that ran most kernels on this GPU (a rank), 0 unknown */
   int procs_max;                 /* most processes seen on the GPU at once (gpu_proc), 0 unknown */
-  int node;                      /* which recording of a multi-node report (0 for one) */
-  int node_gpu;                  /* the GPU's index on its own host */
-  char host[64];                 /* the run's host name, "" unknown */
+  /* the process outside the recorded job seen on this GPU most often (gpu_proc rows of a pid that is
+   * neither the target's tree nor a traced rank), 0 none; its median memory and SM share, NAN unknown */
+  int64_t other_pid;
+  double other_share_of_samples, other_mem_bytes, other_sm_pct;
+  int node;      /* which recording of a multi-node report (0 for one) */
+  int node_gpu;  /* the GPU's index on its own host */
+  char host[64]; /* the run's host name, "" unknown */
 };
 
 /* One window of a sampled trace (trace_window), per traced process. */
@@ -101,6 +105,7 @@ struct gw_recording {
   struct gw_event_row *events;
   size_t nsteps;
   struct gw_step_row *steps;
+  int world_size;       /* WORLD_SIZE in the recorded environment (torchrun, mpirun), 0 unknown */
   int has_timeline;     /* the kernel table exists and holds rows */
   int timeline_sampled; /* the tracer ran in sampled windows: timeline not used for the ledger */
   /* A sampled trace still fills each GPU's kernels and nccl lists (inside

@@ -12,6 +12,15 @@ const struct gw_thresholds gw_thr = {
      * means work, and SM >= 2% means work even when util is missing. */
     .active_util_pct = 5.0,
     .active_sm_pct = 2.0,
+    /* [def] GPU-Util is the share of the driver's sample periods with a
+     * kernel resident, and idle reads 0: any reading means a kernel ran.
+     * Where SM activity is missing (no GPM: A100, V100, L4, T4, GeForce) it
+     * is the only trace of a run starved between short bursts: [h200]
+     * input_slow_read reads 1-4% on 283 of its 447 ticks, where SM activity
+     * shows the bursts. It extends a run that has begun, never starts one
+     * (set-up trickles a few percent too); with SM activity the 5% floor
+     * above stands. */
+    .active_util_no_sm_pct = 1.0,
     /* [h200 scenarios] CUDA context creation and the weight upload show as a
      * burst under a second, then imports or compilation leave the GPU idle
      * for 4-6 s before the first step; inside a run the longest pauses of
@@ -31,11 +40,14 @@ const struct gw_thresholds gw_thr = {
     /* [field] Python launching tiny kernels keeps its one thread busy;
      * same reasoning as for workers. */
     .main_saturated_cpu_pct = 85.0,
-    /* [def] launching kernels, the Python loop and CUDA's spin-wait on a
-     * sync each hold one thread; a training process above 1.5 cores while
-     * the GPU idles is running CPU tensor ops on a thread pool (transforms,
-     * collation): data preparation in the main process. */
-    .main_multicore_cpu_pct = 150.0,
+    /* [def] a GPU-fed training process keeps at most two threads busy
+     * without preparing data: the Python loop that launches kernels (or
+     * CUDA's spin-wait on a sync), and one helper thread that runs all the
+     * time (NCCL's proxy thread, the pin-memory thread, a logger). Above 2.5
+     * cores it runs a thread pool of CPU tensor ops (transforms,
+     * collation): data preparation in the main process. (1.5 cores took one
+     * such helper thread per rank for data preparation: review 2026-12-01.) */
+    .main_multicore_cpu_pct = 250.0,
     /* one sample in twenty: a recurring part of the step, not a one-off
      * (a GPU-fed loop never exceeds one core: [h200] 23 of 24 scenarios) */
     .main_multicore_min_frac = 0.05,
@@ -74,6 +86,16 @@ const struct gw_thresholds gw_thr = {
      * launched with huge grids fill 60% of warp slots, and a larger batch
      * only scales their bytes. Half the warp slots separates the two. */
     .small_occupancy_max_pct = 50.0,
+    /* [physics] the tensor pipe does about 15x the arithmetic of the FP32
+     * pipe per active cycle (H200: 989 dense BF16 TFLOPS against 67 FP32),
+     * so its fill is judged against its own peak: well-run transformer
+     * training reaches 35-55% of the tensor cores' peak (the published
+     * model-FLOPs utilisation of large LLM runs), the rest of the step
+     * being attention, normalisation and element-wise kernels bound by
+     * memory, which a larger batch only scales. A tensor pipe busy for at
+     * least 30% of the active SM time is such a job, not one starved of
+     * work per kernel, whatever its board power. */
+    .small_tensor_fill_frac = 0.30,
     /* [field] "util not low but throughput low": util at least half. */
     .small_busy_util_pct = 50.0,
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
@@ -150,6 +172,15 @@ const struct gw_thresholds gw_thr = {
      * noise [h200] and not worth a user's first hour. */
     .finding_min_share = 0.05,
     .finding_min_conf = 0.30,
+    /* [physics] a job that loses a third of its active GPU time would run
+     * 1.5x faster without that loss: far above run-to-run noise (10% [h200])
+     * and above what a well-fed job pays for work that cannot overlap (the
+     * exposed last all-reduce, the optimizer step, the step-boundary sync:
+     * [h200] the healthy transformer loses 16%, a balanced DDP pair 27%,
+     * most of it the exposed all-reduce). When no class's
+     * evidence holds at that loss, the recording lacks the signal that would
+     * name the cause: say so ("unexplained") instead of "nothing to fix". */
+    .unexplained_lost_frac = 1.0 / 3.0,
     /* without GPM the GPU-Util stand-in hides SM fill (the storm case) */
     .no_gpm_conf_factor = 0.6,
     /* [h200] launches of ~1 us kernels; a few launch latencies is ~20 us */

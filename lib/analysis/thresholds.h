@@ -7,10 +7,11 @@
 
 struct gw_thresholds {
   /* --- when is a GPU tick "active" (start-up and tail are cut off) --- */
-  double active_util_pct;  /* util_gpu_pct at or above: a kernel was resident */
-  double active_sm_pct;    /* or sm_active_pct at or above */
-  double lead_burst_max_s; /* a burst this short at the start ... */
-  double lead_gap_min_s;   /* ... followed by a pause this long is set-up, not training */
+  double active_util_pct;       /* util_gpu_pct at or above: a kernel was resident */
+  double active_sm_pct;         /* or sm_active_pct at or above */
+  double active_util_no_sm_pct; /* util at or above, on ticks without SM activity: a kernel was resident */
+  double lead_burst_max_s;      /* a burst this short at the start ... */
+  double lead_gap_min_s;        /* ... followed by a pause this long is set-up, not training */
 
   /* --- host side --- */
   double worker_saturated_cpu_pct; /* a loader worker at this share of one core is saturated */
@@ -28,6 +29,7 @@ struct gw_thresholds {
   double launch_min_util_pct;     /* GPU-Util at or above while the host is busy: the host is issuing kernels */
   double at_limit_power_frac;     /* power / limit at or above: the GPU works as hard as its budget allows */
   double small_math_fill_frac;    /* busiest math pipe / SM activity below this: SMs resident but unfed */
+  double small_tensor_fill_frac;  /* tensor pipe / SM activity at or above: GEMMs on tensor cores at a healthy rate */
   double small_occupancy_max_pct; /* occupancy above this is a streaming (element-wise) mix, not small GEMMs */
   double small_busy_util_pct;     /* GPU-Util at or above: the GPU looks busy */
   double small_sm_per_util;       /* SM activity / GPU-Util below this while busy: underfilled */
@@ -55,12 +57,13 @@ struct gw_thresholds {
   double mem_churn_per_min;    /* ... and changes at least this often: shapes vary between steps */
 
   /* --- findings --- */
-  double finding_min_share;  /* a class must cost at least this share of active GPU time */
-  double finding_min_conf;   /* and reach this confidence to be reported */
-  double no_gpm_conf_factor; /* confidence multiplier when SM activity is unavailable */
-  double launch_gap_max_ns;  /* timeline: a gap this short is launch latency, not waiting */
-  double host_quiet_max_ns;  /* timeline: a longer gap is launch-bound when the host's CUDA calls never pause longer */
-  double sync_slack_ns;      /* timeline: a sync that ended this little before a gap opened was still waiting */
+  double finding_min_share;     /* a class must cost at least this share of active GPU time */
+  double finding_min_conf;      /* and reach this confidence to be reported */
+  double unexplained_lost_frac; /* lost share of active time above which "none" becomes "unexplained" */
+  double no_gpm_conf_factor;    /* confidence multiplier when SM activity is unavailable */
+  double launch_gap_max_ns;     /* timeline: a gap this short is launch latency, not waiting */
+  double host_quiet_max_ns; /* timeline: a longer gap is launch-bound when the host's CUDA calls never pause longer */
+  double sync_slack_ns;     /* timeline: a sync that ended this little before a gap opened was still waiting */
 };
 
 extern const struct gw_thresholds gw_thr;

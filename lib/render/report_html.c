@@ -402,6 +402,13 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
             _("no GPU did any work in this recording."));
     return;
   }
+  if (strcmp(dx->verdict, "unexplained") == 0) {
+    fprintf(out,
+            "<p class=\"verdict nodata\"><b>Unexplained:</b> %.0f%% of the active GPU time was lost and no class's "
+            "evidence holds; the next experiments would decide.</p>\n",
+            dx->lost_ns / dx->active_ns * 100);
+    return;
+  }
   if (dx->nfindings == 0) {
     double prod = dx->active_ns > 0 ? 1 - dx->lost_ns / dx->active_ns : 0;
     fprintf(out, "<p class=\"verdict ok\"><b>%s</b> ", _("Nothing to fix."));

@@ -37,6 +37,9 @@ static void print_profile(FILE *out, const struct gw_gpu_profile *p, int comma) 
   jkv_num(out, in, "util_median_pct", p->util_med_pct, 1);
   jkv_num(out, in, "sm_active_median_pct", p->sm_med_pct, 1);
   jkv_num(out, in, "sm_per_util", p->sm_per_util, 1);
+  jkv_num(out, in, "math_fill", p->math_fill, 1);
+  jkv_num(out, in, "occupancy_median_pct", p->occupancy_med_pct, 1);
+  jkv_num(out, in, "dram_bw_median_pct", p->dram_med_pct, 1);
   jkv_num(out, in, "power_median_w", p->power_med_w, 1);
   jkv_num(out, in, "power_limit_w", p->power_limit_w, 1);
   jkv_num(out, in, "mem_used_frac", p->mem_used_frac, 1);
@@ -270,6 +273,7 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     jkv_num(out, "      ", "share_of_lost", f->share_of_lost, 1);
     jkv_num(out, "      ", "share_of_active", f->share_of_active, 1);
     jkv_num(out, "      ", "confidence", f->confidence, 1);
+    jkv_num(out, "      ", "speedup_max", f->speedup_max, 1);
     fputs("      \"evidence\": [\n", out);
     for (int e = 0; e < f->nevidence; e++) {
       fputs("        {\"text\": ", out);

@@ -97,6 +97,11 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
   fprintf(out, _("# gpuwhy report: %s\n\n"), gw_render_basename(dx->path));
   if (strcmp(dx->verdict, "no_data") == 0)
     fputs(_("**Verdict: no data.** No GPU did any work in this recording.\n\n"), out);
+  else if (strcmp(dx->verdict, "unexplained") == 0)
+    fprintf(out,
+            _("**Verdict: unexplained.** %.0f%% of the active GPU time was lost and no class's evidence holds; the "
+              "next experiments would decide.\n\n"),
+            dx->lost_ns / dx->active_ns * 100);
   else if (dx->nfindings == 0)
     fprintf(out,
             _("**Verdict: none.** The GPUs did real work (or ran at their power limit) for %.0f%% of their "
@@ -136,6 +141,7 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
       const struct gw_finding *f = &dx->findings[i];
       fprintf(out, _("### %d. %s (`%s`)\n\n%.0f%% of lost GPU time (%.0f%% of active time), confidence %.2f.\n\n"),
               i + 1, f->title, f->class_id, f->share_of_lost * 100, f->share_of_active * 100, f->confidence);
+      fprintf(out, _("Removing this time entirely would make the run at most %.2fx faster.\n\n"), f->speedup_max);
       for (int e = 0; e < f->nevidence; e++) {
         fprintf(out, "- %s", f->evidence[e].text);
         if (f->evidence[e].t0_ns || f->evidence[e].t1_ns)

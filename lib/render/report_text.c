@@ -263,6 +263,14 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
   fprintf(out, _("%sgpuwhy report%s: %s\n"), s.bold, s.reset, gw_render_basename(dx->path));
   if (strcmp(dx->verdict, "no_data") == 0) {
     fprintf(out, _("Verdict: %sno data%s: no GPU did any work in this recording.\n\n"), s.yellow, s.reset);
+  } else if (strcmp(dx->verdict, "unexplained") == 0) {
+    double row_share = 0;
+    int row = gw_diagnosis_largest_loss(dx, &row_share);
+    fprintf(out,
+            _("Verdict: %sunexplained%s: %.0f%% of the active GPU time was lost (most of it %s, %.0f%%), and no "
+              "class's evidence holds. The next experiments below would decide.\n\n"),
+            s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_ledger_row_title((enum gw_ledger_row)row),
+            row_share * 100);
   } else if (dx->nfindings == 0) {
     double prod = dx->active_ns > 0 ? 1 - dx->lost_ns / dx->active_ns : 0;
     fprintf(out,
@@ -293,6 +301,7 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
       const struct gw_finding *f = &dx->findings[i];
       fprintf(out, _("%d. %s%s%s [%s]\n   %.0f%% of lost GPU time (%.0f%% of active time), confidence %.2f\n"), i + 1,
               s.bold, f->title, s.reset, f->class_id, f->share_of_lost * 100, f->share_of_active * 100, f->confidence);
+      fprintf(out, _("   removing this time entirely would make the run at most %.2fx faster\n"), f->speedup_max);
       for (int e = 0; e < f->nevidence; e++) {
         fprintf(out, "   - %s", f->evidence[e].text);
         print_range(dx, out, f->evidence[e].t0_ns, f->evidence[e].t1_ns, &s);

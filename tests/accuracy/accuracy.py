@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Accuracy of the diagnosis on labelled recordings, as recorded and under
+realistic variants made from copies of them (sqlite3 edits).
+
+Every labelled recording (a NAME.db beside a NAME.truth.json whose
+expected_classes say what the run really has) is copied and edited into each
+variant; `gpuwhy report --format json` is run on the copy and scored:
+
+  verdict right   the verdict is one of the true classes ("none" for a
+                  healthy run)
+  causes found    every true class is among the findings
+  absent          findings of a class the run does not have (count, and
+                  share of all findings)
+  reliability     findings bucketed by printed confidence, with the
+                  fraction whose class is true
+
+Variants (each only where it means something for the recording):
+  recorded        the file as it is
+  larger_board    the same run on a board with a 15% larger power budget
+                  (enforced, default and maximum limits x1.15): a job at 94%
+                  of its limit reads 82%; the work is unchanged
+  no_gpm          GPM columns nulled: what an A100, V100, L4, T4 or GeForce
+                  records (lib/core/gpu_metrics.def: gr/sm activity, SM
+                  occupancy, tensor, DRAM, FP32, FP16 pipes)
+  no_trace        the kernel trace's rows deleted (recordings made with
+                  --trace only)
+  one_period      cut to a window holding one periodic event and one period
+                  (periodic scenarios: truth steps of kind eval/checkpoint/log)
+  one_rank        a multi-GPU file cut to GPU 0 and its rank, WORLD_SIZE=2 in
+                  the recorded environment (what one node's recording of a
+                  larger job holds)
+  helper_proc     a helper child of the target at 10-25% of one core (a
+                  metrics uploader such as wandb's service process)
+  busy_thread     the target (every rank) keeps one more thread busy: +100%
+                  of a core on the process, the main thread unchanged (NCCL
+                  proxy, pin-memory or logger thread)
+  second_proc     another process on GPU 0 (gpu_proc rows of a pid outside
+                  the target's tree); scored also on whether the report names
+                  it (recordings with a gpu_proc table only)
+
+Exit status 1 when a figure falls below the committed floor
+(tests/accuracy/floors.json); --write-floors writes today's figures there.
+Standard library only.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(os.path.dirname(HERE))
+GPM_COLUMNS = ["gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_active_pct", "dram_bw_pct",
+               "fp32_active_pct", "fp16_active_pct"]
+# tables written by the tracer (docs/RECORDING.md); rows deleted for no_trace
+TRACE_TABLES = ["kernel", "api", "memcpy", "memset", "sync", "graph_launch", "launch_count", "marker", "memory",
+                "trace_window", "trace_process", "trace_dropped", "trace_overhead", "trace_note", "trace_name"]
+VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "one_period", "one_rank", "helper_proc", "busy_thread", "second_proc"]
+OTHER_PID = 999001  # the second process on the GPU
+HELPER_PID = 999002
+CONF_BUCKETS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01)]
+# gates read from the JSON profile: (name, profile key, threshold, rule that uses it)
+GATES = [
+    ("at_limit_power_frac", "power_frac", 0.90, "small_batch"),
+    ("low_power_frac", "power_frac", 0.40, "input_pipeline"),
+    ("small_busy_util_pct", "util_median_pct", 50.0, "small_batch"),
+    ("small_sm_per_util", "sm_per_util", 0.60, "small_batch"),
+    ("small_math_fill_frac", "math_fill", 0.60, "small_batch"),
+    ("small_occupancy_max_pct", "occupancy_median_pct", 50.0, "small_batch"),
+    ("pcie_rx_high_bps", "pcie_rx_median_bps", 1.0e9, "input_pipeline"),
+    ("period_min_strength", "period_strength", 0.30, "schedule_shape"),
+]
+
+
+def tables(con):
+    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def columns(con, table):
+    return [r[1] for r in con.execute("PRAGMA table_info(%s)" % table)]
+
+
+def target_pids(con):
+    """The target process and the ranks (processes holding a GPU)."""
+    t = tables(con)
+    pids = {r[0] for r in con.execute("SELECT DISTINCT pid FROM proc_sample WHERE role=0")} if "proc_sample" in t else set()
+    if "gpu_proc" in t:
+        pids |= {r[0] for r in con.execute("SELECT DISTINCT pid FROM gpu_proc")}
+    return pids
+
+
+def make_variant(src, dst, variant, truth):
+    """Copy src to dst and edit it into the variant; False when the variant
+    does not apply to this recording."""
+    shutil.copyfile(src, dst)
+    con = sqlite3.connect(dst)
+    t = tables(con)
+    ok = True
+    if variant == "no_gpm":
+        cols = [c for c in GPM_COLUMNS if c in columns(con, "gpu_sample")]
+        con.execute("UPDATE gpu_sample SET " + ", ".join("%s=NULL" % c for c in cols))
+        if "gpm_supported" in columns(con, "gpu"):
+            con.execute("UPDATE gpu SET gpm_supported=0")
+    elif variant == "larger_board":
+        if "gpu_health" in t and "power_limit_mw" in columns(con, "gpu_health"):
+            con.execute("UPDATE gpu_health SET power_limit_mw = CAST(power_limit_mw * 1.15 AS INTEGER)")
+        for c in ("power_default_limit_mw", "power_min_limit_mw", "power_max_limit_mw"):
+            if c in columns(con, "gpu"):
+                con.execute("UPDATE gpu SET %s = CAST(%s * 1.15 AS INTEGER)" % (c, c))
+    elif variant == "no_trace":
+        if "kernel" not in t or con.execute("SELECT count(*) FROM kernel").fetchone()[0] == 0:
+            ok = False
+        for tb in TRACE_TABLES:
+            if tb in t:
+                con.execute("DELETE FROM %s" % tb)
+    elif variant == "one_period":
+        marks = [s for s in truth.get("steps", []) if s.get("kind") in ("eval", "checkpoint", "log")]
+        if len(marks) < 2:
+            ok = False
+        else:
+            # the second event (the first may sit in the warm-up) and half a
+            # period either side: one event, one period of training
+            period = marks[2]["start_ns"] - marks[1]["start_ns"] if len(marks) > 2 else \
+                marks[1]["start_ns"] - marks[0]["start_ns"]
+            mid = marks[1]["start_ns"]
+            lo, hi = mid - period // 2, mid + period // 2
+            for tb in t:
+                cols = columns(con, tb)
+                for c in ("t_ns", "start_ns", "t_start_ns"):
+                    if c in cols:
+                        con.execute("DELETE FROM %s WHERE %s < ? OR %s > ?" % (tb, c, c), (lo, hi))
+                        break
+            if "run" in t:
+                con.execute("UPDATE run SET started_ns=?, ended_ns=?", (lo, hi))
+    elif variant == "one_rank":
+        ngpu = con.execute("SELECT count(DISTINCT gpu) FROM gpu_sample").fetchone()[0]
+        if ngpu < 2:
+            ok = False
+        else:
+            keep = 0
+            others = [r[0] for r in con.execute("SELECT DISTINCT pid FROM gpu_proc WHERE gpu<>?", (keep,))] \
+                if "gpu_proc" in t else []
+            for tb in ("gpu_sample", "gpu_health", "gpu", "gpu_proc"):
+                if tb in t:
+                    con.execute("DELETE FROM %s WHERE gpu<>?" % tb, (keep,))
+            for tb in ("kernel", "memcpy", "memset"):
+                if tb in t and "device" in columns(con, tb):
+                    con.execute("DELETE FROM %s WHERE device<>?" % tb, (keep,))
+            if "proc_sample" in t and others:
+                q = ",".join("?" * len(others))
+                con.execute("DELETE FROM proc_sample WHERE pid IN (%s) OR ppid IN (%s)" % (q, q), others + others)
+            if "env" in t:
+                con.execute("INSERT OR REPLACE INTO env(name, value) VALUES('WORLD_SIZE', ?)", (str(ngpu),))
+    elif variant == "helper_proc":
+        if "proc_sample" not in t:
+            ok = False
+        else:
+            rows = con.execute("SELECT t_ns, pid FROM proc_sample WHERE role=0 ORDER BY t_ns").fetchall()
+            if not rows:
+                ok = False
+            rnd = random.Random(21)
+            for t_ns, pid in rows:
+                con.execute("INSERT INTO proc_sample(t_ns, pid, ppid, role, comm, state, cpu_pct, threads, rss_bytes)"
+                            " VALUES(?,?,?,1,'wandb-service','S',?,4,200000000)",
+                            (t_ns, HELPER_PID, pid, rnd.uniform(10, 25)))
+    elif variant == "busy_thread":
+        if "proc_sample" not in t:
+            ok = False
+        else:
+            pids = target_pids(con)
+            q = ",".join("?" * len(pids))
+            con.execute("UPDATE proc_sample SET cpu_pct = cpu_pct + 100, threads_running = threads_running + 1"
+                        " WHERE pid IN (%s)" % q, list(pids))
+    elif variant == "second_proc":
+        if "gpu_proc" not in t or con.execute("SELECT count(*) FROM gpu_proc").fetchone()[0] == 0:
+            ok = False
+        else:
+            for (t_ns,) in con.execute("SELECT DISTINCT t_ns FROM gpu_proc WHERE gpu=0").fetchall():
+                con.execute("INSERT INTO gpu_proc(t_ns, gpu, pid, used_mem_bytes, sm_pct) VALUES(?,0,?,?,?)",
+                            (t_ns, OTHER_PID, 6 << 30, 35.0))
+    con.commit()
+    con.close()
+    return ok
+
+
+def run_report(binary, db):
+    p = subprocess.run([binary, "report", "--format", "json", db], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, LANGUAGE="C", LANG="C", LC_ALL="C"))
+    if p.returncode != 0:
+        return None, p.stderr.decode(errors="replace").strip()
+    try:
+        return json.loads(p.stdout), None
+    except ValueError as e:
+        return None, "bad JSON: %s" % e
+
+
+def score(report, truth, variant):
+    expected = set(truth.get("expected_classes") or [truth.get("expected_class")])
+    causes = expected - {"none"}
+    findings = report.get("findings", [])
+    classes = [f["class"] for f in findings]
+    verdict = report.get("verdict")
+    right = verdict in expected if causes else verdict == "none"
+    found = causes.issubset(classes)
+    absent = [f for f in findings if f["class"] not in expected]
+    text = json.dumps(report)
+    return {
+        "verdict": verdict,
+        "classes": classes,
+        "verdict_right": right,
+        "causes_found": found,
+        "absent": [(f["class"], f.get("confidence")) for f in absent],
+        "nfindings": len(findings),
+        "conf": [(f.get("confidence") or 0, f["class"] in expected) for f in findings],
+        "names_other": (str(OTHER_PID) in text) if variant == "second_proc" else None,
+        "world_note": ("WORLD_SIZE" in text) if variant == "one_rank" else None,
+        "margins": margins(report),
+    }
+
+
+def margins(report):
+    """Each gate's margin per GPU: value minus threshold (the sign says the side)."""
+    out = []
+    for g in report.get("gpus", []):
+        p = dict(g.get("profile", {}))
+        if p.get("power_median_w") is not None and p.get("power_limit_w"):
+            p["power_frac"] = p["power_median_w"] / p["power_limit_w"]
+        for name, key, thr, rule in GATES:
+            v = p.get(key)
+            if v is not None:
+                out.append((g.get("gpu"), name, rule, v, v - thr))
+    return out
+
+
+def load_corpus(dirs):
+    runs = []
+    for d in dirs:
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".db") and os.path.exists(os.path.join(d, f[:-3] + ".truth.json")):
+                runs.append((f[:-3], os.path.join(d, f), json.load(open(os.path.join(d, f[:-3] + ".truth.json")))))
+    return runs
+
+
+def summarise(results):
+    """Figures per variant: fractions and counts."""
+    out = {}
+    for v in VARIANTS:
+        rs = [r for r in results if r["variant"] == v and r.get("score")]
+        if not rs:
+            continue
+        n = len(rs)
+        nf = sum(r["score"]["nfindings"] for r in rs)
+        na = sum(len(r["score"]["absent"]) for r in rs)
+        s = {
+            "runs": n,
+            "verdict_right": sum(r["score"]["verdict_right"] for r in rs) / n,
+            "causes_found": sum(r["score"]["causes_found"] for r in rs) / n,
+            "absent_findings": na,
+            "findings": nf,
+            "absent_share": na / nf if nf else 0.0,
+        }
+        if v == "second_proc":
+            s["names_other_process"] = sum(bool(r["score"]["names_other"]) for r in rs) / n
+        if v == "one_rank":
+            s["world_size_note"] = sum(bool(r["score"]["world_note"]) for r in rs) / n
+        out[v] = s
+    return out
+
+
+def reliability(results):
+    rows = []
+    conf = [c for r in results if r.get("score") for c in r["score"]["conf"]]
+    for lo, hi in CONF_BUCKETS:
+        b = [ok for c, ok in conf if lo <= c < hi]
+        rows.append((lo, min(hi, 1.0), len(b), sum(b) / len(b) if b else None))
+    return rows
+
+
+def print_tables(results, summary, show_margins):
+    for v in VARIANTS:
+        rs = [r for r in results if r["variant"] == v]
+        if not rs:
+            continue
+        print("== variant %s ==" % v)
+        print("%-26s %-16s %-3s %-3s %s" % ("recording", "verdict", "ok", "all", "findings (absent marked *)"))
+        for r in rs:
+            s = r.get("score")
+            if not s:
+                print("%-26s ERROR %s" % (r["name"], r.get("error")))
+                continue
+            exp = set(r["expected"])
+            fl = " ".join(("*" if c not in exp else "") + c for c in s["classes"]) or "-"
+            extra = ""
+            if s["names_other"] is not None:
+                extra = " [other process %s]" % ("named" if s["names_other"] else "NOT named")
+            if s["world_note"] is not None:
+                extra = " [WORLD_SIZE %s]" % ("noted" if s["world_note"] else "NOT noted")
+            print("%-26s %-16s %-3s %-3s %s  (true: %s)%s" % (r["name"], s["verdict"], "yes" if s["verdict_right"]
+                  else "NO", "yes" if s["causes_found"] else "NO", fl, ",".join(sorted(exp)), extra))
+        m = summary.get(v)
+        if m:
+            line = "  verdict right %d/%d (%.0f%%), all true causes found %d/%d (%.0f%%), absent findings %d of %d " \
+                   "(%.1f%%)" % (round(m["verdict_right"] * m["runs"]), m["runs"], 100 * m["verdict_right"],
+                                 round(m["causes_found"] * m["runs"]), m["runs"], 100 * m["causes_found"],
+                                 m["absent_findings"], m["findings"], 100 * m["absent_share"])
+            if "names_other_process" in m:
+                line += ", other process named %.0f%%" % (100 * m["names_other_process"])
+            if "world_size_note" in m:
+                line += ", WORLD_SIZE noted %.0f%%" % (100 * m["world_size_note"])
+            print(line)
+        print()
+    print("== reliability: printed confidence against outcome (all variants) ==")
+    print("%-12s %8s %10s" % ("confidence", "findings", "right"))
+    for lo, hi, n, frac in reliability(results):
+        print("%4.2f-%-7.2f %8d %10s" % (lo, hi, n, "-" if frac is None else "%.2f" % frac))
+    print()
+    if show_margins:
+        print("== gate margins (recorded): value - threshold, per GPU ==")
+        for r in results:
+            if r["variant"] != "recorded" or not r.get("score"):
+                continue
+            ms = ", ".join("gpu%s %s %+.3g" % (g, name, d) for g, name, rule, v, d in r["score"]["margins"])
+            print("%-26s %s" % (r["name"], ms))
+        print()
+
+
+def check_floors(summary, floors):
+    bad = []
+    for v, f in floors.items():
+        m = summary.get(v)
+        if not m:
+            continue
+        for key in ("verdict_right", "causes_found", "names_other_process", "world_size_note"):
+            if key in f and key in m and m[key] + 1e-9 < f[key]:
+                bad.append("%s %s %.3f below the floor %.3f" % (v, key, m[key], f[key]))
+        if "absent_share_max" in f and m["absent_share"] > f["absent_share_max"] + 1e-9:
+            bad.append("%s absent_share %.3f above the ceiling %.3f" % (v, m["absent_share"], f["absent_share_max"]))
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.environ.get("GW_BIN", os.path.join(SOURCE, "build", "gpuwhy")))
+    ap.add_argument("--dir", action="append", help="folder of NAME.db + NAME.truth.json (repeatable)")
+    ap.add_argument("--variant", action="append", choices=VARIANTS, help="only these variants")
+    ap.add_argument("--floors", default=os.path.join(HERE, "floors.json"))
+    ap.add_argument("--write-floors", action="store_true", help="write today's figures as the floor")
+    ap.add_argument("--json", help="write every result here")
+    ap.add_argument("--margins", action="store_true", help="print each gate's margin per recording")
+    ap.add_argument("-j", type=int, default=2, help="reports run at once")
+    a = ap.parse_args()
+    dirs = a.dir or [os.path.join(SOURCE, "tests", "fixtures", "scenarios")]
+    if not os.access(a.bin, os.X_OK):
+        print("accuracy: no gpuwhy binary at %s (set --bin or GW_BIN)" % a.bin, file=sys.stderr)
+        return 2
+    corpus = load_corpus(dirs)
+    if not corpus:
+        print("accuracy: no labelled recordings (NAME.db with NAME.truth.json) in %s" % dirs, file=sys.stderr)
+        return 2
+    variants = a.variant or VARIANTS
+    tmp = tempfile.mkdtemp(prefix="gw_accuracy_")
+    jobs = []
+    try:
+        for name, db, truth in corpus:
+            for v in variants:
+                dst = os.path.join(tmp, "%s.%s.db" % (name, v))
+                if make_variant(db, dst, v, truth):
+                    jobs.append((name, v, dst, truth))
+                else:
+                    os.unlink(dst)
+
+        def one(job):
+            name, v, dst, truth = job
+            rep, err = run_report(a.bin, dst)
+            r = {"name": name, "variant": v, "expected": truth.get("expected_classes") or [truth["expected_class"]]}
+            if rep is None:
+                r["error"] = err
+            else:
+                r["score"] = score(rep, truth, v)
+            return r
+
+        with ThreadPoolExecutor(max_workers=max(1, a.j)) as ex:
+            results = list(ex.map(one, jobs))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    summary = summarise(results)
+    print_tables(results, summary, a.margins)
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump({"summary": summary, "reliability": reliability(results), "results": results}, fh, indent=1)
+    errors = [r for r in results if "error" in r]
+    if errors:
+        print("accuracy: %d report(s) failed" % len(errors), file=sys.stderr)
+        return 1
+    if a.write_floors:
+        floors = {v: {k: round(m[k], 4) for k in ("verdict_right", "causes_found", "names_other_process",
+                                                  "world_size_note") if k in m} for v, m in summary.items()}
+        for v, m in summary.items():
+            floors[v]["absent_share_max"] = round(m["absent_share"], 4)
+        with open(a.floors, "w") as fh:
+            json.dump(floors, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+        print("floors written to %s" % a.floors)
+        return 0
+    if os.path.exists(a.floors):
+        bad = check_floors(summary, json.load(open(a.floors)))
+        if bad:
+            for b in bad:
+                print("FAIL: " + b, file=sys.stderr)
+            return 1
+        print("all figures at or above the floors in %s" % a.floors)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+#!/bin/bash
+# The diagnosis on every labelled recording and its degraded variants
+# (tests/accuracy/accuracy.py) stays at or above the committed floors
+# (tests/accuracy/floors.json): verdicts right, true causes found, findings of
+# absent classes.
+source "$(dirname "$0")/lib.bash"
+: "${GW_SOURCE_DIR:?GW_SOURCE_DIR must point at the source tree}"
+python3 "$GW_SOURCE_DIR/tests/accuracy/accuracy.py" --bin "$GW_BIN" --dir "$GW_FIXTURES/scenarios" \
+  --floors "$GW_SOURCE_DIR/tests/accuracy/floors.json" >accuracy.txt 2>&1 || {
+  cat accuracy.txt
+  fail "accuracy below the committed floors"
+}
+grep -E '^== variant|verdict right' accuracy.txt
