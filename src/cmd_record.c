@@ -128,9 +128,10 @@ int gw_cmd_record(int argc, char **argv) {
    * a user's job must never crash because of us, so the option is refused
    * until that is understood. */
   if (o.pm_sampling)
-    return gw_cli_usage_error(RECORD_USAGE, "--pm-sampling is disabled: on the H200 with CUDA 13.0 it crashed the traced "
-                                            "program (SIGSEGV); SM activity without GPM comes from --trace's launch "
-                                            "configurations instead");
+    return gw_cli_usage_error(RECORD_USAGE,
+                              "--pm-sampling is disabled: on the H200 with CUDA 13.0 it crashed the traced "
+                              "program (SIGSEGV); SM activity without GPM comes from --trace's launch "
+                              "configurations instead");
   if (o.argv && o.pid)
     return gw_cli_usage_error(RECORD_USAGE, "give either --pid or a command, not both");
   if (!o.argv && !o.pid)

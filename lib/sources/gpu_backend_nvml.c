@@ -44,6 +44,6 @@ static void nvml_no_gpm(void *state) {
 }
 
 const struct gw_gpu_backend_ops gw_gpu_backend_nvml = {
-    "nvml",      nvml_open,   nvml_close,     nvml_count, nvml_driver, nvml_identity,
-    nvml_window, nvml_sample, nvml_processes, nvml_no_gpm,
+    "nvml",        nvml_open,   nvml_close,  nvml_count,     nvml_driver,
+    nvml_identity, nvml_window, nvml_sample, nvml_processes, nvml_no_gpm,
 };
