@@ -26,6 +26,8 @@ DUR=${I20_DURATION:-10}
 scen() { # name expected script args...
   local name=$1 expected=$2 script=$3
   shift 3
+  # I20_SCENARIOS="a b": only those (a shorter call)
+  if [ -n "${I20_SCENARIOS:-}" ]; then case " $I20_SCENARIOS " in *" $name "*) ;; *) return ;; esac; fi
   say "--- $name"
   timeout -k 10 120 "$bin" record -q -o "$rec/$name.db" --interval 100 -- python3 -u "scenarios/$script" \
     --out "$rec/$name.truth.json" --duration "$DUR" --scenario-name "$name" --expected-class "$expected" "$@" \
@@ -64,8 +66,8 @@ spool=$(mktemp -d)
 pin="taskset -c 2,3"
 command -v taskset > /dev/null || pin=""
 : > "$out/cost.txt"
-for r in 1 2 3; do
-  for w in train storm; do
+for r in $(seq 1 "${I20_COST_ROUNDS:-3}"); do
+  for w in ${I20_COST_WORKLOADS:-train storm}; do
     for cfg in plain hook; do
       if [ $cfg = plain ]; then
         line=$(timeout 60 $pin python3 bench/tracer/storm.py --workload $w --seconds 5 2>> "$log" | tail -1)
