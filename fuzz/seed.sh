@@ -132,7 +132,7 @@ sqlseed healthy 'DELETE FROM gpu_sample; DELETE FROM host_sample;'
 sqlseed healthy 'DROP TABLE gpu_health; DROP TABLE kernel;'
 sqlseed healthy 'UPDATE run SET started_ns = NULL, ended_ns = 0, interval_ms = 0;'
 sqlseed healthy 'DELETE FROM run;'
-sqlseed healthy 'UPDATE step SET t_end_ns = t_start_ns - 1000; INSERT INTO step VALUES (0, 9223372036854775807, -1, NULL);'
+sqlseed healthy 'UPDATE step SET t_end_ns = t_start_ns - 1000; INSERT INTO step (t_start_ns, t_end_ns, step, source) VALUES (0, 9223372036854775807, -1, NULL);'
 sqlseed healthy 'UPDATE kernel SET start_ns = end_ns + 5, device = 99; UPDATE memcpy SET bytes = -1, copy_kind = 250;'
 sqlseed healthy 'UPDATE kernel SET end_ns = 9223372036854775807; UPDATE marker SET start_ns = -1;'
 sqlseed hardware_xid "UPDATE event SET code = 2147483648, gpu = -7, message = NULL; INSERT INTO event VALUES (0, 'xid', 0, 79, 0, 'PCI 0000:10:1c: fell off the bus');"

@@ -27,7 +27,7 @@ for t in timed:
                         [r[:idx] + (r[idx] + shift,) + r[idx + 1:] for r in rows])
 steps = con.execute("select t_start_ns, t_end_ns, step, source from step").fetchall()
 for k in range(1, copies):
-    con.executemany("insert into step values (?, ?, ?, ?)",
+    con.executemany("insert into step (t_start_ns, t_end_ns, step, source) VALUES (?, ?, ?, ?)",
                     [(a + k * span, b + k * span, s, src_) for a, b, s, src_ in steps])
 con.execute("update run set ended_ns = ?", (t0 + copies * span,))
 con.commit()

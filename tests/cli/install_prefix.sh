@@ -15,7 +15,9 @@ clean_env=(env -u GPUWHY_TRACER_LIB -u GPUWHY_LOCALEDIR -u LANGUAGE -u LC_ALL -u
 if [ -f "$build/tracer/libgpuwhy-tracer.so" ]; then
   [ -f "$SCRATCH/prefix/lib/gpuwhy/libgpuwhy-tracer.so" ] || fail "the tracer is not installed in lib/gpuwhy"
   mkdir run && cd run
-  "${clean_env[@]}" LANG=C "$bin" record --trace=full -o traced.db --nvml-lib "$GW_FAKE_NVML" -- true >rec.log 2>&1 ||
+  # GPUWHY_TRACE_PRELOAD=0: a sanitizer-built tracer cannot be preloaded into
+  # an uninstrumented program (the sanitizer runtime must come first).
+  "${clean_env[@]}" LANG=C GPUWHY_TRACE_PRELOAD=0 "$bin" record --trace=full -o traced.db --nvml-lib "$GW_FAKE_NVML" -- true >rec.log 2>&1 ||
     fail "record --trace from the prefix failed: $(tail -3 rec.log)"
   [ -s traced.db ] || fail "no recording"
   [ "$(q traced.db "select value from meta where key = 'trace_mode'")" = full ] || fail "trace_mode not recorded"

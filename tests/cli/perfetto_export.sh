@@ -26,8 +26,8 @@ insert into trace_name values (1, 4242, 'ampere_sgemm_128x64_tn');
 insert into trace_name values (2, 4242, 'ncclDevKernel_AllReduce_Sum_f32');
 insert into trace_name values (3, 4242, cast(x'7765697264223c6b65726e656c5c3eff' as text));
 insert into trace_name values (4, 4242, 'forward');
-insert into step values ($t0 + 3000000000, $t0 + 4000000000, 2, 'test');
-insert into step values ($t0 + 2000000000, $t0 + 3000000000, 1, 'test');
+insert into step (t_start_ns, t_end_ns, step, source) values ($t0 + 3000000000, $t0 + 4000000000, 2, 'test');
+insert into step (t_start_ns, t_end_ns, step, source) values ($t0 + 2000000000, $t0 + 3000000000, 1, 'test');
 " || fail "cannot add step rows"
 for i in $(seq 40 -1 1); do
   s=$((t0 + 2000000000 + i * 50000000))

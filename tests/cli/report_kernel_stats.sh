@@ -43,7 +43,7 @@ zg = sorted(e["ts"] for e in ev if e.get("cat") == "user_annotation" and e["name
 st = sorted(e["ts"] + e["dur"] for e in ev if e.get("cat") == "user_annotation" and e["name"].startswith("Optimizer.step"))
 for i, t in enumerate(zg):
     end = zg[i + 1] if i + 1 < len(zg) else st[-1]
-    print(f"insert into step values ({round(t * 1000) + off}, {round(end * 1000) + off}, {i}, 'test');")
+    print(f"insert into step (t_start_ns, t_end_ns, step, source) values ({round(t * 1000) + off}, {round(end * 1000) + off}, {i}, 'test');")
 EOF
   "$GW_BIN" report --format json table.db >table.json || fail "report table.db"
   # and the same copy with the step table emptied again

@@ -159,7 +159,7 @@ static void step_table_comes_first(void **state) {
   char db[1200];
   copy_scenario("worked_case_s1", "marked", 1, db, sizeof db);
   sql(db, "WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 99) "
-          "INSERT INTO step SELECT run.started_ns + 5000000000 + i * 50000000, "
+          "INSERT INTO step (t_start_ns, t_end_ns, step, source) SELECT run.started_ns + 5000000000 + i * 50000000, "
           "run.started_ns + 5000000000 + i * 50000000 + 40000000, i, 'test' FROM s, run");
   struct gw_run_summary s;
   struct gw_err err;

@@ -202,12 +202,15 @@ static void page_escapes_recording_text(void **state) {
   char db[128];
   snprintf(db, sizeof db, "%s/hostile.db", g_dir);
   assert_int_equal(synth_write(db, 1, 40, 0, gpu_starved, host_starved), 0);
-  exec_sql(db, "UPDATE gpu SET name = '<img src=x onerror=boom()>\"H200\"', uuid = 'GPU-&x';"
-               "UPDATE run SET command = '[\"python3\",\"</code><script>bad()</script>\"]', hostname = 'h&h',"
-               " driver_version = '580<b>';"
-               "INSERT INTO step VALUES (1700000010000000000, 1700000011000000000, 1, 't');"
-               "INSERT INTO step VALUES (1700000020000000000, 1700000021000000000, 2, 't');"
-               "INSERT INTO step VALUES (1700000030000000000, 1700000031000000000, 3, 't');");
+  exec_sql(
+      db,
+      "UPDATE gpu SET name = '<img src=x onerror=boom()>\"H200\"', uuid = 'GPU-&x';"
+      "UPDATE run SET command = '[\"python3\",\"</code><script>bad()</script>\"]', hostname = 'h&h',"
+      " driver_version = '580<b>';"
+      "INSERT INTO step (t_start_ns, t_end_ns, step, source) VALUES (1700000010000000000, 1700000011000000000, 1, 't');"
+      "INSERT INTO step (t_start_ns, t_end_ns, step, source) VALUES (1700000020000000000, 1700000021000000000, 2, 't');"
+      "INSERT INTO step (t_start_ns, t_end_ns, step, source) VALUES (1700000030000000000, 1700000031000000000, 3, "
+      "'t');");
   size_t len;
   char *page = render(db, &len);
   assert_null(strstr(page, "<script>bad"));
