@@ -103,4 +103,14 @@ if [ -n "${GW_FIXTURES:-}" ]; then
   grep -q "every 100 ms, with a sampled kernel trace (25 windows)" ddp.html || fail "sampled trace not named in The run"
   grep -q "every 100 ms (counters only)" r.html || fail "counters-only recording not named so"
 fi
-echo "every renderer ran on today's recording; every chart with data draws lines"
+
+# The same on the real H200 recordings made by the current recorder
+# (tests/fixtures/recorder_now: host rows once a second, sampled kernel trace).
+for f in healthy_trace_now input_cpu_transforms_trace_now; do
+  "$GW_BIN" report "$GW_FIXTURES/recorder_now/$f.db" --format html -o "$f.html" || fail "HTML report of $f exited $?"
+  python3 "$here/chart_lines_check.py" "$f.html" "SM activity:s-util" "Power:s-power" \
+    "CPU of the training:s-host" "CPU of the training:s-main" "Disk:s-disk" ||
+    fail "an HTML chart of $f with data draws no line"
+  grep -q "with a sampled kernel trace" "$f.html" || fail "$f: The run does not say the trace was sampled"
+done
+echo "every renderer ran on today's recordings; every chart with data draws lines"
