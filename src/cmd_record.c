@@ -39,13 +39,22 @@ static const char RECORD_USAGE[] =
 
 int gw_cmd_record(int argc, char **argv) {
   static const struct option longopts[] = {
-      {"output", required_argument, NULL, 'o'},   {"interval", required_argument, NULL, 'i'},
-      {"duration", required_argument, NULL, 'd'}, {"pid", required_argument, NULL, 'p'},
-      {"trace", optional_argument, NULL, 't'},    {"quiet", no_argument, NULL, 'q'},
-      {"root", required_argument, NULL, 'R'},     {"nvml-lib", required_argument, NULL, 'N'},
-      {"kmsg", required_argument, NULL, 'K'},     {"gpm-interval", required_argument, NULL, 'g'},
-      {"no-nccl-log", no_argument, NULL, 'L'},    {"no-gpm", no_argument, NULL, 'G'},
-      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+      {"output", required_argument, NULL, 'o'},
+      {"interval", required_argument, NULL, 'i'},
+      {"duration", required_argument, NULL, 'd'},
+      {"pid", required_argument, NULL, 'p'},
+      {"trace", optional_argument, NULL, 't'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"root", required_argument, NULL, 'R'},
+      {"nvml-lib", required_argument, NULL, 'N'},
+      {"kmsg", required_argument, NULL, 'K'},
+      {"gpm-interval", required_argument, NULL, 'g'},
+      {"no-nccl-log", no_argument, NULL, 'L'},
+      {"no-gpm", no_argument, NULL, 'G'},
+      {"pm-sampling", no_argument, NULL, 'P'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;

@@ -34,6 +34,10 @@ assert_ge "GPM windows with --gpm-interval 100" \
 assert_eq "no GPM values with --no-gpm" \
   "$(q nogpm.db 'select count(*) from gpu_sample where sm_active_pct is not null or tensor_active_pct is not null')" 0
 assert_eq "gpm_supported 0 with --no-gpm" "$(q nogpm.db 'select gpm_supported from gpu where gpu = 0')" 0
+# --pm-sampling runs inside the tracer: without --trace it is a usage error.
+"$GW_BIN" record -q --pm-sampling -o pm.db -- true 2> pm.err
+assert_eq "--pm-sampling without --trace exits 2" "$?" 2
+grep -q "give --trace too" pm.err || fail "no reason given for refusing --pm-sampling: $(cat pm.err)"
 assert_ge "GPU-Util still sampled with --no-gpm" \
   "$(q nogpm.db 'select count(*) from gpu_sample where util_gpu_pct is not null')" 5
 assert_ge "health rows about once a second" "$(q r.db 'select count(*) from gpu_health where gpu = 0')" 2
