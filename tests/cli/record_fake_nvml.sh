@@ -34,6 +34,11 @@ assert_ge "GPM windows with --gpm-interval 100" \
 assert_eq "no GPM values with --no-gpm" \
   "$(q nogpm.db 'select count(*) from gpu_sample where sm_active_pct is not null or tensor_active_pct is not null')" 0
 assert_eq "gpm_supported 0 with --no-gpm" "$(q nogpm.db 'select gpm_supported from gpu where gpu = 0')" 0
+# --pm-sampling is refused (it crashed the traced program on the H200), with the reason.
+rc=0
+"$GW_BIN" record -q --trace --pm-sampling -o pm.db -- true 2> pm.err || rc=$?
+assert_eq "--pm-sampling exits 2" "$rc" 2
+grep -q "crashed the traced program" pm.err || fail "no reason given for refusing --pm-sampling: $(cat pm.err)"
 assert_ge "GPU-Util still sampled with --no-gpm" \
   "$(q nogpm.db 'select count(*) from gpu_sample where util_gpu_pct is not null')" 5
 assert_ge "health rows about once a second" "$(q r.db 'select count(*) from gpu_health where gpu = 0')" 2
