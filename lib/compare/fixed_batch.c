@@ -2,8 +2,8 @@
 
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/record.h>
+#include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,21 +13,6 @@
 #include "core/i18n.h"
 #include "core/util.h"
 #include "store/store.h"
-
-/* Count of rows an SQL count returns, -1 when it cannot be read. */
-static long count_rows(const char *path, const char *sql) {
-  struct gw_store *st = NULL;
-  struct gw_err err = {{0}};
-  if (gw_store_open(&st, path, 1, &err) != GW_OK)
-    return -1;
-  sqlite3_stmt *s = NULL;
-  long n = -1;
-  if (sqlite3_prepare_v2(gw_store_db(st), sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-    n = (long)sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  gw_store_close(st);
-  return n;
-}
 
 static int record_once(const struct gw_fixed_batch_opts *o, const char *path, int replay, FILE *out) {
   struct gw_record_opts ro;
@@ -63,12 +48,14 @@ static void print_run(FILE *out, const char *label, const struct gw_run_summary 
 }
 
 int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
-  char dir[] = "/tmp/gpuwhy-fixed-batch-XXXXXX";
-  if (!mkdtemp(dir)) {
-    fprintf(out, "gpuwhy experiment: cannot create a folder in /tmp for the recordings\n");
+  char dir[4096];
+  const char *parent = NULL;
+  /* The project's private-folder helper: $TMPDIR when set, as serve and report do. */
+  if (gw_make_temp_dir("gpuwhy-fixed-batch", dir, sizeof dir, &parent) != 0) {
+    fprintf(out, "gpuwhy experiment: cannot create a folder in %s for the recordings: %s\n", parent, strerror(errno));
     return GPUWHY_EXIT_INPUT;
   }
-  char plain[64], fixed[64];
+  char plain[4200], fixed[4200];
   snprintf(plain, sizeof plain, "%s/plain.db", dir);
   snprintf(fixed, sizeof fixed, "%s/fixed.db", dir);
   int rc = GPUWHY_EXIT_INPUT;
@@ -78,9 +65,10 @@ int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
   int loaded_a = 0, loaded_b = 0;
   int st1 = record_once(o, plain, 0, out);
   int st2 = record_once(o, fixed, 1, out);
-  if (count_rows(plain, "SELECT count(*) FROM run") != 1 || count_rows(fixed, "SELECT count(*) FROM run") != 1)
+  if (gw_store_count_rows(plain, "SELECT count(*) FROM run") != 1 ||
+      gw_store_count_rows(fixed, "SELECT count(*) FROM run") != 1)
     goto done;
-  if (count_rows(fixed, "SELECT count(*) FROM event WHERE kind = 'fixed_batch'") <= 0) {
+  if (gw_store_count_rows(fixed, "SELECT count(*) FROM event WHERE kind = 'fixed_batch'") <= 0) {
     fprintf(out,
             _("No DataLoader batches were replayed: the command used no torch DataLoader (or fewer than %d "
               "batches of one), so there is no input pipeline to take out. Exit statuses: %d and %d.\n"),

@@ -289,6 +289,20 @@ void gw_store_close(struct gw_store *st) {
 sqlite3 *gw_store_db(struct gw_store *st) {
   return st->db;
 }
+
+long gw_store_count_rows(const char *path, const char *sql) {
+  struct gw_store *st = NULL;
+  struct gw_err err = {{0}};
+  if (gw_store_open(&st, path, 1, &err) != GW_OK)
+    return -1;
+  sqlite3_stmt *s = NULL;
+  long n = -1;
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    n = (long)sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  gw_store_close(st);
+  return n;
+}
 const char *gw_store_path(const struct gw_store *st) {
   return st->path;
 }

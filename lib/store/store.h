@@ -39,6 +39,10 @@ GW_NODISCARD gw_status gw_store_open(struct gw_store **out, const char *path, in
 void gw_store_close(struct gw_store *st);
 
 sqlite3 *gw_store_db(struct gw_store *st);
+
+/* Opens the recording at path read-only, runs sql (one count) and closes it:
+ * the count, or -1 when the file or the query cannot be read. */
+long gw_store_count_rows(const char *path, const char *sql);
 /* 1 when the recording has this table (optional tables: tracer, nccl_log). */
 int gw_store_table_exists(sqlite3 *db, const char *name);
 /* 1 when path is a SQLite file carrying gpuwhy's application id (a file
