@@ -25,45 +25,23 @@ static void html_cell(FILE *out, const char *tag, const char *text) {
   fprintf(out, "</%s>", tag);
 }
 
+static void html_row(FILE *out, const char *label, const char *cells, size_t cell_cap, int n) {
+  fputs("<tr><td></td>", out);
+  html_cell(out, "td", label);
+  for (int i = 0; i < n; i++)
+    html_cell(out, "td", cells + (size_t)i * cell_cap);
+  fputs("</tr>\n", out);
+}
+
 static void runs_table(const struct gw_run_summary *runs, int n, FILE *out) {
-  char lab[16], v[256];
+  char lab[16];
   fputs("<div class=\"card\"><table class=\"ledger\"><tr><th></th><th></th>", out);
   for (int i = 0; i < n; i++) {
     gw_run_label(i, lab, sizeof lab);
     html_cell(out, "th", lab);
   }
   fputs("</tr>\n", out);
-#define HROW(label, expr)                                                                                              \
-  do {                                                                                                                 \
-    fputs("<tr><td></td>", out);                                                                                       \
-    html_cell(out, "td", label);                                                                                       \
-    for (int i = 0; i < n; i++) {                                                                                      \
-      const struct gw_run_summary *s = &runs[i];                                                                       \
-      expr;                                                                                                            \
-      html_cell(out, "td", v);                                                                                         \
-    }                                                                                                                  \
-    fputs("</tr>\n", out);                                                                                             \
-  } while (0)
-  HROW("samples/s", gw_fmt_rate(s->samples_per_s, v, sizeof v));
-  HROW("steps/s", gw_fmt_rate(s->steps_per_s, v, sizeof v));
-  HROW(_("step time, median"), gw_fmt_duration(s->step_median_s, v, sizeof v));
-  HROW(_("step time, p90"), gw_fmt_duration(s->step_p90_s, v, sizeof v));
-  HROW(_("dispersion p90/p50"), gw_compare_fmt_num(s->step_p90_over_p50, 2, "", v, sizeof v));
-  HROW(_("dispersion cv"), gw_compare_fmt_num(s->step_cv, 2, "", v, sizeof v));
-  HROW(_("steps measured"), snprintf(v, sizeof v, "%zu (%s)", s->nsteps, gw_step_source_id(s->step_source)));
-  HROW(_("SM activity, mean"), gw_compare_fmt_pct(s->sm_mean_pct, v, sizeof v));
-  HROW(_("GPU-Util, mean"), gw_compare_fmt_pct(s->util_mean_pct, v, sizeof v));
-  HROW(_("power, mean"), gw_compare_fmt_num(s->power_mean_w, 0, " W", v, sizeof v));
-  HROW(_("memory used, peak"), gw_compare_fmt_gib(s->mem_used_peak_bytes, v, sizeof v));
-  for (int r = 0; r < GW_LEDGER_NROWS; r++) {
-    if (r == GW_ROW_STARTUP)
-      continue;
-    char label[64];
-    snprintf(label, sizeof label, _("ledger: %s"), gw_ledger_row_id((enum gw_ledger_row)r));
-    HROW(label, gw_compare_fmt_pct(s->ledger_share[r] * 100, v, sizeof v));
-  }
-  HROW(_("top finding"), gw_compare_fmt_top_finding(s, v, sizeof v));
-#undef HROW
+  gw_compare_each_run_row(runs, n, 256, out, html_row);
   fputs("</table></div>\n", out);
 }
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/ledger.h"
@@ -619,10 +620,56 @@ void gw_compare_md_pair(const struct gw_comparison *c, const char *la, const cha
     fprintf(out, _("- note: %s\n"), c->notes_shown[i]);
   fprintf(out, "\n");
 }
+/* The per-run rows every comparison table shows, in order; emit writes one
+ * row from its label and one cell per run (each at most cell_cap bytes). */
+void gw_compare_each_run_row(const struct gw_run_summary *runs, int n, size_t cell_cap, FILE *out,
+                             gw_compare_row_emit emit) {
+  char *cells = calloc((size_t)(n > 0 ? n : 1), cell_cap);
+  if (!cells)
+    return;
+#define ROW(label, expr)                                                                                               \
+  do {                                                                                                                 \
+    for (int i = 0; i < n; i++) {                                                                                      \
+      const struct gw_run_summary *s = &runs[i];                                                                       \
+      char *v = cells + (size_t)i * cell_cap;                                                                          \
+      size_t cap = cell_cap;                                                                                           \
+      expr;                                                                                                            \
+    }                                                                                                                  \
+    emit(out, label, cells, cell_cap, n);                                                                              \
+  } while (0)
+  ROW("samples/s", gw_fmt_rate(s->samples_per_s, v, cap));
+  ROW("steps/s", gw_fmt_rate(s->steps_per_s, v, cap));
+  ROW(_("step time, median"), gw_fmt_duration(s->step_median_s, v, cap));
+  ROW(_("step time, p90"), gw_fmt_duration(s->step_p90_s, v, cap));
+  ROW(_("dispersion p90/p50"), fmt_num(s->step_p90_over_p50, 2, "", v, cap));
+  ROW(_("dispersion cv"), fmt_num(s->step_cv, 2, "", v, cap));
+  ROW(_("steps measured"), snprintf(v, cap, "%zu (%s)", s->nsteps, gw_step_source_id(s->step_source)));
+  ROW(_("SM activity, mean"), fmt_pct(s->sm_mean_pct, v, cap));
+  ROW(_("GPU-Util, mean"), fmt_pct(s->util_mean_pct, v, cap));
+  ROW(_("power, mean"), fmt_num(s->power_mean_w, 0, " W", v, cap));
+  ROW(_("memory used, peak"), fmt_gib(s->mem_used_peak_bytes, v, cap));
+  for (int r = 0; r < GW_LEDGER_NROWS; r++) {
+    if (r == GW_ROW_STARTUP)
+      continue;
+    char label[64];
+    snprintf(label, sizeof label, _("ledger: %s"), gw_ledger_row_id((enum gw_ledger_row)r));
+    ROW(label, fmt_pct(s->ledger_share[r] * 100, v, cap));
+  }
+  ROW(_("top finding"), fmt_top_finding(s, v, cap));
+#undef ROW
+  free(cells);
+}
+
+static void md_row(FILE *out, const char *label, const char *cells, size_t cell_cap, int n) {
+  fprintf(out, "| %s |", label);
+  for (int i = 0; i < n; i++)
+    fprintf(out, " %s |", cells + (size_t)i * cell_cap);
+  fprintf(out, "\n");
+}
 
 void gw_compare_render_md(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
                           FILE *out) {
-  char lab[16], v[96];
+  char lab[16];
   fprintf(out, "# gpuwhy compare\n\n");
   for (int i = 0; i < n; i++) {
     gw_run_label(i, lab, sizeof lab);
@@ -637,36 +684,7 @@ void gw_compare_render_md(const struct gw_run_summary *runs, int n, const struct
   for (int i = 0; i < n; i++)
     fprintf(out, "---:|");
   fprintf(out, "\n");
-#define MDROW(label, expr)                                                                                             \
-  do {                                                                                                                 \
-    fprintf(out, "| %s |", label);                                                                                     \
-    for (int i = 0; i < n; i++) {                                                                                      \
-      const struct gw_run_summary *s = &runs[i];                                                                       \
-      expr;                                                                                                            \
-      fprintf(out, " %s |", v);                                                                                        \
-    }                                                                                                                  \
-    fprintf(out, "\n");                                                                                                \
-  } while (0)
-  MDROW("samples/s", gw_fmt_rate(s->samples_per_s, v, sizeof v));
-  MDROW("steps/s", gw_fmt_rate(s->steps_per_s, v, sizeof v));
-  MDROW(_("step time, median"), gw_fmt_duration(s->step_median_s, v, sizeof v));
-  MDROW(_("step time, p90"), gw_fmt_duration(s->step_p90_s, v, sizeof v));
-  MDROW(_("dispersion p90/p50"), fmt_num(s->step_p90_over_p50, 2, "", v, sizeof v));
-  MDROW(_("dispersion cv"), fmt_num(s->step_cv, 2, "", v, sizeof v));
-  MDROW(_("steps measured"), snprintf(v, sizeof v, "%zu (%s)", s->nsteps, gw_step_source_id(s->step_source)));
-  MDROW(_("SM activity, mean"), fmt_pct(s->sm_mean_pct, v, sizeof v));
-  MDROW(_("GPU-Util, mean"), fmt_pct(s->util_mean_pct, v, sizeof v));
-  MDROW(_("power, mean"), fmt_num(s->power_mean_w, 0, " W", v, sizeof v));
-  MDROW(_("memory used, peak"), fmt_gib(s->mem_used_peak_bytes, v, sizeof v));
-  for (int r = 0; r < GW_LEDGER_NROWS; r++) {
-    if (r == GW_ROW_STARTUP)
-      continue;
-    char label[64];
-    snprintf(label, sizeof label, _("ledger: %s"), gw_ledger_row_id((enum gw_ledger_row)r));
-    MDROW(label, fmt_pct(s->ledger_share[r] * 100, v, sizeof v));
-  }
-  MDROW(_("top finding"), fmt_top_finding(s, v, sizeof v));
-#undef MDROW
+  gw_compare_each_run_row(runs, n, 96, out, md_row);
   fputs(_("\n## Differences\n\n"), out);
   for (int p = 0; p < npairs; p++) {
     char la[16], lb[16];

@@ -53,6 +53,10 @@ const char *gw_compare_change_kind_title(enum gw_change_kind k);
 void gw_compare_join_ignored(const struct gw_change_list *cl, char *buf, size_t cap);
 const char *gw_compare_throughput_unit(const struct gw_comparison *c);
 void gw_compare_fmt_pct(double v, char *buf, size_t cap);
+/* One row of a runs table: label, then n cells of cell_cap bytes each. */
+typedef void (*gw_compare_row_emit)(FILE *out, const char *label, const char *cells, size_t cell_cap, int n);
+void gw_compare_each_run_row(const struct gw_run_summary *runs, int n, size_t cell_cap, FILE *out,
+                             gw_compare_row_emit emit);
 void gw_compare_fmt_num(double v, int decimals, const char *unit, char *buf, size_t cap);
 void gw_compare_fmt_gib(double bytes, char *buf, size_t cap);
 
