@@ -10,7 +10,8 @@
 # without recording (to test the scripts alone).
 # Environment: SCN_DURATION=S overrides every duration (quick smoke runs),
 # SCN_DATA_DIR (default /tmp/gpuwhy_scn) for data files and checkpoints,
-# SCN_PYTHON (default python3), SCN_TIMEOUT_EXTRA (default 150 s of slack per scenario).
+# SCN_PYTHON (default python3), SCN_TIMEOUT_EXTRA (default 150 s of slack per scenario),
+# SCN_RECORD_OPTS: more `gpuwhy record` options for every scenario (e.g. "--trace=full" or "--no-gpm --trace").
 set -u
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -71,7 +72,7 @@ if [ "${1:-}" = "--list" ] || [ "${1:-}" = "-l" ]; then
   exit 0
 fi
 if [ $# -lt 2 ] || [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 
@@ -172,7 +173,8 @@ for line in "${SELECTED[@]}"; do
     timeout -k 20 "$limit" "$PY" "${pyargs[@]}" 2>&1 | tee -a "$LOG"
     rc=${PIPESTATUS[0]}
   else
-    timeout -k 20 "$limit" "$GPUWHY" record -o "$db" --interval 100 "${rec[@]}" -- "$PY" "${pyargs[@]}" 2>&1 | tee -a "$LOG"
+    # shellcheck disable=SC2086
+    timeout -k 20 "$limit" "$GPUWHY" record -o "$db" --interval 100 ${SCN_RECORD_OPTS:-} "${rec[@]}" -- "$PY" "${pyargs[@]}" 2>&1 | tee -a "$LOG"
     rc=${PIPESTATUS[0]}
   fi
   t1=$(date +%s.%N)
