@@ -14,6 +14,7 @@
 #include "analysis/steps.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
+#include "sources/kmsg.h"
 
 void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) {
   if (f->nevidence >= GW_MAX_EVIDENCE)
@@ -182,10 +183,25 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   for (size_t e = 0; e < rec->nevents; e++) {
     const struct gw_event_row *ev = &rec->events[e];
     int mine = ev->gpu == g->gpu || (ev->gpu < 0 && gi == 0);
-    if (mine && (strcmp(ev->kind, "xid") == 0 || strcmp(ev->kind, "gpu_lost") == 0)) {
-      if (p->xid_count++ == 0)
-        p->first_xid_ns = ev->t_ns;
+    int is_xid = strcmp(ev->kind, "xid") == 0;
+    if (!mine || (!is_xid && strcmp(ev->kind, "gpu_lost") != 0))
+      continue;
+    if (rec->started_ns > 0 && ev->t_ns < rec->started_ns) {
+      p->xid_earlier_count++;
+      if (ev->t_ns >= p->xid_earlier_last_ns) {
+        p->xid_earlier_last_ns = ev->t_ns;
+        p->xid_earlier_last_code = is_xid ? (int)ev->code : -1;
+      }
+      continue;
     }
+    if (is_xid && gw_xid_is_program_fault((int)ev->code)) {
+      if (p->xid_app_count++ == 0) {
+        p->xid_app_first_code = (int)ev->code;
+      }
+      continue;
+    }
+    if (p->xid_count++ == 0)
+      p->first_xid_ns = ev->t_ns;
   }
   for (size_t j = 0; j < g->nh; j++) {
     double d = val(g->h[GW_M_ecc_dbe_volatile], j), rp = val(g->h[GW_M_remapped_pending], j);
@@ -524,6 +540,19 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       gw_diagnosis_note(dx, _("GPU %d never became active during the recording."), p->gpu);
       continue;
     }
+    if (p->xid_earlier_count > 0)
+      gw_diagnosis_note(dx,
+                        _("GPU %d: the kernel log holds %d Xid error(s) from before this recording (the last, Xid %d, "
+                          "%.0f s before it began): not counted against this run; the GPU's error counters sampled "
+                          "during the run show a fault that lasts."),
+                        p->gpu, p->xid_earlier_count, p->xid_earlier_last_code,
+                        (double)(rec->started_ns - p->xid_earlier_last_ns) / 1e9);
+    if (p->xid_app_count > 0)
+      gw_diagnosis_note(dx,
+                        _("GPU %d: %d program fault Xid(s) during the recording (the first, Xid %d): a kernel raised "
+                          "an exception or touched memory it does not own, or a program was killed; a bug to find with "
+                          "compute-sanitizer, not a hardware fault."),
+                        p->gpu, p->xid_app_count, p->xid_app_first_code);
     if (p->sm_source == GW_SM_SOURCE_LAUNCH_CONFIG)
       gw_diagnosis_note(dx,
                         _("GPU %d: SM activity is estimated from the traced kernels' launch configurations (grid, "

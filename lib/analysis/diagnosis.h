@@ -73,6 +73,13 @@ struct gw_gpu_profile {
   int pstate_max;
   int xid_count, ecc_dbe, remap_pending, remap_failure;
   int64_t first_xid_ns;
+  /* Xids that do not count against the hardware: those logged before the
+   * recording began (the kernel log keeps a machine's whole history, other
+   * jobs' faults included; the NVML error counters sampled during the run
+   * show a fault that persists) and application faults (a kernel's bad
+   * access, a program killed), which are bugs in a program, not in the GPU. */
+  int xid_earlier_count, xid_earlier_last_code, xid_app_count, xid_app_first_code;
+  int64_t xid_earlier_last_ns;
   struct gw_period period; /* of the SM activity series */
   double dip_share;        /* share of active ticks in a dip */
   int64_t active_start_ns, active_end_ns;

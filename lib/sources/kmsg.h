@@ -51,5 +51,8 @@ struct gw_xid_info {
 };
 /* Returns the entry for xid, or NULL when it is not in the table. */
 const struct gw_xid_info *gw_xid_lookup(int xid);
+/* 1 when the code is a fault a program causes on a healthy GPU (a bad memory
+ * access, an exception, being killed), 0 when it points at the hardware. */
+int gw_xid_is_program_fault(int xid);
 
 #endif

@@ -156,3 +156,13 @@ static int compare_xid(const void *key, const void *entry) {
 const struct gw_xid_info *gw_xid_lookup(int xid) {
   return bsearch(&xid, xid_table, sizeof xid_table / sizeof xid_table[0], sizeof xid_table[0], compare_xid);
 }
+
+/* Codes a program causes on a healthy GPU: its kernel raised an exception or
+ * touched memory it does not own (13, 31), its channel was torn down after
+ * such a fault (43), or it was killed while it ran (45). Every other code
+ * (ECC, NVLink, a GPU off the bus, GSP, timeouts) points at the GPU, the
+ * driver or the board; 94, a contained ECC error, restarts only the program
+ * but is still a memory fault. */
+int gw_xid_is_program_fault(int xid) {
+  return xid == 13 || xid == 31 || xid == 43 || xid == 45;
+}
