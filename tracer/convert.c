@@ -11,8 +11,16 @@
 #include "wire.h"
 #include "wire_encode.h"
 
+#include <stdatomic.h>
+
 /* API calls kept, by CUPTI callback id: one bit each. */
 #define CBID_BITMAP_BITS 2048u
+static atomic_int saw_graph;
+
+int gwt_convert_saw_graph(void) {
+  return atomic_load_explicit(&saw_graph, memory_order_relaxed);
+}
+
 static uint8_t runtime_keep_bits[CBID_BITMAP_BITS / 8], driver_keep_bits[CBID_BITMAP_BITS / 8];
 
 static int cbid_kept(const uint8_t *bits, uint32_t cbid) {
@@ -77,6 +85,8 @@ static void convert_kernel(const CUpti_ActivityKernel10 *k) {
   w.dynamic_shmem_bytes = (uint32_t)k->dynamicSharedMemory;
   w.graph_id = k->graphId;
   w.graph_node_id = k->graphNodeId;
+  if (k->graphId)
+    atomic_store_explicit(&saw_graph, 1, memory_order_relaxed);
   gwt_out_put_locked(&w, sizeof w);
 }
 
@@ -230,6 +240,7 @@ static void convert_overhead(const CUpti_ActivityOverhead3 *o) {
 }
 
 static void convert_graph(const CUpti_ActivityGraphTrace2 *g) {
+  atomic_store_explicit(&saw_graph, 1, memory_order_relaxed);
   struct gw_wire_graph w;
   GW_WIRE_REC_INIT(&w, GW_WIRE_GRAPH, 0);
   w.start_ns = g->start;

@@ -13,6 +13,10 @@ void gwt_convert_locked(const CUpti_Activity *rec);
  * API records of calls not marked are dropped. */
 void gwt_convert_keep_api(int runtime_domain, uint32_t cbid);
 
+/* 1 once a record of a CUDA graph (a kernel or copy with a graph id, a graph
+ * launch) has been converted. */
+int gwt_convert_saw_graph(void);
+
 /* end_ns, or start_ns when CUPTI gave an end before the start. */
 uint64_t gwt_sane_end(uint64_t start_ns, uint64_t end_ns);
 

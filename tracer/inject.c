@@ -112,8 +112,17 @@ static atomic_int cupti_attached;
 /* The detach handshake: the background thread arms it, the next CUDA API
  * exit on any thread runs cuptiFinalize there (CUPTI's advice: at an API
  * exit nothing of CUPTI's is in flight on that thread). */
-enum { DETACH_IDLE, DETACH_ARMED, DETACH_RUNNING, DETACH_DONE };
+enum { DETACH_IDLE, DETACH_ARMED, DETACH_RUNNING, DETACH_DONE, DETACH_CANCELLED };
 static atomic_int detach_state;
+/* CUDA graphs in this process: told by the Python hook when a capture begins
+ * (gpuwhy_tracer_cuda_graphs_in_use) or seen in a window's kernel records
+ * (graph ids). CUPTI taken out (cuptiFinalize) and put back while graphs
+ * exist crashed graph replays on the H200 (Xid 31, "unspecified launch
+ * failure", worked_case stage 3 under record --trace); PyTorch's profiler
+ * keeps CUPTI in for the same reason. So: never detach once graphs are
+ * known, and never re-attach after a detach once they are. */
+static atomic_int graphs_in_use;
+static atomic_int detached_once;
 static atomic_uint_fast64_t finalize_ns; /* how long the last cuptiFinalize took */
 /* Every change of what the tracer holds of CUPTI (subscribing, switching
  * kinds, flushing at a window's end, stepping aside) happens under this lock,
@@ -405,6 +414,10 @@ static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain
     return;
   if (atomic_load_explicit(&detach_state, memory_order_acquire) != DETACH_IDLE) {
     int armed = DETACH_ARMED;
+    if (atomic_load(&graphs_in_use)) {
+      atomic_compare_exchange_strong(&detach_state, &armed, DETACH_CANCELLED);
+      return;
+    }
     if (info->callbackSite == CUPTI_API_EXIT && atomic_compare_exchange_strong(&detach_state, &armed, DETACH_RUNNING)) {
       uint64_t t0 = now_ns();
       p_cuptiFinalize();
@@ -911,6 +924,13 @@ static int open_window(int with_kernels, struct edge_times *e) {
     pthread_mutex_unlock(&cupti_mutex);
     return 1;
   }
+  if (!atomic_load(&cupti_attached) && atomic_load(&detached_once) && atomic_load(&graphs_in_use)) {
+    say(GW_WIRE_NOTE_INFO, "CUDA graphs appeared after CUPTI was taken out of the process: no more trace windows "
+                           "(putting CUPTI back in while graphs exist crashes graph replays); the recorder's GPU "
+                           "counters go on");
+    pthread_mutex_unlock(&cupti_mutex);
+    return -1;
+  }
   uint64_t t0 = mono_ns();
   CUptiResult rc = CUPTI_SUCCESS;
   if (!atomic_load(&cupti_attached) || atomic_load(&cupti_reset_by_other))
@@ -942,6 +962,16 @@ static int open_window(int with_kernels, struct edge_times *e) {
  * are switched on so that the next API exit on any thread runs
  * cuptiFinalize (on_api_callback), 2.2-3.8 ms on that thread. Returns 1
  * when the thread must stop instead. */
+/* From now on the windows work as with GPUWHY_TRACE_DETACH=0: kinds switched
+ * on and off, the subscriber released between windows. */
+static void stay_attached_for_graphs_locked(void) {
+  cfg.detach = 0;
+  if (!cfg.count_launches)
+    unsubscribe_locked();
+  say(GW_WIRE_NOTE_INFO, "CUDA graphs in use: CUPTI stays in the process between windows from now on (taking it out "
+                         "and back in while graphs exist crashes graph replays)");
+}
+
 static int cupti_detach(struct edge_times *e) {
   sleep_ms(20); /* kernels launched in the window finish, so their records are complete */
   pthread_mutex_lock(&cupti_mutex);
@@ -953,6 +983,12 @@ static int cupti_detach(struct edge_times *e) {
   p_cuptiActivityFlushAll(0);
   p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   e->flush_ns = mono_ns() - t0;
+  if (atomic_load(&graphs_in_use) || gwt_convert_saw_graph()) {
+    atomic_store(&graphs_in_use, 1);
+    stay_attached_for_graphs_locked();
+    pthread_mutex_unlock(&cupti_mutex);
+    return 0;
+  }
   if (p_cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS ||
       p_cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS) {
     set_api_domains(0);
@@ -967,7 +1003,8 @@ static int cupti_detach(struct edge_times *e) {
    * program busy elsewhere is polled every 1 ms, then every 20 ms. Another
    * client arriving meanwhile settles the handshake itself (step aside). */
   unsigned waited_ms = 0;
-  while (atomic_load(&detach_state) != DETACH_DONE && !atomic_load(&aside)) {
+  while (atomic_load(&detach_state) != DETACH_DONE && atomic_load(&detach_state) != DETACH_CANCELLED &&
+         !atomic_load(&aside)) {
     if (atomic_load(&stop_requested) || atomic_load(&sigterm_flush_requested)) {
       int armed = DETACH_ARMED;
       pthread_mutex_lock(&cupti_mutex);
@@ -988,7 +1025,13 @@ static int cupti_detach(struct edge_times *e) {
     subscribed = 0;
     atomic_store(&cupti_attached, 0);
     atomic_store(&detach_state, DETACH_IDLE);
+    atomic_store(&detached_once, 1);
     e->program_thread_ns = atomic_load(&finalize_ns);
+  } else if (atomic_load(&detach_state) == DETACH_CANCELLED) {
+    /* A graph capture began while the detach was armed. */
+    atomic_store(&detach_state, DETACH_IDLE);
+    set_api_domains(0);
+    stay_attached_for_graphs_locked();
   }
   pthread_mutex_unlock(&cupti_mutex);
   return 0;
@@ -1340,6 +1383,12 @@ static void install_exit_hooks(void) {
   else
     say(GW_WIRE_NOTE_WARN, "no background thread: %s",
         cfg.mode == GW_WIRE_MODE_FULL ? "records reach the file only at exit" : "no sampling windows will open");
+}
+
+/* Called by the Python start-up hook (through ctypes) when the program
+ * begins a CUDA graph capture; cheap and safe from any thread. */
+GWT_EXPORT void gpuwhy_tracer_cuda_graphs_in_use(void) {
+  atomic_store(&graphs_in_use, 1);
 }
 
 GWT_EXPORT int InitializeInjection(void) {

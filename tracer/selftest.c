@@ -11,6 +11,8 @@
  *   4d. full mode with the API calls from CUPTI's callbacks: one API record
  *       per call of the program, through the per-thread rings
  *   5. sampled mode: WINDOW and LAUNCH_COUNT records
+ *   5e/5f. CUDA graphs (told by the Python hook): CUPTI never taken out
+ *       once they are known, never put back after a detach;
  *   5b. sampled mode detaching CUPTI between windows (the default):
  *       records of every window, cuptiFinalize at a program API exit after each
  *   5c. another CUPTI client takes CUPTI while it is detached: one warning,
@@ -63,6 +65,7 @@ struct counts {
   char first_warn[1100];
   int edge_notes, edge_notes_program_thread; /* "window edges:" notes; those with time on a program thread */
   uint64_t aside_ns, back_ns;                /* times of the first "stood aside" and "came back" notes */
+  int graph_stay_notes, graph_stop_notes;    /* "CUDA graphs in use: ..." and "CUDA graphs appeared after ..." */
 #define MAX_WINDOWS 64
   uint64_t window_start_ns[MAX_WINDOWS], window_end_ns[MAX_WINDOWS];
 };
@@ -153,6 +156,10 @@ static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, c
     c->aside_ns = n->t_ns;
   if (len >= 9 && strncmp(text, "came back", 9) == 0 && !c->back_ns)
     c->back_ns = n->t_ns;
+  if (len >= 19 && strncmp(text, "CUDA graphs in use:", 19) == 0)
+    c->graph_stay_notes++;
+  if (len >= 20 && strncmp(text, "CUDA graphs appeared", 20) == 0)
+    c->graph_stop_notes++;
   if (n->level == GW_WIRE_NOTE_WARN && !c->warn_notes++)
     snprintf(c->first_warn, sizeof c->first_warn, "%.*s", (int)len, text);
   if (n->level == GW_WIRE_NOTE_ERROR) {
@@ -209,7 +216,15 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
   "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "sampled",                  \
       "GPUWHY_TRACE_WINDOW_MS", "50", "GPUWHY_TRACE_PERIOD_MS", "100", "GPUWHY_TRACE_DETACH", "0"
 
-enum ending { END_EXIT, END_SLEEP_EXIT, END_SIGTERM, END_API_CALLS, END_SECOND_CLIENT };
+enum ending {
+  END_EXIT,
+  END_SLEEP_EXIT,
+  END_SIGTERM,
+  END_API_CALLS,
+  END_SECOND_CLIENT,
+  END_GRAPHS_FIRST,
+  END_GRAPHS_LATER
+};
 
 /* The second client's side of case 8: its own buffers and what reached them. */
 static _Alignas(8) unsigned char client_buffer[1 << 16];
@@ -297,15 +312,19 @@ static pid_t run_child(const char *const *env, const char *stderr_path, enum end
     _exit(12);
   if (ending == END_SLEEP_EXIT)
     usleep(450 * 1000);
-  if (ending == END_API_CALLS) {
+  if (ending == END_API_CALLS || ending == END_GRAPHS_FIRST || ending == END_GRAPHS_LATER) {
     /* A program calling CUDA every millisecond for about 450 ms; the exit
-     * status says how often CUPTI was finalized. */
+     * status says how often CUPTI was finalized. With graphs, the Python
+     * hook's call at a capture's start comes first or after 200 ms. */
     void *fake = dlopen(fake_cupti_path, RTLD_NOW | RTLD_NOLOAD);
     void (*api_call)(void) = fake ? (void (*)(void))dlsym(fake, "fake_cupti_api_call") : NULL;
     int (*finalized)(void) = fake ? (int (*)(void))dlsym(fake, "fake_cupti_finalize_count") : NULL;
-    if (!api_call || !finalized)
+    void (*graphs)(void) = (void (*)(void))dlsym(lib, "gpuwhy_tracer_cuda_graphs_in_use");
+    if (!api_call || !finalized || !graphs)
       _exit(14);
     for (int i = 0; i < 450; i++) {
+      if ((ending == END_GRAPHS_FIRST && i == 0) || (ending == END_GRAPHS_LATER && i == 200))
+        graphs();
       api_call();
       usleep(1000);
     }
@@ -553,6 +572,33 @@ int main(int argc, char **argv) {
            c.edge_notes, c.edge_notes_program_thread);
     printf("case 5b (sampled, detached between windows): %d windows, %d finalized, %d kernels\n", c.windows, finalized,
            c.kernels);
+  }
+  /* 5e. CUDA graphs known before the first window: CUPTI is never taken
+   * out (taking it out and back in crashed graph replays on the H200). */
+  {
+    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
+    pid_t pid = run_child(env, err_path, END_GRAPHS_FIRST);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(sig == 0 && finalized == 0, "%d finalized (none expected), signal %d", finalized, sig);
+    EXPECT(c.windows >= 2 && c.graph_stay_notes == 1, "%d windows, %d stay notes", c.windows, c.graph_stay_notes);
+    printf("case 5e (graphs from the start): %d windows, %d finalized\n", c.windows, finalized);
+  }
+  /* 5f. Graphs begin after CUPTI was taken out: no window re-attaches it. */
+  {
+    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
+    pid_t pid = run_child(env, err_path, END_GRAPHS_LATER);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(sig == 0 && finalized >= 1, "%d finalized, signal %d", finalized, sig);
+    EXPECT(c.graph_stop_notes + c.graph_stay_notes == 1, "%d stop notes, %d stay notes", c.graph_stop_notes,
+           c.graph_stay_notes);
+    /* Stopped: no window after the last detach (each would have re-attached).
+     * Stayed (the call came while attached): no detach after it. */
+    EXPECT(!c.graph_stop_notes || c.windows <= finalized + 1, "%d windows for %d detaches", c.windows, finalized);
+    EXPECT(!c.graph_stay_notes || finalized <= 3, "%d detaches in 450 ms, graphs known after 200 ms", finalized);
+    printf("case 5f (graphs after a detach): %d windows, %d finalized, %s\n", c.windows, finalized,
+           c.graph_stop_notes ? "windows stopped" : "stayed attached");
   }
   /* 5c. Another CUPTI client subscribes while the tracer is detached. */
   {

@@ -168,7 +168,7 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
 
 static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
                       const struct gw_event_sink *events) {
-  static const char *const kinds[] = {"recompile", "cuda_oom", "cuda_alloc_retry", "fixed_batch"};
+  static const char *const kinds[] = {"recompile", "cuda_oom", "cuda_alloc_retry", "fixed_batch", "cuda_graph"};
   int64_t t, code;
   const char *kind = NULL;
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)

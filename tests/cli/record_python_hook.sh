@@ -57,6 +57,18 @@ PY
 RANK=3 "$GW_BIN" record -q -o rank.db -- python3 "$TRAIN" 5 8 > /dev/null || fail "record with RANK exited $?"
 assert_eq "rank" "$(q rank.db 'select distinct rank from step')" 3
 
+# No DataLoader: batch size and samples from the first module call of each
+# step (step 1 has it too: the forward hook is armed when torch is imported);
+# a CUDA graph capture is an event.
+"$GW_BIN" record -q -o noloader.db -- python3 "$TRAIN" 10 24 --no-loader --graph > noloader.out ||
+  fail "record exited $?"
+python3 "$TRAIN" 10 24 --no-loader --graph > noloader.plain || fail "plain run exited $?"
+cmp -s noloader.out noloader.plain || fail "the hook changed the output of a loop without DataLoader"
+assert_eq "steps without DataLoader" "$(q noloader.db "select count(*) from step where source = 'python_hook'")" 10
+assert_eq "batch size from the forward" "$(q noloader.db 'select distinct batch_size from step')" 24
+assert_eq "samples from the forward" "$(q noloader.db 'select distinct samples from step')" 24
+assert_eq "CUDA graph event" "$(q noloader.db "select count(*) from event where kind = 'cuda_graph'")" 1
+
 # No optimizer: each DataLoader iteration is a step.
 "$GW_BIN" record -q -o loader.db -- python3 "$TRAIN" 12 4 --no-optim > /dev/null || fail "record exited $?"
 assert_eq "DataLoader iterations as steps" "$(q loader.db "select count(*) from step where source = 'python_hook_loader'")" 12

@@ -1,6 +1,6 @@
 """A training loop on the fake torch for the hook's tests.
 
-  train_fake.py STEPS BATCH [--delay-ms D] [--no-optim] [--accum K] [--end exit|os_exit|kill]
+  train_fake.py STEPS BATCH [--delay-ms D] [--no-optim] [--accum K] [--end exit|os_exit|kill] [--no-loader] [--graph]
 Prints one line per step to stdout (so that the test can compare outputs)."""
 import argparse
 import os
@@ -19,14 +19,23 @@ p.add_argument("--no-optim", action="store_true")
 p.add_argument("--accum", type=int, default=1)
 p.add_argument("--end", default="exit", choices=["exit", "os_exit", "kill"])
 p.add_argument("--status", type=int, default=0)
+p.add_argument("--no-loader", action="store_true", help="batches made in the loop, fed to a module")
+p.add_argument("--graph", action="store_true", help="capture a CUDA graph after the first step")
 a = p.parse_args()
 
 loader = torch.utils.data.DataLoader(a.steps * a.accum, batch_size=a.batch, delay_s=a.delay_ms / 1e3)
 opt = torch.optim.SGD([], lr=0.1)
 it = iter(loader)
+model = torch.nn.Module()
 for step in range(a.steps):
+    if a.graph and step == 1:
+        with torch.cuda.graph(torch.cuda.CUDAGraph()):
+            pass
     for _ in range(a.accum):
-        x, y = next(it)
+        if a.no_loader:
+            x = model(torch.zeros(a.batch, 8))
+        else:
+            x, y = next(it)
         time.sleep(a.compute_ms / 1e3)
     if not a.no_optim:
         opt.step()

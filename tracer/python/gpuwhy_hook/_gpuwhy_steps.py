@@ -85,6 +85,14 @@ class _Recorder:
         self.mem_retries = 0
         self.mem_ooms = 0
         self.graphs = 0
+        # Programs without a DataLoader: the leading dimension of the first
+        # tensor given to the first module call of a step (a global forward
+        # pre-hook that removes itself when it has seen one call).
+        self.register_forward_pre = None
+        self.forward_handle = None
+        self.forward_batch = -1
+        self.is_compiling = None
+        self.graphs_told = False
         fixed = os.environ.get(FIXED_BATCHES_ENV, "")
         self.fixed_batches = int(fixed) if fixed.isdigit() else 0
         self.replay_said = False
@@ -102,6 +110,12 @@ class _Recorder:
         if self.disabled:
             return
         self.disabled = True
+        try:
+            handle, self.forward_handle = self.forward_handle, None
+            if handle is not None:
+                handle.remove()
+        except Exception:
+            pass
         try:
             sys.stderr.write("gpuwhy: Python step hook disabled (%s): %s: %s\n" % (where, type(e).__name__, e))
         except Exception:
@@ -131,6 +145,12 @@ class _Recorder:
         if register_pre is not None and register_post is not None:
             register_pre(self.on_optimizer_pre)
             register_post(self.on_optimizer_post)
+        module_mod = sys.modules.get("torch.nn.modules.module")
+        self.register_forward_pre = getattr(module_mod, "register_module_forward_pre_hook", None)
+        compiler = getattr(torch, "compiler", None)
+        self.is_compiling = getattr(compiler, "is_compiling", None)
+        self.arm_forward()
+        self.wrap_graph_capture()
         iter_cls = torch.utils.data.dataloader._BaseDataLoaderIter
         original_next = iter_cls.__next__
         if self.fixed_batches > 0:
@@ -154,6 +174,59 @@ class _Recorder:
 
         __next__.__wrapped__ = original_next
         iter_cls.__next__ = __next__
+
+    # ---- batch size without a DataLoader -----------------------------------
+    def arm_forward(self):
+        if self.register_forward_pre is not None and self.forward_handle is None and not self.disabled:
+            self.forward_handle = self.register_forward_pre(self.on_forward)
+
+    def on_forward(self, module, args):
+        """Runs once per step, at its first module call, then removes itself
+        (torch copies the hooks before calling them), so the rest of the
+        step's module calls take torch's path without hooks."""
+        try:
+            if self.is_compiling is not None and self.is_compiling():
+                return None  # being traced by torch.compile: stay out of its graph
+            handle, self.forward_handle = self.forward_handle, None
+            if handle is not None:
+                handle.remove()
+            if self.forward_batch < 0 and not self.disabled:
+                self.forward_batch = _leading_dim(args, self.tensor_type)
+        except Exception as e:
+            self.fail("forward", e)
+        return None
+
+    # ---- CUDA graphs ------------------------------------------------------
+    def wrap_graph_capture(self):
+        """Tells the gpuwhy tracer (when it is in the process) that the
+        program captures CUDA graphs: it must then keep CUPTI in the process
+        (taking CUPTI out and back in while graphs exist crashes replays)."""
+        graphs_mod = sys.modules.get("torch.cuda.graphs")
+        graph_cls = getattr(graphs_mod, "CUDAGraph", None)
+        original = getattr(graph_cls, "capture_begin", None)
+        if original is None:
+            return
+        recorder = self
+
+        def capture_begin(graph, *args, **kwargs):
+            if not recorder.graphs_told:
+                try:
+                    recorder.tell_tracer_graphs()
+                except Exception as e:
+                    recorder.fail("CUDA graph", e)
+            return original(graph, *args, **kwargs)
+
+        capture_begin.__wrapped__ = original
+        graph_cls.capture_begin = capture_begin
+
+    def tell_tracer_graphs(self):
+        self.graphs_told = True
+        import ctypes
+
+        tell = getattr(ctypes.CDLL(None), "gpuwhy_tracer_cuda_graphs_in_use", None)
+        if tell is not None:
+            tell()
+        self.event("cuda_graph", 1, "CUDA graph capture began%s" % ("" if tell is not None else " (no tracer)"))
 
     def replaying(self, original_next):
         """gpuwhy experiment fixed-batch: each iterator hands out its first K
@@ -222,10 +295,16 @@ class _Recorder:
             t_end = _now_ns()
             self.seen_optimizer = True
             start = self.period_start_ns or t_end
-            self.emit_step(start, t_end, self.wait_ns, self.batch_size, self.samples, "optim")
+            batch_size, samples = self.batch_size, self.samples
+            if self.batches == 0 and self.forward_batch > 0:
+                # no DataLoader batch in this step: one batch per step assumed
+                # (gradient accumulation without a DataLoader undercounts)
+                batch_size = samples = self.forward_batch
+            self.emit_step(start, t_end, self.wait_ns, batch_size, samples, "optim")
             self.period_start_ns = t_end
             self.wait_ns = self.samples = self.batches = 0
-            self.batch_size = -1
+            self.batch_size = self.forward_batch = -1
+            self.arm_forward()
             if self.steps["optim"] % MEMORY_EVERY_STEPS == 0:
                 self.check_memory_and_compiles()
         except Exception as e:

@@ -2,7 +2,7 @@
 (tests run where torch is not installed). Same names and call shapes as torch 2.x."""
 import os
 
-from . import cuda, optim, utils  # noqa: F401  (torch imports these at start-up too)
+from . import cuda, nn, optim, utils  # noqa: F401  (torch imports these at start-up too)
 from ._tensor import Tensor, zeros  # noqa: F401
 
 __version__ = "0.0-fake"

@@ -4,3 +4,7 @@ def is_available():
 
 def is_initialized():
     return False
+
+
+from . import graphs  # noqa: E402,F401  (torch.cuda imports its graphs module at start-up)
+from .graphs import CUDAGraph, graph  # noqa: E402,F401
