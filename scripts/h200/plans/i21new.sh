@@ -159,6 +159,9 @@ print("%-17s %-7s %-6s %-5s %-11s %-15s %-5s %-28s %s" % (
 lines = []
 for arg in sys.argv[2:]:
     name, rc, wall = arg.split(":")
+    if rc == "skipped":
+        print("%-17s skipped: out of time" % name)
+        continue
     t = load(os.path.join(w, name + ".truth.json")) or {}
     r = load(os.path.join(w, name + ".report.json")) or {}
     db = os.path.join(w, name + ".db")
