@@ -55,19 +55,6 @@ class Clients(threading.Thread):
                     time.sleep(self.rng.expovariate(self.in_burst_rate))
 
 
-class Encoder(torch.nn.Module):
-    def __init__(self, vocab, d_model, layers, heads, classes):
-        super().__init__()
-        self.emb = torch.nn.Embedding(vocab, d_model)
-        layer = torch.nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0,
-                                                 batch_first=True, norm_first=True)
-        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-        self.head = torch.nn.Linear(d_model, classes)
-
-    def forward(self, tokens):
-        return self.head(self.enc(self.emb(tokens)).mean(dim=1))
-
-
 def main():
     p = common.make_parser(__doc__.splitlines()[0], warmup_steps=3)
     p.add_argument("--burst-rate", type=float, default=3.0, help="bursts per second (Poisson)")
@@ -90,7 +77,8 @@ def main():
         p.error("need 1 <= --min-len <= --max-len, --max-batch >= 1, --linger-ms >= 0")
     dev = common.setup_cuda(args.seed)
 
-    model = Encoder(args.vocab, args.d_model, args.layers, args.heads, args.classes).to(dev, torch.bfloat16).eval()
+    model = common.TokenEncoder(args.vocab, args.d_model, args.layers, args.heads, args.classes, pool=True)
+    model = model.to(dev, torch.bfloat16).eval()
     gen = torch.Generator(device=dev)
     gen.manual_seed(args.seed)
     requests = queue.Queue()

@@ -457,6 +457,24 @@ def make_mlp(in_dim, width, depth, out_dim):
     return torch.nn.Sequential(*layers)
 
 
+class TokenEncoder(torch.nn.Module):
+    """Embedding, a pre-norm transformer encoder (no dropout) and a linear head:
+    logits per token, or per sequence (mean over its tokens) with pool=True."""
+
+    def __init__(self, vocab, d_model, layers, heads, classes, pool=False):
+        super().__init__()
+        self.pool = pool
+        self.emb = torch.nn.Embedding(vocab, d_model)
+        layer = torch.nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0,
+                                                 batch_first=True, norm_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = torch.nn.Linear(d_model, classes)
+
+    def forward(self, tokens):
+        h = self.enc(self.emb(tokens))
+        return self.head(h.mean(dim=1) if self.pool else h)
+
+
 def shm_free_gib():
     """Free space in /dev/shm (DataLoader workers pass batches through it), or None."""
     try:

@@ -23,19 +23,6 @@ import torch  # noqa: E402
 import common  # noqa: E402
 
 
-class TokenTagger(torch.nn.Module):
-    def __init__(self, vocab, d_model, layers, heads, classes):
-        super().__init__()
-        self.emb = torch.nn.Embedding(vocab, d_model)
-        layer = torch.nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0,
-                                                 batch_first=True, norm_first=True)
-        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-        self.head = torch.nn.Linear(d_model, classes)
-
-    def forward(self, tokens):
-        return self.head(self.enc(self.emb(tokens)))
-
-
 def raise_recompile_limits(at_least):
     """Let dynamo keep one graph per length (the default limit is 8); names differ between releases."""
     import torch._dynamo
@@ -85,7 +72,7 @@ def main():
     except Exception:
         compile_threads = None
 
-    model = TokenTagger(args.vocab, args.d_model, args.layers, args.heads, args.classes).to(dev)
+    model = common.TokenEncoder(args.vocab, args.d_model, args.layers, args.heads, args.classes).to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     loss_fn = torch.nn.CrossEntropyLoss()
     gen = torch.Generator(device=dev)

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 import common  # noqa: E402
-from healthy import LM  # noqa: E402
+import healthy  # noqa: E402
 
 
 class MetricsLogger(threading.Thread):
@@ -79,12 +79,7 @@ class MetricsLogger(threading.Thread):
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--seq-len", type=int, default=512)
-    p.add_argument("--d-model", type=int, default=1024)
-    p.add_argument("--layers", type=int, default=8)
-    p.add_argument("--heads", type=int, default=16)
-    p.add_argument("--vocab", type=int, default=8192)
+    healthy.add_options(p)
     p.add_argument("--helper-cpu-pct", type=float, default=15.0,
                    help="share of one core the helper thread spends (0: no helper, the control run)")
     p.add_argument("--tick-ms", type=float, default=100.0)
@@ -93,29 +88,15 @@ def main():
     if not (0 <= args.helper_cpu_pct <= 90) or args.tick_ms <= 0:
         p.error("need 0 <= --helper-cpu-pct <= 90 and --tick-ms > 0")
     dev = common.setup_cuda(args.seed)
-
-    model = LM(args.vocab, args.d_model, args.layers, args.heads).to(dev)
-    try:
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    except Exception:
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    gen = torch.Generator(device=dev)
-    gen.manual_seed(args.seed)
     B, L = args.batch_size, args.seq_len
     loss_host = torch.zeros(1, pin_memory=True)
     step_counter = [0]
 
-    def step():
-        tokens = torch.randint(0, args.vocab, (B, L + 1), device=dev, generator=gen)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            logits = model(tokens[:, :-1])
-            loss = loss_fn(logits.reshape(-1, args.vocab).float(), tokens[:, 1:].reshape(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    def after_step(loss):
         loss_host.copy_(loss.detach(), non_blocking=True)  # for the logger; nobody waits for it
         step_counter[0] += 1
+
+    model, fused, step = healthy.make_train_step(args, dev, after_step)
 
     os.makedirs(args.data_dir, exist_ok=True)
     path = os.path.join(args.data_dir, "metrics_%d.jsonl" % os.getpid())
@@ -145,11 +126,12 @@ def main():
             pass
 
     params = common.vars_of(args)
-    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast", tokens_per_step=B * L)
+    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast", fused_adamw=fused,
+                  tokens_per_step=B * L)
     gt = common.GroundTruth(
         args, "logging_thread", ["none"],
         "The healthy transformer (%d layers, d_model %d, batch %d x %d tokens made on the GPU, bf16 "
-        "autocast, fused AdamW) with a helper thread in the same process that every %.0f ms spends %.0f%% "
+        "autocast, AdamW) with a helper thread in the same process that every %.0f ms spends %.0f%% "
         "of a core (its own thread CPU clock; measured in the truth's helper block) building metric "
         "records, serialising them to JSON and appending them to a file. The helper never touches the GPU "
         "(the loss reaches it through a pinned host copy nobody waits for) and hands the interpreter lock "

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 21 item 6: seven new scenarios aimed at the diagnosis' weak spots, each recorded with --trace (at most 8 minutes on one H200; never changes GPU settings).
+# Issue 21 item 6: seven new scenarios at the diagnosis' weak spots, under record --trace (8 min, one H200).
+# Never changes a GPU setting.
 #  remote_store      input_pipeline  loader workers asleep on a 20-40 ms store round trip (latency, not CPU)
 #  logging_thread    none            healthy transformer + a metrics thread at 15% of a core
 #  healthy_midpower  none            memory-bound steps only: always busy, well under the power limit
@@ -35,11 +36,14 @@ log=$out/i21new_run.log
 start_s=$(date +%s)
 say() { echo "[$(date -u +%H:%M:%S) +$(($(date +%s) - start_s))s] $*" | tee -a "$log"; }
 
-say "gpuwhy $("$bin" --version 2>&1 | head -1); tracer $GPUWHY_TRACER_LIB $( [ -f "$GPUWHY_TRACER_LIB" ] && echo present || echo MISSING)"
+tracer_state=MISSING
+[ -f "$GPUWHY_TRACER_LIB" ] && tracer_state=present
+say "gpuwhy $("$bin" --version 2>&1 | head -1); tracer $GPUWHY_TRACER_LIB $tracer_state"
 nvidia-smi --query-gpu=name,driver_version,power.limit,power.draw,pstate --format=csv >> "$log" 2>&1
-python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda,
-  "power_draw", hasattr(torch.cuda, "power_draw"))' >> "$log" 2>&1
-python3 -c 'import pynvml; print("pynvml present")' >> "$log" 2>&1 || echo "pynvml absent: power through ctypes NVML" >> "$log"
+python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__,
+  "cuda", torch.version.cuda, "power_draw", hasattr(torch.cuda, "power_draw"))' >> "$log" 2>&1
+python3 -c 'import pynvml; print("pynvml present")' >> "$log" 2>&1 ||
+  echo "pynvml absent: power through ctypes NVML" >> "$log"
 nproc >> "$log"
 
 # name|expected classes|steady-state seconds|longest run in seconds|script and options
@@ -119,7 +123,8 @@ def hook_steps(db, t0, t1):
         allc = con.execute("select count(*) from step").fetchone()[0]
         inside = "-"
         if t0 and t1:
-            inside = con.execute("select count(*) from step where t_end_ns > ? and t_end_ns <= ?", (t0, t1)).fetchone()[0]
+            inside = con.execute("select count(*) from step where t_end_ns > ? and t_end_ns <= ?",
+                                 (t0, t1)).fetchone()[0]
         return inside, allc
     except Exception as e:
         return "error %s" % e, "-"
@@ -145,7 +150,8 @@ def figures(t):
     if "compile_error" in t and t["compile_error"]:
         out.append("COMPILE_ERROR=%s" % t["compile_error"][:120])
     if t.get("power"):
-        out.append("power_w=%s frac_of_limit=%s (%s)" % tuple(g(t["power"], "median_w", "median_frac_of_limit", "source")))
+        out.append("power_w=%s frac_of_limit=%s (%s)" %
+                   tuple(g(t["power"], "median_w", "median_frac_of_limit", "source")))
     if t.get("serving"):
         out.append("busy_share=%s requests=%s bursts=%s p99_ms=%s" %
                    tuple(g(t["serving"], "busy_share", "requests_served", "bursts_in_window", "latency_p99_ms")))
