@@ -56,12 +56,7 @@ def main():
         m = (m.pin_memory() if pin else m).requires_grad_(True)
         m.grad = torch.empty(m.shape, dtype=m.dtype, pin_memory=pin)
         master.append(m)
-    try:
-        opt = torch.optim.AdamW(master, lr=1e-4, foreach=True)
-        foreach = True
-    except Exception:
-        opt = torch.optim.AdamW(master, lr=1e-4)
-        foreach = False
+    opt = torch.optim.AdamW(master, lr=1e-4)  # torch's own CPU kernels, its default implementation
     loss_fn = torch.nn.CrossEntropyLoss()
     gen = torch.Generator(device=dev)
     gen.manual_seed(args.seed)
@@ -101,7 +96,7 @@ def main():
 
     nparams = sum(q.numel() for q in gpu_params)
     params = common.vars_of(args)
-    params.update(parameters=nparams, param_bytes=common.param_bytes(model), pinned=pin, foreach_adamw=foreach,
+    params.update(parameters=nparams, param_bytes=common.param_bytes(model), pinned=pin,
                   samples_per_optimizer_step=args.accum * args.micro_batch, precision="bf16 autocast")
     gt = common.GroundTruth(
         args, "offload_accum", ["schedule_shape"],
