@@ -75,9 +75,10 @@ def main():
         torch.cuda.synchronize()  # the gradients are on the host: the GPU has nothing left to do
         t1 = time.monotonic_ns()
         opt.step()  # on the CPU
-        for q, m in zip(gpu_params, master):
-            q.data.copy_(m, non_blocking=pin)
-            q.grad = None
+        with torch.no_grad():
+            for q, m in zip(gpu_params, master):
+                q.copy_(m, non_blocking=pin)
+                q.grad = None
         torch.cuda.synchronize()
         phases.append((t1 - t0, time.monotonic_ns() - t1))
 
