@@ -170,6 +170,9 @@ class GroundTruth:
         self.batch_size = int(batch_size)
         self.samples_per_step = int(samples_per_step)
         self.extra = dict(extra or {})
+        # callables(gt) -> dict, merged into the truth when it is written:
+        # figures measured during the run (worker CPU, power, latencies)
+        self.late_extra = []
         self.steps = []
         self.started_ns = None
         self.ended_ns = None
@@ -249,6 +252,11 @@ class GroundTruth:
         if self.error:
             d["error"] = self.error
         d.update(self.extra)
+        for fn in self.late_extra:
+            try:
+                d.update(fn(self))
+            except Exception as e:  # a figure that cannot be computed must not lose the truth
+                d.setdefault("late_extra_errors", []).append("%s: %s" % (type(e).__name__, e))
         return d
 
     def write(self):
@@ -292,13 +300,17 @@ def _profiled_steps(gt, train_step, path, n_steps):
     log("[%s] torch.profiler trace of %d steps written to %s" % (gt.scenario, n_steps, path))
 
 
-def run(gt, train_step, periodic=None, on_exit=None):
+def run(gt, train_step, periodic=None, on_exit=None, wait_for_work=None):
     """Warm up, then run train steps for args.duration seconds and write the truth.
 
     train_step(): one training step (fetch the batch, forward, backward,
         optimizer step).  No synchronize needed: the loop does it.
     periodic: optional list of Periodic objects.
     on_exit: optional cleanup called in every case (files, loaders).
+    wait_for_work(): optional, steady state only: called before each step,
+        outside the step's time; returns False when no work came (the step is
+        skipped).  For loops that idle by design between units of work (a
+        server waiting for requests), so that steps hold only the work.
     Exits the process: 0 when done, 130/143 on SIGINT/SIGTERM, 1 on error.
     """
     args = gt.args
@@ -345,6 +357,8 @@ def run(gt, train_step, periodic=None, on_exit=None):
         last_report_t, last_report_n = t_start, 0
         n_train = 0
         while time.monotonic() - t_start < args.duration:
+            if wait_for_work is not None and not wait_for_work():
+                continue
             t0, t1 = gt.timed(train_step, "train")
             gt.add_step("train", t0, t1)
             n_train += 1
@@ -443,6 +457,24 @@ def make_mlp(in_dim, width, depth, out_dim):
     return torch.nn.Sequential(*layers)
 
 
+class TokenEncoder(torch.nn.Module):
+    """Embedding, a pre-norm transformer encoder (no dropout) and a linear head:
+    logits per token, or per sequence (mean over its tokens) with pool=True."""
+
+    def __init__(self, vocab, d_model, layers, heads, classes, pool=False):
+        super().__init__()
+        self.pool = pool
+        self.emb = torch.nn.Embedding(vocab, d_model)
+        layer = torch.nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0,
+                                                 batch_first=True, norm_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = torch.nn.Linear(d_model, classes)
+
+    def forward(self, tokens):
+        h = self.enc(self.emb(tokens))
+        return self.head(h.mean(dim=1) if self.pool else h)
+
+
 def shm_free_gib():
     """Free space in /dev/shm (DataLoader workers pass batches through it), or None."""
     try:
@@ -476,3 +508,93 @@ def bf16_mlp_step(model, opt, dev, batch, in_dim, classes, seed):
         loss.backward()
         opt.step()
     return step
+
+
+class PowerProbe:
+    """Board power of one GPU, read once a second by a background thread, for
+    the truth only (read-only NVML queries: no GPU setting is touched).
+
+    Reads through torch.cuda.power_draw (it needs the pynvml package) or else
+    libnvidia-ml through ctypes; the enforced power limit always through
+    ctypes.  Either may be missing: the summary then says why.
+    """
+
+    def __init__(self, index=0, period_s=1.0):
+        import threading
+        self.index = index
+        self.period_s = period_s
+        self.samples = []  # (time.time_ns(), watts)
+        self.source = None
+        self.errors = []
+        self.limit_w = None
+        self._nvml = None
+        self._handle = None
+        self._stop = threading.Event()
+        self._thread = None
+        self._open_nvml()
+        draw = getattr(torch.cuda, "power_draw", None)
+        if draw is not None:
+            try:
+                draw(index)
+                self._read = lambda: draw(index) / 1000.0  # mW -> W
+                self.source = "torch.cuda.power_draw"
+            except Exception as e:
+                self.errors.append("torch.cuda.power_draw: %s: %s" % (type(e).__name__, e))
+        else:
+            self.errors.append("torch.cuda.power_draw: not in this torch")
+        if self.source is None and self._handle is not None:
+            self._read = self._nvml_power_w
+            self.source = "nvml (ctypes)"
+
+    def _open_nvml(self):
+        import ctypes
+        try:
+            lib = ctypes.CDLL("libnvidia-ml.so.1")
+            if lib.nvmlInit_v2() != 0:
+                raise OSError("nvmlInit_v2 failed")
+            handle = ctypes.c_void_p()
+            if lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(self.index), ctypes.byref(handle)) != 0:
+                raise OSError("nvmlDeviceGetHandleByIndex_v2(%d) failed" % self.index)
+            self._nvml, self._handle = lib, handle
+            mw = ctypes.c_uint()
+            if lib.nvmlDeviceGetEnforcedPowerLimit(handle, ctypes.byref(mw)) == 0:
+                self.limit_w = mw.value / 1000.0
+        except Exception as e:
+            self.errors.append("nvml: %s: %s" % (type(e).__name__, e))
+
+    def _nvml_power_w(self):
+        import ctypes
+        mw = ctypes.c_uint()
+        if self._nvml.nvmlDeviceGetPowerUsage(self._handle, ctypes.byref(mw)) != 0:
+            raise OSError("nvmlDeviceGetPowerUsage failed")
+        return mw.value / 1000.0
+
+    def start(self):
+        import threading
+        if self.source is None:
+            return self
+
+        def loop():
+            while not self._stop.wait(self.period_s):
+                try:
+                    self.samples.append((time.time_ns(), float(self._read())))
+                except Exception as e:
+                    self.errors.append("read: %s: %s" % (type(e).__name__, e))
+                    return
+        self._thread = threading.Thread(target=loop, name="power_probe", daemon=True)
+        self._thread.start()
+        return self
+
+    def summary(self, t0_ns=None, t1_ns=None):
+        """Median, min and max watts over [t0_ns, t1_ns], and against the limit."""
+        self._stop.set()
+        w = [v for t, v in self.samples if (t0_ns is None or t >= t0_ns) and (t1_ns is None or t <= t1_ns)]
+        d = {"source": self.source, "samples": len(w), "limit_w": self.limit_w}
+        if w:
+            med = statistics.median(w)
+            d.update(median_w=round(med, 1), min_w=round(min(w), 1), max_w=round(max(w), 1))
+            if self.limit_w:
+                d["median_frac_of_limit"] = round(med / self.limit_w, 3)
+        if self.errors:
+            d["errors"] = self.errors[:5]
+        return d

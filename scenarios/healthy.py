@@ -30,17 +30,18 @@ class LM(torch.nn.Module):
         return self.head(self.norm(self.enc(self.emb(tokens))))
 
 
-def main():
-    p = common.make_parser(__doc__.splitlines()[0])
+def add_options(p):
+    """The model and batch options (shared with logging_thread.py, which trains the same job)."""
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--seq-len", type=int, default=512)
     p.add_argument("--d-model", type=int, default=1024)
     p.add_argument("--layers", type=int, default=8)
     p.add_argument("--heads", type=int, default=16)
     p.add_argument("--vocab", type=int, default=8192)
-    args = common.parse_args(p)
-    dev = common.setup_cuda(args.seed)
 
+
+def make_train_step(args, dev, after_step=None):
+    """(model, fused, step): the language-model train step; after_step(loss) runs at its end, if given."""
     model = LM(args.vocab, args.d_model, args.layers, args.heads).to(dev)
     try:
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
@@ -61,6 +62,18 @@ def main():
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+        if after_step is not None:
+            after_step(loss)
+    return model, fused, step
+
+
+def main():
+    p = common.make_parser(__doc__.splitlines()[0])
+    add_options(p)
+    args = common.parse_args(p)
+    dev = common.setup_cuda(args.seed)
+    model, fused, step = make_train_step(args, dev)
+    B, L = args.batch_size, args.seq_len
 
     params = common.vars_of(args)
     params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast", fused_adamw=fused,

@@ -5,8 +5,9 @@
 #   scenarios/run_suite.sh GPUWHY_BIN OUTDIR [NAME...]    run all, or the named scenarios
 #   scenarios/run_suite.sh --list                         names, expected class, planned seconds
 #
-# NAME may also be @1 or @2: the first or second half of the suite (each
-# fits in one 10-minute device command).  GPUWHY_BIN "-" runs the scenarios
+# NAME may also be @1, @2 or @3: the first or second half of the original
+# suite, or the third part (issue 21's scenarios aimed at the diagnosis' weak
+# spots); each fits in one 10-minute device command.  GPUWHY_BIN "-" runs the scenarios
 # without recording (to test the scripts alone).
 # Environment: SCN_DURATION=S overrides every duration (quick smoke runs),
 # SCN_DATA_DIR (default /tmp/gpuwhy_scn) for data files and checkpoints,
@@ -45,6 +46,13 @@ SCENARIOS=(
   "worked_case_s1|launch_overhead|20|2|worked_case.py --stage 1"
   "worked_case_s2|launch_overhead|20|2|worked_case.py --stage 2"
   "worked_case_s3|none|20|2|worked_case.py --stage 3"
+  "remote_store|input_pipeline|20|3|remote_store.py"
+  "offload_accum|schedule_shape|20|3|offload_accum.py"
+  "logging_thread|none|20|3|logging_thread.py --data-dir @DATA@"
+  "compile_dynamic|schedule_shape|30|3|compile_dynamic.py"
+  "healthy_midpower|none|20|3|healthy_midpower.py"
+  "attention_lowocc|none|20|3|attention_lowocc.py"
+  "bursty_serving|none|20|3|bursty_serving.py"
 )
 
 field() { # field LINE N

@@ -34,7 +34,7 @@ if printf '%s\n' "$@" | grep -qx bench; then
   ) &
 fi
 case $half in
-  1 | 2) names=$(bash scenarios/run_suite.sh --list | awk -v h="$half" 'NR > 1 && $NF == h { print $1 }') ;;
+  1 | 2 | 3) names=$(bash scenarios/run_suite.sh --list | awk -v h="$half" 'NR > 1 && $NF == h { print $1 }') ;;
   *) names=$(echo "$half" | tr ',' ' ') ;;
 esac
 for n in $names; do
