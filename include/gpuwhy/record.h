@@ -41,6 +41,10 @@ struct gw_record_opts {
   int pm_sampling;        /* the tracer also runs CUPTI PM sampling (record --pm-sampling) */
   int no_python_hook;     /* do not put the Python step hook on the command's PYTHONPATH */
   int stop_command;       /* at duration_s, end the command too (SIGTERM) instead of waiting for it */
+  /* record --step-range NAME: NVTX ranges of that name are a process's steps
+   * (NULL: none); step_range_replaces: also where the Python hook gave steps. */
+  const char *step_range;
+  int step_range_replaces;
   /* Called after each tick (watch). Return non-zero to stop. */
   int (*on_tick)(void *ctx, const struct gw_tick *tick);
   void *tick_ctx;
