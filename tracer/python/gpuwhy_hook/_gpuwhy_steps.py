@@ -85,6 +85,9 @@ class _Recorder:
         self.mem_retries = 0
         self.mem_ooms = 0
         self.graphs = 0
+        self.hook_handles = []  # the optimizer hooks' RemovableHandles, for detach()
+        self.iter_cls = None  # the DataLoader iterator class whose __next__ is wrapped
+        self.original_next = None
         fixed = os.environ.get(FIXED_BATCHES_ENV, "")
         self.fixed_batches = int(fixed) if fixed.isdigit() else 0
         self.replay_said = False
@@ -129,10 +132,10 @@ class _Recorder:
         register_pre = getattr(optimizer_mod, "register_optimizer_step_pre_hook", None)
         register_post = getattr(optimizer_mod, "register_optimizer_step_post_hook", None)
         if register_pre is not None and register_post is not None:
-            register_pre(self.on_optimizer_pre)
-            register_post(self.on_optimizer_post)
+            self.hook_handles = [register_pre(self.on_optimizer_pre), register_post(self.on_optimizer_post)]
         iter_cls = torch.utils.data.dataloader._BaseDataLoaderIter
         original_next = iter_cls.__next__
+        self.iter_cls, self.original_next = iter_cls, original_next
         if self.fixed_batches > 0:
             original_next = self.replaying(original_next)
         recorder = self
@@ -154,6 +157,20 @@ class _Recorder:
 
         __next__.__wrapped__ = original_next
         iter_cls.__next__ = __next__
+
+    def detach(self):
+        """Undoes attach(): the optimizer hooks removed, __next__ restored. For
+        measuring the hook's cost in one process (bench/tracer/hook_ab.py);
+        attach() again re-installs it. The step in progress is dropped."""
+        for handle in self.hook_handles:
+            handle.remove()
+        self.hook_handles = []
+        if self.iter_cls is not None:
+            self.iter_cls.__next__ = self.original_next
+            self.iter_cls = self.original_next = None
+        self.period_start_ns = self.wait_ns = self.samples = self.batches = 0
+        self.batch_size = -1
+        self.loader_prev_enter_ns = 0
 
     def replaying(self, original_next):
         """gpuwhy experiment fixed-batch: each iterator hands out its first K
