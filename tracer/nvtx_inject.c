@@ -267,6 +267,9 @@ static void thread_ends(void *arg) {
     write_buffer(b, 1);
   b->depth = 0;
   memset(b->cache, 0, sizeof b->cache);
+  /* An NVTX call from a later destructor of this thread finds no buffer and
+   * takes another, never this one, which the next new thread may own. */
+  my_buffer = NULL;
   atomic_store(&b->owned, 0); /* the next new thread takes it */
 }
 

@@ -28,8 +28,10 @@ def steps_in_spool():
         return [line.split("\t") for line in f if line.startswith("S\t")]
 
 
+opt = torch.optim.SGD([], lr=0.1)  # one optimizer all along, as in a training loop
+
+
 def train(n):
-    opt = torch.optim.SGD([], lr=0.1)
     it = iter(torch.utils.data.DataLoader(n, batch_size=8))
     for _ in range(n):
         next(it)
