@@ -55,6 +55,15 @@ struct gw_record_opts {
  * or for a watch, or GPUWHY_EXIT_INPUT / GPUWHY_EXIT_USAGE with msg filled. */
 int gw_record_run(const struct gw_record_opts *opts, char *msg, unsigned msg_cap);
 
+/* report --step-range: the NVTX ranges named name (marker table) become the
+ * steps of every process without steps (or of every process with such
+ * ranges when replace is set), in src itself when dst is NULL, else in a copy
+ * of src written to dst. *steps is how many were made, *kept how many
+ * processes kept their own. Returns GPUWHY_EXIT_OK, or GPUWHY_EXIT_INPUT with
+ * msg filled (no trace tables, unreadable file). */
+int gw_record_steps_from_ranges(const char *src, const char *dst, const char *name, int replace,
+                                unsigned long long *steps, unsigned long long *kept, char *msg, unsigned msg_cap);
+
 /* Request a running gw_record_run to stop at the next tick (signal-safe). */
 void gw_record_request_stop(void);
 

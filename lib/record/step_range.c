@@ -2,6 +2,12 @@
 
 #include <stddef.h>
 
+#include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/record.h>
+#include <stdio.h>
+
+#include "store/store.h"
+
 #define SOURCE_RANGE "nvtx_range"
 
 static gw_status fail(sqlite3 *db, struct gw_err *err, const char *what) {
@@ -85,4 +91,60 @@ out:
   sqlite3_finalize(has);
   sqlite3_finalize(insert);
   return rc;
+}
+
+gw_status gw_step_range_file(const char *src, const char *dst, const char *name, int replace, uint64_t *steps_out,
+                             uint64_t *kept_out, struct gw_err *err) {
+  *steps_out = *kept_out = 0;
+  sqlite3 *db = NULL;
+  const char *path = dst ? dst : src;
+  gw_status rc = GW_OK;
+  if (dst) {
+    /* VACUUM INTO: a consistent copy, even of a recording still in WAL mode */
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_open_v2(src, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "VACUUM INTO ?", -1, &s, NULL) != SQLITE_OK ||
+        sqlite3_bind_text(s, 1, dst, -1, SQLITE_STATIC) != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE) {
+      gw_err_set(err, "%s: cannot copy the recording to %s: %s", src, dst, db ? sqlite3_errmsg(db) : "no memory");
+      rc = GW_EIO;
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    db = NULL;
+    if (rc != GW_OK)
+      return rc;
+  }
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+    gw_err_set(err, "%s: cannot open the recording: %s", path, db ? sqlite3_errmsg(db) : "no memory");
+    sqlite3_close(db);
+    return GW_EIO;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  if (!gw_store_table_exists(db, "marker") || !gw_store_table_exists(db, "trace_name") ||
+      !gw_store_table_exists(db, "step")) {
+    gw_err_set(err, "%s has no NVTX ranges (no marker table): record with --trace", src);
+    rc = GW_EINPUT;
+  } else if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+    rc = fail(db, err, "cannot start a transaction");
+  } else {
+    rc = gw_step_range_apply(db, name, replace, steps_out, kept_out, err);
+    if (sqlite3_exec(db, rc == GW_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK && rc == GW_OK)
+      rc = fail(db, err, "cannot commit the steps");
+  }
+  sqlite3_close(db);
+  return rc;
+}
+
+int gw_record_steps_from_ranges(const char *src, const char *dst, const char *name, int replace,
+                                unsigned long long *steps, unsigned long long *kept, char *msg, unsigned msg_cap) {
+  uint64_t made = 0, kept_own = 0;
+  struct gw_err err = {{0}};
+  gw_status rc = gw_step_range_file(src, dst, name, replace, &made, &kept_own, &err);
+  *steps = made;
+  *kept = kept_own;
+  if (rc != GW_OK) {
+    snprintf(msg, msg_cap, "%s", err.msg);
+    return GPUWHY_EXIT_INPUT;
+  }
+  return GPUWHY_EXIT_OK;
 }

@@ -69,6 +69,24 @@ grep -q "no NVTX range of that name" b.err || fail "no message for an unknown ra
 "$GW_BIN" record --step-range train_step -o c.db -- true 2> c.err && fail "--step-range without --trace accepted"
 grep -q "needs --trace" c.err || fail "unclear refusal: $(cat c.err)"
 
+# Recorded without --step-range: report --step-range makes the steps in a
+# private copy; the recording itself keeps none.
+"$GW_BIN" record -q --trace=full -o later.db -- "$GW_NVTX_PROG" 20 2 0 > /dev/null || fail "record exited $?"
+assert_eq "no steps recorded without --step-range" "$(q later.db 'select count(*) from step')" 0
+"$GW_BIN" report --step-range train_step --format json later.db > later.json 2> later.err ||
+  fail "report --step-range exited $?: $(cat later.err)"
+python3 - later.json <<'PY' || fail "report --step-range: no steps in the report"
+import json, sys
+p = json.load(open(sys.argv[1]))["steps_by_process"]
+assert len(p) == 1 and p[0]["steps"] == 20, p
+PY
+grep -q "20 steps from the NVTX ranges named train_step" later.err || fail "report did not say where the steps came from"
+assert_eq "the recording is not changed" "$(q later.db 'select count(*) from step')" 0
+# A recording without ranges (no --trace): the report goes on and says so.
+"$GW_BIN" record -q -o plain.db -- true
+"$GW_BIN" report --step-range train_step plain.db > /dev/null 2> plain.err || fail "report exited $?"
+grep -q "plain.db: no NVTX range named train_step" plain.err || fail "unclear message: $(cat plain.err)"
+
 # Fail open. The injection cannot create its file (no such folder): the
 # program runs as without it, with one line on stderr.
 rc=0
