@@ -94,6 +94,48 @@ if command -v sqlite3 >/dev/null; then
 fi
 add_text nccl_log $'[0] w1:227602:227667 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IBext_v8/0/GDRDMA\nh:1:2 [0] NCCL INFO Channel 00/02 :    0   1\n'
 
+# ---- the Python hook's spool (py-PID.steps), lines as the hook writes them ----
+# The first byte says where the file is cut for the poll made while it grows.
+# spool_seed CUT FILE: CUT (0..255, as three octal digits) then FILE.
+spool_seed() {
+  { printf "\\$1"; cat "$2"; } >"$tmp/spool"
+  add pyhook_spool "$tmp/spool"
+}
+# hook_lines DB WHERE: steps of a real H200 recording made with the hook, back into its S lines.
+hook_lines() {
+  sqlite3 "$1" "SELECT printf('S|%d|%d|%d|%d|%d|%d|%d|%s', step, t_start_ns, t_end_ns, coalesce(data_wait_ns, 0),
+                coalesce(batch_size, 0), coalesce(samples, 0), coalesce(rank, -1),
+                CASE source WHEN 'python_hook' THEN 'optim' ELSE 'loader' END)
+                FROM step WHERE $2 ORDER BY step LIMIT 40" | tr '|' '\t'
+}
+if command -v sqlite3 >/dev/null; then
+  hook_lines "$fx/hook/small_batch.db" 1 >"$tmp/lines" && spool_seed 200 "$tmp/lines"
+  hook_lines "$fx/hook/ddp_tiny.db" "rank = 1" >"$tmp/lines" && spool_seed 115 "$tmp/lines"
+  # events after the steps (as the hook words them) and a torn last line
+  hook_lines "$fx/hook/healthy.db" "step <= 10" >"$tmp/lines"
+  printf 'E\t1796140853000000000\trecompile\t2\ttorch.compile graphs: 5\n' >>"$tmp/lines"
+  printf 'E\t1796140853000000001\tcuda_alloc_retry\t1\tcaching allocator retries: 1\n' >>"$tmp/lines"
+  printf 'E\t1796140853000000002\tfixed_batch\t4\treplaying the first 4 DataLoader batches\n' >>"$tmp/lines"
+  printf 'S\t11\t1796140853000000000\t1796140853050000000\t20000000\t16\t32\t0\toptim\nS\t12\t17961' >>"$tmp/lines"
+  spool_seed 310 "$tmp/lines"
+fi
+# DataLoader iterations as steps, then optimizer steps in the same process (the collector keeps the latter)
+: >"$tmp/lines"
+for i in 0 1 2 3 4; do
+  printf 'S\t%d\t%d\t%d\t20000000\t16\t16\t-1\tloader\n' $((i + 1)) $((1796140852000000000 + i * 25000000)) \
+    $((1796140852000000000 + (i + 1) * 25000000)) >>"$tmp/lines"
+done
+spool_seed 074 "$tmp/lines"
+for i in 0 1 2 3 4; do
+  printf 'S\t%d\t%d\t%d\t40000000\t16\t32\t3\toptim\n' $((i + 1)) $((1796140852125000000 + i * 50000000)) \
+    $((1796140852125000000 + (i + 1) * 50000000)) >>"$tmp/lines"
+done
+spool_seed 214 "$tmp/lines"
+# lines the collector must skip: out of order, not numbers, unknown kinds, negative wait, empty
+printf 'S\t1\t2\t1\t0\t0\t0\t-1\toptim\nS\tx\t1\t2\t0\t0\t0\t-1\toptim\nE\t1\tbogus\t1\tm\nQ\n' >"$tmp/lines"
+printf 'S\t1\t1796140852000000000\t1796140852000000001\t-5\t0\t0\t-1\toptim\nS\t1\t1\t2\t0\t0\t0\t-1\tsgd\n\n' >>"$tmp/lines"
+spool_seed 144 "$tmp/lines"
+
 # ---- tracer wire files ----
 for f in "$fx"/trace/*.gwt; do add trace_reader "$f"; done
 

@@ -38,20 +38,34 @@ static const char RECORD_USAGE[] =
     "                       records each optimizer step, its DataLoader wait and\n"
     "                       batch size into the step table; the program's output\n"
     "                       and behaviour do not change)\n"
+    "      --step-range NAME  with --trace: the NVTX ranges named NAME (recorded\n"
+    "                       through the tracer's NVTX injection, e.g. from\n"
+    "                       torch.cuda.nvtx.range_push) are the steps of every\n"
+    "                       process the Python hook gave no steps\n"
+    "      --step-range-replaces  the ranges replace the Python hook's steps too\n"
     "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
     "      --nvml-lib PATH  NVML library to load (default libnvidia-ml.so.1)\n"
     "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
 
 int gw_cmd_record(int argc, char **argv) {
-  static const struct option longopts[] = {
-      {"output", required_argument, NULL, 'o'},   {"interval", required_argument, NULL, 'i'},
-      {"duration", required_argument, NULL, 'd'}, {"pid", required_argument, NULL, 'p'},
-      {"trace", optional_argument, NULL, 't'},    {"quiet", no_argument, NULL, 'q'},
-      {"root", required_argument, NULL, 'R'},     {"nvml-lib", required_argument, NULL, 'N'},
-      {"kmsg", required_argument, NULL, 'K'},     {"gpm-interval", required_argument, NULL, 'g'},
-      {"no-nccl-log", no_argument, NULL, 'L'},    {"no-gpm", no_argument, NULL, 'G'},
-      {"pm-sampling", no_argument, NULL, 'P'},    {"no-python-hook", no_argument, NULL, 'Y'},
-      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                           {"interval", required_argument, NULL, 'i'},
+                                           {"duration", required_argument, NULL, 'd'},
+                                           {"pid", required_argument, NULL, 'p'},
+                                           {"trace", optional_argument, NULL, 't'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"root", required_argument, NULL, 'R'},
+                                           {"nvml-lib", required_argument, NULL, 'N'},
+                                           {"kmsg", required_argument, NULL, 'K'},
+                                           {"gpm-interval", required_argument, NULL, 'g'},
+                                           {"no-nccl-log", no_argument, NULL, 'L'},
+                                           {"no-gpm", no_argument, NULL, 'G'},
+                                           {"pm-sampling", no_argument, NULL, 'P'},
+                                           {"no-python-hook", no_argument, NULL, 'Y'},
+                                           {"step-range", required_argument, NULL, 'S'},
+                                           {"step-range-replaces", no_argument, NULL, 'r'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
@@ -75,6 +89,14 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'Y':
       o.no_python_hook = 1;
+      break;
+    case 'S':
+      if (!*optarg)
+        return gw_cli_usage_error(RECORD_USAGE, "--step-range wants the name of the NVTX range that marks a step");
+      o.step_range = optarg;
+      break;
+    case 'r':
+      o.step_range_replaces = 1;
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))
@@ -134,6 +156,12 @@ int gw_cmd_record(int argc, char **argv) {
                               "configurations instead");
   if (o.argv && o.pid)
     return gw_cli_usage_error(RECORD_USAGE, "give either --pid or a command, not both");
+  /* NVTX ranges reach the recording through the tracer library only. */
+  if (o.step_range && o.trace == GW_TRACE_OFF)
+    return gw_cli_usage_error(RECORD_USAGE, "--step-range needs --trace (sampled or full): the NVTX ranges are "
+                                            "recorded by the tracer library");
+  if (o.step_range_replaces && !o.step_range)
+    return gw_cli_usage_error(RECORD_USAGE, "--step-range-replaces needs --step-range NAME");
   if (!o.argv && !o.pid)
     return gw_cli_usage_error(RECORD_USAGE, "nothing to record: give a command or --pid PID");
   if (!o.out_path) {

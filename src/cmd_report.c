@@ -3,6 +3,7 @@
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
 #include <gpuwhy/import.h>
+#include <gpuwhy/record.h>
 #include <gpuwhy/report.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +23,22 @@ static void usage(FILE *out) {
           "  --format FMT   text (default, colour on a terminal unless NO_COLOR is set), json, md,\n"
           "                 or html (one self-contained page with charts; opens offline)\n"
           "  -o OUT         write the report to OUT instead of standard output\n"
+          "  --step-range NAME  the NVTX ranges named NAME (recorded with --trace, or in an\n"
+          "                 imported trace) are the steps of every process without steps\n"
+          "  --step-range-replaces  the ranges replace the steps the Python hook recorded too\n"
           "Exit status: 0 ok, 2 usage error, 3 unreadable input.\n"),
         out);
 }
 
 /* Parse the options into opts, outpath and paths (argc entries at most).
  * Returns -1 to go on, else the exit status. */
+struct step_range_opts {
+  const char *name; /* NULL: the recorded steps as they are */
+  int replace;
+};
+
 static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const char **outpath, const char **paths,
-                      int *npaths) {
+                      int *npaths, struct step_range_opts *ranges) {
   /* argv[0] is "report" */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -49,6 +58,14 @@ static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const 
         return GPUWHY_EXIT_USAGE;
       }
       *outpath = argv[++i];
+    } else if (strcmp(a, "--step-range") == 0) {
+      if (i + 1 >= argc || !argv[i + 1][0]) {
+        fprintf(stderr, _("gpuwhy report: %s needs the name of the NVTX range that marks a step\n"), a);
+        return GPUWHY_EXIT_USAGE;
+      }
+      ranges->name = argv[++i];
+    } else if (strcmp(a, "--step-range-replaces") == 0) {
+      ranges->replace = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
       fprintf(stderr, _("gpuwhy report: unknown option '%s'\n"), a);
       usage(stderr);
@@ -59,6 +76,10 @@ static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const 
   }
   if (*npaths == 0) {
     usage(stderr);
+    return GPUWHY_EXIT_USAGE;
+  }
+  if (ranges->replace && !ranges->name) {
+    fprintf(stderr, _("gpuwhy report: --step-range-replaces needs --step-range NAME\n"));
     return GPUWHY_EXIT_USAGE;
   }
   return -1;
@@ -92,11 +113,8 @@ struct imported {
   char path[4400]; /* the recording in it, named after the input so the report's title shows that name */
 };
 
-static int import_if_trace(const char *input, struct imported *im, char *err, size_t errcap) {
-  im->dir[0] = im->path[0] = '\0';
-  struct stat sb;
-  if (stat(input, &sb) != 0 || (!S_ISDIR(sb.st_mode) && gw_store_file_is_recording(input)))
-    return GPUWHY_EXIT_OK; /* a recording, or missing: the report says which */
+/* A private temporary folder and, in im->path, a file in it named after input. */
+static int private_path(const char *input, struct imported *im, char *err, size_t errcap) {
   const char *tmp;
   if (gw_make_temp_dir("gpuwhy-report", im->dir, sizeof im->dir, &tmp) != 0) {
     snprintf(err, errcap, _("cannot create a temporary folder in %s: %s"), tmp, strerror(errno));
@@ -110,6 +128,17 @@ static int import_if_trace(const char *input, struct imported *im, char *err, si
     name[--len] = '\0';
   const char *slash = strrchr(name, '/');
   snprintf(im->path, sizeof im->path, "%s/%s", im->dir, slash && slash[1] ? slash + 1 : name);
+  return GPUWHY_EXIT_OK;
+}
+
+static int import_if_trace(const char *input, struct imported *im, char *err, size_t errcap) {
+  im->dir[0] = im->path[0] = '\0';
+  struct stat sb;
+  if (stat(input, &sb) != 0 || (!S_ISDIR(sb.st_mode) && gw_store_file_is_recording(input)))
+    return GPUWHY_EXIT_OK; /* a recording, or missing: the report says which */
+  int made = private_path(input, im, err, errcap);
+  if (made != GPUWHY_EXIT_OK)
+    return made;
   struct gw_import_summary sum;
   char why[1024] = "";
   int rc = gw_import(input, im->path, NULL, &sum, why, sizeof why);
@@ -122,6 +151,30 @@ static int import_if_trace(const char *input, struct imported *im, char *err, si
   return GPUWHY_EXIT_OK;
 }
 
+/* report --step-range: the named NVTX ranges become steps in a private copy
+ * (lib/record/step_range.c); the recording given is never changed. */
+static int steps_from_ranges(const char *input, struct imported *im, const struct step_range_opts *ranges, char *err,
+                             size_t errcap) {
+  int copy = !im->path[0]; /* an imported trace is ours already */
+  if (copy) {
+    int made = private_path(input, im, err, errcap);
+    if (made != GPUWHY_EXIT_OK)
+      return made;
+  }
+  unsigned long long steps = 0, kept = 0;
+  int rc = gw_record_steps_from_ranges(copy ? input : im->path, copy ? im->path : NULL, ranges->name, ranges->replace,
+                                       &steps, &kept, err, (unsigned)errcap);
+  if (rc != GPUWHY_EXIT_OK)
+    return rc;
+  if (steps + kept == 0)
+    fprintf(stderr, _("gpuwhy report: %s: no NVTX range named %s (ranges are recorded by record --trace)\n"), input,
+            ranges->name);
+  else
+    fprintf(stderr, _("gpuwhy report: %s: %llu steps from the NVTX ranges named %s; %llu process(es) kept their own\n"),
+            input, steps, ranges->name, kept);
+  return GPUWHY_EXIT_OK;
+}
+
 static void remove_imported(const struct imported *im) {
   if (im->path[0])
     gw_store_remove_files(im->path);
@@ -129,13 +182,16 @@ static void remove_imported(const struct imported *im) {
     rmdir(im->dir);
 }
 
-static int report(const char *const *paths, int npaths, struct gw_report_opts *opts, const char *outpath) {
+static int report(const char *const *paths, int npaths, struct gw_report_opts *opts, const char *outpath,
+                  const struct step_range_opts *ranges) {
   struct imported *im = calloc((size_t)npaths, sizeof *im);
   const char **inputs = calloc((size_t)npaths, sizeof *inputs);
   char err[1400] = "";
   int rc = im && inputs ? GPUWHY_EXIT_OK : GPUWHY_EXIT_INPUT;
   for (int i = 0; i < npaths && rc == GPUWHY_EXIT_OK; i++) {
     rc = import_if_trace(paths[i], &im[i], err, sizeof err);
+    if (rc == GPUWHY_EXIT_OK && ranges->name)
+      rc = steps_from_ranges(paths[i], &im[i], ranges, err, sizeof err);
     inputs[i] = im[i].path[0] ? im[i].path : paths[i];
   }
   if (rc == GPUWHY_EXIT_OK)
@@ -157,9 +213,10 @@ int gw_cmd_report(int argc, char **argv) {
   if (!paths)
     return GPUWHY_EXIT_INPUT;
   int npaths = 0;
-  int rc = parse_args(argc, argv, &opts, &outpath, paths, &npaths);
+  struct step_range_opts ranges = {NULL, 0};
+  int rc = parse_args(argc, argv, &opts, &outpath, paths, &npaths, &ranges);
   if (rc < 0)
-    rc = report(paths, npaths, &opts, outpath);
+    rc = report(paths, npaths, &opts, outpath, &ranges);
   free(paths);
   return rc;
 }

@@ -117,8 +117,7 @@ void gwt_out_note(uint64_t t_ns, uint32_t level, const char *fmt, ...) {
     gwt_out_put(rec, n);
 }
 
-/* FNV-1a over the name (capped), with the length mixed in; never 0. */
-static uint64_t name_hash(const char *name, size_t len) {
+uint64_t gwt_name_hash(const char *name, size_t len) {
   uint64_t h = 1469598103934665603ull;
   for (size_t i = 0; i < len; i++) {
     h ^= (unsigned char)name[i];
@@ -138,7 +137,7 @@ uint32_t gwt_name_id_locked(const char *name, int *cut) {
     len = GW_WIRE_NAME_MAX_BYTES;
     *cut = 1;
   }
-  uint64_t h = name_hash(name, len);
+  uint64_t h = gwt_name_hash(name, len);
   uint32_t slot = (uint32_t)(h % NAME_SLOTS);
   for (uint32_t probe = 0; probe < NAME_SLOTS; probe++) {
     struct name_slot *s = &name_slots[(slot + probe) % NAME_SLOTS];

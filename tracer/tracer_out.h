@@ -33,6 +33,11 @@ void gwt_out_note(uint64_t t_ns, uint32_t level, const char *fmt, ...) __attribu
  * GW_WIRE_NAME_MAX_BYTES. Returns 0 (no name) for NULL or a full table. */
 uint32_t gwt_name_id_locked(const char *name, int *cut);
 
+/* FNV-1a over len bytes of name, with the length mixed in; never 0. Names
+ * are told apart by this 64-bit hash alone (kernel names here, NVTX range
+ * names in nvtx_inject.c). */
+uint64_t gwt_name_hash(const char *name, size_t len);
+
 /* After fork() in the child: never write to the parent's file. */
 void gwt_out_forget_in_child(void);
 

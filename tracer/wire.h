@@ -26,17 +26,23 @@
 #define GW_WIRE_MAGIC "GWTRACE" /* 7 characters plus the NUL: 8 bytes */
 #define GW_WIRE_MAGIC_BYTES 8
 #define GW_WIRE_VERSION_MAJOR 1
-#define GW_WIRE_VERSION_MINOR 1 /* 1: DEVICE and PM_SAMPLE records */
+#define GW_WIRE_VERSION_MINOR 2 /* 1: DEVICE and PM_SAMPLE records; 2: mode NVTX */
 
 /* Limits a reader enforces; the tracer never writes more. */
 #define GW_WIRE_NAME_MAX_BYTES 4096u /* kernel names are capped, not split */
 #define GW_WIRE_NOTE_MAX_BYTES 1024u
 #define GW_WIRE_RECORD_MAX_BYTES 65536u /* room for fields a future minor version appends */
 #define GW_WIRE_NAME_ID_MAX 1048576u    /* ids are small and dense: 1, 2, 3, ... */
+/* The NVTX injection's file names its ranges from here up (BASE+1, BASE+2,
+ * ...), so that its ids never meet those of the same process's CUDA file
+ * (which stay below 16384): the recording keys names by (pid, id). */
+#define GW_WIRE_NVTX_NAME_ID_BASE 524288u
 
 enum gw_wire_mode {
   GW_WIRE_MODE_FULL = 1,    /* every activity record while the process runs */
   GW_WIRE_MODE_SAMPLED = 2, /* activity only inside WINDOW records */
+  GW_WIRE_MODE_NVTX = 3,    /* since 1.2: NVTX ranges only (NAME, MARKER, NOTE), from the NVTX injection
+                               (tracer/nvtx_inject.c) in trace-<pid>-nvtx.gwt; window and period are 0 */
 };
 
 struct gw_wire_file_header {
@@ -180,7 +186,9 @@ _Static_assert(sizeof(struct gw_wire_api) == 48, "wire API layout");
 
 #define GW_WIRE_MARKER_INSTANT 0x1u /* a mark: start_ns == end_ns */
 
-/* An NVTX range (the tracer pairs CUPTI's start and end records). */
+/* An NVTX range or mark: from CUPTI (which pairs its start and end records)
+ * or from the NVTX injection (marker_id is then the start/end range id, 0 for
+ * a push/pop range or a mark). */
 struct gw_wire_marker {
   struct gw_wire_rec_header h;
   uint64_t start_ns, end_ns;

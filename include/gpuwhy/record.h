@@ -41,6 +41,10 @@ struct gw_record_opts {
   int pm_sampling;        /* the tracer also runs CUPTI PM sampling (record --pm-sampling) */
   int no_python_hook;     /* do not put the Python step hook on the command's PYTHONPATH */
   int stop_command;       /* at duration_s, end the command too (SIGTERM) instead of waiting for it */
+  /* record --step-range NAME: NVTX ranges of that name are a process's steps
+   * (NULL: none); step_range_replaces: also where the Python hook gave steps. */
+  const char *step_range;
+  int step_range_replaces;
   /* Called after each tick (watch). Return non-zero to stop. */
   int (*on_tick)(void *ctx, const struct gw_tick *tick);
   void *tick_ctx;
@@ -50,6 +54,15 @@ struct gw_record_opts {
  * command's own status (128+N when killed by signal N), 0 when following a pid
  * or for a watch, or GPUWHY_EXIT_INPUT / GPUWHY_EXIT_USAGE with msg filled. */
 int gw_record_run(const struct gw_record_opts *opts, char *msg, unsigned msg_cap);
+
+/* report --step-range: the NVTX ranges named name (marker table) become the
+ * steps of every process without steps (or of every process with such
+ * ranges when replace is set), in src itself when dst is NULL, else in a copy
+ * of src written to dst. *steps is how many were made, *kept how many
+ * processes kept their own. Returns GPUWHY_EXIT_OK, or GPUWHY_EXIT_INPUT with
+ * msg filled (no trace tables, unreadable file). */
+int gw_record_steps_from_ranges(const char *src, const char *dst, const char *name, int replace,
+                                unsigned long long *steps, unsigned long long *kept, char *msg, unsigned msg_cap);
 
 /* Request a running gw_record_run to stop at the next tick (signal-safe). */
 void gw_record_request_stop(void);

@@ -27,6 +27,7 @@
 #include "store/store.h"
 #include "nccl_collect.h"
 #include "pyhook_collect.h"
+#include "step_range.h"
 #include "trace_collect.h"
 
 #define MAX_GPUS 64
@@ -420,6 +421,11 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
         setenv("LD_PRELOAD", joined, 1);
       if (r->o->pm_sampling)
         setenv("GPUWHY_TRACE_PM_SAMPLING", "1", 1);
+      /* NVTX ranges through the tracer's own NVTX injection (CUPTI 13.0
+       * refuses NVTX callbacks); one the user named (Nsight) is kept. */
+      const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+      if (!nvtx || !*nvtx)
+        setenv("NVTX_INJECTION64_PATH", r->tracer_lib, 1);
     }
     gw_nccl_collect_child_env(r->nccl);
     gw_pyhook_collect_child_env(r->pyhook);
@@ -504,6 +510,25 @@ static void put_self_cost(struct recorder *r) {
 }
 
 /* A count from the recording, -1 when it cannot be read. */
+/* record --step-range: the named NVTX ranges become steps (step_range.c). */
+static void put_range_steps(struct recorder *r) {
+  uint64_t steps = 0, kept = 0;
+  struct gw_err err = {{0}};
+  if (gw_step_range_apply(gw_store_db(r->store), r->o->step_range, r->o->step_range_replaces, &steps, &kept, &err) !=
+      GW_OK) {
+    say(r, "%s", err.msg);
+    return;
+  }
+  put_meta_value(r, "step_range_steps", 0, (double)steps);
+  if (gw_store_put_meta(r->store, "step_range", r->o->step_range) != GW_OK)
+    store_failed(r, "the step range name");
+  if (!steps && !kept)
+    say(r, "--step-range %s: no NVTX range of that name was recorded", r->o->step_range);
+  else if (kept)
+    say(r, "--step-range %s: %llu process(es) kept the Python hook's steps (--step-range-replaces takes the ranges)",
+        r->o->step_range, (unsigned long long)kept);
+}
+
 static long count_rows(struct recorder *r, const char *sql) {
   sqlite3_stmt *s;
   long n = -1;
@@ -733,6 +758,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (gw_pyhook_collect_bad_lines(r->pyhook))
       put_meta_value(r, "python_hook_bad_lines", 0, (double)gw_pyhook_collect_bad_lines(r->pyhook));
   }
+  if (r->trace && o->step_range)
+    put_range_steps(r);
   if (r->store) {
     put_self_cost(r);
     if (gw_store_finish_run(r->store, ended_ns, status) != GW_OK || gw_store_commit(r->store) != GW_OK)

@@ -183,9 +183,9 @@ static gw_status parse_header(struct gw_trace_reader *rd, const struct gw_trace_
     return GW_OK;
   struct gw_wire_file_header h;
   memcpy(&h, rd->buf, sizeof h);
-  if (h.mode != GW_WIRE_MODE_FULL && h.mode != GW_WIRE_MODE_SAMPLED)
-    return fail(rd, err, offsetof(struct gw_wire_file_header, mode), "trace mode %u (expected 1 full or 2 sampled)",
-                h.mode);
+  if (h.mode != GW_WIRE_MODE_FULL && h.mode != GW_WIRE_MODE_SAMPLED && h.mode != GW_WIRE_MODE_NVTX)
+    return fail(rd, err, offsetof(struct gw_wire_file_header, mode),
+                "trace mode %u (expected 1 full, 2 sampled or 3 nvtx)", h.mode);
   if (h.pid == 0)
     return fail(rd, err, offsetof(struct gw_wire_file_header, pid), "pid 0 (expected the traced process id)");
   if (h.start_ns > TIME_MAX_NS)

@@ -201,7 +201,7 @@ static gw_status step(struct gw_store_trace *st, enum stmt_id id) {
 }
 
 static const char *mode_text(uint32_t mode) {
-  return mode == GW_WIRE_MODE_FULL ? "full" : "sampled";
+  return mode == GW_WIRE_MODE_FULL ? "full" : mode == GW_WIRE_MODE_NVTX ? "nvtx" : "sampled";
 }
 
 static gw_status put_header(void *ctx, const struct gw_wire_file_header *h) {

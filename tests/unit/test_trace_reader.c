@@ -809,27 +809,37 @@ static void test_fixtures(void **state) {
   }
 }
 
-/* A file of wire version 1.0 (before DEVICE records), as tracers of that
- * version wrote it, still reads: all 14 records, no device. */
+/* Reads a whole fixture file; returns the header's minor version. */
+static int read_fixture(const char *fixtures, const char *name, struct seen *s) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/trace/%s", fixtures, name);
+  struct gw_trace_reader *rd = NULL;
+  struct gw_err err = {{0}};
+  struct gw_trace_callbacks cb = counting_callbacks(s);
+  assert_int_equal(gw_trace_reader_open(&rd, path, &err), GW_OK);
+  assert_int_equal(gw_trace_reader_poll(rd, &cb, NULL, &err), GW_OK);
+  assert_int_equal(gw_trace_reader_finish(rd, &err), GW_OK);
+  int minor = gw_trace_reader_header(rd)->version_minor;
+  gw_trace_reader_close(rd);
+  return minor;
+}
+
+/* Files of wire versions 1.0 (before DEVICE records) and 1.1 (before the
+ * NVTX mode), as tracers of those versions wrote them, still read. */
 static void test_previous_minor_version(void **state) {
   (void)state;
   const char *fixtures = getenv("GW_FIXTURES");
   if (!fixtures)
     skip();
-  char path[1024];
-  snprintf(path, sizeof path, "%s/trace/every_type_v1_0.gwt", fixtures);
-  struct gw_trace_reader *rd = NULL;
-  struct gw_err err = {{0}};
   struct seen s = {0};
-  struct gw_trace_callbacks cb = counting_callbacks(&s);
-  assert_int_equal(gw_trace_reader_open(&rd, path, &err), GW_OK);
-  assert_int_equal(gw_trace_reader_poll(rd, &cb, NULL, &err), GW_OK);
-  assert_int_equal(gw_trace_reader_finish(rd, &err), GW_OK);
-  assert_int_equal(gw_trace_reader_header(rd)->version_minor, 0);
+  assert_int_equal(read_fixture(fixtures, "every_type_v1_0.gwt", &s), 0);
   assert_int_equal(s.kernels, 2);
   assert_int_equal(s.graphs, 1);
   assert_int_equal(s.devices, 0);
-  gw_trace_reader_close(rd);
+  struct seen s11 = {0};
+  assert_int_equal(read_fixture(fixtures, "every_type_v1_1.gwt", &s11), 1);
+  assert_int_equal(s11.kernels, 2);
+  assert_int_equal(s11.devices, 1);
 }
 
 int main(void) {

@@ -93,6 +93,9 @@ class _Recorder:
         self.forward_batch = -1
         self.is_compiling = None
         self.graphs_told = False
+        self.hook_handles = []  # the optimizer hooks' RemovableHandles, for detach()
+        self.iter_cls = None  # the DataLoader iterator class whose __next__ is wrapped
+        self.original_next = None
         fixed = os.environ.get(FIXED_BATCHES_ENV, "")
         self.fixed_batches = int(fixed) if fixed.isdigit() else 0
         self.replay_said = False
@@ -143,8 +146,7 @@ class _Recorder:
         register_pre = getattr(optimizer_mod, "register_optimizer_step_pre_hook", None)
         register_post = getattr(optimizer_mod, "register_optimizer_step_post_hook", None)
         if register_pre is not None and register_post is not None:
-            register_pre(self.on_optimizer_pre)
-            register_post(self.on_optimizer_post)
+            self.hook_handles = [register_pre(self.on_optimizer_pre), register_post(self.on_optimizer_post)]
         module_mod = sys.modules.get("torch.nn.modules.module")
         self.register_forward_pre = getattr(module_mod, "register_module_forward_pre_hook", None)
         compiler = getattr(torch, "compiler", None)
@@ -153,6 +155,7 @@ class _Recorder:
         self.wrap_graph_capture()
         iter_cls = torch.utils.data.dataloader._BaseDataLoaderIter
         original_next = iter_cls.__next__
+        self.iter_cls, self.original_next = iter_cls, original_next
         if self.fixed_batches > 0:
             original_next = self.replaying(original_next)
         recorder = self
@@ -204,8 +207,8 @@ class _Recorder:
         graphs_mod = sys.modules.get("torch.cuda.graphs")
         graph_cls = getattr(graphs_mod, "CUDAGraph", None)
         original = getattr(graph_cls, "capture_begin", None)
-        if original is None:
-            return
+        if original is None or getattr(original, "_gpuwhy_wrapped", False):
+            return  # no graphs API, or wrapped by an earlier attach()
         recorder = self
 
         def capture_begin(graph, *args, **kwargs):
@@ -217,6 +220,7 @@ class _Recorder:
             return original(graph, *args, **kwargs)
 
         capture_begin.__wrapped__ = original
+        capture_begin._gpuwhy_wrapped = True
         graph_cls.capture_begin = capture_begin
 
     def tell_tracer_graphs(self):
@@ -227,6 +231,23 @@ class _Recorder:
         if tell is not None:
             tell()
         self.event("cuda_graph", 1, "CUDA graph capture began%s" % ("" if tell is not None else " (no tracer)"))
+
+    def detach(self):
+        """Undoes attach(): the optimizer hooks removed, __next__ restored. For
+        measuring the hook's cost in one process (bench/tracer/hook_ab.py);
+        attach() again re-installs it. The step in progress is dropped."""
+        for handle in self.hook_handles:
+            handle.remove()
+        self.hook_handles = []
+        handle, self.forward_handle = self.forward_handle, None
+        if handle is not None:
+            handle.remove()
+        if self.iter_cls is not None:
+            self.iter_cls.__next__ = self.original_next
+            self.iter_cls = self.original_next = None
+        self.period_start_ns = self.wait_ns = self.samples = self.batches = 0
+        self.batch_size = -1
+        self.loader_prev_enter_ns = 0
 
     def replaying(self, original_next):
         """gpuwhy experiment fixed-batch: each iterator hands out its first K

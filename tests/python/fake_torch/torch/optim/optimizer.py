@@ -1,14 +1,26 @@
-"""torch.optim.Optimizer's global step hooks, as in torch 2.x."""
+"""torch.optim.Optimizer's global step hooks, as in torch 2.x: registering
+returns a handle whose remove() takes the hook out (torch.utils.hooks.RemovableHandle)."""
 _global_pre_hooks = []
 _global_post_hooks = []
 
 
+class RemovableHandle:
+    def __init__(self, hooks, hook):
+        self.hooks, self.hook = hooks, hook
+
+    def remove(self):
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
+
 def register_optimizer_step_pre_hook(hook):
     _global_pre_hooks.append(hook)
+    return RemovableHandle(_global_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     _global_post_hooks.append(hook)
+    return RemovableHandle(_global_post_hooks, hook)
 
 
 class Optimizer:
