@@ -68,6 +68,13 @@ assert_eq "steps without DataLoader" "$(q noloader.db "select count(*) from step
 assert_eq "batch size from the forward" "$(q noloader.db 'select distinct batch_size from step')" 24
 assert_eq "samples from the forward" "$(q noloader.db 'select distinct samples from step')" 24
 assert_eq "CUDA graph event" "$(q noloader.db "select count(*) from event where kind = 'cuda_graph'")" 1
+# torch.compile warns about global module hooks: a compiling program gets none
+# (no batch size without a DataLoader) and the same stderr.
+"$GW_BIN" record -q -o compiled.db -- python3 "$TRAIN" 5 24 --no-loader --compile > /dev/null 2> compiled.err ||
+  fail "record exited $?"
+grep -q "global module hooks" compiled.err && fail "the hook's forward hook met torch.compile: $(cat compiled.err)"
+assert_eq "steps of the compiled loop" "$(q compiled.db "select count(*) from step")" 5
+assert_eq "no batch size under torch.compile without DataLoader" "$(q compiled.db 'select count(batch_size) from step')" 0
 
 # No optimizer: each DataLoader iteration is a step.
 "$GW_BIN" record -q -o loader.db -- python3 "$TRAIN" 12 4 --no-optim > /dev/null || fail "record exited $?"

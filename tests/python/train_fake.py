@@ -21,12 +21,15 @@ p.add_argument("--end", default="exit", choices=["exit", "os_exit", "kill"])
 p.add_argument("--status", type=int, default=0)
 p.add_argument("--no-loader", action="store_true", help="batches made in the loop, fed to a module")
 p.add_argument("--graph", action="store_true", help="capture a CUDA graph after the first step")
+p.add_argument("--compile", action="store_true", help="torch.compile the module before the loop")
 a = p.parse_args()
 
 loader = torch.utils.data.DataLoader(a.steps * a.accum, batch_size=a.batch, delay_s=a.delay_ms / 1e3)
 opt = torch.optim.SGD([], lr=0.1)
 it = iter(loader)
 model = torch.nn.Module()
+if a.compile:
+    model = torch.compile(model)
 for step in range(a.steps):
     if a.graph and step == 1:
         with torch.cuda.graph(torch.cuda.CUDAGraph()):

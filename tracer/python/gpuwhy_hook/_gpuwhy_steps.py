@@ -21,6 +21,7 @@ the first tensor in the step's first batch (-1 unknown); samples sums it over
 the batches fetched in the step. Any error turns the hook off with one line
 on stderr; the program never sees it.
 """
+import functools
 import os
 import sys
 import time
@@ -91,6 +92,7 @@ class _Recorder:
         self.register_forward_pre = None
         self.forward_handle = None
         self.forward_batch = -1
+        self.forward_off = False  # torch.compile seen: no more forward hooks
         self.is_compiling = None
         self.graphs_told = False
         self.hook_handles = []  # the optimizer hooks' RemovableHandles, for detach()
@@ -151,6 +153,7 @@ class _Recorder:
         self.register_forward_pre = getattr(module_mod, "register_module_forward_pre_hook", None)
         compiler = getattr(torch, "compiler", None)
         self.is_compiling = getattr(compiler, "is_compiling", None)
+        self.wrap_compile(torch)
         self.arm_forward()
         self.wrap_graph_capture()
         iter_cls = torch.utils.data.dataloader._BaseDataLoaderIter
@@ -180,8 +183,36 @@ class _Recorder:
 
     # ---- batch size without a DataLoader -----------------------------------
     def arm_forward(self):
+        # torch.compile warns about global module hooks (and makes them fire
+        # twice), so the hook stays out of programs that compile: the
+        # program's output must not change.
+        if self.forward_off or "torch._dynamo" in sys.modules:
+            return
         if self.register_forward_pre is not None and self.forward_handle is None and not self.disabled:
             self.forward_handle = self.register_forward_pre(self.on_forward)
+
+    def stop_forward(self):
+        self.forward_off = True
+        handle, self.forward_handle = self.forward_handle, None
+        if handle is not None:
+            handle.remove()
+
+    def wrap_compile(self, torch):
+        original = getattr(torch, "compile", None)
+        if original is None or getattr(original, "_gpuwhy_wrapped", False):
+            return
+        recorder = self
+
+        def compile(*args, **kwargs):
+            try:
+                recorder.stop_forward()
+            except Exception as e:
+                recorder.fail("torch.compile", e)
+            return original(*args, **kwargs)
+
+        functools.update_wrapper(compile, original)
+        compile._gpuwhy_wrapped = True
+        torch.compile = compile
 
     def on_forward(self, module, args):
         """Runs once per step, at its first module call, then removes itself

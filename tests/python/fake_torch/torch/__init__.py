@@ -10,3 +10,15 @@ __version__ = "0.0-fake"
 if os.environ.get("FAKE_TORCH_BROKEN") == "1":
     # A torch whose internals moved: the hook must give up quietly.
     del utils.data.dataloader._BaseDataLoaderIter
+
+
+def compile(model=None, **kwargs):
+    """torch.compile's shape: the module back (the hook must disarm its
+    global forward hook first, as torch warns about global hooks)."""
+    from .nn.modules import module
+
+    if module._global_forward_pre_hooks:
+        import sys
+
+        sys.stderr.write("UserWarning: torch.compile with global module hooks\n")
+    return model
