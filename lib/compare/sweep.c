@@ -93,6 +93,21 @@ static const char *find_param(struct sweep_row *rows, int n, const char *param, 
   return found[0] ? found : NULL;
 }
 
+/* A swept option named as a batch size (--batch-size, --batch_size, --bs,
+ * --batch) is taken as the samples per step where the recordings do not
+ * know them (no DataLoader and no truth file), as --batch says. */
+static int param_names_batch_size(const char *param) {
+  if (!param)
+    return 0;
+  while (*param == '-')
+    param++;
+  static const char *const names[] = {"batch-size", "batch_size", "batchsize", "bs", "batch"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(param, names[i]) == 0)
+      return 1;
+  return 0;
+}
+
 static void fill_values(struct sweep_row *rows, int n, const char *param) {
   for (int i = 0; i < n; i++) {
     struct gw_run_summary *s = &rows[i].s;
@@ -428,6 +443,7 @@ static int sweep_table(const char *const *paths, const char *const *values, int 
   char found[128];
   const char *param = values ? opts->param : find_param(rows, n, opts->param, found, sizeof found);
   fill_values(rows, n, param);
+  int is_batch = opts->param_is_batch || param_names_batch_size(param);
   int numeric = 1;
   for (int i = 0; i < n; i++) {
     double x;
@@ -440,7 +456,7 @@ static int sweep_table(const char *const *paths, const char *const *values, int 
   int per_sample = 1;
   for (int i = 0; i < n; i++) {
     struct gw_run_summary *s = &rows[i].s;
-    if (opts->param_is_batch && numeric && isnan(s->samples_per_step)) {
+    if (is_batch && numeric && isnan(s->samples_per_step)) {
       s->samples_per_step = rows[i].x;
       gw_strlcpy(s->samples_per_step_from, "the swept batch size", sizeof s->samples_per_step_from);
       gw_run_summary_step_stats(s);
