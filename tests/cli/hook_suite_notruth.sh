@@ -74,4 +74,14 @@ sps = [r["samples_per_s"] for r in d["rows"]]
 assert all(b > a for a, b in zip(sps, sps[1:])), sps
 assert d["knee"]["found"] and d["knee"]["value"] in ("512", "1024", "2048"), d["knee"]
 PY
+# These recordings' kernel logs hold an Xid 31 (a page fault of a program that
+# crashed 126 s before healthy's recording began): a note, not hardware_env.
+"$GW_BIN" report --format json "$dir/healthy.db" > healthy.json || fail "report exited $?"
+python3 - healthy.json << 'PY' || fail "an earlier program's Xid blamed on the hardware"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "none", d["verdict"]
+assert any("from before this recording" in n for n in d["notes"]), d["notes"]
+assert not any(f["class"] == "hardware_env" for f in d["findings"]), d["findings"]
+PY
 echo "ok"
