@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "cli.h"
-#include "core/i18n.h"
 #include "core/sample.h"
 
 /* The usage text, translated when printed. */
@@ -239,24 +239,30 @@ static void build_frame(struct frame *f, const struct gw_tick *t, const struct g
   host_lines(f, t->host, t->target_pid);
 }
 
-/* The bytes of the longest run of whole UTF-8 characters of s that fits in
- * cols terminal columns (a Chinese character takes two columns and three
- * bytes), so a line is never cut inside a character. */
+/* The bytes of the longest run of whole characters of s that fits in cols
+ * terminal columns (a Chinese character takes two columns and three bytes
+ * in UTF-8), so a line is never cut inside a character. */
 static int bytes_in_columns(const char *s, int cols) {
-  int at = 0, used = 0;
-  while (s[at]) {
-    int len = 1;
-    while (s[at + len] && ((unsigned char)s[at + len] & 0xC0) == 0x80)
-      len++; /* the continuation bytes of this character */
-    char one[8] = "";
-    if (len < (int)sizeof one)
-      memcpy(one, s + at, (size_t)len);
-    used += gw_text_width(one);
+  mbstate_t st;
+  memset(&st, 0, sizeof st);
+  size_t at = 0, left = strlen(s);
+  int used = 0;
+  while (left > 0) {
+    wchar_t wc;
+    size_t n = mbrtowc(&wc, s + at, left, &st);
+    if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+      n = 1; /* a stray byte: the terminal shows one column */
+      memset(&st, 0, sizeof st);
+      wc = L'?';
+    }
+    int w = wcwidth(wc);
+    used += w < 0 ? 1 : w;
     if (used > cols)
       break;
-    at += len;
+    at += n;
+    left -= n;
   }
-  return at;
+  return (int)at;
 }
 
 static int on_tick(void *ctx, const struct gw_tick *t) {
