@@ -1,4 +1,4 @@
-"""The seed's worked case (section 3), in four stages, one change at a time.
+"""The worked case, in four stages, one change at a time.
 
 A small multimodal model (token sequence + image patches -> class) trained with
 batch 64.  Stage 0 has three problems at once:

@@ -2,6 +2,7 @@
  * Systems SQLite export or an nvidia-smi log becomes a gpuwhy recording. */
 #include <errno.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <gpuwhy/import.h>
 #include <inttypes.h>
 #include <math.h>
@@ -17,27 +18,28 @@ int gw_cmd_import(int argc, char **argv);
 #define PROGRESS_MIN_BYTES (16u << 20)
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: gpuwhy import TRACE -o FILE [--interval S] [--start EPOCH_S] "
-               "[-q]\n"
-               "\n"
-               "Turn a trace made by another tool into a gpuwhy recording for report "
-               "and compare.\n"
-               "TRACE is told apart by its content:\n"
-               "  torch.profiler / Kineto trace JSON (.json or .json.gz), or a "
-               "directory of them, one per rank\n"
-               "  Nsight Systems SQLite export (nsys export --type sqlite)\n"
-               "  nvidia-smi dmon output, or an nvidia-smi --query-gpu=... --format=csv "
-               "log (counters only)\n"
-               "  -o FILE        the recording to write (replaced only when the import "
-               "succeeds)\n"
-               "  --interval S   nvidia-smi logs without date/time columns: seconds "
-               "between samples (default 1)\n"
-               "  --start T      ... and the first sample's time in seconds since the "
-               "epoch\n"
-               "                 (default: the file's modification time minus the "
-               "logged span)\n"
-               "  -q, --quiet    no progress bar and no summary\n"
-               "Exit status: 0 ok, 2 usage error, 3 unreadable or malformed input.\n");
+  fputs(_("usage: gpuwhy import TRACE -o FILE [--interval S] [--start EPOCH_S] "
+          "[-q]\n"
+          "\n"
+          "Turn a trace made by another tool into a gpuwhy recording for report "
+          "and compare.\n"
+          "TRACE is told apart by its content:\n"
+          "  torch.profiler / Kineto trace JSON (.json or .json.gz), or a "
+          "directory of them, one per rank\n"
+          "  Nsight Systems SQLite export (nsys export --type sqlite)\n"
+          "  nvidia-smi dmon output, or an nvidia-smi --query-gpu=... --format=csv "
+          "log (counters only)\n"
+          "  -o FILE        the recording to write (replaced only when the import "
+          "succeeds)\n"
+          "  --interval S   nvidia-smi logs without date/time columns: seconds "
+          "between samples (default 1)\n"
+          "  --start T      ... and the first sample's time in seconds since the "
+          "epoch\n"
+          "                 (default: the file's modification time minus the "
+          "logged span)\n"
+          "  -q, --quiet    no progress bar and no summary\n"
+          "Exit status: 0 ok, 2 usage error, 3 unreadable or malformed input.\n"),
+        out);
 }
 
 struct progress {
@@ -70,7 +72,8 @@ static void draw_progress(void *ctx, uint64_t done, uint64_t total) {
   for (int i = 0; i < 30; i++)
     bar[i] = i < filled ? '#' : '.';
   bar[30] = '\0';
-  fprintf(stderr, "\rimporting [%s] %3.0f%%  %.0f / %.0f MB", bar, frac * 100, done / 1e6, total / 1e6);
+  fputc('\r', stderr);
+  fprintf(stderr, _("importing [%s] %3.0f%%  %.0f / %.0f MB"), bar, frac * 100, done / 1e6, total / 1e6);
   fflush(stderr);
 }
 
@@ -85,28 +88,36 @@ static int parse_positive(const char *s, double *out) {
 }
 
 static void print_summary(const char *input, const char *output, const struct gw_import_summary *s) {
-  printf("imported %s (%s", input, gw_import_format_name(s->format));
+  /* the format's name is an identifier (kineto, nsys, ...), the same in every language */
+  printf(_("imported %s (%s"), input, gw_import_format_name(s->format));
   if (s->files > 1)
-    printf(", %d files", s->files);
+    printf(gw_ngettext(", %d file", ", %d files", (unsigned long)s->files), s->files);
   if (s->ranks > 1)
-    printf(", %d ranks", s->ranks);
-  printf(") into %s:\n", output);
+    printf(gw_ngettext(", %d rank", ", %d ranks", (unsigned long)s->ranks), s->ranks);
+  printf(_(") into %s:\n"), output);
   if (s->format == GW_IMPORT_SMI_DMON || s->format == GW_IMPORT_SMI_QUERY) {
-    printf("  %" PRIu64 " GPU samples from %" PRIu64 " log lines, %d GPU(s); counters only (no kernel timeline)\n",
+    printf(gw_ngettext("  %" PRIu64 " GPU samples from %" PRIu64 " log lines, %d GPU; counters only (no kernel "
+                       "timeline)\n",
+                       "  %" PRIu64 " GPU samples from %" PRIu64 " log lines, %d GPUs; counters only (no kernel "
+                       "timeline)\n",
+                       (unsigned long)s->gpus),
            s->gpu_samples, s->events, s->gpus);
   } else {
-    printf("  %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
-           " API calls, %" PRIu64 " markers, %" PRIu64 " steps on %d GPU(s)\n",
+    printf(gw_ngettext("  %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
+                       " API calls, %" PRIu64 " markers, %" PRIu64 " steps on %d GPU\n",
+                       "  %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets, %" PRIu64 " syncs, %" PRIu64
+                       " API calls, %" PRIu64 " markers, %" PRIu64 " steps on %d GPUs\n",
+                       (unsigned long)s->gpus),
            s->kernels, s->memcpys, s->memsets, s->syncs, s->api_calls, s->markers, s->steps, s->gpus);
     if (s->events)
-      printf("  %" PRIu64 " events read, %" PRIu64 " not imported (categories gpuwhy does not use or no times)\n",
+      printf(_("  %" PRIu64 " events read, %" PRIu64 " not imported (categories gpuwhy does not use or no times)\n"),
              s->events, s->skipped);
   }
   const char *n = s->notes;
   while (*n) {
     const char *eol = strchr(n, '\n');
     int len = eol ? (int)(eol - n) : (int)strlen(n);
-    printf("  note: %.*s\n", len, n);
+    printf(_("  note: %.*s\n"), len, n);
     n += len + (eol ? 1 : 0);
   }
 }
@@ -123,14 +134,14 @@ int gw_cmd_import(int argc, char **argv) {
       return GPUWHY_EXIT_OK;
     } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
       if (i + 1 >= argc) {
-        fprintf(stderr, "gpuwhy import: %s needs a file name\n", a);
+        fprintf(stderr, _("gpuwhy import: %s needs a file name\n"), a);
         return GPUWHY_EXIT_USAGE;
       }
       output = argv[++i];
     } else if (strcmp(a, "--interval") == 0 || strcmp(a, "--start") == 0) {
       double v;
       if (i + 1 >= argc || parse_positive(argv[i + 1], &v) != 0) {
-        fprintf(stderr, "gpuwhy import: %s needs a positive number of seconds\n", a);
+        fprintf(stderr, _("gpuwhy import: %s needs a positive number of seconds\n"), a);
         return GPUWHY_EXIT_USAGE;
       }
       i++;
@@ -141,21 +152,18 @@ int gw_cmd_import(int argc, char **argv) {
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
       quiet = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, "gpuwhy import: unknown option '%s'\n", a);
+      fprintf(stderr, _("gpuwhy import: unknown option '%s'\n"), a);
       usage(stderr);
       return GPUWHY_EXIT_USAGE;
     } else if (!input) {
       input = a;
     } else {
-      fprintf(stderr,
-              "gpuwhy import: one trace (file or directory of ranks) at a time "
-              "('%s' is extra)\n",
-              a);
+      fprintf(stderr, _("gpuwhy import: one trace (file or directory of ranks) at a time ('%s' is extra)\n"), a);
       return GPUWHY_EXIT_USAGE;
     }
   }
   if (!input || !output) {
-    fprintf(stderr, "gpuwhy import: %s\n", !input ? "which trace?" : "-o FILE is required");
+    fprintf(stderr, "gpuwhy import: %s\n", !input ? _("which trace?") : _("-o FILE is required"));
     usage(stderr);
     return GPUWHY_EXIT_USAGE;
   }
@@ -168,7 +176,7 @@ int gw_cmd_import(int argc, char **argv) {
   if (prog.drawn)
     fputs("\n", stderr);
   if (rc != GPUWHY_EXIT_OK) {
-    fprintf(stderr, "gpuwhy import: %s\n", err);
+    fprintf(stderr, "gpuwhy import: %s\n", err); /* err is translated where it is made */
     return rc;
   }
   if (!quiet)

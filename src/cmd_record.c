@@ -1,6 +1,7 @@
 /* gpuwhy record: argument parsing; the work is in lib/record/recorder.c. */
 #include <getopt.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <gpuwhy/record.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,43 +10,45 @@
 
 #include "cli.h"
 
-static const char RECORD_USAGE[] =
-    "usage: gpuwhy record [-o FILE] [--interval MS] [--duration S] [--trace[=sampled|full]]\n"
-    "                     (--pid PID | [--] CMD [ARGS...])\n"
-    "\n"
-    "Runs CMD (or follows process PID) and records GPU, CPU, disk and kernel-log\n"
-    "activity into one SQLite file until it ends. The command's exit status is\n"
-    "passed through.\n"
-    "\n"
-    "  -o, --output FILE    recording to write (default gpuwhy-DATE-TIME.db)\n"
-    "  -i, --interval MS    GPU sampling period in milliseconds (default 100); the\n"
-    "                       host (CPU, processes, disks) is read once a second\n"
-    "  -g, --gpm-interval MS  window of the SM, tensor and DRAM activity counters\n"
-    "                       (default 1000; each window costs ~0.5 ms of CPU)\n"
-    "  -d, --duration S     stop recording after S seconds (the command runs on)\n"
-    "  -p, --pid PID        follow a running process and its children\n"
-    "  -t, --trace[=MODE]   also trace CUDA kernels with the injected tracer:\n"
-    "                       sampled (default, low overhead) or full\n"
-    "  -q, --quiet          no status lines on stderr\n"
-    "      --no-gpm         never read GPM, as on a GPU without it (to compare SM\n"
-    "                       activity from the tracer with GPM on the same program)\n"
-    "      --pm-sampling    refused for now: CUPTI PM sampling crashed the traced\n"
-    "                       program on the H200 (CUDA 13.0); see tracer/README.md\n"
-    "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
-    "                       to a file and into the recording, for the transports)\n"
-    "      --no-python-hook  leave PYTHONPATH alone (by default a start-up hook in\n"
-    "                       every Python process of CMD, torchrun ranks included,\n"
-    "                       records each optimizer step, its DataLoader wait and\n"
-    "                       batch size into the step table; the program's output\n"
-    "                       and behaviour do not change)\n"
-    "      --step-range NAME  with --trace: the NVTX ranges named NAME (recorded\n"
-    "                       through the tracer's NVTX injection, e.g. from\n"
-    "                       torch.cuda.nvtx.range_push) are the steps of every\n"
-    "                       process the Python hook gave no steps\n"
-    "      --step-range-replaces  the ranges replace the Python hook's steps too\n"
-    "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
-    "      --nvml-lib PATH  NVML library to load (default libnvidia-ml.so.1)\n"
-    "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
+/* The usage text, translated when printed. */
+static const char *record_usage(void) {
+  return _("usage: gpuwhy record [-o FILE] [--interval MS] [--duration S] [--trace[=sampled|full]]\n"
+           "                     (--pid PID | [--] CMD [ARGS...])\n"
+           "\n"
+           "Runs CMD (or follows process PID) and records GPU, CPU, disk and kernel-log\n"
+           "activity into one SQLite file until it ends. The command's exit status is\n"
+           "passed through.\n"
+           "\n"
+           "  -o, --output FILE    recording to write (default gpuwhy-DATE-TIME.db)\n"
+           "  -i, --interval MS    GPU sampling period in milliseconds (default 100); the\n"
+           "                       host (CPU, processes, disks) is read once a second\n"
+           "  -g, --gpm-interval MS  window of the SM, tensor and DRAM activity counters\n"
+           "                       (default 1000; each window costs ~0.5 ms of CPU)\n"
+           "  -d, --duration S     stop recording after S seconds (the command runs on)\n"
+           "  -p, --pid PID        follow a running process and its children\n"
+           "  -t, --trace[=MODE]   also trace CUDA kernels with the injected tracer:\n"
+           "                       sampled (default, low overhead) or full\n"
+           "  -q, --quiet          no status lines on stderr\n"
+           "      --no-gpm         never read GPM, as on a GPU without it (to compare SM\n"
+           "                       activity from the tracer with GPM on the same program)\n"
+           "      --pm-sampling    refused for now: CUPTI PM sampling crashed the traced\n"
+           "                       program on the H200 (CUDA 13.0); see tracer/README.md\n"
+           "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
+           "                       to a file and into the recording, for the transports)\n"
+           "      --no-python-hook  leave PYTHONPATH alone (by default a start-up hook in\n"
+           "                       every Python process of CMD, torchrun ranks included,\n"
+           "                       records each optimizer step, its DataLoader wait and\n"
+           "                       batch size into the step table; the program's output\n"
+           "                       and behaviour do not change)\n"
+           "      --step-range NAME  with --trace: the NVTX ranges named NAME (recorded\n"
+           "                       through the tracer's NVTX injection, e.g. from\n"
+           "                       torch.cuda.nvtx.range_push) are the steps of every\n"
+           "                       process the Python hook gave no steps\n"
+           "      --step-range-replaces  the ranges replace the Python hook's steps too\n"
+           "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
+           "      --nvml-lib PATH  NVML library to load (default libnvidia-ml.so.1)\n"
+           "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n");
+}
 
 int gw_cmd_record(int argc, char **argv) {
   static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
@@ -92,7 +95,7 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'S':
       if (!*optarg)
-        return gw_cli_usage_error(RECORD_USAGE, "--step-range wants the name of the NVTX range that marks a step");
+        return gw_cli_usage_error(record_usage(), _("--step-range wants the name of the NVTX range that marks a step"));
       o.step_range = optarg;
       break;
     case 'r':
@@ -100,16 +103,16 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))
-        return gw_cli_usage_error(RECORD_USAGE, "--interval wants milliseconds between 10 and 600000, got '%s'",
+        return gw_cli_usage_error(record_usage(), _("--interval wants milliseconds between 10 and 600000, got '%s'"),
                                   optarg);
       break;
     case 'd':
       if (gw_cli_parse_seconds(optarg, &o.duration_s))
-        return gw_cli_usage_error(RECORD_USAGE, "--duration wants a positive number of seconds, got '%s'", optarg);
+        return gw_cli_usage_error(record_usage(), _("--duration wants a positive number of seconds, got '%s'"), optarg);
       break;
     case 'p':
       if (gw_cli_parse_int(optarg, 1, 1 << 30, &o.pid))
-        return gw_cli_usage_error(RECORD_USAGE, "--pid wants a process id, got '%s'", optarg);
+        return gw_cli_usage_error(record_usage(), _("--pid wants a process id, got '%s'"), optarg);
       break;
     case 't':
       if (!optarg || strcmp(optarg, "sampled") == 0)
@@ -117,12 +120,12 @@ int gw_cmd_record(int argc, char **argv) {
       else if (strcmp(optarg, "full") == 0)
         o.trace = GW_TRACE_FULL;
       else
-        return gw_cli_usage_error(RECORD_USAGE, "--trace takes sampled or full, got '%s'", optarg);
+        return gw_cli_usage_error(record_usage(), _("--trace takes sampled or full, got '%s'"), optarg);
       break;
     case 'g':
       if (gw_cli_parse_int(optarg, 100, 600000, &o.gpm_interval_ms))
-        return gw_cli_usage_error(RECORD_USAGE, "--gpm-interval wants milliseconds between 100 and 600000, got '%s'",
-                                  optarg);
+        return gw_cli_usage_error(record_usage(),
+                                  _("--gpm-interval wants milliseconds between 100 and 600000, got '%s'"), optarg);
       break;
     case 'q':
       o.quiet = 1;
@@ -137,10 +140,10 @@ int gw_cmd_record(int argc, char **argv) {
       o.kmsg_path = optarg;
       break;
     case 'h':
-      fputs(RECORD_USAGE, stdout);
+      fputs(record_usage(), stdout);
       return GPUWHY_EXIT_OK;
     default:
-      return gw_cli_usage_error(RECORD_USAGE, NULL);
+      return gw_cli_usage_error(record_usage(), NULL);
     }
   }
   if (optind < argc)
@@ -150,20 +153,20 @@ int gw_cmd_record(int argc, char **argv) {
    * a user's job must never crash because of us, so the option is refused
    * until that is understood. */
   if (o.pm_sampling)
-    return gw_cli_usage_error(RECORD_USAGE,
-                              "--pm-sampling is disabled: on the H200 with CUDA 13.0 it crashed the traced "
-                              "program (SIGSEGV); SM activity without GPM comes from --trace's launch "
-                              "configurations instead");
+    return gw_cli_usage_error(record_usage(),
+                              _("--pm-sampling is disabled: on the H200 with CUDA 13.0 it crashed the traced "
+                                "program (SIGSEGV); SM activity without GPM comes from --trace's launch "
+                                "configurations instead"));
   if (o.argv && o.pid)
-    return gw_cli_usage_error(RECORD_USAGE, "give either --pid or a command, not both");
+    return gw_cli_usage_error(record_usage(), _("give either --pid or a command, not both"));
   /* NVTX ranges reach the recording through the tracer library only. */
   if (o.step_range && o.trace == GW_TRACE_OFF)
-    return gw_cli_usage_error(RECORD_USAGE, "--step-range needs --trace (sampled or full): the NVTX ranges are "
-                                            "recorded by the tracer library");
+    return gw_cli_usage_error(record_usage(), _("--step-range needs --trace (sampled or full): the NVTX ranges are "
+                                                "recorded by the tracer library"));
   if (o.step_range_replaces && !o.step_range)
-    return gw_cli_usage_error(RECORD_USAGE, "--step-range-replaces needs --step-range NAME");
+    return gw_cli_usage_error(record_usage(), _("--step-range-replaces needs --step-range NAME"));
   if (!o.argv && !o.pid)
-    return gw_cli_usage_error(RECORD_USAGE, "nothing to record: give a command or --pid PID");
+    return gw_cli_usage_error(record_usage(), _("nothing to record: give a command or --pid PID"));
   if (!o.out_path) {
     time_t now = time(NULL);
     struct tm tm;
@@ -174,6 +177,6 @@ int gw_cmd_record(int argc, char **argv) {
   char msg[1024];
   int status = gw_record_run(&o, msg, sizeof msg);
   if (msg[0])
-    fprintf(stderr, "gpuwhy record: %s\n", msg);
+    fprintf(stderr, "gpuwhy record: %s\n", msg); /* msg is translated where it is made */
   return status;
 }

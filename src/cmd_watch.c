@@ -5,32 +5,36 @@
 #include <curses.h>
 #include <getopt.h>
 #include <gpuwhy/gpuwhy.h>
+#include <gpuwhy/i18n.h>
 #include <gpuwhy/record.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "cli.h"
 #include "core/sample.h"
 
-static const char WATCH_USAGE[] =
-    "usage: gpuwhy watch [--interval MS] [-o FILE] [--plain] [--count N] [--pid PID | [--] CMD [ARGS...]]\n"
-    "\n"
-    "Live view of every GPU with what nvidia-smi leaves out: real SM activity\n"
-    "beside GPU-Util, power against its limit, clocks and why they are low,\n"
-    "PCIe traffic, and the CPU, processes and disks feeding the GPU.\n"
-    "\n"
-    "  -i, --interval MS  refresh period (default 500)\n"
-    "  -o, --output FILE  also record everything to FILE\n"
-    "  -p, --pid PID      follow this process and its children\n"
-    "      --plain        print text frames instead of a full-screen view\n"
-    "  -n, --count N      stop after N frames\n"
-    "  q quits the full-screen view.\n";
+/* The usage text, translated when printed. */
+static const char *watch_usage(void) {
+  return _("usage: gpuwhy watch [--interval MS] [-o FILE] [--plain] [--count N] [--pid PID | [--] CMD [ARGS...]]\n"
+           "\n"
+           "Live view of every GPU with what nvidia-smi leaves out: real SM activity\n"
+           "beside GPU-Util, power against its limit, clocks and why they are low,\n"
+           "PCIe traffic, and the CPU, processes and disks feeding the GPU.\n"
+           "\n"
+           "  -i, --interval MS  refresh period (default 500)\n"
+           "  -o, --output FILE  also record everything to FILE\n"
+           "  -p, --pid PID      follow this process and its children\n"
+           "      --plain        print text frames instead of a full-screen view\n"
+           "  -n, --count N      stop after N frames\n"
+           "  q quits the full-screen view.\n");
+}
 
 #define MAX_LINES 96
-#define LINE_CAP 200
+#define LINE_CAP 320 /* bytes: a Chinese character takes three */
 #define WATCH_MAX_GPUS 64
 
 struct frame {
@@ -70,7 +74,7 @@ static void add(struct frame *f, int alert, const char *fmt, ...) {
 /* "42%" or "n/a" when the metric was not read. */
 static const char *pct(const struct gw_gpu_sample *s, enum gw_gpu_metric m, char *buf, size_t cap) {
   if (!gw_gpu_valid(s, m))
-    return "n/a";
+    return _("n/a");
   snprintf(buf, cap, "%.0f%%", s->values[m]);
   return buf;
 }
@@ -88,26 +92,26 @@ static void reasons_text(uint64_t mask, char *buf, size_t cap) {
   static const struct {
     uint64_t bit;
     const char *name;
-  } names[] = {{0x1, "idle"},        {0x2, "app clocks"},   {0x4, "SW power cap"},
-               {0x8, "HW slowdown"}, {0x10, "sync boost"},  {0x20, "SW thermal"},
-               {0x40, "HW thermal"}, {0x80, "power brake"}, {0x100, "display clocks"}};
+  } names[] = {{0x1, N_("idle")},        {0x2, N_("app clocks")},   {0x4, N_("SW power cap")},
+               {0x8, N_("HW slowdown")}, {0x10, N_("sync boost")},  {0x20, N_("SW thermal")},
+               {0x40, N_("HW thermal")}, {0x80, N_("power brake")}, {0x100, N_("display clocks")}};
   buf[0] = '\0';
   size_t len = 0;
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (mask & names[i].bit) {
-      int n = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", names[i].name);
+      int n = snprintf(buf + len, cap - len, "%s%s", len ? _(", ") : "", _(names[i].name));
       if (n < 0 || (size_t)n >= cap - len)
         break;
       len += (size_t)n;
     }
   if (!len)
-    snprintf(buf, cap, "none");
+    snprintf(buf, cap, "%s", _("none"));
 }
 
 static void gpu_lines(struct frame *f, const struct gw_gpu_info *info, const struct gw_gpu_sample *s, int lost) {
   char a[16], b[16], c[16], d[16], bar1[24], bar2[24];
   if (lost) {
-    add(f, 1, "GPU %u  %s  LOST: the driver no longer answers for this GPU", info->index, info->name);
+    add(f, 1, _("GPU %u  %s  LOST: the driver no longer answers for this GPU"), info->index, info->name);
     return;
   }
   int pst = gw_gpu_valid(s, GW_M_pstate) ? (int)s->values[GW_M_pstate] : -1;
@@ -118,41 +122,46 @@ static void gpu_lines(struct frame *f, const struct gw_gpu_info *info, const str
   double util = s->values[GW_M_util_gpu_pct], sm = s->values[GW_M_sm_active_pct];
   bar(gw_gpu_valid(s, GW_M_util_gpu_pct) ? util : 0, bar1, 10);
   bar(gw_gpu_valid(s, GW_M_sm_active_pct) ? sm : 0, bar2, 10);
-  add(f, 0, "  GPU-Util %4s [%s]   SM activity %4s [%s]   tensor %s  occupancy %s  DRAM bw %s",
+  add(f, 0, _("  GPU-Util %4s [%s]   SM activity %4s [%s]   tensor %s  occupancy %s  DRAM bw %s"),
       pct(s, GW_M_util_gpu_pct, a, sizeof a), bar1, pct(s, GW_M_sm_active_pct, b, sizeof b), bar2,
       pct(s, GW_M_tensor_active_pct, c, sizeof c), pct(s, GW_M_sm_occupancy_pct, d, sizeof d),
       pct(s, GW_M_dram_bw_pct, a, sizeof a));
   if (!gw_gpu_valid(s, GW_M_sm_active_pct) && gw_gpu_valid(s, GW_M_util_gpu_pct))
-    add(f, 0, "  SM activity needs GPM (Hopper or newer); GPU-Util alone only says a kernel was resident");
+    add(f, 0, "%s", _("  SM activity needs GPM (Hopper or newer); GPU-Util alone only says a kernel was resident"));
   else if (gw_gpu_valid(s, GW_M_util_gpu_pct) && gw_gpu_valid(s, GW_M_sm_active_pct) && util >= 20 && sm < util / 3)
-    add(f, 1, "  ! GPU-Util %.0f%% but only %.0f%% of SM capacity works: kernels are tiny or use few SMs", util, sm);
-  char power[64] = "power n/a";
+    add(f, 1, _("  ! GPU-Util %.0f%% but only %.0f%% of SM capacity works: kernels are tiny or use few SMs"), util, sm);
+  char power[96];
+  snprintf(power, sizeof power, "%s", _("power n/a"));
   if (gw_gpu_valid(s, GW_M_power_mw)) {
     double w = s->values[GW_M_power_mw] / 1000.0;
     double lim = gw_gpu_valid(s, GW_M_power_limit_mw) ? s->values[GW_M_power_limit_mw] / 1000.0 : 0;
     if (lim > 0)
-      snprintf(power, sizeof power, "power %.0f/%.0f W (%.0f%%)", w, lim, 100.0 * w / lim);
+      snprintf(power, sizeof power, _("power %.0f/%.0f W (%.0f%%)"), w, lim, 100.0 * w / lim);
     else
-      snprintf(power, sizeof power, "power %.0f W", w);
+      snprintf(power, sizeof power, _("power %.0f W"), w);
   }
-  char reasons[160] = "n/a";
+  char reasons[240];
+  snprintf(reasons, sizeof reasons, "%s", _("n/a"));
   if (gw_gpu_valid(s, GW_M_clock_reasons))
     reasons_text((uint64_t)s->values[GW_M_clock_reasons], reasons, sizeof reasons);
-  char clocks[64] = "SM clock n/a";
+  char clocks[96];
+  snprintf(clocks, sizeof clocks, "%s", _("SM clock n/a"));
   if (gw_gpu_valid(s, GW_M_sm_clock_mhz))
-    snprintf(clocks, sizeof clocks, "SM %.0f/%u MHz", s->values[GW_M_sm_clock_mhz], info->sm_clock_max_mhz);
-  add(f, 0, "  %s  %s  clock reasons: %s", power, clocks, reasons);
-  char pcie[96] = "PCIe n/a";
+    snprintf(clocks, sizeof clocks, _("SM %.0f/%u MHz"), s->values[GW_M_sm_clock_mhz], info->sm_clock_max_mhz);
+  add(f, 0, _("  %s  %s  clock reasons: %s"), power, clocks, reasons);
+  char pcie[128];
+  snprintf(pcie, sizeof pcie, "%s", _("PCIe n/a"));
   if (gw_gpu_valid(s, GW_M_pcie_rx_bps) && gw_gpu_valid(s, GW_M_pcie_tx_bps))
-    snprintf(pcie, sizeof pcie, "PCIe rx %.2f GB/s tx %.2f GB/s", s->values[GW_M_pcie_rx_bps] / 1e9,
+    snprintf(pcie, sizeof pcie, _("PCIe rx %.2f GB/s tx %.2f GB/s"), s->values[GW_M_pcie_rx_bps] / 1e9,
              s->values[GW_M_pcie_tx_bps] / 1e9);
-  char link[48] = "";
+  char link[80] = "";
   if (gw_gpu_valid(s, GW_M_pcie_gen) && gw_gpu_valid(s, GW_M_pcie_width))
-    snprintf(link, sizeof link, " (gen%.0f x%.0f of gen%u x%u)", s->values[GW_M_pcie_gen], s->values[GW_M_pcie_width],
-             info->pcie_gen_max, info->pcie_width_max);
-  char mem[64] = "memory n/a";
+    snprintf(link, sizeof link, _(" (gen%.0f x%.0f of gen%u x%u)"), s->values[GW_M_pcie_gen],
+             s->values[GW_M_pcie_width], info->pcie_gen_max, info->pcie_width_max);
+  char mem[96];
+  snprintf(mem, sizeof mem, "%s", _("memory n/a"));
   if (gw_gpu_valid(s, GW_M_mem_used_bytes) && info->mem_total_bytes > 0)
-    snprintf(mem, sizeof mem, "memory %.1f/%.1f GiB (%.0f%%)", s->values[GW_M_mem_used_bytes] / 1073741824.0,
+    snprintf(mem, sizeof mem, _("memory %.1f/%.1f GiB (%.0f%%)"), s->values[GW_M_mem_used_bytes] / 1073741824.0,
              (double)info->mem_total_bytes / 1073741824.0,
              100.0 * s->values[GW_M_mem_used_bytes] / (double)info->mem_total_bytes);
   add(f, 0, "  %s%s  %s", pcie, link, mem);
@@ -160,7 +169,7 @@ static void gpu_lines(struct frame *f, const struct gw_gpu_info *info, const str
 
 static void host_lines(struct frame *f, const struct gw_host_sample *h, int target_pid) {
   if (!(h->valid & (1u << GW_H_CPU))) {
-    add(f, 0, "CPU: measuring...");
+    add(f, 0, "%s", _("CPU: measuring..."));
     return;
   }
   char cores[120] = "";
@@ -181,8 +190,11 @@ static void host_lines(struct frame *f, const struct gw_host_sample *h, int targ
     if (n > 0 && (size_t)n < sizeof cores - len)
       len += (size_t)n;
   }
-  add(f, 0, "CPU %.0f%% of %d cores (user %.0f sys %.0f iowait %.0f)  busiest cores:%s", h->total.busy_pct, h->ncores,
-      h->total.user_pct, h->total.system_pct, h->total.iowait_pct, cores);
+  add(f, 0,
+      gw_ngettext("CPU %.0f%% of %d core (user %.0f sys %.0f iowait %.0f)  busiest cores:%s",
+                  "CPU %.0f%% of %d cores (user %.0f sys %.0f iowait %.0f)  busiest cores:%s",
+                  (unsigned long)h->ncores),
+      h->total.busy_pct, h->ncores, h->total.user_pct, h->total.system_pct, h->total.iowait_pct, cores);
   if (target_pid) {
     const struct gw_proc_sample *main_proc = NULL;
     int workers = 0;
@@ -200,13 +212,14 @@ static void host_lines(struct frame *f, const struct gw_host_sample *h, int targ
     }
     if (main_proc && main_proc->cpu_pct >= 0)
       add(f, main_proc->cpu_pct >= 95,
-          "target %d %s  CPU %.0f%%  threads %d (%d running)  RSS %.1f GiB  workers %d (%.0f%% total, busiest %.0f%%)",
+          _("target %d %s  CPU %.0f%%  threads %d (%d running)  RSS %.1f GiB  workers %d (%.0f%% total, busiest "
+            "%.0f%%)"),
           main_proc->pid, main_proc->comm, main_proc->cpu_pct, main_proc->threads, main_proc->threads_running,
           (double)main_proc->rss_bytes / 1073741824.0, workers, worker_cpu, worker_max);
   }
   for (int d = 0; d < h->ndisks && d < 4; d++) {
     const struct gw_disk_sample *ds = &h->disks[d];
-    add(f, ds->util_pct >= 90, "disk %-10s util %3.0f%%  read %.1f MB/s  write %.1f MB/s  await %.1f ms", ds->name,
+    add(f, ds->util_pct >= 90, _("disk %-10s util %3.0f%%  read %.1f MB/s  write %.1f MB/s  await %.1f ms"), ds->name,
         ds->util_pct, ds->read_bps / 1e6, ds->write_bps / 1e6, ds->await_ms);
   }
 }
@@ -220,10 +233,36 @@ static void build_frame(struct frame *f, const struct gw_tick *t, const struct g
   strftime(when, sizeof when, "%H:%M:%S", &tm);
   add(f, 0, "gpuwhy watch  %s", when);
   if (t->gpu_note)
-    add(f, 1, "no GPU data: %s", t->gpu_note);
+    add(f, 1, _("no GPU data: %s"), t->gpu_note); /* the note is the recording's, in English */
   for (int g = 0; g < t->ngpus; g++)
     gpu_lines(f, &t->gpu_info[g], g < WATCH_MAX_GPUS ? &shown[g] : &t->gpu[g], t->gpu_lost[g]);
   host_lines(f, t->host, t->target_pid);
+}
+
+/* The bytes of the longest run of whole characters of s that fits in cols
+ * terminal columns (a Chinese character takes two columns and three bytes
+ * in UTF-8), so a line is never cut inside a character. */
+static int bytes_in_columns(const char *s, int cols) {
+  mbstate_t st;
+  memset(&st, 0, sizeof st);
+  size_t at = 0, left = strlen(s);
+  int used = 0;
+  while (left > 0) {
+    wchar_t wc;
+    size_t n = mbrtowc(&wc, s + at, left, &st);
+    if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+      n = 1; /* a stray byte: the terminal shows one column */
+      memset(&st, 0, sizeof st);
+      wc = L'?';
+    }
+    int w = wcwidth(wc);
+    used += w < 0 ? 1 : w;
+    if (used > cols)
+      break;
+    at += n;
+    left -= n;
+  }
+  return (int)at;
 }
 
 static int on_tick(void *ctx, const struct gw_tick *t) {
@@ -242,11 +281,11 @@ static int on_tick(void *ctx, const struct gw_tick *t) {
     for (int i = 0; i < w->fr.n && i < LINES - 1; i++) {
       if (w->fr.alert[i])
         attron(A_BOLD | A_REVERSE);
-      mvaddnstr(i, 0, w->fr.line[i], COLS);
+      mvaddnstr(i, 0, w->fr.line[i], bytes_in_columns(w->fr.line[i], COLS));
       if (w->fr.alert[i])
         attroff(A_BOLD | A_REVERSE);
     }
-    mvaddstr(LINES - 1, 0, "q: quit");
+    mvaddstr(LINES - 1, 0, _("q: quit"));
     refresh();
     int ch = getch();
     if (ch == 'q' || ch == 'Q')
@@ -277,7 +316,7 @@ int gw_cmd_watch(int argc, char **argv) {
     switch (c) {
     case 'i':
       if (gw_cli_parse_int(optarg, 100, 600000, &o.interval_ms))
-        return gw_cli_usage_error(WATCH_USAGE, "--interval wants milliseconds between 100 and 600000, got '%s'",
+        return gw_cli_usage_error(watch_usage(), _("--interval wants milliseconds between 100 and 600000, got '%s'"),
                                   optarg);
       break;
     case 'o':
@@ -285,14 +324,14 @@ int gw_cmd_watch(int argc, char **argv) {
       break;
     case 'p':
       if (gw_cli_parse_int(optarg, 1, 1 << 30, &o.pid))
-        return gw_cli_usage_error(WATCH_USAGE, "--pid wants a process id, got '%s'", optarg);
+        return gw_cli_usage_error(watch_usage(), _("--pid wants a process id, got '%s'"), optarg);
       break;
     case 'P':
       w.plain = 1;
       break;
     case 'n':
       if (gw_cli_parse_int(optarg, 1, 1 << 30, &count))
-        return gw_cli_usage_error(WATCH_USAGE, "--count wants a positive number, got '%s'", optarg);
+        return gw_cli_usage_error(watch_usage(), _("--count wants a positive number, got '%s'"), optarg);
       break;
     case 'R':
       o.root = optarg;
@@ -301,10 +340,10 @@ int gw_cmd_watch(int argc, char **argv) {
       o.nvml_lib = optarg;
       break;
     case 'h':
-      fputs(WATCH_USAGE, stdout);
+      fputs(watch_usage(), stdout);
       return GPUWHY_EXIT_OK;
     default:
-      return gw_cli_usage_error(WATCH_USAGE, NULL);
+      return gw_cli_usage_error(watch_usage(), NULL);
     }
   }
   if (optind < argc)
@@ -326,6 +365,6 @@ int gw_cmd_watch(int argc, char **argv) {
   if (!w.plain)
     endwin();
   if (msg[0])
-    fprintf(stderr, "gpuwhy watch: %s\n", msg);
+    fprintf(stderr, "gpuwhy watch: %s\n", msg); /* msg is translated where it is made */
   return status;
 }

@@ -14,26 +14,27 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"record", gw_cmd_record, "run a command and record GPU, CPU, disk and kernel-log activity"},
-    {"watch", gw_cmd_watch, "live view: SM activity beside GPU-Util, power, clocks, CPU, disks"},
-    {"report", gw_cmd_report, "where each GPU's time went and why, with evidence and fixes"},
-    {"import", gw_cmd_import, "turn a torch.profiler trace, nsys SQLite export or nvidia-smi log into a recording"},
-    {"explain", gw_cmd_explain, "the six bottleneck classes: signals, how to confirm, fixes"},
-    {"export", gw_cmd_export, "a recording as a Perfetto / Chrome trace (JSON)"},
-    {"serve", gw_cmd_serve, "Prometheus exporter: GPU metrics and a live diagnosis on /metrics"},
-    {"check", gw_cmd_check, "pre-flight checkup of driver, GPUs, kernel log and host"},
-    {"compare", gw_cmd_compare, "did a change help: runs side by side with intervals and what changed"},
-    {"baseline", gw_cmd_baseline, "save a run's summary; check later runs against it (exit 1 on regression)"},
-    {"sweep", gw_cmd_sweep, "run a command over parameter values; where throughput stops rising"},
-    {"experiment", gw_cmd_experiment, "fixed-batch: is the job input-bound? the same run with cached batches"},
+    {"record", gw_cmd_record, N_("run a command and record GPU, CPU, disk and kernel-log activity")},
+    {"watch", gw_cmd_watch, N_("live view: SM activity beside GPU-Util, power, clocks, CPU, disks")},
+    {"report", gw_cmd_report, N_("where each GPU's time went and why, with evidence and fixes")},
+    {"import", gw_cmd_import, N_("turn a torch.profiler trace, nsys SQLite export or nvidia-smi log into a recording")},
+    {"explain", gw_cmd_explain, N_("the six bottleneck classes: signals, how to confirm, fixes")},
+    {"export", gw_cmd_export, N_("a recording as a Perfetto / Chrome trace (JSON)")},
+    {"serve", gw_cmd_serve, N_("Prometheus exporter: GPU metrics and a live diagnosis on /metrics")},
+    {"check", gw_cmd_check, N_("pre-flight checkup of driver, GPUs, kernel log and host")},
+    {"compare", gw_cmd_compare, N_("did a change help: runs side by side with intervals and what changed")},
+    {"baseline", gw_cmd_baseline, N_("save a run's summary; check later runs against it (exit 1 on regression)")},
+    {"sweep", gw_cmd_sweep, N_("run a command over parameter values; where throughput stops rising")},
+    {"experiment", gw_cmd_experiment, N_("fixed-batch: is the job input-bound? the same run with cached batches")},
 };
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: gpuwhy COMMAND [ARGS]   (gpuwhy COMMAND --help for details)\n\ncommands:\n");
+  fputs(_("usage: gpuwhy COMMAND [ARGS]   (gpuwhy COMMAND --help for details)\n\ncommands:\n"), out);
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-  fprintf(out, "\nexit status: 0 ok, 1 findings over a threshold (where asked), 2 usage, 3 input error;\n"
-               "record passes the recorded command's own status through.\n");
+    fprintf(out, "  %-9s %s\n", commands[i].name, _(commands[i].summary));
+  fputs(_("\nexit status: 0 ok, 1 findings over a threshold (where asked), 2 usage, 3 input error;\n"
+          "record passes the recorded command's own status through.\n"),
+        out);
 }
 
 int main(int argc, char **argv) {
@@ -53,7 +54,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     if (strcmp(argv[1], commands[i].name) == 0)
       return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "gpuwhy: unknown command '%s'\n\n", argv[1]);
+  fprintf(stderr, _("gpuwhy: unknown command '%s'\n\n"), argv[1]);
   usage(stderr);
   return GPUWHY_EXIT_USAGE;
 }

@@ -427,8 +427,8 @@ static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain
     return;
   }
   if (atomic_load_explicit(&api_callbacks_on, memory_order_relaxed)) {
-    /* Timestamps on CUPTI's clock (CLOCK_REALTIME on Linux, 4.4 of
-     * api-facts); the start waits in the slot CUPTI keeps for the call. */
+    /* Timestamps on CUPTI's clock (CLOCK_REALTIME on Linux, as
+     * cupti_activity.h says); the start waits in the slot CUPTI keeps for the call. */
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;

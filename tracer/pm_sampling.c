@@ -6,7 +6,7 @@
  * activity, on GPUs from Turing on.
  *
  * Its own thread: waits GPUWHY_TRACE_PM_DELAY_MS (default 2000, so CUDA has
- * a context), sets the sampler up (call sequence: api-facts-2.md section 3),
+ * a context), sets the sampler up (the call sequence of cupti_pmsampling.h),
  * then decodes the hardware buffer every 100 ms. Everything fails open: a
  * refusal is one NOTE and the program runs on. Built on the documented API
  * only; not yet run on a GPU. */

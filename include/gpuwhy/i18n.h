@@ -10,6 +10,12 @@
  * format_arg lets the compiler check printf arguments against the msgid. */
 const char *gw_gettext(const char *msgid) __attribute__((format_arg(1)));
 
+/* The form of msgid (singular, English) or msgid_plural that fits count n
+ * in the current language: "%d file" / "%d files" in English, one form in
+ * Chinese. Used wherever a message prints a count. */
+const char *gw_ngettext(const char *msgid, const char *msgid_plural, unsigned long n) __attribute__((format_arg(1)))
+__attribute__((format_arg(2)));
+
 #define _(s) gw_gettext(s)
 /* Marks a string for the catalog without translating it here: static
  * tables, translated where they are printed. */

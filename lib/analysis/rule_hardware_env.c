@@ -92,7 +92,6 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
 const struct gw_rule gw_class_hardware_env = {
     "hardware_env",
     N_("The hardware or environment holds the GPU back"),
-    "2.5",
     GW_ROW_THROTTLED,
     gw_rule_hardware_env,
     N_("Xid errors in the kernel log; P-state not P0 under load; power limit lowered below default; thermal or HW "

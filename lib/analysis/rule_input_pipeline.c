@@ -133,8 +133,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
 const struct gw_rule gw_class_input_pipeline = {
-    "input_pipeline", N_("The input pipeline does not keep the GPU fed"), "2.1", GW_ROW_IDLE_INPUT,
-    gw_rule_input_pipeline,
+    "input_pipeline", N_("The input pipeline does not keep the GPU fed"), GW_ROW_IDLE_INPUT, gw_rule_input_pipeline,
     /* xgettext:no-c-format */
     N_("low SM activity and low power; GPU idle between steps; data-loader worker processes each near 100% of a core, "
        "or disk util high / iowait; main process waiting, not saturated; step times uneven; high PCIe receive with "

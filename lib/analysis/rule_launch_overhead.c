@@ -87,8 +87,7 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
 const struct gw_rule gw_class_launch_overhead = {
-    "launch_overhead", N_("Kernel launches, not the GPU, set the pace"), "2.3", GW_ROW_IDLE_LAUNCH,
-    gw_rule_launch_overhead,
+    "launch_overhead", N_("Kernel launches, not the GPU, set the pace"), GW_ROW_IDLE_LAUNCH, gw_rule_launch_overhead,
     /* xgettext:no-c-format */
     N_("GPU-Util moderate while SM activity is a tiny fraction of it; the main process at 100% of one core; power "
        "near "

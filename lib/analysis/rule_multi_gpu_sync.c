@@ -210,7 +210,6 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
 const struct gw_rule gw_class_multi_gpu_sync = {
     "multi_gpu_sync",
     N_("GPUs wait on each other"),
-    "2.4",
     GW_ROW_IDLE_COMM,
     gw_rule_multi_gpu_sync,
     N_("with two or more GPUs: dips on all GPUs at once; SM activity differs by more than 10 points between GPUs "

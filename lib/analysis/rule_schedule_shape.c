@@ -129,7 +129,6 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
 const struct gw_rule gw_class_schedule_shape = {
     "schedule_shape",
     N_("The training schedule or changing shapes stall the GPU"),
-    "2.6",
     GW_ROW_IDLE_PERIODIC,
     gw_rule_schedule_shape,
     N_("activity dips at a fixed period (eval, checkpoint, logging) with disk writes or host work during the dips; or "

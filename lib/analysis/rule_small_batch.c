@@ -123,7 +123,7 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
 const struct gw_rule gw_class_small_batch = {
-    "small_batch", N_("Batches are too small to fill the GPU"), "2.2", GW_ROW_UNDERFILLED, gw_rule_small_batch,
+    "small_batch", N_("Batches are too small to fill the GPU"), GW_ROW_UNDERFILLED, gw_rule_small_batch,
     N_("GPU-Util high but SM activity and occupancy low; most device memory free; main thread not saturated; power "
        "moderate; allocator churn with changing shapes"),
     N_("sweep the batch size (gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}): throughput rising with the "

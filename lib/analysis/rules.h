@@ -9,8 +9,7 @@
 struct gw_rule {
   const char *id;    /* fixed id used in JSON, tests and fixtures */
   const char *title; /* words for people */
-  const char *seed_section;
-  int ledger_row; /* enum gw_ledger_row the class's lost time falls in: its colour in the HTML report */
+  int ledger_row;    /* enum gw_ledger_row the class's lost time falls in: its colour in the HTML report */
   /* Fill f (class_id, title preset, shares and confidence zero) and return
    * 1 when the class holds in this recording; 0 leaves f unused. */
   int (*evaluate)(const struct gw_rule_input *in, struct gw_finding *f);

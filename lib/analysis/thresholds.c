@@ -3,7 +3,8 @@
 /* Where the numbers come from:
  *  [field] what practitioners report as the class's symptom (quoted where
  *          a phrase is the rule), checked against the fixtures' recordings
- *  [h200]  docs/gpu-machine.md, measured on an H200
+ *  [h200]  measured by this project on an H200 (the workloads of scenarios/,
+ *          whose recordings are tests/fixtures/scenarios)
  *  [def]   the definition of the counter itself
  * They are physics-based starting points, not fitted to any one recording. */
 const struct gw_thresholds gw_thr = {
@@ -106,7 +107,7 @@ const struct gw_thresholds gw_thr = {
      * and its medians and GPM's are taken over windows that end at different
      * moments, which moves a steady load by a point or two; three points
      * above is beyond that: work came in bursts the point reads missed.
-     * [h200] gpu-machine.md: util and GPM out of phase on a bursty loop. */
+     * [h200] util and GPM read out of phase on a bursty loop. */
     .sm_above_util_pct = 3.0,
     /* [field] "memory only 20% used" pointed away from a full GPU; below
      * half there is room to at least double the batch. */
@@ -137,8 +138,8 @@ const struct gw_thresholds gw_thr = {
      * only runs slower clocks is not mistaken for one with more work. */
     .multi_work_excess_frac = 0.10,
     /* [h200] the busier card of the straggler run held 1530-1575 MHz against
-     * 1950-1965 MHz (-20%); a 10% lower clock (the same seed margin) at equal
-     * work is a slower card, not a busier one. */
+     * 1950-1965 MHz (-20%); a 10% lower clock (the same margin as the work
+     * excess above) at equal work is a slower card, not a busier one. */
     .multi_clock_gap_frac = 0.10,
     /* [field] P-state and clocks only matter while the GPU is loaded. */
     .busy_tick_util_pct = 50.0,

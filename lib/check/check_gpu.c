@@ -14,7 +14,7 @@
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* Clock event reason bits (api-facts 1.5). */
+/* Clock event reason bits (nvmlClocksEventReason* in nvml.h). */
 enum {
   REASON_IDLE = 0x1,
   REASON_APP_CLOCKS = 0x2,

@@ -23,6 +23,10 @@ const char *gw_gettext(const char *msgid) {
   return dgettext(GW_TEXTDOMAIN, msgid);
 }
 
+const char *gw_ngettext(const char *msgid, const char *msgid_plural, unsigned long n) {
+  return dngettext(GW_TEXTDOMAIN, msgid, msgid_plural, n);
+}
+
 static int is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "import/import_input.h"
 #include "import/import_kineto.h"
 #include "import/import_nsys.h"
@@ -128,10 +129,10 @@ static gw_status sniff_source(const struct source *src, enum gw_import_format *f
     char snip[200];
     snippet(buf, got, snip, sizeof snip);
     gw_err_set(err,
-               "%s: not a format gpuwhy imports (it starts \"%s\"); expected a "
-               "Kineto/Chrome trace JSON, an Nsight "
-               "Systems SQLite export, nvidia-smi dmon output or an nvidia-smi "
-               "--query-gpu CSV log",
+               _("%s: not a format gpuwhy imports (it starts \"%s\"); expected a "
+                 "Kineto/Chrome trace JSON, an Nsight "
+                 "Systems SQLite export, nvidia-smi dmon output or an nvidia-smi "
+                 "--query-gpu CSV log"),
                in.name, got ? snip : "(empty file)");
     rc = GW_EINPUT;
   }
@@ -154,7 +155,7 @@ static gw_status output_begin(struct output *o, const char *path, struct gw_err 
   if (gw_strlcpy(o->final, path, sizeof o->final) ||
       (!is_memory_path(path) &&
        (size_t)snprintf(o->temp, sizeof o->temp, "%s.importing-%d", path, (int)getpid()) >= sizeof o->temp)) {
-    gw_err_set(err, "output path too long: %s", path);
+    gw_err_set(err, _("output path too long: %s"), path);
     return GW_EINPUT;
   }
   if (is_memory_path(path))
@@ -167,7 +168,7 @@ static gw_status output_commit(struct output *o, struct gw_err *err) {
     return GW_OK;
   gw_store_remove_files(o->final);
   if (rename(o->temp, o->final) != 0) {
-    gw_err_set(err, "%s: cannot move the recording into place: %s", o->final, strerror(errno));
+    gw_err_set(err, _("%s: cannot move the recording into place: %s"), o->final, strerror(errno));
     gw_store_remove_files(o->temp);
     return GW_EIO;
   }
@@ -256,7 +257,7 @@ static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_impor
       inputs[i].src.path = inputs[i].path; /* the structs moved */
   for (int i = 1; i < n; i++)
     if (inputs[i].info.has_rank && inputs[i - 1].info.has_rank && inputs[i].info.rank == inputs[i - 1].info.rank) {
-      gw_err_set(err, "%s and %s are both rank %" PRId64 ": one trace per rank, please", inputs[i - 1].path,
+      gw_err_set(err, _("%s and %s are both rank %" PRId64 ": one trace per rank, please"), inputs[i - 1].path,
                  inputs[i].path, inputs[i].info.rank);
       return GW_EINPUT;
     }
@@ -281,8 +282,8 @@ static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_impor
       world = r->info.world_size;
     if (r->info.clock == GW_KINETO_CLOCK_UNKNOWN)
       add_note(sum,
-               "%s: no baseTimeNanoseconds and small ts values: times are not "
-               "wall-clock times",
+               _("%s: no baseTimeNanoseconds and small ts values: times are not "
+                 "wall-clock times"),
                r->path);
   }
   if (rc)
@@ -304,7 +305,7 @@ static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_impor
   if (!rc)
     rc = gw_sink_meta(sink, "steps_from_input", "0", err);
   if (!rc && world > n)
-    add_note(sum, "the traces are from %d of %" PRId64 " ranks", n, world);
+    add_note(sum, _("the traces are from %d of %" PRId64 " ranks"), n, world);
   sum->files = n;
   return rc;
 }
@@ -315,7 +316,7 @@ static gw_status list_rank_files(const char *dir, struct rank_input **out, int *
                                  struct gw_err *err) {
   DIR *d = opendir(dir);
   if (!d) {
-    gw_err_set(err, "%s: cannot read the directory: %s", dir, strerror(errno));
+    gw_err_set(err, _("%s: cannot read the directory: %s"), dir, strerror(errno));
     return GW_EINPUT;
   }
   struct rank_input *list = NULL;
@@ -340,7 +341,7 @@ static gw_status list_rank_files(const char *dir, struct rank_input **out, int *
       continue;
     }
     if (n >= MAX_RANK_FILES) {
-      gw_err_set(err, "%s: more than %d trace files", dir, MAX_RANK_FILES);
+      gw_err_set(err, _("%s: more than %d trace files"), dir, MAX_RANK_FILES);
       rc = GW_EINPUT;
       break;
     }
@@ -354,7 +355,7 @@ static gw_status list_rank_files(const char *dir, struct rank_input **out, int *
   }
   closedir(d);
   if (!rc && n == 0) {
-    gw_err_set(err, "%s: no Kineto/Chrome trace JSON files in this directory", dir);
+    gw_err_set(err, _("%s: no Kineto/Chrome trace JSON files in this directory"), dir);
     rc = GW_EINPUT;
   }
   if (rc) {
@@ -364,7 +365,10 @@ static gw_status list_rank_files(const char *dir, struct rank_input **out, int *
   for (int i = 0; i < n; i++)
     list[i].src.path = list[i].path;
   if (ignored)
-    add_note(sum, "%s: %d file(s) that are not Kineto traces were left out", dir, ignored);
+    add_note(sum,
+             gw_ngettext("%s: %d file that is not a Kineto trace was left out",
+                         "%s: %d files that are not Kineto traces were left out", (unsigned long)ignored),
+             dir, ignored);
   *out = list;
   *count = n;
   return GW_OK;
@@ -406,14 +410,14 @@ static gw_status import_smi(const struct source *src, struct gw_import_sink *sin
   if (!rc && res.times_assumed) {
     rc = gw_sink_meta(sink, "input.0.times_assumed", "1", err);
     add_note(sum,
-             "the log has no date/time columns: sample times were laid out "
-             "from %s at %.3g s apart "
-             "(record with dmon -o DT or query timestamp to have real times)",
+             _("the log has no date/time columns: sample times were laid out "
+               "from %s at %.3g s apart "
+               "(record with dmon -o DT or query timestamp to have real times)"),
              opts && opts->smi_start_ns ? "--start" : "the file's modification time",
              opts && opts->smi_interval_s > 0 ? opts->smi_interval_s : 1.0);
   }
   if (res.columns_ignored[0])
-    add_note(sum, "columns with no recording counterpart, not imported: %s", res.columns_ignored);
+    add_note(sum, _("columns with no recording counterpart, not imported: %s"), res.columns_ignored);
   return rc;
 }
 
@@ -424,26 +428,26 @@ static gw_status import_nsys(const struct source *src, struct gw_import_sink *si
   gw_status rc = GW_OK;
   if (src->path) {
     if (sqlite3_open_v2(src->path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-      gw_err_set(err, "%s: cannot open as SQLite: %s", name, db ? sqlite3_errmsg(db) : "out of memory");
+      gw_err_set(err, _("%s: cannot open as SQLite: %s"), name, db ? sqlite3_errmsg(db) : _("out of memory"));
       sqlite3_close(db);
       return GW_EINPUT;
     }
   } else {
     if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
       sqlite3_close(db);
-      gw_err_set(err, "%s: cannot open an in-memory database", name);
+      gw_err_set(err, _("%s: cannot open an in-memory database"), name);
       return GW_ERR;
     }
     unsigned char *copy = sqlite3_malloc64(src->len ? src->len : 1);
     if (!copy) {
       sqlite3_close(db);
-      gw_err_set(err, "%s: out of memory", name);
+      gw_err_set(err, _("%s: out of memory"), name);
       return GW_ENOMEM;
     }
     memcpy(copy, src->data, src->len);
     if (sqlite3_deserialize(db, "main", copy, (sqlite3_int64)src->len, (sqlite3_int64)src->len,
                             SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
-      gw_err_set(err, "%s: not a readable SQLite database", name);
+      gw_err_set(err, _("%s: not a readable SQLite database"), name);
       sqlite3_close(db);
       return GW_EINPUT;
     }
@@ -458,10 +462,10 @@ static gw_status import_nsys(const struct source *src, struct gw_import_sink *si
     if (!rc && res.missing[0])
       rc = gw_sink_meta(sink, "input.0.nsys_missing", res.missing, err);
     if (res.missing[0])
-      add_note(sum, "not in this export (left empty): %s", res.missing);
+      add_note(sum, _("not in this export (left empty): %s"), res.missing);
     if (res.time_relative)
-      add_note(sum, "no TARGET_INFO_SESSION_START_TIME: times count from the "
-                    "session start, not the wall clock");
+      add_note(sum, _("no TARGET_INFO_SESSION_START_TIME: times count from the "
+                      "session start, not the wall clock"));
   }
   sqlite3_close(db);
   if (src->path) {
@@ -501,12 +505,12 @@ static int run_import(const struct source *src, int is_dir, enum gw_import_forma
     rc = sniff_source(src, &fmt, &gz, &err);
     if (!rc && want != GW_IMPORT_UNKNOWN && fmt != want &&
         !(want == GW_IMPORT_SMI_DMON && fmt == GW_IMPORT_SMI_QUERY)) {
-      gw_err_set(&err, "%s: this is %s data, not %s", src->path ? src->path : src->name, gw_import_format_name(fmt),
+      gw_err_set(&err, _("%s: this is %s data, not %s"), src->path ? src->path : src->name, gw_import_format_name(fmt),
                  gw_import_format_name(want));
       rc = GW_EINPUT;
     }
     if (!rc && fmt == GW_IMPORT_NSYS && gz) {
-      gw_err_set(&err, "%s: a gzip-compressed SQLite file: decompress it first (gunzip)", src->path);
+      gw_err_set(&err, _("%s: a gzip-compressed SQLite file: decompress it first (gunzip)"), src->path);
       rc = GW_EINPUT;
     }
     if (!rc && fmt == GW_IMPORT_KINETO) {

@@ -1,4 +1,5 @@
 #include "import/import_input.h"
+#include "core/i18n.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,12 +21,12 @@ gw_status gw_input_open_file(struct gw_input *in, const char *path, struct gw_er
   gw_strlcpy(in->name, path, sizeof in->name);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    gw_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    gw_err_set(err, _("%s: cannot open: %s"), path, strerror(errno));
     return GW_EINPUT;
   }
   struct stat sb;
   if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    gw_err_set(err, "%s: not a regular file", path);
+    gw_err_set(err, _("%s: not a regular file"), path);
     close(fd);
     return GW_EINPUT;
   }
@@ -36,7 +37,7 @@ gw_status gw_input_open_file(struct gw_input *in, const char *path, struct gw_er
   /* gzdopen reads plain files unchanged, so one path serves both. */
   in->gz = gzdopen(fd, "rb");
   if (!in->gz) {
-    gw_err_set(err, "%s: cannot open for reading", path);
+    gw_err_set(err, _("%s: cannot open for reading"), path);
     close(fd);
     return GW_EINPUT;
   }
@@ -48,7 +49,7 @@ static gw_status zs_start(struct gw_input *in, struct gw_err *err) {
   memset(&in->zs, 0, sizeof in->zs);
   /* 16 + MAX_WBITS: gzip wrapper only */
   if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK) {
-    gw_err_set(err, "%s: cannot start gzip decompression", in->name);
+    gw_err_set(err, _("%s: cannot start gzip decompression"), in->name);
     return GW_ERR;
   }
   in->zs_live = 1;
@@ -77,9 +78,9 @@ static gw_status read_gz_file(struct gw_input *in, void *buf, size_t cap, size_t
   const char *msg = gzerror(in->gz, &zerr);
   if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
     /* Z_BUF_ERROR at the end is zlib's word for a stream cut short */
-    gw_err_set(err, "%s: gzip data %s at decompressed byte %llu (%s)", in->name,
-               zerr == Z_BUF_ERROR ? "ends early (truncated file)" : "is corrupt", (unsigned long long)in->offset,
-               msg ? msg : "read error");
+    gw_err_set(err, _("%s: gzip data %s at decompressed byte %llu (%s)"), in->name,
+               zerr == Z_BUF_ERROR ? _("ends early (truncated file)") : _("is corrupt"), (unsigned long long)in->offset,
+               msg ? msg : _("read error"));
     return GW_EINPUT;
   }
   *got = (size_t)n;
@@ -104,11 +105,11 @@ static gw_status read_gz_mem(struct gw_input *in, void *buf, size_t cap, size_t 
     } else if (rc == Z_BUF_ERROR && in->zs.avail_in == 0) {
       if (*got)
         break;
-      gw_err_set(err, "%s: gzip data ends early (truncated) at decompressed byte %llu", in->name,
+      gw_err_set(err, _("%s: gzip data ends early (truncated) at decompressed byte %llu"), in->name,
                  (unsigned long long)in->offset);
       return GW_EINPUT;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      gw_err_set(err, "%s: gzip data is corrupt at compressed byte %zu (%s)", in->name, in->mem_pos,
+      gw_err_set(err, _("%s: gzip data is corrupt at compressed byte %zu (%s)"), in->name, in->mem_pos,
                  in->zs.msg ? in->zs.msg : "inflate failed");
       return GW_EINPUT;
     }
@@ -140,7 +141,7 @@ gw_status gw_input_rewind(struct gw_input *in, struct gw_err *err) {
   in->offset = 0;
   if (in->gz) {
     if (gzrewind(in->gz) != 0) {
-      gw_err_set(err, "%s: cannot go back to the start of the file", in->name);
+      gw_err_set(err, _("%s: cannot go back to the start of the file"), in->name);
       return GW_EINPUT;
     }
     return GW_OK;

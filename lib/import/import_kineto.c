@@ -1,6 +1,7 @@
 #include "import/import_kineto.h"
 
 #include "core/cuda_calls.h"
+#include "core/i18n.h"
 #include "import/import_pipe.h"
 #include "import/json_stream.h"
 
@@ -153,7 +154,7 @@ static uint64_t offset_now(struct parser *p) {
 
 /* Stop the parse with a message naming the byte offset. */
 static int fail_at(struct parser *p, gw_status rc, const char *what) {
-  gw_err_set(p->err, "%s: byte %llu: %s", p->name, (unsigned long long)offset_now(p), what);
+  gw_err_set(p->err, _("%s: byte %llu: %s"), p->name, (unsigned long long)offset_now(p), what);
   p->fail = rc;
   return 0;
 }
@@ -483,7 +484,7 @@ static int event_device(struct parser *p, uint32_t *device) {
   else if (e->have & HAVE_PID)
     dev = e->pid;
   if (dev < 0 || dev >= GW_SINK_MAX_GPU_INDEX)
-    return fail_at(p, GW_EINPUT, "GPU event with a device id outside 0-4095");
+    return fail_at(p, GW_EINPUT, _("GPU event with a device id outside 0-4095"));
   *device = (uint32_t)dev;
   return 1;
 }
@@ -940,7 +941,7 @@ static int cb_number(void *ctx, const char *s, size_t n) {
   struct parser *p = ctx;
   if (p->in_events) {
     if (!take_number(p, s, n) && p->depth == p->events_depth - 1)
-      return fail_at(p, GW_EINPUT, "a trace event must be a JSON object, found a number");
+      return fail_at(p, GW_EINPUT, _("a trace event must be a JSON object, found a number"));
     return 1;
   }
   take_header_number(p, s, n);
@@ -982,7 +983,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
   }
   if (p->in_events) {
     if (p->depth == p->events_depth - 1)
-      return fail_at(p, GW_EINPUT, "a trace event must be a JSON object, found a string");
+      return fail_at(p, GW_EINPUT, _("a trace event must be a JSON object, found a string"));
     if (in_args(p) && p->arg_key != AK_NONE)
       take_number(p, cs, n);
     return 1;
@@ -1005,7 +1006,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
 static int cb_scalar(void *ctx) {
   struct parser *p = ctx;
   if (p->in_events && p->depth == p->events_depth - 1)
-    return fail_at(p, GW_EINPUT, "a trace event must be a JSON object");
+    return fail_at(p, GW_EINPUT, _("a trace event must be a JSON object"));
   if (in_args_array(p))
     p->array_index++;
   return 1;
@@ -1069,7 +1070,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n) {
 
 static int push_depth(struct parser *p) {
   if (++p->depth > MAX_DEPTH)
-    return fail_at(p, GW_EINPUT, "JSON nested deeper than 64 levels: not a trace");
+    return fail_at(p, GW_EINPUT, _("JSON nested deeper than 64 levels: not a trace"));
   return 1;
 }
 
@@ -1122,7 +1123,7 @@ static int cb_start_map(void *ctx) {
   } else if (p->top == TOP_DIST && p->depth == 1) {
     p->dist_key = XK_NONE;
   } else if (p->depth == 1 && p->top == TOP_EVENTS) {
-    return fail_at(p, GW_EINPUT, "\"traceEvents\" must be an array of event objects");
+    return fail_at(p, GW_EINPUT, _("\"traceEvents\" must be an array of event objects"));
   }
   return push_depth(p);
 }
@@ -1161,7 +1162,7 @@ static int cb_start_array(void *ctx) {
     p->in_events = 1;
     p->events_depth = 3;
   } else if (p->in_events && p->depth == p->events_depth - 1) {
-    return fail_at(p, GW_EINPUT, "a trace event must be a JSON object, found an array");
+    return fail_at(p, GW_EINPUT, _("a trace event must be a JSON object, found an array"));
   } else if (in_args(p)) {
     p->arg_container = p->arg_key;
     p->array_index = 0;
@@ -1224,9 +1225,9 @@ static gw_status parse_stream(struct gw_input *in, struct parser *p) {
     if (keep_bytes == cap_bytes) {
       if (cap_bytes >= MAX_TOKEN_BYTES) {
         gw_err_set(err,
-                   "%s: a string or value longer than %u bytes runs up to byte "
-                   "%llu: not a trace field (corrupt "
-                   "file?)",
+                   _("%s: a string or value longer than %u bytes runs up to byte "
+                     "%llu: not a trace field (corrupt "
+                     "file?)"),
                    in->name, MAX_TOKEN_BYTES, (unsigned long long)total_bytes);
         rc = GW_EINPUT;
         break;
@@ -1246,22 +1247,22 @@ static gw_status parse_stream(struct gw_input *in, struct parser *p) {
       break;
     }
     if (st == GW_JSON_TOO_DEEP) {
-      fail_at(p, GW_EINPUT, "JSON nested deeper than 64 levels: not a trace");
+      fail_at(p, GW_EINPUT, _("JSON nested deeper than 64 levels: not a trace"));
       rc = GW_EINPUT;
       break;
     }
     if (st == GW_JSON_INCOMPLETE) {
       gw_err_set(err,
-                 "%s: ends at byte %llu inside the JSON document, which is "
-                 "incomplete (%s)",
+                 _("%s: ends at byte %llu inside the JSON document, which is "
+                   "incomplete (%s)"),
                  in->name, (unsigned long long)total_bytes, gw_json_error(p->j));
       rc = GW_EINPUT;
       break;
     }
     if (st == GW_JSON_ERROR) {
       gw_err_set(err,
-                 "%s: byte %llu: not valid JSON here (%s); a Kineto/Chrome "
-                 "trace is one JSON object or array",
+                 _("%s: byte %llu: not valid JSON here (%s); a Kineto/Chrome "
+                   "trace is one JSON object or array"),
                  in->name, (unsigned long long)gw_json_offset(p->j), gw_json_error(p->j));
       rc = GW_EINPUT;
       break;
@@ -1309,8 +1310,8 @@ gw_status gw_kineto_prescan(struct gw_input *in, struct gw_kineto_info *info, st
     return rc;
   if (!info->saw_events) {
     gw_err_set(err,
-               "%s: a JSON document without a \"traceEvents\" array: not a "
-               "Kineto/Chrome trace",
+               _("%s: a JSON document without a \"traceEvents\" array: not a "
+                 "Kineto/Chrome trace"),
                in->name);
     return GW_EINPUT;
   }
@@ -1321,7 +1322,7 @@ gw_status gw_kineto_prescan(struct gw_input *in, struct gw_kineto_info *info, st
   else
     info->clock = info->has_first_ts ? GW_KINETO_CLOCK_UNKNOWN : GW_KINETO_CLOCK_ABSOLUTE;
   if (info->has_base && info->base_ns < 0) {
-    gw_err_set(err, "%s: baseTimeNanoseconds is negative", in->name);
+    gw_err_set(err, _("%s: baseTimeNanoseconds is negative"), in->name);
     return GW_EINPUT;
   }
   info->events = info->kernel_events = 0;

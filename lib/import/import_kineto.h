@@ -1,6 +1,8 @@
 /* Kineto / Chrome trace JSON (torch.profiler's export_chrome_trace), read
  * as a stream (json_stream.h): the document is never loaded, records go to the
- * sink as each event closes. See api-facts section 5 for the format. */
+ * sink as each event closes. The format: the Chrome Trace Event Format
+ * ("traceEvents", ph/ts/dur in microseconds) with Kineto's categories and
+ * args (kernel, gpu_memcpy, cuda_runtime, ...), as torch.profiler writes it. */
 #ifndef GW_IMPORT_KINETO_H
 #define GW_IMPORT_KINETO_H
 

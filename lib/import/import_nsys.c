@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "core/cuda_calls.h"
+#include "core/i18n.h"
 #include "store/store.h"
 
 /* NVTX event types (ENUM_NSYS_EVENT_TYPE). */
@@ -28,6 +29,7 @@ struct nsys {
   uint8_t copy_kind[32], mem_kind[32]; /* nsys enum value -> CUPTI number */
 };
 
+/* English: the list is also kept in the recording (meta input.0.nsys_missing) */
 static void note_missing(struct nsys *x, const char *what) {
   if (strstr(x->res->missing, what))
     return; /* once, not once per process */
@@ -36,7 +38,7 @@ static void note_missing(struct nsys *x, const char *what) {
 }
 
 static gw_status sql_error(struct nsys *x, const char *what) {
-  gw_err_set(x->err, "%s: %s: %s", x->name, what, sqlite3_errmsg(x->db));
+  gw_err_set(x->err, "%s: %s: %s", x->name, _(what), sqlite3_errmsg(x->db));
   return GW_EINPUT;
 }
 
@@ -86,8 +88,8 @@ static gw_status build_select(struct nsys *x, const char *table, const struct co
   }
   if (missing_req[0]) {
     gw_err_set(x->err,
-               "%s: table %s lacks column(s) %s (export schema version %s); "
-               "cannot import it",
+               _("%s: table %s lacks column(s) %s (export schema version %s); "
+                 "cannot import it"),
                x->name, table, missing_req, x->res->schema_version[0] ? x->res->schema_version : "unknown");
     return GW_EINPUT;
   }
@@ -98,7 +100,7 @@ static gw_status build_select(struct nsys *x, const char *table, const struct co
   }
   len += (size_t)snprintf(sql + len, cap - len, " FROM \"%s\" %s", table, extra ? extra : "");
   if (len >= cap) {
-    gw_err_set(x->err, "%s: internal: query too long", x->name);
+    gw_err_set(x->err, _("%s: internal: query too long"), x->name);
     return GW_ERR;
   }
   return GW_OK;
@@ -283,7 +285,7 @@ static gw_status list_pids(struct nsys *x, uint32_t *pids, int *npids) {
     snprintf(sql, sizeof sql, "SELECT DISTINCT (\"%s\" >> 24) & 16777215 FROM \"%s\"", col, table);
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(x->db, sql, -1, &s, NULL) != SQLITE_OK)
-      return sql_error(x, "listing processes");
+      return sql_error(x, N_("listing processes"));
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
       uint32_t p = (uint32_t)sqlite3_column_int64(s, 0);
@@ -295,7 +297,7 @@ static gw_status list_pids(struct nsys *x, uint32_t *pids, int *npids) {
     }
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE)
-      return sql_error(x, "listing processes");
+      return sql_error(x, N_("listing processes"));
   }
   qsort(pids, (size_t)*npids, sizeof *pids, cmp_u32);
   return GW_OK;
@@ -314,7 +316,7 @@ static void where_pid(struct nsys *x, const char *table, const char *col, uint32
 static int gpu_of(struct nsys *x, sqlite3_stmt *s, int col, gw_status *rc) {
   int64_t dev = col_i64(s, col, 0);
   if (dev < 0 || dev >= GW_SINK_MAX_GPU_INDEX) {
-    gw_err_set(x->err, "%s: deviceId %" PRId64 " outside 0-4095", x->name, dev);
+    gw_err_set(x->err, _("%s: deviceId %" PRId64 " outside 0-4095"), x->name, dev);
     *rc = GW_EINPUT;
     return -1;
   }
@@ -331,15 +333,15 @@ static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
   int demangled = column_exists(x, table, "demangledName"), short_name = column_exists(x, table, "shortName");
   if (!demangled && !short_name) {
     gw_err_set(x->err,
-               "%s: table %s has neither demangledName nor shortName: kernel "
-               "names unknown",
+               _("%s: table %s has neither demangledName nor shortName: kernel "
+                 "names unknown"),
                x->name, table);
     return GW_EINPUT;
   }
   if (!x->have_strings) {
     gw_err_set(x->err,
-               "%s: kernels refer to names in StringIds, and the export has no "
-               "StringIds table",
+               _("%s: kernels refer to names in StringIds, and the export has no "
+                 "StringIds table"),
                x->name);
     return GW_EINPUT;
   }
@@ -375,7 +377,7 @@ static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
            sql, demangled ? "demangledName" : "shortName");
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(x->db, joined, -1, &s, NULL) != SQLITE_OK)
-    return sql_error(x, "reading kernels");
+    return sql_error(x, N_("reading kernels"));
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW && !rc) {
     struct gw_wire_kernel k;
@@ -412,7 +414,7 @@ static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
     rc = gw_sink_kernel(x->sink, &k, nm ? nm : "", len, x->err);
   }
   if (!rc && step != SQLITE_DONE)
-    rc = sql_error(x, "reading kernels");
+    rc = sql_error(x, N_("reading kernels"));
   sqlite3_finalize(s);
   return rc;
 }
@@ -440,7 +442,7 @@ static gw_status import_copies(struct nsys *x, uint32_t pid, int first, int is_m
     return rc;
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(x->db, sql, -1, &s, NULL) != SQLITE_OK)
-    return sql_error(x, is_memset ? "reading memsets" : "reading copies");
+    return sql_error(x, is_memset ? N_("reading memsets") : N_("reading copies"));
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW && !rc) {
     uint64_t a, b;
@@ -487,7 +489,7 @@ static gw_status import_copies(struct nsys *x, uint32_t pid, int first, int is_m
     }
   }
   if (!rc && step != SQLITE_DONE)
-    rc = sql_error(x, "reading copies");
+    rc = sql_error(x, N_("reading copies"));
   sqlite3_finalize(s);
   return rc;
 }
@@ -505,7 +507,7 @@ static gw_status import_syncs(struct nsys *x, uint32_t pid, int first) {
     return rc;
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(x->db, sql, -1, &s, NULL) != SQLITE_OK)
-    return sql_error(x, "reading synchronisations");
+    return sql_error(x, N_("reading synchronisations"));
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW && !rc) {
     struct gw_wire_sync y;
@@ -525,7 +527,7 @@ static gw_status import_syncs(struct nsys *x, uint32_t pid, int first) {
     rc = gw_sink_sync(x->sink, &y, x->err);
   }
   if (!rc && step != SQLITE_DONE)
-    rc = sql_error(x, "reading synchronisations");
+    rc = sql_error(x, N_("reading synchronisations"));
   sqlite3_finalize(s);
   return rc;
 }
@@ -551,7 +553,7 @@ static gw_status import_api(struct nsys *x, uint32_t pid, int first, int driver)
     snprintf(joined, sizeof joined, "SELECT r.*, NULL FROM (%s) r", sql);
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(x->db, joined, -1, &s, NULL) != SQLITE_OK)
-    return sql_error(x, "reading API calls");
+    return sql_error(x, N_("reading API calls"));
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW && !rc) {
     struct gw_wire_api a;
@@ -571,7 +573,7 @@ static gw_status import_api(struct nsys *x, uint32_t pid, int first, int driver)
     rc = gw_sink_api(x->sink, &a, x->err);
   }
   if (!rc && step != SQLITE_DONE)
-    rc = sql_error(x, "reading API calls");
+    rc = sql_error(x, N_("reading API calls"));
   sqlite3_finalize(s);
   return rc;
 }
@@ -621,8 +623,8 @@ static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
   int has_text = column_exists(x, table, "text"), has_text_id = column_exists(x, table, "textId");
   if (!has_text && !has_text_id) {
     gw_err_set(x->err,
-               "%s: table NVTX_EVENTS has neither text nor textId: range names "
-               "unknown",
+               _("%s: table NVTX_EVENTS has neither text nor textId: range names "
+                 "unknown"),
                x->name);
     return GW_EINPUT;
   }
@@ -646,7 +648,7 @@ static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
     snprintf(joined, sizeof joined, "SELECT n.*, n.text FROM (%s) n", sql);
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(x->db, joined, -1, &s, NULL) != SQLITE_OK)
-    return sql_error(x, "reading NVTX events");
+    return sql_error(x, N_("reading NVTX events"));
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW && !rc) {
     int64_t type = col_i64(s, 2, 0);
@@ -678,7 +680,7 @@ static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
     rc = gw_sink_marker(x->sink, &m, text ? text : "", len, "nvtx", x->err);
   }
   if (!rc && step != SQLITE_DONE)
-    rc = sql_error(x, "reading NVTX events");
+    rc = sql_error(x, N_("reading NVTX events"));
   sqlite3_finalize(s);
   return rc;
 }
@@ -702,13 +704,13 @@ gw_status gw_nsys_import(sqlite3 *db, const char *name, struct gw_import_sink *s
   struct nsys x = {.db = db, .name = name, .sink = sink, .res = res, .err = err};
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &s, NULL) != SQLITE_OK) {
-    gw_err_set(err, "%s: not a readable SQLite database: %s", name, sqlite3_errmsg(db));
+    gw_err_set(err, _("%s: not a readable SQLite database: %s"), name, sqlite3_errmsg(db));
     return GW_EINPUT;
   }
   int ok = sqlite3_step(s) == SQLITE_ROW;
   sqlite3_finalize(s);
   if (!ok) {
-    gw_err_set(err, "%s: not a readable SQLite database: %s", name, sqlite3_errmsg(db));
+    gw_err_set(err, _("%s: not a readable SQLite database: %s"), name, sqlite3_errmsg(db));
     return GW_EINPUT;
   }
   int app_id = 0;
@@ -718,14 +720,14 @@ gw_status gw_nsys_import(sqlite3 *db, const char *name, struct gw_import_sink *s
     sqlite3_finalize(s);
   }
   if (app_id == GW_STORE_APPLICATION_ID) {
-    gw_err_set(err, "%s: already a gpuwhy recording: run gpuwhy report on it directly", name);
+    gw_err_set(err, _("%s: already a gpuwhy recording: run gpuwhy report on it directly"), name);
     return GW_EINPUT;
   }
   if (!is_nsys_export(&x)) {
     gw_err_set(err,
-               "%s: an SQLite database, but not an Nsight Systems export (no "
-               "META_DATA_EXPORT, StringIds, "
-               "CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS tables)",
+               _("%s: an SQLite database, but not an Nsight Systems export (no "
+                 "META_DATA_EXPORT, StringIds, "
+                 "CUPTI_ACTIVITY_KIND_* or NVTX_EVENTS tables)"),
                name);
     return GW_EINPUT;
   }

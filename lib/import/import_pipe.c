@@ -1,4 +1,5 @@
 #include "import/import_pipe.h"
+#include "core/i18n.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -135,7 +136,7 @@ gw_status gw_pipe_start(struct gw_pipe **out, struct gw_import_sink *sink, struc
   pthread_cond_init(&p->cv, NULL);
   p->cur = &p->batches[p->free_list[--p->nfree]];
   if (pthread_create(&p->thread, NULL, writer_main, p) != 0) {
-    gw_err_set(err, "cannot start the writer thread");
+    gw_err_set(err, _("cannot start the writer thread"));
     for (int i = 0; i < NBATCHES; i++) {
       free(p->batches[i].ops);
       free(p->batches[i].arena);

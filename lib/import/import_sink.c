@@ -1,4 +1,5 @@
 #include "import/import_sink.h"
+#include "core/i18n.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -94,7 +95,7 @@ struct gw_import_sink {
 };
 
 static gw_status store_fail(struct gw_import_sink *s, struct gw_err *err, const char *what) {
-  gw_err_set(err, "%s: writing %s failed: %s", gw_store_path(s->store), what, gw_store_errmsg(s->store));
+  gw_err_set(err, _("%s: writing %s failed: %s"), gw_store_path(s->store), _(what), gw_store_errmsg(s->store));
   return GW_EIO;
 }
 
@@ -127,13 +128,13 @@ gw_status gw_sink_open(struct gw_import_sink **out, const char *path, const char
    * without syncs; gw_sink_finish syncs it and turns WAL back on. */
   if (sqlite3_exec(gw_store_db(s->store), "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", NULL, NULL, NULL) !=
       SQLITE_OK) {
-    rc = store_fail(s, err, "the import settings");
+    rc = store_fail(s, err, N_("the import settings"));
     goto fail;
   }
   struct gw_run_info run = {.source = s->source};
   /* this also opens the first transaction, which the tracer inserts need */
   if (gw_store_put_run(s->store, &run) != GW_OK) {
-    rc = store_fail(s, err, "the run row");
+    rc = store_fail(s, err, N_("the run row"));
     goto fail;
   }
   *out = s;
@@ -168,7 +169,7 @@ int gw_sink_gpu_count(const struct gw_import_sink *s) {
 
 gw_status gw_sink_meta(struct gw_import_sink *s, const char *key, const char *value, struct gw_err *err) {
   if (gw_store_put_meta(s->store, key, value) != GW_OK)
-    return store_fail(s, err, "meta");
+    return store_fail(s, err, N_("meta"));
   return GW_OK;
 }
 
@@ -191,7 +192,7 @@ static gw_status row_done(struct gw_import_sink *s, struct gw_err *err) {
   if (gw_store_trace_flush(s->trace) != GW_OK)
     return trace_fail(s, err);
   if (gw_store_commit(s->store) != GW_OK)
-    return store_fail(s, err, "a commit");
+    return store_fail(s, err, N_("a commit"));
   return gw_sink_metaf(s, err, "import_rows_committed", "%" PRIu64, s->rows);
 }
 
@@ -383,7 +384,7 @@ static gw_status write_gpu(struct gw_import_sink *s, int gpu, uint32_t device, s
     info.mem_total_bytes = d->mem_total_bytes;
   }
   if (gw_store_put_gpu_info(s->store, &info) != GW_OK)
-    return store_fail(s, err, "the gpu row");
+    return store_fail(s, err, N_("the gpu row"));
   char key[64];
   gw_status rc;
   snprintf(key, sizeof key, "gpu.%d.origin", gpu);
@@ -412,7 +413,7 @@ int gw_sink_gpu_for(struct gw_import_sink *s, uint32_t device, struct gw_err *er
     if (s->maps[i].input_index == s->input_index && s->maps[i].device == device)
       return s->maps[i].gpu;
   if (s->nmaps >= MAX_GPU_MAPS) {
-    gw_err_set(err, "more than %d GPUs across the inputs", MAX_GPU_MAPS);
+    gw_err_set(err, _("more than %d GPUs across the inputs"), MAX_GPU_MAPS);
     return -1;
   }
   /* The device's own index when free, so a single trace keeps nvidia-smi's
@@ -426,7 +427,7 @@ int gw_sink_gpu_for(struct gw_import_sink *s, uint32_t device, struct gw_err *er
         gpu = g;
   }
   if (gpu < 0) {
-    gw_err_set(err, "device id %u: no GPU index left", device);
+    gw_err_set(err, _("device id %u: no GPU index left"), device);
     return -1;
   }
   s->gpu_used[gpu] = 1;
@@ -443,7 +444,7 @@ gw_status gw_sink_gpu_info(struct gw_import_sink *s, const struct gw_gpu_info *i
     s->ngpus++;
   }
   if (gw_store_put_gpu_info(s->store, info) != GW_OK)
-    return store_fail(s, err, "the gpu row");
+    return store_fail(s, err, N_("the gpu row"));
   return GW_OK;
 }
 
@@ -618,7 +619,7 @@ gw_status gw_sink_step(struct gw_import_sink *s, int64_t start_ns, int64_t end_n
                        struct gw_err *err) {
   s->counts.steps++;
   if (gw_store_put_step(s->store, start_ns, end_ns, step, source) != GW_OK)
-    return store_fail(s, err, "a step");
+    return store_fail(s, err, N_("a step"));
   return row_done(s, err);
 }
 
@@ -627,14 +628,14 @@ gw_status gw_sink_gpu_sample(struct gw_import_sink *s, const struct gw_gpu_sampl
   s->counts.gpu_samples++;
   gw_sink_saw_time(s, g->t_ns, g->t_ns);
   if (gw_store_put_gpu_sample(s->store, g, what) != GW_OK)
-    return store_fail(s, err, "a GPU sample");
+    return store_fail(s, err, N_("a GPU sample"));
   return row_done(s, err);
 }
 
 gw_status gw_sink_finish(struct gw_import_sink *s, struct gw_err *err) {
   struct gw_run_info run = {.source = s->source, .started_ns = s->t_min != INT64_MAX ? s->t_min : 0};
   if (gw_store_put_run(s->store, &run) != GW_OK)
-    return store_fail(s, err, "the run row");
+    return store_fail(s, err, N_("the run row"));
   gw_status rc = GW_OK;
   if (s->t_max != INT64_MIN)
     rc = gw_sink_metaf(s, err, "import_last_ns", "%" PRId64, s->t_max);
@@ -645,10 +646,10 @@ gw_status gw_sink_finish(struct gw_import_sink *s, struct gw_err *err) {
   if (gw_store_trace_flush(s->trace) != GW_OK)
     return trace_fail(s, err);
   if (gw_store_commit(s->store) != GW_OK)
-    return store_fail(s, err, "the last commit");
+    return store_fail(s, err, N_("the last commit"));
   /* as every recording: WAL, synced (the switch itself writes and syncs) */
   if (sqlite3_exec(gw_store_db(s->store), "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL;", NULL, NULL, NULL) !=
       SQLITE_OK)
-    return store_fail(s, err, "the journal mode");
+    return store_fail(s, err, N_("the journal mode"));
   return GW_OK;
 }

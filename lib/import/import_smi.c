@@ -1,4 +1,5 @@
 #include "import/import_smi.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -252,7 +253,7 @@ static gw_status next_line(struct lines *r, char **line, struct gw_err *err) {
       r->pos += n + (nl ? 1 : 0);
       r->lineno++;
       if (memchr(start, '\0', n)) {
-        gw_err_set(err, "%s: line %llu: a NUL byte in a text log (binary file?)", r->in->name,
+        gw_err_set(err, _("%s: line %llu: a NUL byte in a text log (binary file?)"), r->in->name,
                    (unsigned long long)r->lineno);
         return GW_EINPUT;
       }
@@ -262,7 +263,7 @@ static gw_status next_line(struct lines *r, char **line, struct gw_err *err) {
     if (r->eof)
       return GW_OK;
     if (r->len - r->pos >= MAX_LINE_BYTES) {
-      gw_err_set(err, "%s: line %llu is longer than %d bytes: not an nvidia-smi log", r->in->name,
+      gw_err_set(err, _("%s: line %llu is longer than %d bytes: not an nvidia-smi log"), r->in->name,
                  (unsigned long long)r->lineno + 1, MAX_LINE_BYTES);
       return GW_EINPUT;
     }
@@ -398,7 +399,7 @@ static gw_status line_error(struct smi *s, uint64_t lineno, const char *fmt, ...
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  gw_err_set(s->err, "%s: line %llu: %s", s->name, (unsigned long long)lineno, what);
+  gw_err_set(s->err, _("%s: line %llu: %s"), s->name, (unsigned long long)lineno, what);
   return GW_EINPUT;
 }
 
@@ -413,7 +414,7 @@ static gw_status read_header(struct smi *s, char *line, uint64_t lineno) {
   snprintf(s->header_copy, sizeof s->header_copy, "%s", line);
   char *text = line[0] == '#' ? line + 1 : line;
   if (split(text, s->csv, &fl) != 0 || fl.n < 1)
-    return line_error(s, lineno, "a header with more than 128 columns");
+    return line_error(s, lineno, _("a header with more than 128 columns"));
   s->ncols = fl.n;
   s->col_gpu = s->col_gpu_id = s->col_date = s->col_time = s->col_timestamp = -1;
   const struct col_map *table = s->kind == GW_SMI_DMON ? DMON_COLUMNS : QUERY_COLUMNS;
@@ -450,7 +451,7 @@ static gw_status read_header(struct smi *s, char *line, uint64_t lineno) {
     }
   }
   if (s->kind == GW_SMI_DMON && s->col_gpu < 0)
-    return line_error(s, lineno, "a dmon header without the gpu column");
+    return line_error(s, lineno, _("a dmon header without the gpu column"));
   s->has_times = s->col_timestamp >= 0 || s->col_time >= 0;
   return GW_OK;
 }
@@ -460,7 +461,7 @@ static int row_gpu(struct smi *s, struct fields *fl, uint64_t lineno, int *gpu) 
   if (s->col_gpu >= 0) {
     uint64_t v;
     if (gw_parse_u64(fl->f[s->col_gpu], &v) != 0 || v >= GW_SINK_MAX_GPU_INDEX) {
-      line_error(s, lineno, "the GPU index '%s' is not a number from 0 to 4095", fl->f[s->col_gpu]);
+      line_error(s, lineno, _("the GPU index '%s' is not a number from 0 to 4095"), fl->f[s->col_gpu]);
       return -1;
     }
     *gpu = (int)v;
@@ -474,7 +475,7 @@ static int row_gpu(struct smi *s, struct fields *fl, uint64_t lineno, int *gpu) 
         return 0;
       }
     if (s->ngpu_ids >= (int)NCOLS(s->gpus)) {
-      line_error(s, lineno, "more than 64 GPUs told apart by '%s'", s->cols[s->col_gpu_id].name);
+      line_error(s, lineno, _("more than 64 GPUs told apart by '%s'"), s->cols[s->col_gpu_id].name);
       return -1;
     }
     gw_strlcpy(s->gpus[s->ngpu_ids].id, id, sizeof s->gpus[0].id);
@@ -488,7 +489,8 @@ static int row_gpu(struct smi *s, struct fields *fl, uint64_t lineno, int *gpu) 
 static int row_time(struct smi *s, struct fields *fl, int gpu, uint64_t lineno, int64_t *t) {
   if (s->col_timestamp >= 0) {
     if (parse_query_timestamp(fl->f[s->col_timestamp], t) != 0) {
-      line_error(s, lineno, "expected a timestamp like 2026/11/29 18:25:06.047, found '%s'", fl->f[s->col_timestamp]);
+      line_error(s, lineno, _("expected a timestamp like 2026/11/29 18:25:06.047, found '%s'"),
+                 fl->f[s->col_timestamp]);
       return -1;
     }
     return 0;
@@ -496,7 +498,7 @@ static int row_time(struct smi *s, struct fields *fl, int gpu, uint64_t lineno, 
   if (s->col_time >= 0) {
     int hh, mm, ss;
     if (parse_hms(fl->f[s->col_time], &hh, &mm, &ss) != 0 || fl->f[s->col_time][8]) {
-      line_error(s, lineno, "expected a time like 18:25:06, found '%s'", fl->f[s->col_time]);
+      line_error(s, lineno, _("expected a time like 18:25:06, found '%s'"), fl->f[s->col_time]);
       return -1;
     }
     int64_t tod = ((int64_t)hh * 3600 + mm * 60 + ss) * NS_PER_S;
@@ -505,7 +507,7 @@ static int row_time(struct smi *s, struct fields *fl, int gpu, uint64_t lineno, 
       const char *ds = fl->f[s->col_date];
       if (strlen(ds) != 8 || digits(ds, 4, &y) || digits(ds + 4, 2, &mo) || digits(ds + 6, 2, &d) ||
           local_ns(y, mo, d, hh, mm, ss, 0, t) != 0) {
-        line_error(s, lineno, "expected a date like 20261129, found '%s'", ds);
+        line_error(s, lineno, _("expected a date like 20261129, found '%s'"), ds);
         return -1;
       }
       return 0;
@@ -588,7 +590,7 @@ static gw_status write_info(struct smi *s, struct fields *fl, int gpu) {
 static gw_status data_row(struct smi *s, char *line, uint64_t lineno) {
   struct fields fl;
   if (split(line, s->csv, &fl) != 0 || fl.n != s->ncols) {
-    return line_error(s, lineno, "expected %d values as the header says, found %d", s->ncols, fl.n);
+    return line_error(s, lineno, _("expected %d values as the header says, found %d"), s->ncols, fl.n);
   }
   int gpu;
   int64_t t;
@@ -611,21 +613,21 @@ static gw_status data_row(struct smi *s, char *line, uint64_t lineno) {
     if (m->role == ROLE_PSTATE) {
       uint64_t ps;
       if ((v[0] != 'P' && v[0] != 'p') || gw_parse_u64(v + 1, &ps) != 0 || ps > 15)
-        return line_error(s, lineno, "column pstate: expected P0 to P15, found '%s'", v);
+        return line_error(s, lineno, _("column pstate: expected P0 to P15, found '%s'"), v);
       d = (double)ps;
     } else if (m->role == ROLE_REASONS) {
       char *end;
       unsigned long long bits = strtoull(v, &end, 16);
       if (end == v || *end)
-        return line_error(s, lineno, "column %s: expected a hexadecimal bitmask, found '%s'", s->cols[i].name, v);
+        return line_error(s, lineno, _("column %s: expected a hexadecimal bitmask, found '%s'"), s->cols[i].name, v);
       d = (double)bits;
     } else if (parse_number_unit(v, &d) != 0) {
-      return line_error(s, lineno, "column %s: expected a number, found '%s'", s->cols[i].name, v);
+      return line_error(s, lineno, _("column %s: expected a number, found '%s'"), s->cols[i].name, v);
     }
     /* integer metrics are stored as int64: beyond 4e18 (the bound the loader
      * reads as unknown) the cast would overflow */
     if (fabs(d * m->scale) > 4e18)
-      return line_error(s, lineno, "column %s: '%s' is out of range", s->cols[i].name, v);
+      return line_error(s, lineno, _("column %s: '%s' is out of range"), s->cols[i].name, v);
     gw_gpu_set(&smp, m->metric, d * m->scale);
     if (gw_gpu_metric_info[m->metric].table == GW_TABLE_SLOW)
       what |= 1u << GW_TABLE_SLOW;
@@ -687,7 +689,7 @@ gw_status gw_smi_import(struct gw_input *in, struct gw_import_sink *sink, const 
   while (!(rc = next_line(&r, &line, err)) && line && !*trim(line))
     ;
   if (!rc && !line) {
-    gw_err_set(err, "%s: empty file", in->name);
+    gw_err_set(err, _("%s: empty file"), in->name);
     rc = GW_EINPUT;
   }
   if (rc)
@@ -696,9 +698,9 @@ gw_status gw_smi_import(struct gw_input *in, struct gw_import_sink *sink, const 
   s->kind = gw_smi_sniff(line, strlen(line));
   if (s->kind == GW_SMI_NONE) {
     rc = line_error(s, r.lineno,
-                    "expected an nvidia-smi dmon header (# gpu pwr ...) or a "
-                    "--query-gpu CSV header (timestamp, "
-                    "index, ...)");
+                    _("expected an nvidia-smi dmon header (# gpu pwr ...) or a "
+                      "--query-gpu CSV header (timestamp, "
+                      "index, ...)"));
     goto out;
   }
   res->kind = s->kind;
@@ -709,7 +711,7 @@ gw_status gw_smi_import(struct gw_input *in, struct gw_import_sink *sink, const 
     if ((rc = next_line(&r, &line, err)))
       goto out;
     if (!line || trim(line)[0] != '#') {
-      rc = line_error(s, r.lineno, "expected dmon's units line (# Idx W C ...) under the column names");
+      rc = line_error(s, r.lineno, _("expected dmon's units line (# Idx W C ...) under the column names"));
       goto out;
     }
   }
@@ -754,7 +756,7 @@ gw_status gw_smi_import(struct gw_input *in, struct gw_import_sink *sink, const 
       /* dmon repeats its header now and then: it must be the same one */
       if (s->kind == GW_SMI_DMON && strchr(t + 1, 'I') == NULL && strcmp(t, trim(s->header_copy)) != 0 &&
           gw_smi_sniff(t, strlen(t)) == GW_SMI_DMON) {
-        rc = line_error(s, r.lineno, "the column header changed in the middle of the log");
+        rc = line_error(s, r.lineno, _("the column header changed in the middle of the log"));
         goto out;
       }
       continue;

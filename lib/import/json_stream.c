@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
 #include "core/util.h"
 
 /* Where the parser stands between tokens. */
@@ -53,7 +54,7 @@ uint64_t gw_json_offset(const struct gw_json *j) {
 }
 
 const char *gw_json_error(const struct gw_json *j) {
-  return j->error ? j->error : "";
+  return j->error ? _(j->error) : "";
 }
 
 /* ---- strings ---- */
@@ -334,7 +335,7 @@ after_value:
 
 done:
   NEXT(S_DONE);
-  FAIL(tok, "trailing garbage");
+  FAIL(tok, N_("trailing garbage"));
 
 map_first:
   NEXT(S_MAP_FIRST);
@@ -346,14 +347,14 @@ map_key:
   NEXT(S_MAP_KEY);
 key:
   if (c != '"')
-    FAIL(tok, "invalid object key (must be a string)");
+    FAIL(tok, N_("invalid object key (must be a string)"));
   is_key = 1;
   goto string;
 
 map_colon:
   NEXT(S_MAP_COLON);
   if (c != ':')
-    FAIL(tok, "object key and value must be separated by a colon (':')");
+    FAIL(tok, N_("object key and value must be separated by a colon (':')"));
   p++;
   goto value;
 
@@ -365,7 +366,7 @@ map_next:
   }
   if (c == '}')
     goto close_container;
-  FAIL(tok, "after key and value, inside map, I expect ',' or '}'");
+  FAIL(tok, N_("after key and value, inside map, I expect ',' or '}'"));
 
 arr_first:
   NEXT(S_ARR_FIRST);
@@ -381,7 +382,7 @@ arr_next:
   }
   if (c == ']')
     goto close_container;
-  FAIL(tok, "after array element, I expect ',' or ']'");
+  FAIL(tok, N_("after array element, I expect ',' or ']'"));
 
 value:
   NEXT(S_VALUE);
@@ -414,7 +415,7 @@ have_value:
     const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
     size_t m = strlen(word), have = (size_t)(end - p);
     if (memcmp(p, word, have < m ? have : m) != 0)
-      FAIL(tok, "invalid string in json text");
+      FAIL(tok, N_("invalid string in json text"));
     if (have < m)
       goto cut_short;
     p += m;
@@ -437,13 +438,14 @@ have_value:
       for (q++; q < end && is_digit(*q);)
         q++;
     } else {
-      FAIL(q, q == p ? "invalid char in json text" : "malformed number, a digit is required after the minus sign");
+      FAIL(q,
+           q == p ? N_("invalid char in json text") : N_("malformed number, a digit is required after the minus sign"));
     }
     if (q < end && *q == '.') {
       if (++q == end)
         goto cut_short;
       if (!is_digit(*q))
-        FAIL(q, "malformed number, a digit is required after the decimal point");
+        FAIL(q, N_("malformed number, a digit is required after the decimal point"));
       for (q++; q < end && is_digit(*q);)
         q++;
     }
@@ -453,7 +455,7 @@ have_value:
       if (q == end)
         goto cut_short;
       if (!is_digit(*q))
-        FAIL(q, "malformed number, a digit is required after the exponent");
+        FAIL(q, N_("malformed number, a digit is required after the exponent"));
       for (q++; q < end && is_digit(*q);)
         q++;
     }
@@ -473,7 +475,7 @@ string : {
   if (lx == LEX_MORE)
     goto cut_short;
   if (lx == LEX_BAD)
-    FAIL(bad, "invalid character or escape inside string");
+    FAIL(bad, N_("invalid character or escape inside string"));
   p = close + 1;
   j->at = (size_t)(p - buf);
   if (!QUIET) {
@@ -505,7 +507,7 @@ close_container : {
 cut_short: /* a token runs to the end of the input */
   if (at_end) {
     j->at = n;
-    j->error = "premature EOF";
+    j->error = N_("premature EOF");
     st = GW_JSON_INCOMPLETE;
     goto out;
   }
@@ -516,7 +518,7 @@ more:
 out_of_input:
   if (at_end && j->state != S_DONE) {
     j->at = n;
-    j->error = "premature EOF";
+    j->error = N_("premature EOF");
     st = GW_JSON_INCOMPLETE;
   }
 out:

@@ -30,6 +30,7 @@ gw_status gw_gpu_open(struct gw_gpu **out, const char *nvml_lib, struct gw_err *
       strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
       strncat(names, backends[i]->name, sizeof names - strlen(names) - 1);
     }
+    /* English: the recorder keeps this message as the recording's gpu_note */
     gw_err_set(err, "GPUWHY_GPU_BACKEND=%s: no such GPU backend (known: %s)", choice, names);
     return GW_EINPUT;
   }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #define MAX_LINES 100000    /* NCCL logs a few hundred lines per rank at start; a cap keeps a chatty run bounded */
 #define MAX_LINE_BYTES 2048 /* longer lines are cut: transports fit in the first hundred bytes */
 
@@ -26,7 +27,7 @@ gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, st
                                struct gw_err *err) {
   *out = NULL;
   if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-    gw_err_set(err, "cannot create %s: %s", dir, strerror(errno));
+    gw_err_set(err, _("cannot create %s: %s"), dir, strerror(errno));
     return GW_ERR;
   }
   struct gw_nccl_collect *nc = gw_xcalloc(1, sizeof *nc);
@@ -35,7 +36,7 @@ gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, st
   int too_long = gw_strlcpy(nc->dir, abs_dir ? abs_dir : dir, sizeof nc->dir);
   free(abs_dir);
   if (too_long) {
-    gw_err_set(err, "NCCL log folder path too long: %s", dir);
+    gw_err_set(err, _("NCCL log folder path too long: %s"), dir);
     free(nc);
     return GW_ERR;
   }
@@ -46,7 +47,7 @@ gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, st
                    NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(nc->db, "INSERT INTO nccl_log (t_ns, pid, line) VALUES (?, ?, ?)", -1, &nc->insert, NULL) !=
           SQLITE_OK) {
-    gw_err_set(err, "recording: cannot create the nccl_log table: %s", sqlite3_errmsg(nc->db));
+    gw_err_set(err, _("recording: cannot create the nccl_log table: %s"), sqlite3_errmsg(nc->db));
     sqlite3_finalize(nc->insert);
     free(nc);
     return GW_ERR;

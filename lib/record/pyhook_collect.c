@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
+
 #define MAX_FILES 1024      /* one per Python process: ranks, launchers, helpers */
 #define MAX_LINE_BYTES 1024 /* the hook cuts messages to 400 characters: a longer line is not its own */
 #define MAX_BAD_NOTES 3     /* say what the first bad lines were, count the rest */
@@ -48,7 +50,7 @@ gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir
                                  struct gw_store *store, struct gw_err *err) {
   *out = NULL;
   if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-    gw_err_set(err, "cannot create %s: %s", dir, strerror(errno));
+    gw_err_set(err, _("cannot create %s: %s"), dir, strerror(errno));
     return GW_ERR;
   }
   struct gw_pyhook_collect *pc = gw_xcalloc(1, sizeof *pc);
@@ -57,7 +59,7 @@ gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir
   int too_long = gw_strlcpy(pc->dir, abs_dir ? abs_dir : dir, sizeof pc->dir);
   free(abs_dir);
   if (too_long || gw_strlcpy(pc->hook_dir, hook_dir, sizeof pc->hook_dir)) {
-    gw_err_set(err, "Python hook folder path too long: %s", dir);
+    gw_err_set(err, _("Python hook folder path too long: %s"), dir);
     free(pc);
     return GW_ERR;
   }
@@ -69,7 +71,7 @@ gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir
                          "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
                          " samples) VALUES (?,?,?,?,?,?,?,?,?)",
                          -1, &pc->insert, NULL) != SQLITE_OK) {
-    gw_err_set(err, "recording: cannot write the step table: %s", sqlite3_errmsg(pc->db));
+    gw_err_set(err, _("recording: cannot write the step table: %s"), sqlite3_errmsg(pc->db));
     sqlite3_finalize(pc->insert);
     free(pc);
     return GW_ERR;
@@ -116,6 +118,7 @@ static void bad_line(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
   if (pc->bad_lines > MAX_BAD_NOTES || !events)
     return;
   struct gw_event ev = {.t_ns = gw_now_realtime_ns(), .kind = "note", .gpu = -1, .pid = (int)f->pid};
+  /* English: the message is stored in the recording (an event) */
   snprintf(ev.message, sizeof ev.message, "python hook: %s: line skipped: %s", f->name, why);
   gw_emit(events, &ev);
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/json_write.h"
 #include "core/sample.h"
 #include "core/util.h"
@@ -113,7 +114,7 @@ static void store_failed(struct recorder *r, const char *what) {
   if (r->store_broken)
     return;
   r->store_broken = 1;
-  fprintf(stderr, "gpuwhy: writing %s to %s failed: %s; recording continues and retries every second\n", what,
+  fprintf(stderr, _("gpuwhy: writing %s to %s failed: %s; recording continues and retries every second\n"), _(what),
           gw_store_path(r->store), gw_store_errmsg(r->store));
 }
 
@@ -152,10 +153,10 @@ static void on_event(void *ctx, const struct gw_event *ev) {
     copy.gpu = gpu_of_pci_message(r, copy.message);
   if (strcmp(copy.kind, "xid") == 0 || strcmp(copy.kind, "gpu_lost") == 0) {
     if (copy.t_ns >= r->started_ns)
-      say(r, "%s %lld: %s", copy.kind, (long long)copy.code, copy.message);
+      say(r, "%s %lld: %s", copy.kind, (long long)copy.code, copy.message); /* the kernel log's own words */
   }
   if (r->store && gw_store_put_event(r->store, &copy) != GW_OK)
-    store_failed(r, "an event");
+    store_failed(r, N_("an event"));
 }
 
 /* Environment variables that change how a training job behaves. */
@@ -183,7 +184,7 @@ static void put_env_knobs(struct recorder *r) {
     memcpy(name, *e, (size_t)(eq - *e));
     name[eq - *e] = '\0';
     if (is_knob(name) && gw_store_put_env(r->store, name, eq + 1) != GW_OK)
-      store_failed(r, "the environment");
+      store_failed(r, N_("the environment"));
   }
 }
 
@@ -230,11 +231,11 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
     for (unsigned g = 0; g < r->ngpus; g++) {
       r->info[g].index = g;
       if (gw_gpu_identity(r->gpu, g, &r->info[g], &err) != GW_OK)
-        say(r, "GPU %u: static facts incomplete: %s", g, err.msg);
+        say(r, _("GPU %u: static facts incomplete: %s"), g, err.msg);
     }
   }
   if (gw_host_open(&r->host, o->root, &err) != GW_OK) {
-    snprintf(msg, cap, "cannot read host statistics: %s", err.msg);
+    snprintf(msg, cap, _("cannot read host statistics: %s"), err.msg);
     return -1;
   }
   const char *kmsg_root = o->root;
@@ -249,14 +250,14 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
       dir[n - sn] = '\0';
       rc = gw_kmsg_open(&r->kmsg, dir, 1, &err);
     } else {
-      snprintf(err.msg, sizeof err.msg, "--kmsg wants a path ending in /dev/kmsg, got %s", o->kmsg_path);
+      snprintf(err.msg, sizeof err.msg, _("--kmsg wants a path ending in /dev/kmsg, got %s"), o->kmsg_path);
     }
   } else {
     rc = gw_kmsg_open(&r->kmsg, kmsg_root, 1, &err);
   }
   if (rc != GW_OK) {
     r->kmsg = NULL;
-    say(r, "kernel log not recorded: %s", err.msg);
+    say(r, _("kernel log not recorded: %s"), err.msg);
   }
   return 0;
 }
@@ -267,19 +268,20 @@ static int open_trace(struct recorder *r, char *msg, unsigned cap) {
   if (o->trace == GW_TRACE_OFF)
     return 0;
   if (!r->store || !o->argv) {
-    snprintf(msg, cap, "--trace needs a command to start and a recording to write");
+    snprintf(msg, cap, "%s", _("--trace needs a command to start and a recording to write"));
     return -1;
   }
   if (gw_trace_find_library(o->tracer_lib, r->tracer_lib, sizeof r->tracer_lib) != 0) {
-    snprintf(msg, cap, "--trace: the tracer library libgpuwhy-tracer.so was not found (set GPUWHY_TRACER_LIB)");
+    snprintf(msg, cap, "%s",
+             _("--trace: the tracer library libgpuwhy-tracer.so was not found (set GPUWHY_TRACER_LIB)"));
     return -1;
   }
   if (snprintf(r->trace_dir, sizeof r->trace_dir, "%s.trace", o->out_path) >= (int)sizeof r->trace_dir) {
-    snprintf(msg, cap, "--trace: recording path too long");
+    snprintf(msg, cap, "%s", _("--trace: recording path too long"));
     return -1;
   }
   if (mkdir(r->trace_dir, 0700) != 0 && errno != EEXIST) {
-    snprintf(msg, cap, "--trace: cannot create %s: %s", r->trace_dir, strerror(errno));
+    snprintf(msg, cap, _("--trace: cannot create %s: %s"), r->trace_dir, strerror(errno));
     return -1;
   }
   /* Absolute, in case the traced program changes its working directory. */
@@ -309,7 +311,7 @@ static void open_nccl(struct recorder *r) {
     return;
   struct gw_err err = {{0}};
   if (gw_nccl_collect_open(&r->nccl, dir, r->store, &err) != GW_OK)
-    say(r, "NCCL transports will not be recorded: %s", err.msg);
+    say(r, _("NCCL transports will not be recorded: %s"), err.msg);
 }
 
 /* The Python hook: steps, data wait and batch sizes from inside PyTorch,
@@ -321,15 +323,15 @@ static void open_pyhook(struct recorder *r) {
     return;
   char hook_dir[4096], dir[4200];
   if (gw_pyhook_find_dir(hook_dir, sizeof hook_dir) != 0) {
-    say(r, "Python steps will not be recorded: the hook folder gpuwhy_hook was not found (set "
-           "GPUWHY_PYTHON_HOOK_DIR)");
+    say(r, "%s",
+        _("Python steps will not be recorded: the hook folder gpuwhy_hook was not found (set GPUWHY_PYTHON_HOOK_DIR)"));
     return;
   }
   if (snprintf(dir, sizeof dir, "%s.py", o->out_path) >= (int)sizeof dir)
     return;
   struct gw_err err = {{0}};
   if (gw_pyhook_collect_open(&r->pyhook, dir, hook_dir, r->store, &err) != GW_OK)
-    say(r, "Python steps will not be recorded: %s", err.msg);
+    say(r, _("Python steps will not be recorded: %s"), err.msg);
 }
 
 static int open_store(struct recorder *r, char *msg, unsigned cap) {
@@ -378,14 +380,14 @@ static void put_run_facts(struct recorder *r) {
       .source = "record",
   };
   if (gw_store_put_run(r->store, &run) != GW_OK)
-    store_failed(r, "the run facts");
+    store_failed(r, N_("the run facts"));
   free(cmd);
   put_env_knobs(r);
   for (unsigned g = 0; g < r->ngpus; g++)
     if (gw_store_put_gpu_info(r->store, &r->info[g]) != GW_OK)
-      store_failed(r, "GPU facts");
+      store_failed(r, N_("GPU facts"));
   if (gw_store_commit(r->store) != GW_OK)
-    store_failed(r, "the run facts");
+    store_failed(r, N_("the run facts"));
 }
 
 /* Start the command. The child gets the tracer's environment when asked. */
@@ -445,7 +447,7 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
   close(pipefd[0]);
   if (n == (ssize_t)sizeof child_errno) {
     waitpid(pid, NULL, 0);
-    snprintf(msg, cap, "cannot run %s: %s", r->o->argv[0], strerror(child_errno));
+    snprintf(msg, cap, _("cannot run %s: %s"), r->o->argv[0], strerror(child_errno));
     return -1;
   }
   r->child_pid = pid;
@@ -476,13 +478,13 @@ static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const s
       continue;
     }
     if (r->store && gw_store_put_gpu_sample(r->store, s, tables) != GW_OK)
-      store_failed(r, "a GPU sample");
+      store_failed(r, N_("a GPU sample"));
     if ((what & GW_GPU_SLOW) && r->store) {
       struct gw_gpu_proc procs[MAX_GPU_PROCS];
       int n = gw_gpu_processes(r->gpu, g, t_ns, procs, MAX_GPU_PROCS);
       for (int i = 0; i < n; i++)
         if (gw_store_put_gpu_proc(r->store, &procs[i]) != GW_OK)
-          store_failed(r, "a GPU process");
+          store_failed(r, N_("a GPU process"));
     }
   }
 }
@@ -491,7 +493,7 @@ static void put_meta_value(struct recorder *r, const char *key, int decimals, do
   char text[64];
   snprintf(text, sizeof text, "%.*f", decimals, v);
   if (gw_store_put_meta(r->store, key, text) != GW_OK)
-    store_failed(r, "the recorder's own cost");
+    store_failed(r, N_("the recorder's own cost"));
 }
 
 /* The recorder's own CPU time and memory, so its overhead is on record. */
@@ -570,7 +572,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   r->o = o;
   msg[0] = '\0';
   if (o->interval_ms < 10 || o->interval_ms > 600000) {
-    snprintf(msg, cap, "--interval must be between 10 and 600000 ms, got %d", o->interval_ms);
+    snprintf(msg, cap, _("--interval must be between 10 and 600000 ms, got %d"), o->interval_ms);
     return GPUWHY_EXIT_USAGE;
   }
   stop_requested = 0;
@@ -595,7 +597,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     }
   } else if (o->pid > 0) {
     if (!process_alive(o->pid)) {
-      snprintf(msg, cap, "no process with pid %d", o->pid);
+      snprintf(msg, cap, _("no process with pid %d"), o->pid);
       goto out;
     }
     r->target_pid = o->pid;
@@ -605,13 +607,15 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   r->started_ns = gw_now_realtime_ns();
   put_run_facts(r);
   if (!r->gpu)
-    say(r, "no GPU data: %s; recording the host only", r->gpu_note);
+    say(r, _("no GPU data: %s; recording the host only"), r->gpu_note);
   if (o->out_path) {
     if (r->ngpus > 0)
-      say(r, "recording %u GPU%s every %d ms and the host every second to %s", r->ngpus, r->ngpus == 1 ? "" : "s",
-          o->interval_ms, o->out_path);
+      say(r,
+          gw_ngettext("recording %u GPU every %d ms and the host every second to %s",
+                      "recording %u GPUs every %d ms and the host every second to %s", r->ngpus),
+          r->ngpus, o->interval_ms, o->out_path);
     else
-      say(r, "recording the host every second to %s", o->out_path);
+      say(r, _("recording the host every second to %s"), o->out_path);
   }
 
   struct gw_event_sink sink = {on_event, r};
@@ -656,7 +660,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
      * what a 10 Hz recording would spend (bench/RESULTS.md). */
     if (slow_due && gw_host_sample(r->host, t_ns, rescan_due ? GW_HOST_RESCAN : 0, &hs, &sink, &err) == GW_OK) {
       if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
-        store_failed(r, "a host sample");
+        store_failed(r, N_("a host sample"));
     }
     int64_t cpu2 = thread_cpu_ns();
     if (r->kmsg)
@@ -683,7 +687,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (r->store) {
       int64_t cpu5 = thread_cpu_ns();
       if (gw_store_commit_if_due(r->store, COMMIT_PERIOD_NS) != GW_OK)
-        store_failed(r, "a commit");
+        store_failed(r, N_("a commit"));
       else if (gw_now_monotonic_ns() - r->store_failed_mono > 2 * COMMIT_PERIOD_NS)
         r->store_broken = 0; /* two commit periods without a failure: a new one is news */
       r->phase_cpu_ns[PHASE_STORE] += thread_cpu_ns() - cpu5;
@@ -722,14 +726,14 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   struct gw_err last_err = {{0}};
   if (gw_host_sample(r->host, ended_ns, 0, &hs, &sink, &last_err) == GW_OK && r->store &&
       gw_store_put_host_sample(r->store, &hs) != GW_OK)
-    store_failed(r, "a host sample");
+    store_failed(r, N_("a host sample"));
   if (r->child_pid && child_status < 0) {
     /* Stopped early (signal or --duration): pass a signal on, then wait so the
      * exit status of the command is still ours to return. */
     if (pending_signal || o->stop_command)
       kill(r->child_pid, pending_signal == SIGINT ? SIGINT : SIGTERM);
     else
-      say(r, "recording stopped after %.0f s; waiting for the command to finish", o->duration_s);
+      say(r, _("recording stopped after %.0f s; waiting for the command to finish"), o->duration_s);
     int ws;
     while (waitpid(r->child_pid, &ws, 0) < 0 && errno == EINTR)
       ;
@@ -740,11 +744,13 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     gw_trace_collect_finish(r->trace, &sink);
     put_meta_value(r, "trace_records", 0, (double)gw_trace_collect_records(r->trace));
     if (gw_store_put_meta(r->store, "trace_mode", o->trace == GW_TRACE_FULL ? "full" : "sampled") != GW_OK)
-      store_failed(r, "the trace mode");
-    say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
+      store_failed(r, N_("the trace mode"));
+    say(r, gw_ngettext("traced %llu record", "traced %llu records", (unsigned long)gw_trace_collect_records(r->trace)),
+        (unsigned long long)gw_trace_collect_records(r->trace));
     if (o->trace == GW_TRACE_SAMPLED && count_rows(r, "SELECT count(*) FROM trace_window") == 0)
-      say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
-             "short run use --trace=full");
+      say(r, "%s",
+          _("no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
+            "short run use --trace=full"));
   }
   if (r->nccl) {
     gw_nccl_collect_poll(r->nccl);
@@ -763,9 +769,11 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (r->store) {
     put_self_cost(r);
     if (gw_store_finish_run(r->store, ended_ns, status) != GW_OK || gw_store_commit(r->store) != GW_OK)
-      store_failed(r, "the end of the run");
-    say(r, "recorded %.1f s (%ld ticks) to %s; next: gpuwhy report %s", (ended_ns - r->started_ns) / 1e9, r->ticks,
-        o->out_path, o->out_path);
+      store_failed(r, N_("the end of the run"));
+    say(r,
+        gw_ngettext("recorded %.1f s (%ld tick) to %s; next: gpuwhy report %s",
+                    "recorded %.1f s (%ld ticks) to %s; next: gpuwhy report %s", (unsigned long)r->ticks),
+        (ended_ns - r->started_ns) / 1e9, r->ticks, o->out_path, o->out_path);
   }
 out:
   close_all(r);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "sources/trace_reader.h"
 #include "store/store_trace.h"
 
@@ -33,7 +34,7 @@ gw_status gw_trace_collect_open(struct gw_trace_collect **out, const char *dir, 
   *out = NULL;
   struct gw_trace_collect *tc = gw_xcalloc(1, sizeof *tc);
   if (gw_strlcpy(tc->dir, dir, sizeof tc->dir)) {
-    gw_err_set(err, "trace folder path too long: %s", dir);
+    gw_err_set(err, _("trace folder path too long: %s"), dir);
     free(tc);
     return GW_ERR;
   }

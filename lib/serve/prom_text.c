@@ -29,6 +29,8 @@ void gw_prom_state_init(struct gw_prom_state *st, int64_t started_ns, const char
   st->window_s = window_s;
 }
 
+/* Metric names and HELP texts are English in every language: dashboards,
+ * alert rules and scrapers read them (deploy/ has both). */
 static void family(FILE *out, const char *name, const char *type, const char *help) {
   char esc[600];
   gw_prom_help_escape(esc, sizeof esc, help);

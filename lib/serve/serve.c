@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "serve/prom_text.h"
 #include "serve/serve_http.h"
 #include "serve/serve_replay.h"
@@ -59,7 +60,7 @@ static char *metrics_page(void *ctx, size_t *len) {
     if (f)
       fclose(f);
     if (rc) {
-      fprintf(stderr, "gpuwhy serve: %s\n", err.msg[0] ? err.msg : "cannot build the metrics");
+      fprintf(stderr, "gpuwhy serve: %s\n", err.msg[0] ? err.msg : _("cannot build the metrics"));
       free(buf);
     } else {
       free(s->page);
@@ -119,7 +120,7 @@ static int run_live(struct server *s, char *msg, size_t cap) {
     char rmsg[1024] = "";
     int status = gw_record_run(&ro, rmsg, sizeof rmsg);
     if (status != 0 && status != 128 + SIGINT && status != 128 + SIGTERM) {
-      snprintf(msg, cap, "sampling stopped: %s", rmsg[0] ? rmsg : "the recorder failed");
+      snprintf(msg, cap, _("sampling stopped: %s"), rmsg[0] ? rmsg : _("the recorder failed"));
       return status == GPUWHY_EXIT_USAGE ? GPUWHY_EXIT_USAGE : GPUWHY_EXIT_INPUT;
     }
     /* the recorder catches SIGINT/SIGTERM while it runs: a segment that
@@ -165,13 +166,13 @@ static int run_replay(struct server *s, struct gw_replay *r, char *msg, size_t c
 int gw_serve_run(const struct gw_serve_opts *o, char *msg, size_t cap) {
   msg[0] = '\0';
   if (o->interval_ms < 100 || o->sample_interval_ms < 10 || o->window_s < 10) {
-    snprintf(msg, cap, "--interval must be at least 100 ms, --sample-interval 10 ms and --window 10 s");
+    snprintf(msg, cap, "%s", _("--interval must be at least 100 ms, --sample-interval 10 ms and --window 10 s"));
     return GPUWHY_EXIT_USAGE;
   }
   char dir[512];
   const char *tmp;
   if (gw_make_temp_dir("gpuwhy-serve", dir, sizeof dir, &tmp) != 0) {
-    snprintf(msg, cap, "cannot create a working folder under %s: %s", tmp, strerror(errno));
+    snprintf(msg, cap, _("cannot create a working folder under %s: %s"), tmp, strerror(errno));
     return GPUWHY_EXIT_INPUT;
   }
   struct server s;
@@ -204,8 +205,8 @@ int gw_serve_run(const struct gw_serve_opts *o, char *msg, size_t cap) {
     goto out;
   }
   if (!o->quiet) {
-    fprintf(stderr, "gpuwhy serve: metrics at http://%s/metrics (%s; window %d s, rebuilt at most every %.1f s)\n",
-            bound, o->replay_path ? "replaying a recording" : "live", o->window_s, o->interval_ms / 1000.0);
+    fprintf(stderr, _("gpuwhy serve: metrics at http://%s/metrics (%s; window %d s, rebuilt at most every %.1f s)\n"),
+            bound, o->replay_path ? _("replaying a recording") : _("live"), o->window_s, o->interval_ms / 1000.0);
     fflush(stderr);
   }
   serve_stop = 0;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 int gw_http_parse_listen(const char *listen, char *host, size_t cap, unsigned *port) {
   const char *colon;
   if (!listen || !*listen || cap == 0)
@@ -43,6 +45,8 @@ struct gw_http {
   void *ctx;
 };
 
+/* The bodies stay English: they go to a remote client (Prometheus, a
+ * browser) whose language this server does not know. */
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *text, const char *allow) {
   struct MHD_Response *r =
       MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text, MHD_RESPMEM_PERSISTENT);
@@ -99,7 +103,7 @@ gw_status gw_http_start(struct gw_http **out, const char *listen, unsigned max_c
   char host[256];
   unsigned port;
   if (gw_http_parse_listen(listen, host, sizeof host, &port)) {
-    gw_err_set(err, "--listen wants HOST:PORT, [IPV6]:PORT or :PORT, got '%s'", listen);
+    gw_err_set(err, _("--listen wants HOST:PORT, [IPV6]:PORT or :PORT, got '%s'"), listen);
     return GW_EINPUT;
   }
   struct addrinfo hints, *ai = NULL;
@@ -110,7 +114,7 @@ gw_status gw_http_start(struct gw_http **out, const char *listen, unsigned max_c
   snprintf(portstr, sizeof portstr, "%u", port);
   int gai = getaddrinfo(host[0] ? host : NULL, portstr, &hints, &ai);
   if (gai != 0 || !ai) {
-    gw_err_set(err, "cannot listen on '%s': %s", listen, gai ? gai_strerror(gai) : "no address");
+    gw_err_set(err, _("cannot listen on '%s': %s"), listen, gai ? gai_strerror(gai) : _("no address"));
     return GW_EINPUT;
   }
   struct sockaddr_storage addr;
@@ -131,7 +135,7 @@ gw_status gw_http_start(struct gw_http **out, const char *listen, unsigned max_c
                                (unsigned)(max_connections ? max_connections : 16), MHD_OPTION_CONNECTION_TIMEOUT,
                                (unsigned)10, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768, MHD_OPTION_END);
   if (!h->daemon) {
-    gw_err_set(err, "cannot listen on %s (in use, or not an address of this machine?)", listen);
+    gw_err_set(err, _("cannot listen on %s (in use, or not an address of this machine?)"), listen);
     free(h);
     return GW_EIO;
   }
@@ -161,7 +165,7 @@ gw_status gw_http_start(struct gw_http **out, const char *listen, unsigned max_c
   (void)bound;
   (void)bound_cap;
   *out = NULL;
-  gw_err_set(err, "this gpuwhy was built without libmicrohttpd, so it cannot serve HTTP");
+  gw_err_set(err, "%s", _("this gpuwhy was built without libmicrohttpd, so it cannot serve HTTP"));
   return GW_ENOTSUP;
 }
 

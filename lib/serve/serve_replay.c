@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "store/store.h"
 
 /* The tables replayed, the column that places a row in time, and a second
@@ -56,13 +57,13 @@ gw_status gw_replay_open(struct gw_replay **out, const char *src, const char *wo
   sqlite3_stmt *s = NULL;
   /* VACUUM INTO takes a consistent copy even of a recording still in WAL mode */
   if (sqlite3_prepare_v2(db, "VACUUM INTO ?", -1, &s, NULL) != SQLITE_OK) {
-    gw_err_set(err, "%s: cannot copy: %s", src, sqlite3_errmsg(db));
+    gw_err_set(err, _("%s: cannot copy: %s"), src, sqlite3_errmsg(db));
     rc = GW_EIO;
     goto out;
   }
   sqlite3_bind_text(s, 1, r->copy_path, -1, SQLITE_TRANSIENT);
   if (sqlite3_step(s) != SQLITE_DONE) {
-    gw_err_set(err, "%s: cannot copy to %s: %s", src, r->copy_path, sqlite3_errmsg(db));
+    gw_err_set(err, _("%s: cannot copy to %s: %s"), src, r->copy_path, sqlite3_errmsg(db));
     rc = GW_EIO;
     goto out;
   }
@@ -73,7 +74,7 @@ gw_status gw_replay_open(struct gw_replay **out, const char *src, const char *wo
                          " UNION ALL SELECT min(t_ns), max(t_ns) FROM host_sample)",
                          -1, &s, NULL) != SQLITE_OK ||
       sqlite3_step(s) != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL) {
-    gw_err_set(err, "%s holds no GPU or host samples to replay", src);
+    gw_err_set(err, _("%s holds no GPU or host samples to replay"), src);
     rc = GW_EINPUT;
     goto out;
   }
@@ -162,7 +163,7 @@ gw_status gw_replay_begin_segment(struct gw_replay *r, const char *seg_path, str
   int ok = sqlite3_step(s) == SQLITE_DONE;
   sqlite3_finalize(s);
   if (!ok) {
-    gw_err_set(err, "replay: cannot attach %s: %s", r->copy_path, sqlite3_errmsg(db));
+    gw_err_set(err, _("replay: cannot attach %s: %s"), r->copy_path, sqlite3_errmsg(db));
     return GW_EIO;
   }
   char cols[4096], sel[4096], sql[9000];
@@ -207,7 +208,7 @@ static gw_status copy_range(struct gw_replay *r, int64_t lo, int64_t hi, struct 
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
-      gw_err_set(err, "replay: copying %s: %s", TABLES[i].table, sqlite3_errmsg(gw_store_db(r->seg)));
+      gw_err_set(err, _("replay: copying %s: %s"), TABLES[i].table, sqlite3_errmsg(gw_store_db(r->seg)));
       return GW_EIO;
     }
   }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
 #include "store/store.h"
 
 struct gw_window {
@@ -28,7 +29,7 @@ gw_status gw_window_open(struct gw_window **out, const char *dir, int64_t span_n
   *out = NULL;
   struct gw_window *w = gw_xcalloc(1, sizeof *w);
   if (gw_strlcpy(w->dir, dir, sizeof w->dir)) {
-    gw_err_set(err, "folder name too long: %s", dir);
+    gw_err_set(err, _("folder name too long: %s"), dir);
     free(w);
     return GW_ERR;
   }
@@ -79,7 +80,7 @@ void gw_window_segment_started(struct gw_window *w, unsigned k) {
 static int exec(sqlite3 *db, const char *sql, struct gw_err *err) {
   char *msg = NULL;
   if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    gw_err_set(err, "building the window: %s", msg ? msg : sqlite3_errmsg(db));
+    gw_err_set(err, _("building the window: %s"), msg ? msg : sqlite3_errmsg(db));
     sqlite3_free(msg);
     return -1;
   }

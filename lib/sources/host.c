@@ -608,7 +608,7 @@ static int disk_never_used(const struct gw_disk_counters *d) {
   return (d->rd_ios | d->wr_ios | d->dc_ios | d->io_ticks_ms | d->rd_sectors | d->wr_sectors) == 0;
 }
 
-/* iostat -x figures over dt (api-facts 8). 0 on success. */
+/* iostat -x figures over dt (fields of Linux's Documentation/admin-guide/iostats.rst). 0 on success. */
 static int disk_rates(const struct gw_disk_counters *a, const struct gw_disk_counters *b, int64_t dt_ns,
                       struct gw_disk_sample *o) {
   uint64_t rd, wr, dc, rs, ws, rt, wt, dt, io, wq;

@@ -1,7 +1,8 @@
 /* Pure parsers of the host source: /proc/stat, /proc/<pid>/stat,
  * /proc/diskstats and /proc/pressure/<res>. They read text, never files, so
- * tests and fuzzers can feed them any bytes. Field layouts are described in
- * docs api-facts.md section 8 and in proc(5). */
+ * tests and fuzzers can feed them any bytes. Field layouts are those of
+ * proc(5) and of Linux's Documentation/admin-guide/iostats.rst (diskstats)
+ * and accounting/psi.rst (pressure). */
 #include "host.h"
 
 #include <stdio.h>

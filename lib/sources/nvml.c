@@ -1,5 +1,5 @@
 /* GPU source: NVML loaded with dlopen. We declare only the NVML types we use
- * (layouts and values from docs/api-facts.md sections 1-2), ask for the
+ * (layouts and values as in NVIDIA's nvml.h: see nvml_abi.h), ask for the
  * versioned symbol names, and treat every symbol but the core five as
  * optional: a missing symbol or NOT_SUPPORTED leaves its metric invalid. */
 #include "nvml.h"
@@ -201,7 +201,7 @@ static const struct {
 };
 #define SLOW_NFIELDS (sizeof slow_fields / sizeof slow_fields[0])
 
-/* Clock event reason bits (api-facts 1.5), named for people. */
+/* Clock event reason bits (nvmlClocksEventReason* in nvml.h), named for people. */
 static const struct {
   unsigned long long bit;
   const char *name;

@@ -1,6 +1,7 @@
 /* The subset of the NVML ABI (x86_64) that gpuwhy uses, declared here so no
  * nvml.h is needed to build: handles, return codes, struct layouts and their
- * version words (api-facts sections 1 and 2). Shared by the real source
+ * version words as NVIDIA's nvml.h defines them (a versioned struct's version
+ * is sizeof | v << 24; the GPM structs use a plain 1). Shared by the real source
  * (nvml.c) and the fake library the tests load, so both agree on the ABI. */
 #ifndef GW_NVML_ABI_H
 #define GW_NVML_ABI_H
@@ -116,8 +117,10 @@ typedef struct {
   } metricInfo;
 } nvmlGpmMetric_t;
 
-/* The driver reads only numMetrics entries (api-facts 2: 98 and 333 both
- * worked on driver 580), so we declare the smallest header's size. */
+/* NVML_GPM_METRIC_MAX grew from 98 to 210 to 333 across nvml.h versions
+ * while the struct version stayed 1; the driver reads only numMetrics
+ * entries (98 and 333 both worked on driver 580), so we declare the
+ * smallest header's size. */
 #define GPM_METRIC_SLOTS 98
 typedef struct {
   unsigned version;

@@ -509,8 +509,8 @@ static const unsigned long long mem_reserved = 512ULL * MIB;
 
 FAKE_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev, nvmlMemory_v2_t *m) {
   ENTER(dev);
-  /* The real driver answers FUNCTION_NOT_FOUND to a bare "2" (api-facts 1.1).
-   */
+  /* The real driver (580) answers FUNCTION_NOT_FOUND to a bare "2": the
+   * version must be sizeof | 2 << 24. */
   if (m->version != ((unsigned)sizeof(nvmlMemory_v2_t) | (2u << 24)))
     return E_FUNCTION_NOT_FOUND;
   m->total = mem_total;
@@ -989,8 +989,8 @@ FAKE_API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t dev, nvmlProc
   if (!count)
     return E_INVALID_ARGUMENT;
   if (!buf) {
-    *count = 72; /* what the real driver answers to the sizing call
-                    (api-facts 1.3) */
+    *count = 72; /* what the real driver (580) answers to the sizing call,
+                    with 0 or 1 processes alike */
     return E_INSUFFICIENT_SIZE;
   }
   if (*count < 2)

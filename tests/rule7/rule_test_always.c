@@ -16,11 +16,6 @@ static int test_always_fires(const struct gw_rule_input *in, struct gw_finding *
   return 1;
 }
 
-const struct gw_rule gw_class_test_always = {"test_always",
-                                             "A test class that always fires",
-                                             "0",
-                                             GW_ROW_IDLE_OTHER,
-                                             test_always_fires,
-                                             "seventh-rule signals",
-                                             "seventh-rule confirm",
-                                             "seventh-rule fixes"};
+const struct gw_rule gw_class_test_always = {
+    "test_always",          "A test class that always fires", GW_ROW_IDLE_OTHER,   test_always_fires,
+    "seventh-rule signals", "seventh-rule confirm",           "seventh-rule fixes"};

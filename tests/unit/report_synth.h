@@ -1,5 +1,5 @@
 /* Synthetic recordings for the report tests, written through the real store
- * API and shaped like the workloads measured on the H200 (gpu-machine.md).
+ * API and shaped like the workloads this project measured on the H200.
  * Header-only so each test program can include it. */
 #ifndef GW_REPORT_SYNTH_H
 #define GW_REPORT_SYNTH_H
@@ -146,7 +146,7 @@ static inline int synth_write(const char *path, int ngpus, double seconds, int n
   return rc ? -1 : 0;
 }
 
-/* ---- shapes of the measured workloads (gpu-machine.md) ---- */
+/* ---- shapes of the workloads measured on the H200 ---- */
 
 /* A few seconds of start-up (imports, model build) with the GPU idle. */
 #define SYNTH_STARTUP_S 3.0

@@ -135,7 +135,7 @@ static void test_xid_forms(void **state) {
   assert_string_equal(x.name, "python3");
   assert_string_equal(x.detail, "Row Remapper: New row marked for remapping, reset gpu to activate.");
 
-  /* Example of api-facts: pid but no name. */
+  /* A line with a pid but no process name, as the driver writes some. */
   assert_int_equal(gw_parse_xid_line("NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: x", &x), 1);
   assert_int_equal(x.pid, 1896);
   assert_string_equal(x.name, "");

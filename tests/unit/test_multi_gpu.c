@@ -1,7 +1,7 @@
 /* The multi-GPU analysis: the NCCL INFO parser on real line shapes, and the
  * summary, the rule and the multi-node merge on small recordings written
- * through the store API, shaped like the H200 DDP measurements
- * (gpu-machine.md, "Two GPUs"). */
+ * through the store API, shaped like DDP on two H200s as this project
+ * measured it. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
