@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "sources/kmsg.h"
 #include "record/gpu_backends.h"
 #include "store/store.h"
+#include "store/store_write.h"
 #include "nccl_collect.h"
 #include "pyhook_collect.h"
 #include "trace_collect.h"
@@ -503,18 +503,6 @@ static void put_self_cost(struct recorder *r) {
     put_meta_value(r, phase_key[p], 3, r->phase_cpu_ns[p] / 1e9);
 }
 
-/* A count from the recording, -1 when it cannot be read. */
-static long count_rows(struct recorder *r, const char *sql) {
-  sqlite3_stmt *s;
-  long n = -1;
-  if (sqlite3_prepare_v2(gw_store_db(r->store), sql, -1, &s, NULL) != SQLITE_OK)
-    return -1;
-  if (sqlite3_step(s) == SQLITE_ROW)
-    n = (long)sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  return n;
-}
-
 static int exit_status_of(int wstatus) {
   if (WIFEXITED(wstatus))
     return WEXITSTATUS(wstatus);
@@ -717,7 +705,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (gw_store_put_meta(r->store, "trace_mode", o->trace == GW_TRACE_FULL ? "full" : "sampled") != GW_OK)
       store_failed(r, "the trace mode");
     say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
-    if (o->trace == GW_TRACE_SAMPLED && count_rows(r, "SELECT count(*) FROM trace_window") == 0)
+    if (o->trace == GW_TRACE_SAMPLED && gw_store_rows_in(r->store, "trace_window") == 0)
       say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
              "short run use --trace=full");
   }
