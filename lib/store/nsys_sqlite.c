@@ -255,9 +255,12 @@ static int cmp_u32(const void *a, const void *b) {
 }
 
 gw_status gw_nsys_db_list_pids(struct gw_nsys_db *x, uint32_t *pids, int max, int *npids, struct gw_err *err) {
-  static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL",  "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                       "CUPTI_ACTIVITY_KIND_MEMSET",  "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-                                       "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
+  static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
+                                       "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                       "CUPTI_ACTIVITY_KIND_MEMSET",
+                                       "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                       "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                       "CUPTI_ACTIVITY_KIND_DRIVER",
                                        "NVTX_EVENTS"};
   *npids = 0;
   char sql[256];

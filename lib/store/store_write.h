@@ -26,8 +26,7 @@ GW_NODISCARD gw_status gw_store_bulk_end(struct gw_store *st);
 
 /* NCCL's debug lines (table nccl_log, created when absent). */
 struct gw_store_nccl_log;
-GW_NODISCARD gw_status gw_store_nccl_log_open(struct gw_store_nccl_log **out, struct gw_store *st,
-                                              struct gw_err *err);
+GW_NODISCARD gw_status gw_store_nccl_log_open(struct gw_store_nccl_log **out, struct gw_store *st, struct gw_err *err);
 /* pid < 0: unknown. The line is len bytes, not NUL-terminated. */
 GW_NODISCARD gw_status gw_store_nccl_log_put(struct gw_store_nccl_log *w, int64_t t_ns, long pid, const char *line,
                                              size_t len);
