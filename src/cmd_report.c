@@ -152,7 +152,7 @@ static int import_if_trace(const char *input, struct imported *im, char *err, si
 }
 
 /* report --step-range: the named NVTX ranges become steps in a private copy
- * (lib/record/step_range.c); the recording given is never changed. */
+ * (lib/store/step_range.c); the recording given is never changed. */
 static int steps_from_ranges(const char *input, struct imported *im, const struct step_range_opts *ranges, char *err,
                              size_t errcap) {
   int copy = !im->path[0]; /* an imported trace is ours already */

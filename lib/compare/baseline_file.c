@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "analysis/ledger.h"
-#include "compare/json_read.h"
+#include "store/json_read.h"
 #include "core/json_write.h"
 
 static void jnum(FILE *out, double v) {
@@ -128,21 +128,13 @@ static enum gw_step_source source_from_id(const char *id) {
 }
 
 static int json_true(const struct gw_json_doc *doc, const char *jpath) {
-  sqlite3_stmt *st = gw_json_query(doc, "SELECT json_type(?1, ?2)");
-  int yes = 0;
-  if (st) {
-    sqlite3_bind_text(st, 2, jpath, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-      const unsigned char *t = sqlite3_column_text(st, 0);
-      yes = t && strcmp((const char *)t, "true") == 0;
-    }
-    sqlite3_finalize(st);
-  }
-  return yes;
+  char type[16];
+  return gw_json_type(doc, jpath, type, sizeof type) == 0 && strcmp(type, "true") == 0;
 }
 
 static gw_status read_step_times(const struct gw_json_doc *doc, struct gw_run_summary *s, struct gw_err *err) {
-  sqlite3_stmt *st = gw_json_query(doc, "SELECT key, value, type FROM json_each(?1, '$.step_times_s')");
+  static const char *const member[] = {"$"};
+  struct gw_json_members *st = gw_json_members_open(doc, "$.step_times_s", member, 1, 0);
   if (!st) {
     gw_err_set(err, "%s: cannot read step_times_s", doc->path);
     return GW_EINPUT;
@@ -150,11 +142,11 @@ static gw_status read_step_times(const struct gw_json_doc *doc, struct gw_run_su
   size_t cap = 256;
   s->step_s = gw_xcalloc(cap, sizeof *s->step_s);
   gw_status rc = GW_OK;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    const unsigned char *type = sqlite3_column_text(st, 2);
-    double v = sqlite3_column_double(st, 1);
-    if (!type || (strcmp((const char *)type, "real") != 0 && strcmp((const char *)type, "integer") != 0) || !(v > 0)) {
-      gw_err_set(err, "%s: step_times_s[%d] is not a positive number of seconds", doc->path, sqlite3_column_int(st, 0));
+  while (gw_json_members_next(st)) {
+    const char *type = gw_json_members_type(st, 0);
+    double v = gw_json_members_number(st, 0);
+    if (!type || (strcmp(type, "real") != 0 && strcmp(type, "integer") != 0) || !(v > 0)) {
+      gw_err_set(err, "%s: step_times_s[%d] is not a positive number of seconds", doc->path, gw_json_members_index(st));
       rc = GW_EINPUT;
       break;
     }
@@ -164,23 +156,24 @@ static gw_status read_step_times(const struct gw_json_doc *doc, struct gw_run_su
     }
     s->step_s[s->nsteps++] = v;
   }
-  sqlite3_finalize(st);
+  gw_json_members_close(st);
   return rc;
 }
 
 static void read_setup(const struct gw_json_doc *doc, struct gw_run_setup *f) {
-  sqlite3_stmt *st = gw_json_query(doc, "SELECT value FROM json_each(?1, '$.setup.command') ORDER BY key");
-  while (st && sqlite3_step(st) == SQLITE_ROW) {
-    const unsigned char *v = sqlite3_column_text(st, 0);
-    gw_run_setup_add_arg(f, v ? (const char *)v : "");
+  static const char *const member[] = {"$"};
+  struct gw_json_members *st = gw_json_members_open(doc, "$.setup.command", member, 1, 1);
+  while (st && gw_json_members_next(st)) {
+    const char *v = gw_json_members_text(st, 0);
+    gw_run_setup_add_arg(f, v ? v : "");
   }
-  sqlite3_finalize(st);
-  st = gw_json_query(doc, "SELECT key, value FROM json_each(?1, '$.setup.env') ORDER BY key");
-  while (st && sqlite3_step(st) == SQLITE_ROW) {
-    const unsigned char *k = sqlite3_column_text(st, 0), *v = sqlite3_column_text(st, 1);
-    gw_run_setup_add_env(f, k ? (const char *)k : "", v ? (const char *)v : "");
+  gw_json_members_close(st);
+  st = gw_json_members_open(doc, "$.setup.env", member, 1, 1);
+  while (st && gw_json_members_next(st)) {
+    const char *k = gw_json_members_key(st), *v = gw_json_members_text(st, 0);
+    gw_run_setup_add_env(f, k ? k : "", v ? v : "");
   }
-  sqlite3_finalize(st);
+  gw_json_members_close(st);
   gw_json_string(doc, "$.setup.stem", f->stem, sizeof f->stem);
   gw_json_string(doc, "$.setup.host", f->host, sizeof f->host);
   gw_json_string(doc, "$.setup.driver", f->driver, sizeof f->driver);
@@ -228,17 +221,16 @@ gw_status gw_baseline_file_read(const char *path, struct gw_run_summary *s, stru
   }
   s->lost_share = gw_json_number(&doc, "$.lost_share");
   gw_json_string(&doc, "$.verdict", s->verdict, sizeof s->verdict);
-  sqlite3_stmt *st =
-      gw_json_query(&doc, "SELECT json_extract(value, '$.class'), json_extract(value, '$.share_of_lost'),"
-                          " json_extract(value, '$.confidence') FROM json_each(?1, '$.findings')");
-  while (st && sqlite3_step(st) == SQLITE_ROW && s->nfindings < GW_MAX_FINDINGS) {
+  static const char *const finding[] = {"$.class", "$.share_of_lost", "$.confidence"};
+  struct gw_json_members *st = gw_json_members_open(&doc, "$.findings", finding, 3, 0);
+  while (st && gw_json_members_next(st) && s->nfindings < GW_MAX_FINDINGS) {
     struct gw_finding_brief *f = &s->findings[s->nfindings++];
-    const unsigned char *c = sqlite3_column_text(st, 0);
-    gw_strlcpy(f->class_id, c ? (const char *)c : "?", sizeof f->class_id);
-    f->share_of_lost = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
-    f->confidence = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
+    const char *c = gw_json_members_text(st, 0);
+    gw_strlcpy(f->class_id, c ? c : "?", sizeof f->class_id);
+    f->share_of_lost = gw_json_members_null(st, 1) ? NAN : gw_json_members_number(st, 1);
+    f->confidence = gw_json_members_null(st, 2) ? NAN : gw_json_members_number(st, 2);
   }
-  sqlite3_finalize(st);
+  gw_json_members_close(st);
   read_setup(&doc, &s->setup);
   gw_json_doc_free(&doc);
   return GW_OK;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "store/store_setup.h"
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -26,72 +27,62 @@ void gw_run_setup_add_env(struct gw_run_setup *f, const char *name, const char *
   f->nenv++;
 }
 
-static const char *column_text(sqlite3_stmt *st, int col) {
-  const unsigned char *s = sqlite3_column_text(st, col);
-  return s ? (const char *)s : "";
+/* The GPU models as "2 x NVIDIA H200 + NVIDIA A100", cut at the last whole model. */
+struct gpu_text {
+  struct gw_run_setup *f;
+  size_t used;
+  int full;
+};
+
+static void add_arg(void *ctx, const char *arg) {
+  gw_run_setup_add_arg(((struct gpu_text *)ctx)->f, arg);
 }
 
-gw_status gw_run_setup_load(sqlite3 *db, const char *path, struct gw_run_setup *f, struct gw_err *err) {
+static void add_env(void *ctx, const char *name, const char *value) {
+  gw_run_setup_add_env(((struct gpu_text *)ctx)->f, name, value);
+}
+
+static void add_gpu_model(void *ctx, const char *name, int count) {
+  struct gpu_text *g = ctx;
+  if (g->full)
+    return;
+  char one[128];
+  if (count > 1)
+    snprintf(one, sizeof one, "%d x %s", count, name);
+  else
+    gw_strlcpy(one, name, sizeof one);
+  char *gpu = g->f->gpu;
+  size_t cap = sizeof g->f->gpu;
+  int w = snprintf(gpu + g->used, cap - g->used, "%s%s", g->used ? " + " : "", one);
+  if (w < 0 || (size_t)w >= cap - g->used)
+    g->full = 1;
+  else
+    g->used += (size_t)w;
+}
+
+gw_status gw_run_setup_load(struct gw_store *store, const char *path, struct gw_run_setup *f, struct gw_err *err) {
   memset(f, 0, sizeof *f);
   gw_strlcpy(f->stem, base_name(path), sizeof f->stem);
   size_t len = strlen(f->stem);
   if (len > 3 && strcmp(f->stem + len - 3, ".db") == 0)
     f->stem[len - 3] = '\0';
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db, "SELECT hostname, driver_version, cuda_driver_version FROM run WHERE id = 1", -1, &st,
-                         NULL) != SQLITE_OK) {
-    gw_err_set(err, "%s: table run unreadable: %s", path, sqlite3_errmsg(db));
-    return GW_EINPUT;
-  }
-  if (sqlite3_step(st) == SQLITE_ROW) {
-    gw_strlcpy(f->host, column_text(st, 0), sizeof f->host);
-    if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-      snprintf(f->driver, sizeof f->driver, "%s (CUDA %d)", column_text(st, 1), sqlite3_column_int(st, 2));
-    else
-      gw_strlcpy(f->driver, column_text(st, 1), sizeof f->driver);
-  }
-  sqlite3_finalize(st);
-
-  /* The command is a JSON array; a damaged one just leaves the command unknown. */
-  if (sqlite3_prepare_v2(db,
-                         "SELECT j.value FROM run, json_each(run.command) AS j "
-                         "WHERE run.id = 1 AND json_valid(run.command) AND json_type(run.command) = 'array' "
-                         "ORDER BY j.key",
-                         -1, &st, NULL) == SQLITE_OK) {
-    while (sqlite3_step(st) == SQLITE_ROW)
-      gw_run_setup_add_arg(f, column_text(st, 0));
-  }
-  sqlite3_finalize(st);
-
-  if (sqlite3_prepare_v2(db, "SELECT name, value FROM env ORDER BY name", -1, &st, NULL) == SQLITE_OK)
-    while (sqlite3_step(st) == SQLITE_ROW)
-      gw_run_setup_add_env(f, column_text(st, 0), column_text(st, 1));
-  sqlite3_finalize(st);
-
-  if (sqlite3_prepare_v2(db, "SELECT name, count(*) FROM gpu GROUP BY name ORDER BY min(gpu)", -1, &st, NULL) ==
-      SQLITE_OK) {
-    size_t used = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      int count = sqlite3_column_int(st, 1);
-      char one[128];
-      if (count > 1)
-        snprintf(one, sizeof one, "%d x %s", count, column_text(st, 0));
-      else
-        gw_strlcpy(one, column_text(st, 0), sizeof one);
-      int w = snprintf(f->gpu + used, sizeof f->gpu - used, "%s%s", used ? " + " : "", one);
-      if (w < 0 || (size_t)w >= sizeof f->gpu - used)
-        break;
-      used += (size_t)w;
-    }
-  }
-  sqlite3_finalize(st);
-
-  if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'change'", -1, &st, NULL) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW && column_text(st, 0)[0]) {
-    gw_strlcpy(f->change, column_text(st, 0), sizeof f->change);
+  struct gpu_text g = {.f = f};
+  const struct gw_store_setup_lists lists = {.ctx = &g, .arg = add_arg, .env = add_env, .gpu_model = add_gpu_model};
+  struct gw_store_setup_facts facts;
+  gw_status rc = gw_store_read_setup(store, &facts, &lists, err);
+  if (rc)
+    return rc;
+  gw_strlcpy(f->host, facts.hostname, sizeof f->host);
+  if (facts.cuda_driver_known) {
+    /* a driver text of 90 bytes or more is cut, as any text in struct gw_run_setup */
+    if (snprintf(f->driver, sizeof f->driver, "%s (CUDA %d)", facts.driver_version, facts.cuda_driver_version) < 0)
+      f->driver[0] = '\0';
+  } else
+    gw_strlcpy(f->driver, facts.driver_version, sizeof f->driver);
+  if (facts.change[0]) {
+    gw_strlcpy(f->change, facts.change, sizeof f->change);
     gw_strlcpy(f->change_from, "meta", sizeof f->change_from);
   }
-  sqlite3_finalize(st);
   return GW_OK;
 }
 

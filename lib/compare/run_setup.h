@@ -4,8 +4,6 @@
 #ifndef GW_COMPARE_RUN_SETUP_H
 #define GW_COMPARE_RUN_SETUP_H
 
-#include <sqlite3.h>
-
 #include "core/util.h"
 
 struct gw_setup_kv {
@@ -25,8 +23,11 @@ struct gw_run_setup {
   char change_from[320]; /* where it was declared: the truth file's name or "meta" */
 };
 
+struct gw_store;
+
 /* Fill the setup from an open recording. The stem comes from path. */
-GW_NODISCARD gw_status gw_run_setup_load(sqlite3 *db, const char *path, struct gw_run_setup *f, struct gw_err *err);
+GW_NODISCARD gw_status gw_run_setup_load(struct gw_store *store, const char *path, struct gw_run_setup *f,
+                                         struct gw_err *err);
 /* Deep copy (for baselines that outlive the recording). */
 void gw_run_setup_copy(struct gw_run_setup *dst, const struct gw_run_setup *src);
 void gw_run_setup_free(struct gw_run_setup *f);

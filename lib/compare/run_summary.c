@@ -13,9 +13,10 @@
 #include "analysis/step_process.h"
 #include "analysis/steps.h"
 #include "compare/baseline_file.h"
-#include "compare/json_read.h"
+#include "store/json_read.h"
 #include "core/i18n.h"
 #include "store/store.h"
+#include "store/store_setup.h"
 
 /* A ground-truth file is a few MB at most; anything larger is not one. */
 #define TRUTH_MAX_BYTES (64L << 20)
@@ -126,23 +127,17 @@ static const char *base_name(const char *path) {
  * (evaluation, checkpoints) fall into the time of the step they follow. */
 static gw_status read_log_steps(const struct gw_json_doc *doc, struct gw_run_summary *s, int64_t *w0, int64_t *w1,
                                 struct gw_err *err) {
-  sqlite3_stmt *st = gw_json_query(doc, "SELECT json_type(?1, '$.steps')");
-  int is_array = 0, absent = 0;
-  if (st && sqlite3_step(st) == SQLITE_ROW) {
-    const unsigned char *t = sqlite3_column_text(st, 0);
-    absent = t == NULL;
-    is_array = t && strcmp((const char *)t, "array") == 0;
-  }
-  sqlite3_finalize(st);
+  char type[16];
+  int absent = gw_json_type(doc, "$.steps", type, sizeof type) != 0;
+  int is_array = !absent && strcmp(type, "array") == 0;
   if (absent)
     return GW_OK;
   if (!is_array) {
     gw_err_set(err, "%s: field \"steps\" is not an array", doc->path);
     return GW_EINPUT;
   }
-  st = gw_json_query(doc, "SELECT key, json_extract(value, '$.start_ns'), json_type(value, '$.start_ns'), "
-                          "json_extract(value, '$.end_ns'), json_type(value, '$.end_ns'), "
-                          "json_extract(value, '$.kind') FROM json_each(?1, '$.steps')");
+  static const char *const fields[] = {"$.start_ns", "$.end_ns", "$.kind"};
+  struct gw_json_members *st = gw_json_members_open(doc, "$.steps", fields, 3, 0);
   if (!st) {
     gw_err_set(err, "%s: cannot read \"steps\"", doc->path);
     return GW_EINPUT;
@@ -150,31 +145,31 @@ static gw_status read_log_steps(const struct gw_json_doc *doc, struct gw_run_sum
   size_t cap = 256, n = 0;
   int64_t *start = gw_xcalloc(cap, sizeof *start), *end = gw_xcalloc(cap, sizeof *end);
   gw_status rc = GW_OK;
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    int idx = sqlite3_column_int(st, 0);
-    const unsigned char *ts = sqlite3_column_text(st, 2), *te = sqlite3_column_text(st, 4);
-    const unsigned char *kind = sqlite3_column_text(st, 5);
+  while (gw_json_members_next(st)) {
+    int idx = gw_json_members_index(st);
+    const char *ts = gw_json_members_type(st, 0), *te = gw_json_members_type(st, 1);
+    const char *kind = gw_json_members_text(st, 2);
+    int64_t t0 = gw_json_members_i64(st, 0), t1 = gw_json_members_i64(st, 1);
     /* ns since 1970, before 2096: step times are differences of these and must not overflow */
-    if (!ts || !te || strcmp((const char *)ts, "integer") != 0 || strcmp((const char *)te, "integer") != 0 ||
-        sqlite3_column_int64(st, 3) < sqlite3_column_int64(st, 1) || sqlite3_column_int64(st, 1) < 0 ||
-        sqlite3_column_int64(st, 3) > 4000000000000000000LL) {
+    if (!ts || !te || strcmp(ts, "integer") != 0 || strcmp(te, "integer") != 0 || t1 < t0 || t0 < 0 ||
+        t1 > 4000000000000000000LL) {
       gw_err_set(err, "%s: steps[%d]: start_ns and end_ns must be integers (ns since 1970) with end_ns >= start_ns",
                  doc->path, idx);
       rc = GW_EINPUT;
       break;
     }
-    if (kind && strcmp((const char *)kind, "train") != 0)
+    if (kind && strcmp(kind, "train") != 0)
       continue;
     if (n == cap) {
       cap *= 2;
       start = gw_xrealloc(start, cap * sizeof *start);
       end = gw_xrealloc(end, cap * sizeof *end);
     }
-    start[n] = sqlite3_column_int64(st, 1);
-    end[n] = sqlite3_column_int64(st, 3);
+    start[n] = t0;
+    end[n] = t1;
     n++;
   }
-  sqlite3_finalize(st);
+  gw_json_members_close(st);
   if (rc == GW_OK && n > 0) {
     s->step_s = gw_xcalloc(n, sizeof *s->step_s);
     s->nsteps = gw_step_times_from_marks(start, end, n, s->step_s);
@@ -346,30 +341,17 @@ static void copy_diagnosis(const struct gw_diagnosis *dx, struct gw_run_summary 
 
 /* Labels in the meta table: samples_per_step (anyone may set it), and the
  * sweep parameter and value that gpuwhy sweep writes. */
-static void read_meta(sqlite3 *db, struct gw_run_summary *s) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT key, value FROM meta WHERE key IN ('samples_per_step', 'sweep_param', 'sweep_value')",
-                         -1, &st, NULL) != SQLITE_OK) {
-    sqlite3_finalize(st);
-    return;
+static void read_meta(struct gw_store *store, struct gw_run_summary *s) {
+  char v[1024];
+  double d;
+  if (gw_store_read_meta(store, "samples_per_step", v, sizeof v) == 0 && gw_parse_double(v, &d) == 0 && d > 0) {
+    s->samples_per_step = d;
+    gw_strlcpy(s->samples_per_step_from, "meta samples_per_step", sizeof s->samples_per_step_from);
   }
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    const char *key = (const char *)sqlite3_column_text(st, 0);
-    const char *v = (const char *)sqlite3_column_text(st, 1);
-    if (!key || !v)
-      continue;
-    double d;
-    if (strcmp(key, "samples_per_step") == 0 && gw_parse_double(v, &d) == 0 && d > 0) {
-      s->samples_per_step = d;
-      gw_strlcpy(s->samples_per_step_from, "meta samples_per_step", sizeof s->samples_per_step_from);
-    } else if (strcmp(key, "sweep_param") == 0) {
-      gw_strlcpy(s->sweep_param, v, sizeof s->sweep_param);
-    } else if (strcmp(key, "sweep_value") == 0) {
-      gw_strlcpy(s->sweep_value, v, sizeof s->sweep_value);
-    }
-  }
-  sqlite3_finalize(st);
+  if (gw_store_read_meta(store, "sweep_param", v, sizeof v) == 0)
+    gw_strlcpy(s->sweep_param, v, sizeof s->sweep_param);
+  if (gw_store_read_meta(store, "sweep_value", v, sizeof v) == 0)
+    gw_strlcpy(s->sweep_value, v, sizeof s->sweep_value);
 }
 
 static void init_summary(struct gw_run_summary *s, const char *path) {
@@ -411,9 +393,9 @@ gw_status gw_run_summary_load(const char *path, struct gw_run_summary *s, struct
   gw_status rc = gw_store_open(&store, path, 1, err);
   if (rc)
     return rc;
-  rc = gw_run_setup_load(gw_store_db(store), path, &s->setup, err);
+  rc = gw_run_setup_load(store, path, &s->setup, err);
   if (rc == GW_OK)
-    read_meta(gw_store_db(store), s);
+    read_meta(store, s);
   gw_store_close(store);
   if (rc)
     return rc;

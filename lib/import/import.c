@@ -423,35 +423,12 @@ static gw_status import_smi(const struct source *src, struct gw_import_sink *sin
 
 static gw_status import_nsys(const struct source *src, struct gw_import_sink *sink, struct gw_import_summary *sum,
                              struct gw_err *err) {
-  sqlite3 *db = NULL;
+  struct gw_nsys_db *db = NULL;
   const char *name = src->path ? src->path : src->name;
-  gw_status rc = GW_OK;
-  if (src->path) {
-    if (sqlite3_open_v2(src->path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-      gw_err_set(err, _("%s: cannot open as SQLite: %s"), name, db ? sqlite3_errmsg(db) : _("out of memory"));
-      sqlite3_close(db);
-      return GW_EINPUT;
-    }
-  } else {
-    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-      sqlite3_close(db);
-      gw_err_set(err, _("%s: cannot open an in-memory database"), name);
-      return GW_ERR;
-    }
-    unsigned char *copy = sqlite3_malloc64(src->len ? src->len : 1);
-    if (!copy) {
-      sqlite3_close(db);
-      gw_err_set(err, _("%s: out of memory"), name);
-      return GW_ENOMEM;
-    }
-    memcpy(copy, src->data, src->len);
-    if (sqlite3_deserialize(db, "main", copy, (sqlite3_int64)src->len, (sqlite3_int64)src->len,
-                            SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
-      gw_err_set(err, _("%s: not a readable SQLite database"), name);
-      sqlite3_close(db);
-      return GW_EINPUT;
-    }
-  }
+  gw_status rc = src->path ? gw_nsys_db_open_file(&db, src->path, name, err)
+                           : gw_nsys_db_open_bytes(&db, src->data, src->len, name, err);
+  if (rc)
+    return rc;
   struct gw_nsys_result res;
   if ((rc = gw_nsys_import(db, name, sink, &res, err)) == GW_OK) {
     rc = gw_sink_meta(sink, "input.0.file", name, err);
@@ -467,7 +444,7 @@ static gw_status import_nsys(const struct source *src, struct gw_import_sink *si
       add_note(sum, _("no TARGET_INFO_SESSION_START_TIME: times count from the "
                       "session start, not the wall clock"));
   }
-  sqlite3_close(db);
+  gw_nsys_db_close(db);
   if (src->path) {
     struct stat sb;
     if (stat(src->path, &sb) == 0)

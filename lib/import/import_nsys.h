@@ -5,11 +5,11 @@
 #ifndef GW_IMPORT_NSYS_H
 #define GW_IMPORT_NSYS_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 
 #include "core/util.h"
 #include "import/import_sink.h"
+#include "store/nsys_sqlite.h"
 
 struct gw_nsys_result {
   char schema_version[32];
@@ -19,8 +19,9 @@ struct gw_nsys_result {
   char missing[512]; /* optional tables or columns that were absent */
 };
 
-/* name is the file name for messages. */
-GW_NODISCARD gw_status gw_nsys_import(sqlite3 *db, const char *name, struct gw_import_sink *sink,
+/* db: the export, opened by lib/store/nsys_sqlite.h; name is the file name
+ * for messages. */
+GW_NODISCARD gw_status gw_nsys_import(struct gw_nsys_db *db, const char *name, struct gw_import_sink *sink,
                                       struct gw_nsys_result *res, struct gw_err *err);
 
 /* "step 12", "ProfilerStep#12", "iteration 3", "train_step_7" -> 1 and the

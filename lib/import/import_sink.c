@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
-#include "store/store_trace.h"
+#include "store/store_write.h"
 
 /* A commit every so many rows: large transactions keep inserts fast, and the
  * page cache, not the transaction, bounds memory. */
@@ -119,16 +117,15 @@ gw_status gw_sink_open(struct gw_import_sink **out, const char *path, const char
   gw_status rc = gw_store_create(&s->store, path, err);
   if (rc)
     goto fail;
-  if ((rc = gw_store_trace_open(&s->trace, gw_store_db(s->store), err)))
+  if ((rc = gw_store_trace_open_on(&s->trace, s->store, err)))
     goto fail;
   s->cb = gw_store_trace_batch_callbacks(s->trace); /* flushed before each commit */
   /* The file is the import's own temporary one, removed on failure and moved
    * into place only after gw_sink_finish: no reader sees it before then, so
    * it is written once, without the WAL's second copy of every page and
    * without syncs; gw_sink_finish syncs it and turns WAL back on. */
-  if (sqlite3_exec(gw_store_db(s->store), "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", NULL, NULL, NULL) !=
-      SQLITE_OK) {
-    rc = store_fail(s, err, N_("the import settings"));
+  if (gw_store_bulk_begin(s->store) != GW_OK) {
+    rc = store_fail(s, err, "the import settings");
     goto fail;
   }
   struct gw_run_info run = {.source = s->source};
@@ -648,8 +645,7 @@ gw_status gw_sink_finish(struct gw_import_sink *s, struct gw_err *err) {
   if (gw_store_commit(s->store) != GW_OK)
     return store_fail(s, err, N_("the last commit"));
   /* as every recording: WAL, synced (the switch itself writes and syncs) */
-  if (sqlite3_exec(gw_store_db(s->store), "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL;", NULL, NULL, NULL) !=
-      SQLITE_OK)
-    return store_fail(s, err, N_("the journal mode"));
+  if (gw_store_bulk_end(s->store) != GW_OK)
+    return store_fail(s, err, "the journal mode");
   return GW_OK;
 }

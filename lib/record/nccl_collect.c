@@ -1,9 +1,9 @@
 #include "nccl_collect.h"
 #include "line_spool.h"
+#include "store/store_write.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +16,7 @@
 
 struct gw_nccl_collect {
   char dir[PATH_MAX];
-  sqlite3 *db;
-  sqlite3_stmt *insert;
+  struct gw_store_nccl_log *writer;
   struct gw_line_spool spool;
   uint64_t lines, dropped;
   int64_t poll_t_ns; /* when the lines being moved were read */
@@ -42,15 +41,10 @@ gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, st
   }
   gw_remove_matching_files(nc->dir, "nccl.", ".log");
   nc->spool = (struct gw_line_spool){.dir = nc->dir, .prefix = "nccl.", .suffix = ".log"};
-  nc->db = gw_store_db(store);
-  if (sqlite3_exec(nc->db, "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT);", NULL, NULL,
-                   NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(nc->db, "INSERT INTO nccl_log (t_ns, pid, line) VALUES (?, ?, ?)", -1, &nc->insert, NULL) !=
-          SQLITE_OK) {
-    gw_err_set(err, _("recording: cannot create the nccl_log table: %s"), sqlite3_errmsg(nc->db));
-    sqlite3_finalize(nc->insert);
+  gw_status rc = gw_store_nccl_log_open(&nc->writer, store, err);
+  if (rc) {
     free(nc);
-    return GW_ERR;
+    return rc;
   }
   *out = nc;
   return GW_OK;
@@ -72,16 +66,9 @@ static void store_line(struct gw_nccl_collect *nc, long pid, int64_t t_ns, const
   }
   if (len > MAX_LINE_BYTES)
     len = MAX_LINE_BYTES;
-  sqlite3_bind_int64(nc->insert, 1, t_ns);
-  if (pid >= 0)
-    sqlite3_bind_int64(nc->insert, 2, pid);
-  else
-    sqlite3_bind_null(nc->insert, 2);
-  sqlite3_bind_text(nc->insert, 3, line, (int)len, SQLITE_TRANSIENT);
   /* A failed insert (disk full) is the store's to report; the line is lost, the run goes on. */
-  if (sqlite3_step(nc->insert) == SQLITE_DONE)
+  if (gw_store_nccl_log_put(nc->writer, t_ns, pid, line, len) == GW_OK)
     nc->lines++;
-  sqlite3_reset(nc->insert);
 }
 
 static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size_t len) {
@@ -108,7 +95,7 @@ uint64_t gw_nccl_collect_dropped(const struct gw_nccl_collect *nc) {
 void gw_nccl_collect_close(struct gw_nccl_collect *nc) {
   if (!nc)
     return;
-  sqlite3_finalize(nc->insert);
+  gw_store_nccl_log_close(nc->writer);
   gw_remove_matching_files(nc->dir, "nccl.", ".log");
   rmdir(nc->dir); /* only when empty: files the user put there stay */
   free(nc);

@@ -1,9 +1,9 @@
 #include "pyhook_collect.h"
 #include "line_spool.h"
+#include "store/store_write.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +21,7 @@
 struct gw_pyhook_collect {
   char dir[PATH_MAX];
   char hook_dir[PATH_MAX];
-  sqlite3 *db;
-  struct gw_store *store;
-  sqlite3_stmt *insert;
+  struct gw_store_steps *writer;
   struct gw_line_spool spool;
   const struct gw_event_sink *events; /* during a poll */
   uint64_t steps, bad_lines;
@@ -65,16 +63,10 @@ gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir
   }
   gw_remove_matching_files(pc->dir, "py-", ".steps");
   pc->spool = (struct gw_line_spool){.dir = pc->dir, .prefix = "py-", .suffix = ".steps"};
-  pc->store = store;
-  pc->db = gw_store_db(store);
-  if (sqlite3_prepare_v2(pc->db,
-                         "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
-                         " samples) VALUES (?,?,?,?,?,?,?,?,?)",
-                         -1, &pc->insert, NULL) != SQLITE_OK) {
-    gw_err_set(err, _("recording: cannot write the step table: %s"), sqlite3_errmsg(pc->db));
-    sqlite3_finalize(pc->insert);
+  gw_status rc = gw_store_steps_open(&pc->writer, store, err);
+  if (rc) {
     free(pc);
-    return GW_ERR;
+    return rc;
   }
   *out = pc;
   return GW_OK;
@@ -140,33 +132,19 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
     bad_line(pc, f, "step kind is neither optim nor loader", events);
     return;
   }
-  sqlite3_stmt *s = pc->insert;
-  sqlite3_bind_int64(s, 1, t0);
-  sqlite3_bind_int64(s, 2, t1);
-  sqlite3_bind_int64(s, 3, step);
-  sqlite3_bind_text(s, 4, source, -1, SQLITE_STATIC);
-  if (f->pid > 0)
-    sqlite3_bind_int64(s, 5, f->pid);
-  else
-    sqlite3_bind_null(s, 5);
-  if (rank >= 0)
-    sqlite3_bind_int64(s, 6, rank);
-  else
-    sqlite3_bind_null(s, 6);
-  sqlite3_bind_int64(s, 7, wait);
-  if (batch > 0)
-    sqlite3_bind_int64(s, 8, batch);
-  else
-    sqlite3_bind_null(s, 8);
-  if (samples > 0)
-    sqlite3_bind_int64(s, 9, samples);
-  else
-    sqlite3_bind_null(s, 9);
+  /* 0 or less: not known */
+  const struct gw_store_step_row row = {.start_ns = t0,
+                                        .end_ns = t1,
+                                        .step = step,
+                                        .source = source,
+                                        .pid = f->pid > 0 ? f->pid : -1,
+                                        .rank = rank >= 0 ? rank : -1,
+                                        .data_wait_ns = wait,
+                                        .batch_size = batch > 0 ? batch : -1,
+                                        .samples = samples > 0 ? samples : -1};
   /* A failed insert (disk full) is the store's to report; the step is lost, the run goes on. */
-  if (sqlite3_step(s) == SQLITE_DONE)
+  if (gw_store_steps_put(pc->writer, &row) == GW_OK)
     pc->steps++;
-  sqlite3_reset(s);
-  sqlite3_clear_bindings(s);
 }
 
 static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
@@ -223,14 +201,10 @@ void gw_pyhook_collect_finish(struct gw_pyhook_collect *pc, const struct gw_even
     return;
   pc->events = events;
   gw_line_spool_poll(&pc->spool, 1, take_line, torn_line, pc);
-  sqlite3_stmt *s = NULL;
-  if (sqlite3_prepare_v2(pc->db,
-                         "DELETE FROM step WHERE source = '" SOURCE_LOADER "' AND pid IN"
-                         " (SELECT DISTINCT pid FROM step WHERE source = '" SOURCE_OPTIM "')",
-                         -1, &s, NULL) == SQLITE_OK &&
-      sqlite3_step(s) == SQLITE_DONE)
-    pc->steps -= (uint64_t)sqlite3_changes(pc->db);
-  sqlite3_finalize(s);
+  /* where the optimizer's steps were seen, the loader's are not the steps */
+  long dropped = gw_store_steps_drop_where_also(pc->writer, SOURCE_LOADER, SOURCE_OPTIM);
+  if (dropped > 0)
+    pc->steps -= (uint64_t)dropped;
 }
 
 uint64_t gw_pyhook_collect_steps(const struct gw_pyhook_collect *pc) {
@@ -244,7 +218,7 @@ uint64_t gw_pyhook_collect_bad_lines(const struct gw_pyhook_collect *pc) {
 void gw_pyhook_collect_close(struct gw_pyhook_collect *pc) {
   if (!pc)
     return;
-  sqlite3_finalize(pc->insert);
+  gw_store_steps_close(pc->writer);
   gw_remove_matching_files(pc->dir, "py-", ".steps");
   rmdir(pc->dir); /* only when empty: files the user put there stay */
   free(pc);

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +25,10 @@
 #include "sources/kmsg.h"
 #include "record/gpu_backends.h"
 #include "store/store.h"
+#include "store/store_write.h"
 #include "nccl_collect.h"
 #include "pyhook_collect.h"
-#include "step_range.h"
+#include "store/step_range.h"
 #include "trace_collect.h"
 
 #define MAX_GPUS 64
@@ -511,13 +511,11 @@ static void put_self_cost(struct recorder *r) {
     put_meta_value(r, phase_key[p], 3, r->phase_cpu_ns[p] / 1e9);
 }
 
-/* A count from the recording, -1 when it cannot be read. */
-/* record --step-range: the named NVTX ranges become steps (step_range.c). */
+/* record --step-range: the named NVTX ranges become steps (store/step_range.c). */
 static void put_range_steps(struct recorder *r) {
   uint64_t steps = 0, kept = 0;
   struct gw_err err = {{0}};
-  if (gw_step_range_apply(gw_store_db(r->store), r->o->step_range, r->o->step_range_replaces, &steps, &kept, &err) !=
-      GW_OK) {
+  if (gw_store_step_range_apply(r->store, r->o->step_range, r->o->step_range_replaces, &steps, &kept, &err) != GW_OK) {
     say(r, "%s", err.msg);
     return;
   }
@@ -525,21 +523,10 @@ static void put_range_steps(struct recorder *r) {
   if (gw_store_put_meta(r->store, "step_range", r->o->step_range) != GW_OK)
     store_failed(r, "the step range name");
   if (!steps && !kept)
-    say(r, "--step-range %s: no NVTX range of that name was recorded", r->o->step_range);
+    say(r, _("--step-range %s: no NVTX range of that name was recorded"), r->o->step_range);
   else if (kept)
-    say(r, "--step-range %s: %llu process(es) kept the Python hook's steps (--step-range-replaces takes the ranges)",
+    say(r, _("--step-range %s: %llu process(es) kept the Python hook's steps (--step-range-replaces takes the ranges)"),
         r->o->step_range, (unsigned long long)kept);
-}
-
-static long count_rows(struct recorder *r, const char *sql) {
-  sqlite3_stmt *s;
-  long n = -1;
-  if (sqlite3_prepare_v2(gw_store_db(r->store), sql, -1, &s, NULL) != SQLITE_OK)
-    return -1;
-  if (sqlite3_step(s) == SQLITE_ROW)
-    n = (long)sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  return n;
 }
 
 static int exit_status_of(int wstatus) {
@@ -744,13 +731,11 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     gw_trace_collect_finish(r->trace, &sink);
     put_meta_value(r, "trace_records", 0, (double)gw_trace_collect_records(r->trace));
     if (gw_store_put_meta(r->store, "trace_mode", o->trace == GW_TRACE_FULL ? "full" : "sampled") != GW_OK)
-      store_failed(r, N_("the trace mode"));
-    say(r, gw_ngettext("traced %llu record", "traced %llu records", (unsigned long)gw_trace_collect_records(r->trace)),
-        (unsigned long long)gw_trace_collect_records(r->trace));
-    if (o->trace == GW_TRACE_SAMPLED && count_rows(r, "SELECT count(*) FROM trace_window") == 0)
-      say(r, "%s",
-          _("no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
-            "short run use --trace=full"));
+      store_failed(r, "the trace mode");
+    say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
+    if (o->trace == GW_TRACE_SAMPLED && gw_store_rows_in(r->store, "trace_window") == 0)
+      say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
+             "short run use --trace=full");
   }
   if (r->nccl) {
     gw_nccl_collect_poll(r->nccl);

@@ -9,7 +9,7 @@
 
 #include "core/i18n.h"
 #include "sources/trace_reader.h"
-#include "store/store_trace.h"
+#include "store/store_write.h"
 
 #define MAX_TRACE_FILES 256
 
@@ -39,7 +39,7 @@ gw_status gw_trace_collect_open(struct gw_trace_collect **out, const char *dir, 
     return GW_ERR;
   }
   tc->store = store;
-  gw_status rc = gw_store_trace_open(&tc->writer, gw_store_db(store), err);
+  gw_status rc = gw_store_trace_open_on(&tc->writer, store, err);
   if (rc != GW_OK) {
     free(tc);
     return rc;

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "compare/comparison.h"
-#include "compare/json_read.h"
+#include "store/json_read.h"
 #include "compare/run_summary.h"
 
 static char g_scn[1024], g_tmp[64];

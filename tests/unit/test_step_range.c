@@ -1,4 +1,4 @@
-/* record --step-range (lib/record/step_range.c) on a recording made by the
+/* record --step-range (lib/store/step_range.c) on a recording made by the
  * real store: two processes with NVTX ranges named train_step, one of which
  * also has the Python hook's steps. By default the hook's steps stay and the
  * other process gets one step per range; with replace the ranges win there
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "record/step_range.h"
+#include "store/step_range.h"
 #include "store/store.h"
 #include "store/store_trace.h"
 

@@ -135,6 +135,11 @@ gw_status gw_step_range_file(const char *src, const char *dst, const char *name,
   return rc;
 }
 
+gw_status gw_store_step_range_apply(struct gw_store *store, const char *name, int replace, uint64_t *steps_out,
+                                    uint64_t *kept_out, struct gw_err *err) {
+  return gw_step_range_apply(gw_store_db(store), name, replace, steps_out, kept_out, err);
+}
+
 int gw_record_steps_from_ranges(const char *src, const char *dst, const char *name, int replace,
                                 unsigned long long *steps, unsigned long long *kept, char *msg, unsigned msg_cap) {
   uint64_t made = 0, kept_own = 0;

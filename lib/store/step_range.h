@@ -16,6 +16,11 @@
 GW_NODISCARD gw_status gw_step_range_apply(sqlite3 *db, const char *name, int replace, uint64_t *steps_out,
                                            uint64_t *kept_out, struct gw_err *err);
 
+struct gw_store;
+/* gw_step_range_apply on the recording a store is writing (record --step-range). */
+GW_NODISCARD gw_status gw_store_step_range_apply(struct gw_store *store, const char *name, int replace,
+                                                 uint64_t *steps_out, uint64_t *kept_out, struct gw_err *err);
+
 /* The same on a recording file: applied to src itself when dst is NULL, else
  * to a copy of src written to dst (src is only read). A recording without
  * the trace tables (made without --trace) is an error naming the file. */

@@ -1,0 +1,158 @@
+/* Writes for the collectors and importers (see store_write.h). */
+#include "store_write.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "store.h"
+
+gw_status gw_store_trace_open_on(struct gw_store_trace **out, struct gw_store *st, struct gw_err *err) {
+  return gw_store_trace_open(out, gw_store_db(st), err);
+}
+
+gw_status gw_store_bulk_begin(struct gw_store *st) {
+  return sqlite3_exec(gw_store_db(st), "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", NULL, NULL, NULL) ==
+                 SQLITE_OK
+             ? GW_OK
+             : GW_EIO;
+}
+
+gw_status gw_store_bulk_end(struct gw_store *st) {
+  /* the switch to WAL itself writes and syncs the file */
+  return sqlite3_exec(gw_store_db(st), "PRAGMA synchronous=NORMAL; PRAGMA journal_mode=WAL;", NULL, NULL, NULL) ==
+                 SQLITE_OK
+             ? GW_OK
+             : GW_EIO;
+}
+
+/* One prepared INSERT kept for the life of a collector. */
+static gw_status step_insert(sqlite3_stmt *s) {
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return rc == SQLITE_DONE ? GW_OK : GW_EIO;
+}
+
+static void bind_opt_i64(sqlite3_stmt *s, int col, int known, int64_t v) {
+  if (known)
+    sqlite3_bind_int64(s, col, v);
+  else
+    sqlite3_bind_null(s, col);
+}
+
+/* ---- NCCL debug lines ---- */
+
+struct gw_store_nccl_log {
+  sqlite3_stmt *insert;
+};
+
+gw_status gw_store_nccl_log_open(struct gw_store_nccl_log **out, struct gw_store *st, struct gw_err *err) {
+  *out = NULL;
+  sqlite3 *db = gw_store_db(st);
+  sqlite3_stmt *insert = NULL;
+  if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT);", NULL, NULL,
+                   NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, "INSERT INTO nccl_log (t_ns, pid, line) VALUES (?, ?, ?)", -1, &insert, NULL) !=
+          SQLITE_OK) {
+    gw_err_set(err, "recording: cannot create the nccl_log table: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(insert);
+    return GW_ERR;
+  }
+  struct gw_store_nccl_log *w = gw_xcalloc(1, sizeof *w);
+  w->insert = insert;
+  *out = w;
+  return GW_OK;
+}
+
+gw_status gw_store_nccl_log_put(struct gw_store_nccl_log *w, int64_t t_ns, long pid, const char *line, size_t len) {
+  sqlite3_stmt *s = w->insert;
+  sqlite3_bind_int64(s, 1, t_ns);
+  bind_opt_i64(s, 2, pid >= 0, pid);
+  sqlite3_bind_text(s, 3, line, (int)len, SQLITE_TRANSIENT);
+  return step_insert(s);
+}
+
+void gw_store_nccl_log_close(struct gw_store_nccl_log *w) {
+  if (!w)
+    return;
+  sqlite3_finalize(w->insert);
+  free(w);
+}
+
+/* ---- steps with their process, rank, data wait and batch ---- */
+
+struct gw_store_steps {
+  sqlite3 *db;
+  sqlite3_stmt *insert;
+};
+
+gw_status gw_store_steps_open(struct gw_store_steps **out, struct gw_store *st, struct gw_err *err) {
+  *out = NULL;
+  sqlite3 *db = gw_store_db(st);
+  sqlite3_stmt *insert = NULL;
+  if (sqlite3_prepare_v2(db,
+                         "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
+                         " samples) VALUES (?,?,?,?,?,?,?,?,?)",
+                         -1, &insert, NULL) != SQLITE_OK) {
+    gw_err_set(err, "recording: cannot write the step table: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(insert);
+    return GW_ERR;
+  }
+  struct gw_store_steps *w = gw_xcalloc(1, sizeof *w);
+  w->db = db;
+  w->insert = insert;
+  *out = w;
+  return GW_OK;
+}
+
+gw_status gw_store_steps_put(struct gw_store_steps *w, const struct gw_store_step_row *row) {
+  sqlite3_stmt *s = w->insert;
+  sqlite3_bind_int64(s, 1, row->start_ns);
+  sqlite3_bind_int64(s, 2, row->end_ns);
+  sqlite3_bind_int64(s, 3, row->step);
+  sqlite3_bind_text(s, 4, row->source, -1, SQLITE_TRANSIENT);
+  bind_opt_i64(s, 5, row->pid >= 0, row->pid);
+  bind_opt_i64(s, 6, row->rank >= 0, row->rank);
+  sqlite3_bind_int64(s, 7, row->data_wait_ns);
+  bind_opt_i64(s, 8, row->batch_size >= 0, row->batch_size);
+  bind_opt_i64(s, 9, row->samples >= 0, row->samples);
+  return step_insert(s);
+}
+
+long gw_store_steps_drop_where_also(struct gw_store_steps *w, const char *drop, const char *keep) {
+  sqlite3_stmt *s = NULL;
+  long n = -1;
+  if (sqlite3_prepare_v2(w->db,
+                         "DELETE FROM step WHERE source = ?1 AND pid IN"
+                         " (SELECT DISTINCT pid FROM step WHERE source = ?2)",
+                         -1, &s, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(s, 1, drop, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, keep, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(s) == SQLITE_DONE)
+      n = (long)sqlite3_changes(w->db);
+  }
+  sqlite3_finalize(s);
+  return n;
+}
+
+void gw_store_steps_close(struct gw_store_steps *w) {
+  if (!w)
+    return;
+  sqlite3_finalize(w->insert);
+  free(w);
+}
+
+long gw_store_rows_in(struct gw_store *st, const char *table) {
+  char sql[160];
+  if (snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", table) >= (int)sizeof sql)
+    return -1;
+  sqlite3_stmt *s;
+  long n = -1;
+  if (sqlite3_prepare_v2(gw_store_db(st), sql, -1, &s, NULL) != SQLITE_OK)
+    return -1;
+  if (sqlite3_step(s) == SQLITE_ROW)
+    n = (long)sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return n;
+}
