@@ -11,15 +11,18 @@ struct gw_store_iter {
   sqlite3_stmt *s;
 };
 
-/* A prepared query on one table; NULL when the table is absent or the query
- * cannot be prepared (a damaged or older file). device >= 0 binds ?1. */
-static struct gw_store_iter *iter_open(struct gw_store *st, const char *table, const char *sql, int device) {
+#define NO_ARG INT64_MIN
+
+/* A prepared query on one table (checked first unless NULL); NULL when the
+ * table is absent or the query cannot be prepared (a damaged or older
+ * file). An arg other than NO_ARG binds ?1 (a GPU index, a time). */
+static struct gw_store_iter *iter_open(struct gw_store *st, const char *table, const char *sql, int64_t arg) {
   sqlite3 *db = gw_store_db(st);
   sqlite3_stmt *s;
   if ((table && !gw_store_table_exists(db, table)) || sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
     return NULL;
-  if (device >= 0)
-    sqlite3_bind_int(s, 1, device);
+  if (arg != NO_ARG)
+    sqlite3_bind_int64(s, 1, arg);
   struct gw_store_iter *it = gw_xcalloc(1, sizeof *it);
   it->s = s;
   return it;
@@ -41,7 +44,7 @@ int gw_store_has_table(struct gw_store *st, const char *name) {
 }
 
 struct gw_store_iter *gw_store_iter_names(struct gw_store *st) {
-  return iter_open(st, "trace_name", "SELECT pid, id, name FROM trace_name ORDER BY name", -1);
+  return iter_open(st, "trace_name", "SELECT pid, id, name FROM trace_name ORDER BY name", NO_ARG);
 }
 
 int gw_store_next_name(struct gw_store_iter *it, struct gw_store_name_row *row) {
@@ -104,9 +107,14 @@ int gw_store_trace_device(struct gw_store *st, int device, struct gw_store_devic
                                        device);
   int found = step(it);
   if (found) {
-    int *cols[] = {&row->sm_count,       &row->max_warps_per_sm,       &row->max_blocks_per_sm,
-                   &row->max_regs_per_sm, &row->max_shmem_per_sm_bytes, &row->threads_per_warp,
-                   &row->cc_major,        &row->cc_minor};
+    int *cols[] = {&row->sm_count,
+                   &row->max_warps_per_sm,
+                   &row->max_blocks_per_sm,
+                   &row->max_regs_per_sm,
+                   &row->max_shmem_per_sm_bytes,
+                   &row->threads_per_warp,
+                   &row->cc_major,
+                   &row->cc_minor};
     for (int c = 0; c < 8; c++)
       *cols[c] = sqlite3_column_int(it->s, c);
   }
@@ -115,7 +123,7 @@ int gw_store_trace_device(struct gw_store *st, int device, struct gw_store_devic
 }
 
 struct gw_store_iter *gw_store_iter_trace_windows(struct gw_store *st) {
-  return iter_open(st, "trace_window", "SELECT start_ns, end_ns FROM trace_window WHERE end_ns > start_ns", -1);
+  return iter_open(st, "trace_window", "SELECT start_ns, end_ns FROM trace_window WHERE end_ns > start_ns", NO_ARG);
 }
 
 int gw_store_next_span(struct gw_store_iter *it, struct gw_store_span_row *row) {
@@ -128,7 +136,7 @@ int gw_store_next_span(struct gw_store_iter *it, struct gw_store_span_row *row) 
 
 int64_t gw_store_trace_sampled_period_max_ms(struct gw_store *st) {
   struct gw_store_iter *it =
-      iter_open(st, "trace_process", "SELECT max(period_ms) FROM trace_process WHERE mode = 'sampled'", -1);
+      iter_open(st, "trace_process", "SELECT max(period_ms) FROM trace_process WHERE mode = 'sampled'", NO_ARG);
   int64_t ms = -1;
   if (step(it) && sqlite3_column_type(it->s, 0) != SQLITE_NULL)
     ms = sqlite3_column_int64(it->s, 0);
@@ -153,7 +161,7 @@ int gw_store_next_pm(struct gw_store_iter *it, struct gw_store_pm_row *row) {
 }
 
 struct gw_store_iter *gw_store_iter_nccl_env(struct gw_store *st) {
-  return iter_open(st, "env", "SELECT name, value FROM env WHERE name LIKE 'NCCL\\_%' ESCAPE '\\'", -1);
+  return iter_open(st, "env", "SELECT name, value FROM env WHERE name LIKE 'NCCL\\_%' ESCAPE '\\'", NO_ARG);
 }
 
 int gw_store_next_env(struct gw_store_iter *it, struct gw_store_env_row *row) {
@@ -167,7 +175,7 @@ int gw_store_next_env(struct gw_store_iter *it, struct gw_store_env_row *row) {
 struct gw_store_iter *gw_store_iter_nccl_log(struct gw_store *st, struct gw_err *err) {
   if (!gw_store_has_table(st, "nccl_log"))
     return NULL;
-  struct gw_store_iter *it = iter_open(st, NULL, "SELECT pid, line FROM nccl_log ORDER BY t_ns, rowid", -1);
+  struct gw_store_iter *it = iter_open(st, NULL, "SELECT pid, line FROM nccl_log ORDER BY t_ns, rowid", NO_ARG);
   if (!it)
     gw_err_set(err, "reading nccl_log: %s", sqlite3_errmsg(gw_store_db(st)));
   return it;
@@ -208,7 +216,7 @@ static const char TRACE_SQL[] =
     " ORDER BY 4";
 
 struct gw_store_iter *gw_store_iter_trace(struct gw_store *st) {
-  return has_trace_tables(st) ? iter_open(st, NULL, TRACE_SQL, -1) : NULL;
+  return has_trace_tables(st) ? iter_open(st, NULL, TRACE_SQL, NO_ARG) : NULL;
 }
 
 static int64_t col_or(sqlite3_stmt *s, int i, int64_t unknown) {
@@ -248,7 +256,7 @@ int gw_store_trace_first_start(struct gw_store *st, int64_t *t_ns) {
                       "SELECT min(m) FROM (SELECT min(start_ns) AS m FROM kernel UNION ALL SELECT min(start_ns)"
                       " FROM memcpy UNION ALL SELECT min(start_ns) FROM memset UNION ALL SELECT min(start_ns)"
                       " FROM sync UNION ALL SELECT min(start_ns) FROM marker)",
-                      -1)
+                      NO_ARG)
           : NULL;
   int found = step(it) && sqlite3_column_type(it->s, 0) != SQLITE_NULL;
   if (found)
@@ -262,13 +270,10 @@ static double col_double(sqlite3_stmt *s, int i) {
 }
 
 struct gw_store_iter *gw_store_iter_gpu_faults(struct gw_store *st, int64_t after_ns) {
-  struct gw_store_iter *it = iter_open(st, NULL,
-                                       "SELECT t_ns, kind, gpu, code FROM event WHERE kind IN ('xid', 'gpu_lost')"
-                                       " AND t_ns > ? ORDER BY t_ns",
-                                       -1);
-  if (it)
-    sqlite3_bind_int64(it->s, 1, after_ns);
-  return it;
+  return iter_open(st, NULL,
+                   "SELECT t_ns, kind, gpu, code FROM event WHERE kind IN ('xid', 'gpu_lost')"
+                   " AND t_ns > ? ORDER BY t_ns",
+                   after_ns);
 }
 
 int gw_store_next_fault(struct gw_store_iter *it, struct gw_store_fault_row *row) {
@@ -283,13 +288,10 @@ int gw_store_next_fault(struct gw_store_iter *it, struct gw_store_fault_row *row
 }
 
 struct gw_store_iter *gw_store_iter_gpu_procs_recent(struct gw_store *st, int64_t within_ns) {
-  struct gw_store_iter *it = iter_open(st, NULL,
-                                       "SELECT gpu, count(DISTINCT pid), sum(used_mem_bytes) FROM gpu_proc"
-                                       " WHERE t_ns >= (SELECT max(t_ns) FROM gpu_sample) - ? GROUP BY gpu",
-                                       -1);
-  if (it)
-    sqlite3_bind_int64(it->s, 1, within_ns);
-  return it;
+  return iter_open(st, NULL,
+                   "SELECT gpu, count(DISTINCT pid), sum(used_mem_bytes) FROM gpu_proc"
+                   " WHERE t_ns >= (SELECT max(t_ns) FROM gpu_sample) - ? GROUP BY gpu",
+                   within_ns);
 }
 
 int gw_store_next_gpu_procs(struct gw_store_iter *it, struct gw_store_gpu_procs_row *row) {
@@ -306,9 +308,8 @@ void gw_store_host_latest(struct gw_store *st, int64_t within_ns, const char *co
   for (size_t i = 0; i < ncolumns; i++)
     v[i] = NAN;
   struct gw_store_iter *it = iter_open(
-      st, NULL, "SELECT * FROM host_sample WHERE t_ns >= (SELECT max(t_ns) FROM host_sample) - ? ORDER BY t_ns", -1);
-  if (it)
-    sqlite3_bind_int64(it->s, 1, within_ns);
+      st, NULL, "SELECT * FROM host_sample WHERE t_ns >= (SELECT max(t_ns) FROM host_sample) - ? ORDER BY t_ns",
+      within_ns);
   while (step(it))
     for (int c = 0; c < sqlite3_column_count(it->s); c++) {
       if (sqlite3_column_type(it->s, c) == SQLITE_NULL)
@@ -325,7 +326,7 @@ struct gw_store_iter *gw_store_iter_disks_latest(struct gw_store *st) {
   return iter_open(st, NULL,
                    "SELECT dev, util_pct, await_ms, r_per_s, w_per_s, read_bps, write_bps, aqu_sz FROM disk_sample"
                    " WHERE t_ns = (SELECT max(t_ns) FROM disk_sample) ORDER BY dev",
-                   -1);
+                   NO_ARG);
 }
 
 int gw_store_next_disk(struct gw_store_iter *it, struct gw_store_disk_row *row) {

@@ -126,7 +126,7 @@ enum gw_store_trace_kind {
 struct gw_store_trace_row {
   enum gw_store_trace_kind kind;
   int64_t pid;
-  int64_t lane; /* the stream; a marker's thread */
+  int64_t lane;             /* the stream; a marker's thread */
   int64_t start_ns, end_ns; /* end_ns = start_ns when the row has no end */
   const char *name;         /* kernel or marker name, NULL when unknown */
   int64_t device;

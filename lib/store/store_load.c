@@ -646,8 +646,8 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
     load_copies(db, rec);
 }
 
-gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_load_params *p,
-                                   struct gw_recording **out, struct gw_err *err) {
+gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_load_params *p, struct gw_recording **out,
+                                  struct gw_err *err) {
   *out = NULL;
   sqlite3 *db = gw_store_db(st);
   struct gw_recording *rec = gw_xcalloc(1, sizeof *rec);

@@ -44,8 +44,8 @@ struct gw_gpu_series {
   /* for the multi-GPU summary */
   struct gw_kernel_stats *kstats; /* the traced kernels' statistics, computed by the analysis from the store's
                                    * kernel iterator (lib/analysis/kernel_stats.c); NULL until then */
-  int64_t trace_pid;             /* the process that ran most kernels on this GPU (a rank), 0 unknown */
-  int procs_max;                 /* most processes seen on the GPU at once (gpu_proc), 0 unknown */
+  int64_t trace_pid;              /* the process that ran most kernels on this GPU (a rank), 0 unknown */
+  int procs_max;                  /* most processes seen on the GPU at once (gpu_proc), 0 unknown */
   /* the process outside the recorded job seen on this GPU most often (gpu_proc rows of a pid that is
    * neither the target's tree nor a traced rank), 0 none; its median memory and SM share, NAN unknown */
   int64_t other_pid;
