@@ -725,7 +725,8 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   dx->profiles = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *dx->profiles);
   dx->kstats = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *dx->kstats);
   for (int i = 0; i < rec->ngpus; i++)
-    dx->kstats[i] = rec->gpus[i].kstats;
+    if (rec->gpus[i].kstats) /* a model the analysis did not load (tests build some) has none */
+      dx->kstats[i] = *rec->gpus[i].kstats;
   struct gpu_work *w = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *w);
   int64_t span0 = 0, span1 = 0;
   for (int i = 0; i < rec->ngpus; i++) {

@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/series.h"
 #include "analysis/stats.h"
-#include "analysis/timeline.h"
-#include "store/store.h"
+#include "store/store_iter.h"
+#include "store/store_model.h"
 
 int gw_kstats_bucket(int64_t dur_ns) {
   /* bucket b >= 1 starts at 2^b us */
@@ -372,17 +371,15 @@ struct name_table {
   char **text;
 };
 
-static void load_names(sqlite3 *db, struct name_table *t) {
-  sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "trace_name") ||
-      sqlite3_prepare_v2(db, "SELECT pid, id, name FROM trace_name ORDER BY name", -1, &s, NULL) != SQLITE_OK)
+static void load_names(struct gw_store *st, struct name_table *t) {
+  struct gw_store_iter *it = gw_store_iter_names(st);
+  if (!it)
     return;
   size_t cap = 0;
   const char *prev = NULL;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    const char *name = (const char *)sqlite3_column_text(s, 2);
-    if (!name)
-      name = "";
+  struct gw_store_name_row row;
+  while (gw_store_next_name(it, &row)) {
+    const char *name = row.text;
     if (t->nkeys == cap) {
       cap = cap ? cap * 2 : 256;
       t->keys = gw_xrealloc(t->keys, cap * sizeof *t->keys);
@@ -391,10 +388,9 @@ static void load_names(sqlite3 *db, struct name_table *t) {
     if (!prev || strcmp(prev, name) != 0)
       t->text[t->nnames++] = gw_xstrdup(name);
     prev = t->text[t->nnames - 1];
-    t->keys[t->nkeys++] =
-        (struct name_key){sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), (int32_t)(t->nnames - 1)};
+    t->keys[t->nkeys++] = (struct name_key){row.pid, row.id, (int32_t)(t->nnames - 1)};
   }
-  sqlite3_finalize(s);
+  gw_store_iter_close(it);
   if (t->nkeys)
     qsort(t->keys, t->nkeys, sizeof *t->keys, cmp_key);
 }
@@ -405,7 +401,7 @@ static int32_t dense_name(const struct name_table *t, int64_t pid, int64_t id) {
   return k ? k->dense : -1;
 }
 
-/* Same bound as series.c: a time outside 0 .. 4e18 is damage. */
+/* Same bound as the loader (store/store_load.c): a time outside 0 .. 4e18 is damage. */
 #define TIME_MAX_NS 4000000000000000000LL
 
 struct kernel_rows {
@@ -415,10 +411,11 @@ struct kernel_rows {
   int32_t (*grid)[3];
 };
 
-static void load_gpu(sqlite3_stmt *s, const struct name_table *names, struct kernel_rows *r) {
+static void load_gpu(struct gw_store_iter *it, const struct name_table *names, struct kernel_rows *r) {
   r->n = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    int64_t a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+  struct gw_store_kernel_row row;
+  while (gw_store_next_kernel(it, &row)) {
+    int64_t a = row.start_ns, b = row.end_ns;
     if (a < 0 || a > TIME_MAX_NS || b < 0 || b > TIME_MAX_NS)
       continue;
     if (r->n == r->cap) {
@@ -430,49 +427,33 @@ static void load_gpu(sqlite3_stmt *s, const struct name_table *names, struct ker
     }
     r->start_ns[r->n] = a;
     r->end_ns[r->n] = b < a ? a : b;
-    r->name[r->n] = sqlite3_column_type(s, 3) == SQLITE_NULL
-                        ? -1
-                        : dense_name(names, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 3));
+    r->name[r->n] = row.name_id < 0 ? -1 : dense_name(names, row.pid, row.name_id);
     for (int d = 0; d < 3; d++)
-      r->grid[r->n][d] = sqlite3_column_int(s, 4 + d);
+      r->grid[r->n][d] = row.grid[d];
     r->n++;
   }
 }
 
-/* Sampled trace: the gap classification of a full timeline, inside the
- * windows only. */
-static void window_gaps(struct gw_gpu_series *g, const struct gw_time_range *win, size_t nwin) {
-  struct gw_interval *w = gw_xcalloc(nwin + 1, sizeof *w);
-  for (size_t i = 0; i < nwin; i++)
-    w[i] = (struct gw_interval){win[i].start_ns, win[i].end_ns};
-  struct gw_timeline_input in = gw_series_timeline_input(g);
-  struct gw_gap_split sp;
-  int64_t span = gw_timeline_split_windows(&in, w, nwin, &sp);
-  free(w);
-  struct gw_kernel_stats *k = &g->kstats;
-  if (span <= 0)
-    return;
-  double d = (double)span;
-  k->window_span_s = d / 1e9;
-  k->window_busy_share = (double)sp.busy_ns / d;
-  k->window_launch_share = (double)sp.idle_launch_ns / d;
-  k->window_sync_share = (double)sp.idle_sync_ns / d;
-  k->window_input_share = (double)sp.idle_input_ns / d;
-  k->window_comm_share = (double)sp.comm_ns / d;
-  k->window_other_share = (double)sp.idle_other_ns / d;
-  k->window_sync_seen = g->nsyncs > 0;
+size_t gw_kstats_gpu_windows(const struct gw_recording *rec, const struct gw_gpu_series *g, struct gw_time_range *win) {
+  /* a sampled trace: the windows of the process that ran on this GPU (all when unknown) */
+  size_t nwin = 0;
+  for (size_t w = 0; w < rec->nwindows; w++)
+    if (rec->windows[w].pid == g->trace_pid)
+      win[nwin++] = (struct gw_time_range){rec->windows[w].start_ns, rec->windows[w].end_ns};
+  for (size_t w = 0; w < rec->nwindows && nwin == 0; w++)
+    win[w] = (struct gw_time_range){rec->windows[w].start_ns, rec->windows[w].end_ns};
+  if (nwin == 0)
+    nwin = rec->nwindows;
+  return nwin;
 }
 
-void gw_kernel_stats_load(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "kernel") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT pid, start_ns, end_ns, name_id, grid_x, grid_y, grid_z FROM kernel"
-                         " WHERE device = ? AND start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY start_ns",
-                         -1, &s, NULL) != SQLITE_OK)
+void gw_kernel_stats_read(struct gw_store *st, struct gw_recording *rec) {
+  for (int i = 0; i < rec->ngpus; i++)
+    rec->gpus[i].kstats = gw_xcalloc(1, sizeof *rec->gpus[i].kstats);
+  if (!gw_store_has_table(st, "kernel"))
     return;
   struct name_table names = {0};
-  load_names(db, &names);
+  load_names(st, &names);
   struct kernel_rows r = {0};
   struct gw_time_range *win = gw_xcalloc(rec->nwindows + 1, sizeof *win);
   struct gw_time_range *steps = gw_xcalloc(rec->nsteps + 1, sizeof *steps);
@@ -482,25 +463,14 @@ void gw_kernel_stats_load(sqlite3 *db, struct gw_recording *rec) {
       steps[nsteps++] = (struct gw_time_range){rec->steps[i].start_ns, rec->steps[i].end_ns};
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
-    sqlite3_reset(s);
-    sqlite3_bind_int(s, 1, g->gpu);
-    load_gpu(s, &names, &r);
-    /* a sampled trace: the windows of the process that ran on this GPU (all when unknown) */
-    size_t nwin = 0;
-    for (size_t w = 0; w < rec->nwindows; w++)
-      if (rec->windows[w].pid == g->trace_pid)
-        win[nwin++] = (struct gw_time_range){rec->windows[w].start_ns, rec->windows[w].end_ns};
-    for (size_t w = 0; w < rec->nwindows && nwin == 0; w++)
-      win[w] = (struct gw_time_range){rec->windows[w].start_ns, rec->windows[w].end_ns};
-    if (nwin == 0)
-      nwin = rec->nwindows;
+    struct gw_store_iter *it = gw_store_iter_kernels(st, g->gpu);
+    load_gpu(it, &names, &r);
+    gw_store_iter_close(it);
+    size_t nwin = gw_kstats_gpu_windows(rec, g, win);
     struct gw_kernel_seq seq = {
         r.n, r.start_ns, r.end_ns, r.name, (const int32_t(*)[3])r.grid, names.nnames, (const char *const *)names.text};
-    gw_kernel_stats_compute(&seq, rec->timeline_sampled ? win : NULL, nwin, nsteps ? steps : NULL, nsteps, &g->kstats);
-    if (rec->timeline_sampled && g->kstats.nkernels > 0)
-      window_gaps(g, win, nwin);
+    gw_kernel_stats_compute(&seq, rec->timeline_sampled ? win : NULL, nwin, nsteps ? steps : NULL, nsteps, g->kstats);
   }
-  sqlite3_finalize(s);
   free(win);
   free(steps);
   free(r.start_ns);

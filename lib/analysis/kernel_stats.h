@@ -1,11 +1,11 @@
 /* Per-GPU statistics of the traced kernels: count, launch rate, durations,
  * kernels per step and shapes that vary between steps. The computing parts
- * are pure functions over arrays (unit-tested); gw_kernel_stats_load reads
- * the tracer's kernel table for a recording. */
+ * are pure functions over arrays (unit-tested); gw_kernel_stats_read
+ * streams a recording's kernels through the store's iterator
+ * (store/store_iter.h), one GPU at a time. */
 #ifndef GW_KERNEL_STATS_H
 #define GW_KERNEL_STATS_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -108,9 +108,16 @@ void gw_kstats_short_name(const char *name, char *dst, size_t cap);
 const char *gw_kstep_source_id(enum gw_kstep_source s);
 
 struct gw_recording;
-/* Read the kernel table of db and fill each GPU's kstats of rec (whose
- * GPUs, windows, steps and trace pids are already loaded). A missing or
- * damaged table leaves them empty. */
-void gw_kernel_stats_load(sqlite3 *db, struct gw_recording *rec);
+struct gw_gpu_series;
+struct gw_store;
+/* Give each GPU of rec its kstats (allocated here, owned by rec), computed
+ * from its kernels in the recording open in st; rec's GPUs, windows, steps
+ * and trace pids are loaded already. A missing or damaged kernel table
+ * leaves them empty (nkernels 0). */
+void gw_kernel_stats_read(struct gw_store *st, struct gw_recording *rec);
+/* A sampled trace's windows that count for g: those of the process that ran
+ * on it, else all of rec's. Fills win (rec->nwindows entries at least) and
+ * returns how many it holds. */
+size_t gw_kstats_gpu_windows(const struct gw_recording *rec, const struct gw_gpu_series *g, struct gw_time_range *win);
 
 #endif

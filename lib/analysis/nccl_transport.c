@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
-#include "store/store.h"
+#include "store/store_iter.h"
 
 static const char *const TRANSPORT_NAMES[GW_NCCL_NTRANSPORTS] = {
     [GW_NCCL_NVLS] = "NVLS",
@@ -634,29 +634,22 @@ const char *gw_nccl_advice_id(enum gw_nccl_advice a) {
  * more than this is a log left on with SUBSYS=ALL, whose start says it all. */
 #define NCCL_MAX_LINES 2000000L
 
-gw_status gw_nccl_read(sqlite3 *db, struct gw_nccl_summary *out, struct gw_err *err) {
+gw_status gw_nccl_read(struct gw_store *st, struct gw_nccl_summary *out, struct gw_err *err) {
   gw_nccl_summary_init(out);
-  sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "env") &&
-      sqlite3_prepare_v2(db, "SELECT name, value FROM env WHERE name LIKE 'NCCL\\_%' ESCAPE '\\'", -1, &s, NULL) ==
-          SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW)
-      gw_nccl_summary_env(out, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
-    sqlite3_finalize(s);
-  }
-  if (gw_store_table_exists(db, "nccl_log")) {
-    if (sqlite3_prepare_v2(db, "SELECT pid, line FROM nccl_log ORDER BY t_ns, rowid", -1, &s, NULL) != SQLITE_OK) {
-      gw_err_set(err, "reading nccl_log: %s", sqlite3_errmsg(db));
+  struct gw_store_iter *it = gw_store_iter_nccl_env(st);
+  struct gw_store_env_row env;
+  while (gw_store_next_env(it, &env))
+    gw_nccl_summary_env(out, env.name, env.value);
+  gw_store_iter_close(it);
+  if (gw_store_has_table(st, "nccl_log")) {
+    if (!(it = gw_store_iter_nccl_log(st, err)))
       return GW_EINPUT;
-    }
     long n = 0;
-    while (n++ < NCCL_MAX_LINES && sqlite3_step(s) == SQLITE_ROW) {
-      const unsigned char *line = sqlite3_column_text(s, 1);
-      if (line)
-        gw_nccl_summary_add(out, 0, sqlite3_column_type(s, 0) == SQLITE_INTEGER ? sqlite3_column_int64(s, 0) : -1,
-                            (const char *)line);
-    }
-    sqlite3_finalize(s);
+    struct gw_store_nccl_row row;
+    while (n++ < NCCL_MAX_LINES && gw_store_next_nccl(it, &row))
+      if (row.line)
+        gw_nccl_summary_add(out, 0, row.pid, row.line);
+    gw_store_iter_close(it);
   }
   gw_nccl_summary_finish(out);
   return GW_OK;

@@ -8,7 +8,6 @@
 #ifndef GW_NCCL_TRANSPORT_H
 #define GW_NCCL_TRANSPORT_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 
 #include "core/util.h"
@@ -151,9 +150,10 @@ void gw_nccl_rank_transports(const struct gw_nccl_rank *r, char *out, size_t cap
  * it (pid <= 0 unknown), its NVML index on that node. NULL when none matches. */
 const struct gw_nccl_rank *gw_nccl_rank_for_gpu(const struct gw_nccl_summary *s, int node, int64_t pid, int nvml_index);
 
-/* Read the nccl_log table and the run's NCCL_* env rows of an open recording
- * into *out (initialised here, finished). A recording without the table
- * yields has_log 0 and GW_OK. */
-GW_NODISCARD gw_status gw_nccl_read(sqlite3 *db, struct gw_nccl_summary *out, struct gw_err *err);
+struct gw_store;
+/* Fold the NCCL log and the run's NCCL_* settings of the recording open in
+ * st (the store's iterators) into *out (initialised here, finished). A
+ * recording without the log yields has_log 0 and GW_OK. */
+GW_NODISCARD gw_status gw_nccl_read(struct gw_store *st, struct gw_nccl_summary *out, struct gw_err *err);
 
 #endif

@@ -1,653 +1,16 @@
 #include "series.h"
 
 #include <math.h>
-#include <sqlite3.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/kernel_stats.h"
 #include "analysis/nccl_transport.h"
 #include "analysis/sm_fill.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
-#include "core/cuda_calls.h"
 #include "store/store.h"
-
-/* Times are ns since 1970. One outside 0 .. 4e18 (the year 2096) is damage,
- * not data: its row is skipped (a run time reads as unknown), so that
- * differences of times and sums of a time and a span never overflow. */
-#define TIME_MAX_NS 4000000000000000000LL
-static int time_ok(int64_t t) {
-  return t >= 0 && t <= TIME_MAX_NS;
-}
-
-static double col_double(sqlite3_stmt *s, int i) {
-  return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
-}
-
-/* A GPU metric as NVML could have given it, else unknown (NAN): finite and
- * below 4e18, integer metrics (NVML's unsigned counters, clocks, bitmasks)
- * never negative, P-states 0 to 32. The analysis casts some of these to
- * integers, which must not overflow on a damaged file. */
-static double metric_value(int m, double v) {
-  if (!(fabs(v) <= 4e18) || (gw_gpu_metric_info[m].is_integer && v < 0) || (m == GW_M_pstate && v > 32))
-    return NAN;
-  return v;
-}
-
-static void col_text(sqlite3_stmt *s, int i, char *dst, size_t cap) {
-  const unsigned char *t = sqlite3_column_text(s, i);
-  gw_strlcpy(dst, t ? (const char *)t : "", cap);
-}
-
-static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_err *err) {
-  if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
-    gw_err_set(err, "reading recording: %s", sqlite3_errmsg(db));
-    return GW_EINPUT;
-  }
-  return GW_OK;
-}
-
-static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
-  sqlite3_stmt *s;
-  gw_status rc = prep(db,
-                      "SELECT started_ns, ended_ns, physical_cores, logical_cpus, interval_ms, gpu_note, source,"
-                      " hostname FROM run WHERE id = 1",
-                      &s, err);
-  if (rc)
-    return rc;
-  if (sqlite3_step(s) == SQLITE_ROW) {
-    rec->started_ns = time_ok(sqlite3_column_int64(s, 0)) ? sqlite3_column_int64(s, 0) : 0;
-    rec->ended_ns = time_ok(sqlite3_column_int64(s, 1)) ? sqlite3_column_int64(s, 1) : 0;
-    rec->physical_cores = sqlite3_column_int(s, 2);
-    rec->logical_cpus = sqlite3_column_int(s, 3);
-    rec->interval_ms = sqlite3_column_int(s, 4);
-    col_text(s, 5, rec->gpu_note, sizeof rec->gpu_note);
-    col_text(s, 6, rec->source, sizeof rec->source);
-    col_text(s, 7, rec->hostname, sizeof rec->hostname);
-  }
-  sqlite3_finalize(s);
-  return GW_OK;
-}
-
-/* GPUs are those with facts in the gpu table or samples in gpu_sample. An
- * index that is not a small whole number (NVML's are) is damage: left out. */
-static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
-  sqlite3_stmt *s;
-  gw_status rc = prep(db,
-                      "SELECT gpu FROM gpu WHERE typeof(gpu) = 'integer' AND gpu BETWEEN 0 AND 1023 UNION"
-                      " SELECT DISTINCT gpu FROM gpu_sample WHERE typeof(gpu) = 'integer' AND gpu BETWEEN 0 AND 1023"
-                      " ORDER BY 1",
-                      &s, err);
-  if (rc)
-    return rc;
-  size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    if ((size_t)rec->ngpus == cap) {
-      cap = cap ? cap * 2 : 4;
-      rec->gpus = gw_xrealloc(rec->gpus, cap * sizeof *rec->gpus);
-    }
-    struct gw_gpu_series *g = &rec->gpus[rec->ngpus++];
-    memset(g, 0, sizeof *g);
-    g->gpu = sqlite3_column_int(s, 0);
-    g->mem_total_bytes = g->power_default_limit_mw = g->sm_clock_max_mhz = NAN;
-    g->pcie_gen_max = g->pcie_width_max = NAN;
-    g->gpm_supported = -1;
-  }
-  sqlite3_finalize(s);
-  if ((rc = prep(db,
-                 "SELECT gpu, name, mem_total_bytes, power_default_limit_mw, sm_clock_max_mhz, pcie_gen_max,"
-                 " pcie_width_max, gpm_supported FROM gpu",
-                 &s, err)))
-    return rc;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    int id = sqlite3_column_int(s, 0);
-    for (int i = 0; i < rec->ngpus; i++) {
-      struct gw_gpu_series *g = &rec->gpus[i];
-      if (g->gpu != id)
-        continue;
-      col_text(s, 1, g->name, sizeof g->name);
-      g->mem_total_bytes = col_double(s, 2);
-      g->power_default_limit_mw = col_double(s, 3);
-      g->sm_clock_max_mhz = col_double(s, 4);
-      g->pcie_gen_max = col_double(s, 5);
-      g->pcie_width_max = col_double(s, 6);
-      g->gpm_supported = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 7);
-    }
-  }
-  sqlite3_finalize(s);
-  return GW_OK;
-}
-
-static int column_exists(sqlite3 *db, const char *table, const char *col) {
-  char sql[128];
-  snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, col, -1, SQLITE_STATIC);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
-}
-
-/* Load one metric table (gpu_sample or gpu_health) of one GPU. A column the
- * file lacks reads as NULL: a metric may have moved between the fast and the
- * slow table since the file was written (energy_mj did). */
-static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw_metric_table table,
-                                   struct gw_err *err) {
-  const char *tname = table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health";
-  char sql[4096];
-  size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT t_ns");
-  int cols[GW_GPU_NMETRICS], ncols = 0;
-  for (int m = 0; m < GW_GPU_NMETRICS; m++) {
-    if (gw_gpu_metric_info[m].table != table)
-      continue;
-    const char *id = gw_gpu_metric_info[m].id;
-    len += (size_t)snprintf(sql + len, sizeof sql - len, column_exists(db, tname, id) ? ", %s" : ", NULL /* %s */", id);
-    cols[ncols++] = m;
-  }
-  snprintf(sql + len, sizeof sql - len, " FROM %s WHERE gpu = ? ORDER BY t_ns", tname);
-  sqlite3_stmt *s;
-  gw_status rc = prep(db, sql, &s, err);
-  if (rc)
-    return rc;
-  sqlite3_bind_int(s, 1, g->gpu);
-  size_t n = 0, cap = 0;
-  int64_t *t = NULL;
-  double **arr = table == GW_TABLE_FAST ? g->m : g->h;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
-      continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 256;
-      t = gw_xrealloc(t, cap * sizeof *t);
-      for (int c = 0; c < ncols; c++)
-        arr[cols[c]] = gw_xrealloc(arr[cols[c]], cap * sizeof(double));
-    }
-    t[n] = sqlite3_column_int64(s, 0);
-    for (int c = 0; c < ncols; c++)
-      arr[cols[c]][n] = metric_value(cols[c], col_double(s, c + 1));
-    n++;
-  }
-  sqlite3_finalize(s);
-  if (table == GW_TABLE_FAST) {
-    g->n = n;
-    g->t_ns = t;
-  } else {
-    g->nh = n;
-    g->ht_ns = t;
-  }
-  return GW_OK;
-}
-
-static double *host_col(struct gw_host_series *h) {
-  double *a = gw_xcalloc(h->n ? h->n : 1, sizeof *a);
-  for (size_t i = 0; i < h->n; i++)
-    a[i] = NAN;
-  return a;
-}
-
-/* Exact tick lookup: the per-process and disk rows share host_sample's t_ns. */
-static size_t host_tick(const struct gw_host_series *h, int64_t t_ns) {
-  size_t lo = 0, hi = h->n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (h->t_ns[mid] < t_ns)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < h->n && h->t_ns[lo] == t_ns ? lo : SIZE_MAX;
-}
-
-static gw_status load_host(sqlite3 *db, struct gw_host_series *h, struct gw_err *err) {
-  sqlite3_stmt *s;
-  gw_status rc = prep(
-      db, "SELECT t_ns, cpu_busy_pct, cpu_iowait_pct, on_battery, governor FROM host_sample ORDER BY t_ns", &s, err);
-  if (rc)
-    return rc;
-  size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
-      continue;
-    if (h->n == cap) {
-      cap = cap ? cap * 2 : 256;
-      h->t_ns = gw_xrealloc(h->t_ns, cap * sizeof *h->t_ns);
-      h->cpu_busy_pct = gw_xrealloc(h->cpu_busy_pct, cap * sizeof(double));
-      h->iowait_pct = gw_xrealloc(h->iowait_pct, cap * sizeof(double));
-      h->on_battery = gw_xrealloc(h->on_battery, cap * sizeof(double));
-    }
-    h->t_ns[h->n] = sqlite3_column_int64(s, 0);
-    h->cpu_busy_pct[h->n] = col_double(s, 1);
-    h->iowait_pct[h->n] = col_double(s, 2);
-    h->on_battery[h->n] = col_double(s, 3);
-    if (sqlite3_column_type(s, 4) != SQLITE_NULL)
-      col_text(s, 4, h->governor, sizeof h->governor);
-    h->n++;
-  }
-  sqlite3_finalize(s);
-  h->main_cpu_pct = host_col(h);
-  h->main_threads_running = host_col(h);
-  h->workers = host_col(h);
-  h->worker_cpu_max_pct = host_col(h);
-  h->workers_saturated = host_col(h);
-  h->disk_util_max_pct = host_col(h);
-  h->disk_read_bps = host_col(h);
-  h->disk_write_bps = host_col(h);
-
-  /* The training processes: the target, and under a launcher (torchrun,
-   * mpirun) the ranks, which are its children but hold a GPU (gpu_proc).
-   * Their CPU is the main thread's story; other descendants are loaders. */
-  /* A recording without gpu_proc (damaged or hand-made) keeps the roles as stored. */
-  const char *ranks = gw_store_table_exists(db, "gpu_proc") ? "pid IN (SELECT pid FROM gpu_proc)" : "0";
-  char main_sql[256], worker_sql[512];
-  snprintf(main_sql, sizeof main_sql,
-           "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0 OR %s GROUP BY t_ns",
-           ranks);
-  if ((rc = prep(db, main_sql, &s, err)))
-    return rc;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
-    if (i == SIZE_MAX)
-      continue;
-    h->main_cpu_pct[i] = col_double(s, 1);
-    h->main_threads_running[i] = col_double(s, 2);
-  }
-  sqlite3_finalize(s);
-
-  /* cpu_pct is NULL on a process's first sample; count() only counts known ones.
-   * workers_saturated holds the saturated count; the pool is saturated when
-   * at least half of it is (see gw_workers_saturated_at). */
-  snprintf(worker_sql, sizeof worker_sql,
-           "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1 AND NOT (%s)"
-           " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
-           " GROUP BY t_ns",
-           ranks);
-  if ((rc = prep(db, worker_sql, &s, err)))
-    return rc;
-  sqlite3_bind_double(s, 1, gw_thr.worker_saturated_cpu_pct);
-  /* a descendant that never works (an idle compile-worker pool) is no loader */
-  sqlite3_bind_double(s, 2, gw_thr.worker_min_avg_cpu_pct);
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
-    if (i == SIZE_MAX)
-      continue;
-    h->workers[i] = col_double(s, 1);
-    h->worker_cpu_max_pct[i] = col_double(s, 2);
-    h->workers_saturated[i] = col_double(s, 3);
-    if (isnan(h->workers_saturated[i]))
-      h->workers_saturated[i] = 0;
-  }
-  sqlite3_finalize(s);
-
-  if ((rc = prep(db, "SELECT t_ns, max(util_pct), sum(read_bps), sum(write_bps) FROM disk_sample GROUP BY t_ns", &s,
-                 err)))
-    return rc;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
-    if (i == SIZE_MAX)
-      continue;
-    h->disk_util_max_pct[i] = col_double(s, 1);
-    h->disk_read_bps[i] = col_double(s, 2);
-    h->disk_write_bps[i] = col_double(s, 3);
-  }
-  sqlite3_finalize(s);
-  return GW_OK;
-}
-
-static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
-  sqlite3_stmt *s;
-  gw_status rc = prep(db, "SELECT t_ns, kind, gpu, code, message FROM event ORDER BY t_ns", &s, err);
-  if (rc)
-    return rc;
-  size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
-      continue;
-    if (rec->nevents == cap) {
-      cap = cap ? cap * 2 : 64;
-      rec->events = gw_xrealloc(rec->events, cap * sizeof *rec->events);
-    }
-    struct gw_event_row *e = &rec->events[rec->nevents++];
-    e->t_ns = sqlite3_column_int64(s, 0);
-    col_text(s, 1, e->kind, sizeof e->kind);
-    e->gpu = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2);
-    e->code = sqlite3_column_int64(s, 3);
-    col_text(s, 4, e->message, sizeof e->message);
-  }
-  sqlite3_finalize(s);
-  /* The hook's columns exist in recordings made since it came; older ones have the first four. */
-  if (sqlite3_prepare_v2(db,
-                         "SELECT t_start_ns, t_end_ns, step, pid, rank, data_wait_ns, batch_size, samples, source"
-                         " FROM step ORDER BY t_start_ns",
-                         -1, &s, NULL) != SQLITE_OK) {
-    sqlite3_finalize(s);
-    if ((rc = prep(db, "SELECT t_start_ns, t_end_ns, step FROM step ORDER BY t_start_ns", &s, err)))
-      return rc;
-  }
-  int hook_columns = sqlite3_column_count(s) > 3;
-  cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    if (!time_ok(sqlite3_column_int64(s, 0)) || !time_ok(sqlite3_column_int64(s, 1)))
-      continue;
-    if (rec->nsteps == cap) {
-      cap = cap ? cap * 2 : 256;
-      rec->steps = gw_xrealloc(rec->steps, cap * sizeof *rec->steps);
-    }
-    struct gw_step_row *st = &rec->steps[rec->nsteps++];
-    st->start_ns = sqlite3_column_int64(s, 0);
-    st->end_ns = sqlite3_column_int64(s, 1);
-    st->step = sqlite3_column_int64(s, 2);
-    int64_t *opt[] = {&st->pid, &st->rank, &st->data_wait_ns, &st->batch_size, &st->samples};
-    for (int c = 0; c < 5; c++)
-      *opt[c] = hook_columns && sqlite3_column_type(s, 3 + c) == SQLITE_INTEGER ? sqlite3_column_int64(s, 3 + c) : -1;
-    const unsigned char *source = hook_columns ? sqlite3_column_text(s, 8) : NULL;
-    st->from_loader = source && strcmp((const char *)source, "python_hook_loader") == 0;
-  }
-  sqlite3_finalize(s);
-  return GW_OK;
-}
-
-static void push_iv(struct gw_interval **arr, size_t *n, int64_t a, int64_t b) {
-  /* grow by doubling: capacity is the next power of two above n */
-  if ((*n & (*n - 1)) == 0)
-    *arr = gw_xrealloc(*arr, (*n ? *n * 2 : 1) * sizeof **arr);
-  (*arr)[*n].start_ns = a;
-  (*arr)[*n].end_ns = b < a ? a : b;
-  (*n)++;
-}
-
-static struct gw_gpu_series *gpu_by_id(struct gw_recording *rec, int id) {
-  for (int i = 0; i < rec->ngpus; i++)
-    if (rec->gpus[i].gpu == id)
-      return &rec->gpus[i];
-  return NULL;
-}
-
-/* The windows of a sampled trace, for the multi-GPU summary's shares. */
-static void load_windows(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT pid, start_ns, end_ns FROM trace_window WHERE mode = 'sampled'"
-                         " AND start_ns IS NOT NULL AND end_ns > start_ns ORDER BY start_ns",
-                         -1, &s, NULL) != SQLITE_OK)
-    return;
-  size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    if (!time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
-      continue;
-    if (rec->nwindows == cap) {
-      cap = cap ? cap * 2 : 64;
-      rec->windows = gw_xrealloc(rec->windows, cap * sizeof *rec->windows);
-    }
-    struct gw_trace_window *w = &rec->windows[rec->nwindows++];
-    w->pid = sqlite3_column_int64(s, 0);
-    w->start_ns = sqlite3_column_int64(s, 1);
-    w->end_ns = sqlite3_column_int64(s, 2);
-    w->node = 0; /* node_merge numbers the recordings of a multi-node report */
-  }
-  sqlite3_finalize(s);
-}
-
-/* When the tracer gave CUPTI to another client (tracer/README.md, "Another
- * CUPTI client"): its notes, per process, in time order. */
-static void load_tracer_aside(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "trace_note") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT pid, t_ns, substr(text, 1, 5) FROM trace_note WHERE text LIKE 'stood aside at %'"
-                         " OR text LIKE 'came back at %' ORDER BY pid, t_ns",
-                         -1, &s, NULL) != SQLITE_OK)
-    return;
-  int64_t pid = -1, since_ns = 0; /* since_ns: the open episode's start, 0 none */
-  for (;;) {
-    int row = sqlite3_step(s) == SQLITE_ROW;
-    int64_t p = row ? sqlite3_column_int64(s, 0) : -2, t = row ? sqlite3_column_int64(s, 1) : 0;
-    if (row && !time_ok(t))
-      continue;
-    if (p != pid && since_ns && rec->ended_ns > since_ns) /* still aside when that process's trace ended */
-      rec->tracer_aside_total_ns += rec->ended_ns - since_ns;
-    if (p != pid)
-      since_ns = 0;
-    pid = p;
-    if (!row)
-      break;
-    const char *what = (const char *)sqlite3_column_text(s, 2);
-    if (what && strncmp(what, "stood", 5) == 0 && !since_ns) {
-      since_ns = t;
-      if (!rec->tracer_aside_count++ || t < rec->tracer_aside_first_ns)
-        rec->tracer_aside_first_ns = t;
-    } else if (what && strncmp(what, "came ", 5) == 0 && since_ns) {
-      rec->tracer_aside_total_ns += t > since_ns ? t - since_ns : 0;
-      since_ns = 0;
-    }
-  }
-  sqlite3_finalize(s);
-}
-
-/* What a host call of process pid tells the GPU whose kernels that process
- * ran (one rank, one GPU; with one GPU and no kernel owner known, that one):
- * HOST_CALL a busy host, HOST_SYNC a host waiting, HOST_LAUNCH a launch. */
-enum { HOST_CALL = 1, HOST_SYNC = 2, HOST_LAUNCH = 4 };
-static void push_host_iv(struct gw_recording *rec, int64_t pid, int64_t a, int64_t b, int what) {
-  for (int i = 0; i < rec->ngpus; i++) {
-    struct gw_gpu_series *g = &rec->gpus[i];
-    if (g->trace_pid == pid || (g->trace_pid == 0 && rec->ngpus == 1)) {
-      if (what & HOST_CALL)
-        push_iv(&g->api, &g->napi, a, b);
-      if (what & HOST_SYNC)
-        push_iv(&g->syncs, &g->nsyncs, a, b);
-      if (what & HOST_LAUNCH)
-        g->nlaunch_calls++;
-    }
-  }
-}
-
-/* The traced CUDA calls of the host (api table), and among them and in the
- * sync table the calls that waited for the GPU. The timeline reads from them
- * whether the host kept issuing work through a gap, and whether it opened
- * the gap by waiting. Only for a full timeline: a sampled trace keeps the
- * counter ledger. */
-static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (!rec->has_timeline && !rec->timeline_sampled)
-    return;
-  if (gw_store_table_exists(db, "api") && sqlite3_prepare_v2(db,
-                                                             "SELECT pid, start_ns, end_ns, domain, cbid FROM api"
-                                                             " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                                                             -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
-      if (!time_ok(a) || !time_ok(b))
-        continue;
-      const char *domain = (const char *)sqlite3_column_text(s, 3);
-      if (!domain || (strcmp(domain, "runtime") != 0 && strcmp(domain, "driver") != 0)) {
-        push_host_iv(rec, pid, a, b, HOST_CALL);
-        continue;
-      }
-      int driver = domain[0] == 'd';
-      uint32_t cbid = (uint32_t)sqlite3_column_int64(s, 4);
-      push_host_iv(rec, pid, a, b,
-                   HOST_CALL | (gw_cuda_call_is_sync(driver, cbid) ? HOST_SYNC : 0) |
-                       (gw_cuda_call_is_launch(driver, cbid) ? HOST_LAUNCH : 0));
-    }
-    sqlite3_finalize(s);
-  }
-  /* CUPTI's synchronization records: event (1), stream (3) and context (4)
-   * synchronize; 2 is a stream waiting on an event, not the host. */
-  if (gw_store_table_exists(db, "sync") &&
-      sqlite3_prepare_v2(db,
-                         "SELECT pid, start_ns, end_ns FROM sync WHERE sync_type IN (1, 3, 4)"
-                         " AND start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                         -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
-      if (time_ok(a) && time_ok(b))
-        push_host_iv(rec, pid, a, b, HOST_SYNC);
-    }
-    sqlite3_finalize(s);
-  }
-}
-
-/* Which process ran on each GPU (the kernel table's busiest pid: a rank),
- * and how many processes shared it at once (gpu_proc). */
-static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "kernel") &&
-      sqlite3_prepare_v2(db, "SELECT device, pid, count(*) FROM kernel GROUP BY device, pid", -1, &s, NULL) ==
-          SQLITE_OK) {
-    int64_t *best = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *best);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-      if (!g)
-        continue;
-      int64_t n = sqlite3_column_int64(s, 2);
-      if (n > best[g - rec->gpus]) {
-        best[g - rec->gpus] = n;
-        g->trace_pid = sqlite3_column_int64(s, 1);
-      }
-    }
-    sqlite3_finalize(s);
-    free(best);
-  }
-  if (gw_store_table_exists(db, "gpu_proc") &&
-      sqlite3_prepare_v2(db,
-                         "SELECT gpu, max(n) FROM (SELECT gpu, count(DISTINCT pid) AS n FROM gpu_proc"
-                         " GROUP BY t_ns, gpu) GROUP BY gpu",
-                         -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-      if (g)
-        g->procs_max = sqlite3_column_int(s, 1);
-    }
-    sqlite3_finalize(s);
-  }
-}
-
-/* A process on a GPU that is not part of the recorded job: its pid is in
- * gpu_proc but never in proc_sample (the target's tree) nor in the kernel
- * table (the traced ranks). The one seen most often, with its median memory
- * and SM share, per GPU. */
-static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
-  for (int i = 0; i < rec->ngpus; i++)
-    rec->gpus[i].other_share_of_samples = rec->gpus[i].other_mem_bytes = rec->gpus[i].other_sm_pct = NAN;
-  if (!gw_store_table_exists(db, "gpu_proc"))
-    return;
-  /* without the target's processes every pid would look foreign */
-  sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "proc_sample") ||
-      sqlite3_prepare_v2(db, "SELECT 1 FROM proc_sample LIMIT 1", -1, &s, NULL) != SQLITE_OK)
-    return;
-  int sampled = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  if (!sampled)
-    return;
-  int has_k = gw_store_table_exists(db, "kernel");
-  char sql[1024];
-  snprintf(sql, sizeof sql,
-           "SELECT gpu, pid, count(*), (SELECT count(DISTINCT t_ns) FROM gpu_proc g2 WHERE g2.gpu = g.gpu),"
-           " avg(used_mem_bytes), avg(sm_pct) FROM gpu_proc g"
-           " WHERE pid NOT IN (SELECT DISTINCT pid FROM proc_sample) %s GROUP BY gpu, pid ORDER BY gpu, 3",
-           has_k ? "AND pid NOT IN (SELECT DISTINCT pid FROM kernel)" : "");
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    return;
-  while (sqlite3_step(s) == SQLITE_ROW) { /* ascending count: the last row of a GPU wins */
-    struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-    if (!g)
-      continue;
-    g->other_pid = sqlite3_column_int64(s, 1);
-    double n = sqlite3_column_double(s, 2), all = sqlite3_column_double(s, 3);
-    g->other_share_of_samples = all > 0 ? n / all : NAN;
-    g->other_mem_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 4);
-    g->other_sm_pct = sqlite3_column_type(s, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 5);
-  }
-  sqlite3_finalize(s);
-}
-
-/* WORLD_SIZE of the recorded environment: more ranks than this file's GPUs
- * means the other ranks ran elsewhere. */
-static void load_world_size(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "env") ||
-      sqlite3_prepare_v2(db, "SELECT value FROM env WHERE name = 'WORLD_SIZE'", -1, &s, NULL) != SQLITE_OK)
-    return;
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
-    int v = atoi((const char *)sqlite3_column_text(s, 0));
-    rec->world_size = v > 0 && v < 1000000 ? v : 0;
-  }
-  sqlite3_finalize(s);
-}
-
-/* The traced kernels, NCCL ones apart; returns how many were kept. */
-static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  size_t kept = 0;
-  if (!gw_store_table_exists(db, "kernel") || sqlite3_prepare_v2(db,
-                                                                 "SELECT device, start_ns, end_ns, nccl FROM kernel"
-                                                                 " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                                                                 -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-    if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
-      continue;
-    int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
-    if (is_nccl)
-      push_iv(&g->nccl, &g->nnccl, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
-    else
-      push_iv(&g->kernels, &g->nkernels, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
-    kept++;
-  }
-  sqlite3_finalize(s);
-  return kept;
-}
-
-/* The traced copies: host-to-device apart (copy_kind 1, CUPTI's numbering),
- * the others with the busy time. */
-static void load_copies(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "memcpy") && sqlite3_prepare_v2(db,
-                                                                "SELECT device, start_ns, end_ns, copy_kind FROM memcpy"
-                                                                " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                                                                -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
-      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-      if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
-        continue;
-      if (sqlite3_column_int(s, 3) == 1)
-        push_iv(&g->h2d, &g->nh2d, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
-      else
-        push_iv(&g->copies, &g->ncopies, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
-    }
-    sqlite3_finalize(s);
-  }
-}
-
-/* Tracer tables (lib/store/store_trace.c, optional): kernel(device,
- * start_ns, end_ns, nccl) and memcpy(device, start_ns, end_ns, copy_kind)
- * with copy_kind 1 = host to device (CUPTI's numbering). Records without
- * timestamps are skipped. A sampled trace covers only its windows, so the
- * busy union would undercount: such recordings keep the counter ledger, and
- * their intervals give the shares inside the windows (kernel_stats.c). */
-static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
-  sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "trace_window") &&
-      sqlite3_prepare_v2(db, "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", -1, &s, NULL) == SQLITE_OK) {
-    rec->timeline_sampled = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0;
-    sqlite3_finalize(s);
-  }
-  if (rec->timeline_sampled) {
-    load_windows(db, rec);
-    if (rec->nwindows)
-      load_kernels(db, rec);
-    load_copies(db, rec);
-    return;
-  }
-  rec->has_timeline = load_kernels(db, rec) > 0;
-  if (rec->has_timeline)
-    load_copies(db, rec);
-}
+#include "store/store_load.h"
 
 /* Two kinds of metric are read less often than every tick, and the ticks
  * between hold NULL:
@@ -709,84 +72,64 @@ static void fill_sparse_metrics(struct gw_gpu_series *g) {
     fill_sparse(g->t_ns, g->n, g->m[once_a_second[k]], FILL_FROM_PREVIOUS);
 }
 
+/* Sampled trace: the gap classification of a full timeline, inside the
+ * windows only. */
+static void window_gaps(struct gw_gpu_series *g, const struct gw_time_range *win, size_t nwin) {
+  struct gw_interval *w = gw_xcalloc(nwin + 1, sizeof *w);
+  for (size_t i = 0; i < nwin; i++)
+    w[i] = (struct gw_interval){win[i].start_ns, win[i].end_ns};
+  struct gw_timeline_input in = gw_series_timeline_input(g);
+  struct gw_gap_split sp;
+  int64_t span = gw_timeline_split_windows(&in, w, nwin, &sp);
+  free(w);
+  struct gw_kernel_stats *k = g->kstats;
+  if (span <= 0)
+    return;
+  double d = (double)span;
+  k->window_span_s = d / 1e9;
+  k->window_busy_share = (double)sp.busy_ns / d;
+  k->window_launch_share = (double)sp.idle_launch_ns / d;
+  k->window_sync_share = (double)sp.idle_sync_ns / d;
+  k->window_input_share = (double)sp.idle_input_ns / d;
+  k->window_comm_share = (double)sp.comm_ns / d;
+  k->window_other_share = (double)sp.idle_other_ns / d;
+  k->window_sync_seen = g->nsyncs > 0;
+}
+
 gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err) {
   *out = NULL;
   struct gw_store *st = NULL;
   gw_status rc = gw_store_open(&st, path, 1, err);
   if (rc)
     return rc;
-  sqlite3 *db = gw_store_db(st);
-  struct gw_recording *rec = gw_xcalloc(1, sizeof *rec);
-  gw_strlcpy(rec->path, path, sizeof rec->path);
-  if ((rc = load_run(db, rec, err)) || (rc = load_gpu_list(db, rec, err)))
-    goto out;
-  for (int i = 0; i < rec->ngpus; i++)
-    if ((rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_FAST, err)) ||
-        (rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_SLOW, err)))
-      goto out;
-  for (int i = 0; i < rec->ngpus; i++)
-    fill_sparse_metrics(&rec->gpus[i]);
-  if ((rc = load_host(db, &rec->host, err)) || (rc = load_events(db, rec, err)))
-    goto out;
-  load_timeline(db, rec);
-  load_tracer_aside(db, rec);
-  gw_sm_fill_load(db, rec);
-  load_gpu_processes(db, rec);
-  load_other_gpu_processes(db, rec);
-  load_world_size(db, rec);
-  load_host_api(db, rec);
-  gw_kernel_stats_load(db, rec);
-  rec->nnodes = 1;
-  rec->nccl = gw_xcalloc(1, sizeof *rec->nccl);
-  for (int i = 0; i < rec->ngpus; i++) {
-    rec->gpus[i].node_gpu = rec->gpus[i].gpu;
-    gw_strlcpy(rec->gpus[i].host, rec->hostname, sizeof rec->gpus[i].host);
-  }
-  /* a damaged nccl_log costs the transport section, not the report */
-  struct gw_err nccl_err;
-  if (gw_nccl_read(db, rec->nccl, &nccl_err) != GW_OK)
-    gw_nccl_summary_init(rec->nccl);
-out:
-  gw_store_close(st);
-  if (rc) {
-    gw_recording_free(rec);
+  const struct gw_store_load_params params = {.worker_saturated_cpu_pct = gw_thr.worker_saturated_cpu_pct,
+                                              .worker_min_avg_cpu_pct = gw_thr.worker_min_avg_cpu_pct};
+  struct gw_recording *rec = NULL;
+  if ((rc = gw_store_load_recording(st, &params, &rec, err))) {
+    gw_store_close(st);
     return rc;
   }
+  for (int i = 0; i < rec->ngpus; i++)
+    fill_sparse_metrics(&rec->gpus[i]);
+  gw_sm_fill(st, rec);
+  gw_kernel_stats_read(st, rec);
+  if (rec->timeline_sampled) {
+    struct gw_time_range *win = gw_xcalloc(rec->nwindows + 1, sizeof *win);
+    for (int i = 0; i < rec->ngpus; i++) {
+      struct gw_gpu_series *g = &rec->gpus[i];
+      if (g->kstats->nkernels > 0)
+        window_gaps(g, win, gw_kstats_gpu_windows(rec, g, win));
+    }
+    free(win);
+  }
+  rec->nccl = gw_xcalloc(1, sizeof *rec->nccl);
+  /* a damaged nccl_log costs the transport section, not the report */
+  struct gw_err nccl_err;
+  if (gw_nccl_read(st, rec->nccl, &nccl_err) != GW_OK)
+    gw_nccl_summary_init(rec->nccl);
+  gw_store_close(st);
   *out = rec;
   return GW_OK;
-}
-
-void gw_recording_free(struct gw_recording *rec) {
-  if (!rec)
-    return;
-  for (int i = 0; i < rec->ngpus; i++) {
-    struct gw_gpu_series *g = &rec->gpus[i];
-    free(g->t_ns);
-    free(g->ht_ns);
-    for (int m = 0; m < GW_GPU_NMETRICS; m++) {
-      free(g->m[m]);
-      free(g->h[m]);
-    }
-    free(g->kernels);
-    free(g->nccl);
-    free(g->h2d);
-    free(g->copies);
-    free(g->api);
-    free(g->syncs);
-  }
-  free(rec->gpus);
-  struct gw_host_series *h = &rec->host;
-  double *cols[] = {h->cpu_busy_pct,         h->iowait_pct,    h->on_battery,         h->main_cpu_pct,
-                    h->main_threads_running, h->workers,       h->worker_cpu_max_pct, h->workers_saturated,
-                    h->disk_util_max_pct,    h->disk_read_bps, h->disk_write_bps};
-  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-    free(cols[i]);
-  free(h->t_ns);
-  free(rec->events);
-  free(rec->steps);
-  free(rec->windows);
-  free(rec->nccl);
-  free(rec);
 }
 
 static size_t index_at(const int64_t *t, size_t n, int64_t t_ns) {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/series.h"
-#include "store/store.h"
+#include "store/store_iter.h"
+#include "store/store_model.h"
 
 /* Allocation granularities of the occupancy calculator for compute
  * capability 7.0 to 9.0 (CUDA C Programming Guide, "Compute Capabilities"
@@ -123,25 +123,24 @@ static int span_cmp(const void *x, const void *y) {
 }
 
 /* The traced spans (trace_window), merged; NULL/0 when the table is absent. */
-static struct span *load_windows_merged(sqlite3 *db, size_t *n) {
+static struct span *load_windows_merged(struct gw_store *st, size_t *n) {
   *n = 0;
-  sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "trace_window") ||
-      sqlite3_prepare_v2(db, "SELECT start_ns, end_ns FROM trace_window WHERE end_ns > start_ns", -1, &s, NULL) !=
-          SQLITE_OK)
+  struct gw_store_iter *it = gw_store_iter_trace_windows(st);
+  if (!it)
     return NULL;
   struct span *w = NULL;
   size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  struct gw_store_span_row row;
+  while (gw_store_next_span(it, &row)) {
     if (*n == cap) {
       cap = cap ? cap * 2 : 64;
       w = gw_xrealloc(w, cap * sizeof *w);
     }
-    w[*n].a = sqlite3_column_int64(s, 0);
-    w[*n].b = sqlite3_column_int64(s, 1);
+    w[*n].a = row.start_ns;
+    w[*n].b = row.end_ns;
     (*n)++;
   }
-  sqlite3_finalize(s);
+  gw_store_iter_close(it);
   if (*n == 0)
     return w;
   qsort(w, *n, sizeof *w, span_cmp);
@@ -183,28 +182,17 @@ static void spread(const struct gw_gpu_series *g, int64_t first_start_ns, int64_
   }
 }
 
-static int gpu_limits(sqlite3 *db, int device, struct gw_sm_limits *lim) {
-  sqlite3_stmt *s;
-  memset(lim, 0, sizeof *lim);
-  if (!gw_store_table_exists(db, "trace_device") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT sm_count, max_warps_per_sm, max_blocks_per_sm, max_regs_per_sm,"
-                         " max_shmem_per_sm_bytes, threads_per_warp, cc_major, cc_minor FROM trace_device"
-                         " WHERE device = ? AND sm_count IS NOT NULL LIMIT 1",
-                         -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_int(s, 1, device);
-  if (sqlite3_step(s) == SQLITE_ROW) {
-    lim->sm_count = sqlite3_column_int(s, 0);
-    lim->max_warps_per_sm = sqlite3_column_int(s, 1);
-    lim->max_blocks_per_sm = sqlite3_column_int(s, 2);
-    lim->max_regs_per_sm = sqlite3_column_int(s, 3);
-    lim->max_shmem_per_sm_bytes = sqlite3_column_int(s, 4);
-    lim->threads_per_warp = sqlite3_column_int(s, 5);
-    lim->cc_major = sqlite3_column_int(s, 6);
-    lim->cc_minor = sqlite3_column_int(s, 7);
-  }
-  sqlite3_finalize(s);
+static int gpu_limits(struct gw_store *st, int device, struct gw_sm_limits *lim) {
+  struct gw_store_device_row d;
+  gw_store_trace_device(st, device, &d); /* all zero without a DEVICE record: unusable */
+  *lim = (struct gw_sm_limits){.sm_count = d.sm_count,
+                               .max_warps_per_sm = d.max_warps_per_sm,
+                               .max_blocks_per_sm = d.max_blocks_per_sm,
+                               .max_regs_per_sm = d.max_regs_per_sm,
+                               .max_shmem_per_sm_bytes = d.max_shmem_per_sm_bytes,
+                               .threads_per_warp = d.threads_per_warp,
+                               .cc_major = d.cc_major,
+                               .cc_minor = d.cc_minor};
   return limits_usable(lim);
 }
 
@@ -254,27 +242,23 @@ static void hold_between_windows(struct gw_gpu_series *g, int64_t hold_ns, int w
   free(held_occ);
 }
 
-static void estimate_gpu(sqlite3 *db, struct gw_gpu_series *g, const struct gw_sm_limits *lim, const struct span *win,
-                         size_t nwin, int64_t hold_ns) {
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT start_ns, end_ns, grid_x * grid_y * grid_z, block_x * block_y * block_z, regs,"
-                         " shmem_bytes FROM kernel WHERE device = ? AND start_ns IS NOT NULL AND end_ns > start_ns"
-                         " AND grid_x > 0 AND block_x > 0",
-                         -1, &s, NULL) != SQLITE_OK)
+static void estimate_gpu(struct gw_store *st, struct gw_gpu_series *g, const struct gw_sm_limits *lim,
+                         const struct span *win, size_t nwin, int64_t hold_ns) {
+  struct gw_store_iter *it = gw_store_iter_launches(st, g->gpu);
+  if (!it)
     return;
-  sqlite3_bind_int(s, 1, g->gpu);
   int64_t step_ns = g->n > 1 ? (g->t_ns[g->n - 1] - g->t_ns[0]) / (int64_t)(g->n - 1) : 100000000;
   int64_t first_start_ns = g->t_ns[0] - step_ns;
   double *active = gw_xcalloc(g->n, sizeof *active), *warps = gw_xcalloc(g->n, sizeof *warps);
   double *covered = gw_xcalloc(g->n, sizeof *covered);
   int64_t kmin = INT64_MAX, kmax = INT64_MIN, nk = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    int64_t a = sqlite3_column_int64(s, 0), b = sqlite3_column_int64(s, 1);
-    struct gw_launch_config cfg = {.blocks = sqlite3_column_int64(s, 2),
-                                   .threads_per_block = sqlite3_column_int(s, 3),
-                                   .regs_per_thread = sqlite3_column_int(s, 4),
-                                   .shmem_bytes = sqlite3_column_int64(s, 5)};
+  struct gw_store_launch_row row;
+  while (gw_store_next_launch(it, &row)) {
+    int64_t a = row.start_ns, b = row.end_ns;
+    struct gw_launch_config cfg = {.blocks = row.blocks,
+                                   .threads_per_block = row.threads_per_block,
+                                   .regs_per_thread = row.regs_per_thread,
+                                   .shmem_bytes = row.shmem_bytes};
     struct gw_occupancy o = gw_occupancy_of(lim, &cfg);
     if (o.blocks_per_sm <= 0)
       continue;
@@ -284,7 +268,7 @@ static void estimate_gpu(sqlite3 *db, struct gw_gpu_series *g, const struct gw_s
     kmax = b > kmax ? b : kmax;
     nk++;
   }
-  sqlite3_finalize(s);
+  gw_store_iter_close(it);
   if (nk == 0)
     goto out;
   /* The covered time: the trace's windows, or without any the span of the
@@ -320,26 +304,22 @@ out:
  * active / elapsed SM cycles weighted by their overlap with the tick. A
  * measurement, so it comes before the launch-configuration estimate.
  * Returns 1 when it filled the GPU's ticks. */
-static int from_pm_sampling(sqlite3 *db, struct gw_gpu_series *g) {
-  sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "pm_sample") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT start_ns, end_ns, sm_cycles_active_avg / sm_cycles_elapsed_avg FROM pm_sample"
-                         " WHERE device = ? AND end_ns > start_ns AND sm_cycles_elapsed_avg > 0",
-                         -1, &s, NULL) != SQLITE_OK)
+static int from_pm_sampling(struct gw_store *st, struct gw_gpu_series *g) {
+  struct gw_store_iter *it = gw_store_iter_pm_samples(st, g->gpu);
+  if (!it)
     return 0;
-  sqlite3_bind_int(s, 1, g->gpu);
   int64_t step_ns = g->n > 1 ? (g->t_ns[g->n - 1] - g->t_ns[0]) / (int64_t)(g->n - 1) : 100000000;
   int64_t first_start_ns = g->t_ns[0] - step_ns;
   double *active = gw_xcalloc(g->n, sizeof *active), *covered = gw_xcalloc(g->n, sizeof *covered);
   size_t n = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    double share = fmin(1.0, fmax(0.0, sqlite3_column_double(s, 2)));
-    spread(g, first_start_ns, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), share, active);
-    spread(g, first_start_ns, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), 1.0, covered);
+  struct gw_store_pm_row row;
+  while (gw_store_next_pm(it, &row)) {
+    double share = fmin(1.0, fmax(0.0, row.sm_active_share));
+    spread(g, first_start_ns, row.start_ns, row.end_ns, share, active);
+    spread(g, first_start_ns, row.start_ns, row.end_ns, 1.0, covered);
     n++;
   }
-  sqlite3_finalize(s);
+  gw_store_iter_close(it);
   if (n) {
     if (!g->m[GW_M_sm_active_pct])
       g->m[GW_M_sm_active_pct] = gw_xcalloc(g->n, sizeof(double));
@@ -355,35 +335,28 @@ static int from_pm_sampling(sqlite3 *db, struct gw_gpu_series *g) {
   return n > 0;
 }
 
-void gw_sm_fill_load(sqlite3 *db, struct gw_recording *rec) {
+void gw_sm_fill(struct gw_store *st, struct gw_recording *rec) {
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
     g->sm_activity_source = has_values(g->m[GW_M_sm_active_pct], g->n) ? GW_SM_SOURCE_GPM : GW_SM_SOURCE_NONE;
   }
-  if (!gw_store_table_exists(db, "kernel"))
+  if (!gw_store_has_table(st, "kernel"))
     return;
   size_t nwin = 0;
   struct span *win = NULL;
   /* half the longest sampling period of a sampled trace; 0 for a full one */
-  int64_t hold_ns = 0;
-  sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "trace_process") &&
-      sqlite3_prepare_v2(db, "SELECT max(period_ms) FROM trace_process WHERE mode = 'sampled'", -1, &s, NULL) ==
-          SQLITE_OK) {
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-      hold_ns = sqlite3_column_int64(s, 0) * 1000000 / 2;
-    sqlite3_finalize(s);
-  }
+  int64_t period_ms = gw_store_trace_sampled_period_max_ms(st);
+  int64_t hold_ns = period_ms > 0 ? period_ms * 1000000 / 2 : 0;
   int loaded = 0;
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
     struct gw_sm_limits lim;
-    if (g->sm_activity_source != GW_SM_SOURCE_NONE || g->n == 0 || from_pm_sampling(db, g) ||
-        !gpu_limits(db, g->gpu, &lim))
+    if (g->sm_activity_source != GW_SM_SOURCE_NONE || g->n == 0 || from_pm_sampling(st, g) ||
+        !gpu_limits(st, g->gpu, &lim))
       continue;
     if (!loaded)
-      win = load_windows_merged(db, &nwin), loaded = 1;
-    estimate_gpu(db, g, &lim, win, nwin, hold_ns);
+      win = load_windows_merged(st, &nwin), loaded = 1;
+    estimate_gpu(st, g, &lim, win, nwin, hold_ns);
   }
   free(win);
 }

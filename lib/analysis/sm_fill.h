@@ -7,12 +7,11 @@
  * occupancy, the waves (blocks / (SMs x resident blocks)) and the share of
  * SMs it keeps busy. Per GPU: those shares weighted by the kernels' time in
  * each sample interval, an estimate of GPM's SM activity. The arithmetic is
- * pure (unit-tested); gw_sm_fill_load reads the kernel and trace_device
- * tables of a recording. */
+ * pure (unit-tested); gw_sm_fill streams a recording's kernels, device
+ * records and PM samples through the store's iterators (store_iter.h). */
 #ifndef GW_SM_FILL_H
 #define GW_SM_FILL_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 
 /* One GPU's limits (the tracer's DEVICE record, CUPTI's device activity). */
@@ -66,12 +65,13 @@ enum gw_sm_activity_source {
 const char *gw_sm_activity_source_name(enum gw_sm_activity_source s);
 
 struct gw_recording;
+struct gw_store;
 
 /* For each GPU of rec whose recording has no GPM SM activity, takes it from
  * CUPTI PM sampling (pm_sample) where the tracer ran it, else estimates it
  * (and SM occupancy) per sample tick from the traced kernels and the
  * trace_device table, and sets sm_activity_source. Ticks the trace did not
  * cover (outside a sampled trace's windows) stay unknown. */
-void gw_sm_fill_load(sqlite3 *db, struct gw_recording *rec);
+void gw_sm_fill(struct gw_store *st, struct gw_recording *rec);
 
 #endif

@@ -7,9 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct gw_interval {
-  int64_t start_ns, end_ns; /* CLOCK_REALTIME, end >= start */
-};
+#include "core/interval.h"
 
 /* Sort iv by start and merge overlapping or touching intervals in place;
  * returns the new count. Busy time is this union across streams, never the

@@ -16,7 +16,6 @@
 #include <gpuwhy/export.h>
 #include <gpuwhy/gpuwhy.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +25,7 @@
 #include "render/report_render.h"
 #include "render/run_facts.h"
 #include "store/store.h"
+#include "store/store_iter.h"
 
 #define PID_ANALYSIS 2000000001LL
 #define PID_HOST 2000000002LL
@@ -242,32 +242,6 @@ static void analysis_tracks(struct pf *p, const struct gw_recording *rec, const 
   }
 }
 
-static int has_trace_tables(sqlite3 *db) {
-  static const char *const tables[] = {"kernel", "memcpy", "memset", "sync", "marker", "trace_name"};
-  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-    if (!gw_store_table_exists(db, tables[i]))
-      return 0;
-  return 1;
-}
-
-/* The tracer's records in one stream ordered by start: kind 0 kernel,
- * 1 memcpy, 2 memset, 3 sync, 4 NVTX range or mark. */
-static const char TRACE_SQL[] =
-    "SELECT 0, k.pid, k.stream, k.start_ns, k.end_ns, n.name, k.device, k.nccl, k.grid_x, k.grid_y, k.grid_z,"
-    " k.block_x, k.block_y, k.block_z, k.regs, k.shmem_bytes, k.correlation"
-    " FROM kernel k LEFT JOIN trace_name n ON n.pid = k.pid AND n.id = k.name_id WHERE k.start_ns IS NOT NULL"
-    " UNION ALL SELECT 1, pid, stream, start_ns, end_ns, NULL, device, copy_kind, bytes, async, NULL, NULL, NULL, NULL,"
-    " NULL, NULL, correlation FROM memcpy WHERE start_ns IS NOT NULL"
-    " UNION ALL SELECT 2, pid, stream, start_ns, end_ns, NULL, device, NULL, bytes, NULL, NULL, NULL, NULL, NULL, NULL,"
-    " NULL, correlation FROM memset WHERE start_ns IS NOT NULL"
-    " UNION ALL SELECT 3, pid, stream, start_ns, end_ns, NULL, NULL, sync_type, NULL, NULL, NULL, NULL, NULL, NULL, "
-    "NULL,"
-    " NULL, correlation FROM sync WHERE start_ns IS NOT NULL"
-    " UNION ALL SELECT 4, m.pid, m.tid, m.start_ns, m.end_ns, n.name, NULL, m.instant, NULL, NULL, NULL, NULL, NULL,"
-    " NULL, NULL, NULL, NULL FROM marker m LEFT JOIN trace_name n ON n.pid = m.pid AND n.id = m.name_id"
-    " WHERE m.start_ns IS NOT NULL"
-    " ORDER BY 4";
-
 static const char *copy_kind_name(int kind) {
   /* CUPTI_ACTIVITY_MEMCPY_KIND_* */
   static const char *const names[] = {"Memcpy",      "Memcpy HtoD", "Memcpy DtoH", "Memcpy HtoA",
@@ -295,23 +269,19 @@ static int first_sight(struct seen *s, long long pid, long long tid) {
   return 1;
 }
 
-static long long col_ll(sqlite3_stmt *s, int i, long long unknown) {
-  return sqlite3_column_type(s, i) == SQLITE_NULL ? unknown : sqlite3_column_int64(s, i);
-}
-
-static void trace_tracks(struct pf *p, sqlite3 *db) {
-  if (!has_trace_tables(db))
-    return;
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, TRACE_SQL, -1, &s, NULL) != SQLITE_OK)
+/* The tracer's records, one stream ordered by start (store_iter.h). */
+static void trace_tracks(struct pf *p, struct gw_store *st) {
+  struct gw_store_iter *it = gw_store_iter_trace(st);
+  if (!it)
     return;
   struct seen procs = {0}, threads = {0};
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    int kind = sqlite3_column_int(s, 0);
-    long long pid = col_ll(s, 1, 0);
-    long long lane = col_ll(s, 2, 0);
-    int64_t start = sqlite3_column_int64(s, 3);
-    int64_t end = sqlite3_column_type(s, 4) == SQLITE_NULL ? start : sqlite3_column_int64(s, 4);
+  struct gw_store_trace_row r;
+  while (gw_store_next_trace(it, &r)) {
+    int kind = (int)r.kind; /* 0 kernel, 1 memcpy, 2 memset, 3 sync, 4 NVTX range or mark */
+    long long pid = r.pid;
+    long long lane = r.lane;
+    int64_t start = r.start_ns;
+    int64_t end = r.end_ns;
     if (start < p->base_ns)
       continue;
     long long tid = kind == 3 ? TID_SYNC : lane;
@@ -330,39 +300,40 @@ static void trace_tracks(struct pf *p, sqlite3 *db) {
         snprintf(name, sizeof name, "stream %lld", tid);
       name_thread(p, pid, tid, name);
     }
-    const unsigned char *nm = sqlite3_column_text(s, 5);
-    const char *name = kind == 0   ? (nm ? (const char *)nm : "kernel")
-                       : kind == 1 ? copy_kind_name((int)col_ll(s, 7, 0))
+    const char *nm = r.name;
+    const char *name = kind == 0   ? (nm ? nm : "kernel")
+                       : kind == 1 ? copy_kind_name((int)r.flag)
                        : kind == 2 ? "Memset"
                        : kind == 3 ? "synchronize"
-                                   : (nm ? (const char *)nm : "range");
-    int instant = kind == 4 && col_ll(s, 7, 0) != 0;
+                                   : (nm ? nm : "range");
+    int instant = kind == 4 && r.flag != 0;
     begin_event(p, instant ? "i" : "X", name, pid, tid, start);
     if (instant)
       fputs(",\"s\":\"t\"", p->out);
     else
       dur(p, start, end);
     static const char *const cats[] = {"kernel", "memcpy", "memset", "sync", "nvtx"};
-    const char *cat = kind == 0 && col_ll(s, 7, 0) ? "nccl" : cats[kind];
+    const char *cat = kind == 0 && r.flag ? "nccl" : cats[kind];
     fprintf(p->out, ",\"cat\":\"%s\",\"args\":{", cat);
     if (kind == 0)
       fprintf(p->out,
               "\"device\":%lld,\"grid\":[%lld,%lld,%lld],\"block\":[%lld,%lld,%lld],\"registers\":%lld,"
               "\"shared_mem_bytes\":%lld,\"correlation\":%lld",
-              col_ll(s, 6, -1), col_ll(s, 8, 0), col_ll(s, 9, 0), col_ll(s, 10, 0), col_ll(s, 11, 0), col_ll(s, 12, 0),
-              col_ll(s, 13, 0), col_ll(s, 14, 0), col_ll(s, 15, 0), col_ll(s, 16, 0));
+              (long long)r.device, (long long)r.grid[0], (long long)r.grid[1], (long long)r.grid[2],
+              (long long)r.block[0], (long long)r.block[1], (long long)r.block[2], (long long)r.regs,
+              (long long)r.shmem_bytes, (long long)r.correlation);
     else if (kind == 1)
-      fprintf(p->out, "\"device\":%lld,\"bytes\":%lld,\"async\":%lld,\"correlation\":%lld", col_ll(s, 6, -1),
-              col_ll(s, 8, 0), col_ll(s, 9, 0), col_ll(s, 16, 0));
+      fprintf(p->out, "\"device\":%lld,\"bytes\":%lld,\"async\":%lld,\"correlation\":%lld", (long long)r.device,
+              (long long)r.bytes, (long long)r.async, (long long)r.correlation);
     else if (kind == 2)
-      fprintf(p->out, "\"device\":%lld,\"bytes\":%lld,\"correlation\":%lld", col_ll(s, 6, -1), col_ll(s, 8, 0),
-              col_ll(s, 16, 0));
+      fprintf(p->out, "\"device\":%lld,\"bytes\":%lld,\"correlation\":%lld", (long long)r.device, (long long)r.bytes,
+              (long long)r.correlation);
     else if (kind == 3)
-      fprintf(p->out, "\"sync_type\":%lld,\"stream\":%lld", col_ll(s, 7, 0), lane);
+      fprintf(p->out, "\"sync_type\":%lld,\"stream\":%lld", (long long)r.flag, lane);
     fputs("}", p->out);
     end_event(p);
   }
-  sqlite3_finalize(s);
+  gw_store_iter_close(it);
   free(procs.key);
   free(threads.key);
 }
@@ -370,28 +341,17 @@ static void trace_tracks(struct pf *p, sqlite3 *db) {
 /* The earliest instant the trace shows: the run's start, the first sample,
  * the first traced record. Kernel-log history from before the run is left
  * out rather than stretching the trace back to boot. */
-static int64_t first_instant(const struct gw_recording *rec, sqlite3 *db) {
+static int64_t first_instant(const struct gw_recording *rec, struct gw_store *st) {
   int64_t t = rec->started_ns;
   for (int i = 0; i < rec->ngpus; i++)
     if (rec->gpus[i].n && (!t || rec->gpus[i].t_ns[0] < t))
       t = rec->gpus[i].t_ns[0];
   if (rec->host.n && (!t || rec->host.t_ns[0] < t))
     t = rec->host.t_ns[0];
-  sqlite3_stmt *s;
-  if (has_trace_tables(db) &&
-      sqlite3_prepare_v2(db,
-                         "SELECT min(m) FROM (SELECT min(start_ns) AS m FROM kernel UNION ALL SELECT min(start_ns)"
-                         " FROM memcpy UNION ALL SELECT min(start_ns) FROM memset UNION ALL SELECT min(start_ns)"
-                         " FROM sync UNION ALL SELECT min(start_ns) FROM marker)",
-                         -1, &s, NULL) == SQLITE_OK) {
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
-      int64_t k = sqlite3_column_int64(s, 0);
-      /* a tracer clock far from the samples' would stretch the trace: ignore it beyond an hour */
-      if (!t || (k < t && t - k < 3600LL * 1000000000LL))
-        t = k;
-    }
-    sqlite3_finalize(s);
-  }
+  int64_t k;
+  /* a tracer clock far from the samples' would stretch the trace: ignore it beyond an hour */
+  if (gw_store_trace_first_start(st, &k) && (!t || (k < t && t - k < 3600LL * 1000000000LL)))
+    t = k;
   return t;
 }
 
@@ -408,18 +368,17 @@ int gw_export_perfetto_file(const char *path, FILE *out, unsigned long long *nev
     gw_recording_free(rec);
     return GPUWHY_EXIT_INPUT;
   }
-  sqlite3 *db = gw_store_db(st);
   struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
   struct gw_err ferr = {{0}};
   int have_facts = gw_run_facts_load(path, facts, &ferr) == GW_OK;
-  struct pf p = {out, first_instant(rec, db), 0};
+  struct pf p = {out, first_instant(rec, st), 0};
 
   fputs("{\"traceEvents\":[", out);
   analysis_tracks(&p, rec, dx);
   for (int i = 0; i < rec->ngpus; i++)
     gpu_tracks(&p, rec, i, have_facts ? facts : NULL);
   host_tracks(&p, rec);
-  trace_tracks(&p, db);
+  trace_tracks(&p, st);
   fputs("\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"generator\":", out);
   char gen[64];
   snprintf(gen, sizeof gen, "gpuwhy %s", gw_version());

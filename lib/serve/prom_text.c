@@ -2,7 +2,6 @@
 
 #include <gpuwhy/gpuwhy.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +13,7 @@
 #include "render/run_facts.h"
 #include "serve/prom_names.h"
 #include "store/store.h"
+#include "store/store_iter.h"
 
 /* A reading older than this before the GPU's newest tick is stale: the
  * metric is left out rather than shown as if current. Health metrics are
@@ -143,13 +143,6 @@ static void gpu_metrics(FILE *out, const struct gw_recording *rec, const struct 
       value(out, "gpuwhy_gpu_last_sample_timestamp_seconds", lab[i].text, (double)newest_tick(&rec->gpus[i]) / 1e9);
 }
 
-static sqlite3_stmt *prepare(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *s = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    return NULL;
-  return s;
-}
-
 static int state_gpu(struct gw_prom_state *st, int gpu) {
   for (int i = 0; i < st->ngpus; i++)
     if (st->gpus[i].gpu == gpu)
@@ -162,21 +155,17 @@ static int state_gpu(struct gw_prom_state *st, int gpu) {
 }
 
 /* Count the Xid and GPU-lost events that arrived since the last build. */
-static void count_events(struct gw_prom_state *st, sqlite3 *db) {
-  sqlite3_stmt *s = prepare(db, "SELECT t_ns, kind, gpu, code FROM event WHERE kind IN ('xid', 'gpu_lost')"
-                                " AND t_ns > ? ORDER BY t_ns");
-  if (!s)
-    return;
-  sqlite3_bind_int64(s, 1, st->events_seen_ns);
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    int64_t t = sqlite3_column_int64(s, 0);
-    const char *kind = (const char *)sqlite3_column_text(s, 1);
-    int known = sqlite3_column_type(s, 2) != SQLITE_NULL && sqlite3_column_int(s, 2) >= 0;
-    int k = known ? state_gpu(st, sqlite3_column_int(s, 2)) : -1;
+static void count_events(struct gw_prom_state *st, struct gw_store *store) {
+  struct gw_store_iter *it = gw_store_iter_gpu_faults(store, st->events_seen_ns);
+  struct gw_store_fault_row ev;
+  while (gw_store_next_fault(it, &ev)) {
+    int64_t t = ev.t_ns;
+    const char *kind = ev.kind;
+    int k = ev.gpu >= 0 ? state_gpu(st, ev.gpu) : -1;
     if (kind && strcmp(kind, "xid") == 0) {
       if (k >= 0) {
         st->gpus[k].xid_total++;
-        st->gpus[k].last_xid = sqlite3_column_int64(s, 3);
+        st->gpus[k].last_xid = ev.code;
       } else {
         st->xid_unattributed++;
       }
@@ -186,12 +175,12 @@ static void count_events(struct gw_prom_state *st, sqlite3 *db) {
     if (t > st->events_seen_ns)
       st->events_seen_ns = t;
   }
-  sqlite3_finalize(s);
+  gw_store_iter_close(it);
 }
 
-static void gpu_health(FILE *out, struct gw_prom_state *st, sqlite3 *db, const struct gw_recording *rec,
+static void gpu_health(FILE *out, struct gw_prom_state *st, struct gw_store *store, const struct gw_recording *rec,
                        const struct gpu_labels *lab) {
-  count_events(st, db);
+  count_events(st, store);
   static const struct {
     const char *name, *type, *help;
   } fam[] = {
@@ -216,17 +205,18 @@ static void gpu_health(FILE *out, struct gw_prom_state *st, sqlite3 *db, const s
          "Xid errors whose PCI address matched none of the GPUs, since the exporter started");
   value(out, "gpuwhy_xid_events_unattributed_total", "", st->xid_unattributed);
 
-  /* compute processes seen in the newest process lists (about once a second) */
+  /* compute processes seen in the newest process lists (read about once a
+   * second: 2.5 s back from the newest sample holds the last one or two) */
   double procs[GW_PROM_MAX_GPUS] = {0}, mem[GW_PROM_MAX_GPUS] = {0};
-  sqlite3_stmt *s = prepare(db, "SELECT gpu, count(DISTINCT pid), sum(used_mem_bytes) FROM gpu_proc"
-                                " WHERE t_ns >= (SELECT max(t_ns) FROM gpu_sample) - 2500000000 GROUP BY gpu");
-  while (s && sqlite3_step(s) == SQLITE_ROW)
+  struct gw_store_iter *it = gw_store_iter_gpu_procs_recent(store, 2500000000LL);
+  struct gw_store_gpu_procs_row pr;
+  while (gw_store_next_gpu_procs(it, &pr))
     for (int i = 0; i < rec->ngpus && i < GW_PROM_MAX_GPUS; i++)
-      if (rec->gpus[i].gpu == sqlite3_column_int(s, 0)) {
-        procs[i] = sqlite3_column_double(s, 1);
-        mem[i] = sqlite3_column_type(s, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 2);
+      if (rec->gpus[i].gpu == pr.gpu) {
+        procs[i] = pr.processes;
+        mem[i] = pr.mem_used_bytes;
       }
-  sqlite3_finalize(s);
+  gw_store_iter_close(it);
   family(out, "gpuwhy_gpu_processes", "gauge", "Compute processes the driver lists on this GPU");
   for (int i = 0; i < rec->ngpus && i < GW_PROM_MAX_GPUS; i++)
     if (rec->gpus[i].n)
@@ -238,7 +228,7 @@ static void gpu_health(FILE *out, struct gw_prom_state *st, sqlite3 *db, const s
       value(out, "gpuwhy_gpu_processes_memory_used_bytes", lab[i].text, mem[i]);
 }
 
-static void host_metrics(FILE *out, sqlite3 *db) {
+static void host_metrics(FILE *out, struct gw_store *store) {
   static const struct {
     const char *col, *name, *help;
     double scale;
@@ -266,21 +256,11 @@ static void host_metrics(FILE *out, sqlite3 *db) {
   };
   enum { NCOLS = sizeof cols / sizeof cols[0] };
   double v[NCOLS];
+  const char *names[NCOLS];
   for (size_t i = 0; i < NCOLS; i++)
-    v[i] = NAN;
-  /* slow fields (memory, pressure) are filled about once a second: take each column's newest value */
-  sqlite3_stmt *s = prepare(db, "SELECT * FROM host_sample WHERE t_ns >= (SELECT max(t_ns) FROM host_sample) -"
-                                " 10000000000 ORDER BY t_ns");
-  while (s && sqlite3_step(s) == SQLITE_ROW)
-    for (int c = 0; c < sqlite3_column_count(s); c++) {
-      if (sqlite3_column_type(s, c) == SQLITE_NULL)
-        continue;
-      const char *name = sqlite3_column_name(s, c);
-      for (size_t i = 0; i < NCOLS; i++)
-        if (strcmp(name, cols[i].col) == 0)
-          v[i] = sqlite3_column_double(s, c);
-    }
-  sqlite3_finalize(s);
+    names[i] = cols[i].col;
+  /* slow fields (memory, pressure) are filled about once a second: take each column's newest value of the last 10 s */
+  gw_store_host_latest(store, 10000000000LL, names, NCOLS, v);
   for (size_t i = 0; i < NCOLS; i++) {
     if (isnan(v[i]))
       continue;
@@ -300,9 +280,10 @@ static void host_metrics(FILE *out, sqlite3 *db) {
       {"gpuwhy_host_disk_write_bytes_per_second", "Bytes written per second", 1},
       {"gpuwhy_host_disk_queue_length", "Average number of requests queued or in flight (iostat aqu-sz)", 1},
   };
-  s = prepare(db, "SELECT dev, util_pct, await_ms, r_per_s, w_per_s, read_bps, write_bps, aqu_sz FROM disk_sample"
-                  " WHERE t_ns = (SELECT max(t_ns) FROM disk_sample) ORDER BY dev");
-  if (!s)
+  /* in the order of enum gw_store_disk_field */
+  _Static_assert(sizeof disk / sizeof disk[0] == GW_STORE_DISK_NFIELDS, "one family per disk field");
+  struct gw_store_iter *it = gw_store_iter_disks_latest(store);
+  if (!it)
     return;
   char *lines[sizeof disk / sizeof disk[0]] = {0};
   size_t sizes[sizeof disk / sizeof disk[0]] = {0};
@@ -310,17 +291,18 @@ static void host_metrics(FILE *out, sqlite3 *db) {
   for (size_t k = 0; k < sizeof disk / sizeof disk[0]; k++)
     f[k] = open_memstream(&lines[k], &sizes[k]);
   int any = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  struct gw_store_disk_row d;
+  while (gw_store_next_disk(it, &d)) {
     char l[200];
     size_t len = 0;
     l[0] = '\0';
-    label(l, sizeof l, &len, "device", (const char *)sqlite3_column_text(s, 0));
+    label(l, sizeof l, &len, "device", d.dev);
     for (size_t k = 0; k < sizeof disk / sizeof disk[0]; k++)
-      if (f[k] && sqlite3_column_type(s, (int)k + 1) != SQLITE_NULL)
-        value(f[k], disk[k].name, l, sqlite3_column_double(s, (int)k + 1) * disk[k].scale);
+      if (f[k] && !isnan(d.v[k]))
+        value(f[k], disk[k].name, l, d.v[k] * disk[k].scale);
     any = 1;
   }
-  sqlite3_finalize(s);
+  gw_store_iter_close(it);
   for (size_t k = 0; k < sizeof disk / sizeof disk[0]; k++) {
     if (!f[k])
       continue;
@@ -430,15 +412,14 @@ gw_status gw_prom_write(struct gw_prom_state *st, const char *path, FILE *out, s
     facts->ngpus = 0;
   struct gpu_labels *lab = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *lab);
   gpu_labels(rec, facts, lab);
-  sqlite3 *db = gw_store_db(store);
 
   family(out, "gpuwhy_build_info", "gauge", "gpuwhy version and whether the samples are live or a replayed recording");
   fprintf(out, "gpuwhy_build_info{version=\"%s\",mode=\"%s\"} 1\n", gw_version(), st->mode ? st->mode : "live");
   family(out, "gpuwhy_gpus", "gauge", "GPUs the exporter sees (0 when the NVIDIA driver library could not be loaded)");
   value(out, "gpuwhy_gpus", "", rec->ngpus);
   gpu_metrics(out, rec, lab);
-  gpu_health(out, st, db, rec, lab);
-  host_metrics(out, db);
+  gpu_health(out, st, store, rec, lab);
+  host_metrics(out, store);
   diagnosis_metrics(out, dx, lab, rec->ngpus);
   family(out, "gpuwhy_window_seconds", "gauge", "Time the samples in the diagnosed window cover");
   value(out, "gpuwhy_window_seconds", "", window_span_s(rec));

@@ -18,8 +18,8 @@
 #include "core/i18n.h"
 #include "serve/prom_text.h"
 #include "serve/serve_http.h"
-#include "serve/serve_replay.h"
-#include "serve/serve_window.h"
+#include "store/store_replay.h"
+#include "store/store_window.h"
 
 static volatile sig_atomic_t serve_stop;
 

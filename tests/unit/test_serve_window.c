@@ -14,8 +14,8 @@
 
 #include "analysis/diagnosis.h"
 #include "report_synth.h"
-#include "serve/serve_replay.h"
-#include "serve/serve_window.h"
+#include "store/store_replay.h"
+#include "store/store_window.h"
 
 static char g_dir[64];
 

@@ -1,4 +1,4 @@
-#include "serve/serve_replay.h"
+#include "store/store_replay.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

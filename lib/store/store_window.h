@@ -4,9 +4,11 @@
  * the previous one is kept, older ones are deleted. A build copies the rows
  * of the last window from those two segments into window.db, an ordinary
  * recording the analysis reads. Disk use and the work of one build are
- * bounded by two windows of samples, however long the exporter runs. */
-#ifndef GW_SERVE_WINDOW_H
-#define GW_SERVE_WINDOW_H
+ * bounded by two windows of samples, however long the exporter runs. The
+ * copying is SQL between recordings, so it lives in the store; lib/serve
+ * drives it. */
+#ifndef GW_STORE_WINDOW_H
+#define GW_STORE_WINDOW_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "serve/serve_window.h"
+#include "store/store_window.h"
 
 #include <pthread.h>
 #include <sqlite3.h>

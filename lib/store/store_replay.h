@@ -1,9 +1,10 @@
 /* `gpuwhy serve --replay FILE`: a recorded run's samples served as if they
  * were happening now. The rows of the recording are copied into the
  * exporter's segments at the pace of the wall clock, their timestamps moved
- * to the present; at the end the recording starts over. */
-#ifndef GW_SERVE_REPLAY_H
-#define GW_SERVE_REPLAY_H
+ * to the present; at the end the recording starts over. It is storage work
+ * (SQL between recordings), so it lives in the store; lib/serve drives it. */
+#ifndef GW_STORE_REPLAY_H
+#define GW_STORE_REPLAY_H
 
 #include <stdint.h>
 

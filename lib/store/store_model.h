@@ -1,0 +1,128 @@
+/* The recording as one in-memory model: what lib/store/store_load.c reads
+ * from a recording file in one pass (run facts, GPU and host series,
+ * events, steps, the traced intervals per GPU), for the analysis, the
+ * renderers, compare and serve. Every per-tick value is a double; NAN means
+ * the recording holds NULL (not available). The big trace tables are not
+ * held here beyond their intervals: the analysis streams them through the
+ * iterators of lib/store/store_iter.h. */
+#ifndef GW_STORE_MODEL_H
+#define GW_STORE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/interval.h"
+#include "core/sample.h"
+#include "core/util.h"
+
+struct gw_kernel_stats;
+
+struct gw_gpu_series {
+  int gpu;
+  char name[96];
+  /* static facts, NAN when unknown */
+  double mem_total_bytes, power_default_limit_mw, sm_clock_max_mhz, pcie_gen_max, pcie_width_max;
+  int gpm_supported; /* 1, 0, -1 unknown */
+  /* where m[sm_active_pct] comes from: enum gw_sm_activity_source
+   * (analysis/sm_fill.h, which sets it); launch_config: estimated from the traced kernels */
+  int sm_activity_source;
+  /* gpu_sample: n ticks; m[metric] holds an array for FAST metrics, NULL for others */
+  size_t n;
+  int64_t *t_ns;
+  double *m[GW_GPU_NMETRICS];
+  /* gpu_health: nh ticks; h[metric] for SLOW metrics */
+  size_t nh;
+  int64_t *ht_ns;
+  double *h[GW_GPU_NMETRICS];
+  /* tracer timeline (empty without the tracer) */
+  size_t nkernels, nnccl, nh2d, ncopies, napi;
+  size_t nlaunch_calls; /* launch calls among the api intervals; 0: a quiet-looking gap may have been launching */
+  struct gw_interval *kernels, *nccl, *h2d, *copies;
+  struct gw_interval *api; /* the host's traced CUDA calls (api table) of the process running on this GPU */
+  size_t nsyncs;
+  struct gw_interval *syncs; /* that process's calls that wait for the GPU (sync table, synchronizing API calls) */
+  /* for the multi-GPU summary */
+  struct gw_kernel_stats *kstats; /* the traced kernels' statistics, computed by the analysis from the store's
+                                   * kernel iterator (lib/analysis/kernel_stats.c); NULL until then */
+  int64_t trace_pid;              /* the process that ran most kernels on this GPU (a rank), 0 unknown */
+  int procs_max;                  /* most processes seen on the GPU at once (gpu_proc), 0 unknown */
+  /* the process outside the recorded job seen on this GPU most often (gpu_proc rows of a pid that is
+   * neither the target's tree nor a traced rank), 0 none; its median memory and SM share, NAN unknown */
+  int64_t other_pid;
+  double other_share_of_samples, other_mem_bytes, other_sm_pct;
+  int node;      /* which recording of a multi-node report (0 for one) */
+  int node_gpu;  /* the GPU's index on its own host */
+  char host[64]; /* the run's host name, "" unknown */
+};
+
+/* One window of a sampled trace (trace_window), per traced process. */
+struct gw_trace_window {
+  int64_t pid, start_ns, end_ns;
+  int node; /* which recording of a multi-node report: pids repeat across hosts */
+};
+
+struct gw_nccl_summary;
+
+/* Host and target-process signals per host tick. */
+struct gw_host_series {
+  size_t n;
+  int64_t *t_ns;
+  double *cpu_busy_pct, *iowait_pct, *on_battery;
+  double *main_cpu_pct; /* target process, % of one core */
+  double *main_threads_running;
+  double *workers;            /* number of descendant processes */
+  double *worker_cpu_max_pct; /* busiest descendant, % of one core */
+  double *workers_saturated;  /* descendants at or above the saturation threshold */
+  double *disk_util_max_pct, *disk_read_bps, *disk_write_bps;
+  char governor[32]; /* last governor seen, "" unknown */
+};
+
+struct gw_event_row {
+  int64_t t_ns;
+  char kind[24];
+  int gpu; /* -1 when not tied to one */
+  int64_t code;
+  char message[200];
+};
+
+struct gw_step_row {
+  int64_t start_ns, end_ns, step;
+  /* From the Python hook (docs/RECORDING.md); -1 where unknown or in older recordings. */
+  int64_t pid, rank, data_wait_ns, batch_size, samples;
+  int from_loader; /* a DataLoader iteration standing for a step (no optimizer seen) */
+};
+
+struct gw_recording {
+  char path[1024];
+  int64_t started_ns, ended_ns;                  /* 0 when unknown */
+  int physical_cores, logical_cpus, interval_ms; /* 0 unknown */
+  char gpu_note[256];
+  char source[32];
+  int ngpus;
+  struct gw_gpu_series *gpus;
+  struct gw_host_series host;
+  size_t nevents;
+  struct gw_event_row *events;
+  size_t nsteps;
+  struct gw_step_row *steps;
+  int world_size;       /* WORLD_SIZE in the recorded environment (torchrun, mpirun), 0 unknown */
+  int has_timeline;     /* the kernel table exists and holds rows */
+  int timeline_sampled; /* the tracer ran in sampled windows: timeline not used for the ledger */
+  /* A sampled trace still fills each GPU's kernels and nccl lists (inside
+   * these windows) for the multi-GPU summary; has_timeline stays 0. */
+  size_t nwindows;
+  struct gw_trace_window *windows;
+  /* The tracer stood aside for another CUPTI client (its trace_note rows
+   * "stood aside at" / "came back at"): how often, when first, and for how
+   * long in all (an episode still open at the end lasts to ended_ns). */
+  int tracer_aside_count;
+  int64_t tracer_aside_first_ns, tracer_aside_total_ns;
+  char hostname[128];
+  int nnodes;                   /* recordings merged into this one (1 for a plain file) */
+  struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
+};
+
+/* Frees the model and everything it holds. NULL is fine. */
+void gw_recording_free(struct gw_recording *rec);
+
+#endif
