@@ -15,20 +15,6 @@
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
 
-void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) {
-  if (f->nevidence >= GW_MAX_EVIDENCE)
-    return;
-  struct gw_evidence *e = &f->evidence[f->nevidence++];
-  memset(e, 0, sizeof *e);
-  e->gpu = -1;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(e->worded, sizeof e->worded, fmt, ap);
-  va_end(ap);
-  e->t0_ns = t0_ns;
-  e->t1_ns = t1_ns;
-}
-
 void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {
   if (f->nfixes >= GW_MAX_FIXES)
     return;

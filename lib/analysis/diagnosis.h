@@ -138,8 +138,7 @@ GW_NODISCARD gw_status gw_diagnose(const struct gw_recording *rec, struct gw_dia
 GW_NODISCARD gw_status gw_diagnose_file(const char *path, struct gw_diagnosis **out, struct gw_err *err);
 void gw_diagnosis_free(struct gw_diagnosis *dx);
 
-/* Helpers for rules: add a line of evidence (gw_evidence, analysis/evidence.h) / a fix to a finding. */
-void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) GW_PRINTF(4, 5);
+/* Helpers for rules: add a fix to a finding (evidence: gw_evidence, analysis/evidence.h). */
 void gw_finding_fix(struct gw_finding *f, const char *what, const char *why);
 
 /* Adds a line to the report's notes (dropped past GW_MAX_NOTES). */

@@ -47,7 +47,6 @@ struct gw_evidence {
   int64_t t0_ns, t1_ns; /* time range the numbers come from (CLOCK_REALTIME); 0, 0 when run-wide facts */
   int nvalues;
   struct gw_evidence_value values[GW_EVIDENCE_MAX_VALUES];
-  char worded[320]; /* transitional: a sentence the analysis worded itself (id NULL, gw_finding_evidence) */
 };
 
 /* One value as a rule hands it over: GW_NUM, GW_TEXT_VALUE or GW_PHRASE. */

@@ -348,10 +348,6 @@ void gw_evidence_text(const struct gw_evidence *e, int translate, char *out, siz
   struct sink s = {out, cap, 0};
   if (cap)
     out[0] = '\0';
-  if (!e->id) { /* transitional: worded by the analysis */
-    put(&s, e->worded, strlen(e->worded));
-    return;
-  }
   const struct gw_evidence_message *row = gw_evidence_message_find(e->id);
   if (row) {
     format_message(&s, translate ? _(row->msgid) : row->msgid, row, e, translate);
