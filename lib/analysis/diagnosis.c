@@ -16,18 +16,6 @@
 #include "core/i18n.h"
 #include "sources/kmsg.h"
 
-void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) {
-  if (f->nevidence >= GW_MAX_EVIDENCE)
-    return;
-  struct gw_evidence *e = &f->evidence[f->nevidence++];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(e->text, sizeof e->text, fmt, ap);
-  va_end(ap);
-  e->t0_ns = t0_ns;
-  e->t1_ns = t1_ns;
-}
-
 void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {
   if (f->nfixes >= GW_MAX_FIXES)
     return;
@@ -526,10 +514,8 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   const struct gw_step_process *p = dx->steps.nprocs > 0 ? &dx->steps.procs[0] : NULL;
   for (int i = 0; p && !isnan(p->data_wait_share) && i < dx->nfindings; i++)
     if (strcmp(dx->findings[i].class_id, "input_pipeline") == 0)
-      gw_finding_evidence(&dx->findings[i], 0, 0,
-                          _("the training loop waited for the DataLoader %.0f%% of its step time (%zu steps measured "
-                            "inside the program)"),
-                          p->data_wait_share * 100, p->nsteps);
+      gw_evidence(&dx->findings[i], "data_wait_share", -1, 0, 0, GW_NUM("share", GW_UNIT_FRACTION, p->data_wait_share),
+                  GW_NUM("steps", GW_UNIT_COUNT, (double)p->nsteps));
 }
 
 static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {

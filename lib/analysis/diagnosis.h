@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "analysis/evidence.h"
 #include "analysis/ledger.h"
 #include "analysis/periodicity.h"
 #include "analysis/series.h"
@@ -24,11 +25,6 @@ enum gw_rule_slot {
 #define GW_MAX_FINDINGS GW_NRULES
 #define GW_TEXT 320
 
-struct gw_evidence {
-  char text[GW_TEXT];
-  int64_t t0_ns, t1_ns; /* time range the numbers come from (CLOCK_REALTIME); 0, 0 when run-wide facts */
-};
-
 struct gw_fix {
   const char *what; /* the change, or an exact command for an experiment */
   const char *why;
@@ -43,7 +39,7 @@ struct gw_finding {
   double speedup_max;     /* 1 / (1 - share_of_active): the run's speed-up if this class's time were all removed */
   int fix_first;          /* a fault (Xid, ECC) to fix before anything else: ranks first whatever its share */
   int nevidence;
-  struct gw_evidence evidence[GW_MAX_EVIDENCE];
+  struct gw_evidence evidence[GW_MAX_EVIDENCE]; /* data: ids and numbers (analysis/evidence.h) */
   int nfixes;
   struct gw_fix fixes[GW_MAX_FIXES]; /* cheapest first */
 };
@@ -149,8 +145,7 @@ GW_NODISCARD gw_status gw_diagnose(const struct gw_recording *rec, struct gw_dia
 GW_NODISCARD gw_status gw_diagnose_file(const char *path, struct gw_diagnosis **out, struct gw_err *err);
 void gw_diagnosis_free(struct gw_diagnosis *dx);
 
-/* Helpers for rules: add a line of evidence / a fix to a finding. */
-void gw_finding_evidence(struct gw_finding *f, int64_t t0_ns, int64_t t1_ns, const char *fmt, ...) GW_PRINTF(4, 5);
+/* Helpers for rules: add a fix to a finding (evidence: gw_evidence, analysis/evidence.h). */
 void gw_finding_fix(struct gw_finding *f, const char *what, const char *why);
 
 /* Adds a line to the report's notes (dropped past GW_MAX_NOTES). */

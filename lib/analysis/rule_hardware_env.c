@@ -18,51 +18,51 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
     int64_t t0 = p->active_start_ns, t1 = p->active_end_ns;
     if (p->xid_count > 0) {
-      gw_finding_evidence(f, p->first_xid_ns, t1, _("GPU %d: %d Xid error(s) in the kernel log"), p->gpu, p->xid_count);
+      gw_evidence(f, "xid_errors", p->gpu, p->first_xid_ns, t1, GW_NUM("xid_errors", GW_UNIT_COUNT, p->xid_count));
       conf = fmax(conf, 0.9);
       hard = fault = 1;
     }
     if (p->ecc_dbe > 0 || p->remap_pending > 0 || p->remap_failure > 0) {
-      gw_finding_evidence(f, 0, 0, _("GPU %d: uncorrected ECC errors %d, row remap pending %d, remap failed %d"),
-                          p->gpu, p->ecc_dbe, p->remap_pending, p->remap_failure);
+      gw_evidence(f, "ecc_errors", p->gpu, 0, 0, GW_NUM("uncorrected_errors", GW_UNIT_COUNT, p->ecc_dbe),
+                  GW_NUM("remap_pending", GW_UNIT_COUNT, p->remap_pending),
+                  GW_NUM("remap_failed", GW_UNIT_COUNT, p->remap_failure));
       conf = fmax(conf, 0.9);
       hard = fault = 1;
     }
     if (p->loaded_ticks < 1)
       continue;
     if (!isnan(p->not_p0_frac) && p->not_p0_frac >= gw_thr.hw_bad_tick_frac) {
-      gw_finding_evidence(f, t0, t1, _("GPU %d: P-state P%d under load on %.0f%% of loaded time (expected P0)"), p->gpu,
-                          p->pstate_max, p->not_p0_frac * 100);
+      gw_evidence(f, "pstate_under_load", p->gpu, t0, t1, GW_NUM("pstate", GW_UNIT_PSTATE, p->pstate_max),
+                  GW_NUM("share", GW_UNIT_FRACTION, p->not_p0_frac));
       conf = fmax(conf, 0.7);
     }
     if (!isnan(p->bad_throttle_frac) && p->bad_throttle_frac >= gw_thr.hw_bad_tick_frac) {
-      gw_finding_evidence(f, t0, t1,
-                          _("GPU %d: thermal or hardware slowdown / power brake on %.0f%% of loaded time; SM clock "
-                            "median %.0f of %.0f MHz"),
-                          p->gpu, p->bad_throttle_frac * 100, p->sm_clock_med_mhz, p->sm_clock_max_mhz);
+      gw_evidence(f, "clock_throttled", p->gpu, t0, t1, GW_NUM("share", GW_UNIT_FRACTION, p->bad_throttle_frac),
+                  GW_NUM("sm_clock_median", GW_UNIT_MHZ, p->sm_clock_med_mhz),
+                  GW_NUM("sm_clock_max", GW_UNIT_MHZ, p->sm_clock_max_mhz));
       conf = fmax(conf, 0.8);
     }
     if (!isnan(p->power_limit_w) && !isnan(p->power_default_w) &&
         p->power_limit_w < gw_thr.power_limit_low_frac * p->power_default_w) {
-      gw_finding_evidence(f, 0, 0, _("GPU %d: power limit %.0f W, below the default %.0f W"), p->gpu, p->power_limit_w,
-                          p->power_default_w);
+      gw_evidence(f, "power_limit_lowered", p->gpu, 0, 0, GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
+                  GW_NUM("power_default", GW_UNIT_W, p->power_default_w));
       conf = fmax(conf, 0.7);
     }
     if (!isnan(p->pcie_degraded_frac) && p->pcie_degraded_frac >= 0.5) {
-      gw_finding_evidence(f, t0, t1, _("GPU %d: PCIe link at gen %.0f x%.0f under load, below its maximum"), p->gpu,
-                          p->pcie_gen_min, p->pcie_width_min);
+      gw_evidence(f, "pcie_degraded", p->gpu, t0, t1, GW_NUM("link_gen", GW_UNIT_PCIE_GEN, p->pcie_gen_min),
+                  GW_NUM("link_width", GW_UNIT_LANES, p->pcie_width_min));
       conf = fmax(conf, 0.6);
     }
   }
   if (h->on_battery == 1) {
-    gw_finding_evidence(f, 0, 0, _("the host ran on battery"));
+    gw_finding_add_evidence(f, "on_battery", -1, 0, 0, 0, NULL);
     conf = fmax(conf, 0.8);
     hard = 1;
   }
   /* A slow CPU clock only matters when the host is on the critical path. */
   int host_bound = (h->has_main && h->main_busy_frac >= 0.5) || (h->has_workers && h->workers_saturated_frac >= 0.5);
   if (strcmp(h->governor, "powersave") == 0 && host_bound) {
-    gw_finding_evidence(f, 0, 0, _("CPU frequency governor is powersave while the run is host-bound"));
+    gw_finding_add_evidence(f, "governor_powersave", -1, 0, 0, 0, NULL);
     conf = fmax(conf, 0.6);
     hard = 1;
   }

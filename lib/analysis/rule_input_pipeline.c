@@ -42,24 +42,19 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     if (dx->steps.n >= 3 && !isnan(dx->steps.cv) && dx->steps.cv >= gw_thr.step_jitter_cv)
       conf += 0.05;
     if (prepares)
-      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                          _("no loader workers, and the training process ran above %.0f%% of one core on %.0f%% of "
-                            "samples while the GPU idled: it prepares batches itself"),
-                          gw_thr.main_multicore_cpu_pct, h->main_multicore_frac * 100);
+      gw_evidence(f, "main_prepares_data", -1, p->active_start_ns, p->active_end_ns,
+                  GW_NUM("cpu_threshold", GW_UNIT_PCT, gw_thr.main_multicore_cpu_pct),
+                  GW_NUM("multicore_share", GW_UNIT_FRACTION, h->main_multicore_frac));
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
-      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                          _("%.0f%% of active time the training process kept a core busy while almost no kernel ran: "
-                            "host-side work, most likely preparing data (confirm with the fixed-batch test)"),
-                          gw_rule_share(dx, dx->total.host_busy_ns) * 100);
+      gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
+                  GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));
   } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main) {
     /* Low SM, low power and a waiting main process point at the
      * data side first, even when no worker or disk shows it (reads from a
      * network file system, a slow collate in the main process, sleeps). */
     share = gw_rule_share(dx, other_ns);
     conf = 0.4;
-    gw_finding_evidence(f, 0, 0,
-                        _("no loader worker or disk is saturated, but the GPU sits idle while the main process "
-                          "waits: the host side is the first suspect (confirm with the fixed-batch test)"));
+    gw_finding_add_evidence(f, "host_waits", -1, 0, 0, 0, NULL);
   } else {
     return 0;
   }
@@ -69,41 +64,39 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   f->confidence = conf > 0.95 ? 0.95 : conf;
 
   if (isnan(p->sm_med_pct)) /* e.g. an imported trace: no GPM counters */
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("GPU idle and waiting for input %.0f%% of active time"), share * 100);
+    gw_evidence(f, "input_wait_share", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("share", GW_UNIT_FRACTION, share));
   else
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("GPU idle and waiting for input %.0f%% of active time; SM activity median %.1f%%"),
-                        share * 100, p->sm_med_pct);
+    gw_evidence(f, "input_wait_share_sm", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("share", GW_UNIT_FRACTION, share), GW_NUM("sm_active_median", GW_UNIT_PCT, p->sm_med_pct));
   if (h->has_workers)
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("%.0f data-loader worker process(es); busiest worker median %.0f%% of one core; a worker "
-                          "saturated (>= %.0f%%) %.0f%% of the time"),
-                        h->workers_med, h->worker_cpu_max_med_pct, gw_thr.worker_saturated_cpu_pct,
-                        h->workers_saturated_frac * 100);
+    gw_evidence(f, "loader_workers", -1, p->active_start_ns, p->active_end_ns,
+                GW_NUM("workers", GW_UNIT_COUNT, h->workers_med),
+                GW_NUM("busiest_worker_cpu_median", GW_UNIT_PCT, h->worker_cpu_max_med_pct),
+                GW_NUM("saturated_cpu_threshold", GW_UNIT_PCT, gw_thr.worker_saturated_cpu_pct),
+                GW_NUM("saturated_share", GW_UNIT_FRACTION, h->workers_saturated_frac));
   else if (h->has_main) /* only a recording that followed the processes can say none were there */
-    gw_finding_evidence(f, 0, 0, _("no data-loader worker processes: all loading runs in the main process"));
+    gw_finding_add_evidence(f, "no_loader_workers", -1, 0, 0, 0, NULL);
   if (h->has_main)
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        h->main_busy_frac < 0.5
-                            ? _("main process median %.0f%% of one core (saturated %.0f%% of the time): it waits for "
-                                "data")
-                            : _("main process median %.0f%% of one core (saturated %.0f%% of the time)"),
-                        h->main_cpu_med_pct, h->main_busy_frac * 100);
+    gw_evidence(f, h->main_busy_frac < 0.5 ? "main_process_waits" : "main_process_cpu", -1, p->active_start_ns,
+                p->active_end_ns, GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct),
+                GW_NUM("saturated_share", GW_UNIT_FRACTION, h->main_busy_frac));
   if (h->has_disk && (h->disk_busy_frac > 0 || h->disk_util_p90_pct >= gw_thr.disk_busy_util_pct / 2))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("disk util p90 %.0f%%, busy (>= %.0f%%) %.0f%% of the time; iowait median %.1f%%"),
-                        h->disk_util_p90_pct, gw_thr.disk_busy_util_pct, h->disk_busy_frac * 100, h->iowait_med_pct);
+    gw_evidence(f, "disk_busy", -1, p->active_start_ns, p->active_end_ns,
+                GW_NUM("util_p90", GW_UNIT_PCT, h->disk_util_p90_pct),
+                GW_NUM("busy_util_threshold", GW_UNIT_PCT, gw_thr.disk_busy_util_pct),
+                GW_NUM("busy_share", GW_UNIT_FRACTION, h->disk_busy_frac),
+                GW_NUM("iowait_median", GW_UNIT_PCT, h->iowait_med_pct));
   if (!isnan(p->power_frac))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, _("power median %.0f W of %.0f W (%.0f%%)"),
-                        p->power_med_w, p->power_limit_w, p->power_frac * 100);
+    gw_evidence(f, "power_median", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("power_median", GW_UNIT_W, p->power_med_w), GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
+                GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
   if (!isnan(p->pcie_rx_med_bps) && p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps)
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("PCIe receive median %.1f GB/s while SM activity is low: host-to-device copies dominate"),
-                        p->pcie_rx_med_bps / 1e9);
+    gw_evidence(f, "pcie_rx_high", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("rx_median", GW_UNIT_GB_PER_S, p->pcie_rx_med_bps / 1e9));
   if (!isnan(h->corr_sm_worker) && h->corr_sm_worker < -0.2)
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("SM activity falls when worker CPU rises (correlation %.2f)"), h->corr_sm_worker);
+    gw_evidence(f, "sm_falls_with_worker_cpu", -1, p->active_start_ns, p->active_end_ns,
+                GW_NUM("correlation", GW_UNIT_CORRELATION, h->corr_sm_worker));
 
   /* The worker count against the cores the recording measured: half the
    * physical cores leaves the rest to the main process, the pin-memory
@@ -113,11 +106,9 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   double nworkers = h->has_workers && !isnan(h->workers_med) ? h->workers_med : 0;
   int room = cores >= 2 && nworkers < cores / 2;
   if (cores >= 2 && h->has_main)
-    gw_finding_evidence(f, 0, 0,
-                        room ? _("%.0f loader worker(s) on %d physical cores: about %d would use half the cores")
-                             : _("%.0f loader worker(s) on %d physical cores: already half the cores or more (%d), so "
-                                 "more workers will not help; find what each worker waits on (storage, decode)"),
-                        nworkers, cores, cores / 2);
+    gw_evidence(f, room ? "loader_workers_room" : "loader_workers_enough", -1, 0, 0,
+                GW_NUM("workers", GW_UNIT_COUNT, nworkers), GW_NUM("physical_cores", GW_UNIT_CORES, cores),
+                GW_NUM(room ? "suggested_workers" : "half_cores", GW_UNIT_COUNT, cores / 2));
   if (room || cores < 2)
     gw_finding_fix(
         f, _("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),

@@ -42,38 +42,33 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
   f->confidence = conf > 0.95 ? 0.95 : conf;
 
   if (p->has_sm)
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("GPU-Util median %.0f%% while SM activity is %.2f%% (%.3f of util): kernels too small to "
-                          "occupy the GPU"),
-                        p->util_med_pct, p->sm_med_pct, p->sm_per_util);
+    gw_evidence(f, "kernels_too_small", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("util_median", GW_UNIT_PCT, p->util_med_pct),
+                GW_NUM("sm_active_median", GW_UNIT_PCT, p->sm_med_pct),
+                GW_NUM("sm_per_util", GW_UNIT_RATIO, p->sm_per_util));
   if (h->has_main)
-    gw_finding_evidence(
-        f, p->active_start_ns, p->active_end_ns,
-        _("main process median %.0f%% of one core, saturated %.0f%% of the time; %.0f thread(s) running"),
-        h->main_cpu_med_pct, h->main_busy_frac * 100, h->main_running_med);
+    gw_evidence(f, "main_process_threads", -1, p->active_start_ns, p->active_end_ns,
+                GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct),
+                GW_NUM("saturated_share", GW_UNIT_FRACTION, h->main_busy_frac),
+                GW_NUM("threads_running", GW_UNIT_COUNT, h->main_running_med));
   if (!isnan(p->power_frac))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        p->power_frac < gw_thr.low_power_frac ? _("power median %.0f W of %.0f W (%.0f%%): near idle")
-                                                              : _("power median %.0f W of %.0f W (%.0f%%): moderate"),
-                        p->power_med_w, p->power_limit_w, p->power_frac * 100);
+    gw_evidence(f, p->power_frac < gw_thr.low_power_frac ? "power_near_idle" : "power_moderate", p->gpu,
+                p->active_start_ns, p->active_end_ns, GW_NUM("power_median", GW_UNIT_W, p->power_med_w),
+                GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
+                GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
   if (traced) {
     double issue = gw_rule_share(dx, dx->total.host_issue_ns);
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("traced: %.0f%% of active time in gaps shorter than %.0f us between kernels"),
-                        (gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_LAUNCH]) - issue) * 100,
-                        gw_thr.launch_gap_max_ns / 1e3);
+    gw_evidence(f, "short_launch_gaps", -1, p->active_start_ns, p->active_end_ns,
+                GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_LAUNCH]) - issue),
+                GW_NUM("gap_max", GW_UNIT_US, gw_thr.launch_gap_max_ns / 1e3));
     if (issue > 0)
-      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                          _("traced: %.0f%% of active time in longer gaps while the host kept making CUDA calls (never "
-                            "quiet for %.1f ms): it could not issue kernels as fast as the GPU ran them"),
-                          issue * 100, gw_thr.host_quiet_max_ns / 1e6);
+      gw_evidence(f, "host_issue_gaps", -1, p->active_start_ns, p->active_end_ns,
+                  GW_NUM("share", GW_UNIT_FRACTION, issue),
+                  GW_NUM("quiet_max", GW_UNIT_MS, gw_thr.host_quiet_max_ns / 1e6));
     double sync = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_SYNC]);
     if (sync > 0)
-      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                          _("traced: %.0f%% of active time in %lld gaps that opened while the host waited in a "
-                            "synchronizing call (synchronize, .item(), a blocking copy) and closed when it launched "
-                            "again"),
-                          sync * 100, (long long)dx->total.sync_gaps);
+      gw_evidence(f, "sync_gaps", -1, p->active_start_ns, p->active_end_ns, GW_NUM("share", GW_UNIT_FRACTION, sync),
+                  GW_NUM("gaps", GW_UNIT_COUNT, (double)dx->total.sync_gaps));
   }
   gw_finding_fix(f, _("remove .item(), printing tensors and torch.cuda.synchronize() from the training loop"),
                  _("each one stalls the launch queue until the GPU catches up"));

@@ -13,31 +13,25 @@ static void cause_evidence(const struct gw_multi_gpu *m, const struct gw_diagnos
   const struct gw_gpu_profile *p = &dx->profiles[s->index];
   switch (m->cause) {
   case GW_STRAGGLER_MORE_WORK:
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("%s does about %.0f%% more work per second than its peers (math-pipe activity x SM clock): "
-                          "its share of the data or model is larger"),
-                        s->label, (m->cause_ratio - 1) * 100);
+    gw_evidence(f, "straggler_more_work", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_TEXT_VALUE("label", s->label), GW_NUM("extra_work", GW_UNIT_FRACTION, m->cause_ratio - 1));
     break;
   case GW_STRAGGLER_CLOCKS:
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("%s runs its SM clock at %.0f%% of its peers' (%.0f MHz) for the same work: a lower power "
-                          "limit or the power cap slows this card"),
-                        s->label, m->cause_ratio * 100, s->sm_clock_med_mhz);
+    gw_evidence(f, "straggler_low_clock", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_TEXT_VALUE("label", s->label), GW_NUM("clock_ratio", GW_UNIT_FRACTION, m->cause_ratio),
+                GW_NUM("sm_clock_median", GW_UNIT_MHZ, s->sm_clock_med_mhz));
     break;
   case GW_STRAGGLER_THROTTLE:
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("%s is held back by thermal or hardware slowdown on %.0f%% of its loaded time"), s->label,
-                        m->cause_ratio * 100);
+    gw_evidence(f, "straggler_throttled", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_TEXT_VALUE("label", s->label), GW_NUM("throttled_share", GW_UNIT_FRACTION, m->cause_ratio));
     break;
   case GW_STRAGGLER_INPUT:
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("%s waits for input %.0f points of its active time more than its peers: its data loader is "
-                          "the slow part"),
-                        s->label, m->cause_ratio * 100);
+    gw_evidence(f, "straggler_input", p->gpu, p->active_start_ns, p->active_end_ns, GW_TEXT_VALUE("label", s->label),
+                GW_NUM("input_wait_excess", GW_UNIT_FRACTION, m->cause_ratio));
     break;
   case GW_STRAGGLER_OTHER_PROCESS:
-    gw_finding_evidence(f, 0, 0, _("%s is shared with another process (%.0f processes at once)"), s->label,
-                        m->cause_ratio);
+    gw_evidence(f, "straggler_shared_gpu", p->gpu, 0, 0, GW_TEXT_VALUE("label", s->label),
+                GW_NUM("processes", GW_UNIT_COUNT, m->cause_ratio));
     break;
   default:
     break;
@@ -122,40 +116,41 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
   if (s) {
     const struct gw_gpu_profile *p = &dx->profiles[s->index];
     if (s->rank >= 0)
-      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                          _("%s (NCCL rank %d) is the straggler: the other ranks wait for it in every collective"),
-                          s->label, s->rank);
+      gw_evidence(f, "straggler_rank", p->gpu, p->active_start_ns, p->active_end_ns, GW_TEXT_VALUE("label", s->label),
+                  GW_NUM("rank", GW_UNIT_RANK, s->rank));
     else
-      gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                          _("%s is the straggler: the other GPUs wait for it in every collective"), s->label);
+      gw_evidence(f, "straggler", p->gpu, p->active_start_ns, p->active_end_ns, GW_TEXT_VALUE("label", s->label));
   }
   if (m->sm_hi >= 0 && !isnan(m->sm_spread_pts) && m->sm_spread_pts >= gw_thr.multi_sm_spread_pct) {
     const struct gw_mgpu_gpu *hi = &m->gpus[m->sm_hi], *lo = &m->gpus[m->sm_lo];
     const struct gw_gpu_profile *ph = &dx->profiles[hi->index];
-    gw_finding_evidence(f, ph->active_start_ns, ph->active_end_ns,
-                        _("SM activity median %.0f%% on %s against %.0f%% on %s: a spread of %.0f points, more than "
-                          "10 (GPU-Util %.0f%% vs %.0f%% does not show it)"),
-                        hi->sm_med_pct, hi->label, lo->sm_med_pct, lo->label, m->sm_spread_pts, hi->util_med_pct,
-                        lo->util_med_pct);
+    gw_evidence(f, "sm_spread", -1, ph->active_start_ns, ph->active_end_ns,
+                GW_NUM("high_sm_active_median", GW_UNIT_PCT, hi->sm_med_pct), GW_TEXT_VALUE("high_label", hi->label),
+                GW_NUM("low_sm_active_median", GW_UNIT_PCT, lo->sm_med_pct), GW_TEXT_VALUE("low_label", lo->label),
+                GW_NUM("spread", GW_UNIT_POINTS, m->sm_spread_pts),
+                GW_NUM("high_util_median", GW_UNIT_PCT, hi->util_med_pct),
+                GW_NUM("low_util_median", GW_UNIT_PCT, lo->util_med_pct));
     if (!isnan(hi->tensor_med_pct) && !isnan(lo->tensor_med_pct))
-      gw_finding_evidence(f, ph->active_start_ns, ph->active_end_ns,
-                          _("tensor activity %.0f%% on %s against %.0f%% on %s; SM clock %.0f MHz against %.0f MHz"),
-                          hi->tensor_med_pct, hi->label, lo->tensor_med_pct, lo->label, hi->sm_clock_med_mhz,
-                          lo->sm_clock_med_mhz);
+      gw_evidence(f, "tensor_clock_spread", -1, ph->active_start_ns, ph->active_end_ns,
+                  GW_NUM("high_tensor_median", GW_UNIT_PCT, hi->tensor_med_pct), GW_TEXT_VALUE("high_label", hi->label),
+                  GW_NUM("low_tensor_median", GW_UNIT_PCT, lo->tensor_med_pct), GW_TEXT_VALUE("low_label", lo->label),
+                  GW_NUM("high_sm_clock_median", GW_UNIT_MHZ, hi->sm_clock_med_mhz),
+                  GW_NUM("low_sm_clock_median", GW_UNIT_MHZ, lo->sm_clock_med_mhz));
     else if (!isnan(hi->sm_clock_med_mhz) && !isnan(lo->sm_clock_med_mhz))
-      gw_finding_evidence(f, ph->active_start_ns, ph->active_end_ns,
-                          _("SM clock median %.0f MHz on %s, %.0f MHz on %s"), hi->sm_clock_med_mhz, hi->label,
-                          lo->sm_clock_med_mhz, lo->label);
+      gw_evidence(
+          f, "clock_spread", -1, ph->active_start_ns, ph->active_end_ns,
+          GW_NUM("high_sm_clock_median", GW_UNIT_MHZ, hi->sm_clock_med_mhz), GW_TEXT_VALUE("high_label", hi->label),
+          GW_NUM("low_sm_clock_median", GW_UNIT_MHZ, lo->sm_clock_med_mhz), GW_TEXT_VALUE("low_label", lo->label));
   }
   if (s && !isnan(m->nccl_spread) && m->nccl_spread >= gw_thr.multi_wait_spread_frac) {
     const struct gw_mgpu_gpu *wait = s;
     for (int i = 0; i < m->ngpus; i++)
       if (!isnan(m->gpus[i].nccl_share) && m->gpus[i].nccl_share > wait->nccl_share)
         wait = &m->gpus[i];
-    gw_finding_evidence(f, 0, 0,
-                        _("NCCL kernels take %.0f%% of %s's traced time against %.0f%% on %s: the difference is "
-                          "waiting"),
-                        wait->nccl_share * 100, wait->label, s->nccl_share * 100, s->label);
+    gw_evidence(f, "nccl_wait_spread", -1, 0, 0, GW_NUM("waiting_nccl_share", GW_UNIT_FRACTION, wait->nccl_share),
+                GW_TEXT_VALUE("waiting_label", wait->label),
+                GW_NUM("straggler_nccl_share", GW_UNIT_FRACTION, s->nccl_share),
+                GW_TEXT_VALUE("straggler_label", s->label));
   }
   if (s)
     cause_evidence(m, dx, f);
@@ -167,14 +162,11 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
         overlap += m->gpus[i].overlap_s;
       }
     if (nccl > 0)
-      gw_finding_evidence(f, 0, 0,
-                          _("%.0f%% of NCCL kernel time runs alongside compute; the rest, %.0f%% of the traced time, "
-                            "is exposed communication"),
-                          overlap / nccl * 100, m->exposed_share * 100);
+      gw_evidence(f, "comm_overlap", -1, 0, 0, GW_NUM("overlap_share", GW_UNIT_FRACTION, overlap / nccl),
+                  GW_NUM("exposed_share", GW_UNIT_FRACTION, m->exposed_share));
   }
   if (!isnan(m->shared_dip_share) && m->shared_dip_share >= gw_thr.finding_min_share)
-    gw_finding_evidence(f, 0, 0, _("all GPUs dip at the same moments for %.0f%% of the time: they stop together"),
-                        m->shared_dip_share * 100);
+    gw_evidence(f, "shared_dips", -1, 0, 0, GW_NUM("share", GW_UNIT_FRACTION, m->shared_dip_share));
   if (m->slow_transport) {
     char names[96] = "";
     size_t len = 0;
@@ -184,10 +176,12 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
                          gw_nccl_transport_name((enum gw_nccl_transport)t));
         len = n > 0 && (size_t)n < sizeof names - len ? len + (size_t)n : sizeof names - 1;
       }
-    gw_finding_evidence(f, 0, 0, _("the NCCL log shows a slow path: %s"),
-                        names[0] ? names : _("P2P disabled or unavailable"));
+    if (names[0])
+      gw_evidence(f, "nccl_slow_path", -1, 0, 0, GW_TEXT_VALUE("transports", names));
+    else
+      gw_evidence(f, "nccl_slow_path", -1, 0, 0, GW_PHRASE("transports", N_("P2P disabled or unavailable")));
   }
-  gw_finding_evidence(f, 0, 0, _("%.0f%% of all GPUs' active time spent waiting on peers"), share * 100);
+  gw_evidence(f, "peer_wait_share", -1, 0, 0, GW_NUM("share", GW_UNIT_FRACTION, share));
 
   /* the right fix first: a transport setting is the cheapest, then the
    * straggler's own cause, then hiding the communication */

@@ -31,22 +31,24 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     f->share_of_active = share;
     f->confidence = fmin(conf, 0.95);
     if (!isnan(pp->period.period_steps))
-      gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
-                          _("GPU %d: activity dips every %.1f s (about every %.0f steps), autocorrelation %.2f"),
-                          pp->gpu, pp->period.period_s, pp->period.period_steps, pp->period.strength);
+      gw_evidence(f, "periodic_dips_steps", pp->gpu, pp->active_start_ns, pp->active_end_ns,
+                  GW_NUM("period", GW_UNIT_S, pp->period.period_s),
+                  GW_NUM("period_steps", GW_UNIT_COUNT, pp->period.period_steps),
+                  GW_NUM("autocorrelation", GW_UNIT_CORRELATION, pp->period.strength));
     else
-      gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
-                          _("GPU %d: activity dips every %.1f s, autocorrelation %.2f"), pp->gpu, pp->period.period_s,
-                          pp->period.strength);
-    gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
-                        _("%.0f%% of active ticks are in a dip; %.0f%% of active GPU time lost in them"),
-                        pp->dip_share * 100, share * 100);
+      gw_evidence(f, "periodic_dips", pp->gpu, pp->active_start_ns, pp->active_end_ns,
+                  GW_NUM("period", GW_UNIT_S, pp->period.period_s),
+                  GW_NUM("autocorrelation", GW_UNIT_CORRELATION, pp->period.strength));
+    gw_evidence(f, "dip_time", pp->gpu, pp->active_start_ns, pp->active_end_ns,
+                GW_NUM("dip_tick_share", GW_UNIT_FRACTION, pp->dip_share),
+                GW_NUM("lost_share", GW_UNIT_FRACTION, share));
     if (!isnan(h->disk_write_dip_bps))
-      gw_finding_evidence(f, pp->active_start_ns, pp->active_end_ns,
-                          h->disk_write_dip_bps > 2 * h->disk_write_other_bps + 1e6
-                              ? _("disk writes %.1f MB/s during dips against %.1f MB/s otherwise: checkpoints or logs")
-                              : _("disk writes %.1f MB/s during dips against %.1f MB/s otherwise"),
-                          h->disk_write_dip_bps / 1e6, h->disk_write_other_bps / 1e6);
+      gw_evidence(f,
+                  h->disk_write_dip_bps > 2 * h->disk_write_other_bps + 1e6 ? "dip_disk_writes_checkpoint"
+                                                                            : "dip_disk_writes",
+                  -1, pp->active_start_ns, pp->active_end_ns,
+                  GW_NUM("write_in_dips", GW_UNIT_MB_PER_S, h->disk_write_dip_bps / 1e6),
+                  GW_NUM("write_otherwise", GW_UNIT_MB_PER_S, h->disk_write_other_bps / 1e6));
   } else if (gw_rule_mem_churn(dx)) {
     shapes = 1;
     /* Allocations that change from step to step: shapes vary. The time the
@@ -69,25 +71,16 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
       conf += 0.1;
     f->share_of_active = share;
     f->confidence = conf;
-    gw_finding_evidence(f, c->active_start_ns, c->active_end_ns,
-                        _("GPU %d: device memory rose %d and fell %d times (%.0f changes a minute): allocations differ "
-                          "from step to step, the mark of changing input shapes"),
-                        c->gpu, c->mem_rises, c->mem_falls, c->mem_changes_per_min);
+    gw_evidence(f, "memory_churn", c->gpu, c->active_start_ns, c->active_end_ns,
+                GW_NUM("rises", GW_UNIT_COUNT, c->mem_rises), GW_NUM("falls", GW_UNIT_COUNT, c->mem_falls),
+                GW_NUM("changes_per_min", GW_UNIT_PER_MIN, c->mem_changes_per_min));
     if (host > 0)
-      gw_finding_evidence(f, c->active_start_ns, c->active_end_ns,
-                          shared ? _("%.0f%% of active time the training process was busy on one core while almost "
-                                     "no kernel ran: re-planning for new shapes (cudnn.benchmark searches, allocator, "
-                                     "recompiles); the process also prepares its own data, so part of it is input")
-                                 : _("%.0f%% of active time the training process was busy on one core while almost "
-                                     "no kernel ran: re-planning for new shapes (cudnn.benchmark searches, allocator, "
-                                     "recompiles)"),
-                          host * 100);
+      gw_evidence(f, shared ? "shape_replanning_shared" : "shape_replanning", -1, c->active_start_ns, c->active_end_ns,
+                  GW_NUM("share", GW_UNIT_FRACTION, host));
     if (st->n >= 2)
-      gw_finding_evidence(f, 0, 0,
-                          st->from_table ? _("%d steps (marked by the program): median %.3f s, p90/p50 %.2f, CV %.2f")
-                                         : _("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, "
-                                             "CV %.2f"),
-                          st->n, st->median_s, st->p90_over_p50, st->cv);
+      gw_evidence(f, st->from_table ? "steps_marked" : "steps_estimated", -1, 0, 0,
+                  GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
+                  GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
   } else if (st->n >= 5 && ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
                             (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
     /* Spread without a period: shapes or recompiles. The time above the
@@ -99,12 +92,9 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
       return 0;
     f->share_of_active = share;
     f->confidence = st->from_table ? 0.4 : 0.3;
-    gw_finding_evidence(f, 0, 0,
-                        st->from_table ? _("%d steps (marked by the program): median %.3f s, p90/p50 %.2f, CV %.2f, "
-                                           "with no fixed period")
-                                       : _("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, CV "
-                                           "%.2f, with no fixed period"),
-                        st->n, st->median_s, st->p90_over_p50, st->cv);
+    gw_evidence(f, st->from_table ? "steps_marked_no_period" : "steps_estimated_no_period", -1, 0, 0,
+                GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
+                GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
   } else {
     return 0;
   }

@@ -71,43 +71,34 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   f->confidence = conf;
 
   if (!isnan(p->math_fill))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("GPU %d: GPU-Util median %.0f%%, SM activity %.0f%%, but the busiest math pipe (tensor/FP32/"
-                          "FP16) only %.0f%%: %.2f of the active SM time does arithmetic, SMs wait on memory latency"),
-                        p->gpu, p->util_med_pct, p->sm_med_pct, p->math_med_pct, p->math_fill);
+    gw_evidence(
+        f, "math_pipe_fill", p->gpu, p->active_start_ns, p->active_end_ns,
+        GW_NUM("util_median", GW_UNIT_PCT, p->util_med_pct), GW_NUM("sm_active_median", GW_UNIT_PCT, p->sm_med_pct),
+        GW_NUM("math_pipe_median", GW_UNIT_PCT, p->math_med_pct), GW_NUM("math_fill", GW_UNIT_RATIO, p->math_fill));
   double p_nccl = nccl_share_of(dx, (int)(p - dx->profiles));
   if (!isnan(p->math_fill) && p_nccl >= gw_thr.finding_min_share)
-    gw_finding_evidence(
-        f, p->active_start_ns, p->active_end_ns,
-        _("GPU %d spends %.0f%% of its traced time in NCCL kernels, which keep SMs active with the math "
-          "pipes idle; over the rest of the time the math pipes fill %.2f of the active SM time"),
-        p->gpu, p_nccl * 100, p->math_fill / (1 - p_nccl));
+    gw_evidence(f, "nccl_keeps_sm_active", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("nccl_share", GW_UNIT_FRACTION, p_nccl),
+                GW_NUM("math_fill_outside_nccl", GW_UNIT_RATIO, p->math_fill / (1 - p_nccl)));
   if (isnan(p->math_fill))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        _("GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident "
-                          "with most SMs empty"),
-                        p->gpu, p->util_med_pct, p->sm_med_pct, p->sm_per_util);
+    gw_evidence(f, "sm_per_util_low", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("util_median", GW_UNIT_PCT, p->util_med_pct),
+                GW_NUM("sm_active_median", GW_UNIT_PCT, p->sm_med_pct),
+                GW_NUM("sm_per_util", GW_UNIT_RATIO, p->sm_per_util));
   if (!isnan(p->occupancy_med_pct))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, _("SM occupancy median %.0f%%: few warps per SM"),
-                        p->occupancy_med_pct);
+    gw_evidence(f, "sm_occupancy", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("occupancy_median", GW_UNIT_PCT, p->occupancy_med_pct));
   if (!isnan(p->mem_used_frac))
-    gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
-                        mem_free ? _("device memory %.0f%% used: room for a larger batch")
-                                 : _("device memory %.0f%% used: little room to grow the batch"),
-                        p->mem_used_frac * 100);
+    gw_evidence(f, mem_free ? "memory_room" : "memory_tight", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("used_share", GW_UNIT_FRACTION, p->mem_used_frac));
   if (!isnan(p->power_frac))
-    gw_finding_evidence(
-        f, p->active_start_ns, p->active_end_ns,
-        p->power_frac < gw_thr.at_limit_power_frac
-            ? _("power median %.0f W of %.0f W (%.0f%%): below the limit, so the GPU has power to spare")
-            : _("power median %.0f W of %.0f W (%.0f%%)"),
-        p->power_med_w, p->power_limit_w, p->power_frac * 100);
+    gw_evidence(f, p->power_frac < gw_thr.at_limit_power_frac ? "power_below_limit" : "power_median", p->gpu,
+                p->active_start_ns, p->active_end_ns, GW_NUM("power_median", GW_UNIT_W, p->power_med_w),
+                GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
+                GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
   if (h->has_main)
-    gw_finding_evidence(
-        f, p->active_start_ns, p->active_end_ns,
-        _("main process median %.0f%% of one core, yet kernels fill the SMs when they run: launches are not the "
-          "main limit"),
-        h->main_cpu_med_pct);
+    gw_evidence(f, "main_process_not_limit", -1, p->active_start_ns, p->active_end_ns,
+                GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct));
   /* xgettext:no-c-format */
   gw_finding_fix(f, _("raise the batch size (sweep it), keeping 20-30% of device memory free"),
                  _("bigger kernels fill more SMs; the headroom avoids allocator thrash and OOM"));

@@ -22,6 +22,7 @@
 #include "analysis/diagnosis.h"
 #include "render/activity_dips.h"
 #include "render/escape.h"
+#include "render/evidence_text.h"
 #include "render/report_render.h"
 #include "render/run_facts.h"
 #include "store/store.h"
@@ -234,7 +235,9 @@ static void analysis_tracks(struct pf *p, const struct gw_recording *rec, const 
       for (int e = k; e < next; e++) {
         if (e > k)
           fputc(',', p->out);
-        gw_json_write_utf8(p->out, ev[e]->text);
+        char line[GW_TEXT];
+        gw_evidence_text(ev[e], 1, line, sizeof line);
+        gw_json_write_utf8(p->out, line);
       }
       fputs("]}", p->out);
       end_event(p);

@@ -129,7 +129,7 @@ static int report_files(const char *const *paths, int npaths, const struct gw_re
 
 int gw_report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out, char *errbuf,
                     size_t errcap) {
-  /* The analysis words the evidence, so JSON's English starts before it. */
+  /* The analysis words notes, titles and fixes, so JSON's English starts before it. */
   char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
   int rc = npaths == 1 ? report_file(paths[0], opts, out, errbuf, errcap)
                        : report_files(paths, npaths, opts, out, errbuf, errcap);

@@ -19,6 +19,7 @@
 #include "core/i18n.h"
 #include "render/activity_dips.h"
 #include "render/escape.h"
+#include "render/evidence_text.h"
 #include "render/report_render.h"
 #include "render/svg_chart.h"
 
@@ -389,9 +390,12 @@ static void findings_strip(FILE *out, const struct gw_diagnosis *dx, const struc
     snprintf(css, sizeof css, "r-%d", class_row(f->class_id));
     double top = (double)i / dx->nfindings, bottom = (double)(i + 1) / dx->nfindings;
     for (int e = 0; e < f->nevidence; e++)
-      if (f->evidence[e].t1_ns > f->evidence[e].t0_ns)
+      if (f->evidence[e].t1_ns > f->evidence[e].t0_ns) {
+        char line[GW_TEXT];
+        gw_evidence_text(&f->evidence[e], 1, line, sizeof line);
         gw_chart_band(&c, f->evidence[e].t0_ns, f->evidence[e].t1_ns, top + 0.12 / dx->nfindings,
-                      bottom - 0.12 / dx->nfindings, css, f->evidence[e].text);
+                      bottom - 0.12 / dx->nfindings, css, line);
+      }
   }
   gw_chart_end(&c);
 }
@@ -730,8 +734,10 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
             f->share_of_lost * 100, f->share_of_active * 100, f->confidence, f->fix_first ? _("; fix this first") : "");
     fputs("</div><ul>", out);
     for (int e = 0; e < f->nevidence; e++) {
+      char line[GW_TEXT];
+      gw_evidence_text(&f->evidence[e], 1, line, sizeof line);
       fputs("<li>", out);
-      gw_html_write(out, f->evidence[e].text);
+      gw_html_write(out, line);
       if (f->evidence[e].t0_ns || f->evidence[e].t1_ns)
         fprintf(out, " <span class=\"when\">[%.1f s &ndash; %.1f s]</span>", gw_render_rel_s(dx, f->evidence[e].t0_ns),
                 gw_render_rel_s(dx, f->evidence[e].t1_ns));

@@ -7,6 +7,7 @@
 #include "analysis/rules.h"
 #include "analysis/sm_fill.h"
 #include "core/json_write.h"
+#include "render/evidence_text.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
 
@@ -19,6 +20,45 @@ static void jnum(FILE *out, double v) {
     fputs("null", out);
   else
     fprintf(out, "%.4f", v);
+}
+
+/* An evidence value: whole numbers (counts, GPUs, MHz) without a fraction,
+ * others with six significant digits; unknown is null. */
+static void jvalue(FILE *out, const struct gw_evidence_value *v) {
+  if (v->unit == GW_UNIT_TEXT || v->unit == GW_UNIT_PHRASE)
+    jstr(out, v->text);
+  else if (isnan(v->number) || isinf(v->number))
+    fputs("null", out);
+  else if (v->number == floor(v->number) && fabs(v->number) < 1e15)
+    fprintf(out, "%.0f", v->number);
+  else
+    fprintf(out, "%.6g", v->number);
+}
+
+/* A line of evidence: its id, GPU, the English sentence, the time range and
+ * the values with their units (docs/report-json.md). */
+static void print_evidence(FILE *out, const struct gw_evidence *e) {
+  char line[GW_TEXT];
+  gw_evidence_text(e, 0, line, sizeof line);
+  fputs("        {\"id\": ", out);
+  jstr(out, e->id ? e->id : "");
+  fprintf(out, ", \"gpu\": %d, \"text\": ", e->gpu);
+  jstr(out, line);
+  if (e->t0_ns || e->t1_ns)
+    fprintf(out, ", \"t0_ns\": %lld, \"t1_ns\": %lld", (long long)e->t0_ns, (long long)e->t1_ns);
+  else
+    fputs(", \"t0_ns\": null, \"t1_ns\": null", out);
+  fputs(", \"values\": [", out);
+  for (int i = 0; i < e->nvalues; i++) {
+    fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+    jstr(out, e->values[i].name);
+    fputs(", \"value\": ", out);
+    jvalue(out, &e->values[i]);
+    fputs(", \"unit\": ", out);
+    jstr(out, gw_unit_name(e->values[i].unit));
+    fputc('}', out);
+  }
+  fputs("]}", out);
 }
 
 static void jkey(FILE *out, const char *indent, const char *key) {
@@ -276,14 +316,8 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     jkv_num(out, "      ", "speedup_max", f->speedup_max, 1);
     fputs("      \"evidence\": [\n", out);
     for (int e = 0; e < f->nevidence; e++) {
-      fputs("        {\"text\": ", out);
-      jstr(out, f->evidence[e].text);
-      if (f->evidence[e].t0_ns || f->evidence[e].t1_ns)
-        fprintf(out, ", \"t0_ns\": %lld, \"t1_ns\": %lld", (long long)f->evidence[e].t0_ns,
-                (long long)f->evidence[e].t1_ns);
-      else
-        fputs(", \"t0_ns\": null, \"t1_ns\": null", out);
-      fprintf(out, "}%s\n", e + 1 < f->nevidence ? "," : "");
+      print_evidence(out, &f->evidence[e]);
+      fputs(e + 1 < f->nevidence ? ",\n" : "\n", out);
     }
     fputs("      ],\n      \"fixes\": [\n", out);
     for (int k = 0; k < f->nfixes; k++) {

@@ -7,6 +7,7 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
+#include "render/evidence_text.h"
 #include "render/kernel_facts.h"
 #include "render/report_render.h"
 
@@ -143,7 +144,9 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
               i + 1, f->title, f->class_id, f->share_of_lost * 100, f->share_of_active * 100, f->confidence);
       fprintf(out, _("Removing this time entirely would make the run at most %.2fx faster.\n\n"), f->speedup_max);
       for (int e = 0; e < f->nevidence; e++) {
-        fprintf(out, "- %s", f->evidence[e].text);
+        char line[GW_TEXT];
+        gw_evidence_text(&f->evidence[e], 1, line, sizeof line);
+        fprintf(out, "- %s", line);
         if (f->evidence[e].t0_ns || f->evidence[e].t1_ns)
           fprintf(out, _(" (%.1f s to %.1f s)"), gw_render_rel_s(dx, f->evidence[e].t0_ns),
                   gw_render_rel_s(dx, f->evidence[e].t1_ns));

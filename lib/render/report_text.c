@@ -7,6 +7,7 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
+#include "render/evidence_text.h"
 #include "render/kernel_facts.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
@@ -303,7 +304,9 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
               s.bold, f->title, s.reset, f->class_id, f->share_of_lost * 100, f->share_of_active * 100, f->confidence);
       fprintf(out, _("   removing this time entirely would make the run at most %.2fx faster\n"), f->speedup_max);
       for (int e = 0; e < f->nevidence; e++) {
-        fprintf(out, "   - %s", f->evidence[e].text);
+        char line[GW_TEXT];
+        gw_evidence_text(&f->evidence[e], 1, line, sizeof line);
+        fprintf(out, "   - %s", line);
         print_range(dx, out, f->evidence[e].t0_ns, f->evidence[e].t1_ns, &s);
         fprintf(out, "\n");
       }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # JSON is for machines: the same bytes in every language. The report's
-# evidence is worded by the analysis, so the report, sweep (and compare and
+# evidence is data worded at render time (English in JSON), its notes and
+# fixes are worded by the analysis, so the report, sweep (and compare and
 # baseline, tested in i18n_compare.sh) make their JSON in the C message
 # locale whatever LANG or LANGUAGE ask for.
 source "$(dirname "$0")/lib.bash"

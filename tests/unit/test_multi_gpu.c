@@ -17,8 +17,28 @@
 #include "analysis/nccl_transport.h"
 #include "analysis/node_merge.h"
 #include "analysis/rules.h"
+#include "render/evidence_text.h"
 #include "report_synth.h"
 #include "store/store_trace.h"
+
+/* The finding's evidence with this id, or NULL. */
+static const struct gw_evidence *evidence_of(const struct gw_finding *f, const char *id) {
+  for (int e = 0; e < f->nevidence; e++)
+    if (f->evidence[e].id && strcmp(f->evidence[e].id, id) == 0)
+      return &f->evidence[e];
+  return NULL;
+}
+
+/* 1 when some evidence sentence of f (English) holds needle. */
+static int evidence_says(const struct gw_finding *f, const char *needle) {
+  for (int e = 0; e < f->nevidence; e++) {
+    char line[GW_TEXT];
+    gw_evidence_text(&f->evidence[e], 0, line, sizeof line);
+    if (strstr(line, needle))
+      return 1;
+  }
+  return 0;
+}
 
 /* ---- the parser ---- */
 
@@ -412,10 +432,12 @@ static void straggler_is_named_with_its_cause(void **state) {
   const struct gw_finding *f = find(dx, "multi_gpu_sync");
   assert_non_null(f);
   assert_string_equal(dx->verdict, "multi_gpu_sync");
-  int named = 0;
-  for (int e = 0; e < f->nevidence; e++)
-    named |= strstr(f->evidence[e].text, "GPU 0 (NCCL rank 0) is the straggler") != NULL;
-  assert_true(named);
+  /* the straggler as data (its label and rank) and in the English sentence */
+  const struct gw_evidence *st = evidence_of(f, "straggler_rank");
+  assert_non_null(st);
+  assert_string_equal(gw_evidence_value(st, "label")->text, "GPU 0");
+  assert_float_equal(gw_evidence_value(st, "rank")->number, 0, 0);
+  assert_true(evidence_says(f, "GPU 0 (NCCL rank 0) is the straggler"));
   /* balancing the work comes before overlapping the communication */
   assert_non_null(strstr(f->fixes[0].what, "same amount of work"));
   /* the waiting GPU's exposed NCCL time is its communication row */
@@ -526,10 +548,7 @@ static void eight_ranks_on_two_nodes_merge(void **state) {
   assert_false(m->slow_transport);
   const struct gw_finding *f = find(dx, "multi_gpu_sync");
   assert_non_null(f);
-  int named = 0;
-  for (int e = 0; e < f->nevidence; e++)
-    named |= strstr(f->evidence[e].text, "node-b GPU 2 (NCCL rank 6)") != NULL;
-  assert_true(named);
+  assert_true(evidence_says(f, "node-b GPU 2 (NCCL rank 6)"));
   gw_diagnosis_free(dx);
   gw_recording_free(rec);
   unlink(paths[0]);

@@ -1,0 +1,367 @@
+/* The message table of the evidence ids: one row per id the rules emit
+ * (lib/analysis/rule_*.c, diagnosis.c), its English message and the names
+ * of the values in the order of its conversions. The messages keep the
+ * conversions printf knows (%.1f, %d, %lld, %zu, %s and %n$ in translations);
+ * gettext translates them, msgfmt --check compares the conversions of each
+ * translation with its message. */
+#include "evidence_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/i18n.h"
+
+/* Units the message shows; see the value names in the rule that emits each id. */
+static const struct gw_evidence_message messages[] = {
+    /* input_pipeline */
+    {"main_prepares_data",
+     N_("no loader workers, and the training process ran above %.0f%% of one core on %.0f%% of samples while the GPU "
+        "idled: it prepares batches itself"),
+     {"cpu_threshold", "multicore_share"}},
+    {"host_busy_share",
+     N_("%.0f%% of active time the training process kept a core busy while almost no kernel ran: host-side work, most "
+        "likely preparing data (confirm with the fixed-batch test)"),
+     {"share"}},
+    {"host_waits",
+     N_("no loader worker or disk is saturated, but the GPU sits idle while the main process waits: the host side is "
+        "the first suspect (confirm with the fixed-batch test)"),
+     {0}},
+    {"input_wait_share", N_("GPU idle and waiting for input %.0f%% of active time"), {"share"}},
+    {"input_wait_share_sm",
+     N_("GPU idle and waiting for input %.0f%% of active time; SM activity median %.1f%%"),
+     {"share", "sm_active_median"}},
+    {"loader_workers",
+     N_("%.0f data-loader worker process(es); busiest worker median %.0f%% of one core; a worker saturated (>= %.0f%%) "
+        "%.0f%% of the time"),
+     {"workers", "busiest_worker_cpu_median", "saturated_cpu_threshold", "saturated_share"}},
+    {"no_loader_workers", N_("no data-loader worker processes: all loading runs in the main process"), {0}},
+    {"main_process_waits",
+     N_("main process median %.0f%% of one core (saturated %.0f%% of the time): it waits for data"),
+     {"cpu_median", "saturated_share"}},
+    {"main_process_cpu",
+     N_("main process median %.0f%% of one core (saturated %.0f%% of the time)"),
+     {"cpu_median", "saturated_share"}},
+    {"disk_busy",
+     N_("disk util p90 %.0f%%, busy (>= %.0f%%) %.0f%% of the time; iowait median %.1f%%"),
+     {"util_p90", "busy_util_threshold", "busy_share", "iowait_median"}},
+    {"pcie_rx_high",
+     N_("PCIe receive median %.1f GB/s while SM activity is low: host-to-device copies dominate"),
+     {"rx_median"}},
+    {"sm_falls_with_worker_cpu", N_("SM activity falls when worker CPU rises (correlation %.2f)"), {"correlation"}},
+    {"loader_workers_room",
+     N_("%.0f loader worker(s) on %d physical cores: about %d would use half the cores"),
+     {"workers", "physical_cores", "suggested_workers"}},
+    {"loader_workers_enough",
+     N_("%.0f loader worker(s) on %d physical cores: already half the cores or more (%d), so more workers will not "
+        "help; find what each worker waits on (storage, decode)"),
+     {"workers", "physical_cores", "half_cores"}},
+    {"data_wait_share",
+     N_("the training loop waited for the DataLoader %.0f%% of its step time (%zu steps measured inside the program)"),
+     {"share", "steps"}},
+
+    /* power, shared by several classes */
+    {"power_median", N_("power median %.0f W of %.0f W (%.0f%%)"), {"power_median", "power_limit", "power_share"}},
+    {"power_below_limit",
+     N_("power median %.0f W of %.0f W (%.0f%%): below the limit, so the GPU has power to spare"),
+     {"power_median", "power_limit", "power_share"}},
+    {"power_near_idle",
+     N_("power median %.0f W of %.0f W (%.0f%%): near idle"),
+     {"power_median", "power_limit", "power_share"}},
+    {"power_moderate",
+     N_("power median %.0f W of %.0f W (%.0f%%): moderate"),
+     {"power_median", "power_limit", "power_share"}},
+
+    /* small_batch */
+    {"math_pipe_fill",
+     N_("GPU %d: GPU-Util median %.0f%%, SM activity %.0f%%, but the busiest math pipe (tensor/FP32/FP16) only %.0f%%: "
+        "%.2f of the active SM time does arithmetic, SMs wait on memory latency"),
+     {"gpu", "util_median", "sm_active_median", "math_pipe_median", "math_fill"}},
+    {"nccl_keeps_sm_active",
+     N_("GPU %d spends %.0f%% of its traced time in NCCL kernels, which keep SMs active with the math pipes idle; over "
+        "the rest of the time the math pipes fill %.2f of the active SM time"),
+     {"gpu", "nccl_share", "math_fill_outside_nccl"}},
+    {"sm_per_util_low",
+     N_("GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident with most SMs "
+        "empty"),
+     {"gpu", "util_median", "sm_active_median", "sm_per_util"}},
+    {"sm_occupancy", N_("SM occupancy median %.0f%%: few warps per SM"), {"occupancy_median"}},
+    {"memory_room", N_("device memory %.0f%% used: room for a larger batch"), {"used_share"}},
+    {"memory_tight", N_("device memory %.0f%% used: little room to grow the batch"), {"used_share"}},
+    {"main_process_not_limit",
+     N_("main process median %.0f%% of one core, yet kernels fill the SMs when they run: launches are not the main "
+        "limit"),
+     {"cpu_median"}},
+
+    /* launch_overhead */
+    {"kernels_too_small",
+     N_("GPU-Util median %.0f%% while SM activity is %.2f%% (%.3f of util): kernels too small to occupy the GPU"),
+     {"util_median", "sm_active_median", "sm_per_util"}},
+    {"main_process_threads",
+     N_("main process median %.0f%% of one core, saturated %.0f%% of the time; %.0f thread(s) running"),
+     {"cpu_median", "saturated_share", "threads_running"}},
+    {"short_launch_gaps",
+     N_("traced: %.0f%% of active time in gaps shorter than %.0f us between kernels"),
+     {"share", "gap_max"}},
+    {"host_issue_gaps",
+     N_("traced: %.0f%% of active time in longer gaps while the host kept making CUDA calls (never quiet for %.1f ms): "
+        "it could not issue kernels as fast as the GPU ran them"),
+     {"share", "quiet_max"}},
+    {"sync_gaps",
+     N_("traced: %.0f%% of active time in %lld gaps that opened while the host waited in a synchronizing call "
+        "(synchronize, .item(), a blocking copy) and closed when it launched again"),
+     {"share", "gaps"}},
+
+    /* multi_gpu_sync */
+    {"straggler_rank",
+     N_("%s (NCCL rank %d) is the straggler: the other ranks wait for it in every collective"),
+     {"label", "rank"}},
+    {"straggler", N_("%s is the straggler: the other GPUs wait for it in every collective"), {"label"}},
+    {"sm_spread",
+     N_("SM activity median %.0f%% on %s against %.0f%% on %s: a spread of %.0f points, more than 10 (GPU-Util %.0f%% "
+        "vs %.0f%% does not show it)"),
+     {"high_sm_active_median", "high_label", "low_sm_active_median", "low_label", "spread", "high_util_median",
+      "low_util_median"}},
+    {"tensor_clock_spread",
+     N_("tensor activity %.0f%% on %s against %.0f%% on %s; SM clock %.0f MHz against %.0f MHz"),
+     {"high_tensor_median", "high_label", "low_tensor_median", "low_label", "high_sm_clock_median",
+      "low_sm_clock_median"}},
+    {"clock_spread",
+     N_("SM clock median %.0f MHz on %s, %.0f MHz on %s"),
+     {"high_sm_clock_median", "high_label", "low_sm_clock_median", "low_label"}},
+    {"nccl_wait_spread",
+     N_("NCCL kernels take %.0f%% of %s's traced time against %.0f%% on %s: the difference is waiting"),
+     {"waiting_nccl_share", "waiting_label", "straggler_nccl_share", "straggler_label"}},
+    {"straggler_more_work",
+     N_("%s does about %.0f%% more work per second than its peers (math-pipe activity x SM clock): its share of the "
+        "data or model is larger"),
+     {"label", "extra_work"}},
+    {"straggler_low_clock",
+     N_("%s runs its SM clock at %.0f%% of its peers' (%.0f MHz) for the same work: a lower power limit or the power "
+        "cap slows this card"),
+     {"label", "clock_ratio", "sm_clock_median"}},
+    {"straggler_throttled",
+     N_("%s is held back by thermal or hardware slowdown on %.0f%% of its loaded time"),
+     {"label", "throttled_share"}},
+    {"straggler_input",
+     N_("%s waits for input %.0f points of its active time more than its peers: its data loader is the slow part"),
+     {"label", "input_wait_excess"}},
+    {"straggler_shared_gpu", N_("%s is shared with another process (%.0f processes at once)"), {"label", "processes"}},
+    {"comm_overlap",
+     N_("%.0f%% of NCCL kernel time runs alongside compute; the rest, %.0f%% of the traced time, is exposed "
+        "communication"),
+     {"overlap_share", "exposed_share"}},
+    {"shared_dips", N_("all GPUs dip at the same moments for %.0f%% of the time: they stop together"), {"share"}},
+    {"nccl_slow_path", N_("the NCCL log shows a slow path: %s"), {"transports"}},
+    {"peer_wait_share", N_("%.0f%% of all GPUs' active time spent waiting on peers"), {"share"}},
+
+    /* hardware_env */
+    {"xid_errors", N_("GPU %d: %d Xid error(s) in the kernel log"), {"gpu", "xid_errors"}},
+    {"ecc_errors",
+     N_("GPU %d: uncorrected ECC errors %d, row remap pending %d, remap failed %d"),
+     {"gpu", "uncorrected_errors", "remap_pending", "remap_failed"}},
+    {"pstate_under_load",
+     N_("GPU %d: P-state P%d under load on %.0f%% of loaded time (expected P0)"),
+     {"gpu", "pstate", "share"}},
+    {"clock_throttled",
+     N_("GPU %d: thermal or hardware slowdown / power brake on %.0f%% of loaded time; SM clock median %.0f of %.0f "
+        "MHz"),
+     {"gpu", "share", "sm_clock_median", "sm_clock_max"}},
+    {"power_limit_lowered",
+     N_("GPU %d: power limit %.0f W, below the default %.0f W"),
+     {"gpu", "power_limit", "power_default"}},
+    {"pcie_degraded",
+     N_("GPU %d: PCIe link at gen %.0f x%.0f under load, below its maximum"),
+     {"gpu", "link_gen", "link_width"}},
+    {"on_battery", N_("the host ran on battery"), {0}},
+    {"governor_powersave", N_("CPU frequency governor is powersave while the run is host-bound"), {0}},
+
+    /* schedule_shape */
+    {"periodic_dips_steps",
+     N_("GPU %d: activity dips every %.1f s (about every %.0f steps), autocorrelation %.2f"),
+     {"gpu", "period", "period_steps", "autocorrelation"}},
+    {"periodic_dips",
+     N_("GPU %d: activity dips every %.1f s, autocorrelation %.2f"),
+     {"gpu", "period", "autocorrelation"}},
+    {"dip_time",
+     N_("%.0f%% of active ticks are in a dip; %.0f%% of active GPU time lost in them"),
+     {"dip_tick_share", "lost_share"}},
+    {"dip_disk_writes_checkpoint",
+     N_("disk writes %.1f MB/s during dips against %.1f MB/s otherwise: checkpoints or logs"),
+     {"write_in_dips", "write_otherwise"}},
+    {"dip_disk_writes",
+     N_("disk writes %.1f MB/s during dips against %.1f MB/s otherwise"),
+     {"write_in_dips", "write_otherwise"}},
+    {"memory_churn",
+     N_("GPU %d: device memory rose %d and fell %d times (%.0f changes a minute): allocations differ from step to "
+        "step, the mark of changing input shapes"),
+     {"gpu", "rises", "falls", "changes_per_min"}},
+    {"shape_replanning_shared",
+     N_("%.0f%% of active time the training process was busy on one core while almost no kernel ran: re-planning for "
+        "new shapes (cudnn.benchmark searches, allocator, recompiles); the process also prepares its own data, so part "
+        "of it is input"),
+     {"share"}},
+    {"shape_replanning",
+     N_("%.0f%% of active time the training process was busy on one core while almost no kernel ran: re-planning for "
+        "new shapes (cudnn.benchmark searches, allocator, recompiles)"),
+     {"share"}},
+    {"steps_marked",
+     N_("%d steps (marked by the program): median %.3f s, p90/p50 %.2f, CV %.2f"),
+     {"steps", "step_median", "p90_over_p50", "cv"}},
+    {"steps_estimated",
+     N_("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, CV %.2f"),
+     {"steps", "step_median", "p90_over_p50", "cv"}},
+    {"steps_marked_no_period",
+     N_("%d steps (marked by the program): median %.3f s, p90/p50 %.2f, CV %.2f, with no fixed period"),
+     {"steps", "step_median", "p90_over_p50", "cv"}},
+    {"steps_estimated_no_period",
+     N_("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, CV %.2f, with no fixed period"),
+     {"steps", "step_median", "p90_over_p50", "cv"}},
+
+#ifdef GW_EXTRA_EVIDENCE_MESSAGES
+/* Test builds only: the messages of the test-only class (tests/rule7/). */
+#include GW_EXTRA_EVIDENCE_MESSAGES
+#endif
+};
+
+const struct gw_evidence_message *gw_evidence_messages(int *n) {
+  *n = (int)(sizeof messages / sizeof messages[0]);
+  return messages;
+}
+
+const struct gw_evidence_message *gw_evidence_message_find(const char *id) {
+  for (size_t i = 0; id && i < sizeof messages / sizeof messages[0]; i++)
+    if (strcmp(messages[i].id, id) == 0)
+      return &messages[i];
+  return NULL;
+}
+
+/* Appends to out like snprintf at out + *len: the text is cut at cap - 1. */
+struct sink {
+  char *out;
+  size_t cap, len;
+};
+
+static void put(struct sink *s, const char *p, size_t n) {
+  if (s->cap == 0)
+    return;
+  size_t room = s->cap - 1 - s->len;
+  if (n > room)
+    n = room;
+  memcpy(s->out + s->len, p, n);
+  s->len += n;
+  s->out[s->len] = '\0';
+}
+
+/* A value's number as the sentence shows it: a fraction as a percentage. */
+static double shown(const struct gw_evidence_value *v) {
+  return v->unit == GW_UNIT_FRACTION ? v->number * 100 : v->number;
+}
+
+/* One conversion of the message, spec (its flags, width and precision, with
+ * the length modifier dropped) and conv the conversion letter. */
+static void convert(struct sink *s, const char *spec, char conv, const struct gw_evidence *e, const char *name,
+                    int translate) {
+  char fmt[32], buf[256];
+  const struct gw_evidence_value *v = name ? gw_evidence_value(e, name) : NULL;
+  int n = -1;
+  /* The spec comes from the message table or its translation, which msgfmt
+   * --check held to the same conversions; the argument's type follows conv. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  if (conv == 's') {
+    const char *text = !v                          ? "?"
+                       : v->unit == GW_UNIT_PHRASE ? (translate ? _(v->text) : v->text)
+                       : v->unit == GW_UNIT_TEXT   ? v->text
+                                                   : NULL;
+    char num[64];
+    if (!text) { /* a number where the message asks for text: shown as a number */
+      snprintf(num, sizeof num, "%g", shown(v));
+      text = num;
+    }
+    snprintf(fmt, sizeof fmt, "%ss", spec);
+    n = snprintf(buf, sizeof buf, fmt, text);
+  } else {
+    double x = !v && name && strcmp(name, "gpu") == 0 ? e->gpu : v ? shown(v) : NAN;
+    if (conv == 'd' || conv == 'i' || conv == 'u') {
+      snprintf(fmt, sizeof fmt, "%sll%c", spec, conv == 'u' ? 'u' : 'd');
+      if (isnan(x))
+        n = snprintf(buf, sizeof buf, "?");
+      else if (conv == 'u')
+        n = snprintf(buf, sizeof buf, fmt, (unsigned long long)x);
+      else
+        n = snprintf(buf, sizeof buf, fmt, (long long)x);
+    } else {
+      snprintf(fmt, sizeof fmt, "%s%c", spec, conv);
+      n = snprintf(buf, sizeof buf, fmt, x);
+    }
+  }
+#pragma GCC diagnostic pop
+  if (n > 0)
+    put(s, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* Writes msg with the values of e in the order of row's names. */
+static void format_message(struct sink *s, const char *msg, const struct gw_evidence_message *row,
+                           const struct gw_evidence *e, int translate) {
+  int next = 0; /* the next argument without a position */
+  for (const char *p = msg; *p;) {
+    const char *pct = strchr(p, '%');
+    if (!pct) {
+      put(s, p, strlen(p));
+      break;
+    }
+    put(s, p, (size_t)(pct - p));
+    p = pct + 1;
+    if (*p == '%') {
+      put(s, "%", 1);
+      p++;
+      continue;
+    }
+    int arg = -1;
+    const char *q = p;
+    int pos = 0;
+    while (*q >= '0' && *q <= '9')
+      pos = pos * 10 + (*q++ - '0');
+    if (*q == '$' && q > p) { /* %n$: a translation's own order */
+      arg = pos - 1;
+      p = q + 1;
+    }
+    char spec[24] = "%";
+    size_t sl = 1;
+    while (*p && strchr("-+ #0123456789.'", *p) && sl + 1 < sizeof spec)
+      spec[sl++] = *p++;
+    spec[sl] = '\0';
+    while (*p && strchr("hlLqjzt", *p)) /* the length modifier: convert picks the type */
+      p++;
+    if (!*p)
+      break;
+    char conv = *p++;
+    if (arg < 0)
+      arg = next++;
+    const char *name = row && arg >= 0 && arg < GW_EVIDENCE_MAX_VALUES ? row->args[arg] : NULL;
+    convert(s, spec, conv, e, name, translate);
+  }
+}
+
+void gw_evidence_text(const struct gw_evidence *e, int translate, char *out, size_t cap) {
+  struct sink s = {out, cap, 0};
+  if (cap)
+    out[0] = '\0';
+  const struct gw_evidence_message *row = gw_evidence_message_find(e->id);
+  if (row) {
+    format_message(&s, translate ? _(row->msgid) : row->msgid, row, e, translate);
+    return;
+  }
+  /* a rule emitted an id without a row: still say what it saw */
+  put(&s, e->id ? e->id : "evidence", strlen(e->id ? e->id : "evidence"));
+  for (int i = 0; i < e->nvalues; i++) {
+    char buf[160];
+    const struct gw_evidence_value *v = &e->values[i];
+    int n = v->unit == GW_UNIT_TEXT || v->unit == GW_UNIT_PHRASE
+                ? snprintf(buf, sizeof buf, "%s %s=%s", i ? "," : ":", v->name, v->text)
+                : snprintf(buf, sizeof buf, "%s %s=%g %s", i ? "," : ":", v->name, v->number, gw_unit_name(v->unit));
+    if (n > 0)
+      put(&s, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+  }
+}
