@@ -271,6 +271,8 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
     p->mem_used_frac = gw_stats_median(g->m[GW_M_mem_used_bytes] + f, n) / g->mem_total_bytes;
   if (g->m[GW_M_pcie_rx_bps])
     p->pcie_rx_med_bps = gw_stats_median(g->m[GW_M_pcie_rx_bps] + f, n);
+  p->pcie_rx_is_input = gw_pcie_rx_is_input(
+      rec, g, p->pcie_rx_med_bps, g->m[GW_M_pcie_tx_bps] ? gw_stats_median(g->m[GW_M_pcie_tx_bps] + f, n) : NAN);
 
   /* Loaded ticks: where clocks and P-state matter. */
   double *clk = gw_xcalloc(n, sizeof *clk);
@@ -615,12 +617,18 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       snprintf(mem, sizeof mem, _(", %.1f GiB of device memory"), g->other_mem_bytes / (1024.0 * 1024 * 1024));
     if (!isnan(g->other_sm_pct))
       snprintf(sm, sizeof sm, _(", %.0f%% of SM time by the driver's count"), g->other_sm_pct);
-    gw_diagnosis_note(dx,
-                      _("GPU %d was shared with process %lld, which is not part of the recorded job (seen in %.0f%% "
-                        "of the GPU's process samples%s%s): its kernels take SM time from the job; its name is not "
-                        "recorded (ps -p %lld)."),
-                      g->gpu, (long long)g->other_pid, g->other_share_of_samples * 100, mem, sm,
-                      (long long)g->other_pid);
+    if (g->other_comm[0])
+      gw_diagnosis_note(dx,
+                        _("GPU %d was shared with process %lld (%s), which is not part of the recorded job (seen in "
+                          "%.0f%% of the GPU's process samples%s%s): its kernels take SM time from the job."),
+                        g->gpu, (long long)g->other_pid, g->other_comm, g->other_share_of_samples * 100, mem, sm);
+    else
+      gw_diagnosis_note(dx,
+                        _("GPU %d was shared with process %lld, which is not part of the recorded job (seen in %.0f%% "
+                          "of the GPU's process samples%s%s): its kernels take SM time from the job; its name is not "
+                          "recorded (ps -p %lld)."),
+                        g->gpu, (long long)g->other_pid, g->other_share_of_samples * 100, mem, sm,
+                        (long long)g->other_pid);
   }
   if (rec->world_size > rec->ngpus && rec->ngpus > 0)
     gw_diagnosis_note(dx,

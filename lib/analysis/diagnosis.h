@@ -34,6 +34,12 @@ struct gw_fix {
   const char *why;
 };
 
+/* The largest speed-up printed as a number: the bound 1 / (1 - share)
+ * grows without limit as the share nears 1, and a share measured to a point
+ * or two (sampled counters) cannot tell 50x from 100x there: at a share of
+ * 0.98 one point more doubles it. Above this the text says "more than". */
+#define GW_SPEEDUP_SHOWN_MAX 50.0
+
 struct gw_finding {
   const char *class_id; /* a registry id (analysis/rule_registry.h) */
   const char *title;
@@ -64,6 +70,8 @@ struct gw_gpu_profile {
   double mem_used_frac;
   double sm_clock_med_mhz, sm_clock_max_mhz;
   double pcie_rx_med_bps;
+  /* the receive is high with NCCL and an offloaded optimizer ruled out (gw_pcie_rx_is_input) */
+  int pcie_rx_is_input;
   double loaded_ticks;       /* ticks with util at or above the busy threshold */
   double power_cap_frac;     /* of loaded ticks, SW power cap set */
   double bad_throttle_frac;  /* of loaded ticks, thermal / HW slowdown / brake */

@@ -37,7 +37,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
       conf += 0.1;
     if (low_power)
       conf += 0.1;
-    if (!isnan(p->pcie_rx_med_bps) && p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps)
+    if (p->pcie_rx_is_input)
       conf += 0.2;
     if (dx->steps.n >= 3 && !isnan(dx->steps.cv) && dx->steps.cv >= gw_thr.step_jitter_cv)
       conf += 0.05;
@@ -97,7 +97,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   if (!isnan(p->power_frac))
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns, _("power median %.0f W of %.0f W (%.0f%%)"),
                         p->power_med_w, p->power_limit_w, p->power_frac * 100);
-  if (!isnan(p->pcie_rx_med_bps) && p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps)
+  if (p->pcie_rx_is_input)
     gw_finding_evidence(f, p->active_start_ns, p->active_end_ns,
                         _("PCIe receive median %.1f GB/s while SM activity is low: host-to-device copies dominate"),
                         p->pcie_rx_med_bps / 1e9);

@@ -59,6 +59,13 @@ const struct gw_thresholds gw_thr = {
     /* [field] long high PCIe use means frequent host copies. 1 GB/s is
      * about 2% of a gen5 x16 link but already tens of MB a 30 ms step. */
     .pcie_rx_high_bps = 1.0e9,
+    /* [physics] input crosses PCIe one way (a batch down, a loss scalar
+     * back); an optimizer kept in host memory (ZeRO-Offload, CPU Adam) moves
+     * the gradients down and the updated parameters back up each step: the
+     * same element count, in equal dtypes the same bytes, at most twice
+     * apart where one direction travels in fp32 and the other in bf16. Sent
+     * traffic at half the received or more is that round trip. */
+    .pcie_offload_tx_per_rx = 0.5,
 
     /* [field] 100 W of 350 W and 90 W of 300 W mean "not really
      * working"; [h200] a storm sits at 130 W and a starved loop at 231 W of

@@ -22,6 +22,7 @@ struct gw_thresholds {
   double disk_busy_util_pct;       /* iostat %util: the device queue is rarely empty */
   double iowait_high_pct;          /* host iowait share meaning readers wait on storage */
   double pcie_rx_high_bps;         /* sustained host-to-device traffic worth naming */
+  double pcie_offload_tx_per_rx;   /* device-to-host at this share of the receive or more: a round trip, not input */
 
   /* --- GPU side --- */
   double low_power_frac;          /* power / limit below this: the GPU is not really working */
