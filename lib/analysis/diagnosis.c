@@ -688,7 +688,10 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                  _("the kernel timeline splits the lost time into launch gaps, syncs, communication and waits for "
                    "input, which the counters cannot tell apart"));
   }
-  if (has_launch && !dx->total.from_timeline)
+  /* changing shapes hide launch overhead from the counters (launch_overhead
+   * stands aside): the trace tells launch gaps from re-planning */
+  int launch_hidden = gw_rule_mem_churn(dx) && dx->host.has_main && dx->host.main_busy_frac >= 0.3;
+  if ((has_launch || launch_hidden) && !dx->total.from_timeline)
     experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
                _("counts kernels per step and the gaps between them, which settles launch overhead"));
 }

@@ -21,6 +21,9 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     if (dx->profiles[i].period.found && (!pp || dx->profiles[i].period.strength > pp->period.strength))
       pp = &dx->profiles[i];
   double share = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_PERIODIC]);
+  /* a loader that cannot keep up paces the steps: their spread and the
+   * allocations between them follow the input, not the shapes */
+  int loader_bound = h->has_workers && h->workers_saturated_frac >= gw_thr.loader_bound_saturated_frac;
   if (pp && share >= gw_thr.finding_min_share) {
     double conf = 0.45 + 0.3 * fmin(1, pp->period.strength);
     if (!isnan(h->disk_write_dip_bps) && !isnan(h->disk_write_other_bps) &&
@@ -47,7 +50,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                               ? _("disk writes %.1f MB/s during dips against %.1f MB/s otherwise: checkpoints or logs")
                               : _("disk writes %.1f MB/s during dips against %.1f MB/s otherwise"),
                           h->disk_write_dip_bps / 1e6, h->disk_write_other_bps / 1e6);
-  } else if (gw_rule_mem_churn(dx)) {
+  } else if (gw_rule_mem_churn(dx) && !loader_bound) {
     shapes = 1;
     /* Allocations that change from step to step: shapes vary. The time the
      * host spends busy with almost no kernel running is re-planning for the
@@ -88,8 +91,9 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                                          : _("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, "
                                              "CV %.2f"),
                           st->n, st->median_s, st->p90_over_p50, st->cv);
-  } else if (st->n >= 5 && ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
-                            (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
+  } else if (!loader_bound && st->n >= (st->from_table ? 5 : gw_thr.step_jitter_min_estimated) &&
+             ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
+              (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
     /* Spread without a period: shapes or recompiles. The time above the
      * median step is what uneven steps cost. Input stalls also make steps
      * uneven, so this stays a weak finding on its own. */

@@ -103,6 +103,13 @@ const struct gw_thresholds gw_thr = {
      * least 30% of the active SM time is such a job, not one starved of
      * work per kernel, whatever its board power. */
     .small_tensor_fill_frac = 0.30,
+    /* [physics] DDP runs the gradient all-reduce alongside the backward
+     * pass, so a step lasts at least as long as its collectives. NCCL
+     * kernels resident for half the traced time or more run as long as all
+     * the other work together: a better-filled compute would finish sooner
+     * and wait in the collective instead; the step's length is the
+     * communication's (multi_gpu_sync), not the batch's fill. */
+    .small_comm_bound_nccl_frac = 0.5,
     /* [field] "util not low but throughput low": util at least half. */
     .small_busy_util_pct = 50.0,
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
@@ -166,6 +173,18 @@ const struct gw_thresholds gw_thr = {
      * the median is visible jitter; [h200] run-to-run noise is ~10%. */
     .step_jitter_cv = 0.30,
     .step_jitter_p90_p50 = 1.5,
+    /* [def] steps estimated from activity swings are swings the sample
+     * tick resolves, and a short run holds only its phases (warm-up, a
+     * sweep's change of point); the coefficient of variation of n samples
+     * has a relative standard error of about 1/sqrt(2(n-1)): 20 swings put
+     * it at 16%, so a spread of 0.3 is then more than phases and noise. */
+    .step_jitter_min_estimated = 20,
+    /* [def] the busiest worker saturated in at least half the samples means
+     * the loader cannot keep up most of the time: the step waits for its
+     * batch, and what the main process does between batches (receiving
+     * them, allocating their tensors) follows the input, not the shapes.
+     * The same test decides whether dips are periodic (mark_periodic). */
+    .loader_bound_saturated_frac = 0.5,
     /* [def] after its first steps the caching allocator keeps its blocks,
      * so a fixed-shape loop shows constant device memory ([h200] 20 fixed
      * shape scenarios: at most one change in 30 s). Repeated rises and falls

@@ -33,6 +33,8 @@ struct gw_thresholds {
   double small_tensor_fill_frac;  /* tensor pipe / SM activity at or above: GEMMs on tensor cores at a healthy rate */
   double small_occupancy_max_pct; /* occupancy above this is a streaming (element-wise) mix, not small GEMMs */
   double small_busy_util_pct;     /* GPU-Util at or above: the GPU looks busy */
+  /* NCCL kernels resident this share of traced time: the collective sets the step */
+  double small_comm_bound_nccl_frac;
   double small_sm_per_util;       /* SM activity / GPU-Util below this while busy: underfilled */
   double sm_above_util_pct;       /* SM activity median this far above GPU-Util's: bursts between util reads */
   double mem_mostly_free_frac;    /* used / total below this: room for a larger batch */
@@ -56,6 +58,10 @@ struct gw_thresholds {
   double mem_churn_step_bytes; /* a device memory change at least this large is an allocation */
   double mem_churn_min_each;   /* rises and falls each at least this many times ... */
   double mem_churn_per_min;    /* ... and changes at least this often: shapes vary between steps */
+  /* steps estimated from activity needed before their spread means anything */
+  double step_jitter_min_estimated;
+  /* busiest loader worker saturated on this share of samples: input sets the pace */
+  double loader_bound_saturated_frac;
 
   /* --- findings --- */
   double finding_min_share;     /* a class must cost at least this share of active GPU time */
