@@ -677,7 +677,9 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                _("gpuwhy record -o fixed.db -- CMD   (with the DataLoader replaced by one cached batch fed in a "
                  "loop), then gpuwhy compare BASE.db fixed.db"),
                _("the fixed-batch test: if SM activity jumps with the input taken away, the input side is the cause"));
-  if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15)
+  /* SM-blind and unexplained: underfilled kernels are among the suspects */
+  if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15 ||
+      (unexplained && dx->total.sm_from_util && !dx->total.from_timeline && rec->ngpus == 1))
     experiment(dx, "gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}",
                _("throughput that rises with the batch means the work per kernel is too small"));
   if (unexplained) {
@@ -750,7 +752,12 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     run_rules(rec, dx);
   /* No class holds, yet a large share of the time is lost: the recording
    * lacks the signal that names the cause, which is not "nothing to fix". */
-  int unexplained = dx->active_ns > 0 && !dx->nfindings && dx->lost_ns / dx->active_ns >= gw_thr.unexplained_lost_frac;
+  /* counters alone without SM activity, one process on one GPU: the lost
+   * share is only the time with no kernel resident (thresholds.c says why
+   * a data-parallel job keeps the 1/3 rule) */
+  int counters_blind = dx->total.sm_from_util && !dx->total.from_timeline && rec->ngpus == 1 && rec->world_size <= 1;
+  double unexplained_frac = counters_blind ? gw_thr.unexplained_lost_no_sm_frac : gw_thr.unexplained_lost_frac;
+  int unexplained = dx->active_ns > 0 && !dx->nfindings && dx->lost_ns / dx->active_ns >= unexplained_frac;
   dx->verdict = dx->active_ns <= 0 ? "no_data"
                 : dx->nfindings    ? dx->findings[0].class_id
                 : unexplained      ? "unexplained"

@@ -207,6 +207,22 @@ const struct gw_thresholds gw_thr = {
      * evidence holds at that loss, the recording lacks the signal that would
      * name the cause: say so ("unexplained") instead of "nothing to fix". */
     .unexplained_lost_frac = 1.0 / 3.0,
+    /* [physics] without SM activity (no GPM, no trace: A100, L4, T4,
+     * GeForce) resident time counts as productive, so the lost share is only
+     * the time with no kernel on the GPU, and underfilled kernels are
+     * invisible. A fed loop leaves the GPU empty only at the step boundary
+     * (a sync and the next step's first launches: tens of microseconds in a
+     * step of milliseconds) and in the optimizer's launch burst: a few
+     * percent. A tenth of the time empty (the run-to-run noise, [h200]) with
+     * no class holding is something the counters cannot name: small kernels
+     * finishing faster than the host refills the queue, or waits the
+     * counters do not see. Say so, and name the recording that decides
+     * (--trace: launch configurations and gaps), instead of "none". Only for
+     * one process on one GPU: in a data-parallel job the gradient hooks run
+     * host code per bucket between backward kernels and a rank waits for its
+     * peers before each collective, gaps a well-run job has and the counters
+     * cannot tell from the others without a trace; there the 1/3 rule holds. */
+    .unexplained_lost_no_sm_frac = 0.10,
     /* without GPM the GPU-Util stand-in hides SM fill (the storm case) */
     .no_gpm_conf_factor = 0.6,
     /* [h200] launches of ~1 us kernels; a few launch latencies is ~20 us */

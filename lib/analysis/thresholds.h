@@ -67,10 +67,12 @@ struct gw_thresholds {
   double finding_min_share;     /* a class must cost at least this share of active GPU time */
   double finding_min_conf;      /* and reach this confidence to be reported */
   double unexplained_lost_frac; /* lost share of active time above which "none" becomes "unexplained" */
-  double no_gpm_conf_factor;    /* confidence multiplier when SM activity is unavailable */
-  double launch_gap_max_ns;     /* timeline: a gap this short is launch latency, not waiting */
-  double host_quiet_max_ns; /* timeline: a longer gap is launch-bound when the host's CUDA calls never pause longer */
-  double sync_slack_ns;     /* timeline: a sync that ended this little before a gap opened was still waiting */
+  /* the same from counters without SM activity: the lost share is then the time without a resident kernel */
+  double unexplained_lost_no_sm_frac;
+  double no_gpm_conf_factor; /* confidence multiplier when SM activity is unavailable */
+  double launch_gap_max_ns;  /* timeline: a gap this short is launch latency, not waiting */
+  double host_quiet_max_ns;  /* timeline: a longer gap is launch-bound when the host's CUDA calls never pause longer */
+  double sync_slack_ns;      /* timeline: a sync that ended this little before a gap opened was still waiting */
 };
 
 extern const struct gw_thresholds gw_thr;

@@ -274,6 +274,8 @@ def summarise(results):
             "absent_findings": na,
             "findings": nf,
             "absent_share": na / nf if nf else 0.0,
+            # said "unexplained" (and named the recording that decides) where a cause is real
+            "unexplained": sum(r["score"]["verdict"] == "unexplained" for r in rs),
         }
         if v == "second_proc":
             s["names_other_process"] = sum(bool(r["score"]["names_other"]) for r in rs) / n
@@ -319,6 +321,8 @@ def print_tables(results, summary, show_margins):
                    "(%.1f%%)" % (round(m["verdict_right"] * m["runs"]), m["runs"], 100 * m["verdict_right"],
                                  round(m["causes_found"] * m["runs"]), m["runs"], 100 * m["causes_found"],
                                  m["absent_findings"], m["findings"], 100 * m["absent_share"])
+            if m["unexplained"]:
+                line += ", unexplained %d" % m["unexplained"]
             if "names_other_process" in m:
                 line += ", other process named %.0f%%" % (100 * m["names_other_process"])
             if "world_size_note" in m:
