@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/confidence_calibration.h"
 #include "analysis/correlate.h"
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
@@ -500,6 +501,8 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       continue;
     if (f.confidence > 1)
       f.confidence = 1;
+    f.confidence_raw = f.confidence;
+    f.confidence = gw_confidence_calibrated(f.confidence_raw);
     f.share_of_lost = dx->lost_ns > 0 ? fmin(1, f.share_of_active * dx->active_ns / dx->lost_ns) : 0;
     /* Amdahl: removing this class's time leaves (1 - share) of the active
      * time; capped where the share rounds to the whole run */
@@ -667,7 +670,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   int has_input = 0, has_small = 0, has_launch = 0;
   for (int i = 0; i < dx->nfindings; i++) {
     const char *id = dx->findings[i].class_id;
-    has_input |= strcmp(id, "input_pipeline") == 0 && dx->findings[i].confidence < 0.7;
+    has_input |= strcmp(id, "input_pipeline") == 0 && dx->findings[i].confidence_raw < 0.7;
     has_small |= strcmp(id, "small_batch") == 0;
     has_launch |= strcmp(id, "launch_overhead") == 0;
   }

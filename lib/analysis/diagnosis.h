@@ -45,7 +45,8 @@ struct gw_finding {
   const char *title;
   double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
   double share_of_active; /* the same time as a share of the active GPU time, 0..1 */
-  double confidence;      /* 0..1 */
+  double confidence;      /* 0..1, calibrated: the rate findings of this raw score were right */
+  double confidence_raw;  /* the rule's additive evidence score, 0..1 */
   double speedup_max;     /* 1 / (1 - share_of_active): the run's speed-up if this class's time were all removed */
   int fix_first;          /* a fault (Xid, ECC) to fix before anything else: ranks first whatever its share */
   int nevidence;

@@ -70,4 +70,18 @@ ok = d["verdict"] == "unexplained" and "record --trace" in cmds and "sweep" in c
 print(d["verdict"], cmds)
 sys.exit(0 if ok else 1)
 PY
-echo "speed-up bound, neighbour finding, PCIe direction and the SM-blind verdict: ok"
+
+# 5. the printed confidence is the calibrated rate of the raw score's band
+: "${GW_SOURCE_DIR:?GW_SOURCE_DIR must point at the source tree}"
+python3 - syncs.json "$GW_SOURCE_DIR/lib/analysis/confidence_calibration.c" <<'PY' ||
+import json, re, sys
+bands = [tuple(float(x) for x in m.groups()) for m in
+         re.finditer(r"\{([0-9.]+), ([0-9.]+), [0-9]+, [0-9]+, ([0-9.]+)\}", open(sys.argv[2]).read())]
+f = json.load(open(sys.argv[1]))["findings"][0]
+raw = f["confidence_raw"]
+want = next((c for lo, hi, c in bands if raw + 1e-6 < hi), bands[-1][2])
+print("raw %.3f -> %.3f (table %.3f)" % (raw, f["confidence"], want))
+sys.exit(0 if abs(f["confidence"] - want) < 1e-3 else 1)
+PY
+  fail "confidence is not the calibrated rate of its raw score's band"
+echo "speed-up bound, neighbour finding, PCIe direction, the SM-blind verdict and calibration: ok"
