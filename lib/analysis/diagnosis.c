@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/confidence_calibration.h"
 #include "analysis/correlate.h"
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
@@ -275,6 +276,8 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
     p->mem_used_frac = gw_stats_median(g->m[GW_M_mem_used_bytes] + f, n) / g->mem_total_bytes;
   if (g->m[GW_M_pcie_rx_bps])
     p->pcie_rx_med_bps = gw_stats_median(g->m[GW_M_pcie_rx_bps] + f, n);
+  p->pcie_rx_is_input = gw_pcie_rx_is_input(
+      rec, g, p->pcie_rx_med_bps, g->m[GW_M_pcie_tx_bps] ? gw_stats_median(g->m[GW_M_pcie_tx_bps] + f, n) : NAN);
 
   /* Loaded ticks: where clocks and P-state matter. */
   double *clk = gw_xcalloc(n, sizeof *clk);
@@ -502,6 +505,8 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       continue;
     if (f.confidence > 1)
       f.confidence = 1;
+    f.confidence_raw = f.confidence;
+    f.confidence = gw_confidence_calibrated(f.confidence_raw);
     f.share_of_lost = dx->lost_ns > 0 ? fmin(1, f.share_of_active * dx->active_ns / dx->lost_ns) : 0;
     /* Amdahl: removing this class's time leaves (1 - share) of the active
      * time; capped where the share rounds to the whole run */
@@ -630,12 +635,18 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       snprintf(mem, sizeof mem, _(", %.1f GiB of device memory"), g->other_mem_bytes / (1024.0 * 1024 * 1024));
     if (!isnan(g->other_sm_pct))
       snprintf(sm, sizeof sm, _(", %.0f%% of SM time by the driver's count"), g->other_sm_pct);
-    gw_diagnosis_note(dx,
-                      _("GPU %d was shared with process %lld, which is not part of the recorded job (seen in %.0f%% "
-                        "of the GPU's process samples%s%s): its kernels take SM time from the job; its name is not "
-                        "recorded (ps -p %lld)."),
-                      g->gpu, (long long)g->other_pid, g->other_share_of_samples * 100, mem, sm,
-                      (long long)g->other_pid);
+    if (g->other_comm[0])
+      gw_diagnosis_note(dx,
+                        _("GPU %d was shared with process %lld (%s), which is not part of the recorded job (seen in "
+                          "%.0f%% of the GPU's process samples%s%s): its kernels take SM time from the job."),
+                        g->gpu, (long long)g->other_pid, g->other_comm, g->other_share_of_samples * 100, mem, sm);
+    else
+      gw_diagnosis_note(dx,
+                        _("GPU %d was shared with process %lld, which is not part of the recorded job (seen in %.0f%% "
+                          "of the GPU's process samples%s%s): its kernels take SM time from the job; its name is not "
+                          "recorded (ps -p %lld)."),
+                        g->gpu, (long long)g->other_pid, g->other_share_of_samples * 100, mem, sm,
+                        (long long)g->other_pid);
   }
   if (rec->world_size > rec->ngpus && rec->ngpus > 0)
     gw_diagnosis_note(dx,
@@ -674,7 +685,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   int has_input = 0, has_small = 0, has_launch = 0;
   for (int i = 0; i < dx->nfindings; i++) {
     const char *id = dx->findings[i].class_id;
-    has_input |= strcmp(id, "input_pipeline") == 0 && dx->findings[i].confidence < 0.7;
+    has_input |= strcmp(id, "input_pipeline") == 0 && dx->findings[i].confidence_raw < 0.7;
     has_small |= strcmp(id, "small_batch") == 0;
     has_launch |= strcmp(id, "launch_overhead") == 0;
   }
@@ -684,7 +695,9 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                _("gpuwhy record -o fixed.db -- CMD   (with the DataLoader replaced by one cached batch fed in a "
                  "loop), then gpuwhy compare BASE.db fixed.db"),
                _("the fixed-batch test: if SM activity jumps with the input taken away, the input side is the cause"));
-  if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15)
+  /* SM-blind and unexplained: underfilled kernels are among the suspects */
+  if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15 ||
+      (unexplained && dx->total.sm_from_util && !dx->total.from_timeline && rec->ngpus == 1))
     experiment(dx, "gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}",
                _("throughput that rises with the batch means the work per kernel is too small"));
   if (unexplained) {
@@ -695,7 +708,10 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                  _("the kernel timeline splits the lost time into launch gaps, syncs, communication and waits for "
                    "input, which the counters cannot tell apart"));
   }
-  if (has_launch && !dx->total.from_timeline)
+  /* changing shapes hide launch overhead from the counters (launch_overhead
+   * stands aside): the trace tells launch gaps from re-planning */
+  int launch_hidden = gw_rule_mem_churn(dx) && dx->host.has_main && dx->host.main_busy_frac >= 0.3;
+  if ((has_launch || launch_hidden) && !dx->total.from_timeline)
     experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
                _("counts kernels per step and the gaps between them, which settles launch overhead"));
 }
@@ -755,7 +771,12 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     run_rules(rec, dx);
   /* No class holds, yet a large share of the time is lost: the recording
    * lacks the signal that names the cause, which is not "nothing to fix". */
-  int unexplained = dx->active_ns > 0 && !dx->nfindings && dx->lost_ns / dx->active_ns >= gw_thr.unexplained_lost_frac;
+  /* counters alone without SM activity, one process on one GPU: the lost
+   * share is only the time with no kernel resident (thresholds.c says why
+   * a data-parallel job keeps the 1/3 rule) */
+  int counters_blind = dx->total.sm_from_util && !dx->total.from_timeline && rec->ngpus == 1 && rec->world_size <= 1;
+  double unexplained_frac = counters_blind ? gw_thr.unexplained_lost_no_sm_frac : gw_thr.unexplained_lost_frac;
+  int unexplained = dx->active_ns > 0 && !dx->nfindings && dx->lost_ns / dx->active_ns >= unexplained_frac;
   dx->verdict = dx->active_ns <= 0 ? "no_data"
                 : dx->nfindings    ? dx->findings[0].class_id
                 : unexplained      ? "unexplained"

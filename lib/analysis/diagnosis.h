@@ -30,12 +30,19 @@ struct gw_fix {
   const char *why;
 };
 
+/* The largest speed-up printed as a number: the bound 1 / (1 - share)
+ * grows without limit as the share nears 1, and a share measured to a point
+ * or two (sampled counters) cannot tell 50x from 100x there: at a share of
+ * 0.98 one point more doubles it. Above this the text says "more than". */
+#define GW_SPEEDUP_SHOWN_MAX 50.0
+
 struct gw_finding {
   const char *class_id; /* a registry id (analysis/rule_registry.h) */
   const char *title;
   double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
   double share_of_active; /* the same time as a share of the active GPU time, 0..1 */
-  double confidence;      /* 0..1 */
+  double confidence;      /* 0..1, calibrated: the rate findings of this raw score were right */
+  double confidence_raw;  /* the rule's additive evidence score, 0..1 */
   double speedup_max;     /* 1 / (1 - share_of_active): the run's speed-up if this class's time were all removed */
   int fix_first;          /* a fault (Xid, ECC) to fix before anything else: ranks first whatever its share */
   int nevidence;
@@ -60,6 +67,8 @@ struct gw_gpu_profile {
   double mem_used_frac;
   double sm_clock_med_mhz, sm_clock_max_mhz;
   double pcie_rx_med_bps;
+  /* the receive is high with NCCL and an offloaded optimizer ruled out (gw_pcie_rx_is_input) */
+  int pcie_rx_is_input;
   double loaded_ticks;       /* ticks with util at or above the busy threshold */
   double power_cap_frac;     /* of loaded ticks, SW power cap set */
   double bad_throttle_frac;  /* of loaded ticks, thermal / HW slowdown / brake */

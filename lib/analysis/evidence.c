@@ -64,6 +64,8 @@ const char *gw_unit_name(enum gw_unit unit) {
     return "GB/s";
   case GW_UNIT_MB_PER_S:
     return "MB/s";
+  case GW_UNIT_GIB:
+    return "GiB";
   case GW_UNIT_PER_MIN:
     return "per_min";
   case GW_UNIT_RANK:

@@ -25,6 +25,7 @@ enum gw_unit {
   GW_UNIT_US,
   GW_UNIT_GB_PER_S,
   GW_UNIT_MB_PER_S,
+  GW_UNIT_GIB, /* memory in GiB (2^30 bytes) */
   GW_UNIT_PER_MIN,
   GW_UNIT_RANK,     /* an NCCL rank */
   GW_UNIT_PSTATE,   /* a performance state number: 0 is P0 */

@@ -154,14 +154,29 @@ static double clock_ratio(const struct gw_gpu_series *g, size_t i, double busy, 
 
 enum idle_cause { IDLE_INPUT, IDLE_LAUNCH, IDLE_TINY, IDLE_HOST, IDLE_OTHER };
 
+int gw_pcie_rx_is_input(const struct gw_recording *rec, const struct gw_gpu_series *g, double rx_bps, double tx_bps) {
+  if (isnan(rx_bps) || rx_bps < gw_thr.pcie_rx_high_bps)
+    return 0;
+  /* NCCL ruled out: one GPU, no rank elsewhere, no NCCL kernel traced. With
+   * peers, collectives cross PCIe (P2P without NVLink, staging through host
+   * memory) and the counter cannot tell their bytes from a batch's. */
+  if (rec->ngpus > 1 || rec->world_size > 1 || g->nnccl > 0)
+    return 0;
+  /* offload ruled out: a batch travels one way (a loss scalar comes back);
+   * an optimizer kept in host memory sends the gradients down and takes the
+   * parameters back, the same count in the same dtype each step. Device-to-
+   * host traffic within a factor two of the receive is that round trip. */
+  return isnan(tx_bps) || tx_bps < gw_thr.pcie_offload_tx_per_rx * rx_bps;
+}
+
 /* What the host was doing while the GPU sat idle at tick i; a is the SM
  * activity and b the resident (GPU-Util) share of the tick, both 0..1. */
 static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struct gw_gpu_series *g, size_t i, double a,
                                      double b) {
   const struct gw_host_series *h = &rec->host;
-  double rx = val(g->m[GW_M_pcie_rx_bps], i);
-  /* bytes arriving from the host while the SMs wait: the step waits on a copy */
-  if (!isnan(rx) && rx >= gw_thr.pcie_rx_high_bps)
+  /* bytes arriving from the host while the SMs wait: the step waits on a
+   * copy, once NCCL traffic and an offloaded optimizer are ruled out */
+  if (gw_pcie_rx_is_input(rec, g, val(g->m[GW_M_pcie_rx_bps], i), val(g->m[GW_M_pcie_tx_bps], i)))
     return IDLE_INPUT;
   size_t j = gw_host_index_at(h, g->t_ns[i]);
   if (j == SIZE_MAX)
@@ -228,15 +243,18 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     double c = clock_ratio(g, i, b, &cap_only);
     double productive = a * c, throttled = a * (1 - c), under = b - a, idle = 1 - b;
     double comm = 0, periodic = 0;
-    if (ctx && ctx->periodic_dip && ctx->periodic_dip[i]) {
-      /* the whole shortfall of a tick in a scheduled dip is the schedule's */
-      periodic = idle + under;
-      idle = under = 0;
-    } else if (ctx && ctx->peer_sm_max_pct && !isnan(ctx->peer_sm_max_pct[i]) &&
-               ctx->peer_sm_max_pct[i] - act >= gw_thr.multi_sm_spread_pct && b * 100 >= gw_thr.busy_tick_util_pct) {
+    /* communication first: a periodic pattern never erases it (a gradient
+     * all-reduce every N micro-steps is periodic too) */
+    if (ctx && ctx->peer_sm_max_pct && !isnan(ctx->peer_sm_max_pct[i]) &&
+        ctx->peer_sm_max_pct[i] - act >= gw_thr.multi_sm_spread_pct && b * 100 >= gw_thr.busy_tick_util_pct) {
       /* a rank far behind its peers while "busy" is spinning in a collective */
       comm = fmin(under, (ctx->peer_sm_max_pct[i] - act) / 100);
       under -= comm;
+    }
+    if (ctx && ctx->periodic_dip && ctx->periodic_dip[i]) {
+      /* the rest of the shortfall of a tick in a scheduled dip is the schedule's */
+      periodic = idle + under;
+      idle = under = 0;
     }
     out->row_ns[GW_ROW_PRODUCTIVE] += productive * dt;
     out->row_ns[GW_ROW_THROTTLED] += throttled * dt;

@@ -55,6 +55,10 @@ struct gw_ledger_context {
 void gw_ledger_build(const struct gw_recording *rec, int gi, const struct gw_ledger_context *ctx,
                      struct gw_ledger *out);
 
+/* 1 when PCIe receive of rx_bps (tx_bps sent back) at a tick of g can be
+ * counted as input: high, with NCCL and an offloaded optimizer ruled out. */
+int gw_pcie_rx_is_input(const struct gw_recording *rec, const struct gw_gpu_series *g, double rx_bps, double tx_bps);
+
 /* The active-span test on one tick. */
 int gw_tick_active(const struct gw_gpu_series *g, size_t i);
 /* The working span: first and last active tick, after dropping short bursts

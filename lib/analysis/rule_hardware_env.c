@@ -66,10 +66,36 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
     conf = fmax(conf, 0.6);
     hard = 1;
   }
+  /* A process outside the job on the same GPU: without MPS the driver
+   * time-slices the two contexts, so the share of time its kernels ran (the
+   * driver's per-process SM count) is time the job's kernels could not. */
+  double neighbour_share = 0;
+  const struct gw_gpu_series *nb = NULL;
+  for (int i = 0; in->rec && i < in->rec->ngpus && i < dx->ngpus; i++) {
+    const struct gw_gpu_series *g = &in->rec->gpus[i];
+    if (!g->other_pid || isnan(g->other_sm_pct) || isnan(g->other_share_of_samples))
+      continue;
+    double s = g->other_sm_pct / 100 * g->other_share_of_samples / dx->ngpus;
+    if (s > neighbour_share) {
+      neighbour_share = s;
+      nb = g;
+    }
+  }
+  if (nb && neighbour_share >= gw_thr.finding_min_share) {
+    gw_evidence(
+        f, nb->other_comm[0] ? "gpu_shared_with_process" : "gpu_shared_with_process_unnamed", nb->gpu, 0, 0,
+        GW_NUM("pid", GW_UNIT_COUNT, (double)nb->other_pid), GW_TEXT_VALUE("name", nb->other_comm),
+        GW_NUM("memory", GW_UNIT_GIB, isnan(nb->other_mem_bytes) ? 0.0 : nb->other_mem_bytes / (1024.0 * 1024 * 1024)),
+        GW_NUM("sm_share", GW_UNIT_PCT, nb->other_sm_pct),
+        GW_NUM("sample_share", GW_UNIT_FRACTION, nb->other_share_of_samples));
+    conf = fmax(conf, 0.7);
+  } else {
+    neighbour_share = 0;
+  }
   if (f->nevidence == 0)
     return 0;
   double ns = dx->total.row_ns[GW_ROW_THROTTLED] - dx->total.throttled_power_cap_ns;
-  double share = gw_rule_share(dx, ns);
+  double share = fmax(gw_rule_share(dx, ns), neighbour_share);
   if (share < gw_thr.finding_min_share && !hard)
     return 0;
   if (fault) /* every second of a faulting GPU is suspect: its whole lost time */
@@ -77,6 +103,9 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
   f->share_of_active = share;
   f->confidence = conf;
   f->fix_first = fault;
+  if (neighbour_share > 0)
+    gw_finding_fix(f, _("move the other process off this GPU, or give each job its own GPU (CUDA_VISIBLE_DEVICES)"),
+                   _("two processes on one GPU take turns: each runs only while the other waits"));
   gw_finding_fix(f, _("nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE and dmesg -T | grep -i nvrm"),
                  _("name the reason before changing anything"));
   gw_finding_fix(f, _("restore cooling, power supply and the default power limit; run on mains power"),
@@ -96,7 +125,8 @@ const struct gw_rule gw_class_hardware_env = {
     gw_rule_hardware_env,
     N_("Xid errors in the kernel log; P-state not P0 under load; power limit lowered below default; thermal or HW "
        "slowdown / power brake while busy; PCIe link below its generation or width; host on battery; CPU governor "
-       "powersave on a host-bound run; uncorrected ECC errors or pending row remaps"),
+       "powersave on a host-bound run; uncorrected ECC errors or pending row remaps; another process's kernels on the "
+       "same GPU"),
     N_("nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE; dmesg -T | grep -i nvrm; gpuwhy check"),
     N_("fix cooling, power supply, power limit and driver first (before touching code); mains power; performance "
        "governor; reseat or replace a degraded link or a GPU with uncorrected errors")};

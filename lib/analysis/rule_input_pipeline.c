@@ -37,7 +37,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
       conf += 0.1;
     if (low_power)
       conf += 0.1;
-    if (!isnan(p->pcie_rx_med_bps) && p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps)
+    if (p->pcie_rx_is_input)
       conf += 0.2;
     if (dx->steps.n >= 3 && !isnan(dx->steps.cv) && dx->steps.cv >= gw_thr.step_jitter_cv)
       conf += 0.05;
@@ -91,7 +91,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     gw_evidence(f, "power_median", p->gpu, p->active_start_ns, p->active_end_ns,
                 GW_NUM("power_median", GW_UNIT_W, p->power_med_w), GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
                 GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
-  if (!isnan(p->pcie_rx_med_bps) && p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps)
+  if (p->pcie_rx_is_input)
     gw_evidence(f, "pcie_rx_high", p->gpu, p->active_start_ns, p->active_end_ns,
                 GW_NUM("rx_median", GW_UNIT_GB_PER_S, p->pcie_rx_med_bps / 1e9));
   if (!isnan(h->corr_sm_worker) && h->corr_sm_worker < -0.2)

@@ -26,8 +26,16 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
     return 0;
   if (!traced && !(h->has_main && h->main_busy_frac >= 0.3))
     return 0;
-  double conf = 0.5;
   int tiny = p->has_sm && !isnan(p->sm_per_util) && p->sm_per_util < gw_thr.launch_sm_per_util;
+  /* Allocations that change from step to step (shapes vary): re-planning
+   * for a new shape (cuDNN's algorithm search runs each candidate kernel
+   * once, the allocator and compiler work between them) is a busy host
+   * issuing a few kernels, the same counters as a launch-bound loop. Without
+   * the trace only the storm signature (resident kernels, SMs almost empty)
+   * is launch overhead's own. */
+  if (!traced && !tiny && gw_rule_mem_churn(dx))
+    return 0;
+  double conf = 0.5;
   if (tiny)
     conf += 0.2;
   if (!isnan(p->power_frac) && p->power_frac < gw_thr.low_power_frac)

@@ -21,6 +21,9 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     if (dx->profiles[i].period.found && (!pp || dx->profiles[i].period.strength > pp->period.strength))
       pp = &dx->profiles[i];
   double share = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_PERIODIC]);
+  /* a loader that cannot keep up paces the steps: their spread and the
+   * allocations between them follow the input, not the shapes */
+  int loader_bound = h->has_workers && h->workers_saturated_frac >= gw_thr.loader_bound_saturated_frac;
   if (pp && share >= gw_thr.finding_min_share) {
     double conf = 0.45 + 0.3 * fmin(1, pp->period.strength);
     if (!isnan(h->disk_write_dip_bps) && !isnan(h->disk_write_other_bps) &&
@@ -49,7 +52,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                   -1, pp->active_start_ns, pp->active_end_ns,
                   GW_NUM("write_in_dips", GW_UNIT_MB_PER_S, h->disk_write_dip_bps / 1e6),
                   GW_NUM("write_otherwise", GW_UNIT_MB_PER_S, h->disk_write_other_bps / 1e6));
-  } else if (gw_rule_mem_churn(dx)) {
+  } else if (gw_rule_mem_churn(dx) && !loader_bound) {
     shapes = 1;
     /* Allocations that change from step to step: shapes vary. The time the
      * host spends busy with almost no kernel running is re-planning for the
@@ -81,8 +84,9 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
       gw_evidence(f, st->from_table ? "steps_marked" : "steps_estimated", -1, 0, 0,
                   GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
                   GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
-  } else if (st->n >= 5 && ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
-                            (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
+  } else if (!loader_bound && st->n >= (st->from_table ? 5 : gw_thr.step_jitter_min_estimated) &&
+             ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
+              (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
     /* Spread without a period: shapes or recompiles. The time above the
      * median step is what uneven steps cost. Input stalls also make steps
      * uneven, so this stays a weak finding on its own. */

@@ -27,6 +27,8 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
     const struct gw_gpu_profile *q = &dx->profiles[i];
     if (!q->has_sm || isnan(q->util_med_pct) || q->util_med_pct < gw_thr.small_busy_util_pct)
       continue;
+    if (nccl_share_of(dx, i) >= gw_thr.small_comm_bound_nccl_frac)
+      continue; /* the collective sets this rank's step: filling its SMs cannot shorten it */
     /* Board power is not a gate: the same work reads 94% of one board's
      * limit and 82% of a larger one's. The evidence is the work itself. */
     int underfed;
@@ -52,7 +54,8 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
    * between kernels that finish too fast (tiny-kernel storms excluded) */
   double under_ns = 0;
   for (int i = 0; i < dx->ngpus; i++) /* resident NCCL kernels are communication, not small batches */
-    under_ns += dx->ledgers[i].row_ns[GW_ROW_UNDERFILLED] * (1 - nccl_share_of(dx, i));
+    if (nccl_share_of(dx, i) < gw_thr.small_comm_bound_nccl_frac)
+      under_ns += dx->ledgers[i].row_ns[GW_ROW_UNDERFILLED] * (1 - nccl_share_of(dx, i));
   double ns = under_ns + dx->total.launch_gap_ns - dx->total.tiny_kernel_ns;
   double share = gw_rule_share(dx, ns);
   if (share < gw_thr.finding_min_share)

@@ -60,6 +60,13 @@ const struct gw_thresholds gw_thr = {
     /* [field] long high PCIe use means frequent host copies. 1 GB/s is
      * about 2% of a gen5 x16 link but already tens of MB a 30 ms step. */
     .pcie_rx_high_bps = 1.0e9,
+    /* [physics] input crosses PCIe one way (a batch down, a loss scalar
+     * back); an optimizer kept in host memory (ZeRO-Offload, CPU Adam) moves
+     * the gradients down and the updated parameters back up each step: the
+     * same element count, in equal dtypes the same bytes, at most twice
+     * apart where one direction travels in fp32 and the other in bf16. Sent
+     * traffic at half the received or more is that round trip. */
+    .pcie_offload_tx_per_rx = 0.5,
 
     /* [field] 100 W of 350 W and 90 W of 300 W mean "not really
      * working"; [h200] a storm sits at 130 W and a starved loop at 231 W of
@@ -97,6 +104,13 @@ const struct gw_thresholds gw_thr = {
      * least 30% of the active SM time is such a job, not one starved of
      * work per kernel, whatever its board power. */
     .small_tensor_fill_frac = 0.30,
+    /* [physics] DDP runs the gradient all-reduce alongside the backward
+     * pass, so a step lasts at least as long as its collectives. NCCL
+     * kernels resident for half the traced time or more run as long as all
+     * the other work together: a better-filled compute would finish sooner
+     * and wait in the collective instead; the step's length is the
+     * communication's (multi_gpu_sync), not the batch's fill. */
+    .small_comm_bound_nccl_frac = 0.5,
     /* [field] "util not low but throughput low": util at least half. */
     .small_busy_util_pct = 50.0,
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
@@ -160,6 +174,18 @@ const struct gw_thresholds gw_thr = {
      * the median is visible jitter; [h200] run-to-run noise is ~10%. */
     .step_jitter_cv = 0.30,
     .step_jitter_p90_p50 = 1.5,
+    /* [def] steps estimated from activity swings are swings the sample
+     * tick resolves, and a short run holds only its phases (warm-up, a
+     * sweep's change of point); the coefficient of variation of n samples
+     * has a relative standard error of about 1/sqrt(2(n-1)): 20 swings put
+     * it at 16%, so a spread of 0.3 is then more than phases and noise. */
+    .step_jitter_min_estimated = 20,
+    /* [def] the busiest worker saturated in at least half the samples means
+     * the loader cannot keep up most of the time: the step waits for its
+     * batch, and what the main process does between batches (receiving
+     * them, allocating their tensors) follows the input, not the shapes.
+     * The same test decides whether dips are periodic (mark_periodic). */
+    .loader_bound_saturated_frac = 0.5,
     /* [def] after its first steps the caching allocator keeps its blocks,
      * so a fixed-shape loop shows constant device memory ([h200] 20 fixed
      * shape scenarios: at most one change in 30 s). Repeated rises and falls
@@ -182,6 +208,22 @@ const struct gw_thresholds gw_thr = {
      * evidence holds at that loss, the recording lacks the signal that would
      * name the cause: say so ("unexplained") instead of "nothing to fix". */
     .unexplained_lost_frac = 1.0 / 3.0,
+    /* [physics] without SM activity (no GPM, no trace: A100, L4, T4,
+     * GeForce) resident time counts as productive, so the lost share is only
+     * the time with no kernel on the GPU, and underfilled kernels are
+     * invisible. A fed loop leaves the GPU empty only at the step boundary
+     * (a sync and the next step's first launches: tens of microseconds in a
+     * step of milliseconds) and in the optimizer's launch burst: a few
+     * percent. A tenth of the time empty (the run-to-run noise, [h200]) with
+     * no class holding is something the counters cannot name: small kernels
+     * finishing faster than the host refills the queue, or waits the
+     * counters do not see. Say so, and name the recording that decides
+     * (--trace: launch configurations and gaps), instead of "none". Only for
+     * one process on one GPU: in a data-parallel job the gradient hooks run
+     * host code per bucket between backward kernels and a rank waits for its
+     * peers before each collective, gaps a well-run job has and the counters
+     * cannot tell from the others without a trace; there the 1/3 rule holds. */
+    .unexplained_lost_no_sm_frac = 0.10,
     /* without GPM the GPU-Util stand-in hides SM fill (the storm case) */
     .no_gpm_conf_factor = 0.6,
     /* [h200] launches of ~1 us kernels; a few launch latencies is ~20 us */

@@ -22,6 +22,7 @@ struct gw_thresholds {
   double disk_busy_util_pct;       /* iostat %util: the device queue is rarely empty */
   double iowait_high_pct;          /* host iowait share meaning readers wait on storage */
   double pcie_rx_high_bps;         /* sustained host-to-device traffic worth naming */
+  double pcie_offload_tx_per_rx;   /* device-to-host at this share of the receive or more: a round trip, not input */
 
   /* --- GPU side --- */
   double low_power_frac;          /* power / limit below this: the GPU is not really working */
@@ -32,6 +33,8 @@ struct gw_thresholds {
   double small_tensor_fill_frac;  /* tensor pipe / SM activity at or above: GEMMs on tensor cores at a healthy rate */
   double small_occupancy_max_pct; /* occupancy above this is a streaming (element-wise) mix, not small GEMMs */
   double small_busy_util_pct;     /* GPU-Util at or above: the GPU looks busy */
+  /* NCCL kernels resident this share of traced time: the collective sets the step */
+  double small_comm_bound_nccl_frac;
   double small_sm_per_util;       /* SM activity / GPU-Util below this while busy: underfilled */
   double sm_above_util_pct;       /* SM activity median this far above GPU-Util's: bursts between util reads */
   double mem_mostly_free_frac;    /* used / total below this: room for a larger batch */
@@ -55,15 +58,21 @@ struct gw_thresholds {
   double mem_churn_step_bytes; /* a device memory change at least this large is an allocation */
   double mem_churn_min_each;   /* rises and falls each at least this many times ... */
   double mem_churn_per_min;    /* ... and changes at least this often: shapes vary between steps */
+  /* steps estimated from activity needed before their spread means anything */
+  double step_jitter_min_estimated;
+  /* busiest loader worker saturated on this share of samples: input sets the pace */
+  double loader_bound_saturated_frac;
 
   /* --- findings --- */
   double finding_min_share;     /* a class must cost at least this share of active GPU time */
   double finding_min_conf;      /* and reach this confidence to be reported */
   double unexplained_lost_frac; /* lost share of active time above which "none" becomes "unexplained" */
-  double no_gpm_conf_factor;    /* confidence multiplier when SM activity is unavailable */
-  double launch_gap_max_ns;     /* timeline: a gap this short is launch latency, not waiting */
-  double host_quiet_max_ns; /* timeline: a longer gap is launch-bound when the host's CUDA calls never pause longer */
-  double sync_slack_ns;     /* timeline: a sync that ended this little before a gap opened was still waiting */
+  /* the same from counters without SM activity: the lost share is then the time without a resident kernel */
+  double unexplained_lost_no_sm_frac;
+  double no_gpm_conf_factor; /* confidence multiplier when SM activity is unavailable */
+  double launch_gap_max_ns;  /* timeline: a gap this short is launch latency, not waiting */
+  double host_quiet_max_ns;  /* timeline: a longer gap is launch-bound when the host's CUDA calls never pause longer */
+  double sync_slack_ns;      /* timeline: a sync that ended this little before a gap opened was still waiting */
 };
 
 extern const struct gw_thresholds gw_thr;

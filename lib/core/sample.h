@@ -63,6 +63,7 @@ struct gw_gpu_proc {
   int pid;
   int64_t used_mem_bytes; /* -1 unknown */
   double sm_pct;          /* per-process SM share from the driver, -1 unknown */
+  char comm[17];          /* the process's name (/proc/PID/comm), "" unknown */
 };
 
 /* An event: kernel-log Xid or NVRM line, GPU lost, clock reason change,

@@ -66,6 +66,23 @@ void gw_record_request_stop(void) {
   stop_requested = 1;
 }
 
+/* The name of a process the driver lists on a GPU, so a report can name a
+ * neighbour outside the job; "" when /proc does not show it (it exited, or
+ * another pid namespace). */
+static void read_process_name(int pid, char *out, size_t cap) {
+  char path[64];
+  out[0] = 0;
+  snprintf(path, sizeof path, "/proc/%d/comm", pid);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return;
+  if (fgets(out, (int)cap, f))
+    out[strcspn(out, "\n")] = 0;
+  else
+    out[0] = 0;
+  fclose(f);
+}
+
 static void on_signal(int sig) {
   pending_signal = sig;
   stop_requested = 1;
@@ -482,6 +499,8 @@ static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const s
     if ((what & GW_GPU_SLOW) && r->store) {
       struct gw_gpu_proc procs[MAX_GPU_PROCS];
       int n = gw_gpu_processes(r->gpu, g, t_ns, procs, MAX_GPU_PROCS);
+      for (int i = 0; i < n; i++)
+        read_process_name(procs[i].pid, procs[i].comm, sizeof procs[i].comm);
       for (int i = 0; i < n; i++)
         if (gw_store_put_gpu_proc(r->store, &procs[i]) != GW_OK)
           store_failed(r, N_("a GPU process"));

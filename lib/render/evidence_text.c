@@ -45,6 +45,14 @@ static const struct gw_evidence_message messages[] = {
     {"disk_busy",
      N_("disk util p90 %.0f%%, busy (>= %.0f%%) %.0f%% of the time; iowait median %.1f%%"),
      {"util_p90", "busy_util_threshold", "busy_share", "iowait_median"}},
+    {"gpu_shared_with_process",
+     N_("GPU %d is shared with process %.0f (%s) outside the job: %.1f GiB of device memory, its kernels ran %.0f%% "
+        "of the time by the driver's count, in %.0f%% of the process samples"),
+     {"gpu", "pid", "name", "memory", "sm_share", "sample_share"}},
+    {"gpu_shared_with_process_unnamed",
+     N_("GPU %d is shared with process %.0f (name not recorded) outside the job: %.1f GiB of device memory, its "
+        "kernels ran %.0f%% of the time by the driver's count, in %.0f%% of the process samples"),
+     {"gpu", "pid", "memory", "sm_share", "sample_share"}},
     {"pcie_rx_high",
      N_("PCIe receive median %.1f GB/s while SM activity is low: host-to-device copies dominate"),
      {"rx_median"}},

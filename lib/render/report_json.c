@@ -313,6 +313,7 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     jkv_num(out, "      ", "share_of_lost", f->share_of_lost, 1);
     jkv_num(out, "      ", "share_of_active", f->share_of_active, 1);
     jkv_num(out, "      ", "confidence", f->confidence, 1);
+    jkv_num(out, "      ", "confidence_raw", f->confidence_raw, 1);
     jkv_num(out, "      ", "speedup_max", f->speedup_max, 1);
     fputs("      \"evidence\": [\n", out);
     for (int e = 0; e < f->nevidence; e++) {

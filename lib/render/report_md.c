@@ -142,7 +142,13 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
       const struct gw_finding *f = &dx->findings[i];
       fprintf(out, _("### %d. %s (`%s`)\n\n%.0f%% of lost GPU time (%.0f%% of active time), confidence %.2f.\n\n"),
               i + 1, f->title, f->class_id, f->share_of_lost * 100, f->share_of_active * 100, f->confidence);
-      fprintf(out, _("Removing this time entirely would make the run at most %.2fx faster.\n\n"), f->speedup_max);
+      if (f->speedup_max > GW_SPEEDUP_SHOWN_MAX)
+        fprintf(out,
+                _("This class holds nearly all of the active time: removing it would make the run more than %.0fx "
+                  "faster.\n\n"),
+                GW_SPEEDUP_SHOWN_MAX);
+      else
+        fprintf(out, _("Removing this time entirely would make the run at most %.2fx faster.\n\n"), f->speedup_max);
       for (int e = 0; e < f->nevidence; e++) {
         char line[GW_TEXT];
         gw_evidence_text(&f->evidence[e], 1, line, sizeof line);

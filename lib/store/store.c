@@ -26,7 +26,7 @@ static const char SCHEMA_FIXED[] =
     " temp_slowdown_c INTEGER, temp_shutdown_c INTEGER, gpm_supported INTEGER, mig_enabled INTEGER,"
     " persistence_mode INTEGER, compute_mode INTEGER, ecc_enabled INTEGER, supported_clock_reasons INTEGER);"
     "CREATE TABLE gpu_proc (t_ns INTEGER NOT NULL, gpu INTEGER NOT NULL, pid INTEGER NOT NULL,"
-    " used_mem_bytes INTEGER, sm_pct REAL);"
+    " used_mem_bytes INTEGER, sm_pct REAL, comm TEXT);"
     "CREATE TABLE host_sample (t_ns INTEGER NOT NULL, cpu_busy_pct REAL, cpu_user_pct REAL, cpu_system_pct REAL,"
     " cpu_iowait_pct REAL, cpu_steal_pct REAL, ncores INTEGER, mem_total_bytes INTEGER, mem_available_bytes INTEGER,"
     " swap_total_bytes INTEGER, swap_free_bytes INTEGER, psi_cpu_some_pct REAL, psi_mem_some_pct REAL,"
@@ -146,7 +146,7 @@ static gw_status prepare_all(struct gw_store *st, struct gw_err *err) {
       [S_COMMIT] = "COMMIT",
       [S_GPU_FAST] = fast_sql,
       [S_GPU_SLOW] = slow_sql,
-      [S_GPU_PROC] = "INSERT INTO gpu_proc VALUES (?,?,?,?,?)",
+      [S_GPU_PROC] = "INSERT INTO gpu_proc VALUES (?,?,?,?,?,?)",
       [S_HOST] = "INSERT INTO host_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
       [S_CPU] = "INSERT INTO cpu_sample VALUES (?,?,?,?,?,?,?)",
       [S_PROC] = "INSERT INTO proc_sample VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -521,6 +521,10 @@ gw_status gw_store_put_gpu_proc(struct gw_store *st, const struct gw_gpu_proc *p
   sqlite3_bind_int(s, 3, p->pid);
   bind_opt_int(s, 4, p->used_mem_bytes >= 0, p->used_mem_bytes);
   bind_opt_double(s, 5, p->sm_pct >= 0, p->sm_pct);
+  if (p->comm[0])
+    sqlite3_bind_text(s, 6, p->comm, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null(s, 6);
   return run_stmt(s);
 }
 

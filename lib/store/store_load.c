@@ -541,12 +541,13 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   if (!sampled)
     return;
   int has_k = gw_store_table_exists(db, "kernel");
+  int has_comm = column_exists(db, "gpu_proc", "comm"); /* files before the column lack it */
   char sql[1024];
   snprintf(sql, sizeof sql,
            "SELECT gpu, pid, count(*), (SELECT count(DISTINCT t_ns) FROM gpu_proc g2 WHERE g2.gpu = g.gpu),"
-           " avg(used_mem_bytes), avg(sm_pct) FROM gpu_proc g"
+           " avg(used_mem_bytes), avg(sm_pct), %s FROM gpu_proc g"
            " WHERE pid NOT IN (SELECT DISTINCT pid FROM proc_sample) %s GROUP BY gpu, pid ORDER BY gpu, 3",
-           has_k ? "AND pid NOT IN (SELECT DISTINCT pid FROM kernel)" : "");
+           has_comm ? "max(comm)" : "NULL", has_k ? "AND pid NOT IN (SELECT DISTINCT pid FROM kernel)" : "");
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
     return;
   while (sqlite3_step(s) == SQLITE_ROW) { /* ascending count: the last row of a GPU wins */
@@ -558,6 +559,8 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
     g->other_share_of_samples = all > 0 ? n / all : NAN;
     g->other_mem_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 4);
     g->other_sm_pct = sqlite3_column_type(s, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 5);
+    const unsigned char *comm = sqlite3_column_text(s, 6);
+    gw_strlcpy(g->other_comm, comm ? (const char *)comm : "", sizeof g->other_comm);
   }
   sqlite3_finalize(s);
 }

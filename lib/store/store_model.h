@@ -50,6 +50,8 @@ struct gw_gpu_series {
    * neither the target's tree nor a traced rank), 0 none; its median memory and SM share, NAN unknown */
   int64_t other_pid;
   double other_share_of_samples, other_mem_bytes, other_sm_pct;
+  /* its name (gpu_proc.comm), "" unknown */
+  char other_comm[17];
   int node;      /* which recording of a multi-node report (0 for one) */
   int node_gpu;  /* the GPU's index on its own host */
   char host[64]; /* the run's host name, "" unknown */
