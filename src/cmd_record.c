@@ -29,6 +29,12 @@ static const char RECORD_USAGE[] =
     "  -q, --quiet          no status lines on stderr\n"
     "      --no-gpm         never read GPM, as on a GPU without it (to compare SM\n"
     "                       activity from the tracer with GPM on the same program)\n"
+    "      --dcgm[=ADDR]    GPUs without GPM (A100, V100, T4, L4): SM activity,\n"
+    "                       occupancy, tensor and DRAM activity from the DCGM host\n"
+    "                       engine at ADDR (HOST[:PORT] or unix:PATH; default\n"
+    "                       127.0.0.1:5555); without one, recording goes on as\n"
+    "                       before. Built on DCGM's documented API, untested on\n"
+    "                       real DCGM (docs/RECORDING.md)\n"
     "      --pm-sampling    refused for now: CUPTI PM sampling crashed the traced\n"
     "                       program on the H200 (CUDA 13.0); see tracer/README.md\n"
     "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
@@ -43,15 +49,23 @@ static const char RECORD_USAGE[] =
     "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n";
 
 int gw_cmd_record(int argc, char **argv) {
-  static const struct option longopts[] = {
-      {"output", required_argument, NULL, 'o'},   {"interval", required_argument, NULL, 'i'},
-      {"duration", required_argument, NULL, 'd'}, {"pid", required_argument, NULL, 'p'},
-      {"trace", optional_argument, NULL, 't'},    {"quiet", no_argument, NULL, 'q'},
-      {"root", required_argument, NULL, 'R'},     {"nvml-lib", required_argument, NULL, 'N'},
-      {"kmsg", required_argument, NULL, 'K'},     {"gpm-interval", required_argument, NULL, 'g'},
-      {"no-nccl-log", no_argument, NULL, 'L'},    {"no-gpm", no_argument, NULL, 'G'},
-      {"pm-sampling", no_argument, NULL, 'P'},    {"no-python-hook", no_argument, NULL, 'Y'},
-      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                           {"interval", required_argument, NULL, 'i'},
+                                           {"duration", required_argument, NULL, 'd'},
+                                           {"pid", required_argument, NULL, 'p'},
+                                           {"trace", optional_argument, NULL, 't'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"root", required_argument, NULL, 'R'},
+                                           {"nvml-lib", required_argument, NULL, 'N'},
+                                           {"kmsg", required_argument, NULL, 'K'},
+                                           {"gpm-interval", required_argument, NULL, 'g'},
+                                           {"no-nccl-log", no_argument, NULL, 'L'},
+                                           {"no-gpm", no_argument, NULL, 'G'},
+                                           {"pm-sampling", no_argument, NULL, 'P'},
+                                           {"no-python-hook", no_argument, NULL, 'Y'},
+                                           {"dcgm", optional_argument, NULL, 'D'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
@@ -75,6 +89,12 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'Y':
       o.no_python_hook = 1;
+      break;
+    case 'D':
+      o.dcgm = 1;
+      o.dcgm_address = optarg;
+      if (optarg && !*optarg)
+        return gw_cli_usage_error(RECORD_USAGE, "--dcgm= wants an address, HOST[:PORT] or unix:PATH");
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))

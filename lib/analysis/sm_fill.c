@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -355,10 +356,26 @@ static int from_pm_sampling(sqlite3 *db, struct gw_gpu_series *g) {
   return n > 0;
 }
 
+/* 1 when the recorder says DCGM filled this GPU's SM columns (meta
+ * "sm_activity_source.gpuN" = "dcgm", record --dcgm); else they are GPM's. */
+static int filled_by_dcgm(sqlite3 *db, int gpu) {
+  sqlite3_stmt *s;
+  char key[48];
+  snprintf(key, sizeof key, "sm_activity_source.gpu%d", gpu);
+  if (sqlite3_prepare_v2(db, "SELECT value = 'dcgm' FROM meta WHERE key = ?", -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+  int yes = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1;
+  sqlite3_finalize(s);
+  return yes;
+}
+
 void gw_sm_fill_load(sqlite3 *db, struct gw_recording *rec) {
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
-    g->sm_activity_source = has_values(g->m[GW_M_sm_active_pct], g->n) ? GW_SM_SOURCE_GPM : GW_SM_SOURCE_NONE;
+    g->sm_activity_source = !has_values(g->m[GW_M_sm_active_pct], g->n) ? GW_SM_SOURCE_NONE
+                            : filled_by_dcgm(db, g->gpu)                ? GW_SM_SOURCE_DCGM
+                                                                        : GW_SM_SOURCE_GPM;
   }
   if (!gw_store_table_exists(db, "kernel"))
     return;
