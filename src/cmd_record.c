@@ -147,7 +147,10 @@ int gw_cmd_record(int argc, char **argv) {
    * SIGSEGV within 7 s on the H200 (CUDA 13.0, scripts/h200/plans/i22.sh):
    * a user's job must never crash because of us, so the option is refused
    * until that is understood. */
-  if (o.pm_sampling)
+  /* GPUWHY_ALLOW_PM_SAMPLING=1 lifts the refusal, undocumented, for the
+   * H200 experiment that looks for the crash (scripts/h200/plans/pmprobe.sh). */
+  const char *allow_pm = getenv("GPUWHY_ALLOW_PM_SAMPLING");
+  if (o.pm_sampling && !(allow_pm && strcmp(allow_pm, "1") == 0))
     return gw_cli_usage_error(RECORD_USAGE,
                               "--pm-sampling is disabled: on the H200 with CUDA 13.0 it crashed the traced "
                               "program (SIGSEGV); SM activity without GPM comes from --trace's launch "
