@@ -24,8 +24,7 @@ struct gw_dcgm;
  * with a one-line reason in err when there is no library, no host engine, or
  * the fields cannot be watched (no profiling module, GPU not supported,
  * counters in use by another client); the caller records on without DCGM. */
-GW_NODISCARD gw_status gw_dcgm_open(struct gw_dcgm **out, const char *address, unsigned window_ms,
-                                    struct gw_err *err);
+GW_NODISCARD gw_status gw_dcgm_open(struct gw_dcgm **out, const char *address, unsigned window_ms, struct gw_err *err);
 /* Unwatch, disconnect and unload. NULL is fine. */
 void gw_dcgm_close(struct gw_dcgm *d);
 
