@@ -417,13 +417,14 @@ static uint32_t env_u32(const char *name, uint32_t fallback, uint32_t lo, uint32
   return end && *end == '\0' && v >= lo && v <= hi ? (uint32_t)v : fallback;
 }
 
-int gwt_pm_sampling_requested(void) {
+int gwt_pm_sampling_requested(void *cupti_lib) {
   const char *on = getenv("GPUWHY_TRACE_PM_SAMPLING");
-  return on && strcmp(on, "1") == 0;
+  return on && strcmp(on, "1") == 0 && cupti_lib && dlsym(cupti_lib, "cuptiPmSamplingEnable");
 }
 
 void gwt_pm_sampling_start(void *cupti_lib) {
-  if (!gwt_pm_sampling_requested() || !cupti_lib || pm.started)
+  const char *on = getenv("GPUWHY_TRACE_PM_SAMPLING");
+  if (!on || strcmp(on, "1") != 0 || !cupti_lib || pm.started)
     return;
 #define RESOLVE_PM(name) q_##name = (__typeof__(q_##name))dlsym(cupti_lib, #name);
   PM_FUNCS(RESOLVE_PM)
