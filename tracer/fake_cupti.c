@@ -23,7 +23,9 @@
  * sync and API records and hands it back, as CUPTI's worker would.
  * fake_cupti_api_call() plays one CUDA API call of the program (enter and
  * exit callbacks for the enabled domains); fake_cupti_finalize_count() says
- * how often cuptiFinalize ran. */
+ * how often cuptiFinalize ran. Of PM sampling it has cuptiPmSamplingEnable
+ * only (a refusing stub): a libcupti with PM sampling to the tracer's first
+ * look, without the rest of the API. */
 #include <cupti.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -114,6 +116,11 @@ FAKE_EXPORT CUptiResult cuptiFinalize(void) {
     domain_on[d] = 0;
   memset(pending_kinds, 0, sizeof pending_kinds);
   return CUPTI_SUCCESS;
+}
+
+FAKE_EXPORT CUptiResult cuptiPmSamplingEnable(void *params) {
+  (void)params;
+  return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
 FAKE_EXPORT int fake_cupti_finalize_count(void) {

@@ -1316,7 +1316,8 @@ static int start_tracing(char *why, size_t why_cap) {
   /* Detaching needs cuptiFinalize and whole-domain callbacks; launch counting
    * needs callbacks all the time, and NVTX goes through libcupti as its
    * injection, which would set CUPTI up again between windows. */
-  if (cfg.mode != GW_WIRE_MODE_SAMPLED || cfg.count_launches || cfg.nvtx || !p_cuptiFinalize || !p_cuptiEnableDomain)
+  if (cfg.mode != GW_WIRE_MODE_SAMPLED || cfg.count_launches || cfg.nvtx || !p_cuptiFinalize || !p_cuptiEnableDomain ||
+      gwt_pm_sampling_requested(cupti_lib))
     cfg.detach = 0;
   build_keep_bitmaps();
   /* One DEVICE record per GPU (its SM count and per-SM limits, for the

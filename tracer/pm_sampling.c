@@ -5,11 +5,19 @@
  * Their ratio is the share of SM cycles with a warp resident: GPM's SM
  * activity, on GPUs from Turing on.
  *
- * Its own thread: waits GPUWHY_TRACE_PM_DELAY_MS (default 2000, so CUDA has
- * a context), sets the sampler up (the call sequence of cupti_pmsampling.h),
- * then decodes the hardware buffer every 100 ms. Everything fails open: a
- * refusal is one NOTE and the program runs on. Built on the documented API
- * only; not yet run on a GPU. */
+ * Its own thread: waits GPUWHY_TRACE_PM_DELAY_MS (default 2000), then until
+ * the device's primary context exists, makes it current on this thread (the
+ * documented sequence sets up where a context is current, after it was
+ * made: NVIDIA's pm_sampling sample, CUPTI's tutorial, Kineto), sets the
+ * sampler up (the call sequence of cupti_pmsampling.h), then decodes the hardware buffer
+ * every 100 ms. Everything fails open: a refusal is one NOTE and the program
+ * runs on. GPUWHY_TRACE_PM_VERBOSE=1 writes each CUPTI call to stderr before
+ * making it, so that a crash names the call it came in. The tracer keeps
+ * CUPTI attached while PM sampling runs (cuptiFinalize between sampled
+ * windows would take the sampler's state away under it). Built on the
+ * documented API; on the H200 (CUDA 13.0) the version before these changes
+ * crashed the traced program (bench/RESULTS.md), this one is not yet run
+ * there (tracer/tools/pm_probe.c and scripts/h200/plans/pmprobe.sh). */
 #include "pm_sampling.h"
 
 #include <cupti.h>
@@ -17,14 +25,17 @@
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
+#include <cuda.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tracer_out.h"
 #include "wire.h"
@@ -39,6 +50,8 @@
   X(cuptiProfilerHostConfigAddMetrics)                                                                                 \
   X(cuptiProfilerHostGetConfigImageSize)                                                                               \
   X(cuptiProfilerHostGetConfigImage)                                                                                   \
+  X(cuptiProfilerHostGetNumOfPasses)                                                                                   \
+  X(cuptiProfilerDeviceSupported)                                                                                      \
   X(cuptiProfilerHostEvaluateToGpuValues)                                                                              \
   X(cuptiPmSamplingEnable)                                                                                             \
   X(cuptiPmSamplingDisable)                                                                                            \
@@ -55,23 +68,53 @@
 #define DECLARE_PM(name) static __typeof__(&name) q_##name;
 PM_FUNCS(DECLARE_PM)
 
+/* The driver calls that find the device's context; libcuda is loaded (it
+ * loaded the tracer). */
+#define DRIVER_FUNCS(X)                                                                                                \
+  X(cuDeviceGet)                                                                                                       \
+  X(cuDevicePrimaryCtxGetState)                                                                                        \
+  X(cuDevicePrimaryCtxRetain)                                                                                          \
+  X(cuDevicePrimaryCtxRelease)                                                                                         \
+  X(cuCtxSetCurrent)
+DRIVER_FUNCS(DECLARE_PM)
+
 /* Averages over the SMs: cycles with a warp resident, and all cycles. */
 static const char *METRICS[] = {"sm__cycles_active.avg", "sm__cycles_elapsed.avg"};
 #define NMETRICS (sizeof METRICS / sizeof METRICS[0])
 #define MAX_SAMPLES_PER_DECODE 512u
 #define HW_BUFFER_BYTES (64u << 20)
 #define DECODE_EVERY_MS 100u
+#define CONTEXT_POLL_MS 100u /* how often to look for the program's context */
 
 static struct {
   uint32_t device, interval_ms, delay_ms;
+  int verbose;
   pthread_t thread;
   int started;
   atomic_int stop;
+  CUdevice cu_device;
+  CUcontext ctx; /* the primary context, retained while we sample */
   CUpti_Profiler_Host_Object *host;
   CUpti_PmSampling_Object *sampler;
+  /* Kept to the end, as NVIDIA's sample keeps them: the host object and
+   * the sampler were made from them. */
+  uint8_t *avail_image, *config_image;
   uint8_t *counter_data;
   size_t counter_data_bytes;
 } pm;
+
+/* GPUWHY_TRACE_PM_VERBOSE=1: the call about to be made, on stderr, so that
+ * the last line before a crash names it. */
+static void step(const char *what) {
+  if (!pm.verbose)
+    return;
+  char line[160];
+  int n = snprintf(line, sizeof line, "gpuwhy-tracer pm: %s\n", what);
+  if (n > 0) {
+    ssize_t ignored = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    (void)ignored;
+  }
+}
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -101,6 +144,7 @@ static void refused(const char *what, CUptiResult rc) {
 
 #define CALL(fn, params)                                                                                               \
   do {                                                                                                                 \
+    step(#fn);                                                                                                         \
     CUptiResult rc_ = q_##fn(params);                                                                                  \
     if (rc_ != CUPTI_SUCCESS) {                                                                                        \
       refused(#fn, rc_);                                                                                               \
@@ -118,35 +162,47 @@ static int init_counter_data(void) {
   return 0;
 }
 
+/* Why the device cannot be sampled, from cuptiProfilerDeviceSupported. */
+static int device_supported(void) {
+  CUpti_Profiler_DeviceSupported_Params sup = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE,
+                                               .cuDevice = pm.cu_device,
+                                               .api = CUPTI_PROFILER_PM_SAMPLING};
+  CALL(cuptiProfilerDeviceSupported, &sup);
+  if (sup.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    return 0;
+  gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN,
+               "PM sampling off: device %u cannot be sampled (CUPTI: architecture %d, SLI %d, vGPU %d, confidential "
+               "compute %d, CMP %d, WSL %d; 3 is supported)",
+               pm.device, (int)sup.architecture, (int)sup.sli, (int)sup.vGpu, (int)sup.confidentialCompute,
+               (int)sup.cmp, (int)sup.wsl);
+  return -1;
+}
+
+/* The documented order: profiler, chip, counter availability (size, then
+ * data), host object with that image, metrics, config image and its pass
+ * count, Enable, SetConfig, counter data image, Start. Runs with the
+ * program's context current on this thread. */
 static int set_up(void) {
   CUpti_Profiler_Initialize_Params init = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CALL(cuptiProfilerInitialize, &init);
+  if (device_supported() != 0)
+    return -1;
   CUpti_Device_GetChipName_Params chip = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
                                           .deviceIndex = pm.device};
   CALL(cuptiDeviceGetChipName, &chip);
   CUpti_PmSampling_GetCounterAvailability_Params avail = {
       .structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE, .deviceIndex = pm.device};
   CALL(cuptiPmSamplingGetCounterAvailability, &avail);
-  uint8_t *avail_image = calloc(1, avail.counterAvailabilityImageSize ? avail.counterAvailabilityImageSize : 1);
-  if (!avail_image)
+  pm.avail_image = calloc(1, avail.counterAvailabilityImageSize ? avail.counterAvailabilityImageSize : 1);
+  if (!pm.avail_image)
     return -1;
-  avail.pCounterAvailabilityImage = avail_image;
-  CUptiResult rc = q_cuptiPmSamplingGetCounterAvailability(&avail);
-  if (rc != CUPTI_SUCCESS) {
-    free(avail_image);
-    refused("cuptiPmSamplingGetCounterAvailability", rc);
-    return -1;
-  }
+  avail.pCounterAvailabilityImage = pm.avail_image;
+  CALL(cuptiPmSamplingGetCounterAvailability, &avail);
   CUpti_Profiler_Host_Initialize_Params host = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
                                                 .profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING,
                                                 .pChipName = chip.pChipName,
-                                                .pCounterAvailabilityImage = avail_image};
-  rc = q_cuptiProfilerHostInitialize(&host);
-  free(avail_image);
-  if (rc != CUPTI_SUCCESS) {
-    refused("cuptiProfilerHostInitialize", rc);
-    return -1;
-  }
+                                                .pCounterAvailabilityImage = pm.avail_image};
+  CALL(cuptiProfilerHostInitialize, &host);
   pm.host = host.pHostObject;
   CUpti_Profiler_Host_ConfigAddMetrics_Params add = {.structSize =
                                                          CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
@@ -157,46 +213,44 @@ static int set_up(void) {
   CUpti_Profiler_Host_GetConfigImageSize_Params size = {
       .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, .pHostObject = pm.host};
   CALL(cuptiProfilerHostGetConfigImageSize, &size);
-  uint8_t *config = calloc(1, size.configImageSize ? size.configImageSize : 1);
-  if (!config)
+  pm.config_image = calloc(1, size.configImageSize ? size.configImageSize : 1);
+  if (!pm.config_image)
     return -1;
   CUpti_Profiler_Host_GetConfigImage_Params image = {.structSize =
                                                          CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE,
                                                      .pHostObject = pm.host,
                                                      .configImageSize = size.configImageSize,
-                                                     .pConfigImage = config};
-  rc = q_cuptiProfilerHostGetConfigImage(&image);
-  if (rc != CUPTI_SUCCESS) {
-    free(config);
-    refused("cuptiProfilerHostGetConfigImage", rc);
+                                                     .pConfigImage = pm.config_image};
+  CALL(cuptiProfilerHostGetConfigImage, &image);
+  /* PM sampling collects in one pass or not at all (SetConfig would refuse). */
+  CUpti_Profiler_Host_GetNumOfPasses_Params passes = {.structSize =
+                                                          CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE,
+                                                      .configImageSize = size.configImageSize,
+                                                      .pConfigImage = pm.config_image};
+  CALL(cuptiProfilerHostGetNumOfPasses, &passes);
+  if (passes.numOfPasses != 1) {
+    gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: the metrics need %zu passes, PM sampling takes one",
+                 passes.numOfPasses);
     return -1;
   }
   CUpti_PmSampling_Enable_Params enable = {.structSize = CUpti_PmSampling_Enable_Params_STRUCT_SIZE,
                                            .deviceIndex = pm.device};
-  rc = q_cuptiPmSamplingEnable(&enable);
-  if (rc != CUPTI_SUCCESS) {
-    free(config);
-    refused("cuptiPmSamplingEnable", rc);
-    return -1;
-  }
+  CALL(cuptiPmSamplingEnable, &enable);
   pm.sampler = enable.pPmSamplingObject;
   /* A fixed time base (GA10x and newer); older GPUs refuse it, then the
-   * sampler stays off rather than sample in variable SYSCLK units. */
+   * sampler stays off rather than sample in variable SYSCLK units. The
+   * newest records win when the buffer fills (Ampere and newer, as Kineto
+   * does): with KEEP_OLDEST an overflow fails the decode and ends sampling. */
   CUpti_PmSampling_SetConfig_Params set = {.structSize = CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE,
                                            .pPmSamplingObject = pm.sampler,
                                            .configSize = size.configImageSize,
-                                           .pConfig = config,
+                                           .pConfig = pm.config_image,
                                            .hardwareBufferSize = HW_BUFFER_BYTES,
                                            .samplingInterval = (uint64_t)pm.interval_ms * 1000000ull,
                                            .triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL,
                                            .hwBufferAppendMode =
-                                               CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST};
-  rc = q_cuptiPmSamplingSetConfig(&set);
-  free(config);
-  if (rc != CUPTI_SUCCESS) {
-    refused("cuptiPmSamplingSetConfig", rc);
-    return -1;
-  }
+                                               CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST};
+  CALL(cuptiPmSamplingSetConfig, &set);
   CUpti_PmSampling_GetCounterDataSize_Params cds = {.structSize =
                                                         CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE,
                                                     .pPmSamplingObject = pm.sampler,
@@ -270,21 +324,33 @@ static void tear_down(void) {
   if (pm.sampler) {
     CUpti_PmSampling_Stop_Params stop = {.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE,
                                          .pPmSamplingObject = pm.sampler};
-    if (q_cuptiPmSamplingStop(&stop) == CUPTI_SUCCESS)
+    step("cuptiPmSamplingStop");
+    if (q_cuptiPmSamplingStop(&stop) == CUPTI_SUCCESS && pm.counter_data)
       drain();
     CUpti_PmSampling_Disable_Params dis = {.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE,
                                            .pPmSamplingObject = pm.sampler};
+    step("cuptiPmSamplingDisable");
     q_cuptiPmSamplingDisable(&dis);
     pm.sampler = NULL;
   }
   if (pm.host) {
     CUpti_Profiler_Host_Deinitialize_Params hd = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE,
                                                   .pHostObject = pm.host};
+    step("cuptiProfilerHostDeinitialize");
     q_cuptiProfilerHostDeinitialize(&hd);
     pm.host = NULL;
   }
+  /* No cuptiProfilerDeInitialize: another CUPTI client in the process may
+   * still use the profiler (a double deinitialise is reported to crash). */
   free(pm.counter_data);
-  pm.counter_data = NULL;
+  free(pm.config_image);
+  free(pm.avail_image);
+  pm.counter_data = pm.config_image = pm.avail_image = NULL;
+  if (pm.ctx) {
+    step("cuDevicePrimaryCtxRelease");
+    q_cuDevicePrimaryCtxRelease(pm.cu_device);
+    pm.ctx = NULL;
+  }
 }
 
 static void sleep_ms(uint32_t ms) {
@@ -293,11 +359,43 @@ static void sleep_ms(uint32_t ms) {
   }
 }
 
+/* Waits until the program has made the device's primary context, then
+ * retains it and makes it current here. 0 when it is current; -1 when
+ * asked to stop first or the driver refused. */
+static int wait_for_context(void) {
+  step("cuDeviceGet");
+  if (q_cuDeviceGet(&pm.cu_device, (int)pm.device) != CUDA_SUCCESS) {
+    gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: no CUDA device %u in this process", pm.device);
+    return -1;
+  }
+  for (;;) {
+    unsigned flags = 0;
+    int active = 0;
+    if (q_cuDevicePrimaryCtxGetState(pm.cu_device, &flags, &active) == CUDA_SUCCESS && active)
+      break;
+    if (atomic_load(&pm.stop))
+      return -1;
+    sleep_ms(CONTEXT_POLL_MS);
+  }
+  step("cuDevicePrimaryCtxRetain");
+  if (q_cuDevicePrimaryCtxRetain(&pm.ctx, pm.cu_device) != CUDA_SUCCESS) {
+    pm.ctx = NULL;
+    gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: the device's context could not be retained");
+    return -1;
+  }
+  step("cuCtxSetCurrent");
+  if (q_cuCtxSetCurrent(pm.ctx) != CUDA_SUCCESS) {
+    gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: the device's context could not be made current");
+    return -1;
+  }
+  return 0;
+}
+
 static void *pm_main(void *arg) {
   (void)arg;
   for (uint32_t waited = 0; waited < pm.delay_ms && !atomic_load(&pm.stop); waited += 10)
     sleep_ms(10);
-  if (atomic_load(&pm.stop) || set_up() != 0) {
+  if (atomic_load(&pm.stop) || wait_for_context() != 0 || set_up() != 0) {
     tear_down();
     return NULL;
   }
@@ -319,6 +417,11 @@ static uint32_t env_u32(const char *name, uint32_t fallback, uint32_t lo, uint32
   return end && *end == '\0' && v >= lo && v <= hi ? (uint32_t)v : fallback;
 }
 
+int gwt_pm_sampling_requested(void *cupti_lib) {
+  const char *on = getenv("GPUWHY_TRACE_PM_SAMPLING");
+  return on && strcmp(on, "1") == 0 && cupti_lib && dlsym(cupti_lib, "cuptiPmSamplingEnable");
+}
+
 void gwt_pm_sampling_start(void *cupti_lib) {
   const char *on = getenv("GPUWHY_TRACE_PM_SAMPLING");
   if (!on || strcmp(on, "1") != 0 || !cupti_lib || pm.started)
@@ -332,6 +435,15 @@ void gwt_pm_sampling_start(void *cupti_lib) {
     return;                                                                                                            \
   }
   PM_FUNCS(MISSING_PM)
+#define RESOLVE_DRIVER(name) q_##name = (__typeof__(q_##name))dlsym(RTLD_DEFAULT, #name);
+  DRIVER_FUNCS(RESOLVE_DRIVER)
+#define MISSING_DRIVER(name)                                                                                           \
+  if (!q_##name) {                                                                                                     \
+    gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: the CUDA driver's %s was not found", #name);           \
+    return;                                                                                                            \
+  }
+  DRIVER_FUNCS(MISSING_DRIVER)
+  pm.verbose = getenv("GPUWHY_TRACE_PM_VERBOSE") && strcmp(getenv("GPUWHY_TRACE_PM_VERBOSE"), "1") == 0;
   pm.device = env_u32("GPUWHY_TRACE_PM_DEVICE", 0, 0, 1023);
   /* 10 ms: a hundred samples a second, far finer than GPM's 1 s windows,
    * few enough that decoding every 100 ms stays cheap. */

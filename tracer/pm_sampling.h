@@ -3,6 +3,11 @@
 #ifndef GW_TRACER_PM_SAMPLING_H
 #define GW_TRACER_PM_SAMPLING_H
 
+/* 1 when GPUWHY_TRACE_PM_SAMPLING=1 asks for it and cupti_lib has PM
+ * sampling: the tracer then keeps CUPTI attached between sampled windows
+ * (cuptiFinalize would take the sampler's CUPTI state away under it). */
+int gwt_pm_sampling_requested(void *cupti_lib);
+
 /* Starts the sampling thread when asked to, with the functions of the
  * already opened libcupti; notes why not otherwise. Call once, after the
  * output file is open. */

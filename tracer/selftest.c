@@ -506,8 +506,9 @@ int main(int argc, char **argv) {
         "warning: %s", c.first_warn);
     EXPECT(c.kernels >= 3, "%d kernels", c.kernels);
   }
-  /* 4b2. PM sampling asked for from a libcupti without it (the fake has no
-   * PM sampling functions): one warning naming the missing function, and
+  /* 4b2. PM sampling asked for from a libcupti without it (the fake has
+   * only a stub cuptiPmSamplingEnable): one warning naming the first missing
+   * function, and
    * kernel tracing goes on. */
   {
     const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_PM_SAMPLING", "1", NULL};
@@ -599,6 +600,28 @@ int main(int argc, char **argv) {
     EXPECT(!c.graph_stay_notes || finalized <= 3, "%d detaches in 450 ms, graphs known after 200 ms", finalized);
     printf("case 5f (graphs after a detach): %d windows, %d finalized, %s\n", c.windows, finalized,
            c.graph_stop_notes ? "windows stopped" : "stayed attached");
+  }
+  /* 5b2. Sampled mode with PM sampling asked for: CUPTI stays attached
+   * (cuptiFinalize after a window would take the PM sampler's state away),
+   * whatever GPUWHY_TRACE_DETACH says; the fake's PM API stops at its first
+   * missing function, one warning. */
+  {
+    const char *env[] = {SAMPLED_50_OF_100(dir),
+                         "GPUWHY_TRACE_FIRST_DELAY_MS",
+                         "0",
+                         "GPUWHY_TRACE_DETACH",
+                         "1",
+                         "GPUWHY_TRACE_PM_SAMPLING",
+                         "1",
+                         NULL};
+    pid_t pid = run_child(env, err_path, END_API_CALLS);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
+    EXPECT(c.windows >= 2, "%d windows", c.windows);
+    EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "PM sampling off: libcupti lacks"), "%d warnings: %s",
+           c.warn_notes, c.first_warn);
+    printf("case 5b2 (sampled with PM sampling: kept attached): %d windows, %d finalized\n", c.windows, finalized);
   }
   /* 5c. Another CUPTI client subscribes while the tracer is detached. */
   {

@@ -48,6 +48,8 @@ struct gw_record_opts {
   /* Called after each tick (watch). Return non-zero to stop. */
   int (*on_tick)(void *ctx, const struct gw_tick *tick);
   void *tick_ctx;
+  int dcgm;                 /* GPUs without GPM: SM activity from a DCGM host engine (record --dcgm) */
+  const char *dcgm_address; /* "HOST[:PORT]" or "unix:PATH"; NULL: 127.0.0.1:5555 */
 };
 
 /* Run a recording. Returns the exit status gpuwhy should exit with: the

@@ -550,6 +550,11 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                           "block, registers, shared memory against the GPU's limits), not measured by GPM: an upper "
                           "bound that cannot see blocks finishing unevenly."),
                         p->gpu);
+    if (p->sm_source == GW_SM_SOURCE_DCGM)
+      gw_diagnosis_note(dx,
+                        _("GPU %d: SM activity, occupancy, tensor and DRAM activity come from DCGM's profiling "
+                          "fields (its host engine), not from GPM."),
+                        p->gpu);
     if (!p->has_sm)
       gw_diagnosis_note(
           dx,

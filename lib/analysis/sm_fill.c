@@ -2,10 +2,12 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/store_iter.h"
+#include "store/store_setup.h"
 #include "store/store_model.h"
 
 /* Allocation granularities of the occupancy calculator for compute
@@ -335,10 +337,20 @@ static int from_pm_sampling(struct gw_store *st, struct gw_gpu_series *g) {
   return n > 0;
 }
 
+/* 1 when the recorder says DCGM filled this GPU's SM columns (meta
+ * "sm_activity_source.gpuN" = "dcgm", record --dcgm); else they are GPM's. */
+static int filled_by_dcgm(struct gw_store *st, int gpu) {
+  char key[48], value[16];
+  snprintf(key, sizeof key, "sm_activity_source.gpu%d", gpu);
+  return gw_store_read_meta(st, key, value, sizeof value) == 0 && strcmp(value, "dcgm") == 0;
+}
+
 void gw_sm_fill(struct gw_store *st, struct gw_recording *rec) {
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
-    g->sm_activity_source = has_values(g->m[GW_M_sm_active_pct], g->n) ? GW_SM_SOURCE_GPM : GW_SM_SOURCE_NONE;
+    g->sm_activity_source = !has_values(g->m[GW_M_sm_active_pct], g->n) ? GW_SM_SOURCE_NONE
+                            : filled_by_dcgm(st, g->gpu)                ? GW_SM_SOURCE_DCGM
+                                                                        : GW_SM_SOURCE_GPM;
   }
   if (!gw_store_has_table(st, "kernel"))
     return;

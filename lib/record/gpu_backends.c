@@ -45,9 +45,20 @@ gw_status gw_gpu_open(struct gw_gpu **out, const char *nvml_lib, struct gw_err *
   return GW_OK;
 }
 
+gw_status gw_gpu_attach_dcgm(struct gw_gpu *g, const char *address, unsigned window_ms, uint64_t gpus,
+                             struct gw_err *err) {
+  if (g->dcgm)
+    return GW_OK;
+  gw_status rc = gw_dcgm_open(&g->dcgm, address, window_ms, err);
+  if (rc == GW_OK)
+    g->dcgm_gpus = gpus;
+  return rc;
+}
+
 void gw_gpu_close(struct gw_gpu *g) {
   if (!g)
     return;
+  gw_dcgm_close(g->dcgm);
   g->ops->close(g->state);
   free(g);
 }

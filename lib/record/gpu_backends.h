@@ -11,4 +11,11 @@
 GW_NODISCARD gw_status gw_gpu_open(struct gw_gpu **out, const char *nvml_lib, struct gw_err *err);
 void gw_gpu_close(struct gw_gpu *g);
 
+/* DCGM's profiling fields (sources/dcgm.h) for the GPUs whose bit is set in
+ * gpus (those without GPM), at the host engine at address (NULL: the
+ * default), in windows of window_ms. GW_ENOTSUP with a one-line reason when
+ * DCGM cannot give them; the backend then samples as before. */
+GW_NODISCARD gw_status gw_gpu_attach_dcgm(struct gw_gpu *g, const char *address, unsigned window_ms, uint64_t gpus,
+                                          struct gw_err *err);
+
 #endif

@@ -98,6 +98,7 @@ struct recorder {
   struct gw_gpu_info info[MAX_GPUS];
   struct gw_gpu_sample sample[MAX_GPUS];
   int lost[MAX_GPUS];
+  int dcgm_source_put[MAX_GPUS]; /* the recording says this GPU's SM activity came from DCGM */
   char gpu_note[512];
   int child_pid;
   int target_pid;
@@ -231,6 +232,32 @@ static char *argv_json(char *const *argv, int pid) {
   return out;
 }
 
+/* DCGM for the GPUs without GPM, when asked (record --dcgm): opt-in, since it
+ * adds watches to a host engine that the cluster's own monitoring shares.
+ * Fails open: one line, and the recording goes on without it. */
+static void open_dcgm(struct recorder *r) {
+  const struct gw_record_opts *o = r->o;
+  uint64_t without_gpm = 0;
+  for (unsigned g = 0; g < r->ngpus && g < 64; g++)
+    if (r->info[g].gpm_supported != 1)
+      without_gpm |= 1ull << g;
+  struct gw_err err = {{0}};
+  if (!o->dcgm) {
+    if (without_gpm && gw_dcgm_library_present())
+      say(r, "no GPM on this GPU, but DCGM is installed: record --dcgm reads SM activity from its host engine");
+    return;
+  }
+  if (!without_gpm)
+    gw_err_set(&err, "DCGM not used: every GPU has GPM, which gpuwhy reads itself (add --no-gpm to compare them)");
+  else if (gw_gpu_attach_dcgm(r->gpu, o->dcgm_address,
+                              (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms),
+                              without_gpm, &err) == GW_OK)
+    return;
+  say(r, "%s; recording goes on", err.msg);
+  if (r->store && gw_store_put_meta(r->store, "dcgm_note", err.msg) != GW_OK)
+    store_failed(r, "the DCGM note");
+}
+
 static int open_sources(struct recorder *r, char *msg, unsigned cap) {
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
@@ -250,6 +277,7 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
       if (gw_gpu_identity(r->gpu, g, &r->info[g], &err) != GW_OK)
         say(r, _("GPU %u: static facts incomplete: %s"), g, err.msg);
     }
+    open_dcgm(r);
   }
   if (gw_host_open(&r->host, o->root, &err) != GW_OK) {
     snprintf(msg, cap, _("cannot read host statistics: %s"), err.msg);
@@ -496,6 +524,13 @@ static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const s
     }
     if (r->store && gw_store_put_gpu_sample(r->store, s, tables) != GW_OK)
       store_failed(r, N_("a GPU sample"));
+    if (r->store && !r->dcgm_source_put[g] && gw_gpu_dcgm_filled(r->gpu, g)) {
+      char key[48];
+      snprintf(key, sizeof key, "sm_activity_source.gpu%u", g);
+      r->dcgm_source_put[g] = 1;
+      if (gw_store_put_meta(r->store, key, "dcgm") != GW_OK)
+        store_failed(r, N_("the SM activity source"));
+    }
     if ((what & GW_GPU_SLOW) && r->store) {
       struct gw_gpu_proc procs[MAX_GPU_PROCS];
       int n = gw_gpu_processes(r->gpu, g, t_ns, procs, MAX_GPU_PROCS);

@@ -8,6 +8,7 @@
 
 #include "core/sample.h"
 #include "core/util.h"
+#include "sources/dcgm.h"
 
 struct gw_driver_info {
   char driver_version[80]; /* "580.159.04" */
@@ -49,6 +50,10 @@ struct gw_gpu_backend_ops {
 struct gw_gpu {
   const struct gw_gpu_backend_ops *ops;
   void *state;
+  /* DCGM's profiling fields fill the windowed columns of the GPUs in
+   * dcgm_gpus (those without GPM; record --dcgm): record/gpu_backends.c. */
+  struct gw_dcgm *dcgm;
+  uint64_t dcgm_gpus; /* bit per GPU index */
 };
 
 static inline unsigned gw_gpu_count(const struct gw_gpu *g) {
@@ -71,7 +76,14 @@ static inline void gw_gpu_set_window_ms(struct gw_gpu *g, unsigned ms) {
 }
 GW_NODISCARD static inline gw_status gw_gpu_sample(struct gw_gpu *g, unsigned gpu, int64_t t_ns, unsigned what,
                                                    struct gw_gpu_sample *out, const struct gw_event_sink *events) {
-  return g->ops->sample(g->state, gpu, t_ns, what, out, events);
+  gw_status rc = g->ops->sample(g->state, gpu, t_ns, what, out, events);
+  if (rc == GW_OK && g->dcgm && (what & GW_GPU_FAST) && gpu < 64 && ((g->dcgm_gpus >> gpu) & 1))
+    (void)gw_dcgm_fill(g->dcgm, gpu, t_ns, out, events);
+  return rc;
+}
+/* 1 once DCGM has filled a windowed column of this GPU. */
+static inline int gw_gpu_dcgm_filled(const struct gw_gpu *g, unsigned gpu) {
+  return g->dcgm && gw_dcgm_filled(g->dcgm, gpu);
 }
 static inline int gw_gpu_processes(struct gw_gpu *g, unsigned gpu, int64_t t_ns, struct gw_gpu_proc *out, int max) {
   return g->ops->processes ? g->ops->processes(g->state, gpu, t_ns, out, max) : 0;
