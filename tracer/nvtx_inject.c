@@ -69,7 +69,8 @@ struct thread_buffer {
   uint64_t oldest_ns;          /* owner only: the first range not yet written, 0 none */
   atomic_int owned;            /* a live thread appends here; 0: free for the next thread */
   uint32_t tid;
-  uint32_t depth; /* pushes open, including those deeper than STACK_DEPTH */
+  uint32_t depth;  /* pushes open, including those deeper than STACK_DEPTH */
+  uint64_t ranges; /* recorded through this buffer (owner only: no shared counter per range) */
   struct open_push stack[STACK_DEPTH];
   struct name_cache_slot {
     uint64_t hash;
@@ -101,7 +102,7 @@ static _Atomic(struct thread_buffer *) buffers; /* every buffer ever made, newes
 static pthread_key_t thread_key;
 static struct open_range open_ranges[OPEN_RANGE_SLOTS];
 static _Atomic uint64_t next_range_id;
-static _Atomic uint64_t ranges_written, ranges_dropped;
+static _Atomic uint64_t ranges_dropped;
 static __thread struct thread_buffer *my_buffer;
 
 static uint64_t clock_ns(void) {
@@ -317,7 +318,7 @@ static void put_range(struct thread_buffer *b, uint64_t start_ns, uint64_t end_n
   }
   memcpy(b->data + used, &m, sizeof m);
   atomic_store_explicit(&b->used_bytes, used + sizeof m, memory_order_release);
-  atomic_fetch_add_explicit(&ranges_written, 1, memory_order_relaxed);
+  b->ranges++;
   if (!b->oldest_ns)
     b->oldest_ns = end_ns;
   else if (end_ns - b->oldest_ns > FLUSH_AGE_NS)
@@ -489,17 +490,20 @@ static nvtxStringHandle_t NVTX_API gw_DomainRegisterStringW(nvtxDomainHandle_t d
 static void at_exit(void) {
   if (getpid() != owner_pid || !on())
     return;
-  for (struct thread_buffer *b = atomic_load(&buffers); b; b = b->next)
+  uint64_t written = 0;
+  for (struct thread_buffer *b = atomic_load(&buffers); b; b = b->next) {
     write_buffer(b, 0);
+    written += b->ranges;
+  }
   uint64_t dropped = atomic_load(&ranges_dropped);
   if (!dropped)
     return;
   char text[256];
-  int len = snprintf(text, sizeof text,
-                     "NVTX: %llu of %llu ranges not recorded (nested deeper than %d, more than %u start/end ranges "
-                     "open, or no memory for a thread's buffer)",
-                     (unsigned long long)dropped, (unsigned long long)(dropped + atomic_load(&ranges_written)),
-                     STACK_DEPTH, OPEN_RANGE_SLOTS);
+  int len =
+      snprintf(text, sizeof text,
+               "NVTX: %llu of %llu ranges not recorded (nested deeper than %d, more than %u start/end ranges "
+               "open, or no memory for a thread's buffer)",
+               (unsigned long long)dropped, (unsigned long long)(dropped + written), STACK_DEPTH, OPEN_RANGE_SLOTS);
   _Alignas(8) unsigned char rec[sizeof(struct gw_wire_note) + sizeof text];
   size_t n = len > 0 ? gw_wire_encode_note(rec, sizeof rec, clock_ns(), GW_WIRE_NOTE_WARN, text, (size_t)len) : 0;
   pthread_mutex_lock(&file_mutex);
