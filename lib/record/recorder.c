@@ -787,6 +787,10 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (gw_store_put_meta(r->store, "trace_mode", o->trace == GW_TRACE_FULL ? "full" : "sampled") != GW_OK)
       store_failed(r, "the trace mode");
     say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
+    /* The spool's files may go once their records are committed: the
+     * recording keeps everything they held. */
+    if (gw_store_commit(r->store) == GW_OK)
+      gw_trace_collect_remove_read(r->trace);
     if (o->trace == GW_TRACE_SAMPLED && gw_store_rows_in(r->store, "trace_window") == 0)
       say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
              "short run use --trace=full");

@@ -16,7 +16,8 @@
 struct trace_file {
   char name[64];
   struct gw_trace_reader *rd;
-  int failed; /* said once, then left alone */
+  int failed;   /* said once, then left alone */
+  int complete; /* read to its end record: everything in it reached the store */
 };
 
 struct gw_trace_collect {
@@ -110,8 +111,24 @@ void gw_trace_collect_finish(struct gw_trace_collect *tc, const struct gw_event_
   gw_trace_collect_poll(tc, events);
   for (int i = 0; i < tc->nfiles; i++) {
     struct gw_err err = {{0}};
-    if (!tc->files[i].failed && gw_trace_reader_finish(tc->files[i].rd, &err) != GW_OK)
+    if (tc->files[i].failed)
+      continue;
+    if (gw_trace_reader_finish(tc->files[i].rd, &err) != GW_OK)
       emit_note(events, err.msg);
+    else
+      tc->files[i].complete = 1;
+  }
+}
+
+void gw_trace_collect_remove_read(struct gw_trace_collect *tc) {
+  if (!tc)
+    return;
+  for (int i = 0; i < tc->nfiles; i++) {
+    if (!tc->files[i].complete)
+      continue;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", tc->dir, tc->files[i].name);
+    unlink(path);
   }
 }
 

@@ -17,6 +17,9 @@ GW_NODISCARD gw_status gw_trace_collect_open(struct gw_trace_collect **out, cons
 void gw_trace_collect_poll(struct gw_trace_collect *tc, const struct gw_event_sink *events);
 /* Last poll after the traced program ended; reports truncated files. */
 void gw_trace_collect_finish(struct gw_trace_collect *tc, const struct gw_event_sink *events);
+/* Deletes the files read to their end (call once their records are
+ * committed); a truncated or unreadable file stays to be looked at. */
+void gw_trace_collect_remove_read(struct gw_trace_collect *tc);
 /* Records moved so far. */
 uint64_t gw_trace_collect_records(const struct gw_trace_collect *tc);
 void gw_trace_collect_close(struct gw_trace_collect *tc);

@@ -19,6 +19,8 @@ assert_eq "exit status passed through" "$rc" 3
 assert_eq "program output" "$(cat a.out)" "ran 50 steps"
 grep -q "gpuwhy-tracer" a.err && fail "tracer complained: $(cat a.err)"
 pid=$(q a.db "select pid from trace_process where mode = 'nvtx'")
+# every record is in the recording: the tracer's spool folder is gone
+[ ! -e a.db.trace ] || fail "record --trace left its spool folder: $(ls a.db.trace)"
 [ -n "$pid" ] || fail "no NVTX trace file was read (trace_process has no mode nvtx row)"
 
 named() { # named NAME [WHERE]: marker rows of that name
