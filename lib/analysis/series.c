@@ -151,14 +151,7 @@ size_t gw_host_index_at(const struct gw_host_series *h, int64_t t_ns) {
    * state at t_ns is the first sample at or after it. */
   if (h->n == 0)
     return SIZE_MAX;
-  size_t lo = 0, hi = h->n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (h->t_ns[mid] < t_ns)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = gw_first_at_or_after(h->t_ns, h->n, t_ns);
   return lo < h->n ? lo : h->n - 1;
 }
 size_t gw_health_index_at(const struct gw_gpu_series *g, int64_t t_ns) {

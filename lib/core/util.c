@@ -214,3 +214,15 @@ int gw_path_beside_exe(const char *rel, char *out, size_t cap) {
   free(real);
   return rc;
 }
+
+size_t gw_first_at_or_after(const int64_t *t_ns, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t_ns[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}

@@ -70,4 +70,8 @@ void gw_remove_matching_files(const char *dir, const char *prefix, const char *s
  * NULL) gets the folder it was made in, for messages. */
 int gw_make_temp_dir(const char *prefix, char *out, size_t cap, const char **parent_out);
 
+/* Index of the first of the n ascending times in t_ns at or after t (n when
+ * all are earlier): one binary search for every time series lookup. */
+size_t gw_first_at_or_after(const int64_t *t_ns, size_t n, int64_t t);
+
 #endif

@@ -186,14 +186,7 @@ static double *host_col(struct gw_host_series *h) {
 
 /* Exact tick lookup: the per-process and disk rows share host_sample's t_ns. */
 static size_t host_tick(const struct gw_host_series *h, int64_t t_ns) {
-  size_t lo = 0, hi = h->n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (h->t_ns[mid] < t_ns)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  size_t lo = gw_first_at_or_after(h->t_ns, h->n, t_ns);
   return lo < h->n && h->t_ns[lo] == t_ns ? lo : SIZE_MAX;
 }
 
