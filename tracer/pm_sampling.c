@@ -435,7 +435,13 @@ void gwt_pm_sampling_start(void *cupti_lib) {
     return;                                                                                                            \
   }
   PM_FUNCS(MISSING_PM)
-#define RESOLVE_DRIVER(name) q_##name = (__typeof__(q_##name))dlsym(RTLD_DEFAULT, #name);
+  /* PyTorch loads the driver library with RTLD_LOCAL: its symbols are not
+   * global (on the H200 dlsym(RTLD_DEFAULT, "cuDeviceGet") found nothing).
+   * The process has it loaded already; take a handle to that copy. */
+  void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!driver)
+    driver = RTLD_DEFAULT;
+#define RESOLVE_DRIVER(name) q_##name = (__typeof__(q_##name))dlsym(driver, #name);
   DRIVER_FUNCS(RESOLVE_DRIVER)
 #define MISSING_DRIVER(name)                                                                                           \
   if (!q_##name) {                                                                                                     \
