@@ -162,19 +162,6 @@ void gw_kstats_short_name(const char *name, char *dst, size_t cap) {
     gw_strlcpy(dst, name, cap);
 }
 
-/* Kernel index of the first start at or after t_ns. */
-static size_t first_at(const int64_t *start_ns, size_t n, int64_t t_ns) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (start_ns[mid] < t_ns)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* Steps gathered over the whole GPU: kernel index boundaries per group of
  * back-to-back steps (a window, or the run), with their durations. */
 struct step_acc {
@@ -234,7 +221,7 @@ static void table_steps(const struct gw_kernel_seq *k, const struct gw_time_rang
     int inside = !windows;
     for (size_t w = 0; w < nwindows && !inside; w++)
       inside = windows[w].start_ns <= t0 && t1 <= windows[w].end_ns;
-    size_t i0 = first_at(k->start_ns, k->n, t0), i1 = first_at(k->start_ns, k->n, t1);
+    size_t i0 = gw_first_at_or_after(k->start_ns, k->n, t0), i1 = gw_first_at_or_after(k->start_ns, k->n, t1);
     if (!inside || i1 <= i0 || t1 <= t0) {
       if (run > 1)
         gw_kstats_shape_variation(k->name, k->grid, bounds, run, &a->pairs, &a->varying, a->pairs_by_name,
@@ -300,7 +287,8 @@ void gw_kernel_stats_compute(const struct gw_kernel_seq *k, const struct gw_time
     int64_t traced_ns = 0;
     for (size_t w = 0; w < nwindows; w++) {
       traced_ns += windows[w].end_ns - windows[w].start_ns;
-      size_t i0 = first_at(k->start_ns, k->n, windows[w].start_ns), i1 = first_at(k->start_ns, k->n, windows[w].end_ns);
+      size_t i0 = gw_first_at_or_after(k->start_ns, k->n, windows[w].start_ns),
+             i1 = gw_first_at_or_after(k->start_ns, k->n, windows[w].end_ns);
       out->nwindows += i1 > i0;
     }
     out->traced_s = (double)traced_ns / 1e9;
@@ -320,8 +308,8 @@ void gw_kernel_stats_compute(const struct gw_kernel_seq *k, const struct gw_time
   if (!a.n) {
     if (windows) {
       for (size_t w = 0; w < nwindows; w++) {
-        size_t i0 = first_at(k->start_ns, k->n, windows[w].start_ns),
-               i1 = first_at(k->start_ns, k->n, windows[w].end_ns);
+        size_t i0 = gw_first_at_or_after(k->start_ns, k->n, windows[w].start_ns),
+               i1 = gw_first_at_or_after(k->start_ns, k->n, windows[w].end_ns);
         if (i1 > i0)
           sequence_steps(k, i0, i1, &a);
       }
