@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/gpu_loop.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
@@ -172,7 +173,7 @@ int gw_pcie_rx_is_input(const struct gw_recording *rec, const struct gw_gpu_seri
 /* What the host was doing while the GPU sat idle at tick i; a is the SM
  * activity and b the resident (GPU-Util) share of the tick, both 0..1. */
 static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struct gw_gpu_series *g, size_t i, double a,
-                                     double b) {
+                                     double b, int waits_measured) {
   const struct gw_host_series *h = &rec->host;
   /* bytes arriving from the host while the SMs wait: the step waits on a
    * copy, once NCCL traffic and an offloaded optimizer are ruled out */
@@ -187,13 +188,17 @@ static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struc
   int storage_busy =
       (!isnan(disk) && disk >= gw_thr.disk_busy_util_pct) || (!isnan(iowait) && iowait >= gw_thr.iowait_high_pct);
   int main_busy = !isnan(main) && main >= gw_thr.main_saturated_cpu_pct;
-  if (workers_busy || storage_busy)
+  /* Busy loader workers, storage or CPU tensor work hint at data
+   * preparation; when the loop measured its own DataLoader waits, those
+   * waits already hold all the time it starved for data (counted before
+   * this is asked), and the hints describe work that overlapped compute. */
+  if ((workers_busy || storage_busy) && !waits_measured)
     return IDLE_INPUT;
   if (!main_busy)
     return IDLE_OTHER;
   /* Launching is one thread's work; several cores busy in the training
    * process while the GPU idles is CPU tensor work: preparing data. */
-  if (main >= gw_thr.main_multicore_cpu_pct)
+  if (main >= gw_thr.main_multicore_cpu_pct && !waits_measured)
     return IDLE_INPUT;
   if (b * 100 >= gw_thr.launch_min_util_pct && a < gw_thr.launch_sm_per_util * b)
     return IDLE_TINY; /* kernels resident but almost no SM busy: a storm of tiny kernels */
@@ -219,7 +224,11 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
   size_t first = SIZE_MAX, last = 0;
   if (!gw_working_span(g, &first, &last))
     first = SIZE_MAX;
+  else
+    gw_loop_clip_span(rec, (int)(g - rec->gpus), &first, &last); /* as the diagnosis's span */
   size_t util_ticks = 0; /* active ticks where GPU-Util stood in for SM activity */
+  struct gw_data_waits waits;
+  gw_data_waits_for_gpu(rec, (int)(g - rec->gpus), &waits);
   for (size_t i = 0; i < g->n; i++) {
     double dt = (double)gw_tick_dt_ns(g, i, typical);
     out->wall_ns += (int64_t)dt;
@@ -251,6 +260,15 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
       comm = fmin(under, (ctx->peer_sm_max_pct[i] - act) / 100);
       under -= comm;
     }
+    /* The loop measured itself blocked in the DataLoader for part of the
+     * tick: the GPU's idle time up to that long is input, before any cause
+     * read from CPU load or a periodic pattern. Idle and wait both within the
+     * tick: the overlap is at most the shorter (the GPU drains its queue
+     * while the loop waits, then sits idle until the batch arrives). */
+    double waited = fmin(idle, gw_data_wait_share_in(&waits, g->t_ns[i], g->t_ns[i] + (int64_t)dt));
+    idle -= waited;
+    out->row_ns[GW_ROW_IDLE_INPUT] += waited * dt;
+    out->data_wait_input_ns += waited * dt;
     if (ctx && ctx->periodic_dip && ctx->periodic_dip[i]) {
       /* the rest of the shortfall of a tick in a scheduled dip is the schedule's */
       periodic = idle + under;
@@ -264,7 +282,7 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     out->row_ns[GW_ROW_IDLE_COMM] += comm * dt;
     out->row_ns[GW_ROW_IDLE_PERIODIC] += periodic * dt;
     if (idle > 0 || under > 0) {
-      enum idle_cause cause = idle_cause_at(rec, g, i, a, b);
+      enum idle_cause cause = idle_cause_at(rec, g, i, a, b, waits.measured);
       if (cause == IDLE_INPUT && under > 0 && a < gw_thr.small_sm_per_util * b) {
         /* resident time with few SMs busy during a copy is the copy itself */
         idle += under;
@@ -283,6 +301,7 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
         out->host_busy_ns += idle * dt;
     }
   }
+  gw_data_waits_free(&waits);
   /* a few edge ticks outside any GPM window do not make the run SM-blind */
   out->sm_from_util = out->ticks_active > 0 && 2 * (double)util_ticks > out->ticks_active;
   if (first != SIZE_MAX) {
@@ -310,7 +329,16 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   out->from_timeline = 1;
 
   struct gw_timeline_input in = gw_series_timeline_input(g);
+  struct gw_data_waits waits;
+  gw_data_waits_for_gpu(rec, (int)(g - rec->gpus), &waits);
+  in.waits = waits.iv;
+  in.nwaits = waits.n;
   int64_t t0 = in.t0, t1 = in.t1;
+  /* the loop's first step is warm-up: the working span starts after it */
+  if (gw_loop_clip_times(rec, (int)(g - rec->gpus), &t0, &t1)) {
+    in.t0 = t0;
+    in.t1 = t1;
+  }
   /* the split merges the lists in place: give it copies */
   in.compute = copy_list(in.compute, in.ncompute);
   in.nccl = copy_list(in.nccl, in.nnccl);
@@ -326,6 +354,7 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   free(in.other_copies);
   free(in.api);
   free(in.syncs);
+  gw_data_waits_free(&waits);
 
   int64_t wall_start = t0, wall_end = t1;
   if (g->n > 0) {
@@ -359,6 +388,7 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   }
   out->row_ns[GW_ROW_IDLE_COMM] = (double)sp.comm_ns;
   out->row_ns[GW_ROW_IDLE_INPUT] = (double)sp.idle_input_ns;
+  out->data_wait_input_ns = (double)sp.idle_data_wait_ns;
   out->row_ns[GW_ROW_IDLE_LAUNCH] = (double)sp.idle_launch_ns;
   /* long gaps: the counters' periodic estimate first, the rest is other */
   double periodic = fmin((double)sp.idle_other_ns, counters.row_ns[GW_ROW_IDLE_PERIODIC]);

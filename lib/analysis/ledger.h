@@ -37,6 +37,7 @@ struct gw_ledger {
   int launch_calls_missing;      /* timeline without launch calls: host_issue_ns may be short */
   int64_t sync_gaps;             /* timeline: gaps counted as idle: sync */
   double host_busy_ns;           /* idle: other time while the target process kept one core busy without launching */
+  double data_wait_input_ns;     /* idle: input time during which the loop waited in the DataLoader (Python hook) */
   double ticks_active;           /* ticks in the working span */
 };
 

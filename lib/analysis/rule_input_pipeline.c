@@ -20,7 +20,11 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
    * schedule_shape matter), and certainly so when it also runs CPU tensor
    * work on several cores. */
   int workers = h->has_workers && !isnan(h->workers_med) && h->workers_med >= 1;
-  int host_is_input = !workers && (prepares || !churn);
+  /* The loop measured its own DataLoader waits (Python hook): the ledger's
+   * input row already holds them, and host work outside them is not the
+   * loader's. */
+  int waits_measured = dx->steps.nprocs > 0 && !isnan(dx->steps.procs[0].data_wait_share);
+  int host_is_input = !workers && (prepares || !churn) && !waits_measured;
   if (host_is_input)
     input_ns += dx->total.host_busy_ns;
   double share = gw_rule_share(dx, input_ns);
@@ -48,7 +52,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
       gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));
-  } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main) {
+  } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main && !waits_measured) {
     /* Low SM, low power and a waiting main process point at the
      * data side first, even when no worker or disk shows it (reads from a
      * network file system, a slow collate in the main process, sleeps). */

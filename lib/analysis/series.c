@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/gpu_loop.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/nccl_transport.h"
 #include "analysis/sm_fill.h"
@@ -74,13 +75,19 @@ static void fill_sparse_metrics(struct gw_gpu_series *g) {
 
 /* Sampled trace: the gap classification of a full timeline, inside the
  * windows only. */
-static void window_gaps(struct gw_gpu_series *g, const struct gw_time_range *win, size_t nwin) {
+static void window_gaps(const struct gw_recording *rec, int gi, const struct gw_time_range *win, size_t nwin) {
+  struct gw_gpu_series *g = &rec->gpus[gi];
   struct gw_interval *w = gw_xcalloc(nwin + 1, sizeof *w);
   for (size_t i = 0; i < nwin; i++)
     w[i] = (struct gw_interval){win[i].start_ns, win[i].end_ns};
   struct gw_timeline_input in = gw_series_timeline_input(g);
+  struct gw_data_waits waits;
+  gw_data_waits_for_gpu(rec, gi, &waits);
+  in.waits = waits.iv;
+  in.nwaits = waits.n;
   struct gw_gap_split sp;
   int64_t span = gw_timeline_split_windows(&in, w, nwin, &sp);
+  gw_data_waits_free(&waits);
   free(w);
   struct gw_kernel_stats *k = g->kstats;
   if (span <= 0)
@@ -118,7 +125,7 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
     for (int i = 0; i < rec->ngpus; i++) {
       struct gw_gpu_series *g = &rec->gpus[i];
       if (g->kstats->nkernels > 0)
-        window_gaps(g, win, gw_kstats_gpu_windows(rec, g, win));
+        window_gaps(rec, i, win, gw_kstats_gpu_windows(rec, g, win));
     }
     free(win);
   }

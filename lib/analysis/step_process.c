@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "analysis/stats.h"
+#include "analysis/thresholds.h"
 
 /* Rank first (unknown ranks last), then the number of steps. */
 static int better(int64_t rank_a, size_t n_a, int64_t rank_b, size_t n_b) {
@@ -47,6 +48,20 @@ static int by_rank(const void *x, const void *y) {
   return (a->pid > b->pid) - (a->pid < b->pid);
 }
 
+/* The step of pid that started first when it has loop_min_steps or more
+ * (warm-up: see thresholds.c), else SIZE_MAX. */
+size_t gw_step_warmup_index(const struct gw_recording *rec, int64_t pid) {
+  size_t first = SIZE_MAX, n = 0;
+  for (size_t i = 0; i < rec->nsteps; i++) {
+    if (rec->steps[i].pid != pid)
+      continue;
+    n++;
+    if (first == SIZE_MAX || rec->steps[i].start_ns < rec->steps[first].start_ns)
+      first = i;
+  }
+  return n >= (size_t)gw_thr.loop_min_steps ? first : SIZE_MAX;
+}
+
 static void summarise(const struct gw_recording *rec, struct gw_step_process *p) {
   size_t n = 0, nb = 0, ns = 0;
   double *dur = gw_xcalloc(rec->nsteps + 1, sizeof *dur), *batch = gw_xcalloc(rec->nsteps + 1, sizeof *batch),
@@ -54,11 +69,15 @@ static void summarise(const struct gw_recording *rec, struct gw_step_process *p)
   double wait_s = 0, total_s = 0, samples_sum = 0;
   int wait_known = 1;
   int64_t first = 0, last = 0;
+  size_t warmup = gw_step_warmup_index(rec, p->pid);
+  p->warmup_s = warmup == SIZE_MAX ? NAN : (double)(rec->steps[warmup].end_ns - rec->steps[warmup].start_ns) / 1e9;
   for (size_t i = 0; i < rec->nsteps; i++) {
     const struct gw_step_row *s = &rec->steps[i];
     if (s->pid != p->pid)
       continue;
     p->rank = s->rank;
+    if (i == warmup)
+      continue; /* one-time costs, not the loop's rate */
     double d = (double)(s->end_ns - s->start_ns) / 1e9;
     dur[n++] = d;
     total_s += d;

@@ -20,7 +20,13 @@ struct gw_step_process {
   double data_wait_share;  /* time in DataLoader __next__ over step time; NAN unknown */
   double batch_size;       /* median leading dimension; NAN unknown */
   double samples_per_step; /* median; NAN unknown */
+  double warmup_s;         /* the first step, left out of the figures above (one-time costs); NAN when kept */
 };
+
+/* The index in rec->steps of pid's first step when the loop has steps
+ * enough to leave it out as warm-up (thresholds.c, loop_min_steps), else
+ * SIZE_MAX. Rates, step times and the data-wait share leave it out. */
+size_t gw_step_warmup_index(const struct gw_recording *rec, int64_t pid);
 
 /* One entry per process with steps, ordered by rank then pid; returns the count (at most cap). */
 size_t gw_step_processes(const struct gw_recording *rec, struct gw_step_process *out, size_t cap);

@@ -29,6 +29,13 @@ const struct gw_thresholds gw_thr = {
      * nothing is set-up, not the run. */
     .lead_burst_max_s = 2.0,
     .lead_gap_min_s = 3.0,
+    /* [def] The first step of a loop carries what happens once: CUDA context
+     * and cuBLAS/cuDNN handles, cudnn.benchmark searches, the caching
+     * allocator growing to its working set, torch.compile's first graph,
+     * loader workers starting. With steps measured inside the program the
+     * run's steady state is from the end of the first step to the end of the
+     * last; three steps leave at least two ordinary ones to measure. */
+    .loop_min_steps = 3,
 
     /* [field] "several cores pinned at full load": cpu_pct is a share
      * of one core, so near 100% is a saturated single-threaded worker. 85%

@@ -12,6 +12,7 @@ struct gw_thresholds {
   double active_util_no_sm_pct; /* util at or above, on ticks without SM activity: a kernel was resident */
   double lead_burst_max_s;      /* a burst this short at the start ... */
   double lead_gap_min_s;        /* ... followed by a pause this long is set-up, not training */
+  int loop_min_steps;           /* in-process steps a loop needs before its first one counts as warm-up */
 
   /* --- host side --- */
   double worker_saturated_cpu_pct; /* a loader worker at this share of one core is saturated */

@@ -108,6 +108,18 @@ static int sync_open_at(const struct gw_interval *syncs, size_t n, int64_t gap_s
   return i > 0 && syncs[i - 1].end_ns >= gap_start - slack_ns;
 }
 
+/* How much of [a, b) the loop spent blocked in the DataLoader. */
+static int64_t waited_ns(const struct gw_interval *waits, size_t n, int64_t a, int64_t b) {
+  int64_t sum = 0;
+  for (size_t i = first_past(waits, n, a, 1, 1); i < n && waits[i].start_ns < b; i++) {
+    int64_t lo = waits[i].start_ns > a ? waits[i].start_ns : a;
+    int64_t hi = waits[i].end_ns < b ? waits[i].end_ns : b;
+    if (hi > lo)
+      sum += hi - lo;
+  }
+  return sum;
+}
+
 int gw_timeline_work_span(const struct gw_timeline_input *in, int64_t *t0, int64_t *t1) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   const struct gw_interval *lists[] = {in->compute, in->nccl, in->h2d, in->other_copies};
@@ -164,30 +176,38 @@ void gw_timeline_split(struct gw_timeline_input *in, struct gw_gap_split *out) {
       next = t1;
     if (next > cursor) {
       int64_t gap = next - cursor;
+      /* The loop had no batch to launch work for: measured inside the
+       * program, it outranks what the gap's shape suggests. The rest of the
+       * gap is classified by that shape. */
+      int64_t waited = in->nwaits ? waited_ns(in->waits, in->nwaits, cursor, next) : 0;
+      out->idle_input_ns += waited;
+      out->idle_data_wait_ns += waited;
       int input = i < nany && copy_starts_near(h2d, nh2d, cursor, next);
       int short_gap = gap <= in->launch_gap_max_ns && i < nany;
       /* A longer gap through which the host kept calling CUDA (looked at only when it matters). */
       int host_busy = !input && !short_gap && i < nany && napi > 0 &&
                       longest_quiet_ns(api, napi, cursor, next) <= in->host_quiet_max_ns;
-      if (input) {
-        out->idle_input_ns += gap;
+      if (waited >= gap) {
+        /* wholly a wait: nothing left to classify */
+      } else if (input) {
+        out->idle_input_ns += gap - waited;
       } else if ((short_gap || host_busy) && nsyncs > 0 && cursor > t0 &&
                  sync_open_at(in->syncs, nsyncs, cursor, in->sync_slack_ns)) {
         /* The host waited for the GPU to drain its queue, then had to fill
          * it again: what .item() and synchronize() in a step do. A host that went
          * quiet after the sync was busy elsewhere: that gap is not the
          * sync's. */
-        out->idle_sync_ns += gap;
+        out->idle_sync_ns += gap - waited;
         out->sync_gaps++;
       } else if (short_gap) {
-        out->idle_launch_ns += gap;
+        out->idle_launch_ns += gap - waited;
       } else if (host_busy) {
         /* The GPU waited for the host to issue the next kernel (launch and
          * framework overhead). */
-        out->idle_launch_ns += gap;
-        out->host_issue_ns += gap;
+        out->idle_launch_ns += gap - waited;
+        out->host_issue_ns += gap - waited;
       } else {
-        out->idle_other_ns += gap;
+        out->idle_other_ns += gap - waited;
         out->long_gaps++;
       }
     }
@@ -240,6 +260,7 @@ int64_t gw_timeline_split_windows(const struct gw_timeline_input *in, const stru
     sum->busy_ns += sp.busy_ns;
     sum->comm_ns += sp.comm_ns;
     sum->idle_input_ns += sp.idle_input_ns;
+    sum->idle_data_wait_ns += sp.idle_data_wait_ns;
     sum->idle_sync_ns += sp.idle_sync_ns;
     sum->idle_launch_ns += sp.idle_launch_ns;
     sum->host_issue_ns += sp.host_issue_ns;

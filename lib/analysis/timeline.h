@@ -21,15 +21,17 @@ int64_t gw_interval_uncovered_ns(const struct gw_interval *a, size_t na, const s
 
 /* Where the idle gaps of a traced GPU went. */
 struct gw_gap_split {
-  int64_t busy_ns;        /* union of compute kernels and copies other than host-to-device */
-  int64_t comm_ns;        /* NCCL kernel time not overlapped by compute or copies */
-  int64_t idle_input_ns;  /* host-to-device copies with no kernel beside them, and gaps that end in one */
-  int64_t idle_sync_ns;   /* gaps the host opened by waiting for the GPU in a synchronizing call */
-  int64_t idle_launch_ns; /* gaps shorter than a few launch latencies, and host_issue_ns */
-  int64_t host_issue_ns;  /* longer gaps through which the host kept making CUDA calls */
-  int64_t idle_other_ns;  /* all other gaps */
-  int64_t long_gaps;      /* count of gaps in idle_other (for periodicity evidence) */
-  int64_t sync_gaps;      /* count of gaps in idle_sync */
+  int64_t busy_ns;           /* union of compute kernels and copies other than host-to-device */
+  int64_t comm_ns;           /* NCCL kernel time not overlapped by compute or copies */
+  int64_t idle_input_ns;     /* host-to-device copies with no kernel beside them, gaps that end in one, and
+                                idle_data_wait_ns */
+  int64_t idle_data_wait_ns; /* the part of gaps during which the loop waited in the DataLoader */
+  int64_t idle_sync_ns;      /* gaps the host opened by waiting for the GPU in a synchronizing call */
+  int64_t idle_launch_ns;    /* gaps shorter than a few launch latencies, and host_issue_ns */
+  int64_t host_issue_ns;     /* longer gaps through which the host kept making CUDA calls */
+  int64_t idle_other_ns;     /* all other gaps */
+  int64_t long_gaps;         /* count of gaps in idle_other (for periodicity evidence) */
+  int64_t sync_gaps;         /* count of gaps in idle_sync */
 };
 
 /* What gw_timeline_split classifies: one GPU's traced intervals in
@@ -47,6 +49,9 @@ struct gw_timeline_input {
   size_t napi;
   struct gw_interval *syncs; /* host calls that wait for the GPU (synchronize, blocking copies) */
   size_t nsyncs;
+  /* the training loop blocked in the DataLoader (analysis/gpu_loop.h), merged and sorted, never changed */
+  const struct gw_interval *waits;
+  size_t nwaits;
   int64_t t0, t1;
   int64_t launch_gap_max_ns; /* the longest gap still counted as launch latency */
   int64_t host_quiet_max_ns; /* a longer gap is launch-bound when no stretch of it longer than this passes
@@ -59,7 +64,8 @@ struct gw_timeline_input {
  * NCCL, copies) into *t0 and *t1; 0 when it holds none (both left 0). */
 int gw_timeline_work_span(const struct gw_timeline_input *in, int64_t *t0, int64_t *t1);
 
-/* Classify the input's span, in this order: a gap that ends in a
+/* Classify the input's span, in this order: the part of a gap during
+ * which the loop waited for its data is input; a gap that ends in a
  * host-to-device copy is input; one that opens while the host waits in a
  * synchronizing call, and that the host then ends promptly (short, or never
  * quiet), is sync; a short gap, or one through which the host kept calling

@@ -221,11 +221,12 @@ static gw_status read_truth(const char *tpath, struct gw_run_summary *s, int wan
  * Python hook's samples, samples per step when nothing else gave it. */
 static void steps_from_table(const struct gw_recording *rec, struct gw_run_summary *s, int64_t *w0, int64_t *w1) {
   int64_t pid = gw_step_process_pick(rec);
+  size_t warmup = gw_step_warmup_index(rec, pid); /* one-time costs, not the loop's rate */
   size_t n = 0, nsamples = 0;
   int64_t *start = gw_xcalloc(rec->nsteps, sizeof *start), *end = gw_xcalloc(rec->nsteps, sizeof *end);
   double *samples = gw_xcalloc(rec->nsteps, sizeof *samples);
   for (size_t i = 0; i < rec->nsteps; i++) {
-    if (rec->steps[i].pid != pid)
+    if (rec->steps[i].pid != pid || i == warmup)
       continue;
     start[n] = rec->steps[i].start_ns;
     end[n] = rec->steps[i].end_ns;

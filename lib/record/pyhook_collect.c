@@ -123,7 +123,7 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
     bad_line(pc, f, "a step field is not an integer", events);
     return;
   }
-  if (!time_ok(t0) || !time_ok(t1) || t1 < t0 || wait < 0 || wait > t1 - t0 + 1000000000LL || samples < 0) {
+  if (!time_ok(t0) || !time_ok(t1) || t1 < t0 || wait < -1 || wait > t1 - t0 + 1000000000LL || samples < 0) {
     bad_line(pc, f, "step times out of order or data wait negative", events);
     return;
   }
@@ -139,7 +139,7 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
                                         .source = source,
                                         .pid = f->pid > 0 ? f->pid : -1,
                                         .rank = rank >= 0 ? rank : -1,
-                                        .data_wait_ns = wait,
+                                        .data_wait_ns = wait, /* -1: no DataLoader batch in the step */
                                         .batch_size = batch > 0 ? batch : -1,
                                         .samples = samples > 0 ? samples : -1};
   /* A failed insert (disk full) is the store's to report; the step is lost, the run goes on. */

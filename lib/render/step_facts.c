@@ -42,6 +42,13 @@ void gw_step_facts_text(const struct gw_diagnosis *dx, FILE *out, const char *bo
     else
       fprintf(out, " %9.1f%%\n", p->data_wait_share * 100);
   }
+  /* the rank shown first stands for the run: its warm-up is what the ledger left out */
+  const struct gw_step_process *p0 = &dx->steps.procs[0];
+  if (!isnan(p0->warmup_s))
+    fprintf(out,
+            _("  each process's first step (warm-up, %.2f s for the first above: CUDA set-up, autotuning, "
+              "compilation, workers starting) is left out of these figures and of the ledger\n"),
+            p0->warmup_s);
   fprintf(out, "\n");
 }
 
@@ -68,7 +75,8 @@ void gw_step_facts_json(const struct gw_diagnosis *dx, FILE *out) {
     jnum(out, "step_p90_s", p->step_p90_s, ", ");
     jnum(out, "batch_size", p->batch_size, ", ");
     jnum(out, "samples_per_step", p->samples_per_step, ", ");
-    jnum(out, "data_wait_share", p->data_wait_share, "}");
+    jnum(out, "data_wait_share", p->data_wait_share, ", ");
+    jnum(out, "warmup_step_s", p->warmup_s, "}");
   }
   fputs(have_processes(dx) ? "\n  ],\n" : "],\n", out);
 }

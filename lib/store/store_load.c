@@ -334,6 +334,11 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
       *opt[c] = hook_columns && sqlite3_column_type(s, 3 + c) == SQLITE_INTEGER ? sqlite3_column_int64(s, 3 + c) : -1;
     const unsigned char *source = hook_columns ? sqlite3_column_text(s, 8) : NULL;
     st->from_loader = source && strcmp((const char *)source, "python_hook_loader") == 0;
+    /* Before the hook wrote NULL for it, an optimizer step that saw no
+     * DataLoader batch got a wait of 0 and empty samples (with a batch,
+     * samples held its size): that pair means "not known". */
+    if (source && strcmp((const char *)source, "python_hook") == 0 && st->data_wait_ns == 0 && st->samples < 0)
+      st->data_wait_ns = -1;
   }
   sqlite3_finalize(s);
   return GW_OK;

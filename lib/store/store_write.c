@@ -114,7 +114,7 @@ gw_status gw_store_steps_put(struct gw_store_steps *w, const struct gw_store_ste
   sqlite3_bind_text(s, 4, row->source, -1, SQLITE_TRANSIENT);
   bind_opt_i64(s, 5, row->pid >= 0, row->pid);
   bind_opt_i64(s, 6, row->rank >= 0, row->rank);
-  sqlite3_bind_int64(s, 7, row->data_wait_ns);
+  bind_opt_i64(s, 7, row->data_wait_ns >= 0, row->data_wait_ns);
   bind_opt_i64(s, 8, row->batch_size >= 0, row->batch_size);
   bind_opt_i64(s, 9, row->samples >= 0, row->samples);
   return step_insert(s);

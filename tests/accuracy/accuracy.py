@@ -24,6 +24,8 @@ Variants (each only where it means something for the recording):
                   occupancy, tensor, DRAM, FP32, FP16 pipes)
   no_trace        the kernel trace's rows deleted (recordings made with
                   --trace only)
+  no_steps        the Python hook's step rows deleted (recordings that have
+                  them): a program run with --no-python-hook, or not Python
   one_period      cut to a window holding one periodic event and one period
                   (periodic scenarios: truth steps of kind eval/checkpoint/log)
   one_rank        a multi-GPU file cut to GPU 0 and its rank, WORLD_SIZE=2 in
@@ -60,7 +62,7 @@ GPM_COLUMNS = ["gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_act
 # tables written by the tracer (docs/RECORDING.md); rows deleted for no_trace
 TRACE_TABLES = ["kernel", "api", "memcpy", "memset", "sync", "graph_launch", "launch_count", "marker", "memory",
                 "trace_window", "trace_process", "trace_dropped", "trace_overhead", "trace_note", "trace_name"]
-VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "one_period", "one_rank", "helper_proc", "busy_thread", "second_proc"]
+VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "no_steps", "one_period", "one_rank", "helper_proc", "busy_thread", "second_proc"]
 OTHER_PID = 999001  # the second process on the GPU
 HELPER_PID = 999002
 CONF_BUCKETS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01)]
@@ -121,6 +123,12 @@ def make_variant(src, dst, variant, truth):
         for tb in TRACE_TABLES:
             if tb in t:
                 con.execute("DELETE FROM %s" % tb)
+    elif variant == "no_steps":
+        # a program run without the Python hook (--no-python-hook, or not Python)
+        if "step" not in t or con.execute("SELECT count(*) FROM step").fetchone()[0] == 0:
+            ok = False
+        else:
+            con.execute("DELETE FROM step")
     elif variant == "one_period":
         marks = [s for s in truth.get("steps", []) if s.get("kind") in ("eval", "checkpoint", "log")]
         if len(marks) < 2:

@@ -11,3 +11,12 @@ python3 "$GW_SOURCE_DIR/tests/accuracy/accuracy.py" --bin "$GW_BIN" --dir "$GW_F
   fail "accuracy below the committed floors"
 }
 grep -E '^== variant|verdict right' accuracy.txt
+# The same programs recorded again with the Python hook's steps (as users'
+# recordings have them), against floors of their own: the rules were not
+# tuned on these files.
+python3 "$GW_SOURCE_DIR/tests/accuracy/accuracy.py" --bin "$GW_BIN" --dir "$GW_FIXTURES/hook_suite" \
+  --floors "$GW_SOURCE_DIR/tests/accuracy/floors_hook_suite.json" >accuracy_hook_suite.txt 2>&1 || {
+  cat accuracy_hook_suite.txt
+  fail "accuracy on the hook suite below its floors"
+}
+grep -E '^== variant|verdict right' accuracy_hook_suite.txt

@@ -16,7 +16,9 @@ t_* are time.time_ns() (CLOCK_REALTIME, the recording's clock). A step ends
 when the optimizer's step() returns and starts where the previous one ended
 (the first one: when the loop first asked for a batch, else when step()
 began). kind is "optim", or "loader" where no optimizer step is ever seen and
-each DataLoader iteration is a step. batch_size is the leading dimension of
+each DataLoader iteration is a step. data_wait_ns is -1 for a step in which
+no DataLoader batch was seen (the loop gets its data some other way, so its
+wait is not known). batch_size is the leading dimension of
 the first tensor in the step's first batch (-1 unknown); samples sums it over
 the batches fetched in the step. Any error turns the hook off with one line
 on stderr; the program never sees it.
@@ -352,7 +354,8 @@ class _Recorder:
                 # no DataLoader batch in this step: one batch per step assumed
                 # (gradient accumulation without a DataLoader undercounts)
                 batch_size = samples = self.forward_batch
-            self.emit_step(start, t_end, self.wait_ns, batch_size, samples, "optim")
+            # no DataLoader batch in the step: its data wait is not known (-1), not zero
+            self.emit_step(start, t_end, self.wait_ns if self.batches else -1, batch_size, samples, "optim")
             self.period_start_ns = t_end
             self.wait_ns = self.samples = self.batches = 0
             self.batch_size = self.forward_batch = -1
