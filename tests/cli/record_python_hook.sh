@@ -68,6 +68,8 @@ cmp -s noloader.out noloader.plain || fail "the hook changed the output of a loo
 assert_eq "steps without DataLoader" "$(q noloader.db "select count(*) from step where source = 'python_hook'")" 10
 assert_eq "batch size from the forward" "$(q noloader.db 'select distinct batch_size from step')" 24
 assert_eq "samples from the forward" "$(q noloader.db 'select distinct samples from step')" 24
+# without a DataLoader the loop's data wait is not known: NULL, not 0
+assert_eq "data wait not known without a DataLoader" "$(q noloader.db 'select count(*) from step where data_wait_ns is not null')" 0
 assert_eq "CUDA graph event" "$(q noloader.db "select count(*) from event where kind = 'cuda_graph'")" 1
 # torch.compile warns about global module hooks: a compiling program gets none
 # (no batch size without a DataLoader) and the same stderr.
