@@ -11,6 +11,7 @@
 #include "analysis/gpu_loop.h"
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
+#include "analysis/step_process.h"
 #include "analysis/sm_fill.h"
 #include "analysis/stats.h"
 #include "analysis/steps.h"
@@ -434,11 +435,24 @@ static void profile_steps(const struct gw_recording *rec, const struct gpu_work 
   size_t cap = rec->nsteps > 0 ? rec->nsteps : (rec->ngpus ? rec->gpus[0].n : 0);
   double *d = gw_xcalloc(cap + 1, sizeof *d);
   size_t n = 0;
+  double total = 0; /* the steps' whole time, waits included */
   if (rec->nsteps > 0) {
     sp->from_table = 1;
-    for (size_t i = 0; i < rec->nsteps; i++)
-      if (rec->steps[i].end_ns > rec->steps[i].start_ns)
-        d[n++] = (double)(rec->steps[i].end_ns - rec->steps[i].start_ns) / 1e9;
+    /* one process's loop (the lowest rank), its warm-up step left out */
+    int64_t pid = gw_step_process_pick(rec);
+    size_t warmup = gw_step_warmup_index(rec, pid);
+    for (size_t i = 0; i < rec->nsteps; i++) {
+      const struct gw_step_row *s = &rec->steps[i];
+      if (s->end_ns <= s->start_ns || s->pid != pid || i == warmup)
+        continue;
+      double dur_s = (double)(s->end_ns - s->start_ns) / 1e9;
+      total += dur_s;
+      /* The time the loop waited for its batch is the input's: the spread
+       * of what is left is the step's own (shapes, occasional work). */
+      if (s->data_wait_ns > 0)
+        dur_s = fmax(0, dur_s - (double)s->data_wait_ns / 1e9);
+      d[n++] = dur_s;
+    }
   } else if (w0 && w0->first != SIZE_MAX) {
     const struct gw_gpu_series *g = &rec->gpus[0];
     /* a swing of 10 points separates a rhythm from sampling noise */
@@ -450,12 +464,14 @@ static void profile_steps(const struct gw_recording *rec, const struct gpu_work 
     sp->median_s = gw_stats_median(d, n);
     sp->p90_over_p50 = gw_stats_p90_over_p50(d, n);
     sp->cv = gw_stats_cv(d, n);
-    double total = 0, excess = 0;
+    double excess = 0, own = 0;
     for (size_t i = 0; i < n; i++) {
-      total += d[i];
+      own += d[i];
       if (d[i] > sp->median_s)
         excess += d[i] - sp->median_s;
     }
+    if (!sp->from_table)
+      total = own;
     sp->excess_share = total > 0 ? excess / total : NAN;
   }
   free(d);

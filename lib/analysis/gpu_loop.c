@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "analysis/step_process.h"
 #include "analysis/thresholds.h"
 #include "analysis/timeline.h"
 
@@ -37,6 +38,38 @@ static int64_t pid_for_gpu(const struct gw_recording *rec, int gi) {
   return -1;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The steps of pid (warm-up left out) at least outlier_step_factor times
+ * the median, when they are rare enough to be occasional work. */
+static void find_outliers(const struct gw_recording *rec, int64_t pid, struct gw_data_waits *out) {
+  size_t warmup = gw_step_warmup_index(rec, pid), n = 0;
+  double *dur = gw_xcalloc(rec->nsteps + 1, sizeof *dur);
+  for (size_t i = 0; i < rec->nsteps; i++)
+    if (rec->steps[i].pid == pid && i != warmup)
+      dur[n++] = (double)(rec->steps[i].end_ns - rec->steps[i].start_ns);
+  if (n < (size_t)gw_thr.outlier_min_steps) {
+    free(dur);
+    return;
+  }
+  qsort(dur, n, sizeof *dur, cmp_double);
+  double median = n % 2 ? dur[n / 2] : (dur[n / 2 - 1] + dur[n / 2]) / 2;
+  free(dur);
+  double bound = gw_thr.outlier_step_factor * median;
+  out->outliers = gw_xcalloc(n + 1, sizeof *out->outliers);
+  for (size_t i = 0; i < rec->nsteps; i++) {
+    const struct gw_step_row *s = &rec->steps[i];
+    if (s->pid == pid && i != warmup && (double)(s->end_ns - s->start_ns) >= bound)
+      out->outliers[out->noutliers++] = (struct gw_interval){s->start_ns, s->end_ns};
+  }
+  if ((double)out->noutliers > gw_thr.outlier_step_max_frac * (double)n)
+    out->noutliers = 0; /* a rhythm of the loop, not occasional work */
+  out->noutliers = gw_interval_union(out->outliers, out->noutliers);
+}
+
 void gw_data_waits_for_gpu(const struct gw_recording *rec, int gi, struct gw_data_waits *out) {
   *out = (struct gw_data_waits){0};
   int64_t pid = pid_for_gpu(rec, gi);
@@ -62,6 +95,7 @@ void gw_data_waits_for_gpu(const struct gw_recording *rec, int gi, struct gw_dat
   }
   out->n = gw_interval_union(out->iv, out->n);
   out->measured = nsteps >= (size_t)gw_thr.loop_min_steps && nknown == nsteps;
+  find_outliers(rec, pid, out);
 }
 
 /* The end of the first step and of the last of GPU gi's loop; 0 when it has
@@ -122,20 +156,30 @@ void gw_data_waits_free(struct gw_data_waits *w) {
   if (!w)
     return;
   free(w->iv);
+  free(w->outliers);
   *w = (struct gw_data_waits){0};
 }
 
-double gw_data_wait_share_in(struct gw_data_waits *w, int64_t t0, int64_t t1) {
-  if (w->n == 0 || t1 <= t0)
+/* Share of [t0, t1) covered by the merged, sorted iv; *cursor walks forward. */
+static double covered_share(const struct gw_interval *iv, size_t n, size_t *cursor, int64_t t0, int64_t t1) {
+  if (n == 0 || t1 <= t0)
     return 0;
-  while (w->cursor < w->n && w->iv[w->cursor].end_ns <= t0)
-    w->cursor++;
+  while (*cursor < n && iv[*cursor].end_ns <= t0)
+    (*cursor)++;
   int64_t covered = 0;
-  for (size_t k = w->cursor; k < w->n && w->iv[k].start_ns < t1; k++) {
-    int64_t a = w->iv[k].start_ns > t0 ? w->iv[k].start_ns : t0;
-    int64_t b = w->iv[k].end_ns < t1 ? w->iv[k].end_ns : t1;
+  for (size_t k = *cursor; k < n && iv[k].start_ns < t1; k++) {
+    int64_t a = iv[k].start_ns > t0 ? iv[k].start_ns : t0;
+    int64_t b = iv[k].end_ns < t1 ? iv[k].end_ns : t1;
     if (b > a)
       covered += b - a;
   }
   return (double)covered / (double)(t1 - t0);
+}
+
+double gw_data_wait_share_in(struct gw_data_waits *w, int64_t t0, int64_t t1) {
+  return covered_share(w->iv, w->n, &w->cursor, t0, t1);
+}
+
+double gw_outlier_share_in(struct gw_data_waits *w, int64_t t0, int64_t t1) {
+  return covered_share(w->outliers, w->noutliers, &w->outlier_cursor, t0, t1);
 }

@@ -15,6 +15,11 @@ struct gw_data_waits {
   size_t n;
   int measured; /* every step of the loop got its data from a DataLoader, so the waits are all the input time */
   size_t cursor; /* for gw_data_wait_share_in: queries in increasing time */
+  /* the loop's occasional long steps (thresholds.c outlier_step_*): eval,
+   * checkpoint, logging, recompiles; merged and sorted, after the warm-up */
+  struct gw_interval *outliers;
+  size_t noutliers;
+  size_t outlier_cursor;
 };
 
 /* The waits of the process that drives GPU gi (its traced process, else
@@ -36,5 +41,9 @@ int gw_loop_clip_times(const struct gw_recording *rec, int gi, int64_t *t0, int6
 /* Share of [t0, t1) covered by waits, 0..1. Successive calls must not go
  * back in time (the cursor walks forward; reset it to 0 to start over). */
 double gw_data_wait_share_in(struct gw_data_waits *w, int64_t t0, int64_t t1);
+
+/* Share of [t0, t1) inside the loop's occasional long steps; the same
+ * forward-only rule as gw_data_wait_share_in. */
+double gw_outlier_share_in(struct gw_data_waits *w, int64_t t0, int64_t t1);
 
 #endif

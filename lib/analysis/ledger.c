@@ -269,9 +269,15 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     idle -= waited;
     out->row_ns[GW_ROW_IDLE_INPUT] += waited * dt;
     out->data_wait_input_ns += waited * dt;
+    /* The rest of the idle time inside one of the loop's occasional long
+     * steps is that step's extra work (eval, checkpoint, logging, a
+     * recompile): the schedule's, not the input's or the launcher's. */
+    double occasional = fmin(idle, gw_outlier_share_in(&waits, g->t_ns[i], g->t_ns[i] + (int64_t)dt));
+    idle -= occasional;
+    periodic += occasional;
     if (ctx && ctx->periodic_dip && ctx->periodic_dip[i]) {
       /* the rest of the shortfall of a tick in a scheduled dip is the schedule's */
-      periodic = idle + under;
+      periodic += idle + under;
       idle = under = 0;
     }
     out->row_ns[GW_ROW_PRODUCTIVE] += productive * dt;

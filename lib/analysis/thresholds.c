@@ -36,6 +36,17 @@ const struct gw_thresholds gw_thr = {
      * run's steady state is from the end of the first step to the end of the
      * last; three steps leave at least two ordinary ones to measure. */
     .loop_min_steps = 3,
+    /* [field]+[def] The steps of a fed loop do the same work and vary by tens
+     * of percent (batch content, allocator, Python's garbage collector); a
+     * step three times the median did something the others did not: an
+     * evaluation, a checkpoint, logging with a sync, a recompile or a new
+     * shape's first visit. Such actions come every N steps with N in the tens
+     * to thousands; a loop whose long steps are more than one in five has a
+     * rhythm of its own (loader workers taking turns, gradient accumulation),
+     * not occasional work. Ten steps give a median to compare with. */
+    .outlier_step_factor = 3.0,
+    .outlier_step_max_frac = 0.2,
+    .outlier_min_steps = 10,
 
     /* [field] "several cores pinned at full load": cpu_pct is a share
      * of one core, so near 100% is a saturated single-threaded worker. 85%

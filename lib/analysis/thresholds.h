@@ -13,6 +13,9 @@ struct gw_thresholds {
   double lead_burst_max_s;      /* a burst this short at the start ... */
   double lead_gap_min_s;        /* ... followed by a pause this long is set-up, not training */
   int loop_min_steps;           /* in-process steps a loop needs before its first one counts as warm-up */
+  double outlier_step_factor;   /* a step this many times the loop's median did work the others did not ... */
+  double outlier_step_max_frac; /* ... when at most this share of the steps are that long */
+  int outlier_min_steps;        /* steps a loop needs before its median tells an outlier */
 
   /* --- host side --- */
   double worker_saturated_cpu_pct; /* a loader worker at this share of one core is saturated */

@@ -28,8 +28,14 @@ static void build(struct fixture *f, int64_t wait_ns) {
     f->t_ns[i] = i * 100 * MS;
   f->gpu.n = 30;
   f->gpu.t_ns = f->t_ns;
-  f->steps[0] = (struct gw_step_row){.start_ns = 0, .end_ns = 1000 * MS, .step = 1, .pid = 42, .rank = -1,
-                                     .data_wait_ns = 2 * MS, .batch_size = 8, .samples = 8};
+  f->steps[0] = (struct gw_step_row){.start_ns = 0,
+                                     .end_ns = 1000 * MS,
+                                     .step = 1,
+                                     .pid = 42,
+                                     .rank = -1,
+                                     .data_wait_ns = 2 * MS,
+                                     .batch_size = 8,
+                                     .samples = 8};
   for (int i = 1; i < 21; i++)
     f->steps[i] = (struct gw_step_row){.start_ns = (900 + 100 * i) * MS,
                                        .end_ns = (1000 + 100 * i) * MS,
@@ -112,6 +118,33 @@ static void the_warm_up_step_is_cut_from_the_span(void **state) {
   assert_int_equal(first, 0);
 }
 
+static void occasional_long_steps_are_found(void **state) {
+  (void)state;
+  struct fixture f;
+  build(&f, 40 * MS);
+  /* step 11 (index 10) takes 1 s more, as an evaluation would: the steps
+   * after it move on by 1 s */
+  f.steps[10].end_ns += 1000 * MS;
+  for (int i = 11; i < 21; i++) {
+    f.steps[i].start_ns += 1000 * MS;
+    f.steps[i].end_ns += 1000 * MS;
+  }
+  struct gw_data_waits w;
+  gw_data_waits_for_gpu(&f.rec, 0, &w);
+  assert_int_equal(w.noutliers, 1);
+  assert_int_equal(w.outliers[0].start_ns, f.steps[10].start_ns);
+  assert_true(gw_outlier_share_in(&w, 2500 * MS, 2600 * MS) > 0.999);
+  assert_true(gw_outlier_share_in(&w, 3500 * MS, 3600 * MS) < 0.001);
+  gw_data_waits_free(&w);
+  /* every third step that long (7 of 20): a rhythm of the loop, not occasional work */
+  build(&f, 40 * MS);
+  for (int i = 2; i < 21; i += 3)
+    f.steps[i].end_ns += 1000 * MS;
+  gw_data_waits_for_gpu(&f.rec, 0, &w);
+  assert_int_equal(w.noutliers, 0);
+  gw_data_waits_free(&w);
+}
+
 static void a_gap_the_loop_waited_through_is_input(void **state) {
   (void)state;
   /* two kernels 2 ms apart; the loop waited for data for 1.5 ms of the gap */
@@ -138,6 +171,7 @@ int main(void) {
       cmocka_unit_test(unknown_waits_are_not_measured),
       cmocka_unit_test(a_traced_rank_without_steps_has_no_waits),
       cmocka_unit_test(the_warm_up_step_is_cut_from_the_span),
+      cmocka_unit_test(occasional_long_steps_are_found),
       cmocka_unit_test(a_gap_the_loop_waited_through_is_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
