@@ -13,7 +13,7 @@
 struct gw_data_waits {
   struct gw_interval *iv; /* merged and sorted */
   size_t n;
-  int measured; /* every step of the loop got its data from a DataLoader, so the waits are all the input time */
+  int measured;  /* every step of the loop got its data from a DataLoader, so the waits are all the input time */
   size_t cursor; /* for gw_data_wait_share_in: queries in increasing time */
   /* the loop's occasional long steps (thresholds.c outlier_step_*): eval,
    * checkpoint, logging, recompiles; merged and sorted, after the warm-up */
