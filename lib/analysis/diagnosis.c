@@ -486,6 +486,7 @@ static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
   sum->throttled_power_cap_ns += l->throttled_power_cap_ns;
   sum->tiny_kernel_ns += l->tiny_kernel_ns;
   sum->host_busy_ns += l->host_busy_ns;
+  sum->data_wait_input_ns += l->data_wait_input_ns;
   sum->launch_gap_ns += l->launch_gap_ns;
   sum->host_issue_ns += l->host_issue_ns;
   sum->launch_calls_missing |= l->launch_calls_missing;
@@ -537,9 +538,14 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
    * program by the Python hook: the most direct evidence of an input-bound step. */
   const struct gw_step_process *p = dx->steps.nprocs > 0 ? &dx->steps.procs[0] : NULL;
   for (int i = 0; p && !isnan(p->data_wait_share) && i < dx->nfindings; i++)
-    if (strcmp(dx->findings[i].class_id, "input_pipeline") == 0)
+    if (strcmp(dx->findings[i].class_id, "input_pipeline") == 0) {
       gw_evidence(&dx->findings[i], "data_wait_share", -1, 0, 0, GW_NUM("share", GW_UNIT_FRACTION, p->data_wait_share),
                   GW_NUM("steps", GW_UNIT_COUNT, (double)p->nsteps));
+      /* what the waits cost the GPU: its idle time inside them (the ledger's input row holds it) */
+      if (dx->total.data_wait_input_ns > 0)
+        gw_evidence(&dx->findings[i], "data_wait_gpu_idle", -1, 0, 0,
+                    GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.data_wait_input_ns)));
+    }
 }
 
 static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {

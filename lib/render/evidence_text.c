@@ -67,6 +67,9 @@ static const struct gw_evidence_message messages[] = {
     {"data_wait_share",
      N_("the training loop waited for the DataLoader %.0f%% of its step time (%zu steps measured inside the program)"),
      {"share", "steps"}},
+    {"data_wait_gpu_idle",
+     N_("the GPU sat idle %.0f%% of its active time while the loop waited for the DataLoader"),
+     {"share"}},
 
     /* power, shared by several classes */
     {"power_median", N_("power median %.0f W of %.0f W (%.0f%%)"), {"power_median", "power_limit", "power_share"}},
