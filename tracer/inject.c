@@ -1030,18 +1030,11 @@ static int open_window(int with_kernels, struct edge_times *e) {
   return 0;
 }
 
-/* Takes CUPTI out of the process after a window (GPUWHY_TRACE_DETACH=1).
- * Closing the window was not enough on the H200: the storm's steps after the
- * first window ran 9-120% slower than before it, even with windows that
- * traced no kernels (scripts/h200/call_tracer_next.sh): CUPTI keeps its hooks
- * once it has traced. Every record is flushed first; then whole API domains
- * are switched on so that the next API exit on any thread runs
- * cuptiFinalize (on_api_callback), 2.2-3.8 ms on that thread. Returns 1
- * when the thread must stop instead. */
-/* From now on the windows work as with GPUWHY_TRACE_DETACH=0: kinds switched
+/* From now on the windows work as with GPUWHY_TRACE_WINDOW_END=keep: kinds switched
  * on and off, the subscriber released between windows. */
 static void stay_attached_for_graphs_locked(void) {
   cfg.detach = 0;
+  cfg.window_end = END_KEEP;
   if (!cfg.count_launches)
     unsubscribe_locked();
   say(GW_WIRE_NOTE_INFO, "CUDA graphs in use: CUPTI stays in the process between windows from now on (taking it out "
@@ -1088,6 +1081,16 @@ static int detach_on_own_thread_locked(struct edge_times *e) {
   return 1;
 }
 
+/* Takes CUPTI out of the process after a window (GPUWHY_TRACE_WINDOW_END=
+ * detach_own or detach).
+ * Closing the window was not enough on the H200: the storm's steps after the
+ * first window ran 9-120% slower than before it, even with windows that
+ * traced no kernels (scripts/h200/call_tracer_next.sh): CUPTI keeps its hooks
+ * once it has traced. Every record is flushed first; then detach_own calls
+ * cuDriverGetVersion on this thread (detach_on_own_thread_locked), or
+ * detach switches whole API domains on so that the next API exit on any
+ * thread runs cuptiFinalize (on_api_callback), 2.2-3.8 ms on that thread. Returns 1
+ * when the thread must stop instead. */
 static int cupti_detach(struct edge_times *e) {
   sleep_ms(20); /* kernels launched in the window finish, so their records are complete */
   pthread_mutex_lock(&cupti_mutex);

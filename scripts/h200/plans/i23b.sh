@@ -15,7 +15,8 @@
 #     API activity records / full, API calls from callbacks / torch.profiler, each process running 2 s of the storm
 #     then 2 s of the transformer step (storm.py --workload both; torch.profiler 1 s each, it keeps every event),
 #     the order of the arms rotated every round; as many rounds as fit (8 planned), then bench/tracer/rounds.py:
-#     best-of-N and mean per arm with 95% intervals, and the points above the kernel-records floor.
+#     best-of-N and mean per arm with 95% intervals, and the points above the kernel-records floor. First,
+#     tracer/tools/callback_cost.c (built here with cc): the tracer's own ns per call on the callback path.
 #   all (default): pause, then as many full rounds as fit in 9 minutes in total (fewer than 8: run full alone too).
 # Output (plain files under OUTDIR): log.txt, pause.txt, coexist.txt, full.txt, full_summary.txt, recordings.tar.
 set -u
@@ -96,6 +97,13 @@ fi
 if [ "$part" = full ] || [ "$part" = all ]; then
   res=$out/full.txt
   : > "$res"
+  # The tracer's own part of one call on the callback path, and the clock read it makes twice (the fake libcupti
+  # plays CUPTI; CUPTI's dispatch is not in it): tracer/tools/callback_cost.c, built here.
+  cuda=${CUDA_HOME:-/usr/local/cuda}
+  cc -std=gnu11 -O2 -shared -fPIC -I"$cuda/include" tracer/fake_cupti.c -o "$out/rec/libcupti-fake.so" >> "$log" 2>&1 &&
+    cc -std=gnu11 -O2 -I"$cuda/include" tracer/tools/callback_cost.c -ldl -o "$out/rec/callback_cost" >> "$log" 2>&1 &&
+    timeout 30 "$out/rec/callback_cost" "$GPUWHY_TRACER_LIB" "$out/rec/libcupti-fake.so" 10 >> "$res" 2>&1
+  rm -f "$out/rec/libcupti-fake.so" "$out/rec/callback_cost"
   arms=(plain full_kernels full full_cb profiler)
   run_arm() { # round arm
     local py=(python3 bench/tracer/storm.py --workload both --seconds 2) db=$out/rec/full_$2.db
