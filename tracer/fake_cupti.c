@@ -167,33 +167,13 @@ FAKE_EXPORT int fake_cupti_program_thread_finalizes(void) {
   return program_thread_finalizes;
 }
 
-/* The driver's cuDriverGetVersion as CUPTI sees it: enter and exit
- * callbacks of the DRIVER domain on the calling thread, when on. */
-FAKE_EXPORT CUresult cuDriverGetVersion(int *version) {
-  *version = 13000;
+/* One CUDA call as CUPTI sees it: the enter and exit callbacks of its
+ * domain on the calling thread, while that domain or that one callback is on. */
+static void play_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
+                      const atomic_int *callback_on) {
   CUpti_CallbackData info;
   memset(&info, 0, sizeof info);
-  info.functionName = "cuDriverGetVersion";
-  uint64_t correlation_data = 0;
-  int returned = 0;
-  info.correlationData = &correlation_data;
-  info.correlationId = next_correlation++;
-  info.functionReturnValue = &returned;
-  for (int site = CUPTI_API_ENTER; site <= CUPTI_API_EXIT; site++) {
-    CUpti_CallbackFunc fn = subscriber_fn;
-    if (!fn || !(domain_on[CUPTI_CB_DOMAIN_DRIVER_API] || driver_version_callback_on))
-      return CUDA_SUCCESS;
-    info.callbackSite = (CUpti_ApiCallbackSite)site;
-    fn(subscriber_data, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, &info);
-  }
-  return CUDA_SUCCESS;
-}
-
-FAKE_EXPORT void fake_cupti_api_call(void) {
-  program_thread = 1;
-  CUpti_CallbackData info;
-  memset(&info, 0, sizeof info);
-  info.functionName = "cudaLaunchKernel";
+  info.functionName = name;
   uint64_t correlation_data = 0; /* CUPTI's per-call slot, kept from enter to exit */
   int returned = 0;
   info.correlationData = &correlation_data;
@@ -201,11 +181,26 @@ FAKE_EXPORT void fake_cupti_api_call(void) {
   info.functionReturnValue = &returned;
   for (int site = CUPTI_API_ENTER; site <= CUPTI_API_EXIT; site++) {
     CUpti_CallbackFunc fn = subscriber_fn;
-    if (!fn || !(domain_on[CUPTI_CB_DOMAIN_RUNTIME_API] || launch_callback_on))
+    if (!fn || !(domain_on[domain] || *callback_on))
       return;
     info.callbackSite = (CUpti_ApiCallbackSite)site;
-    fn(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &info);
+    fn(subscriber_data, domain, cbid, &info);
   }
+}
+
+/* The driver's cuDriverGetVersion (the tracer's own detach trigger). */
+FAKE_EXPORT CUresult cuDriverGetVersion(int *version) {
+  *version = 13000;
+  play_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, "cuDriverGetVersion",
+            &driver_version_callback_on);
+  return CUDA_SUCCESS;
+}
+
+/* One cudaLaunchKernel of the program; its thread becomes a program thread. */
+FAKE_EXPORT void fake_cupti_api_call(void) {
+  program_thread = 1;
+  play_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel",
+            &launch_callback_on);
 }
 
 FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {

@@ -434,6 +434,19 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
 
 /* ---- launch counting --------------------------------------------------------- */
 
+/* Runs cuptiFinalize here (an API exit) when the detach is still in the
+ * armed state given, timed for the window's edge note. */
+static void finalize_if_armed(int armed_state) {
+  int armed = armed_state;
+  if (!atomic_compare_exchange_strong(&detach_state, &armed, DETACH_RUNNING))
+    return;
+  uint64_t t0 = wall_ns();
+  atomic_store(&finalize_start_ns, t0);
+  p_cuptiFinalize();
+  atomic_store(&finalize_ns, wall_ns() - t0);
+  atomic_store(&detach_state, DETACH_DONE);
+}
+
 /* On every counted launch, in the application thread: one relaxed add. While
  * a detach is armed (whole API domains on, for a moment), the first API exit
  * takes CUPTI out of the process. */
@@ -445,15 +458,9 @@ static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain
     return;
   int detach_now = atomic_load_explicit(&detach_state, memory_order_acquire);
   if (detach_now == DETACH_OWN_ARMED) {
-    int own = DETACH_OWN_ARMED; /* only the tracer's own call; a program thread returns here */
-    if (own_trigger && info->callbackSite == CUPTI_API_EXIT &&
-        atomic_compare_exchange_strong(&detach_state, &own, DETACH_RUNNING)) {
-      uint64_t t0 = wall_ns();
-      atomic_store(&finalize_start_ns, t0);
-      p_cuptiFinalize();
-      atomic_store(&finalize_ns, wall_ns() - t0);
-      atomic_store(&detach_state, DETACH_DONE);
-    }
+    /* only the tracer's own call; a program thread returns here */
+    if (own_trigger && info->callbackSite == CUPTI_API_EXIT)
+      finalize_if_armed(DETACH_OWN_ARMED);
     return;
   }
   if (detach_now != DETACH_IDLE) {
@@ -462,13 +469,8 @@ static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain
       atomic_compare_exchange_strong(&detach_state, &armed, DETACH_CANCELLED);
       return;
     }
-    if (info->callbackSite == CUPTI_API_EXIT && atomic_compare_exchange_strong(&detach_state, &armed, DETACH_RUNNING)) {
-      uint64_t t0 = wall_ns();
-      atomic_store(&finalize_start_ns, t0);
-      p_cuptiFinalize();
-      atomic_store(&finalize_ns, wall_ns() - t0);
-      atomic_store(&detach_state, DETACH_DONE);
-    }
+    if (info->callbackSite == CUPTI_API_EXIT)
+      finalize_if_armed(DETACH_ARMED);
     return;
   }
   if (atomic_load_explicit(&api_callbacks_on, memory_order_relaxed)) {
