@@ -1043,6 +1043,16 @@ static void stay_attached_for_graphs_locked(void) {
                          "and back in while graphs exist crashes graph replays)");
 }
 
+/* After a cuptiFinalize: nothing of ours is left in CUPTI. Call with
+ * cupti_mutex held. */
+static void note_detached_locked(void) {
+  subscriber = NULL;
+  subscribed = 0;
+  atomic_store(&cupti_attached, 0);
+  atomic_store(&detach_state, DETACH_IDLE);
+  atomic_store(&detached_once, 1);
+}
+
 /* END_DETACH_OWN: CUPTI's callback on for cuDriverGetVersion only, and the
  * tracer's thread calls it; its exit callback runs cuptiFinalize on this
  * thread (on_api_callback). The program's threads run none of our code; a
@@ -1074,11 +1084,7 @@ static int detach_on_own_thread_locked(struct edge_times *e) {
     return 0;
   }
   /* DONE: the callback ran on this thread, inside the call. */
-  subscriber = NULL;
-  subscribed = 0;
-  atomic_store(&cupti_attached, 0);
-  atomic_store(&detach_state, DETACH_IDLE);
-  atomic_store(&detached_once, 1);
+  note_detached_locked();
   e->detach_ns = atomic_load(&finalize_ns);
   return 1;
 }
@@ -1146,11 +1152,7 @@ static int cupti_detach(struct edge_times *e) {
   }
   pthread_mutex_lock(&cupti_mutex);
   if (atomic_load(&detach_state) == DETACH_DONE) {
-    subscriber = NULL;
-    subscribed = 0;
-    atomic_store(&cupti_attached, 0);
-    atomic_store(&detach_state, DETACH_IDLE);
-    atomic_store(&detached_once, 1);
+    note_detached_locked();
     e->program_thread_ns = atomic_load(&finalize_ns);
     e->pause_at_ns = atomic_load(&finalize_start_ns);
   } else if (atomic_load(&detach_state) == DETACH_CANCELLED) {
