@@ -22,8 +22,14 @@
  * Every flush asks the tracer for a buffer, fills it with kernel, memcpy,
  * sync and API records and hands it back, as CUPTI's worker would.
  * fake_cupti_api_call() plays one CUDA API call of the program (enter and
- * exit callbacks for the enabled domains); fake_cupti_finalize_count() says
- * how often cuptiFinalize ran. Of PM sampling it has cuptiPmSamplingEnable
+ * exit callbacks for the enabled domains) and marks its thread as the
+ * program's; fake_cupti_finalize_count() says how often cuptiFinalize ran,
+ * fake_cupti_program_thread_calls() how many CUPTI calls that change CUPTI's
+ * state (subscribe, enable, disable, flush, finalize...) ran on a program
+ * thread, and fake_cupti_program_thread_finalizes() how many of them were
+ * cuptiFinalize. cuDriverGetVersion plays the driver's: the exit callback
+ * of the DRIVER domain when that function's callback is on, on the calling
+ * thread (the tracer's own detach trigger). Of PM sampling it has cuptiPmSamplingEnable
  * only (a refusing stub): a libcupti with PM sampling to the tracer's first
  * look, without the rest of the API. */
 #include <cupti.h>
@@ -50,6 +56,20 @@ static void *_Atomic subscriber_data;
 static atomic_int domain_on[CUPTI_CB_DOMAIN_SIZE];
 static atomic_int launch_callback_on; /* cuptiEnableCallback on cudaLaunchKernel */
 static atomic_int finalize_count;
+static atomic_int driver_version_callback_on; /* cuptiEnableCallback on cuDriverGetVersion */
+/* Which thread made which call: the program's threads are those that made
+ * a CUDA call (fake_cupti_api_call). */
+static _Thread_local int program_thread;
+static atomic_int program_thread_calls, program_thread_finalizes;
+
+/* A CUPTI call that changes CUPTI's state: counted when a program thread makes it. */
+static void state_call(int is_finalize) {
+  if (!program_thread)
+    return;
+  atomic_fetch_add(&program_thread_calls, 1);
+  if (is_finalize)
+    atomic_fetch_add(&program_thread_finalizes, 1);
+}
 
 static unsigned env_unsigned(const char *name, unsigned fallback) {
   const char *s = getenv(name);
@@ -79,6 +99,7 @@ FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult result, const char **st
 
 FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
                                        void *userdata) {
+  state_call(0);
   *subscriber = NULL;
   CUptiResult rc = (CUptiResult)(finalize_count ? env_unsigned("FAKE_CUPTI_RESUBSCRIBE_RC", 0)
                                                 : env_unsigned("FAKE_CUPTI_SUBSCRIBE_RC", 0));
@@ -96,6 +117,7 @@ FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti
 
 FAKE_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
                                           CUpti_CallbackDomain domain) {
+  state_call(0);
   (void)subscriber;
   if ((unsigned)domain >= CUPTI_CB_DOMAIN_SIZE)
     return CUPTI_ERROR_INVALID_PARAMETER;
@@ -105,10 +127,12 @@ FAKE_EXPORT CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandl
 
 /* CUPTI leaves the process: nothing of the tracer's is called any more. */
 FAKE_EXPORT CUptiResult cuptiFinalize(void) {
+  state_call(1);
   finalize_count++;
   subscriber_fn = NULL;
   subscriber_handle = 0;
   launch_callback_on = 0;
+  driver_version_callback_on = 0;
   memset(enabled_kinds, 0, sizeof enabled_kinds);
   request_fn = NULL;
   complete_fn = NULL;
@@ -127,10 +151,29 @@ FAKE_EXPORT int fake_cupti_finalize_count(void) {
   return finalize_count;
 }
 
-FAKE_EXPORT void fake_cupti_api_call(void) {
+/* How many activity kinds are on now (any kind, DEVICE included). */
+FAKE_EXPORT int fake_cupti_kinds_on(void) {
+  int n = 0;
+  for (int k = 0; k < 64; k++)
+    n += enabled_kinds[k] != 0;
+  return n;
+}
+
+FAKE_EXPORT int fake_cupti_program_thread_calls(void) {
+  return program_thread_calls;
+}
+
+FAKE_EXPORT int fake_cupti_program_thread_finalizes(void) {
+  return program_thread_finalizes;
+}
+
+/* One CUDA call as CUPTI sees it: the enter and exit callbacks of its
+ * domain on the calling thread, while that domain or that one callback is on. */
+static void play_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name,
+                      const atomic_int *callback_on) {
   CUpti_CallbackData info;
   memset(&info, 0, sizeof info);
-  info.functionName = "cudaLaunchKernel";
+  info.functionName = name;
   uint64_t correlation_data = 0; /* CUPTI's per-call slot, kept from enter to exit */
   int returned = 0;
   info.correlationData = &correlation_data;
@@ -138,19 +181,36 @@ FAKE_EXPORT void fake_cupti_api_call(void) {
   info.functionReturnValue = &returned;
   for (int site = CUPTI_API_ENTER; site <= CUPTI_API_EXIT; site++) {
     CUpti_CallbackFunc fn = subscriber_fn;
-    if (!fn || !(domain_on[CUPTI_CB_DOMAIN_RUNTIME_API] || launch_callback_on))
+    if (!fn || !(domain_on[domain] || *callback_on))
       return;
     info.callbackSite = (CUpti_ApiCallbackSite)site;
-    fn(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &info);
+    fn(subscriber_data, domain, cbid, &info);
   }
 }
 
+/* The driver's cuDriverGetVersion (the tracer's own detach trigger). */
+FAKE_EXPORT CUresult cuDriverGetVersion(int *version) {
+  *version = 13000;
+  play_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, "cuDriverGetVersion",
+            &driver_version_callback_on);
+  return CUDA_SUCCESS;
+}
+
+/* One cudaLaunchKernel of the program; its thread becomes a program thread. */
+FAKE_EXPORT void fake_cupti_api_call(void) {
+  program_thread = 1;
+  play_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel",
+            &launch_callback_on);
+}
+
 FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
+  state_call(0);
   if ((uintptr_t)subscriber != subscriber_handle || !subscriber_handle)
     return CUPTI_ERROR_INVALID_PARAMETER;
   subscriber_handle = 0;
   subscriber_fn = NULL;
   launch_callback_on = 0;
+  driver_version_callback_on = 0;
   for (int d = 0; d < CUPTI_CB_DOMAIN_SIZE; d++)
     domain_on[d] = 0;
   return CUPTI_SUCCESS;
@@ -158,21 +218,26 @@ FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber) {
 
 FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
                                             CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  state_call(0);
   if ((uintptr_t)subscriber != subscriber_handle || !subscriber_handle)
     return CUPTI_ERROR_INVALID_PARAMETER;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
     launch_callback_on = enable != 0;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion)
+    driver_version_callback_on = enable != 0;
   return CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
                                                        CUpti_BuffersCallbackCompleteFunc done) {
+  state_call(0);
   request_fn = req;
   complete_fn = done;
   return CUPTI_SUCCESS;
 }
 
 FAKE_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *value_size, void *value) {
+  state_call(0);
   if (attr != CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE || !value_size || *value_size != sizeof(size_t) || !value)
     return CUPTI_ERROR_INVALID_PARAMETER;
   size_t bytes;
@@ -182,6 +247,7 @@ FAKE_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, 
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  state_call(0);
   if ((unsigned)kind < 64)
     pending_kinds[kind] = enabled_kinds[kind] = 1;
   return CUPTI_SUCCESS;
@@ -194,6 +260,7 @@ FAKE_EXPORT CUptiResult cuptiActivityEnableAndDump(CUpti_ActivityKind kind) {
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+  state_call(0);
   if ((unsigned)kind < 64)
     enabled_kinds[kind] = 0; /* what happened while it was on still comes with the next flush */
   return CUPTI_SUCCESS;
@@ -267,6 +334,7 @@ static size_t append(uint8_t *buf, size_t used, size_t cap, const void *rec, siz
 }
 
 FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
+  state_call(0);
   (void)flag;
   if (!request_fn || !complete_fn)
     return CUPTI_SUCCESS;

@@ -80,6 +80,15 @@ enum api_set {
   API_NONE,
 };
 
+/* GPUWHY_TRACE_WINDOW_END: what a sampled window's end leaves of CUPTI in
+ * the process, and on which thread the work runs. */
+enum window_end {
+  END_DETACH_OWN = 1, /* cuptiFinalize at the exit of the tracer's own cuDriverGetVersion, on its thread */
+  END_DETACH_PROGRAM, /* cuptiFinalize at the exit of the program's next CUDA call, on that thread */
+  END_QUIET,          /* attached: every kind, callback domain and buffer of ours switched off or returned */
+  END_KEEP,           /* attached: the window's kinds off, the subscriber released */
+};
+
 static struct {
   uint32_t mode;
   uint32_t window_ms, period_ms;
@@ -90,6 +99,7 @@ static struct {
   enum api_set api;               /* which runtime/driver API calls become records */
   CUpti_ActivityKind kernel_kind; /* CONCURRENT_KERNEL, or KERNEL when asked (serial) */
   int detach;                     /* sampled: CUPTI detached (cuptiFinalize) between windows, not kept attached */
+  enum window_end window_end;     /* sampled: how a window ends (GPUWHY_TRACE_WINDOW_END) */
   uint32_t device_buffer_mb;      /* CUPTI's device-side timestamp buffer; 0: CUPTI's default (3.2 MB) */
   int api_by_callback;            /* full mode: API calls timed in CUPTI's callbacks, not API activity records */
 } cfg;
@@ -112,8 +122,20 @@ static atomic_int cupti_attached;
 /* The detach handshake: the background thread arms it, the next CUDA API
  * exit on any thread runs cuptiFinalize there (CUPTI's advice: at an API
  * exit nothing of CUPTI's is in flight on that thread). */
-enum { DETACH_IDLE, DETACH_ARMED, DETACH_RUNNING, DETACH_DONE, DETACH_CANCELLED };
+enum { DETACH_IDLE, DETACH_ARMED, DETACH_RUNNING, DETACH_DONE, DETACH_CANCELLED, DETACH_OWN_ARMED };
 static atomic_int detach_state;
+/* The detach on the tracer's own thread (END_DETACH_OWN): the tracer calls
+ * cuDriverGetVersion itself, with CUPTI's callback on for that one function,
+ * and its exit callback runs cuptiFinalize there. CUPTI asks for
+ * cuptiFinalize at an API exit (cupti_activity.h); Kineto triggers its
+ * teardown the same way from a thread of its own (pytorch/kineto#1554).
+ * driver_get_version comes from the libcuda.so.1 already loaded (or
+ * GPUWHY_TRACE_CUDA_DRIVER_LIB, for tests); own_trigger marks the tracer's
+ * thread while it makes that call, so a program thread that happens to call
+ * cuDriverGetVersion then returns at once. */
+static CUresult (*driver_get_version)(int *);
+static _Thread_local int own_trigger;
+static atomic_uint_fast64_t finalize_start_ns; /* CLOCK_REALTIME when the last cuptiFinalize began */
 /* CUDA graphs in this process: told by the Python hook when a capture begins
  * (gpuwhy_tracer_cuda_graphs_in_use) or seen in a window's kernel records
  * (graph ids). CUPTI taken out (cuptiFinalize) and put back while graphs
@@ -247,6 +269,15 @@ static uint64_t now_ns(void) {
   uint64_t t = 0;
   if (p_cuptiGetTimestamp && p_cuptiGetTimestamp(&t) == CUPTI_SUCCESS && t)
     return t;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_REALTIME (CUPTI's clock on Linux) without calling CUPTI: for the
+ * timers around cuptiFinalize, after which a CUPTI call would set CUPTI up
+ * again half-way. */
+static uint64_t wall_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -403,6 +434,19 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
 
 /* ---- launch counting --------------------------------------------------------- */
 
+/* Runs cuptiFinalize here (an API exit) when the detach is still in the
+ * armed state given, timed for the window's edge note. */
+static void finalize_if_armed(int armed_state) {
+  int armed = armed_state;
+  if (!atomic_compare_exchange_strong(&detach_state, &armed, DETACH_RUNNING))
+    return;
+  uint64_t t0 = wall_ns();
+  atomic_store(&finalize_start_ns, t0);
+  p_cuptiFinalize();
+  atomic_store(&finalize_ns, wall_ns() - t0);
+  atomic_store(&detach_state, DETACH_DONE);
+}
+
 /* On every counted launch, in the application thread: one relaxed add. While
  * a detach is armed (whole API domains on, for a moment), the first API exit
  * takes CUPTI out of the process. */
@@ -412,18 +456,21 @@ static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain
   const CUpti_CallbackData *info = cbdata;
   if (!info)
     return;
-  if (atomic_load_explicit(&detach_state, memory_order_acquire) != DETACH_IDLE) {
+  int detach_now = atomic_load_explicit(&detach_state, memory_order_acquire);
+  if (detach_now == DETACH_OWN_ARMED) {
+    /* only the tracer's own call; a program thread returns here */
+    if (own_trigger && info->callbackSite == CUPTI_API_EXIT)
+      finalize_if_armed(DETACH_OWN_ARMED);
+    return;
+  }
+  if (detach_now != DETACH_IDLE) {
     int armed = DETACH_ARMED;
     if (atomic_load(&graphs_in_use)) {
       atomic_compare_exchange_strong(&detach_state, &armed, DETACH_CANCELLED);
       return;
     }
-    if (info->callbackSite == CUPTI_API_EXIT && atomic_compare_exchange_strong(&detach_state, &armed, DETACH_RUNNING)) {
-      uint64_t t0 = now_ns();
-      p_cuptiFinalize();
-      atomic_store(&finalize_ns, now_ns() - t0);
-      atomic_store(&detach_state, DETACH_DONE);
-    }
+    if (info->callbackSite == CUPTI_API_EXIT)
+      finalize_if_armed(DETACH_ARMED);
     return;
   }
   if (atomic_load_explicit(&api_callbacks_on, memory_order_relaxed)) {
@@ -901,18 +948,49 @@ void gwt_client_finalized(void) {
 
 struct edge_times {
   uint64_t open_ns, close_ns, flush_ns; /* on the tracer's thread */
-  uint64_t program_thread_ns;           /* on a program thread (the detach's cuptiFinalize) */
+  uint64_t detach_ns;                   /* cuptiFinalize on the tracer's thread (END_DETACH_OWN) */
+  uint64_t program_thread_ns;           /* on a program thread (END_DETACH_PROGRAM's cuptiFinalize) */
+  uint64_t close_at_ns;                 /* CLOCK_REALTIME when the window's close began */
+  uint64_t pause_at_ns;                 /* CLOCK_REALTIME when the program thread's time for us began */
 };
 
-/* One NOTE per window: what its edges cost and where. bench/tracer/edges.py
+static const char *window_end_word(void) {
+  switch (cfg.window_end) {
+  case END_DETACH_OWN:
+    return "CUPTI detached on the tracer's thread";
+  case END_DETACH_PROGRAM:
+    return "CUPTI detached at the program's next CUDA call";
+  case END_QUIET:
+    return "CUPTI attached, every kind and callback off between windows";
+  case END_KEEP:
+    break;
+  }
+  return "kinds switched on the tracer's thread, CUPTI kept attached";
+}
+
+static void put_gw_overhead(uint32_t kind, uint64_t start_ns, uint64_t dur_ns) {
+  struct gw_wire_overhead w;
+  GW_WIRE_REC_INIT(&w, GW_WIRE_OVERHEAD, 0);
+  w.start_ns = start_ns;
+  w.end_ns = start_ns + dur_ns;
+  w.overhead_kind = kind;
+  w.object_kind = (uint32_t)cfg.window_end;
+  gwt_out_put(&w, sizeof w);
+}
+
+/* One NOTE per window: what its edges cost and where; and two OVERHEAD
+ * records of gpuwhy's own kinds (table trace_overhead): the program thread's
+ * time for us (zero-length when none) and the tracer thread's. bench/tracer/edges.py
  * reads them back (p50, p99, max). */
 static void put_edge_note(const struct edge_times *e) {
   gwt_out_note(now_ns(), GW_WIRE_NOTE_INFO,
-               "window edges: open_ns=%llu close_ns=%llu flush_ns=%llu program_thread_ns=%llu (%s)",
+               "window edges: open_ns=%llu close_ns=%llu flush_ns=%llu detach_ns=%llu program_thread_ns=%llu (%s)",
                (unsigned long long)e->open_ns, (unsigned long long)e->close_ns, (unsigned long long)e->flush_ns,
-               (unsigned long long)e->program_thread_ns,
-               cfg.detach ? "CUPTI detached at the program's next CUDA call"
-                          : "kinds switched on the tracer's thread, CUPTI kept attached");
+               (unsigned long long)e->detach_ns, (unsigned long long)e->program_thread_ns, window_end_word());
+  put_gw_overhead(GW_WIRE_OVERHEAD_GW_PROGRAM_PAUSE, e->pause_at_ns ? e->pause_at_ns : e->close_at_ns,
+                  e->program_thread_ns);
+  put_gw_overhead(GW_WIRE_OVERHEAD_GW_TRACER_EDGE, e->close_at_ns,
+                  e->open_ns + e->close_ns + e->flush_ns + e->detach_ns);
 }
 
 /* Opens a sampled window. 0: open; 1: no window (standing aside); -1: no
@@ -954,24 +1032,73 @@ static int open_window(int with_kernels, struct edge_times *e) {
   return 0;
 }
 
-/* Takes CUPTI out of the process after a window (GPUWHY_TRACE_DETACH=1).
- * Closing the window was not enough on the H200: the storm's steps after the
- * first window ran 9-120% slower than before it, even with windows that
- * traced no kernels (scripts/h200/call_tracer_next.sh): CUPTI keeps its hooks
- * once it has traced. Every record is flushed first; then whole API domains
- * are switched on so that the next API exit on any thread runs
- * cuptiFinalize (on_api_callback), 2.2-3.8 ms on that thread. Returns 1
- * when the thread must stop instead. */
-/* From now on the windows work as with GPUWHY_TRACE_DETACH=0: kinds switched
+/* From now on the windows work as with GPUWHY_TRACE_WINDOW_END=keep: kinds switched
  * on and off, the subscriber released between windows. */
 static void stay_attached_for_graphs_locked(void) {
   cfg.detach = 0;
+  cfg.window_end = END_KEEP;
   if (!cfg.count_launches)
     unsubscribe_locked();
   say(GW_WIRE_NOTE_INFO, "CUDA graphs in use: CUPTI stays in the process between windows from now on (taking it out "
                          "and back in while graphs exist crashes graph replays)");
 }
 
+/* After a cuptiFinalize: nothing of ours is left in CUPTI. Call with
+ * cupti_mutex held. */
+static void note_detached_locked(void) {
+  subscriber = NULL;
+  subscribed = 0;
+  atomic_store(&cupti_attached, 0);
+  atomic_store(&detach_state, DETACH_IDLE);
+  atomic_store(&detached_once, 1);
+}
+
+/* END_DETACH_OWN: CUPTI's callback on for cuDriverGetVersion only, and the
+ * tracer's thread calls it; its exit callback runs cuptiFinalize on this
+ * thread (on_api_callback). The program's threads run none of our code; a
+ * launch of theirs may still wait inside CUDA while CUPTI takes itself out
+ * (bench/tracer/edge_stall.py measures that from the program's side).
+ * 1: detached. 0: CUPTI made no callback for the call (or refused it): from
+ * now on the detach runs at the program's next CUDA call instead, with a
+ * NOTE. Call with cupti_mutex held, after the flush. */
+static int detach_on_own_thread_locked(struct edge_times *e) {
+  if (!driver_get_version || p_cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                                                   CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion) != CUPTI_SUCCESS) {
+    cfg.window_end = END_DETACH_PROGRAM;
+    say(GW_WIRE_NOTE_INFO, "%s: CUPTI is detached at the program's next CUDA call instead",
+        driver_get_version ? "CUPTI refused a callback on cuDriverGetVersion" : "cuDriverGetVersion was not found");
+    return 0;
+  }
+  atomic_store_explicit(&detach_state, DETACH_OWN_ARMED, memory_order_release);
+  int version = 0;
+  own_trigger = 1;
+  driver_get_version(&version);
+  own_trigger = 0;
+  int own = DETACH_OWN_ARMED;
+  if (atomic_compare_exchange_strong(&detach_state, &own, DETACH_IDLE)) {
+    /* No callback came: still attached. */
+    p_cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion);
+    cfg.window_end = END_DETACH_PROGRAM;
+    say(GW_WIRE_NOTE_INFO, "CUPTI made no callback for the tracer's own cuDriverGetVersion: CUPTI is detached at the "
+                           "program's next CUDA call instead");
+    return 0;
+  }
+  /* DONE: the callback ran on this thread, inside the call. */
+  note_detached_locked();
+  e->detach_ns = atomic_load(&finalize_ns);
+  return 1;
+}
+
+/* Takes CUPTI out of the process after a window (GPUWHY_TRACE_WINDOW_END=
+ * detach_own or detach).
+ * Closing the window was not enough on the H200: the storm's steps after the
+ * first window ran 9-120% slower than before it, even with windows that
+ * traced no kernels (scripts/h200/call_tracer_next.sh): CUPTI keeps its hooks
+ * once it has traced. Every record is flushed first; then detach_own calls
+ * cuDriverGetVersion on this thread (detach_on_own_thread_locked), or
+ * detach switches whole API domains on so that the next API exit on any
+ * thread runs cuptiFinalize (on_api_callback), 2.2-3.8 ms on that thread. Returns 1
+ * when the thread must stop instead. */
 static int cupti_detach(struct edge_times *e) {
   sleep_ms(20); /* kernels launched in the window finish, so their records are complete */
   pthread_mutex_lock(&cupti_mutex);
@@ -986,6 +1113,10 @@ static int cupti_detach(struct edge_times *e) {
   if (atomic_load(&graphs_in_use) || gwt_convert_saw_graph()) {
     atomic_store(&graphs_in_use, 1);
     stay_attached_for_graphs_locked();
+    pthread_mutex_unlock(&cupti_mutex);
+    return 0;
+  }
+  if (cfg.window_end == END_DETACH_OWN && detach_on_own_thread_locked(e)) {
     pthread_mutex_unlock(&cupti_mutex);
     return 0;
   }
@@ -1021,12 +1152,9 @@ static int cupti_detach(struct edge_times *e) {
   }
   pthread_mutex_lock(&cupti_mutex);
   if (atomic_load(&detach_state) == DETACH_DONE) {
-    subscriber = NULL;
-    subscribed = 0;
-    atomic_store(&cupti_attached, 0);
-    atomic_store(&detach_state, DETACH_IDLE);
-    atomic_store(&detached_once, 1);
+    note_detached_locked();
     e->program_thread_ns = atomic_load(&finalize_ns);
+    e->pause_at_ns = atomic_load(&finalize_start_ns);
   } else if (atomic_load(&detach_state) == DETACH_CANCELLED) {
     /* A graph capture began while the detach was armed. */
     atomic_store(&detach_state, DETACH_IDLE);
@@ -1037,6 +1165,20 @@ static int cupti_detach(struct edge_times *e) {
   return 0;
 }
 
+/* END_QUIET: beyond the window's kinds, what else of ours CUPTI could keep
+ * on between windows: the DEVICE kind (enabled once at start) and every
+ * callback domain of our subscriber (none is on by design; switched off
+ * explicitly so that no per-call CUPTI dispatch of ours can remain). The
+ * buffers come back with a forced flush after the settle wait. Launch
+ * counting keeps its callbacks. Call with cupti_mutex held. */
+static void quiet_everything_locked(void) {
+  p_cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DEVICE);
+  if (!subscribed || cfg.count_launches || !p_cuptiEnableDomain)
+    return;
+  for (int d = CUPTI_CB_DOMAIN_DRIVER_API; d < CUPTI_CB_DOMAIN_SIZE; d++)
+    p_cuptiEnableDomain(0, subscriber, (CUpti_CallbackDomain)d);
+}
+
 /* Closes a sampled window. Returns 1 when the thread must stop. */
 static int close_window(int with_kernels, struct edge_times *e) {
   pthread_mutex_lock(&cupti_mutex);
@@ -1045,10 +1187,13 @@ static int close_window(int with_kernels, struct edge_times *e) {
     return 0;
   }
   uint64_t t0 = mono_ns();
+  e->close_at_ns = wall_ns();
   set_activity(0, with_kernels);
   put_window(window_start_ns, now_ns(), kinds_enabled);
   window_start_ns = 0;
   kinds_enabled = 0;
+  if (!cfg.detach && cfg.window_end == END_QUIET)
+    quiet_everything_locked();
   /* Between windows nothing of ours is held, so that a client arriving
    * then (and, without the hook, unseen) gets CUPTI as if we were not here. */
   if (!cfg.detach && !cfg.count_launches)
@@ -1058,12 +1203,15 @@ static int close_window(int with_kernels, struct edge_times *e) {
   if (cfg.detach)
     return cupti_detach(e);
   /* The records reach the file from the tracer's thread: kernels launched in
-   * the window finish first, then the buffers CUPTI completed come back. */
+   * the window finish first, then the buffers CUPTI completed come back
+   * (quiet: every buffer, complete or not, so CUPTI holds none of ours). */
   sleep_ms(20);
   pthread_mutex_lock(&cupti_mutex);
   if (!atomic_load(&aside) && atomic_load(&cupti_attached)) {
     uint64_t t1 = mono_ns();
     p_cuptiActivityFlushAll(0);
+    if (cfg.window_end == END_QUIET)
+      p_cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     e->flush_ns = mono_ns() - t1;
   }
   pthread_mutex_unlock(&cupti_mutex);
@@ -1097,7 +1245,8 @@ static void *flusher_main(void *arg) {
     }
     for (;;) {
       if (with_windows) {
-        struct edge_times e = {0, 0, 0, 0};
+        struct edge_times e;
+        memset(&e, 0, sizeof e);
         int opened = open_window(with_kernels, &e);
         if (opened < 0)
           break;
@@ -1240,7 +1389,18 @@ static void read_config(void) {
    * on the H200 the storm's steps outside windows ran 5.83 ms against 3.70 ms
    * detached (bench/RESULTS.md, "Window pause"). The detach instead costs one
    * cuptiFinalize on a program thread per period (p50 2.6 ms, max 3.7 ms). */
-  cfg.detach = env_flag("GPUWHY_TRACE_DETACH", 1);
+  /* GPUWHY_TRACE_WINDOW_END picks among four ways (enum window_end); the
+   * older GPUWHY_TRACE_DETACH=1 / 0 still names detach / keep. The default
+   * detaches on the tracer's own thread: no program-thread time of ours
+   * (against 2.6 ms p50 for the detach at the program's call on the H200)
+   * and CUPTI gone between windows, which kept attached was not. */
+  int detach_word = env_flag("GPUWHY_TRACE_DETACH", 1) ? END_DETACH_PROGRAM : END_KEEP;
+  static const struct env_word end_words[] = {
+      {"detach_own", END_DETACH_OWN}, {"detach", END_DETACH_PROGRAM}, {"quiet", END_QUIET}, {"keep", END_KEEP}};
+  const char *detach_env = getenv("GPUWHY_TRACE_DETACH");
+  cfg.window_end = (enum window_end)env_choice("GPUWHY_TRACE_WINDOW_END", end_words, COUNT_OF(end_words),
+                                               detach_env && *detach_env ? detach_word : END_DETACH_OWN);
+  cfg.detach = cfg.window_end == END_DETACH_OWN || cfg.window_end == END_DETACH_PROGRAM;
   cfg.device_buffer_mb = env_u32("GPUWHY_TRACE_DEVICE_BUFFER_MB", 0, 0, 1024);
   /* callback: full mode takes the API calls from CUPTI's enter and exit
    * callbacks into per-thread rings (api_ring.c) instead of CUPTI's API
@@ -1283,6 +1443,18 @@ static void disable_launch_counting(void) {
     p_cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, DRIVER_LAUNCH[i]);
 }
 
+/* cuDriverGetVersion from the libcuda.so.1 that loaded us (never loading
+ * one; PyTorch loads it RTLD_LOCAL, so dlsym(RTLD_DEFAULT) may not see it),
+ * or from GPUWHY_TRACE_CUDA_DRIVER_LIB (tests: the fake libcupti plays one).
+ * Not found: the detach falls back to the program's call (a NOTE). */
+static void find_driver_get_version(void) {
+  const char *forced = getenv("GPUWHY_TRACE_CUDA_DRIVER_LIB");
+  void *driver =
+      forced && *forced ? dlopen(forced, RTLD_NOW | RTLD_NOLOAD) : dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (driver) /* the handle stays open: the function is called at every window's end */
+    driver_get_version = (CUresult(*)(int *))dlsym(driver, "cuDriverGetVersion");
+}
+
 /* The CUPTI setup that can fail; 0 when tracing runs, else why is filled. */
 static int start_tracing(char *why, size_t why_cap) {
   if (cupti_version < 130000 || cupti_version >= 140000) {
@@ -1319,6 +1491,10 @@ static int start_tracing(char *why, size_t why_cap) {
   if (cfg.mode != GW_WIRE_MODE_SAMPLED || cfg.count_launches || cfg.nvtx || !p_cuptiFinalize || !p_cuptiEnableDomain ||
       gwt_pm_sampling_requested(cupti_lib))
     cfg.detach = 0;
+  if (!cfg.detach && (cfg.window_end == END_DETACH_OWN || cfg.window_end == END_DETACH_PROGRAM))
+    cfg.window_end = END_KEEP;
+  if (cfg.window_end == END_DETACH_OWN)
+    find_driver_get_version();
   build_keep_bitmaps();
   /* One DEVICE record per GPU (its SM count and per-SM limits, for the
    * occupancy of each kernel's launch configuration). CUPTI emits them when

@@ -13,8 +13,14 @@
  *   5. sampled mode: WINDOW and LAUNCH_COUNT records
  *   5e/5f. CUDA graphs (told by the Python hook): CUPTI never taken out
  *       once they are known, never put back after a detach;
- *   5b. sampled mode detaching CUPTI between windows (the default):
- *       records of every window, cuptiFinalize at a program API exit after each
+ *   5b. sampled mode detaching CUPTI between windows, no driver library to
+ *       call (the default falls back, one info NOTE): records of every window,
+ *       cuptiFinalize at a program API exit after each
+ *   5g. the default with a driver (the fake's cuDriverGetVersion):
+ *       cuptiFinalize on the tracer's own thread; the fake records which
+ *       thread made each CUPTI state call: none on the program's thread
+ *   5h. quiet (GPUWHY_TRACE_WINDOW_END=quiet): no cuptiFinalize, no CUPTI
+ *       state call on the program's thread, every kind off between windows
  *   5c. another CUPTI client takes CUPTI while it is detached: one warning,
  *       no more windows, the program runs on
  *   5d. sampled mode kept attached (GPUWHY_TRACE_DETACH=0): no cuptiFinalize, one
@@ -66,6 +72,8 @@ struct counts {
   int edge_notes, edge_notes_program_thread; /* "window edges:" notes; those with time on a program thread */
   uint64_t aside_ns, back_ns;                /* times of the first "stood aside" and "came back" notes */
   int graph_stay_notes, graph_stop_notes;    /* "CUDA graphs in use: ..." and "CUDA graphs appeared after ..." */
+  int pause_records, pause_records_nonzero, tracer_edge_records; /* gpuwhy's own OVERHEAD records */
+  int own_fallback_notes;                                        /* "... CUPTI is detached at the program's next ..." */
 #define MAX_WINDOWS 64
   uint64_t window_start_ns[MAX_WINDOWS], window_end_ns[MAX_WINDOWS];
 };
@@ -156,6 +164,8 @@ static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, c
     c->aside_ns = n->t_ns;
   if (len >= 9 && strncmp(text, "came back", 9) == 0 && !c->back_ns)
     c->back_ns = n->t_ns;
+  if (memmem(text, len, "detached at the program's next CUDA call instead", 48))
+    c->own_fallback_notes++;
   if (len >= 19 && strncmp(text, "CUDA graphs in use:", 19) == 0)
     c->graph_stay_notes++;
   if (len >= 20 && strncmp(text, "CUDA graphs appeared", 20) == 0)
@@ -167,6 +177,17 @@ static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, c
       snprintf(c->first_error, sizeof c->first_error, "%.*s", (int)len, text);
     c->error_notes++;
   }
+  return GW_OK;
+}
+
+static gw_status c_overhead(void *ctx, uint32_t pid, const struct gw_wire_overhead *o) {
+  (void)pid;
+  struct counts *c = ctx;
+  if (o->overhead_kind == GW_WIRE_OVERHEAD_GW_PROGRAM_PAUSE) {
+    c->pause_records++;
+    c->pause_records_nonzero += o->end_ns > o->start_ns;
+  }
+  c->tracer_edge_records += o->overhead_kind == GW_WIRE_OVERHEAD_GW_TRACER_EDGE;
   return GW_OK;
 }
 
@@ -186,6 +207,7 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
                                   .on_launch_count = c_launch_count,
                                   .on_dropped = c_dropped,
                                   .on_device = c_device,
+                                  .on_overhead = c_overhead,
                                   .on_note = c_note};
   struct gw_trace_reader *rd = NULL;
   struct gw_err err = {{0}};
@@ -322,11 +344,26 @@ static pid_t run_child(const char *const *env, const char *stderr_path, enum end
     void (*graphs)(void) = (void (*)(void))dlsym(lib, "gpuwhy_tracer_cuda_graphs_in_use");
     if (!api_call || !finalized || !graphs)
       _exit(14);
+    int (*program_calls)(void) = fake ? (int (*)(void))dlsym(fake, "fake_cupti_program_thread_calls") : NULL;
+    int (*program_finalizes)(void) = fake ? (int (*)(void))dlsym(fake, "fake_cupti_program_thread_finalizes") : NULL;
+    int (*kinds_on)(void) = fake ? (int (*)(void))dlsym(fake, "fake_cupti_kinds_on") : NULL;
+    if (!program_calls || !program_finalizes || !kinds_on)
+      _exit(15);
+    int quiet_samples = 0; /* calls that found no activity kind of any sort on in CUPTI */
     for (int i = 0; i < 450; i++) {
       if ((ending == END_GRAPHS_FIRST && i == 0) || (ending == END_GRAPHS_LATER && i == 200))
         graphs();
       api_call();
+      quiet_samples += kinds_on() == 0;
       usleep(1000);
+    }
+    /* What the fake saw, for the parent: <dir>/fake_report.txt */
+    char report[600];
+    snprintf(report, sizeof report, "%s/fake_report.txt", getenv("GPUWHY_TRACE_DIR"));
+    FILE *f = fopen(report, "w");
+    if (f) {
+      fprintf(f, "%d %d %d\n", program_calls(), program_finalizes(), quiet_samples);
+      fclose(f);
     }
     exit(finalized());
   }
@@ -346,6 +383,26 @@ static int wait_child(pid_t pid, int *signaled) {
   waitpid(pid, &status, 0);
   *signaled = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* What the fake CUPTI saw in an END_API_CALLS child: CUPTI state calls
+ * made on the program's thread, how many of them were cuptiFinalize, and
+ * how many of the program's calls found every activity kind off. */
+struct fake_report {
+  int program_calls, program_finalizes, quiet_samples;
+};
+
+static void read_fake_report(const char *dir, struct fake_report *r) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/fake_report.txt", dir);
+  r->program_calls = r->program_finalizes = r->quiet_samples = -1;
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return;
+  if (fscanf(f, "%d %d %d", &r->program_calls, &r->program_finalizes, &r->quiet_samples) != 3)
+    r->program_calls = -1;
+  fclose(f);
+  unlink(path);
 }
 
 /* Lines in the child's stderr that start with the tracer's prefix, and all lines. */
@@ -571,8 +628,75 @@ int main(int argc, char **argv) {
     EXPECT(c.kernels >= 3 * finalized, "%d kernels for %d detached windows", c.kernels, finalized);
     EXPECT(c.edge_notes >= 1 && c.edge_notes_program_thread == c.edge_notes, "%d edge notes, %d with program time",
            c.edge_notes, c.edge_notes_program_thread);
-    printf("case 5b (sampled, detached between windows): %d windows, %d finalized, %d kernels\n", c.windows, finalized,
-           c.kernels);
+    /* The default detaches on the tracer's thread; with no cuDriverGetVersion
+     * to call (no libcuda here) it falls back to the program's call, once,
+     * with an info NOTE. */
+    EXPECT(c.own_fallback_notes == 1, "%d fallback notes", c.own_fallback_notes);
+    struct fake_report r;
+    read_fake_report(dir, &r);
+    EXPECT(r.program_finalizes == finalized && r.program_calls == finalized,
+           "%d CUPTI state calls on the program thread, %d of them cuptiFinalize, for %d detaches", r.program_calls,
+           r.program_finalizes, finalized);
+    EXPECT(c.pause_records == c.edge_notes && c.pause_records_nonzero == c.pause_records &&
+               c.tracer_edge_records == c.edge_notes,
+           "%d pause records (%d non-zero), %d tracer edge records, %d edge notes", c.pause_records,
+           c.pause_records_nonzero, c.tracer_edge_records, c.edge_notes);
+    printf("case 5b (sampled, detached at the program's call): %d windows, %d finalized, %d kernels\n", c.windows,
+           finalized, c.kernels);
+  }
+  /* 5g. The default with a driver to call: cuptiFinalize on the tracer's own
+   * thread, at the exit of its own cuDriverGetVersion; the program's thread
+   * makes no CUPTI state call at all, and every window's pause record is
+   * zero-length. */
+  {
+    const char *env[] = {SAMPLED_50_OF_100(dir),
+                         "GPUWHY_TRACE_FIRST_DELAY_MS",
+                         "0",
+                         "GPUWHY_TRACE_DETACH",
+                         NULL,
+                         "GPUWHY_TRACE_CUDA_DRIVER_LIB",
+                         fake_cupti_path,
+                         NULL};
+    pid_t pid = run_child(env, err_path, END_API_CALLS);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    struct fake_report r;
+    read_fake_report(dir, &r);
+    EXPECT(c.error_notes == 0 && c.warn_notes == 0 && c.own_fallback_notes == 0, "error: %s warning: %s, %d fallbacks",
+           c.first_error, c.first_warn, c.own_fallback_notes);
+    EXPECT(c.windows >= 2 && finalized >= 1 && (finalized == c.windows || finalized == c.windows - 1),
+           "%d windows, %d finalized", c.windows, finalized);
+    EXPECT(r.program_calls == 0 && r.program_finalizes == 0,
+           "%d CUPTI state calls (%d cuptiFinalize) on the program's thread", r.program_calls, r.program_finalizes);
+    EXPECT(c.kernels >= 3 * finalized, "%d kernels for %d detached windows", c.kernels, finalized);
+    EXPECT(c.edge_notes >= 1 && c.edge_notes_program_thread == 0 && c.pause_records == c.edge_notes &&
+               c.pause_records_nonzero == 0,
+           "%d edge notes (%d with program time), %d pause records (%d non-zero)", c.edge_notes,
+           c.edge_notes_program_thread, c.pause_records, c.pause_records_nonzero);
+    printf("case 5g (sampled, detached on the tracer's thread): %d windows, %d finalized, program thread: %d CUPTI "
+           "calls\n",
+           c.windows, finalized, r.program_calls);
+  }
+  /* 5h. Quiet: attached, but every kind (DEVICE too) and callback off
+   * between windows, from the tracer's thread; no cuptiFinalize. */
+  {
+    const char *env[] = {
+        SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_WINDOW_END", "quiet", NULL};
+    pid_t pid = run_child(env, err_path, END_API_CALLS);
+    int finalized = wait_child(pid, &sig);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    struct fake_report r;
+    read_fake_report(dir, &r);
+    EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
+    EXPECT(c.error_notes == 0 && c.warn_notes == 0, "error: %s warning: %s", c.first_error, c.first_warn);
+    EXPECT(r.program_calls == 0, "%d CUPTI state calls on the program's thread", r.program_calls);
+    /* Between windows (about half the calls) no kind at all is on. */
+    EXPECT(r.quiet_samples >= 100, "%d of 450 calls found every kind off", r.quiet_samples);
+    EXPECT(c.windows >= 2 && c.kernels >= 3 * (c.windows - 1) && c.pause_records >= 1 && c.pause_records_nonzero == 0,
+           "%d windows %d kernels, %d pause records (%d non-zero)", c.windows, c.kernels, c.pause_records,
+           c.pause_records_nonzero);
+    printf("case 5h (sampled, quiet between windows): %d windows, %d kernels, %d of 450 calls with every kind off\n",
+           c.windows, c.kernels, r.quiet_samples);
   }
   /* 5e. CUDA graphs known before the first window: CUPTI is never taken
    * out (taking it out and back in crashed graph replays on the H200). */
@@ -655,6 +779,11 @@ int main(int argc, char **argv) {
     EXPECT(c.windows >= 2 && c.kernels >= 3 * (c.windows - 1), "%d windows %d kernels", c.windows, c.kernels);
     EXPECT(c.edge_notes >= c.windows - 1 && c.edge_notes >= 1 && c.edge_notes_program_thread == 0,
            "%d edge notes for %d windows, %d with program time", c.edge_notes, c.windows, c.edge_notes_program_thread);
+    struct fake_report r;
+    read_fake_report(dir, &r);
+    /* Kept attached leaves the DEVICE kind on: never every kind off (what quiet changes). */
+    EXPECT(r.program_calls == 0 && r.quiet_samples == 0, "%d CUPTI state calls on the program's thread, %d quiet calls",
+           r.program_calls, r.quiet_samples);
     printf("case 5d (sampled, kept attached): %d windows, %d edge notes, %d kernels\n", c.windows, c.edge_notes,
            c.kernels);
   }

@@ -290,6 +290,12 @@ struct gw_wire_overhead {
   uint32_t reserved0;
 };
 _Static_assert(sizeof(struct gw_wire_overhead) == 40, "wire OVERHEAD layout");
+/* gpuwhy's own costs as OVERHEAD records, one of each per sampled window,
+ * object_kind = the window-end mode (1 detach on the tracer's thread, 2 detach
+ * at the program's call, 3 quiet, 4 kept attached). CUPTI's overhead kinds
+ * are small flags (up to 8 << 16 in CUPTI 13), so these never meet them. */
+#define GW_WIRE_OVERHEAD_GW_PROGRAM_PAUSE 0x47570001u /* a program thread's time for us at the window's end */
+#define GW_WIRE_OVERHEAD_GW_TRACER_EDGE 0x47570002u   /* the tracer thread's open+close+flush+detach */
 
 /* One CUDA graph launch, GPU side (CUPTI GRAPH_TRACE). */
 struct gw_wire_graph {

@@ -5,7 +5,9 @@ usage: edges.py RECORDING.db [LABEL]
 Reads the tracer's NOTEs (table trace_note): one "window edges: open_ns=.. close_ns=.. flush_ns=..
 program_thread_ns=.." per window, and the "stood aside" / "came back" notes. Prints the count, p50, p99 and max of
 each edge figure in microseconds (program_thread: time a program thread spent on our behalf, the detach's
-cuptiFinalize; open, close, flush: work on the tracer's own thread), then the coexistence notes."""
+cuptiFinalize at the program's call; open, close, flush, detach: work on the tracer's own thread, detach being
+cuptiFinalize there), then the coexistence notes. Notes from before detach_ns existed lack it (no values).
+bench/tracer/edge_stall.py measures the same edges from the program's side."""
 import re
 import sqlite3
 import sys
@@ -28,7 +30,7 @@ try:
 except sqlite3.Error as e:
     print(f"{label}: no trace notes ({e})")
     sys.exit(0)
-fields = {"open_ns": [], "close_ns": [], "flush_ns": [], "program_thread_ns": []}
+fields = {"open_ns": [], "close_ns": [], "flush_ns": [], "detach_ns": [], "program_thread_ns": []}
 for _, _, text in notes:
     if text.startswith("window edges:"):
         for k in fields:

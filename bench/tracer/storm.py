@@ -7,52 +7,99 @@ train: a real training step, a 4-layer transformer encoder (d 512, 8 heads, batc
 Runs --seconds of steps after a warm-up and prints the mean step time over the whole span (what a job feels,
 sampling windows included) and the best mean of 10-step chunks; --chunks-out keeps every chunk's times so that steps inside and outside
 the tracer's sampling windows can be told apart (bench/tracer/windows.py).
-usage: storm.py [--workload storm|train] [--profiler] [--seconds 10]"""
+--workload both warms both up, then runs --seconds of the storm and --seconds of the training step in one
+process and prints one line for each, prefixed "workload NAME" (one process start for two measurements).
+--probe-out times the program's own thread finely, to see a stall at a window's edge from the program's side
+(bench/tracer/edge_stall.py): storm, every launch (one tensor op) separately, writing the ops slower than
+--probe-us (time.time_ns start and duration) plus every 100th op as a baseline sample; train, every step's
+host time (no synchronisation inside the step, so it is the time the thread spent issuing it).
+usage: storm.py [--workload storm|train|both] [--profiler] [--seconds 10] [--probe-out FILE]"""
 import argparse
 import time
 
 import torch
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--workload", choices=("storm", "train"), default="storm")
+ap.add_argument("--workload", choices=("storm", "train", "both"), default="storm")
 ap.add_argument("--profiler", action="store_true", help="run under torch.profiler (CPU + CUDA activities)")
 ap.add_argument("--seconds", type=float, default=10.0)
 ap.add_argument("--chunk", type=int, default=10, help="steps between clock reads")
 ap.add_argument("--chunks-out", default=None, help="write one line per chunk: start_ns end_ns steps (time.time_ns)")
+ap.add_argument("--probe-out", default=None, help="write the program thread's fine timings (see above)")
+ap.add_argument("--probe-us", type=float, default=20.0, help="storm probe: keep ops slower than this")
 a = ap.parse_args()
 
-if a.workload == "storm":
-    x = torch.randn(64, 64, device="cuda")
-    y = torch.randn(64, 64, device="cuda")
+x = torch.randn(64, 64, device="cuda")
+y = torch.randn(64, 64, device="cuda")
 
-    def step():
-        z = x
-        for _ in range(200):
-            z = z * y
-            z = z + y
-        return z
-else:
+
+def storm_step():
+    z = x
+    for _ in range(200):
+        z = z * y
+        z = z + y
+    return z
+
+
+probe = []  # (kind, start_ns, dur_ns)
+probe_slow_ns = int(a.probe_us * 1000)
+probe_ops = [0]
+
+
+def storm_step_probed():
+    clock = time.time_ns
+    z = x
+    n = probe_ops[0]
+    for _ in range(200):
+        t0 = clock()
+        z = z * y
+        t1 = clock()
+        z = z + y
+        t2 = clock()
+        if t1 - t0 > probe_slow_ns or n % 100 == 0:
+            probe.append(("op", t0, t1 - t0))
+        if t2 - t1 > probe_slow_ns:
+            probe.append(("op", t1, t2 - t1))
+        n += 2
+    probe_ops[0] = n
+    return z
+
+
+workloads = ("storm", "train") if a.workload == "both" else (a.workload,)
+if "train" in workloads:  # built only when used, so that a storm-only run loads what it always did
     layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True)
     model = torch.nn.TransformerEncoder(layer, 4).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     src = torch.randn(32, 128, 512, device="cuda")
 
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(src).float().pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
 
-for _ in range(20):
-    step()
-torch.cuda.synchronize()
+def train_step():
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = model(src).float().pow(2).mean()
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
 
+
+def train_step_probed():
+    t0 = time.time_ns()
+    train_step()
+    probe.append(("step", t0, time.time_ns() - t0))
+
+
+steps = {"storm": storm_step_probed if a.probe_out else storm_step,
+         "train": train_step_probed if a.probe_out else train_step}
+for w in workloads:
+    for _ in range(20):
+        steps[w]()
+    torch.cuda.synchronize()
+probe.clear()
+probe_ops[0] = 0
 
 chunks = []
 
 
-def run():
+def run(step):
     best = float("inf")
     n = 0
     torch.cuda.synchronize()
@@ -70,14 +117,25 @@ def run():
             return (t1 - t_start) / n, best, n
 
 
+def run_all():
+    return [(w,) + run(steps[w]) for w in workloads]
+
+
 if a.profiler:
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
-        mean, best, n = run()
+        results = run_all()
 else:
-    mean, best, n = run()
+    results = run_all()
 if a.chunks_out:
     with open(a.chunks_out, "w") as f:
         for w0, w1 in chunks:
             f.write(f"{w0} {w1} {a.chunk}\n")
-print(f"mean_ms_per_step {mean * 1e3:.4f} best_ms_per_step {best * 1e3:.4f} steps {n}")
+if a.probe_out:
+    with open(a.probe_out, "w") as f:
+        f.write(f"ops {probe_ops[0]} slow_ns {probe_slow_ns}\n")
+        for kind, t0, dur in probe:
+            f.write(f"{kind} {t0} {dur}\n")
+for w, mean, best, n in results:
+    prefix = f"workload {w} " if a.workload == "both" else ""
+    print(f"{prefix}mean_ms_per_step {mean * 1e3:.4f} best_ms_per_step {best * 1e3:.4f} steps {n}")

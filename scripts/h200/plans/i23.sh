@@ -29,32 +29,21 @@ q() { python3 scripts/dbq.py "$@" 2> /dev/null; }
 # ---- (a) Coexistence ----------------------------------------------------------------------------------------
 coex=$out/coexist.txt
 prog=(python3 bench/tracer/profiler_mid_run.py --before-s 4 --steps 10 --after-s 4)
-describe() { # db label line
-  local db=$1 t0 t1
-  t0=$(echo "$3" | awk '{for (i = 1; i < NF; i++) if ($i == "profiler_start_ns") print $(i + 1)}')
-  t1=$(echo "$3" | awk '{for (i = 1; i < NF; i++) if ($i == "profiler_end_ns") print $(i + 1)}')
-  echo "$2: $3"
-  [ -f "$db" ] || return
-  echo "  recording: kernels $(q "$db" 'select count(*) from kernel'), windows $(q "$db" 'select count(*) from trace_window')"
-  if [ -n "$t0" ]; then
-    echo "  windows open at the profiler's start: $(q "$db" "select count(*) from trace_window where start_ns <= $t0 and end_ns >= $t0")," \
-      "our kernels during the profiler's 10 steps: $(q "$db" "select count(*) from kernel where start_ns between $t0 and $t1")"
-  fi
-  q "$db" "select '  note ' || t_ns || ' ' || level || ': ' || text from trace_note where text like 'stood aside%' or text like 'came back%' or text like 'still standing%' or level != 'info'"
-}
+# shellcheck source=scripts/h200/lib/coexist_describe.sh
+. scripts/h200/lib/coexist_describe.sh
 {
   echo "== (a) Coexistence: torch.profiler for 10 steps mid-run (expected kernels = 10 x 100) =="
   line=$(timeout 90 "${prog[@]}" 2>> "$log" | tail -1)
-  describe none "alone" "$line"
+  coexist_describe none "alone" "$line"
   line=$(GPUWHY_TRACE_WINDOW_MS=1900 GPUWHY_TRACE_PERIOD_MS=2000 GPUWHY_TRACE_FIRST_DELAY_MS=1000 \
     timeout 90 "$bin" record -q --trace=sampled -o "$out/rec/coexist_sampled.db" -- "${prog[@]}" 2>> "$log" | tail -1)
-  describe "$out/rec/coexist_sampled.db" "sampled, windows 1900 of every 2000 ms" "$line"
+  coexist_describe "$out/rec/coexist_sampled.db" "sampled, windows 1900 of every 2000 ms" "$line"
   line=$(timeout 90 "$bin" record -q --trace=full -o "$out/rec/coexist_full.db" -- "${prog[@]}" 2>> "$log" | tail -1)
-  describe "$out/rec/coexist_full.db" "full" "$line"
+  coexist_describe "$out/rec/coexist_full.db" "full" "$line"
   line=$(TEARDOWN_CUPTI=1 timeout 90 "$bin" record -q --trace=full -o "$out/rec/coexist_full_teardown.db" -- "${prog[@]}" 2>> "$log" | tail -1)
-  describe "$out/rec/coexist_full_teardown.db" "full, Kineto TEARDOWN_CUPTI=1" "$line"
+  coexist_describe "$out/rec/coexist_full_teardown.db" "full, Kineto TEARDOWN_CUPTI=1" "$line"
   line=$(GPUWHY_TRACE_PRELOAD=0 timeout 90 "$bin" record -q --trace=full -o "$out/rec/coexist_full_nohook.db" -- "${prog[@]}" 2>> "$log" | tail -1)
-  describe "$out/rec/coexist_full_nohook.db" "full without the LD_PRELOAD hook (the old behaviour)" "$line"
+  coexist_describe "$out/rec/coexist_full_nohook.db" "full without the LD_PRELOAD hook (the old behaviour)" "$line"
   echo "(a) done at $(elapsed) s"
 } > "$coex" 2>&1
 cat "$coex" >> "$log"
