@@ -13,10 +13,9 @@
  *   5. sampled mode: WINDOW and LAUNCH_COUNT records
  *   5e/5f. CUDA graphs (told by the Python hook): CUPTI never taken out
  *       once they are known, never put back after a detach;
- *   5b. sampled mode detaching CUPTI between windows, no driver library to
- *       call (the default falls back, one info NOTE): records of every window,
- *       cuptiFinalize at a program API exit after each
- *   5g. the default with a driver (the fake's cuDriverGetVersion):
+ *   5b. sampled mode detaching CUPTI between windows (the default): records
+ *       of every window, cuptiFinalize at a program API exit after each
+ *   5g. detach_own with a driver (the fake's cuDriverGetVersion):
  *       cuptiFinalize on the tracer's own thread; the fake records which
  *       thread made each CUPTI state call: none on the program's thread
  *   5h. quiet (GPUWHY_TRACE_WINDOW_END=quiet): no cuptiFinalize, no CUPTI
@@ -628,10 +627,9 @@ int main(int argc, char **argv) {
     EXPECT(c.kernels >= 3 * finalized, "%d kernels for %d detached windows", c.kernels, finalized);
     EXPECT(c.edge_notes >= 1 && c.edge_notes_program_thread == c.edge_notes, "%d edge notes, %d with program time",
            c.edge_notes, c.edge_notes_program_thread);
-    /* The default detaches on the tracer's thread; with no cuDriverGetVersion
-     * to call (no libcuda here) it falls back to the program's call, once,
-     * with an info NOTE. */
-    EXPECT(c.own_fallback_notes == 1, "%d fallback notes", c.own_fallback_notes);
+    /* The default detaches at the program's call (detach_own waits for the
+     * H200): no fallback from the tracer's own thread to note. */
+    EXPECT(c.own_fallback_notes == 0, "%d fallback notes", c.own_fallback_notes);
     struct fake_report r;
     read_fake_report(dir, &r);
     EXPECT(r.program_finalizes == finalized && r.program_calls == finalized,
@@ -644,7 +642,7 @@ int main(int argc, char **argv) {
     printf("case 5b (sampled, detached at the program's call): %d windows, %d finalized, %d kernels\n", c.windows,
            finalized, c.kernels);
   }
-  /* 5g. The default with a driver to call: cuptiFinalize on the tracer's own
+  /* 5g. detach_own with a driver to call: cuptiFinalize on the tracer's own
    * thread, at the exit of its own cuDriverGetVersion; the program's thread
    * makes no CUPTI state call at all, and every window's pause record is
    * zero-length. */
@@ -652,8 +650,8 @@ int main(int argc, char **argv) {
     const char *env[] = {SAMPLED_50_OF_100(dir),
                          "GPUWHY_TRACE_FIRST_DELAY_MS",
                          "0",
-                         "GPUWHY_TRACE_DETACH",
-                         NULL,
+                         "GPUWHY_TRACE_WINDOW_END",
+                         "detach_own",
                          "GPUWHY_TRACE_CUDA_DRIVER_LIB",
                          fake_cupti_path,
                          NULL};

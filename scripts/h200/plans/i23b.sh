@@ -3,13 +3,13 @@
 # usage: scripts/h200/plans/i23b.sh OUTDIR [pause|full|all]   (from the repo root; build-dev/ prebuilt in Release)
 #   pause (about 4 minutes):
 #     (a) Window pause: sampled mode, 100 ms windows every 500 ms, the first after 3 s, 8 s of steps, for each way
-#         to end a window (GPUWHY_TRACE_WINDOW_END = detach_own, the new default; detach, the old default; quiet;
+#         to end a window (GPUWHY_TRACE_WINDOW_END = detach_own, the candidate default; detach, the default; quiet;
 #         keep) on the storm and on the transformer step, with storm.py --probe-out timing the program's thread:
 #         bench/tracer/edges.py (the tracer's edge notes: program-thread time, tracer-thread time),
 #         bench/tracer/edge_stall.py (the program's own slowest launch / step around each window edge against
 #         mid-gap spans) and bench/tracer/windows.py (steps inside/outside windows, and the median chunk before the
 #         first window against outside windows after it: the slowdown a window leaves behind).
-#     (b) Coexistence under the new default: bench/tracer/profiler_mid_run.py (torch.profiler for 10 steps mid-run)
+#     (b) Coexistence under detach_own (the candidate default; set explicitly): bench/tracer/profiler_mid_run.py (torch.profiler for 10 steps mid-run)
 #         alone, under record --trace (sampled, windows open 95% of the time) and under --trace=full.
 #   full (at most 9 minutes): full mode interleaved, plain / kernel records only (GPUWHY_TRACE_API=none) / full,
 #     API activity records / full, API calls from callbacks / torch.profiler, each process running 2 s of the storm
@@ -69,12 +69,12 @@ if [ "$part" = pause ] || [ "$part" = all ]; then
   # shellcheck source=scripts/h200/lib/coexist_describe.sh
   . scripts/h200/lib/coexist_describe.sh
   {
-    echo "== (b) Coexistence under the default window end: torch.profiler for 10 steps mid-run (expected kernels = 10 x 100) =="
+    echo "== (b) Coexistence with detach_own (the candidate default window end): torch.profiler for 10 steps mid-run (expected kernels = 10 x 100) =="
     line=$(timeout 90 "${prog[@]}" 2>> "$log" | tail -1)
     coexist_describe none "alone" "$line"
-    line=$(GPUWHY_TRACE_WINDOW_MS=1900 GPUWHY_TRACE_PERIOD_MS=2000 GPUWHY_TRACE_FIRST_DELAY_MS=1000 \
-      timeout 90 "$bin" record -q --trace=sampled -o "$out/rec/coexist_sampled.db" -- "${prog[@]}" 2>> "$log" | tail -1)
-    coexist_describe "$out/rec/coexist_sampled.db" "sampled (default window end), windows 1900 of every 2000 ms" "$line"
+    line=$(GPUWHY_TRACE_WINDOW_END=detach_own GPUWHY_TRACE_WINDOW_MS=1900 GPUWHY_TRACE_PERIOD_MS=2000 \
+      GPUWHY_TRACE_FIRST_DELAY_MS=1000 timeout 90 "$bin" record -q --trace=sampled -o "$out/rec/coexist_sampled.db" -- "${prog[@]}" 2>> "$log" | tail -1)
+    coexist_describe "$out/rec/coexist_sampled.db" "sampled (detach_own window end), windows 1900 of every 2000 ms" "$line"
     line=$(timeout 90 "$bin" record -q --trace=full -o "$out/rec/coexist_full.db" -- "${prog[@]}" 2>> "$log" | tail -1)
     coexist_describe "$out/rec/coexist_full.db" "full" "$line"
     echo "(b) done at $(elapsed) s"
