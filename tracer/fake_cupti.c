@@ -25,7 +25,8 @@
  * exit callbacks for the enabled domains); fake_cupti_finalize_count() says
  * how often cuptiFinalize ran. Of PM sampling it has cuptiPmSamplingEnable
  * only (a refusing stub): a libcupti with PM sampling to the tracer's first
- * look, without the rest of the API. */
+ * look, without the rest of the API. Built with fake_cupti_pm.c and
+ * FAKE_CUPTI_WITH_PM_SAMPLING (libcupti-fake-pm.so) it has all of it. */
 #include <cupti.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -51,12 +52,16 @@ static atomic_int domain_on[CUPTI_CB_DOMAIN_SIZE];
 static atomic_int launch_callback_on; /* cuptiEnableCallback on cudaLaunchKernel */
 static atomic_int finalize_count;
 
-static unsigned env_unsigned(const char *name, unsigned fallback) {
+/* Also used by fake_cupti_pm.c, in the library built from both. */
+__attribute__((visibility("hidden"))) unsigned env_unsigned(const char *name, unsigned fallback);
+__attribute__((visibility("hidden"))) uint64_t realtime_ns(void);
+
+unsigned env_unsigned(const char *name, unsigned fallback) {
   const char *s = getenv(name);
   return s && *s ? (unsigned)strtoul(s, NULL, 10) : fallback;
 }
 
-static uint64_t realtime_ns(void) {
+uint64_t realtime_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -118,10 +123,12 @@ FAKE_EXPORT CUptiResult cuptiFinalize(void) {
   return CUPTI_SUCCESS;
 }
 
+#ifndef FAKE_CUPTI_WITH_PM_SAMPLING /* libcupti-fake-pm.so has the whole API (fake_cupti_pm.c) */
 FAKE_EXPORT CUptiResult cuptiPmSamplingEnable(void *params) {
   (void)params;
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
+#endif
 
 FAKE_EXPORT int fake_cupti_finalize_count(void) {
   return finalize_count;
