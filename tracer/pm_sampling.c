@@ -506,6 +506,8 @@ static int wait_or_stop(uint32_t ms) {
 }
 
 static void stop_at_exit(void) {
+  if (atomic_load(&pm.started))
+    step("stop: from an exit handler");
   gwt_pm_sampling_stop();
 }
 
@@ -617,6 +619,9 @@ void gwt_pm_sampling_stop(void) {
 /* Called by the Python start-up hook from Python's atexit, before the
  * interpreter and then the C exit handlers tear anything down. */
 __attribute__((visibility("default"))) void gpuwhy_tracer_pm_stop(void) {
-  if (!(pm.as_before & AS_BEFORE_ORDER))
-    gwt_pm_sampling_stop();
+  if (pm.as_before & AS_BEFORE_ORDER)
+    return;
+  if (atomic_load(&pm.started))
+    step("stop: from Python's atexit (the start-up hook)");
+  gwt_pm_sampling_stop();
 }
