@@ -22,13 +22,15 @@
  * corrupted" as the program exited, while pm_probe, which stops before main
  * returns, ran clean). They stopped the sampler from an exit handler
  * registered when CUDA loaded the tracer, so every exit handler registered
- * later ran first, CUDA's and CUPTI's among them (CUPTI's profiler is set
- * up 2 s later, on this thread); the sampler thread went on decoding during
- * them, and the teardown then called CUPTI, freed the images CUPTI keeps
- * and released the context. Now the sampler stops as early as the exit
- * allows: from Python's atexit through the start-up hook
- * (gpuwhy_tracer_pm_stop), else from an exit handler registered once the
- * sampler runs, so after everything CUDA and CUPTI registered until then;
+ * later ran first (whatever CUDA, CUPTI, whose profiler is set up 2 s later
+ * on this thread, and torch registered after that; which ones is what
+ * scripts/h200/plans/pmcost2.sh logs); the sampler thread went on decoding
+ * during them, and the teardown then called CUPTI, freed the images CUPTI
+ * keeps (even when Disable failed) and released the context. Now the
+ * sampler stops as early as the exit allows: from Python's atexit through
+ * the start-up hook (gpuwhy_tracer_pm_stop), else from an exit handler
+ * registered once the sampler runs, so that it runs before everything
+ * registered until then;
  * the wait for the thread is bounded; the images are freed only after
  * CUPTI let them go (Disable and host Deinitialize succeeded) and never at
  * exit; the context retained here is released only when sampling ends
