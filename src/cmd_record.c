@@ -37,8 +37,10 @@ static const char *record_usage(void) {
            "                       127.0.0.1:5555); without one, recording goes on as\n"
            "                       before. Built on DCGM's documented API, untested on\n"
            "                       real DCGM (docs/RECORDING.md)\n"
-           "      --pm-sampling    refused for now: CUPTI PM sampling crashed the traced\n"
-           "                       program on the H200 (CUDA 13.0); see tracer/README.md\n"
+           "      --pm-sampling    with --trace: SM activity from CUPTI PM sampling inside\n"
+           "                       the program (GPUs without GPM); experimental until\n"
+           "                       checked on a GPU again, refused unless\n"
+           "                       GPUWHY_PM_SAMPLING_EXPERIMENTAL=1 (tracer/README.md)\n"
            "      --no-nccl-log    leave NCCL_DEBUG alone (by default NCCL's INFO lines go\n"
            "                       to a file and into the recording, for the transports)\n"
            "      --no-python-hook  leave PYTHONPATH alone (by default a start-up hook in\n"
@@ -161,18 +163,24 @@ int gw_cmd_record(int argc, char **argv) {
   }
   if (optind < argc)
     o.argv = argv + optind;
-  /* The tracer's PM sampling path made the traced PyTorch program exit with
-   * SIGSEGV within 7 s on the H200 (CUDA 13.0, scripts/h200/plans/i22.sh):
-   * a user's job must never crash because of us, so the option is refused
-   * until that is understood. */
-  /* GPUWHY_ALLOW_PM_SAMPLING=1 lifts the refusal, undocumented, for the
-   * H200 experiment that looks for the crash (scripts/h200/plans/pmprobe.sh). */
-  const char *allow_pm = getenv("GPUWHY_ALLOW_PM_SAMPLING");
-  if (o.pm_sampling && !(allow_pm && strcmp(allow_pm, "1") == 0))
+  /* The tracer's PM sampler corrupted the traced program's heap at exit on
+   * the H200 (CUDA 13.0, bench/results/2026-12-01_s7); the fix
+   * (tracer/pm_sampling.c) has passed the fake CUPTI only. A user's job
+   * must never crash because of us, so the option stays refused unless
+   * GPUWHY_PM_SAMPLING_EXPERIMENTAL=1 (GPUWHY_ALLOW_PM_SAMPLING=1, its
+   * earlier name, for the plans that used it) until
+   * scripts/h200/plans/pmcost2.sh shows clean exits on the H200. */
+  const char *experimental = getenv("GPUWHY_PM_SAMPLING_EXPERIMENTAL"), *allow_pm = getenv("GPUWHY_ALLOW_PM_SAMPLING");
+  int pm_allowed = (experimental && strcmp(experimental, "1") == 0) || (allow_pm && strcmp(allow_pm, "1") == 0);
+  if (o.pm_sampling && !pm_allowed)
     return gw_cli_usage_error(record_usage(),
-                              _("--pm-sampling is disabled: on the H200 with CUDA 13.0 it crashed the traced "
-                                "program (SIGSEGV); SM activity without GPM comes from --trace's launch "
-                                "configurations instead"));
+                              _("--pm-sampling is experimental: on the H200 (CUDA 13.0) an earlier version corrupted "
+                                "the traced program's memory at exit, and the fix is not yet checked there; set "
+                                "GPUWHY_PM_SAMPLING_EXPERIMENTAL=1 to use it anyway. Without it, SM activity on "
+                                "GPUs without GPM comes from --trace's launch configurations"));
+  if (o.pm_sampling && o.trace == GW_TRACE_OFF)
+    return gw_cli_usage_error(record_usage(), _("--pm-sampling needs --trace (sampled or full): PM sampling runs "
+                                                "inside the tracer library"));
   if (o.argv && o.pid)
     return gw_cli_usage_error(record_usage(), _("give either --pid or a command, not both"));
   /* NVTX ranges reach the recording through the tracer library only. */

@@ -31,7 +31,8 @@
  * of the DRIVER domain when that function's callback is on, on the calling
  * thread (the tracer's own detach trigger). Of PM sampling it has cuptiPmSamplingEnable
  * only (a refusing stub): a libcupti with PM sampling to the tracer's first
- * look, without the rest of the API. */
+ * look, without the rest of the API. Built with fake_cupti_pm.c and
+ * FAKE_CUPTI_WITH_PM_SAMPLING (libcupti-fake-pm.so) it has all of it. */
 #include <cupti.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -71,12 +72,16 @@ static void state_call(int is_finalize) {
     atomic_fetch_add(&program_thread_finalizes, 1);
 }
 
-static unsigned env_unsigned(const char *name, unsigned fallback) {
+/* Also used by fake_cupti_pm.c, in the library built from both. */
+__attribute__((visibility("hidden"))) unsigned env_unsigned(const char *name, unsigned fallback);
+__attribute__((visibility("hidden"))) uint64_t realtime_ns(void);
+
+unsigned env_unsigned(const char *name, unsigned fallback) {
   const char *s = getenv(name);
   return s && *s ? (unsigned)strtoul(s, NULL, 10) : fallback;
 }
 
-static uint64_t realtime_ns(void) {
+uint64_t realtime_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -142,10 +147,12 @@ FAKE_EXPORT CUptiResult cuptiFinalize(void) {
   return CUPTI_SUCCESS;
 }
 
+#ifndef FAKE_CUPTI_WITH_PM_SAMPLING /* libcupti-fake-pm.so has the whole API (fake_cupti_pm.c) */
 FAKE_EXPORT CUptiResult cuptiPmSamplingEnable(void *params) {
   (void)params;
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
+#endif
 
 FAKE_EXPORT int fake_cupti_finalize_count(void) {
   return finalize_count;

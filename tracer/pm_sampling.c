@@ -6,18 +6,36 @@
  * activity, on GPUs from Turing on.
  *
  * Its own thread: waits GPUWHY_TRACE_PM_DELAY_MS (default 2000), then until
- * the device's primary context exists, makes it current on this thread (the
- * documented sequence sets up where a context is current, after it was
- * made: NVIDIA's pm_sampling sample, CUPTI's tutorial, Kineto), sets the
- * sampler up (the call sequence of cupti_pmsampling.h), then decodes the hardware buffer
+ * the program has made a device's primary context (the device it works on,
+ * see pick_device), makes it current on this thread (the documented
+ * sequence sets up where a context is current, after it was made: NVIDIA's
+ * pm_sampling sample, CUPTI's tutorial, Kineto), sets the sampler up (the
+ * call sequence of cupti_pmsampling.h), then decodes the hardware buffer
  * every 100 ms. Everything fails open: a refusal is one NOTE and the program
  * runs on. GPUWHY_TRACE_PM_VERBOSE=1 writes each CUPTI call to stderr before
  * making it, so that a crash names the call it came in. The tracer keeps
  * CUPTI attached while PM sampling runs (cuptiFinalize between sampled
- * windows would take the sampler's state away under it). Built on the
- * documented API; on the H200 (CUDA 13.0) the version before these changes
- * crashed the traced program (bench/RESULTS.md), this one is not yet run
- * there (tracer/tools/pm_probe.c and scripts/h200/plans/pmprobe.sh). */
+ * windows would take the sampler's state away under it).
+ *
+ * The end is where the first versions went wrong (the H200 run of
+ * 2026-12-01: 1058 samples, then "malloc(): unsorted double linked list
+ * corrupted" as the program exited, while pm_probe, which stops before main
+ * returns, ran clean). They stopped the sampler from an exit handler
+ * registered when CUDA loaded the tracer, so every exit handler registered
+ * later ran first (whatever CUDA, CUPTI, whose profiler is set up 2 s later
+ * on this thread, and torch registered after that; which ones is what
+ * scripts/h200/plans/pmcost2.sh logs); the sampler thread went on decoding
+ * during them, and the teardown then called CUPTI, freed the images CUPTI
+ * keeps (even when Disable failed) and released the context. Now the
+ * sampler stops as early as the exit allows: from Python's atexit through
+ * the start-up hook (gpuwhy_tracer_pm_stop), else from an exit handler
+ * registered once the sampler runs, so that it runs before everything
+ * registered until then;
+ * the wait for the thread is bounded; the images are freed only after
+ * CUPTI let them go (Disable and host Deinitialize succeeded) and never at
+ * exit; the context retained here is released only when sampling ends
+ * before the exit (at exit our release could be the last one and destroy
+ * the context under libraries whose exit handlers come later). */
 #include "pm_sampling.h"
 
 #include <cupti.h>
@@ -71,6 +89,7 @@ PM_FUNCS(DECLARE_PM)
 /* The driver calls that find the device's context; libcuda is loaded (it
  * loaded the tracer). */
 #define DRIVER_FUNCS(X)                                                                                                \
+  X(cuDeviceGetCount)                                                                                                  \
   X(cuDeviceGet)                                                                                                       \
   X(cuDevicePrimaryCtxGetState)                                                                                        \
   X(cuDevicePrimaryCtxRetain)                                                                                          \
@@ -85,13 +104,32 @@ static const char *METRICS[] = {"sm__cycles_active.avg", "sm__cycles_elapsed.avg
 #define HW_BUFFER_BYTES (64u << 20)
 #define DECODE_EVERY_MS 100u
 #define CONTEXT_POLL_MS 100u /* how often to look for the program's context */
+/* The longest an exit waits for the sampler thread: its teardown took 47 ms
+ * on the H200 (Stop 1.8 ms, Disable 45 ms, pm_probe); a hung CUPTI call
+ * must not hang the program's exit. */
+#define STOP_WAIT_MS 2000u
+
+/* GPUWHY_TRACE_PM_EXIT_AS_BEFORE, for the H200 run that tells which of the
+ * first versions' exit steps broke the heap (scripts/h200/plans/pmcost2.sh);
+ * a comma list: order (stop only from the exit handler registered at
+ * CUDA's start), free (free the images whatever CUPTI answered, also at
+ * exit), release (release the context at exit too). */
+enum { AS_BEFORE_ORDER = 1, AS_BEFORE_FREE = 2, AS_BEFORE_RELEASE = 4 };
 
 static struct {
   uint32_t device, interval_ms, delay_ms;
+  int device_forced; /* GPUWHY_TRACE_PM_DEVICE given */
+  int local_rank;    /* LOCAL_RANK (torchrun and others), -1 when unset */
   int verbose;
+  unsigned as_before; /* AS_BEFORE_* bits */
+  pid_t pid;          /* the process that started the thread (not a fork child) */
   pthread_t thread;
-  int started;
+  atomic_int started; /* the thread exists and nobody has stopped it yet */
   atomic_int stop;
+  atomic_int at_exit; /* the stop comes from the program's exit */
+  int running;        /* Start succeeded, no Stop yet */
+  uint64_t samples, decodes;
+  const char *chosen_by; /* why this device, for the note */
   CUdevice cu_device;
   CUcontext ctx; /* the primary context, retained while we sample */
   CUpti_Profiler_Host_Object *host;
@@ -265,8 +303,9 @@ static int set_up(void) {
   CUpti_PmSampling_Start_Params start = {.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE,
                                          .pPmSamplingObject = pm.sampler};
   CALL(cuptiPmSamplingStart, &start);
-  gwt_out_note(now_ns(), GW_WIRE_NOTE_INFO, "PM sampling on: device %u (%s), every %u ms", pm.device,
-               chip.pChipName ? chip.pChipName : "?", pm.interval_ms);
+  pm.running = 1;
+  gwt_out_note(now_ns(), GW_WIRE_NOTE_INFO, "PM sampling on: device %u (%s, %s), every %u ms", pm.device,
+               chip.pChipName ? chip.pChipName : "?", pm.chosen_by, pm.interval_ms);
   return 0;
 }
 
@@ -285,6 +324,7 @@ static int drain(void) {
                                                        .pCounterDataImage = pm.counter_data,
                                                        .counterDataImageSize = pm.counter_data_bytes};
     CALL(cuptiPmSamplingGetCounterDataInfo, &info);
+    pm.decodes++;
     for (size_t i = 0; i < info.numCompletedSamples; i++) {
       CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
           .structSize = CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE,
@@ -312,6 +352,7 @@ static int drain(void) {
       w.sm_cycles_active_avg = values[0];
       w.sm_cycles_elapsed_avg = values[1];
       gwt_out_put(&w, sizeof w);
+      pm.samples++;
     }
     if (init_counter_data() != 0)
       return -1;
@@ -320,37 +361,60 @@ static int drain(void) {
   }
 }
 
+/* The documented end: Stop, a last decode, Disable, host Deinitialize,
+ * each step only when the one before succeeded (what CUPTI still holds is
+ * left to it otherwise). CUPTI keeps the config image until Disable
+ * (Kineto keeps it as long for that reason, pytorch/kineto#1532), so the
+ * images are freed only once Disable and Deinitialize succeeded, and not at
+ * exit: the process's end frees them after every exit handler, CUPTI's
+ * included. No cuptiProfilerDeInitialize: another CUPTI client in the
+ * process may still use the profiler (a double deinitialise is reported to
+ * crash). One NOTE says how it ended. */
 static void tear_down(void) {
-  if (pm.sampler) {
+  int at_exit = atomic_load(&pm.at_exit);
+  int stop_rc = -1, disable_rc = -1, host_rc = -1; /* -1: not called */
+  if (pm.sampler && pm.running) {
     CUpti_PmSampling_Stop_Params stop = {.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE,
                                          .pPmSamplingObject = pm.sampler};
     step("cuptiPmSamplingStop");
-    if (q_cuptiPmSamplingStop(&stop) == CUPTI_SUCCESS && pm.counter_data)
+    stop_rc = (int)q_cuptiPmSamplingStop(&stop);
+    pm.running = 0;
+    if (stop_rc == CUPTI_SUCCESS && pm.counter_data)
       drain();
+  }
+  if (pm.sampler) {
     CUpti_PmSampling_Disable_Params dis = {.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE,
                                            .pPmSamplingObject = pm.sampler};
     step("cuptiPmSamplingDisable");
-    q_cuptiPmSamplingDisable(&dis);
-    pm.sampler = NULL;
+    disable_rc = (int)q_cuptiPmSamplingDisable(&dis);
+    if (disable_rc == CUPTI_SUCCESS)
+      pm.sampler = NULL;
   }
-  if (pm.host) {
+  if (pm.host && !pm.sampler) {
     CUpti_Profiler_Host_Deinitialize_Params hd = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE,
                                                   .pHostObject = pm.host};
     step("cuptiProfilerHostDeinitialize");
-    q_cuptiProfilerHostDeinitialize(&hd);
-    pm.host = NULL;
+    host_rc = (int)q_cuptiProfilerHostDeinitialize(&hd);
+    if (host_rc == CUPTI_SUCCESS)
+      pm.host = NULL;
   }
-  /* No cuptiProfilerDeInitialize: another CUPTI client in the process may
-   * still use the profiler (a double deinitialise is reported to crash). */
-  free(pm.counter_data);
-  free(pm.config_image);
-  free(pm.avail_image);
-  pm.counter_data = pm.config_image = pm.avail_image = NULL;
-  if (pm.ctx) {
+  if ((!pm.sampler && !pm.host && !at_exit) || (pm.as_before & AS_BEFORE_FREE)) {
+    free(pm.counter_data);
+    free(pm.config_image);
+    free(pm.avail_image);
+    pm.counter_data = pm.config_image = pm.avail_image = NULL;
+  }
+  if (pm.ctx && (!at_exit || (pm.as_before & AS_BEFORE_RELEASE))) {
     step("cuDevicePrimaryCtxRelease");
     q_cuDevicePrimaryCtxRelease(pm.cu_device);
     pm.ctx = NULL;
   }
+  if (stop_rc != -1 || disable_rc != -1)
+    gwt_out_note(now_ns(), GW_WIRE_NOTE_INFO,
+                 "PM sampling stopped %s: %llu samples in %llu decodes; Stop %d, Disable %d, host deinitialise %d "
+                 "(0 is success, -1 not called)",
+                 at_exit ? "at exit" : "early", (unsigned long long)pm.samples, (unsigned long long)pm.decodes, stop_rc,
+                 disable_rc, host_rc);
 }
 
 static void sleep_ms(uint32_t ms) {
@@ -359,23 +423,65 @@ static void sleep_ms(uint32_t ms) {
   }
 }
 
-/* Waits until the program has made the device's primary context, then
- * retains it and makes it current here. 0 when it is current; -1 when
- * asked to stop first or the driver refused. */
+/* The device this process works on, once the program has made a context
+ * on it: GPUWHY_TRACE_PM_DEVICE when given; else the one device whose
+ * primary context is active; with several active, LOCAL_RANK's (a torchrun
+ * rank works on cuda:LOCAL_RANK by convention, and may also have touched
+ * device 0), else the lowest. -1 while no context exists, -2 when the
+ * driver has no such device. Sets pm.device and pm.chosen_by. */
+static int pick_device(void) {
+  int count = 0;
+  if (q_cuDeviceGetCount(&count) != CUDA_SUCCESS || count <= 0)
+    return -2;
+  if (pm.device_forced && pm.device >= (uint32_t)count)
+    return -2;
+  int first = -1, active_count = 0;
+  for (int d = 0; d < count; d++) {
+    CUdevice dev;
+    unsigned flags = 0;
+    int active = 0;
+    if ((pm.device_forced && (uint32_t)d != pm.device) || q_cuDeviceGet(&dev, d) != CUDA_SUCCESS ||
+        q_cuDevicePrimaryCtxGetState(dev, &flags, &active) != CUDA_SUCCESS || !active)
+      continue;
+    active_count++;
+    if (first < 0)
+      first = d;
+    if (!pm.device_forced && d == pm.local_rank) {
+      pm.device = (uint32_t)d;
+      pm.chosen_by = "the device of LOCAL_RANK";
+      return 0;
+    }
+  }
+  if (first < 0)
+    return -1;
+  pm.device = (uint32_t)first;
+  pm.chosen_by = pm.device_forced    ? "GPUWHY_TRACE_PM_DEVICE"
+                 : active_count == 1 ? "the device of the program's CUDA context"
+                                     : "the lowest of several devices with a context";
+  return 0;
+}
+
+/* Waits until the program has made a context on its device, then retains
+ * it and makes it current here. 0 when it is current; -1 when asked to stop
+ * first or the driver refused. */
 static int wait_for_context(void) {
+  for (;;) {
+    int picked = pick_device();
+    if (picked == 0)
+      break;
+    if (picked == -2) {
+      gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: no CUDA device %s in this process",
+                   pm.device_forced ? "of that number (GPUWHY_TRACE_PM_DEVICE)" : "at all");
+      return -1;
+    }
+    if (atomic_load(&pm.stop))
+      return -1;
+    sleep_ms(CONTEXT_POLL_MS);
+  }
   step("cuDeviceGet");
   if (q_cuDeviceGet(&pm.cu_device, (int)pm.device) != CUDA_SUCCESS) {
     gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: no CUDA device %u in this process", pm.device);
     return -1;
-  }
-  for (;;) {
-    unsigned flags = 0;
-    int active = 0;
-    if (q_cuDevicePrimaryCtxGetState(pm.cu_device, &flags, &active) == CUDA_SUCCESS && active)
-      break;
-    if (atomic_load(&pm.stop))
-      return -1;
-    sleep_ms(CONTEXT_POLL_MS);
   }
   step("cuDevicePrimaryCtxRetain");
   if (q_cuDevicePrimaryCtxRetain(&pm.ctx, pm.cu_device) != CUDA_SUCCESS) {
@@ -391,18 +497,32 @@ static int wait_for_context(void) {
   return 0;
 }
 
+/* Sleeps ms in 10 ms steps; 1 when asked to stop meanwhile. */
+static int wait_or_stop(uint32_t ms) {
+  for (uint32_t waited = 0; waited < ms; waited += 10) {
+    if (atomic_load(&pm.stop))
+      return 1;
+    sleep_ms(ms - waited < 10 ? ms - waited : 10);
+  }
+  return atomic_load(&pm.stop);
+}
+
+static void stop_at_exit(void) {
+  if (atomic_load(&pm.started))
+    step("stop: from an exit handler");
+  gwt_pm_sampling_stop();
+}
+
 static void *pm_main(void *arg) {
   (void)arg;
-  for (uint32_t waited = 0; waited < pm.delay_ms && !atomic_load(&pm.stop); waited += 10)
-    sleep_ms(10);
-  if (atomic_load(&pm.stop) || wait_for_context() != 0 || set_up() != 0) {
-    tear_down();
-    return NULL;
-  }
-  while (!atomic_load(&pm.stop)) {
-    sleep_ms(DECODE_EVERY_MS);
-    if (drain() != 0)
-      break;
+  if (!wait_or_stop(pm.delay_ms) && wait_for_context() == 0 && set_up() == 0) {
+    /* Exit handlers run last registered first: this one runs before every
+     * handler CUDA, CUPTI (whose profiler set_up just initialised) and the
+     * program registered so far, while all of them still work. */
+    if (!(pm.as_before & AS_BEFORE_ORDER))
+      atexit(stop_at_exit);
+    while (!wait_or_stop(DECODE_EVERY_MS) && drain() == 0) {
+    }
   }
   tear_down();
   return NULL;
@@ -424,7 +544,7 @@ int gwt_pm_sampling_requested(void *cupti_lib) {
 
 void gwt_pm_sampling_start(void *cupti_lib) {
   const char *on = getenv("GPUWHY_TRACE_PM_SAMPLING");
-  if (!on || strcmp(on, "1") != 0 || !cupti_lib || pm.started)
+  if (!on || strcmp(on, "1") != 0 || !cupti_lib || pm.pid)
     return;
 #define RESOLVE_PM(name) q_##name = (__typeof__(q_##name))dlsym(cupti_lib, #name);
   PM_FUNCS(RESOLVE_PM)
@@ -450,26 +570,60 @@ void gwt_pm_sampling_start(void *cupti_lib) {
   }
   DRIVER_FUNCS(MISSING_DRIVER)
   pm.verbose = getenv("GPUWHY_TRACE_PM_VERBOSE") && strcmp(getenv("GPUWHY_TRACE_PM_VERBOSE"), "1") == 0;
-  pm.device = env_u32("GPUWHY_TRACE_PM_DEVICE", 0, 0, 1023);
+  pm.device_forced = env_u32("GPUWHY_TRACE_PM_DEVICE", UINT32_MAX, 0, 1023) != UINT32_MAX;
+  pm.device = pm.device_forced ? env_u32("GPUWHY_TRACE_PM_DEVICE", 0, 0, 1023) : 0;
+  pm.local_rank = (int)env_u32("LOCAL_RANK", UINT32_MAX, 0, 1023);
+  const char *before = getenv("GPUWHY_TRACE_PM_EXIT_AS_BEFORE");
+  if (before) {
+    pm.as_before = (strstr(before, "order") ? AS_BEFORE_ORDER : 0u) | (strstr(before, "free") ? AS_BEFORE_FREE : 0u) |
+                   (strstr(before, "release") ? AS_BEFORE_RELEASE : 0u);
+    if (pm.as_before)
+      gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling ends as the first versions did (%s): for the H200 test",
+                   before);
+  }
   /* 10 ms: a hundred samples a second, far finer than GPM's 1 s windows,
    * few enough that decoding every 100 ms stays cheap. */
   pm.interval_ms = env_u32("GPUWHY_TRACE_PM_INTERVAL_MS", 10, 1, 10000);
   pm.delay_ms = env_u32("GPUWHY_TRACE_PM_DELAY_MS", 2000, 0, 3600000);
   sigset_t all, old;
   sigfillset(&all);
+  /* The fallback, registered before the thread can reach CUPTI: after the
+   * tracer's own exit handler, so it runs before it, while the file is open. */
+  atexit(stop_at_exit);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  pm.started = pthread_create(&pm.thread, NULL, pm_main, NULL) == 0;
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (!pm.started)
+  pm.pid = getpid();
+  atomic_store(&pm.started, 1);
+  if (pthread_create(&pm.thread, NULL, pm_main, NULL) != 0) {
+    atomic_store(&pm.started, 0);
     gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: no thread for it");
-  else
-    atexit(gwt_pm_sampling_stop); /* after the tracer's own: runs first, while the file is open */
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Idempotent: the first call stops the thread (waiting at most
+ * STOP_WAIT_MS), later ones and a forked child's do nothing. */
 void gwt_pm_sampling_stop(void) {
-  if (!pm.started)
+  if (getpid() != pm.pid || !atomic_exchange(&pm.started, 0))
     return;
+  atomic_store(&pm.at_exit, 1);
   atomic_store(&pm.stop, 1);
-  pthread_join(pm.thread, NULL);
-  pm.started = 0;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += STOP_WAIT_MS / 1000;
+  if (pthread_timedjoin_np(pm.thread, NULL, &until) != 0) {
+    /* Left running: nothing it uses is freed, and the exit goes on. */
+    static const char line[] = "gpuwhy-tracer: the PM sampling thread did not stop within 2 s; exiting without it\n";
+    ssize_t ignored = write(STDERR_FILENO, line, sizeof line - 1);
+    (void)ignored;
+  }
+}
+
+/* Called by the Python start-up hook from Python's atexit, before the
+ * interpreter and then the C exit handlers tear anything down. */
+__attribute__((visibility("default"))) void gpuwhy_tracer_pm_stop(void) {
+  if (pm.as_before & AS_BEFORE_ORDER)
+    return;
+  if (atomic_load(&pm.started))
+    step("stop: from Python's atexit (the start-up hook)");
+  gwt_pm_sampling_stop();
 }

@@ -13,7 +13,11 @@ int gwt_pm_sampling_requested(void *cupti_lib);
  * output file is open. */
 void gwt_pm_sampling_start(void *cupti_lib);
 
-/* Stops the thread, decoding the last samples (registered with atexit). */
+/* Stops the thread at the program's end: a last decode, then Stop, Disable
+ * and host Deinitialize; the images and the retained context are left to
+ * the process's end. Waits at most 2 s; idempotent, a no-op in a forked
+ * child. Called from exit handlers and, through the exported
+ * gpuwhy_tracer_pm_stop, from the Python start-up hook's atexit. */
 void gwt_pm_sampling_stop(void);
 
 #endif

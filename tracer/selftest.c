@@ -33,7 +33,15 @@
  *   6. SIGTERM: records flushed, then the process still dies of SIGTERM
  *   7. CUPTI keeps every buffer: the pool runs dry, records are dropped and
  *      counted (a DROPPED record), the program runs on
- * Usage: tracer_selftest <libgpuwhy-tracer.so> <libcupti-fake.so> */
+ *   9. PM sampling against libcupti-fake-pm.so (fake_cupti_pm.c, which
+ *      keeps the config image, writes whole counter images and tears its
+ *      PM state down in an exit handler registered at its first use): the
+ *      program exits while sampling; the sampler must be stopped, disabled
+ *      and deinitialised before that teardown, with no sanitizer report;
+ *      with the first versions' exit order (GPUWHY_TRACE_PM_EXIT_AS_BEFORE=
+ *      order) the teardown finds it still running. 9b/9c: the device is
+ *      the one with the program's context, LOCAL_RANK's among several
+ * Usage: tracer_selftest <libgpuwhy-tracer.so> <libcupti-fake.so> <libcupti-fake-pm.so> */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -47,7 +55,7 @@
 
 #include "sources/trace_reader.h"
 
-static const char *tracer_path, *fake_cupti_path;
+static const char *tracer_path, *fake_cupti_path, *fake_cupti_pm_path;
 static int failures;
 
 #define EXPECT(cond, ...)                                                                                              \
@@ -69,6 +77,9 @@ struct counts {
   char first_error[1100];
   char first_warn[1100];
   int edge_notes, edge_notes_program_thread; /* "window edges:" notes; those with time on a program thread */
+  int pm_samples, pm_samples_half_active;    /* PM_SAMPLE records; those with the fake's 50% SM activity */
+  uint32_t pm_device;                        /* the device of the last PM_SAMPLE */
+  char pm_on[300], pm_stopped[300];          /* the "PM sampling on:" and "PM sampling stopped" notes */
   uint64_t aside_ns, back_ns;                /* times of the first "stood aside" and "came back" notes */
   int graph_stay_notes, graph_stop_notes;    /* "CUDA graphs in use: ..." and "CUDA graphs appeared after ..." */
   int pause_records, pause_records_nonzero, tracer_edge_records; /* gpuwhy's own OVERHEAD records */
@@ -142,6 +153,16 @@ static gw_status c_launch_count(void *ctx, uint32_t pid, const struct gw_wire_la
   ((struct counts *)ctx)->launch_counts++;
   return GW_OK;
 }
+static gw_status c_pm_sample(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *r) {
+  (void)pid;
+  struct counts *c = ctx;
+  c->pm_samples++;
+  c->pm_device = r->device;
+  if (r->sm_cycles_elapsed_avg > 0 && r->sm_cycles_active_avg / r->sm_cycles_elapsed_avg > 0.49 &&
+      r->sm_cycles_active_avg / r->sm_cycles_elapsed_avg < 0.51 && r->end_ns > r->start_ns)
+    c->pm_samples_half_active++;
+  return GW_OK;
+}
 static gw_status c_dropped(void *ctx, uint32_t pid, const struct gw_wire_dropped *d) {
   (void)pid;
   struct counts *c = ctx;
@@ -169,6 +190,10 @@ static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, c
     c->graph_stay_notes++;
   if (len >= 20 && strncmp(text, "CUDA graphs appeared", 20) == 0)
     c->graph_stop_notes++;
+  if (len >= 15 && strncmp(text, "PM sampling on:", 15) == 0)
+    snprintf(c->pm_on, sizeof c->pm_on, "%.*s", (int)len, text);
+  if (len >= 19 && strncmp(text, "PM sampling stopped", 19) == 0)
+    snprintf(c->pm_stopped, sizeof c->pm_stopped, "%.*s", (int)len, text);
   if (n->level == GW_WIRE_NOTE_WARN && !c->warn_notes++)
     snprintf(c->first_warn, sizeof c->first_warn, "%.*s", (int)len, text);
   if (n->level == GW_WIRE_NOTE_ERROR) {
@@ -207,6 +232,7 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
                                   .on_dropped = c_dropped,
                                   .on_device = c_device,
                                   .on_overhead = c_overhead,
+                                  .on_pm_sample = c_pm_sample,
                                   .on_note = c_note};
   struct gw_trace_reader *rd = NULL;
   struct gw_err err = {{0}};
@@ -244,7 +270,8 @@ enum ending {
   END_API_CALLS,
   END_SECOND_CLIENT,
   END_GRAPHS_FIRST,
-  END_GRAPHS_LATER
+  END_GRAPHS_LATER,
+  END_PM_SLEEP_EXIT
 };
 
 /* The second client's side of case 8: its own buffers and what reached them. */
@@ -323,6 +350,10 @@ static pid_t run_child(const char *const *env, const char *stderr_path, enum end
     dup2(fd, STDERR_FILENO);
     close(fd);
   }
+  /* The PM fake also stands for the CUDA driver, whose functions the tracer
+   * finds among the process's global symbols (libcuda is loaded there). */
+  if (ending == END_PM_SLEEP_EXIT && !dlopen(fake_cupti_pm_path, RTLD_NOW | RTLD_GLOBAL))
+    _exit(15);
   void *lib = dlopen(tracer_path, RTLD_NOW | RTLD_LOCAL);
   if (!lib)
     _exit(10);
@@ -331,7 +362,7 @@ static pid_t run_child(const char *const *env, const char *stderr_path, enum end
     _exit(11);
   if (init() != 1)
     _exit(12);
-  if (ending == END_SLEEP_EXIT)
+  if (ending == END_SLEEP_EXIT || ending == END_PM_SLEEP_EXIT)
     usleep(450 * 1000);
   if (ending == END_API_CALLS || ending == END_GRAPHS_FIRST || ending == END_GRAPHS_LATER) {
     /* A program calling CUDA every millisecond for about 450 ms; the exit
@@ -433,13 +464,93 @@ static void run_clean(const char *const *env, const char *err_path, enum ending 
   EXPECT(read_trace(dir, pid, c) == 0, "no valid trace file");
 }
 
+/* Case 9 and its variants: full mode with PM sampling from the first moment
+ * (every 10 ms) against the PM fake, about 450 ms, then exit. */
+#define PM_WITH_FAKE(dir)                                                                                              \
+  "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_pm_path, "GPUWHY_TRACE_MODE", "full",                  \
+      "GPUWHY_TRACE_PM_SAMPLING", "1", "GPUWHY_TRACE_PM_DELAY_MS", "50", "GPUWHY_TRACE_PM_INTERVAL_MS", "10"
+
+static int file_has(const char *path, const char *text) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  char line[2048];
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f))
+    found = strstr(line, text) != NULL;
+  fclose(f);
+  return found;
+}
+
+static void pm_sampling_cases(const char *dir, const char *err_path) {
+  struct counts c;
+  int ours, all, sig;
+  char first[2048];
+  /* 9. Exit while sampling: stopped, disabled and deinitialised before the
+   * library's own exit teardown, no sanitizer report, all samples kept. */
+  {
+    const char *env[] = {PM_WITH_FAKE(dir), NULL};
+    pid_t pid = run_child(env, err_path, END_PM_SLEEP_EXIT);
+    int code = wait_child(pid, &sig);
+    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    stderr_lines(err_path, &ours, &all, first, sizeof first);
+    EXPECT(all == 0 && !file_has(err_path, "fake-cupti:") && !file_has(err_path, "Sanitizer"),
+           "%d stderr lines, the fake's exit teardown or a sanitizer spoke: see %s", all, err_path);
+    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    /* 450 ms at 10 ms: 45; a loaded machine delays the start, not the rate. */
+    EXPECT(c.pm_samples >= 15 && c.pm_samples_half_active == c.pm_samples && c.pm_device == 0,
+           "%d PM samples, %d at the fake's 50%%, device %u", c.pm_samples, c.pm_samples_half_active, c.pm_device);
+    EXPECT(strstr(c.pm_on, "device 0 (GH100, the device of the program's CUDA context)") != NULL, "on note: %s",
+           c.pm_on);
+    EXPECT(strstr(c.pm_stopped, "at exit") && strstr(c.pm_stopped, "Stop 0, Disable 0, host deinitialise 0"),
+           "stopped note: %s", c.pm_stopped);
+    EXPECT(c.error_notes == 0 && c.warn_notes == 0 && c.kernels >= 3, "error: %s warning: %s, %d kernels",
+           c.first_error, c.first_warn, c.kernels);
+    printf("case 9 (PM sampling, exit while sampling): %d samples; %s\n", c.pm_samples, c.pm_stopped);
+  }
+  /* 9a. The first versions' exit order: the library's teardown runs first
+   * and finds the sampler still enabled (under a sanitizer the tracer's
+   * later Stop on the freed sampler is then reported). */
+  {
+    const char *env[] = {PM_WITH_FAKE(dir), "GPUWHY_TRACE_PM_EXIT_AS_BEFORE", "order", NULL};
+    pid_t pid = run_child(env, err_path, END_PM_SLEEP_EXIT);
+    int code = wait_child(pid, &sig);
+    EXPECT(file_has(err_path, "fake-cupti: a PM sampler still enabled at exit was freed under its client"),
+           "the old exit order went unnoticed (exit %d, signal %d)", code, sig);
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace-%d.gwt", dir, (int)pid);
+    unlink(path);
+    printf("case 9a (the first versions' exit order): the library's exit teardown found the sampler running, "
+           "exit %d signal %d\n",
+           code, sig);
+  }
+  /* 9b. The device with the program's context, of four. */
+  {
+    const char *env[] = {PM_WITH_FAKE(dir), "FAKE_CUDA_DEVICES", "4", "FAKE_CUDA_ACTIVE_MASK", "4", NULL};
+    run_clean(env, err_path, END_PM_SLEEP_EXIT, dir, &c);
+    EXPECT(c.pm_samples >= 15 && c.pm_device == 2 && strstr(c.pm_on, "device 2 (GH100, the device of the program's"),
+           "%d samples of device %u; %s", c.pm_samples, c.pm_device, c.pm_on);
+  }
+  /* 9c. Contexts on devices 0 and 2 (a rank that touched device 0 too):
+   * LOCAL_RANK's device. */
+  {
+    const char *env[] = {
+        PM_WITH_FAKE(dir), "FAKE_CUDA_DEVICES", "4", "FAKE_CUDA_ACTIVE_MASK", "5", "LOCAL_RANK", "2", NULL};
+    run_clean(env, err_path, END_PM_SLEEP_EXIT, dir, &c);
+    EXPECT(c.pm_samples >= 15 && c.pm_device == 2 && strstr(c.pm_on, "device 2 (GH100, the device of LOCAL_RANK)"),
+           "%d samples of device %u; %s", c.pm_samples, c.pm_device, c.pm_on);
+    printf("case 9b/9c (device): %s\n", c.pm_on);
+  }
+}
+
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s <libgpuwhy-tracer.so> <libcupti-fake.so>\n", argv[0]);
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s <libgpuwhy-tracer.so> <libcupti-fake.so> <libcupti-fake-pm.so>\n", argv[0]);
     return 2;
   }
   tracer_path = argv[1];
   fake_cupti_path = argv[2];
+  fake_cupti_pm_path = argv[3];
   char dir[] = "/tmp/gw_tracer_selftest_XXXXXX";
   if (!mkdtemp(dir))
     return 2;
@@ -836,6 +947,7 @@ int main(int argc, char **argv) {
     printf("case 7 (pool dry): %d DROPPED records, %llu buffer requests refused\n", c.dropped,
            (unsigned long long)c.buffers_refused);
   }
+  pm_sampling_cases(dir, err_path);
   unlink(err_path);
   rmdir(dir);
   if (failures) {

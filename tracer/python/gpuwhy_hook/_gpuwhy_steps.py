@@ -430,9 +430,26 @@ def _attach(torch):
         _recorder.fail("attach", e)
 
 
+def _stop_pm_sampling():
+    """The tracer's CUPTI PM sampler ends here, from Python's atexit, while
+    CUDA, CUPTI and torch are whole: stopped from a C exit handler it met
+    libraries already torn down (tracer/pm_sampling.c)."""
+    if os.environ.get("GPUWHY_TRACE_PM_SAMPLING") != "1":
+        return
+    import ctypes
+
+    stop = getattr(ctypes.CDLL(None), "gpuwhy_tracer_pm_stop", None)
+    if stop is not None:
+        stop()
+
+
 def _at_exit():
     if _recorder is None:
         return
+    try:
+        _stop_pm_sampling()
+    except Exception as e:
+        _recorder.fail("PM sampling stop", e)
     try:
         _recorder.finish_loader_steps()
     except Exception as e:
