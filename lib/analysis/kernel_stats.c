@@ -138,6 +138,39 @@ void gw_kstats_shape_variation(const int32_t *names, const int32_t (*grid)[3], c
   }
 }
 
+int gw_kstats_per_parameter(const char *name) {
+  return name && strstr(name, "multi_tensor_apply") != NULL;
+}
+
+int gw_kstats_nccl_name(const char *name) {
+  /* ncclKernel_..., ncclDevKernel_... (NCCL 2.19 and newer) */
+  return name && strstr(name, "nccl") != NULL;
+}
+
+/* Kernel time and its per-parameter part, NCCL kernels left out. */
+static void per_param_time(const struct gw_kernel_seq *k, struct gw_kernel_stats *out) {
+  out->per_param_share = NAN;
+  if (!k->name_text || k->nnames == 0)
+    return;
+  char *kind = gw_xcalloc(k->nnames + 1, 1); /* 0 compute, 1 per-parameter, 2 NCCL */
+  for (size_t nm = 0; nm < k->nnames; nm++)
+    kind[nm] = gw_kstats_nccl_name(k->name_text[nm]) ? 2 : gw_kstats_per_parameter(k->name_text[nm]) ? 1 : 0;
+  double all_ns = 0, per_param_ns = 0;
+  for (size_t i = 0; i < k->n; i++) {
+    int c = k->name[i] >= 0 && (size_t)k->name[i] < k->nnames ? kind[k->name[i]] : 0;
+    double d = (double)(k->end_ns[i] - k->start_ns[i]);
+    if (c == 2)
+      continue;
+    all_ns += d;
+    if (c == 1)
+      per_param_ns += d;
+  }
+  free(kind);
+  out->compute_kernel_s = all_ns / 1e9;
+  if (all_ns > 0)
+    out->per_param_share = per_param_ns / all_ns;
+}
+
 void gw_kstats_short_name(const char *name, char *dst, size_t cap) {
   static const char anon[] = "(anonymous namespace)";
   if (!cap)
@@ -282,6 +315,7 @@ void gw_kernel_stats_compute(const struct gw_kernel_seq *k, const struct gw_time
   out->dur_median_us = gw_stats_median(dur_us, k->n);
   out->dur_p90_us = gw_stats_quantile(dur_us, k->n, 0.9);
   free(dur_us);
+  per_param_time(k, out);
 
   if (windows) {
     int64_t traced_ns = 0;

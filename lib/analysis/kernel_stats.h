@@ -38,6 +38,10 @@ struct gw_kernel_stats {
   double launches_per_s;
   double dur_mean_us, dur_median_us, dur_p90_us;
   int64_t hist[GW_KSTATS_NBUCKETS];
+  /* Kernel time, NCCL kernels left out, and the share of it in kernels that
+   * touch every parameter once a step whatever the batch (gw_kstats_per_parameter:
+   * optimizer updates, gradient clipping, AMP unscaling); NAN without names. */
+  double compute_kernel_s, per_param_share;
   enum gw_kstep_source step_source;
   int64_t nsteps;
   int64_t period_kernels; /* sequence: the period (the median over windows when sampled) */
@@ -100,6 +104,15 @@ struct gw_time_range {
  * step table's ranges, or NULL to find steps from the name sequence. */
 void gw_kernel_stats_compute(const struct gw_kernel_seq *k, const struct gw_time_range *windows, size_t nwindows,
                              const struct gw_time_range *steps, size_t nsteps, struct gw_kernel_stats *out);
+
+/* 1 when a kernel of this name does per-parameter work: PyTorch's and
+ * Apex's multi_tensor_apply kernels, which run the foreach ops (the default
+ * Adam, AdamW and SGD of torch.optim, clip_grad_norm_, AMP's unscale) and the
+ * fused Adam/AdamW over the list of parameter tensors. Their work is the
+ * parameter count, the same at any batch size. */
+int gw_kstats_per_parameter(const char *name);
+/* 1 for an NCCL kernel (communication, not compute) by its name. */
+int gw_kstats_nccl_name(const char *name);
 
 /* Shorten a demangled kernel name for display ("void ns::kern<...>(...)"
  * -> "ns::kern"). */

@@ -5,11 +5,34 @@
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
 
+/* A sampled trace: its windows measured where the gaps went (the
+ * timeline's split inside each window, kernel_stats.h window_*_share). The
+ * windows are a sample of the run, as GPM's are, so their shares stand for
+ * the active time of their GPU. Returns 0 when no GPU has windows. */
+static int window_gaps(const struct gw_diagnosis *dx, double *launch_ns, double *sync_ns, double *span_s) {
+  int any = 0;
+  *launch_ns = *sync_ns = *span_s = 0;
+  for (int i = 0; dx->kstats && i < dx->ngpus; i++) {
+    const struct gw_kernel_stats *k = &dx->kstats[i];
+    if (k->nkernels <= 0 || !k->sampled || k->window_span_s <= 0)
+      continue;
+    double active = gw_ledger_active_ns(&dx->ledgers[i]);
+    *launch_ns += k->window_launch_share * active;
+    if (k->window_sync_seen)
+      *sync_ns += k->window_sync_share * active;
+    *span_s += k->window_span_s;
+    any = 1;
+  }
+  return any;
+}
+
 int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
   const struct gw_host_profile *h = &dx->host;
   const struct gw_gpu_profile *p = &dx->profiles[0];
   int traced = dx->total.from_timeline;
+  double win_launch_ns = 0, win_sync_ns = 0, win_span_s = 0;
+  int windows = !traced && window_gaps(dx, &win_launch_ns, &win_sync_ns, &win_span_s);
   /* Counters: ticks with the storm signature (resident kernels, SMs
    * empty), plus the gaps a busy host leaves when the GPU is resident less
    * than half the time. A GPU resident most of the time sets the pace
@@ -20,20 +43,29 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
   if (traced)
     ns = dx->total.row_ns[GW_ROW_IDLE_LAUNCH] + dx->total.row_ns[GW_ROW_IDLE_SYNC] + dx->total.tiny_kernel_ns;
   else if (!isnan(p->util_med_pct) && p->util_med_pct < gw_thr.small_busy_util_pct)
-    ns += dx->total.launch_gap_ns;
-  double share = gw_rule_share(dx, ns);
-  if (share < gw_thr.finding_min_share)
-    return 0;
-  if (!traced && !(h->has_main && h->main_busy_frac >= 0.3))
-    return 0;
+    /* the counters guess launch gaps from a busy host; trace windows
+     * measured them, and a gap they saw end in an input copy is not one */
+    ns += windows ? fmin(dx->total.launch_gap_ns, win_launch_ns) : dx->total.launch_gap_ns;
+  /* Sampled trace: gaps that opened while the host waited in a
+   * synchronizing call, as the full trace counts them (idle: sync): the
+   * queue drained, then refilled one launch at a time. */
+  if (windows)
+    ns += win_sync_ns;
   int tiny = p->has_sm && !isnan(p->sm_per_util) && p->sm_per_util < gw_thr.launch_sm_per_util;
   /* Allocations that change from step to step (shapes vary): re-planning
    * for a new shape (cuDNN's algorithm search runs each candidate kernel
    * once, the allocator and compiler work between them) is a busy host
    * issuing a few kernels, the same counters as a launch-bound loop. Without
    * the trace only the storm signature (resident kernels, SMs almost empty)
-   * is launch overhead's own. */
+   * and the sync gaps the windows measured are launch overhead's own. */
   if (!traced && !tiny && gw_rule_mem_churn(dx))
+    ns = win_sync_ns;
+  /* the tiny-kernel ticks hold gaps the trace also counts: one class
+   * cannot lose more than the run lost */
+  double share = gw_rule_share(dx, fmin(ns, dx->lost_ns));
+  if (share < gw_thr.finding_min_share)
+    return 0;
+  if (!traced && !(h->has_main && h->main_busy_frac >= 0.3))
     return 0;
   double conf = 0.5;
   if (tiny)
@@ -49,7 +81,7 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
   f->share_of_active = share;
   f->confidence = conf > 0.95 ? 0.95 : conf;
 
-  if (p->has_sm)
+  if (tiny)
     gw_evidence(f, "kernels_too_small", p->gpu, p->active_start_ns, p->active_end_ns,
                 GW_NUM("util_median", GW_UNIT_PCT, p->util_med_pct),
                 GW_NUM("sm_active_median", GW_UNIT_PCT, p->sm_med_pct),
@@ -64,6 +96,10 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
                 p->active_start_ns, p->active_end_ns, GW_NUM("power_median", GW_UNIT_W, p->power_med_w),
                 GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
                 GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
+  if (windows)
+    gw_evidence(f, "window_gaps", -1, p->active_start_ns, p->active_end_ns, GW_NUM("span", GW_UNIT_S, win_span_s),
+                GW_NUM("sync_share", GW_UNIT_FRACTION, gw_rule_share(dx, win_sync_ns)),
+                GW_NUM("launch_share", GW_UNIT_FRACTION, gw_rule_share(dx, win_launch_ns)));
   if (traced) {
     double issue = gw_rule_share(dx, dx->total.host_issue_ns);
     gw_evidence(f, "short_launch_gaps", -1, p->active_start_ns, p->active_end_ns,

@@ -15,17 +15,34 @@ static double nccl_share_of(const struct gw_diagnosis *dx, int index) {
   return 0;
 }
 
+/* Share of GPU i's traced kernel time that updates every parameter once a
+ * step (kernel_stats.h: gw_kstats_per_parameter), NAN without a trace. */
+static double per_param_share_of(const struct gw_diagnosis *dx, int i) {
+  const struct gw_kernel_stats *k = dx->kstats ? &dx->kstats[i] : NULL;
+  return k && k->nkernels > 0 ? k->per_param_share : NAN;
+}
+
+/* Work that does not grow with the batch (the optimizer's pass over every
+ * parameter) costing this share of the kernel time: a larger batch spreads
+ * it over more samples (thresholds.c: small_fixed_work_frac says how much
+ * that gains). Seen in the kernel trace, so it needs no GPM. */
+static int fixed_work_heavy(const struct gw_diagnosis *dx, int i) {
+  double s = per_param_share_of(dx, i);
+  return !isnan(s) && s >= gw_thr.small_fixed_work_frac;
+}
+
 int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
   const struct gw_host_profile *h = &dx->host;
-  /* Without SM activity an underfilled GPU is invisible (util says "busy"). */
-  if (dx->total.sm_from_util)
-    return 0;
   const struct gw_gpu_profile *p = NULL;
   double p_key = 0; /* the chosen GPU's fill (or SM-per-util): the lowest wins */
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *q = &dx->profiles[i];
-    if (!q->has_sm || isnan(q->util_med_pct) || q->util_med_pct < gw_thr.small_busy_util_pct)
+    if (isnan(q->util_med_pct) || q->util_med_pct < gw_thr.small_busy_util_pct)
+      continue;
+    /* Without SM activity an underfilled GPU is invisible (util says
+     * "busy"); the kernel trace still shows the work that does not scale. */
+    if ((!q->has_sm || dx->total.sm_from_util) && !fixed_work_heavy(dx, i))
       continue;
     if (nccl_share_of(dx, i) >= gw_thr.small_comm_bound_nccl_frac)
       continue; /* the collective sets this rank's step: filling its SMs cannot shorten it */
@@ -42,7 +59,8 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
                  (isnan(q->occupancy_med_pct) || q->occupancy_med_pct < gw_thr.small_occupancy_max_pct);
     else
       underfed = !isnan(q->sm_per_util) && q->sm_per_util < gw_thr.small_sm_per_util;
-    double key = !isnan(q->math_fill) ? fill : q->sm_per_util;
+    underfed |= fixed_work_heavy(dx, i);
+    double key = !isnan(q->math_fill) ? fill : !isnan(q->sm_per_util) ? q->sm_per_util : 1;
     if (underfed && (!p || key < p_key)) {
       p = q;
       p_key = key;
@@ -56,6 +74,12 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   for (int i = 0; i < dx->ngpus; i++) /* resident NCCL kernels are communication, not small batches */
     if (nccl_share_of(dx, i) < gw_thr.small_comm_bound_nccl_frac)
       under_ns += dx->ledgers[i].row_ns[GW_ROW_UNDERFILLED] * (1 - nccl_share_of(dx, i));
+  /* and the busy time spent on the per-parameter work a larger batch
+   * would spread over more samples */
+  for (int i = 0; i < dx->ngpus; i++)
+    if (fixed_work_heavy(dx, i))
+      under_ns += per_param_share_of(dx, i) *
+                  (dx->ledgers[i].row_ns[GW_ROW_PRODUCTIVE] + dx->ledgers[i].row_ns[GW_ROW_THROTTLED]);
   double ns = under_ns + dx->total.launch_gap_ns - dx->total.tiny_kernel_ns;
   double share = gw_rule_share(dx, ns);
   if (share < gw_thr.finding_min_share)
@@ -66,8 +90,9 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
     conf += 0.2;
   if (h->has_main && h->main_busy_frac < 0.5)
     conf += 0.1;
-  if (!isnan(p->math_fill))
-    conf += 0.1; /* the pipe counters saw it directly */
+  int pi = (int)(p - dx->profiles);
+  if (!isnan(p->math_fill) || fixed_work_heavy(dx, pi))
+    conf += 0.1; /* the pipe counters, or the kernel trace, saw it directly */
   if (!isnan(p->mem_used_frac) && p->mem_used_frac > gw_thr.mem_headroom_low_frac)
     conf -= 0.15; /* no room to grow the batch: the cause may be elsewhere */
   f->share_of_active = share;
@@ -78,12 +103,19 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
         f, "math_pipe_fill", p->gpu, p->active_start_ns, p->active_end_ns,
         GW_NUM("util_median", GW_UNIT_PCT, p->util_med_pct), GW_NUM("sm_active_median", GW_UNIT_PCT, p->sm_med_pct),
         GW_NUM("math_pipe_median", GW_UNIT_PCT, p->math_med_pct), GW_NUM("math_fill", GW_UNIT_RATIO, p->math_fill));
-  double p_nccl = nccl_share_of(dx, (int)(p - dx->profiles));
+  if (fixed_work_heavy(dx, pi)) {
+    double fixed = per_param_share_of(dx, pi);
+    /* doubling the batch doubles at most the rest of the step: 2 / (2 - s) */
+    gw_evidence(f, "per_parameter_work", p->gpu, p->active_start_ns, p->active_end_ns,
+                GW_NUM("share", GW_UNIT_FRACTION, fixed),
+                GW_NUM("doubling_gain_min", GW_UNIT_FRACTION, 2 / (2 - fixed) - 1));
+  }
+  double p_nccl = nccl_share_of(dx, pi);
   if (!isnan(p->math_fill) && p_nccl >= gw_thr.finding_min_share)
     gw_evidence(f, "nccl_keeps_sm_active", p->gpu, p->active_start_ns, p->active_end_ns,
                 GW_NUM("nccl_share", GW_UNIT_FRACTION, p_nccl),
                 GW_NUM("math_fill_outside_nccl", GW_UNIT_RATIO, p->math_fill / (1 - p_nccl)));
-  if (isnan(p->math_fill))
+  if (isnan(p->math_fill) && !isnan(p->sm_per_util) && p->sm_per_util < gw_thr.small_sm_per_util)
     gw_evidence(f, "sm_per_util_low", p->gpu, p->active_start_ns, p->active_end_ns,
                 GW_NUM("util_median", GW_UNIT_PCT, p->util_med_pct),
                 GW_NUM("sm_active_median", GW_UNIT_PCT, p->sm_med_pct),

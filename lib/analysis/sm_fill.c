@@ -209,33 +209,45 @@ static int has_values(const double *x, size_t n) {
  * little of it to stand for the interval: it stays unknown. */
 #define MIN_COVERED_SHARE 0.5
 
-/* A sampled trace sees a window every period: each window's estimate
+/* A sampled trace sees a window every period: each window's kernel mix
  * stands for the ticks around it, up to half a period either way, as GPM's
- * 1 s windows stand for their ticks. Where GPU-Util says no kernel was
- * resident, no SM was active either. */
-static void hold_between_windows(struct gw_gpu_series *g, int64_t hold_ns, int with_occupancy) {
+ * 1 s windows stand for their ticks. What repeats from step to step is the
+ * mix (the SMs a resident kernel fills, per unit of kernel time), not the
+ * share of the tick a kernel was resident: that GPU-Util measures at every
+ * tick. So a held tick reads GPU-Util x the nearest window's fill per kernel
+ * time; a window without kernels (the GPU idle then: start-up, a pause)
+ * has no mix to lend and holds nothing. Where GPU-Util is missing the
+ * window's activity is held as it was measured. fill and warp_fill are the
+ * ticks' SM and warp shares per kernel time, NAN where no kernel ran. */
+static void hold_between_windows(struct gw_gpu_series *g, int64_t hold_ns, const double *fill, const double *warp_fill,
+                                 int with_occupancy) {
   double *sm = g->m[GW_M_sm_active_pct], *occ = with_occupancy ? g->m[GW_M_sm_occupancy_pct] : NULL;
   const double *util = g->m[GW_M_util_gpu_pct];
   double *held = gw_xcalloc(g->n, sizeof *held), *held_occ = gw_xcalloc(g->n, sizeof *held_occ);
-  size_t prev = SIZE_MAX;
+  size_t prev = SIZE_MAX; /* the last tick with a kernel mix */
   for (size_t i = 0; i < g->n; i++) {
     held[i] = sm[i];
     held_occ[i] = occ ? occ[i] : NAN;
-    if (!isnan(sm[i])) {
+    if (!isnan(fill[i]))
       prev = i;
+    if (!isnan(sm[i]))
       continue;
-    }
     size_t next = i + 1;
-    while (next < g->n && isnan(sm[next]) && g->t_ns[next] - g->t_ns[i] <= hold_ns)
+    while (next < g->n && isnan(fill[next]) && g->t_ns[next] - g->t_ns[i] <= hold_ns)
       next++;
     int64_t dp = prev != SIZE_MAX ? g->t_ns[i] - g->t_ns[prev] : INT64_MAX;
-    int64_t dn = next < g->n && !isnan(sm[next]) ? g->t_ns[next] - g->t_ns[i] : INT64_MAX;
+    int64_t dn = next < g->n && !isnan(fill[next]) ? g->t_ns[next] - g->t_ns[i] : INT64_MAX;
     size_t from = dp <= dn ? prev : next;
     if ((dp <= dn ? dp : dn) > hold_ns)
       continue;
-    int idle = util && !isnan(util[i]) && util[i] <= 0.0;
-    held[i] = idle ? 0.0 : sm[from];
-    held_occ[i] = idle ? 0.0 : (occ ? occ[from] : NAN);
+    double u = util ? util[i] : NAN;
+    if (isnan(u)) {
+      held[i] = sm[from];
+      held_occ[i] = occ ? occ[from] : NAN;
+    } else {
+      held[i] = fmin(100.0, u * fill[from]);
+      held_occ[i] = occ ? fmin(100.0, u * warp_fill[from]) : NAN;
+    }
   }
   memcpy(sm, held, g->n * sizeof *sm);
   if (occ)
@@ -252,7 +264,7 @@ static void estimate_gpu(struct gw_store *st, struct gw_gpu_series *g, const str
   int64_t step_ns = g->n > 1 ? (g->t_ns[g->n - 1] - g->t_ns[0]) / (int64_t)(g->n - 1) : 100000000;
   int64_t first_start_ns = g->t_ns[0] - step_ns;
   double *active = gw_xcalloc(g->n, sizeof *active), *warps = gw_xcalloc(g->n, sizeof *warps);
-  double *covered = gw_xcalloc(g->n, sizeof *covered);
+  double *covered = gw_xcalloc(g->n, sizeof *covered), *ktime = gw_xcalloc(g->n, sizeof *ktime);
   int64_t kmin = INT64_MAX, kmax = INT64_MIN, nk = 0;
   struct gw_store_launch_row row;
   while (gw_store_next_launch(it, &row)) {
@@ -266,6 +278,7 @@ static void estimate_gpu(struct gw_store *st, struct gw_gpu_series *g, const str
       continue;
     spread(g, first_start_ns, a, b, o.sm_active_share, active);
     spread(g, first_start_ns, a, b, o.warp_occupancy_share, warps);
+    spread(g, first_start_ns, a, b, 1.0, ktime);
     kmin = a < kmin ? a : kmin;
     kmax = b > kmax ? b : kmax;
     nk++;
@@ -293,13 +306,21 @@ static void estimate_gpu(struct gw_store *st, struct gw_gpu_series *g, const str
     if (fill_occupancy)
       g->m[GW_M_sm_occupancy_pct][i] = known ? 100.0 * fmin(1.0, warps[i] / covered[i]) : NAN;
   }
-  if (hold_ns > 0)
-    hold_between_windows(g, hold_ns, fill_occupancy);
+  if (hold_ns > 0) {
+    /* per unit of kernel time, for the ticks a window covered */
+    for (size_t i = 0; i < g->n; i++) {
+      int known = !isnan(g->m[GW_M_sm_active_pct][i]) && ktime[i] > 0;
+      active[i] = known ? fmin(1.0, active[i] / ktime[i]) : NAN;
+      warps[i] = known ? fmin(1.0, warps[i] / ktime[i]) : NAN;
+    }
+    hold_between_windows(g, hold_ns, active, warps, fill_occupancy);
+  }
   g->sm_activity_source = GW_SM_SOURCE_LAUNCH_CONFIG;
 out:
   free(active);
   free(warps);
   free(covered);
+  free(ktime);
 }
 
 /* SM activity from CUPTI PM sampling (pm_sample): per tick the samples'

@@ -96,6 +96,10 @@ static const struct gw_evidence_message messages[] = {
      N_("GPU %d: GPU-Util median %.0f%% but SM activity only %.0f%% (%.2f of util): kernels resident with most SMs "
         "empty"),
      {"gpu", "util_median", "sm_active_median", "sm_per_util"}},
+    {"per_parameter_work",
+     N_("GPU %d: %.0f%% of the traced kernel time updates every parameter once a step (optimizer, gradient clipping), "
+        "work that does not grow with the batch: doubling the batch would raise samples/s by at least %.0f%%"),
+     {"gpu", "share", "doubling_gain_min"}},
     {"sm_occupancy", N_("SM occupancy median %.0f%%: few warps per SM"), {"occupancy_median"}},
     {"memory_room", N_("device memory %.0f%% used: room for a larger batch"), {"used_share"}},
     {"memory_tight", N_("device memory %.0f%% used: little room to grow the batch"), {"used_share"}},
@@ -118,6 +122,10 @@ static const struct gw_evidence_message messages[] = {
      N_("traced: %.0f%% of active time in longer gaps while the host kept making CUDA calls (never quiet for %.1f ms): "
         "it could not issue kernels as fast as the GPU ran them"),
      {"share", "quiet_max"}},
+    {"window_gaps",
+     N_("trace windows (%.2f s of GPU work): %.0f%% of the time idle after a synchronizing call (synchronize, "
+        ".item(), a blocking copy) drained the queue, %.0f%% in launch gaps while the host kept making CUDA calls"),
+     {"span", "sync_share", "launch_share"}},
     {"sync_gaps",
      N_("traced: %.0f%% of active time in %lld gaps that opened while the host waited in a synchronizing call "
         "(synchronize, .item(), a blocking copy) and closed when it launched again"),

@@ -123,6 +123,7 @@ static void print_kernels(FILE *out, const struct gw_kernel_stats *k) {
   jkv_num(out, in, "duration_mean_us", k->dur_mean_us, 1);
   jkv_num(out, in, "duration_median_us", k->dur_median_us, 1);
   jkv_num(out, in, "duration_p90_us", k->dur_p90_us, 1);
+  jkv_num(out, in, "per_parameter_share", k->per_param_share, 1);
   fprintf(out, "%s\"duration_histogram\": [", in);
   for (int b = 0; b < GW_KSTATS_NBUCKETS; b++) {
     fprintf(out, "%s{\"lo_us\": %.0f, \"hi_us\": ", b ? ", " : "", gw_kstats_bucket_lo_us(b));

@@ -20,3 +20,14 @@ python3 "$GW_SOURCE_DIR/tests/accuracy/accuracy.py" --bin "$GW_BIN" --dir "$GW_F
   fail "accuracy on the hook suite below its floors"
 }
 grep -E '^== variant|verdict right' accuracy_hook_suite.txt
+
+# Recordings made with `record --no-gpm --trace` on the H200 (what a GPU
+# without GPM gives, with the kernel trace): the diagnosis from launch
+# configurations, per-parameter work and the windows' gaps, with its own
+# floors (tests/fixtures/scenarios_nogpm/README.md says what each one tests).
+python3 "$GW_SOURCE_DIR/tests/accuracy/accuracy.py" --bin "$GW_BIN" --dir "$GW_FIXTURES/scenarios_nogpm" \
+  --variant recorded --floors "$GW_SOURCE_DIR/tests/accuracy/floors_nogpm.json" >accuracy_nogpm.txt 2>&1 || {
+  cat accuracy_nogpm.txt
+  fail "no-GPM traced recordings below their floors"
+}
+grep -E '^== variant|verdict right' accuracy_nogpm.txt

@@ -185,6 +185,39 @@ static void stats_from_the_sequence(void **state) {
   assert_int_equal(st.nvarying, 1);
   assert_string_equal(st.top[0].name, "ns::grow");
   assert_int_equal(st.top[0].varying, 9);
+  /* no per-parameter kernel among the names */
+  assert_float_equal(st.per_param_share, 0, 0);
+  assert_float_equal(st.compute_kernel_s, 200 * 3000 / 1e9, 1e-12);
+  synth_free(&s);
+}
+
+/* The optimizer's foreach kernels (multi_tensor_apply) are per-parameter
+ * work; NCCL kernels are left out of the kernel time; without names the
+ * share is unknown. */
+static void per_parameter_share(void **state) {
+  (void)state;
+  struct synth s;
+  synth_loop(&s, 200, 20);
+  for (size_t i = 0; i < s.n; i++) /* name 3 lasts 9 us, name 4 (NCCL) 30 us */
+    s.end[i] = s.start[i] + (s.name[i] == 3 ? 9000 : s.name[i] == 4 ? 30000 : 3000);
+  const char *texts[20] = {"a", "b", "c",
+                           "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<TensorListMetadata<4>,"
+                           " FusedAdamMathFunctor<float, 4>>(...)",
+                           "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"};
+  for (int i = 5; i < 20; i++)
+    texts[i] = "void at::native::vectorized_elementwise_kernel<4>(...)";
+  struct gw_kernel_seq seq = {s.n, s.start, s.end, s.name, (const int32_t(*)[3])s.grid, 20, texts};
+  struct gw_kernel_stats st;
+  gw_kernel_stats_compute(&seq, NULL, 0, NULL, 0, &st);
+  /* per step: 18 kernels of 3 us and one of 9 us, NCCL not counted */
+  assert_float_equal(st.per_param_share, 9.0 / (18 * 3 + 9), 1e-12);
+  assert_float_equal(st.compute_kernel_s, 10 * (18 * 3 + 9) * 1e-6, 1e-12);
+  assert_true(gw_kstats_per_parameter(texts[3]));
+  assert_false(gw_kstats_per_parameter(texts[5]));
+  assert_true(gw_kstats_nccl_name(texts[4]));
+  seq.name_text = NULL;
+  gw_kernel_stats_compute(&seq, NULL, 0, NULL, 0, &st);
+  assert_true(isnan(st.per_param_share));
   synth_free(&s);
 }
 
@@ -241,6 +274,7 @@ int main(void) {
       cmocka_unit_test(long_trace_is_fast),
       cmocka_unit_test(grids_that_vary),
       cmocka_unit_test(stats_from_the_sequence),
+      cmocka_unit_test(per_parameter_share),
       cmocka_unit_test(stats_from_the_step_table_and_windows),
       cmocka_unit_test(short_names),
   };

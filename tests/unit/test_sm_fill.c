@@ -222,6 +222,27 @@ static void sampled_window_holds(void **state) {
   unlink(path);
 }
 
+/* A window that caught the GPU idle (at 0.2-0.4 s, before the work starts
+ * at 1 s) has no kernel mix to lend: the busy ticks around it stay unknown
+ * instead of reading 0% SM activity under 100% GPU-Util (which read as a
+ * storm of tiny kernels: launch_overhead on a run without one). */
+static void idle_window_holds_nothing(void **state) {
+  (void)state;
+  char path[] = "/tmp/gw_sm_fill_XXXXXX";
+  fresh_path(path);
+  write_traced(path, 1, "sampled", 0.2, 0.4);
+  struct gw_recording *rec = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
+  const struct gw_gpu_series *g = &rec->gpus[0];
+  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_LAUNCH_CONFIG);
+  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 0.3), 0.0, 1e-9);
+  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 1.1)));
+  assert_true(isnan(tick_at(g, GW_M_sm_occupancy_pct, 1.1)));
+  gw_recording_free(rec);
+  unlink(path);
+}
+
 /* PM sampling measured it: 10 ms samples at 40% active cycles from 1 s to
  * 3 s; it comes before the launch-configuration estimate. */
 static void pm_sampling_first(void **state) {
@@ -268,17 +289,12 @@ static void gpm_wins(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(one_block_fills_one_sm),
-      cmocka_unit_test(one_block_per_sm),
-      cmocka_unit_test(registers_limit),
-      cmocka_unit_test(shared_memory_limits),
-      cmocka_unit_test(block_cap_limits),
-      cmocka_unit_test(partial_last_wave),
-      cmocka_unit_test(unusable_input),
-      cmocka_unit_test(estimate_from_recording),
-      cmocka_unit_test(sampled_window_holds),
-      cmocka_unit_test(pm_sampling_first),
-      cmocka_unit_test(gpm_wins),
+      cmocka_unit_test(one_block_fills_one_sm), cmocka_unit_test(one_block_per_sm),
+      cmocka_unit_test(registers_limit),        cmocka_unit_test(shared_memory_limits),
+      cmocka_unit_test(block_cap_limits),       cmocka_unit_test(partial_last_wave),
+      cmocka_unit_test(unusable_input),         cmocka_unit_test(estimate_from_recording),
+      cmocka_unit_test(sampled_window_holds),   cmocka_unit_test(idle_window_holds_nothing),
+      cmocka_unit_test(pm_sampling_first),      cmocka_unit_test(gpm_wins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
