@@ -531,7 +531,8 @@ class _Recorder:
             self.seen_optimizer = True
             start = self.period_start_ns or t_end
             batch_size, samples, shape = self.batch_size, self.samples, self.batch_shape
-            if self.batches == 0 and self.forward_batch > 0:
+            loader_fed = self.batches > 0
+            if not loader_fed and self.forward_batch > 0:
                 # no DataLoader batch in this step: one batch per step assumed
                 # (gradient accumulation without a DataLoader undercounts)
                 batch_size = samples = self.forward_batch
@@ -546,7 +547,10 @@ class _Recorder:
                 self.write_compiles()
             elif self.compile_handler is None and "torch._dynamo.callback" in sys.modules:
                 self.watch_dynamo()  # dynamo came in by another way than torch.compile
-            self.arm_forward()
+            if not loader_fed:
+                # the forward hook only serves steps without DataLoader batches:
+                # a loop fed by a DataLoader is not charged its arming every step
+                self.arm_forward()
             if self.steps["optim"] % MEMORY_EVERY_STEPS == 0:
                 self.check_memory_and_compiles()
         except Exception as e:
