@@ -249,9 +249,11 @@ class _Recorder:
     # ---- batch size without a DataLoader -----------------------------------
     def arm_forward(self):
         # torch.compile warns about global module hooks (and makes them fire
-        # twice), so the hook stays out of programs that compile: the
-        # program's output must not change.
-        if self.forward_off or "torch._dynamo" in sys.modules:
+        # twice), so the hook stays out of programs that compile (forward_off:
+        # torch.compile was called, or a compiled module): the program's
+        # output must not change. Not "torch._dynamo is imported": torch.optim
+        # imports it in every step() (torch 2.x), compiling or not.
+        if self.forward_off:
             return
         if self.register_forward_pre is not None and self.forward_handle is None and not self.disabled:
             self.forward_handle = self.register_forward_pre(self.on_forward)
@@ -335,7 +337,7 @@ class _Recorder:
             # recorder is read, so dynamo guards on none of it.
             if not is_compiling():
                 recorder.on_compiled_call(args)
-            return original(module, *args, **kwargs)
+            return original(module, *args, **kwargs)  # after on_compiled_call took any global hook away
 
         __call__.__wrapped__ = original
         __call__._gpuwhy_wrapped = True
@@ -343,10 +345,13 @@ class _Recorder:
         self.optimized_call = (cls, original)
 
     def on_compiled_call(self, args):
-        if self.forward_batch >= 0 or self.disabled:
+        if self.disabled:
             return
         try:
-            self.note_forward(args)
+            if not self.forward_off:
+                self.stop_forward()  # a compiled module (torch._dynamo.optimize, not torch.compile): no global hook
+            if self.forward_batch < 0:
+                self.note_forward(args)
         except Exception as e:
             self.fail("compiled module", e)
 
