@@ -110,15 +110,18 @@ void gw_compile_shapes(const struct gw_recording *rec, struct gw_compile_shapes 
     if (e->t_ns < first_ns || e->t_ns > last_ns || (cs->pid >= 0 && e->pid >= 0 && e->pid != cs->pid))
       continue;
     if (strcmp(e->kind, "compile") == 0) {
+      /* a recompiled frame's backward graph, compiled at its first backward
+       * (trigger LAZY_BACKWARD), carries the same id: its time counts, it is
+       * not another recompilation */
       cs->compiles++;
       cs->ids_known |= e->message[0] != '?';
-      if (gw_compile_id_is_recompile(e->message)) {
-        cs->recompiles++;
+      if (gw_compile_id_is_recompile(e->message))
         cs->recompile_s += (double)e->code / 1e9;
-      }
-    } else if (strcmp(e->kind, "recompile") == 0 && !cs->first_reason[0]) {
+    } else if (strcmp(e->kind, "recompile") == 0) {
+      cs->recompiles++;
       const char *reason = strstr(e->message, ": ");
-      gw_strlcpy(cs->first_reason, reason ? reason + 2 : e->message, sizeof cs->first_reason);
+      if (!cs->first_reason[0])
+        gw_strlcpy(cs->first_reason, reason ? reason + 2 : e->message, sizeof cs->first_reason);
     }
   }
 }

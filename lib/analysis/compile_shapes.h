@@ -18,13 +18,13 @@ struct gw_compile_shapes {
   int64_t pid; /* the process whose steps are used (gw_step_process_pick), -1 every step */
   size_t nsteps;
   double step_total_s;
-  int compile_known;                         /* its steps carry compile_ns (a hook that records it) */
-  double compile_s;                          /* time in torch.compile inside the steps */
-  int ids_known;                             /* the compile events name dynamo's compile ids */
-  int compiles;                              /* compile events of the process inside its steps */
-  int recompiles;                            /* of which recompilations (id F/N with N >= 1) */
-  double recompile_s;                        /* their time */
-  double later_compile_s;                    /* without ids: compile time after the first step that compiled */
+  int compile_known;      /* its steps carry compile_ns (a hook that records it) */
+  double compile_s;       /* time in torch.compile inside the steps */
+  int ids_known;          /* the compile events name dynamo's compile ids */
+  int compiles;           /* compile events of the process inside its steps */
+  int recompiles;         /* recompile events (one per recompiled frame, not per graph) */
+  double recompile_s;     /* time of the compile events with a recompilation's id (F/N, N >= 1), backward included */
+  double later_compile_s; /* without ids: compile time after the first step that compiled */
   char first_reason[GW_EVIDENCE_VALUE_TEXT]; /* dynamo's reason for the first recompilation; "" none */
   int shape_known;                           /* its steps carry shapes */
   int nshapes;                               /* distinct shapes */

@@ -389,7 +389,7 @@ class _Recorder:
         recorded just after the end callback) for each recompilation."""
         pending, self.compile_pending = self.compile_pending, []
         reasons = {}
-        if any(_is_recompile(c[2]) for c in pending):
+        if any(_is_recompile(c[2]) and c[3] in ("DYNAMO", "") for c in pending):
             utils = sys.modules.get("torch._dynamo.utils")
             get_metrics = getattr(utils, "get_compilation_metrics", None)
             for m in get_metrics() if get_metrics is not None else ():
@@ -401,7 +401,10 @@ class _Recorder:
                 return
             self.compile_events += 1
             self._write_event(t0, "compile", duration, "%s %s" % (compile_id or "?", trigger or "?"))
-            if _is_recompile(compile_id):
+            # a recompiled frame's backward graph (compiled at its first
+            # backward, trigger LAZY_BACKWARD) has the same id: one
+            # recompilation, two compile lines
+            if _is_recompile(compile_id) and trigger in ("DYNAMO", ""):
                 self._write_event(t0, "recompile", 1, "%s: %s" % (compile_id, reasons.get(compile_id, "reason unknown")))
 
     # ---- CUDA graphs ------------------------------------------------------

@@ -1,6 +1,7 @@
 """OptimizedModule: what torch.compile(module) returns. Like dynamo with
 dynamic=False, every new input shape is a compilation (the first of the frame
-"0/0", then recompilations "0/1", ...) that takes FAKE_TORCH_COMPILE_MS; the
+"0/0", then recompilations "0/1", ...) that takes FAKE_TORCH_COMPILE_MS, and its
+backward graph (trigger LAZY_BACKWARD, the same id) a tenth of that; the
 compilation metrics, with the recompile reason, are recorded after the end
 callbacks ran, as dynamo does."""
 import os
@@ -33,4 +34,8 @@ class OptimizedModule:
                 time.sleep(float(os.environ.get("FAKE_TORCH_COMPILE_MS", "0")) / 1e3)
             utils.counters["stats"]["unique_graphs"] += 1
             utils._compilation_metrics.append(utils.CompilationMetrics(compile_id, reason))
+            # AOTAutograd compiles the backward graph at its first use, with the forward's id
+            with callback.callback_handler.install_callbacks(callback.CallbackTrigger.LAZY_BACKWARD, compile_id):
+                time.sleep(float(os.environ.get("FAKE_TORCH_COMPILE_MS", "0")) / 1e4)
+            utils._compilation_metrics.append(utils.CompilationMetrics(compile_id, None))
         return self._orig_mod(*args, **kwargs)
