@@ -40,15 +40,19 @@ static int compile_shape_finding(const struct gw_compile_shapes *cs, double shar
     gw_evidence(f, "shape_first_visits_only", -1, 0, 0, GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes),
                 GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
                 GW_NUM("share", GW_UNIT_FRACTION, cs->first_visit_s / cs->step_total_s));
-  if (cs->nshown > 0) {
-    static const char *const ids[] = {"slowest_shapes_1", "slowest_shapes_2", "slowest_shapes_3"};
-    gw_evidence(f, ids[cs->nshown - 1], -1, 0, 0, GW_TEXT_VALUE("shape_1", cs->shown[0].shape),
-                GW_NUM("first_1", GW_UNIT_S, cs->shown[0].first_s),
-                GW_TEXT_VALUE("shape_2", cs->nshown > 1 ? cs->shown[1].shape : ""),
-                GW_NUM("first_2", GW_UNIT_S, cs->nshown > 1 ? cs->shown[1].first_s : NAN),
-                GW_TEXT_VALUE("shape_3", cs->nshown > 2 ? cs->shown[2].shape : ""),
-                GW_NUM("first_3", GW_UNIT_S, cs->nshown > 2 ? cs->shown[2].first_s : NAN));
-  }
+  const struct gw_shape_first_visit *sh = cs->shown;
+  if (cs->nshown == 1)
+    gw_evidence(f, "slowest_shapes_1", -1, 0, 0, GW_TEXT_VALUE("shape_1", sh[0].shape),
+                GW_NUM("first_1", GW_UNIT_S, sh[0].first_s));
+  else if (cs->nshown == 2)
+    gw_evidence(f, "slowest_shapes_2", -1, 0, 0, GW_TEXT_VALUE("shape_1", sh[0].shape),
+                GW_NUM("first_1", GW_UNIT_S, sh[0].first_s), GW_TEXT_VALUE("shape_2", sh[1].shape),
+                GW_NUM("first_2", GW_UNIT_S, sh[1].first_s));
+  else if (cs->nshown >= 3)
+    gw_evidence(f, "slowest_shapes_3", -1, 0, 0, GW_TEXT_VALUE("shape_1", sh[0].shape),
+                GW_NUM("first_1", GW_UNIT_S, sh[0].first_s), GW_TEXT_VALUE("shape_2", sh[1].shape),
+                GW_NUM("first_2", GW_UNIT_S, sh[1].first_s), GW_TEXT_VALUE("shape_3", sh[2].shape),
+                GW_NUM("first_3", GW_UNIT_S, sh[2].first_s));
   /* The fixes follow what changed: a tensor's size (dynamo's guard names it),
    * else a Python value dynamo guards on; without a compiler, the shapes. */
   int sizes = strstr(cs->first_reason, "size mismatch") || strstr(cs->first_reason, "stride mismatch") ||
