@@ -37,11 +37,12 @@ names="healthy small_batch launch_tiny_ops dynamic_shapes sweep_bs256 power_cap 
   sweep_bs1024 sweep_bs2048 hardware_xid"
 n_done=0
 for n in $names; do
-  if [ "$n_done" -ge 5 ] && [ "$(elapsed)" -gt "$budget1" ]; then
+  # the first 5 always, unless they alone ran past 170 s (then the rest of the plan comes first)
+  if { [ "$n_done" -ge 5 ] && [ "$(elapsed)" -gt "$budget1" ]; } || [ "$(elapsed)" -gt 170 ]; then
     say "--- $n: skipped (re-record budget of ${budget1}s spent)"
     continue
   fi
-  SCN_DURATION=6 SCN_TIMEOUT_EXTRA=60 timeout -k 10 100 bash scenarios/run_suite.sh "$bin" "$rec" "$n" >> "$log" 2>&1
+  SCN_DURATION=6 SCN_TIMEOUT_EXTRA=45 timeout -k 5 60 bash scenarios/run_suite.sh "$bin" "$rec" "$n" >> "$log" 2>&1
   say "--- $n: rc=$? $(grep -E "^(OK|FAIL) +$n " "$rec/suite.log" 2>/dev/null | tail -1)"
   n_done=$((n_done + 1))
 done
@@ -51,7 +52,7 @@ say "section 1 done: $n_done recorded; $(tail -1 "$out/batch.txt")"
 # 2. compile_dynamic: 4 lengths (the warm-up compiles the first), so 3 recompilations of ~7 s each and then
 # revisits; its own truth holds the first-visit steps.
 say "--- compile_dynamic"
-timeout -k 10 120 "$bin" record -q -o "$rec/compile_dynamic.db" --interval 100 -- python3 -u scenarios/compile_dynamic.py \
+timeout -k 10 110 "$bin" record -q -o "$rec/compile_dynamic.db" --interval 100 -- python3 -u scenarios/compile_dynamic.py \
   --out "$rec/compile_dynamic.truth.json" --duration 40 --distinct 4 >> "$log" 2>&1
 say "    rc=$?"
 python3 scripts/h200/plans/i20b_check.py compile "$rec/compile_dynamic.db" > "$out/compile.txt" 2>&1
@@ -62,9 +63,13 @@ say "section 2 done"
 : > "$out/fixed_batch.txt"
 for s in "healthy_dataloader healthy_dataloader.py" "input_cpu_transforms input_cpu_transforms.py"; do
   set -- $s
+  if [ "$(elapsed)" -gt 400 ]; then
+    echo "===== fixed-batch $1: skipped, out of time" >> "$out/fixed_batch.txt"
+    continue
+  fi
   say "--- fixed-batch $1"
   echo "===== fixed-batch $1" >> "$out/fixed_batch.txt"
-  timeout -k 10 100 "$bin" experiment fixed-batch --seconds 25 -- python3 -u "scenarios/$2" \
+  timeout -k 10 75 "$bin" experiment fixed-batch --seconds 25 -- python3 -u "scenarios/$2" \
     --out "$w/fb_$1.truth.json" --duration 120 >> "$out/fixed_batch.txt" 2>> "$log"
   echo "rc=$?" >> "$out/fixed_batch.txt"
 done
@@ -76,7 +81,7 @@ hook_dir=$PWD/build-dev/python/gpuwhy_hook
 : > "$out/hook_cost.txt"
 left=$((520 - $(elapsed)))
 train_s=60 opt_s=30
-if [ "$left" -lt 110 ]; then train_s=$((left / 2)) opt_s=$((left / 4)); fi
+if [ "$left" -lt 120 ]; then train_s=$((left / 2 - 10)) opt_s=$((left / 4 - 10)); fi
 say "--- hook cost: train ${train_s}s, storm_opt ${opt_s}s"
 for wl in "train $train_s 10" "storm_opt $opt_s 20"; do
   set -- $wl
