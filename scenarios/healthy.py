@@ -40,8 +40,9 @@ def add_options(p):
     p.add_argument("--vocab", type=int, default=8192)
 
 
-def make_train_step(args, dev, after_step=None):
-    """(model, fused, step): the language-model train step; after_step(loss) runs at its end, if given."""
+def make_train_step(args, dev, after_step=None, tokens_from=None):
+    """(model, fused, step): the language-model train step; after_step(loss) runs at its end, if given;
+    tokens_from() gives each step's (batch, seq_len + 1) token ids on the device (default: made on the GPU)."""
     model = LM(args.vocab, args.d_model, args.layers, args.heads).to(dev)
     try:
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
@@ -55,7 +56,10 @@ def make_train_step(args, dev, after_step=None):
     B, L = args.batch_size, args.seq_len
 
     def step():
-        tokens = torch.randint(0, args.vocab, (B, L + 1), device=dev, generator=gen)
+        if tokens_from is None:
+            tokens = torch.randint(0, args.vocab, (B, L + 1), device=dev, generator=gen)
+        else:
+            tokens = tokens_from()
         with torch.autocast("cuda", dtype=torch.bfloat16):
             logits = model(tokens[:, :-1])
             loss = loss_fn(logits.reshape(-1, args.vocab).float(), tokens[:, 1:].reshape(-1))

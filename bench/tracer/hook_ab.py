@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
 """The Python step hook's cost, measured inside ONE process (bench/tracer).
 
-A/B: the training step of bench/tracer/storm.py (its workloads, copied here in
-small) runs in blocks of --block steps, alternately with gpuwhy's hook
-attached (_Recorder.attach: torch.optim's global step hooks and the DataLoader
-wrapper, writing its spool lines to a temporary folder) and detached
-(_Recorder.detach). The order of the two configs alternates every round, for
---rounds rounds after one warm-up round, so drifts (clocks, thermals, the
-allocator) fall on both alike. Per config: the mean of the block means and the
-best block (ms/step); then the hook's relative difference of the means with a
-bootstrap 95% interval over rounds (the two blocks of a round kept together).
+A/B/A': the training step of bench/tracer/storm.py (its workloads, copied here
+in small) runs in short blocks of --block steps: with gpuwhy's hook attached
+(_Recorder.attach: torch.optim's global step hooks and the DataLoader wrapper,
+writing its spool lines to a temporary folder), detached (_Recorder.detach),
+and detached again (the control: plain against plain shows the floor of the
+measurement itself). The three blocks of a round run in a random order (seeded),
+rounds go on until --seconds have passed (or for --rounds), after
+--warmup-rounds that are discarded. The process is pinned to --cpus (default:
+the last two CPUs it may use, away from CPU 0 and its interrupts) and Python's
+garbage collector runs between blocks, not inside them, for both configs alike.
+
+Per round the paired difference hook/plain - 1 (and plain'/plain - 1 for the
+control); reported: their median with a bootstrap 95% interval (resampling
+rounds), their mean with its interval, and best-of-N (the best hook block
+against the best plain block). Short blocks and many rounds put slow drifts
+(clocks, thermals, other load) on both sides of each pair; the interval's
+half-width says what the run can resolve ("resolves 0.5%: yes" when it is
+below 0.5 points).
 
 Workloads: train (4-layer transformer encoder, d 512, batch 32 x 128 tokens,
 AdamW, bf16 autocast: one optimizer step per step, the hook's full work),
@@ -23,7 +32,8 @@ on_optimizer_post with a stand-in optimizer, --iterations times, in ns per
 step, beside the same loop calling two empty functions (the loop's own cost)
 and the DataLoader wrapper's per-batch work (enter + batch).
 
-usage: hook_ab.py [--workload train|storm|storm_opt|fake] [--block 50] [--rounds 20]
+usage: hook_ab.py [--workload train|storm|storm_opt|fake] [--block 10] [--seconds 120] [--rounds N]
+                  [--warmup-rounds 3] [--cpus 2,3]
        hook_ab.py --micro [--iterations 100000]
 Run it with plain python3, not under gpuwhy record (the hook would then be
 attached twice)."""
@@ -43,13 +53,29 @@ HOOK_DIR = os.environ.get("GPUWHY_PYTHON_HOOK_DIR", os.path.join(HERE, "..", "..
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workload", choices=("train", "storm", "storm_opt", "fake"), default="train")
-    ap.add_argument("--block", type=int, default=50, help="steps per block")
-    ap.add_argument("--rounds", type=int, default=20, help="rounds of (hook, plain) blocks after one warm-up round")
+    ap.add_argument("--block", type=int, default=10, help="steps per block (default %(default)s)")
+    ap.add_argument("--seconds", type=float, default=120.0, help="time for the measured rounds (default %(default)s)")
+    ap.add_argument("--rounds", type=int, default=0, help="a fixed number of measured rounds instead of --seconds")
+    ap.add_argument("--warmup-rounds", type=int, default=3, help="rounds run first and discarded")
+    ap.add_argument("--cpus", default="", help="CPUs to pin to, e.g. 2,3 (default: the last two allowed); 'none'")
     ap.add_argument("--micro", action="store_true", help="the CPU micro-benchmark instead of the A/B")
     ap.add_argument("--iterations", type=int, default=100000)
     ap.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
     ap.add_argument("--seed", type=int, default=1)
-    return ap.parse_args()
+    a = ap.parse_args()
+    if a.block < 1 or a.warmup_rounds < 0 or a.rounds < 0 or a.seconds <= 0:
+        ap.error("need --block >= 1, --warmup-rounds >= 0, --rounds >= 0, --seconds > 0")
+    return a
+
+
+def pin_cpus(spec):
+    """Pins the process (all its threads) to the CPUs named; returns them, or None when not pinned."""
+    if spec == "none" or not hasattr(os, "sched_setaffinity"):
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    cpus = [int(c) for c in spec.split(",") if c.strip()] if spec else allowed[-2:]
+    os.sched_setaffinity(0, cpus)
+    return cpus
 
 
 def load_hook():
@@ -113,18 +139,25 @@ def block_ms(step, sync, n):
     return (time.perf_counter() - t0) * 1e3 / n
 
 
-def bootstrap_pct(pairs, resamples, rng):
-    """Relative difference of the means (hook against plain), in %, and its
-    95% percentile interval over rounds resampled with replacement."""
+def paired_summary(diffs, resamples, rng):
+    """diffs: one relative difference (in %) per round. Median and mean with
+    bootstrap 95% percentile intervals over rounds."""
 
-    def pct(sample):
-        plain = statistics.fmean(p for p, _ in sample)
-        hook = statistics.fmean(h for _, h in sample)
-        return (hook / plain - 1.0) * 100.0
+    def interval(stat):
+        draws = sorted(stat([diffs[rng.randrange(len(diffs))] for _ in diffs]) for _ in range(resamples))
+        return draws[int(0.025 * resamples)], draws[min(resamples - 1, int(0.975 * resamples))]
 
-    point = pct(pairs)
-    draws = sorted(pct([pairs[rng.randrange(len(pairs))] for _ in pairs]) for _ in range(resamples))
-    return point, draws[int(0.025 * resamples)], draws[min(resamples - 1, int(0.975 * resamples))]
+    med_lo, med_hi = interval(statistics.median)
+    mean_lo, mean_hi = interval(statistics.fmean)
+    return {"median": statistics.median(diffs), "median_lo": med_lo, "median_hi": med_hi,
+            "mean": statistics.fmean(diffs), "mean_lo": mean_lo, "mean_hi": mean_hi}
+
+
+def print_paired(label, d):
+    half = max(d["median_hi"] - d["median"], d["median"] - d["median_lo"])
+    print("%s_median_pct %+.3f ci95 %+.3f %+.3f  mean_pct %+.3f ci95 %+.3f %+.3f  resolves_0.5pct %s"
+          % (label, d["median"], d["median_lo"], d["median_hi"], d["mean"], d["mean_lo"], d["mean_hi"],
+             "yes" if half < 0.5 else "no (half-width %.2f)" % half))
 
 
 def count_spool_lines(folder):
@@ -136,8 +169,11 @@ def count_spool_lines(folder):
 
 
 def run_ab(a, hook_mod):
+    import gc
+
     import torch
 
+    cpus = pin_cpus(a.cpus)
     step, sync = make_step(torch, a.workload)
     for _ in range(20):  # warm-up: kernels loaded, allocator grown
         step()
@@ -145,38 +181,66 @@ def run_ab(a, hook_mod):
     spool = tempfile.mkdtemp(prefix="gpuwhy-hook-ab-")
     rec = hook_mod._Recorder(spool)
     rng = random.Random(a.seed)
-    pairs = []  # per round: (plain ms/step, hook ms/step)
+    rounds = []  # per measured round: {"plain": ms/step, "hook": ..., "control": ...}
+    hook_blocks = 0
+    gc_was_on = gc.isenabled()
     try:
-        for r in range(a.rounds + 1):
+        t_end = None
+        r = 0
+        while True:
+            if r == a.warmup_rounds:
+                t_end = time.monotonic() + a.seconds
+            measured = r >= a.warmup_rounds
+            if measured and (len(rounds) >= a.rounds if a.rounds else time.monotonic() >= t_end):
+                break
+            order = ["plain", "hook", "control"]
+            rng.shuffle(order)
             got = {}
-            for cfg in (("hook", "plain") if r % 2 == 0 else ("plain", "hook")):
+            for cfg in order:
                 if cfg == "hook":
                     rec.attach(torch)
+                gc.collect()
+                gc.disable()
                 got[cfg] = block_ms(step, sync, a.block)
+                if gc_was_on:
+                    gc.enable()
                 if cfg == "hook":
                     rec.detach()
-            if r > 0:  # round 0 warms both configs up
-                pairs.append((got["plain"], got["hook"]))
+                    hook_blocks += 1
+            if measured:
+                rounds.append(got)
+            r += 1
         if rec.disabled:
             sys.exit("hook_ab.py: the hook disabled itself during the run (see stderr); no figure")
         written = count_spool_lines(spool)
     finally:
+        if gc_was_on:
+            gc.enable()
         shutil.rmtree(spool, ignore_errors=True)
-    plain = [p for p, _ in pairs]
-    hook = [h for _, h in pairs]
-    point, lo, hi = bootstrap_pct(pairs, a.bootstrap, rng)
-    best_pct = (min(hook) / min(plain) - 1.0) * 100.0
-    print("workload %s block %d rounds %d (one warm-up round more)" % (a.workload, a.block, a.rounds))
-    print("plain mean_ms_per_step %.4f best_ms_per_step %.4f" % (statistics.fmean(plain), min(plain)))
-    print("hook  mean_ms_per_step %.4f best_ms_per_step %.4f" % (statistics.fmean(hook), min(hook)))
-    print("hook_vs_plain_mean_pct %+.3f ci95 %+.3f %+.3f (bootstrap over rounds, %d resamples)"
-          % (point, lo, hi, a.bootstrap))
-    print("hook_vs_plain_best_pct %+.3f" % best_pct)
+    if len(rounds) < 5:
+        sys.exit("hook_ab.py: %d measured rounds: too few for an interval (more --seconds or --rounds)" % len(rounds))
+    plain = [g["plain"] for g in rounds]
+    hook = [g["hook"] for g in rounds]
+    control = [g["control"] for g in rounds]
+    hook_diff = [(g["hook"] / g["plain"] - 1.0) * 100.0 for g in rounds]
+    control_diff = [(g["control"] / g["plain"] - 1.0) * 100.0 for g in rounds]
+    print("workload %s block %d measured_rounds %d warmup_rounds %d cpus %s torch %s"
+          % (a.workload, a.block, len(rounds), a.warmup_rounds, ",".join(map(str, cpus)) if cpus else "not pinned",
+             getattr(torch, "__version__", "?")))
+    for name, v in (("plain", plain), ("hook", hook), ("control", control)):
+        print("%-7s median_ms_per_step %.4f mean %.4f best %.4f" % (name, statistics.median(v), statistics.fmean(v),
+                                                                    min(v)))
+    print_paired("hook_vs_plain", paired_summary(hook_diff, a.bootstrap, rng))
+    print_paired("control_vs_plain", paired_summary(control_diff, a.bootstrap, rng))
+    print("hook_vs_plain_best_pct %+.3f control_vs_plain_best_pct %+.3f (best-of-N: the best block of each)"
+          % ((min(hook) / min(plain) - 1.0) * 100.0, (min(control) / min(plain) - 1.0) * 100.0))
+    print("hook_us_per_step_median %+.2f (the paired difference in microseconds)"
+          % statistics.median((g["hook"] - g["plain"]) * 1e3 for g in rounds))
     # Every hook block's optimizer steps must be in the spool: the hook really ran.
-    expected = (a.rounds + 1) * a.block if a.workload != "storm" else 0
+    expected = hook_blocks * a.block if a.workload != "storm" else 0
     print("hook_steps_written %d expected %d" % (written, expected))
-    print("blocks_ms plain %s" % " ".join("%.4f" % v for v in plain))
-    print("blocks_ms hook %s" % " ".join("%.4f" % v for v in hook))
+    print("rounds_pct hook %s" % " ".join("%.2f" % v for v in hook_diff))
+    print("rounds_pct control %s" % " ".join("%.2f" % v for v in control_diff))
 
 
 class _StandInOptimizer:

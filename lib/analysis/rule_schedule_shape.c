@@ -1,7 +1,9 @@
 /* Fixed actions every N steps (eval, checkpoint, logging) or
  * changing shapes stall the GPU. */
 #include <math.h>
+#include <string.h>
 
+#include "analysis/compile_shapes.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
@@ -11,8 +13,75 @@ static void add_shape_fix(struct gw_finding *f) {
                  _("changing shapes trigger reallocations and recompiles"));
 }
 
+/* Recompilations and first visits of new shapes, measured inside the program
+ * by the Python hook: the time is known, not inferred from counters, so this
+ * evidence stands on its own and comes before the rest. */
+static int compile_shape_finding(const struct gw_compile_shapes *cs, double share, struct gw_finding *f) {
+  int compile_lost = cs->ids_known ? cs->recompile_s > 0 : cs->later_compile_s > 0;
+  f->share_of_active = share; /* of the step time, which spans the active time of a training run */
+  f->confidence = compile_lost ? 0.85 : 0.6;
+  if (cs->ids_known && cs->recompiles > 0)
+    gw_evidence(f, "recompile_time", -1, 0, 0, GW_NUM("recompiles", GW_UNIT_COUNT, cs->recompiles),
+                GW_NUM("recompile_time", GW_UNIT_S, cs->recompile_s),
+                GW_NUM("share", GW_UNIT_FRACTION, cs->recompile_s / cs->step_total_s),
+                GW_NUM("compile_time", GW_UNIT_S, cs->compile_s));
+  else if (cs->later_compile_s > 0)
+    gw_evidence(f, "compile_time_later", -1, 0, 0, GW_NUM("compile_time", GW_UNIT_S, cs->later_compile_s),
+                GW_NUM("share", GW_UNIT_FRACTION, cs->later_compile_s / cs->step_total_s));
+  if (cs->first_reason[0])
+    gw_evidence(f, "recompile_reason", -1, 0, 0, GW_TEXT_VALUE("reason", cs->first_reason));
+  if (cs->shape_known && !isnan(cs->first_visit_excess_s) && cs->first_visits > 0)
+    gw_evidence(f, "shape_first_visits", -1, 0, 0, GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes),
+                GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
+                GW_NUM("excess", GW_UNIT_S, cs->first_visit_excess_s),
+                GW_NUM("revisit_median", GW_UNIT_S, cs->revisit_median_s),
+                GW_NUM("share", GW_UNIT_FRACTION, cs->first_visit_excess_s / cs->step_total_s));
+  else if (cs->shape_known && cs->first_visits > 0)
+    gw_evidence(f, "shape_first_visits_only", -1, 0, 0, GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes),
+                GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
+                GW_NUM("share", GW_UNIT_FRACTION, cs->first_visit_s / cs->step_total_s));
+  const struct gw_shape_first_visit *sh = cs->shown;
+  if (cs->nshown == 1)
+    gw_evidence(f, "slowest_shapes_1", -1, 0, 0, GW_TEXT_VALUE("shape_1", sh[0].shape),
+                GW_NUM("first_1", GW_UNIT_S, sh[0].first_s));
+  else if (cs->nshown == 2)
+    gw_evidence(f, "slowest_shapes_2", -1, 0, 0, GW_TEXT_VALUE("shape_1", sh[0].shape),
+                GW_NUM("first_1", GW_UNIT_S, sh[0].first_s), GW_TEXT_VALUE("shape_2", sh[1].shape),
+                GW_NUM("first_2", GW_UNIT_S, sh[1].first_s));
+  else if (cs->nshown >= 3)
+    gw_evidence(f, "slowest_shapes_3", -1, 0, 0, GW_TEXT_VALUE("shape_1", sh[0].shape),
+                GW_NUM("first_1", GW_UNIT_S, sh[0].first_s), GW_TEXT_VALUE("shape_2", sh[1].shape),
+                GW_NUM("first_2", GW_UNIT_S, sh[1].first_s), GW_TEXT_VALUE("shape_3", sh[2].shape),
+                GW_NUM("first_3", GW_UNIT_S, sh[2].first_s));
+  /* The fixes follow what changed: a tensor's size (dynamo's guard names it),
+   * else a Python value dynamo guards on; without a compiler, the shapes. */
+  int sizes = strstr(cs->first_reason, "size mismatch") || strstr(cs->first_reason, "stride mismatch") ||
+              (!cs->first_reason[0] && cs->nshapes >= 2);
+  if (compile_lost && sizes)
+    gw_finding_fix(f,
+                   _("compile with dynamic=True, or mark the dimension that varies with "
+                     "torch._dynamo.mark_dynamic(tensor, dim) before the call; not dynamic=False"),
+                   _("with static shapes every new input shape compiles a new graph while the GPU waits"));
+  else if (compile_lost && cs->first_reason[0])
+    gw_finding_fix(f, _("pass Python numbers that change between steps (learning rate, counters) as tensors"),
+                   _("dynamo guards on the exact value of a Python number and recompiles when it changes"));
+  add_shape_fix(f);
+  if (compile_lost)
+    gw_finding_fix(f, _("run once with TORCH_LOGS=recompiles"),
+                   _("it prints each recompilation with the guard that failed: the input and dimension that changed"));
+  else
+    gw_finding_fix(f, _("with torch.backends.cudnn.benchmark on, pad to a few shapes or turn it off"),
+                   _("cuDNN benchmarks its algorithms again for every new input shape"));
+  return 1;
+}
+
 int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
+  struct gw_compile_shapes cs;
+  gw_compile_shapes(in->rec, &cs);
+  double compile_shape_share = gw_compile_shapes_lost_share(&cs);
+  if (compile_shape_share >= gw_thr.finding_min_share)
+    return compile_shape_finding(&cs, compile_shape_share, f);
   int shapes = 0; /* the evidence points at changing shapes, not periodic work */
   const struct gw_host_profile *h = &dx->host;
   const struct gw_step_profile *st = &dx->steps;
@@ -125,8 +194,9 @@ const struct gw_rule gw_class_schedule_shape = {
     N_("The training schedule or changing shapes stall the GPU"),
     GW_ROW_IDLE_PERIODIC,
     gw_rule_schedule_shape,
-    N_("activity dips at a fixed period (eval, checkpoint, logging) with disk writes or host work during the dips; or "
-       "step-time spread without a period (dynamic shapes, recompiles)"),
+    N_("activity dips at a fixed period (eval, checkpoint, logging) with disk writes or host work during the dips; "
+       "step-time spread without a period (dynamic shapes, recompiles); or torch.compile recompilations and slow first "
+       "steps of new input shapes measured by the Python hook"),
     N_("log the step time of every step and find the step numbers of the slow ones; look for the eval/save/log code "
        "at "
        "that interval"),

@@ -15,6 +15,7 @@
 #define MAX_FILES 1024      /* one per Python process: ranks, launchers, helpers */
 #define MAX_LINE_BYTES 1024 /* the hook cuts messages to 400 characters: a longer line is not its own */
 #define MAX_BAD_NOTES 3     /* say what the first bad lines were, count the rest */
+#define MAX_SHAPE_CHARS 63  /* 8 dimensions of up to 7 digits: the hook writes at most that */
 #define SOURCE_OPTIM "python_hook"
 #define SOURCE_LOADER "python_hook_loader"
 
@@ -115,9 +116,21 @@ static void bad_line(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
   gw_emit(events, &ev);
 }
 
-static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
+/* "16x128": dimensions of digits joined by 'x'; "-" (unknown) and anything else are not a shape. */
+static int shape_ok(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0 || n > MAX_SHAPE_CHARS || s[0] == 'x' || s[n - 1] == 'x')
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!(s[i] >= '0' && s[i] <= '9') && !(s[i] == 'x' && s[i + 1] != 'x'))
+      return 0;
+  return 1;
+}
+
+/* v has 9 fields (hooks before compile time and shapes) or 11. */
+static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v, int nfields,
                      const struct gw_event_sink *events) {
-  int64_t step, t0, t1, wait, batch, samples, rank;
+  int64_t step, t0, t1, wait, batch, samples, rank, compile_ns = -1;
   if (gw_parse_i64(v[1], &step) || gw_parse_i64(v[2], &t0) || gw_parse_i64(v[3], &t1) || gw_parse_i64(v[4], &wait) ||
       gw_parse_i64(v[5], &batch) || gw_parse_i64(v[6], &samples) || gw_parse_i64(v[7], &rank)) {
     bad_line(pc, f, "a step field is not an integer", events);
@@ -127,6 +140,11 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
     bad_line(pc, f, "step times out of order or data wait negative", events);
     return;
   }
+  if (nfields == 11 && (gw_parse_i64(v[9], &compile_ns) || compile_ns < 0 || compile_ns > t1 - t0)) {
+    bad_line(pc, f, "step compile time not an integer within the step", events);
+    return;
+  }
+  const char *shape = nfields == 11 && shape_ok(v[10]) ? v[10] : NULL;
   const char *source = strcmp(v[8], "optim") == 0 ? SOURCE_OPTIM : strcmp(v[8], "loader") == 0 ? SOURCE_LOADER : NULL;
   if (!source) {
     bad_line(pc, f, "step kind is neither optim nor loader", events);
@@ -141,7 +159,9 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
                                         .rank = rank >= 0 ? rank : -1,
                                         .data_wait_ns = wait, /* -1: no DataLoader batch in the step */
                                         .batch_size = batch > 0 ? batch : -1,
-                                        .samples = samples > 0 ? samples : -1};
+                                        .samples = samples > 0 ? samples : -1,
+                                        .compile_ns = compile_ns,
+                                        .shape = shape};
   /* A failed insert (disk full) is the store's to report; the step is lost, the run goes on. */
   if (gw_store_steps_put(pc->writer, &row) == GW_OK)
     pc->steps++;
@@ -149,7 +169,8 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
 
 static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
                       const struct gw_event_sink *events) {
-  static const char *const kinds[] = {"recompile", "cuda_oom", "cuda_alloc_retry", "fixed_batch", "cuda_graph"};
+  static const char *const kinds[] = {"recompile",        "compile",     "cuda_oom",
+                                      "cuda_alloc_retry", "fixed_batch", "cuda_graph"};
   int64_t t, code;
   const char *kind = NULL;
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -167,20 +188,20 @@ static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *
 
 static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size_t len) {
   struct gw_pyhook_collect *pc = ctx;
-  char *v[10];
+  char *v[12];
   if (len == 0)
     return;
   if (len > MAX_LINE_BYTES || strlen(line) != len) {
     bad_line(pc, f, "too long or not text", pc->events);
     return;
   }
-  int n = split_tabs(line, v, 10);
-  if (n == 9 && strcmp(v[0], "S") == 0)
-    put_step(pc, f, v, pc->events);
+  int n = split_tabs(line, v, 12);
+  if ((n == 9 || n == 11) && strcmp(v[0], "S") == 0)
+    put_step(pc, f, v, n, pc->events);
   else if (n == 5 && strcmp(v[0], "E") == 0)
     put_event(pc, f, v, pc->events);
   else
-    bad_line(pc, f, "neither a step (S, 9 fields) nor an event (E, 5 fields)", pc->events);
+    bad_line(pc, f, "neither a step (S, 9 or 11 fields) nor an event (E, 5 fields)", pc->events);
 }
 
 /* A process cut in the middle of a write: its last line is torn. */

@@ -236,6 +236,30 @@ static const struct gw_evidence_message messages[] = {
     {"steps_estimated_no_period",
      N_("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, CV %.2f, with no fixed period"),
      {"steps", "step_median", "p90_over_p50", "cv"}},
+    /* schedule_shape, from the Python hook's compile times and input shapes */
+    {"recompile_time",
+     N_("torch.compile recompiled %d time(s) during the steps, for %.1f s: %.0f%% of the step time (%.1f s compiling "
+        "in all)"),
+     {"recompiles", "recompile_time", "share", "compile_time"}},
+    {"compile_time_later",
+     N_("torch.compile ran %.1f s during the steps after the first step that compiled: %.0f%% of the step time"),
+     {"compile_time", "share"}},
+    {"recompile_reason", N_("dynamo's reason for the first recompilation: %s"), {"reason"}},
+    {"shape_first_visits",
+     N_("%d distinct input shapes; %d steps were the first of their shape and took %.1f s more than steps of shapes "
+        "seen before (median %.3f s): %.0f%% of the step time"),
+     {"shapes", "first_visits", "excess", "revisit_median", "share"}},
+    {"shape_first_visits_only",
+     N_("%d distinct input shapes and no shape came back: %d steps were each the first of their shape, %.0f%% of the "
+        "step time"),
+     {"shapes", "first_visits", "share"}},
+    {"slowest_shapes_1", N_("slowest first visit: shape %s, %.1f s"), {"shape_1", "first_1"}},
+    {"slowest_shapes_2",
+     N_("slowest first visits: shape %s %.1f s, %s %.1f s"),
+     {"shape_1", "first_1", "shape_2", "first_2"}},
+    {"slowest_shapes_3",
+     N_("slowest first visits: shape %s %.1f s, %s %.1f s, %s %.1f s"),
+     {"shape_1", "first_1", "shape_2", "first_2", "shape_3", "first_3"}},
 
 #ifdef GW_EXTRA_EVIDENCE_MESSAGES
 /* Test builds only: the messages of the test-only class (tests/rule7/). */

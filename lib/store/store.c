@@ -41,9 +41,11 @@ static const char SCHEMA_FIXED[] =
     " r_per_s REAL, w_per_s REAL, read_bps REAL, write_bps REAL, aqu_sz REAL);"
     "CREATE TABLE event (t_ns INTEGER NOT NULL, kind TEXT NOT NULL, gpu INTEGER, code INTEGER, pid INTEGER,"
     " message TEXT);"
-    /* pid .. samples came with the Python hook; older recordings lack them (readers check). */
+    /* pid .. samples came with the Python hook, compile_ns and shape after it; older recordings lack them
+     * (readers check). */
     "CREATE TABLE step (t_start_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, step INTEGER, source TEXT,"
-    " pid INTEGER, rank INTEGER, data_wait_ns INTEGER, batch_size INTEGER, samples INTEGER);"
+    " pid INTEGER, rank INTEGER, data_wait_ns INTEGER, batch_size INTEGER, samples INTEGER,"
+    " compile_ns INTEGER, shape TEXT);"
     "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
     "CREATE INDEX proc_sample_t ON proc_sample(t_ns);"
     "CREATE INDEX event_t ON event(t_ns);";

@@ -288,7 +288,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
 
 static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
   sqlite3_stmt *s;
-  gw_status rc = prep(db, "SELECT t_ns, kind, gpu, code, message FROM event ORDER BY t_ns", &s, err);
+  gw_status rc = prep(db, "SELECT t_ns, kind, gpu, code, message, pid FROM event ORDER BY t_ns", &s, err);
   if (rc)
     return rc;
   size_t cap = 0;
@@ -305,18 +305,26 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     e->gpu = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2);
     e->code = sqlite3_column_int64(s, 3);
     col_text(s, 4, e->message, sizeof e->message);
+    e->pid = sqlite3_column_type(s, 5) == SQLITE_INTEGER ? sqlite3_column_int64(s, 5) : -1;
   }
   sqlite3_finalize(s);
-  /* The hook's columns exist in recordings made since it came; older ones have the first four. */
-  if (sqlite3_prepare_v2(db,
-                         "SELECT t_start_ns, t_end_ns, step, pid, rank, data_wait_ns, batch_size, samples, source"
-                         " FROM step ORDER BY t_start_ns",
-                         -1, &s, NULL) != SQLITE_OK) {
-    sqlite3_finalize(s);
-    if ((rc = prep(db, "SELECT t_start_ns, t_end_ns, step FROM step ORDER BY t_start_ns", &s, err)))
-      return rc;
-  }
+  /* The hook's columns exist in recordings made since it came, compile_ns and shape since a later hook;
+   * older ones have the first three. */
+  static const char *const step_queries[] = {
+      "SELECT t_start_ns, t_end_ns, step, pid, rank, data_wait_ns, batch_size, samples, source, compile_ns, shape"
+      " FROM step ORDER BY t_start_ns",
+      "SELECT t_start_ns, t_end_ns, step, pid, rank, data_wait_ns, batch_size, samples, source"
+      " FROM step ORDER BY t_start_ns"};
+  s = NULL;
+  for (size_t q = 0; q < sizeof step_queries / sizeof *step_queries && !s; q++)
+    if (sqlite3_prepare_v2(db, step_queries[q], -1, &s, NULL) != SQLITE_OK) {
+      sqlite3_finalize(s);
+      s = NULL;
+    }
+  if (!s && (rc = prep(db, "SELECT t_start_ns, t_end_ns, step FROM step ORDER BY t_start_ns", &s, err)))
+    return rc;
   int hook_columns = sqlite3_column_count(s) > 3;
+  int compile_columns = sqlite3_column_count(s) > 9;
   cap = 0;
   while (sqlite3_step(s) == SQLITE_ROW) {
     if (!time_ok(sqlite3_column_int64(s, 0)) || !time_ok(sqlite3_column_int64(s, 1)))
@@ -332,6 +340,10 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     int64_t *opt[] = {&st->pid, &st->rank, &st->data_wait_ns, &st->batch_size, &st->samples};
     for (int c = 0; c < 5; c++)
       *opt[c] = hook_columns && sqlite3_column_type(s, 3 + c) == SQLITE_INTEGER ? sqlite3_column_int64(s, 3 + c) : -1;
+    st->compile_ns = compile_columns && sqlite3_column_type(s, 9) == SQLITE_INTEGER ? sqlite3_column_int64(s, 9) : -1;
+    st->shape[0] = '\0';
+    if (compile_columns)
+      col_text(s, 10, st->shape, sizeof st->shape);
     const unsigned char *source = hook_columns ? sqlite3_column_text(s, 8) : NULL;
     st->from_loader = source && strcmp((const char *)source, "python_hook_loader") == 0;
     /* Before the hook wrote NULL for it, an optimizer step that saw no

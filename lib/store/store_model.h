@@ -84,6 +84,7 @@ struct gw_event_row {
   char kind[24];
   int gpu; /* -1 when not tied to one */
   int64_t code;
+  int64_t pid; /* -1 when not tied to a process */
   char message[200];
 };
 
@@ -91,7 +92,9 @@ struct gw_step_row {
   int64_t start_ns, end_ns, step;
   /* From the Python hook (docs/RECORDING.md); -1 where unknown or in older recordings. */
   int64_t pid, rank, data_wait_ns, batch_size, samples;
-  int from_loader; /* a DataLoader iteration standing for a step (no optimizer seen) */
+  int64_t compile_ns; /* time in torch.compile within the step; -1 unknown (hooks before it, other sources) */
+  char shape[64];     /* the first input tensor's shape, "16x128"; "" unknown */
+  int from_loader;    /* a DataLoader iteration standing for a step (no optimizer seen) */
 };
 
 struct gw_recording {

@@ -93,7 +93,7 @@ gw_status gw_store_steps_open(struct gw_store_steps **out, struct gw_store *st, 
   sqlite3_stmt *insert = NULL;
   if (sqlite3_prepare_v2(db,
                          "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
-                         " samples) VALUES (?,?,?,?,?,?,?,?,?)",
+                         " samples, compile_ns, shape) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                          -1, &insert, NULL) != SQLITE_OK) {
     gw_err_set(err, "recording: cannot write the step table: %s", sqlite3_errmsg(db));
     sqlite3_finalize(insert);
@@ -117,6 +117,11 @@ gw_status gw_store_steps_put(struct gw_store_steps *w, const struct gw_store_ste
   bind_opt_i64(s, 7, row->data_wait_ns >= 0, row->data_wait_ns);
   bind_opt_i64(s, 8, row->batch_size >= 0, row->batch_size);
   bind_opt_i64(s, 9, row->samples >= 0, row->samples);
+  bind_opt_i64(s, 10, row->compile_ns >= 0, row->compile_ns);
+  if (row->shape)
+    sqlite3_bind_text(s, 11, row->shape, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null(s, 11);
   return step_insert(s);
 }
 

@@ -40,6 +40,8 @@ struct gw_store_step_row {
   int64_t pid, rank;
   int64_t data_wait_ns;
   int64_t batch_size, samples;
+  int64_t compile_ns; /* time in torch.compile within the step; negative unknown */
+  const char *shape;  /* the first input tensor's shape, "16x128"; NULL unknown */
 };
 struct gw_store_steps;
 GW_NODISCARD gw_status gw_store_steps_open(struct gw_store_steps **out, struct gw_store *st, struct gw_err *err);

@@ -16,9 +16,16 @@ AB=$GW_SOURCE_DIR/bench/tracer/hook_ab.py
 python3 "$AB" --micro --iterations 2000 > micro.txt || fail "hook_ab.py --micro exited $?"
 grep -q "^micro_ns_per_step_pre_post [0-9.]* (one spool line written per step: 2000 lines)" micro.txt ||
   fail "micro-benchmark output: $(cat micro.txt)"
-python3 "$AB" --workload fake --block 5 --rounds 3 --bootstrap 200 > ab.txt || fail "hook_ab.py --workload fake exited $?"
-grep -q "^hook_vs_plain_mean_pct [-+][0-9.]* ci95 [-+][0-9.]* [-+][0-9.]*" ab.txt || fail "A/B output: $(cat ab.txt)"
-assert_eq "hook steps written in the hook blocks only" "$(sed -n 's/^hook_steps_written \([0-9]*\) expected \([0-9]*\)$/\1=\2/p' ab.txt)" "20=20"
+# 2 warm-up rounds and 6 measured ones, each with a hook block of 5 steps: 40 steps written
+python3 "$AB" --workload fake --block 5 --rounds 6 --warmup-rounds 2 --cpus none --bootstrap 200 > ab.txt ||
+  fail "hook_ab.py --workload fake exited $?"
+for k in hook_vs_plain control_vs_plain; do
+  grep -q "^${k}_median_pct [-+][0-9.]* ci95 [-+][0-9.]* [-+][0-9.]*  mean_pct [-+][0-9.]* ci95 [-+][0-9.]* [-+][0-9.]*  resolves_0.5pct " ab.txt ||
+    fail "A/B output ($k): $(cat ab.txt)"
+done
+grep -q "^hook_vs_plain_best_pct [-+][0-9.]* control_vs_plain_best_pct [-+][0-9.]*" ab.txt || fail "best-of-N: $(cat ab.txt)"
+assert_eq "measured rounds" "$(sed -n 's/.* measured_rounds \([0-9]*\) .*/\1/p' ab.txt)" 6
+assert_eq "hook steps written in the hook blocks only" "$(sed -n 's/^hook_steps_written \([0-9]*\) expected \([0-9]*\)$/\1=\2/p' ab.txt)" "40=40"
 assert_eq "no temporary spool left" "$(ls -d "${TMPDIR:-/tmp}"/gpuwhy-hook-ab-* "${TMPDIR:-/tmp}"/gpuwhy-hook-micro-* 2>/dev/null | wc -l)" 0
 GPUWHY_PY_SPOOL_DIR=$PWD/spool python3 "$AB" --micro --iterations 10 > /dev/null 2>&1 && fail "hook_ab.py ran under a recording's hook"
 echo "python_hook_detach: ok"

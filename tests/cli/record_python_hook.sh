@@ -72,12 +72,40 @@ assert_eq "samples from the forward" "$(q noloader.db 'select distinct samples f
 assert_eq "data wait not known without a DataLoader" "$(q noloader.db 'select count(*) from step where data_wait_ns is not null')" 0
 assert_eq "CUDA graph event" "$(q noloader.db "select count(*) from event where kind = 'cuda_graph'")" 1
 # torch.compile warns about global module hooks: a compiling program gets none
-# (no batch size without a DataLoader) and the same stderr.
-"$GW_BIN" record -q -o compiled.db -- python3 "$TRAIN" 5 24 --no-loader --compile > /dev/null 2> compiled.err ||
+# (the same stderr); its batch size and input shape come from the compiled
+# module's call instead. dynamo's compile callbacks give each step's compile
+# time and each compilation, and its compilation metrics the reason of each
+# recompilation: the fake dynamo compiles every new shape (static shapes) in
+# 300 ms. The loop cycles through 4 lengths over 12 steps of 20 ms.
+FAKE_TORCH_COMPILE_MS=300 "$GW_BIN" record -q -o compiled.db -- \
+  python3 "$TRAIN" 12 24 --no-loader --compile --shapes 4 --compute-ms 20 > /dev/null 2> compiled.err ||
   fail "record exited $?"
 grep -q "global module hooks" compiled.err && fail "the hook's forward hook met torch.compile: $(cat compiled.err)"
-assert_eq "steps of the compiled loop" "$(q compiled.db "select count(*) from step")" 5
-assert_eq "no batch size under torch.compile without DataLoader" "$(q compiled.db 'select count(batch_size) from step')" 0
+assert_eq "steps of the compiled loop" "$(q compiled.db "select count(*) from step")" 12
+assert_eq "batch size from the compiled module's call" "$(q compiled.db 'select distinct batch_size from step')" 24
+assert_eq "input shapes of steps 1-5" "$(q compiled.db "select group_concat(shape, ' ') from (select shape from step order by step limit 5)")" \
+  "24x8 24x16 24x24 24x32 24x8"
+# step 1 begins at the optimizer (no DataLoader): the first compilation is before it
+assert_eq "steps with compile time (the 3 recompilations)" "$(q compiled.db 'select count(*) from step where compile_ns > 250000000')" 3
+assert_eq "compile time never longer than its step" "$(q compiled.db 'select count(*) from step where compile_ns > t_end_ns - t_start_ns')" 0
+assert_eq "compilations" "$(q compiled.db "select count(*) from event where kind = 'compile' and code > 250000000")" 4
+assert_eq "recompilations with dynamo's reason" \
+  "$(q compiled.db "select count(*) from event where kind = 'recompile' and message like '0/_: tensor ''x'' size mismatch at index 1.%'")" 3
+"$GW_BIN" report --format json compiled.db > compiled.json || fail "report of the compiled loop exited $?"
+python3 - compiled.json <<'PY' || fail "schedule_shape does not show the recompilations"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d["findings"] if f["class"] == "schedule_shape"]
+assert f, [x["class"] for x in d["findings"]]
+ev = {e["id"]: e for e in f[0]["evidence"]}
+rt = {v["name"]: v["value"] for v in ev["recompile_time"]["values"]}
+assert rt["recompiles"] == 3 and 0.85 <= rt["recompile_time"] <= 1.5, rt
+assert 0.5 <= rt["share"] <= 0.95, rt  # 0.9 s of about 1.2 s of steps
+assert "size mismatch" in ev["recompile_reason"]["values"][0]["value"], ev["recompile_reason"]
+assert ev["slowest_shapes_3"]["values"][0]["value"] in ("24x16", "24x24", "24x32"), ev["slowest_shapes_3"]
+fixes = " ".join(x["what"] for x in f[0]["fixes"])
+assert "dynamic=True" in fixes and "mark_dynamic" in fixes, fixes
+PY
 
 # No optimizer: each DataLoader iteration is a step.
 "$GW_BIN" record -q -o loader.db -- python3 "$TRAIN" 12 4 --no-optim > /dev/null || fail "record exited $?"

@@ -9,7 +9,7 @@ Each process appends lines to SPOOL_DIR/py-PID.steps, one write per line
 (line-buffered), so a process killed by SIGKILL or ended by os._exit keeps
 every line written before. Fields are tab-separated:
 
-  S  step  t_start_ns  t_end_ns  data_wait_ns  batch_size  samples  rank  kind
+  S  step  t_start_ns  t_end_ns  data_wait_ns  batch_size  samples  rank  kind  compile_ns  shape
   E  t_ns  kind  code  message
 
 t_* are time.time_ns() (CLOCK_REALTIME, the recording's clock). A step ends
@@ -20,8 +20,13 @@ each DataLoader iteration is a step. data_wait_ns is -1 for a step in which
 no DataLoader batch was seen (the loop gets its data some other way, so its
 wait is not known). batch_size is the leading dimension of
 the first tensor in the step's first batch (-1 unknown); samples sums it over
-the batches fetched in the step. Any error turns the hook off with one line
-on stderr; the program never sees it.
+the batches fetched in the step. compile_ns is the part of the step spent in
+torch.compile (dynamo's compile start/end callbacks); shape is the shape of
+that first tensor ("16x128", "-" unknown), the input shape the step ran on.
+Each compilation is an E line of kind "compile" (code: its duration in ns,
+t_ns: its start); a recompilation of a frame already compiled is also one of
+kind "recompile" (code 1) whose message is dynamo's reason. Any error turns
+the hook off with one line on stderr; the program never sees it.
 """
 import functools
 import os
@@ -32,6 +37,11 @@ SPOOL_ENV = "GPUWHY_PY_SPOOL_DIR"
 FIXED_BATCHES_ENV = "GPUWHY_PY_FIXED_BATCHES"  # gpuwhy experiment fixed-batch: replay the first K batches
 TEST_RAISE_ENV = "GPUWHY_PY_HOOK_TEST_RAISE"  # tests: "install" or "step" makes the hook fail there
 MEMORY_EVERY_STEPS = 50  # torch.cuda.memory_stats() costs tens of microseconds: not every step
+# A program that compiles without end (a new shape every step) writes one line
+# per compilation; each costs a second or more, the line microseconds, yet the
+# recording should not grow without bound: past this, only the step's compile_ns.
+MAX_COMPILE_EVENTS = 2000
+MAX_SHAPE_DIMS = 8
 
 _now_ns = time.time_ns
 
@@ -44,24 +54,55 @@ def _rank():
     return -1
 
 
-def _leading_dim(obj, tensor_type, depth=0):
-    """Leading dimension of the first tensor in a batch (tuple, list, dict), -1 when none."""
+def _first_shape(obj, tensor_type, depth=0):
+    """Shape of the first tensor with at least one dimension in a batch
+    (tuple, list, dict), None when none."""
     if isinstance(obj, tensor_type):
         shape = obj.shape
-        return int(shape[0]) if len(shape) > 0 else -1
+        return shape if len(shape) > 0 else None
     if depth >= 3:
-        return -1
+        return None
     if isinstance(obj, (tuple, list)):
-        for item in obj[:4]:
-            n = _leading_dim(item, tensor_type, depth + 1)
-            if n >= 0:
-                return n
+        items = obj[:4]
     elif isinstance(obj, dict):
-        for item in list(obj.values())[:4]:
-            n = _leading_dim(item, tensor_type, depth + 1)
-            if n >= 0:
-                return n
-    return -1
+        items = list(obj.values())[:4]
+    else:
+        return None
+    for item in items:
+        shape = _first_shape(item, tensor_type, depth + 1)
+        if shape is not None:
+            return shape
+    return None
+
+
+def _leading_dim(obj, tensor_type):
+    """Leading dimension of the first tensor in a batch, -1 when none."""
+    shape = _first_shape(obj, tensor_type)
+    return int(shape[0]) if shape is not None else -1
+
+
+def _shape_text(shape):
+    """"16x128" for torch.Size([16, 128]); "-" when unknown."""
+    if shape is None:
+        return "-"
+    return "x".join(str(int(d)) for d in tuple(shape)[:MAX_SHAPE_DIMS])
+
+
+def _compile_id_text(args):
+    """dynamo's compile id ("0/3": frame 0, its fourth compilation) and the
+    trigger's name from the callbacks' argument (torch 2.6+: CallbackArgs);
+    ("", "") from older releases, whose callbacks take no argument."""
+    if not args:
+        return "", ""
+    trigger = getattr(args[0], "callback_trigger", None)
+    return str(getattr(args[0], "compile_id", "") or ""), str(getattr(trigger, "name", trigger or ""))
+
+
+def _is_recompile(compile_id):
+    """A compile id "F/N" (or "!A/F/N", compiled autograd; "F/N_k", a retry)
+    with N >= 1 is a recompilation of frame F."""
+    last = compile_id.rsplit("/", 1)[-1].split("_", 1)[0]
+    return "/" in compile_id and last.isdigit() and int(last) >= 1
 
 
 class _Recorder:
@@ -70,8 +111,7 @@ class _Recorder:
         self.disabled = False
         self.raise_at = os.environ.get(TEST_RAISE_ENV, "")
         self.rank = _rank()
-        self.pid = None
-        self.out = None
+        self.fd = -1  # the spool file, opened at the first line (os.write: one system call a line)
         self.torch = None
         self.tensor_type = ()
         self.steps = {"optim": 0, "loader": 0}  # numbered apart: the collector keeps one kind per process
@@ -80,11 +120,13 @@ class _Recorder:
         self.period_start_ns = 0  # where the current step began (0: not yet)
         self.wait_ns = 0
         self.batch_size = -1
+        self.batch_shape = "-"
         self.samples = 0
         self.batches = 0
         self.loader_prev_enter_ns = 0
         self.loader_prev_wait_ns = 0
         self.loader_prev_batch = -1
+        self.loader_prev_shape = None
         self.mem_retries = 0
         self.mem_ooms = 0
         self.graphs = 0
@@ -94,9 +136,18 @@ class _Recorder:
         self.register_forward_pre = None
         self.forward_handle = None
         self.forward_batch = -1
+        self.forward_shape = "-"
         self.forward_off = False  # torch.compile seen: no more forward hooks
         self.is_compiling = None
         self.graphs_told = False
+        # torch.compile: dynamo's compile start/end callbacks
+        self.compile_handler = None  # torch._dynamo.callback.callback_handler, once registered
+        self.compile_depth = 0
+        self.compile_t0 = 0
+        self.compile_ns = 0  # compile time inside the current step
+        self.compile_pending = []  # (t0, duration, compile id, trigger): written at the step's end
+        self.compile_events = 0
+        self.optimized_call = None  # (class, original __call__) of the wrapped OptimizedModule
         self.hook_handles = []  # the optimizer hooks' RemovableHandles, for detach()
         self.iter_cls = None  # the DataLoader iterator class whose __next__ is wrapped
         self.original_next = None
@@ -106,12 +157,22 @@ class _Recorder:
 
     # ---- output ----------------------------------------------------------
     def _write(self, line):
-        pid = os.getpid()
-        if self.out is None or pid != self.pid:
-            # A forked child (a DataLoader worker) writes its own file.
-            self.pid = pid
-            self.out = open(os.path.join(self.spool_dir, "py-%d.steps" % pid), "a", buffering=1, encoding="utf-8")
-        self.out.write(line)
+        # One os.write per line, O_APPEND: a process killed right after keeps
+        # it, and no buffer layer or getpid() call is paid per step (a forked
+        # child is told by os.register_at_fork, see install()).
+        if self.fd < 0:
+            path = os.path.join(self.spool_dir, "py-%d.steps" % os.getpid())
+            self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        os.write(self.fd, line.encode("utf-8", "replace"))
+
+    def forked(self):
+        """In a forked child (a DataLoader worker): its lines go to its own file."""
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def fail(self, where, e):
         if self.disabled:
@@ -129,13 +190,16 @@ class _Recorder:
             pass
 
     def event(self, kind, code, message):
-        message = str(message).replace("\t", " ").replace("\n", " ")[:400]
-        self._write("E\t%d\t%s\t%d\t%s\n" % (_now_ns(), kind, code, message))
+        self._write_event(_now_ns(), kind, code, message)
 
-    def emit_step(self, t_start, t_end, wait_ns, batch_size, samples, kind):
+    def _write_event(self, t_ns, kind, code, message):
+        message = str(message).replace("\t", " ").replace("\n", " ").replace("\r", " ")[:400]
+        self._write("E\t%d\t%s\t%d\t%s\n" % (t_ns, kind, code, message))
+
+    def emit_step(self, t_start, t_end, wait_ns, batch_size, samples, kind, compile_ns=0, shape="-"):
         self.steps[kind] += 1
-        self._write("S\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n" % (self.steps[kind], t_start, t_end, wait_ns, batch_size, samples,
-                                                           self.rank, kind))
+        self._write("S\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%s\n" % (self.steps[kind], t_start, t_end, wait_ns, batch_size,
+                                                                   samples, self.rank, kind, compile_ns, shape))
 
     # ---- torch -----------------------------------------------------------
     def attach(self, torch):
@@ -156,6 +220,7 @@ class _Recorder:
         compiler = getattr(torch, "compiler", None)
         self.is_compiling = getattr(compiler, "is_compiling", None)
         self.wrap_compile(torch)
+        self.watch_dynamo()
         self.arm_forward()
         self.wrap_graph_capture()
         iter_cls = torch.utils.data.dataloader._BaseDataLoaderIter
@@ -186,9 +251,11 @@ class _Recorder:
     # ---- batch size without a DataLoader -----------------------------------
     def arm_forward(self):
         # torch.compile warns about global module hooks (and makes them fire
-        # twice), so the hook stays out of programs that compile: the
-        # program's output must not change.
-        if self.forward_off or "torch._dynamo" in sys.modules:
+        # twice), so the hook stays out of programs that compile (forward_off:
+        # torch.compile was called, or a compiled module): the program's
+        # output must not change. Not "torch._dynamo is imported": torch.optim
+        # imports it in every step() (torch 2.x), compiling or not.
+        if self.forward_off:
             return
         if self.register_forward_pre is not None and self.forward_handle is None and not self.disabled:
             self.forward_handle = self.register_forward_pre(self.on_forward)
@@ -210,7 +277,13 @@ class _Recorder:
                 recorder.stop_forward()
             except Exception as e:
                 recorder.fail("torch.compile", e)
-            return original(*args, **kwargs)
+            result = original(*args, **kwargs)
+            if not recorder.disabled:
+                try:
+                    recorder.watch_dynamo()  # torch.compile imported torch._dynamo
+                except Exception as e:
+                    recorder.fail("torch.compile", e)
+            return result
 
         functools.update_wrapper(compile, original)
         compile._gpuwhy_wrapped = True
@@ -227,10 +300,114 @@ class _Recorder:
             if handle is not None:
                 handle.remove()
             if self.forward_batch < 0 and not self.disabled:
-                self.forward_batch = _leading_dim(args, self.tensor_type)
+                self.note_forward(args)
         except Exception as e:
             self.fail("forward", e)
         return None
+
+    def note_forward(self, args):
+        shape = _first_shape(args, self.tensor_type)
+        if shape is not None:
+            self.forward_batch = int(shape[0])
+            self.forward_shape = _shape_text(shape)
+
+    # ---- torch.compile ------------------------------------------------------
+    def watch_dynamo(self):
+        """Registers dynamo's compile start/end callbacks and wraps
+        OptimizedModule.__call__ (the input shape of compiled modules, where
+        the global forward hook stays off). Nothing is imported: only what the
+        program loaded already."""
+        self.wrap_optimized_module()
+        if self.compile_handler is not None:
+            return
+        handler = getattr(sys.modules.get("torch._dynamo.callback"), "callback_handler", None)
+        if handler is None or not hasattr(handler, "register_start_callback"):
+            return
+        handler.register_start_callback(self.on_compile_start)
+        handler.register_end_callback(self.on_compile_end)
+        self.compile_handler = handler
+
+    def wrap_optimized_module(self):
+        cls = getattr(sys.modules.get("torch._dynamo.eval_frame"), "OptimizedModule", None)
+        original = getattr(cls, "__call__", None)
+        if original is None or getattr(original, "_gpuwhy_wrapped", False):
+            return
+        recorder, is_compiling = self, self.is_compiling or (lambda: False)
+
+        def __call__(module, *args, **kwargs):
+            # is_compiling first: inside a region dynamo traces, nothing of the
+            # recorder is read, so dynamo guards on none of it.
+            if not is_compiling():
+                recorder.on_compiled_call(args)
+            return original(module, *args, **kwargs)  # after on_compiled_call took any global hook away
+
+        __call__.__wrapped__ = original
+        __call__._gpuwhy_wrapped = True
+        cls.__call__ = __call__
+        self.optimized_call = (cls, original)
+
+    def on_compiled_call(self, args):
+        if self.disabled:
+            return
+        try:
+            if not self.forward_off:
+                self.stop_forward()  # a compiled module (torch._dynamo.optimize, not torch.compile): no global hook
+            if self.forward_batch < 0:
+                self.note_forward(args)
+        except Exception as e:
+            self.fail("compiled module", e)
+
+    def on_compile_start(self, *args):
+        # dynamo runs these around its outermost compilation; older releases
+        # around each, hence the depth
+        if self.disabled:
+            return
+        try:
+            self.compile_depth += 1
+            if self.compile_depth == 1:
+                self.compile_t0 = _now_ns()
+        except Exception as e:
+            self.fail("compile start", e)
+
+    def on_compile_end(self, *args):
+        if self.disabled or self.compile_depth <= 0:
+            return
+        try:
+            self.compile_depth -= 1
+            if self.compile_depth > 0:
+                return
+            t1 = _now_ns()
+            t0 = self.compile_t0
+            if self.period_start_ns:  # the part inside the current step
+                self.compile_ns += max(0, t1 - max(t0, self.period_start_ns))
+            compile_id, trigger = _compile_id_text(args)
+            self.compile_pending.append((t0, t1 - t0, compile_id, trigger))
+        except Exception as e:
+            self.fail("compile end", e)
+
+    def write_compiles(self):
+        """The compilations since the last step: one "compile" line each, and
+        a "recompile" line with dynamo's reason (its compilation metrics,
+        recorded just after the end callback) for each recompilation."""
+        pending, self.compile_pending = self.compile_pending, []
+        reasons = {}
+        if any(_is_recompile(c[2]) and c[3] in ("DYNAMO", "") for c in pending):
+            utils = sys.modules.get("torch._dynamo.utils")
+            get_metrics = getattr(utils, "get_compilation_metrics", None)
+            for m in get_metrics() if get_metrics is not None else ():
+                reason = getattr(m, "recompile_reason", None)
+                if reason:
+                    reasons[str(getattr(m, "compile_id", ""))] = reason
+        for t0, duration, compile_id, trigger in pending:
+            if self.compile_events >= MAX_COMPILE_EVENTS:
+                return
+            self.compile_events += 1
+            self._write_event(t0, "compile", duration, "%s %s" % (compile_id or "?", trigger or "?"))
+            # a recompiled frame's backward graph (compiled at its first
+            # backward, trigger LAZY_BACKWARD) has the same id: one
+            # recompilation, two compile lines
+            if _is_recompile(compile_id) and trigger in ("DYNAMO", ""):
+                self._write_event(t0, "recompile", 1, "%s: %s" % (compile_id, reasons.get(compile_id, "reason unknown")))
 
     # ---- CUDA graphs ------------------------------------------------------
     def wrap_graph_capture(self):
@@ -278,8 +455,19 @@ class _Recorder:
         if self.iter_cls is not None:
             self.iter_cls.__next__ = self.original_next
             self.iter_cls = self.original_next = None
+        handler, self.compile_handler = self.compile_handler, None
+        if handler is not None:
+            handler.remove_start_callback(self.on_compile_start)
+            handler.remove_end_callback(self.on_compile_end)
+        if self.optimized_call is not None:
+            cls, original = self.optimized_call
+            cls.__call__ = original
+            self.optimized_call = None
         self.period_start_ns = self.wait_ns = self.samples = self.batches = 0
+        self.compile_ns = self.compile_depth = 0
+        self.compile_pending = []
         self.batch_size = -1
+        self.batch_shape = "-"
         self.loader_prev_enter_ns = 0
 
     def replaying(self, original_next):
@@ -317,17 +505,20 @@ class _Recorder:
         if not self.seen_optimizer and self.loader_prev_enter_ns:
             # No optimizer yet: the previous DataLoader iteration was a step.
             self.emit_step(self.loader_prev_enter_ns, t0, self.loader_prev_wait_ns, self.loader_prev_batch,
-                           max(self.loader_prev_batch, 0), "loader")
+                           max(self.loader_prev_batch, 0), "loader", 0, _shape_text(self.loader_prev_shape))
 
     def on_loader_batch(self, t0, t1, batch):
-        n = _leading_dim(batch, self.tensor_type)
+        shape = _first_shape(batch, self.tensor_type)
+        n = int(shape[0]) if shape is not None else -1
         self.wait_ns += t1 - t0
         if self.batches == 0:
             self.batch_size = n
+            self.batch_shape = _shape_text(shape)
         self.batches += 1
         if n > 0:
             self.samples += n
         self.loader_prev_enter_ns, self.loader_prev_wait_ns, self.loader_prev_batch = t0, t1 - t0, n
+        self.loader_prev_shape = shape  # formatted only if this iteration becomes a step
 
     def on_optimizer_pre(self, optimizer, args, kwargs):
         if self.disabled:
@@ -349,17 +540,28 @@ class _Recorder:
             t_end = _now_ns()
             self.seen_optimizer = True
             start = self.period_start_ns or t_end
-            batch_size, samples = self.batch_size, self.samples
-            if self.batches == 0 and self.forward_batch > 0:
+            batch_size, samples, shape = self.batch_size, self.samples, self.batch_shape
+            loader_fed = self.batches > 0
+            if not loader_fed and self.forward_batch > 0:
                 # no DataLoader batch in this step: one batch per step assumed
                 # (gradient accumulation without a DataLoader undercounts)
                 batch_size = samples = self.forward_batch
+                shape = self.forward_shape
             # no DataLoader batch in the step: its data wait is not known (-1), not zero
-            self.emit_step(start, t_end, self.wait_ns if self.batches else -1, batch_size, samples, "optim")
+            self.emit_step(start, t_end, self.wait_ns if loader_fed else -1, batch_size, samples, "optim",
+                           min(self.compile_ns, t_end - start), shape)
             self.period_start_ns = t_end
-            self.wait_ns = self.samples = self.batches = 0
+            self.wait_ns = self.samples = self.batches = self.compile_ns = 0
             self.batch_size = self.forward_batch = -1
-            self.arm_forward()
+            self.batch_shape = self.forward_shape = "-"
+            if self.compile_pending:
+                self.write_compiles()
+            elif self.compile_handler is None and "torch._dynamo.callback" in sys.modules:
+                self.watch_dynamo()  # dynamo came in by another way than torch.compile
+            if not loader_fed:
+                # the forward hook only serves steps without DataLoader batches:
+                # a loop fed by a DataLoader is not charged its arming every step
+                self.arm_forward()
             if self.steps["optim"] % MEMORY_EVERY_STEPS == 0:
                 self.check_memory_and_compiles()
         except Exception as e:
@@ -376,10 +578,11 @@ class _Recorder:
             if ooms > self.mem_ooms:
                 self.event("cuda_oom", ooms - self.mem_ooms, "caching allocator out-of-memory: %d" % ooms)
             self.mem_retries, self.mem_ooms = retries, ooms
-        # torch.compile: dynamo counts the graphs it made; a rise after the first is a recompilation.
+        # Without dynamo's callbacks (older releases): its graph counter; a
+        # rise after the first reading is a recompilation.
         dyn = sys.modules.get("torch._dynamo.utils")
         counters = getattr(dyn, "counters", None)
-        if counters is not None:
+        if counters is not None and self.compile_handler is None:
             graphs = int(counters["stats"]["unique_graphs"])
             if graphs > self.graphs and self.graphs > 0:
                 self.event("recompile", graphs - self.graphs, "torch.compile graphs: %d" % graphs)
@@ -389,8 +592,10 @@ class _Recorder:
         # The last DataLoader iteration of a program without an optimizer.
         if not self.seen_optimizer and self.loader_prev_enter_ns and not self.disabled:
             self.emit_step(self.loader_prev_enter_ns, _now_ns(), self.loader_prev_wait_ns, self.loader_prev_batch,
-                           max(self.loader_prev_batch, 0), "loader")
+                           max(self.loader_prev_batch, 0), "loader", 0, _shape_text(self.loader_prev_shape))
             self.loader_prev_enter_ns = 0
+        if self.compile_pending and not self.disabled:
+            self.write_compiles()
 
 
 _recorder = None
@@ -443,6 +648,14 @@ def _stop_pm_sampling():
         stop()
 
 
+def _after_fork():
+    if _recorder is not None:
+        try:
+            _recorder.forked()
+        except Exception as e:
+            _recorder.fail("fork", e)
+
+
 def _at_exit():
     if _recorder is None:
         return
@@ -467,6 +680,8 @@ def install():
     import atexit
 
     atexit.register(_at_exit)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork)
     torch = sys.modules.get("torch")
     if torch is not None:
         _attach(torch)

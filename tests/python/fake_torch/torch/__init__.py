@@ -13,12 +13,9 @@ if os.environ.get("FAKE_TORCH_BROKEN") == "1":
 
 
 def compile(model=None, **kwargs):
-    """torch.compile's shape: the module back (the hook must disarm its
-    global forward hook first, as torch warns about global hooks)."""
-    from .nn.modules import module
+    """torch.compile's shape: imports torch._dynamo and hands back an
+    OptimizedModule, which warns when global module hooks exist at its call
+    (the hook must keep its global forward hook away from it)."""
+    from . import _dynamo
 
-    if module._global_forward_pre_hooks:
-        import sys
-
-        sys.stderr.write("UserWarning: torch.compile with global module hooks\n")
-    return model
+    return _dynamo.eval_frame.OptimizedModule(model)

@@ -32,6 +32,10 @@ class Optimizer:
         self.steps += 1
 
     def step(self, *args, **kwargs):
+        # torch 2.x: step() is wrapped by _use_grad_for_differentiable, which
+        # imports torch._dynamo (compiling or not)
+        import torch._dynamo  # noqa: F401
+
         for hook in _global_pre_hooks:
             hook(self, args, kwargs)
         out = self._step()

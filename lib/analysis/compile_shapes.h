@@ -1,0 +1,48 @@
+/* torch.compile time and step time per input shape, from the Python hook's
+ * steps (compile_ns, shape) and its compile/recompile events
+ * (docs/RECORDING.md): the evidence of shapes that change from step to step. */
+#ifndef GW_ANALYSIS_COMPILE_SHAPES_H
+#define GW_ANALYSIS_COMPILE_SHAPES_H
+
+#include "analysis/evidence.h"
+#include "store/store_model.h"
+
+#define GW_SHAPES_SHOWN 3
+
+struct gw_shape_first_visit {
+  char shape[64];
+  double first_s; /* the step of its first visit */
+};
+
+struct gw_compile_shapes {
+  int64_t pid; /* the process whose steps are used (gw_step_process_pick), -1 every step */
+  size_t nsteps;
+  double step_total_s;
+  int compile_known;      /* its steps carry compile_ns (a hook that records it) */
+  double compile_s;       /* time in torch.compile inside the steps */
+  int ids_known;          /* the compile events name dynamo's compile ids */
+  int compiles;           /* compile events of the process inside its steps */
+  int recompiles;         /* recompile events (one per recompiled frame, not per graph) */
+  double recompile_s;     /* time of the compile events with a recompilation's id (F/N, N >= 1), backward included */
+  double later_compile_s; /* without ids: compile time after the first step that compiled */
+  char first_reason[GW_EVIDENCE_VALUE_TEXT]; /* dynamo's reason for the first recompilation; "" none */
+  int shape_known;                           /* its steps carry shapes */
+  int nshapes;                               /* distinct shapes */
+  int first_visits;            /* steps that were the first of their shape, the process's first step not counted */
+  double first_visit_s;        /* their time */
+  double revisit_median_s;     /* median step of shapes seen before; NAN when none came twice */
+  double first_visit_excess_s; /* first visits' time above that median (summed with sign, 0 at least); NAN unknown */
+  int nshown;
+  struct gw_shape_first_visit shown[GW_SHAPES_SHOWN]; /* slowest first visits, slowest first */
+};
+
+void gw_compile_shapes(const struct gw_recording *rec, struct gw_compile_shapes *out);
+
+/* The share of the step time lost to recompiling or to first visits of new
+ * shapes (the larger of the two), 0 when neither is known. */
+double gw_compile_shapes_lost_share(const struct gw_compile_shapes *cs);
+
+/* "F/N ..." (or "!A/F/N", "F/N_k") with N >= 1: a recompilation of frame F. */
+int gw_compile_id_is_recompile(const char *id);
+
+#endif
