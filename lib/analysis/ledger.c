@@ -152,7 +152,42 @@ static double clock_ratio(const struct gw_gpu_series *g, size_t i, double busy, 
   return 1;
 }
 
-enum idle_cause { IDLE_INPUT, IDLE_LAUNCH, IDLE_TINY, IDLE_HOST, IDLE_OTHER };
+enum idle_cause { IDLE_INPUT, IDLE_HOST_TENSOR, IDLE_LAUNCH, IDLE_TINY, IDLE_HOST, IDLE_OTHER };
+
+int gw_pcie_round_trip(const struct gw_recording *rec, const struct gw_gpu_series *g, double rx_bps, double tx_bps) {
+  if (isnan(rx_bps) || isnan(tx_bps) || tx_bps < gw_thr.pcie_offload_min_tx_bps)
+    return 0;
+  /* with peers the same bytes may be a collective's (gw_pcie_rx_is_input) */
+  if (rec->ngpus > 1 || rec->world_size > 1 || g->nnccl > 0)
+    return 0;
+  /* each direction carries the same tensors, at most twice apart in size
+   * (fp32 one way, bf16 the other) */
+  return tx_bps >= gw_thr.pcie_offload_tx_per_rx * rx_bps && rx_bps >= gw_thr.pcie_offload_tx_per_rx * tx_bps;
+}
+
+/* The share of [a, b) that the program spent inside DataLoader.__next__, from
+ * the Python hook's steps (rec->steps, sorted by start): a step's wait spread
+ * evenly over the step, since the hook sums the waits of a step and with
+ * gradient accumulation they fall all over it. NAN when no step with a known
+ * wait overlaps the tick. *from keeps the search position between ticks. */
+static double data_wait_cover(const struct gw_recording *rec, size_t *from, int64_t a, int64_t b) {
+  if (b <= a)
+    return NAN;
+  while (*from < rec->nsteps && rec->steps[*from].end_ns <= a)
+    (*from)++;
+  double waited_ns = 0;
+  int known = 0;
+  for (size_t k = *from; k < rec->nsteps && rec->steps[k].start_ns < b; k++) {
+    const struct gw_step_row *s = &rec->steps[k];
+    int64_t lo = s->start_ns > a ? s->start_ns : a, hi = s->end_ns < b ? s->end_ns : b;
+    if (hi <= lo || s->data_wait_ns < 0 || s->end_ns <= s->start_ns)
+      continue;
+    known = 1;
+    double wait_frac = fmin(1, (double)s->data_wait_ns / (double)(s->end_ns - s->start_ns));
+    waited_ns += wait_frac * (double)(hi - lo);
+  }
+  return known ? fmin(1, waited_ns / (double)(b - a)) : NAN;
+}
 
 int gw_pcie_rx_is_input(const struct gw_recording *rec, const struct gw_gpu_series *g, double rx_bps, double tx_bps) {
   if (isnan(rx_bps) || rx_bps < gw_thr.pcie_rx_high_bps)
@@ -192,9 +227,10 @@ static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struc
   if (!main_busy)
     return IDLE_OTHER;
   /* Launching is one thread's work; several cores busy in the training
-   * process while the GPU idles is CPU tensor work: preparing data. */
+   * process while the GPU idles is CPU tensor work: preparing data, or an
+   * optimizer kept in host memory (the caller tells them apart). */
   if (main >= gw_thr.main_multicore_cpu_pct)
-    return IDLE_INPUT;
+    return IDLE_HOST_TENSOR;
   if (b * 100 >= gw_thr.launch_min_util_pct && a < gw_thr.launch_sm_per_util * b)
     return IDLE_TINY; /* kernels resident but almost no SM busy: a storm of tiny kernels */
   if (b * 100 >= gw_thr.launch_min_util_pct)
@@ -220,6 +256,9 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
   if (!gw_working_span(g, &first, &last))
     first = SIZE_MAX;
   size_t util_ticks = 0; /* active ticks where GPU-Util stood in for SM activity */
+  /* the hook's steps are one process's only on a single GPU of a one-rank job */
+  int hook_waits = rec->nsteps > 0 && rec->ngpus == 1 && rec->world_size <= 1;
+  size_t step_from = 0;
   for (size_t i = 0; i < g->n; i++) {
     double dt = (double)gw_tick_dt_ns(g, i, typical);
     out->wall_ns += (int64_t)dt;
@@ -263,15 +302,31 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     out->row_ns[GW_ROW_UNDERFILLED] += under * dt;
     out->row_ns[GW_ROW_IDLE_COMM] += comm * dt;
     out->row_ns[GW_ROW_IDLE_PERIODIC] += periodic * dt;
+    if (hook_waits && idle > 0) {
+      /* the loop was blocked in the DataLoader while the GPU had nothing
+       * queued: that idle time is input, whatever the host counters say */
+      double wait = data_wait_cover(rec, &step_from, g->t_ns[i], g->t_ns[i] + (int64_t)dt);
+      if (!isnan(wait) && wait > 0) {
+        double w = fmin(idle, wait);
+        out->row_ns[GW_ROW_IDLE_INPUT] += w * dt;
+        idle -= w;
+      }
+    }
     if (idle > 0 || under > 0) {
       enum idle_cause cause = idle_cause_at(rec, g, i, a, b);
-      if (cause == IDLE_INPUT && under > 0 && a < gw_thr.small_sm_per_util * b) {
-        /* resident time with few SMs busy during a copy is the copy itself */
+      if (cause == IDLE_HOST_TENSOR)
+        cause = ctx && ctx->host_cpu_is_offload ? IDLE_HOST_TENSOR : IDLE_INPUT;
+      if ((cause == IDLE_INPUT || cause == IDLE_HOST_TENSOR) && under > 0 && a < gw_thr.small_sm_per_util * b) {
+        /* resident time with few SMs busy during a copy (a batch's, or an
+         * offloaded optimizer's gradients and parameters) is the copy itself */
         idle += under;
         out->row_ns[GW_ROW_UNDERFILLED] -= under * dt;
         under = 0;
       }
+      /* an optimizer step on the host is on the critical path once per
+       * optimizer step: the schedule's time (schedule_shape) */
       enum gw_ledger_row row = cause == IDLE_INPUT                          ? GW_ROW_IDLE_INPUT
+                               : cause == IDLE_HOST_TENSOR                  ? GW_ROW_IDLE_PERIODIC
                                : cause == IDLE_LAUNCH || cause == IDLE_TINY ? GW_ROW_IDLE_LAUNCH
                                                                             : GW_ROW_IDLE_OTHER;
       out->row_ns[row] += idle * dt;
