@@ -817,8 +817,10 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   int hook_saw_loader = 0;
   for (size_t i = 0; i < rec->nsteps; i++)
     hook_saw_loader |= rec->steps[i].data_wait_ns != 0 || rec->steps[i].from_loader;
-  if (rec->python_hook_enabled && !hook_saw_loader)
+  if (rec->python_hook_enabled && !hook_saw_loader) {
     dx->host.has_workers = 0;
+    dx->host.no_dataloader = 1;
+  }
   for (int i = 0; i < rec->ngpus; i++)
     if (!isnan(dx->steps.median_s) && dx->steps.median_s > 0 && dx->profiles[i].period.found)
       dx->profiles[i].period.period_steps = dx->profiles[i].period.period_s / dx->steps.median_s;

@@ -105,6 +105,7 @@ struct gw_host_profile {
   int on_battery; /* 1 yes, 0 no, -1 unknown */
   char governor[32];
   int physical_cores, logical_cpus;
+  int no_dataloader; /* the enabled Python hook saw no DataLoader iteration in the run */
 };
 
 struct gw_step_profile {

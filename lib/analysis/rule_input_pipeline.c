@@ -28,14 +28,15 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   /* One core busy with no kernel running is data preparation only where
    * nothing says otherwise: not when the hook measured the loop hardly ever
    * waiting for data (below the share a finding needs: then the host is
-   * compiling, planning or computing something else), and not beside an
+   * compiling, planning or computing something else) or saw no DataLoader
+   * at all (nothing shows data being made), and not beside an
    * optimizer kept in host memory (schedule_shape), and not in a
    * distributed job, whose ranks spin a core while they wait in a collective
    * or a stream sync (NCCL's and CUDA's default busy-wait): there one busy
    * core beside an idle GPU is what waiting for a peer looks like. CPU
    * tensor work on several cores without loader workers stays the main
    * process's data preparation (prepares). */
-  int hook_no_wait = !isnan(wait) && !waits_for_data;
+  int hook_no_wait = (!isnan(wait) && !waits_for_data) || h->no_dataloader;
   int distributed = dx->ngpus > 1 || in->rec->world_size > 1;
   int host_is_input = !workers && !gw_rule_host_offload(dx) && (prepares || (!churn && !hook_no_wait && !distributed));
   if (host_is_input)
