@@ -22,8 +22,9 @@ limit by their nature (--workload):
             batches 1024-2048, where a larger batch no longer helps);
   sfu       one fused element-wise kernel (torch.cuda.jiterator, compiled by
             NVRTC in the process, no compile workers) that runs a chain of
-            sin/cos on each element of a tensor: compute-bound on the special
-            function units, DRAM and tensor cores idle.
+            sin/cos on each element of a tensor: compute-bound on the FP32 pipes
+            (sinf/cosf are range reduction and a polynomial), with the special
+            function units, DRAM and tensor cores nearly idle.
 """
 
 import os
@@ -100,8 +101,8 @@ def main_sfu(args, dev):
 
     text = ("Each step runs one fused element-wise kernel (torch.cuda.jiterator, compiled by NVRTC in the process) "
             "that applies %d rounds of sin/cos to each of %d x %d fp32 values, then a per-feature scale learned "
-            "by SGD: the kernel is compute-bound on the special-function and FP32 pipes with a full grid, DRAM "
-            "and tensor cores nearly idle, so the GPU is always busy and the board draws under its power limit "
+            "by SGD: the kernel is compute-bound on the FP32 pipes (sinf/cosf are range reduction and a "
+            "polynomial) with a full grid, DRAM and tensor cores nearly idle, so the GPU is always busy and the board draws under its power limit "
             "(the truth's power block). A healthy, GPU-bound job: no bottleneck. No GPU setting was changed." % (
                 args.sfu_rounds, args.rows, args.dim))
     return model, step, text, {"precision": "fp32", "matmuls": 0}

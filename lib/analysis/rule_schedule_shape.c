@@ -95,6 +95,15 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                   -1, pp->active_start_ns, pp->active_end_ns,
                   GW_NUM("write_in_dips", GW_UNIT_MB_PER_S, h->disk_write_dip_bps / 1e6),
                   GW_NUM("write_otherwise", GW_UNIT_MB_PER_S, h->disk_write_other_bps / 1e6));
+    if (off) {
+      /* the dips are the host's optimizer step: say so, and its fixes */
+      gw_evidence(f, "host_optimizer_phase", off->gpu, off->active_start_ns, off->active_end_ns,
+                  GW_NUM("share", GW_UNIT_FRACTION, share), GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct),
+                  GW_NUM("rx_median", GW_UNIT_GB_PER_S, off->pcie_rx_med_bps / 1e9),
+                  GW_NUM("tx_median", GW_UNIT_GB_PER_S, off->pcie_tx_med_bps / 1e9));
+      add_offload_fixes(f);
+      return 1;
+    }
   } else if (gw_rule_mem_churn(dx) && !loader_bound) {
     shapes = 1;
     /* Allocations that change from step to step: shapes vary. The time the

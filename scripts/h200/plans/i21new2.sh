@@ -8,7 +8,7 @@
 #                                         first plan's window held 3 steps, all compiles)
 #  healthy_midpower_fp32  none            fp32 MLP, TF32 off, batch 8192: FP32 CUDA-core GEMMs, always busy;
 #                                         expected 70-80% of the power limit (the fp32 sweep drew 75-77%)
-#  healthy_midpower_sfu   none            one jiterator kernel of sin/cos chains: compute-bound on the SFU/FP32
+#  healthy_midpower_sfu   none            one jiterator kernel of sin/cos chains: compute-bound on the FP32
 #                                         pipes, DRAM and tensor cores idle; expected lower still
 #  offload_accum_k8       schedule_shape  8 micro-batches of a 4-layer MLP, then AdamW on the CPU: another period
 #                                         and model than the fixture
