@@ -1,14 +1,20 @@
 """schedule_shape: a torch.compile'd model recompiles for every new sequence length.
 
 A small transformer is compiled with torch.compile(dynamic=False) and trained
-on batches whose length cycles through --distinct lengths (20 by default,
-128, 192, ... tokens).  Static shapes mean one graph per length: the first
-time a length comes, dynamo traces again and Inductor compiles a forward and a
+on batches whose sequence length comes from a pool of --distinct lengths (128,
+192, ... tokens).  Static shapes mean one graph per length: the first time a
+length comes, dynamo traces again and Inductor compiles a forward and a
 backward (its compile workers are child processes of the job), while the GPU
 waits; later visits of a length reuse its graph.  The recompile limit is raised
-so that every length gets its graph instead of falling back to eager.  The
-warm-up compiles the first length only, so the recorded window holds the
-recompiles.  Padding to a few bucket lengths, or dynamic=True, would fix it.
+so that every length gets its graph instead of falling back to eager.
+
+A first visit costs seconds (about 7 s on an H200 for this model), a revisit
+milliseconds, so the steps cycle through the lengths already seen and a new
+length joins only after --new-length-every-s seconds of such revisits: the
+recorded window holds hundreds of steady steps with a recompile stall every
+few seconds, as a job whose inputs keep bringing new shapes does.  The warm-up
+compiles the first --warm-lengths lengths and revisits them once each.
+Padding to a few bucket lengths, or dynamic=True, would fix it.
 """
 
 import os
@@ -41,6 +47,39 @@ def raise_recompile_limits(at_least):
     return done
 
 
+class LengthSchedule:
+    """Which sequence length each step uses: the next unseen length while
+    fewer than warm_lengths were seen, or once new_every_s seconds (of the
+    clock) have passed since the previous first visit ended; otherwise the
+    lengths seen so far in turn. start_revisit_clock() is called when the
+    steady state begins, first_visit_done() after each first visit."""
+
+    def __init__(self, lengths, warm_lengths, new_every_s, clock):
+        self.lengths, self.warm_lengths, self.new_every_s, self.clock = list(lengths), warm_lengths, new_every_s, clock
+        self.seen = []
+        self.turn = 0
+        self.next_new_t = None  # None: no new length until the steady state starts the clock
+
+    def next_length(self):
+        unseen = len(self.seen) < len(self.lengths)
+        due = self.next_new_t is not None and self.clock() >= self.next_new_t
+        if unseen and (len(self.seen) < self.warm_lengths or due):
+            L = self.lengths[len(self.seen)]
+            self.seen.append(L)
+            return L, True
+        L = self.seen[self.turn % len(self.seen)]
+        self.turn += 1
+        return L, False
+
+    def first_visit_done(self):
+        if self.next_new_t is not None:
+            self.next_new_t = self.clock() + self.new_every_s
+
+    def start_revisit_clock(self):
+        if self.next_new_t is None:
+            self.next_new_t = self.clock() + self.new_every_s
+
+
 def unique_graphs():
     try:
         from torch._dynamo.utils import counters
@@ -50,8 +89,12 @@ def unique_graphs():
 
 
 def main():
-    p = common.make_parser(__doc__.splitlines()[0], warmup_steps=1)
-    p.add_argument("--distinct", type=int, default=20, help="distinct sequence lengths, visited in turn")
+    p = common.make_parser(__doc__.splitlines()[0], warmup_steps=None)
+    p.add_argument("--distinct", type=int, default=8, help="sequence lengths in the pool (default %(default)s)")
+    p.add_argument("--warm-lengths", type=int, default=2,
+                   help="lengths compiled during the warm-up (default %(default)s)")
+    p.add_argument("--new-length-every-s", type=float, default=6.0,
+                   help="seconds of revisits between two first visits in the steady state (default %(default)s)")
     p.add_argument("--min-len", type=int, default=128)
     p.add_argument("--len-step", type=int, default=64)
     p.add_argument("--batch-size", type=int, default=16)
@@ -63,6 +106,11 @@ def main():
     args = common.parse_args(p)
     if args.distinct < 2 or args.min_len < 1 or args.len_step < 1:
         p.error("need --distinct >= 2, --min-len >= 1, --len-step >= 1")
+    if not 1 <= args.warm_lengths < args.distinct or args.new_length_every_s <= 0:
+        p.error("need 1 <= --warm-lengths < --distinct and --new-length-every-s > 0")
+    if args.warmup_steps is None:
+        # each warm length compiled once, then revisited once: the steady state starts on cached graphs
+        args.warmup_steps = 2 * args.warm_lengths
     dev = common.setup_cuda(args.seed)
     lengths = [args.min_len + i * args.len_step for i in range(args.distinct)]
     limits = raise_recompile_limits(4 * args.distinct)
@@ -78,14 +126,14 @@ def main():
     gen = torch.Generator(device=dev)
     gen.manual_seed(args.seed)
     state = {"fwd": torch.compile(model, dynamic=False), "k": 0, "compile_error": None}
-    seen = set()
+    schedule = LengthSchedule(lengths, args.warm_lengths, args.new_length_every_s, time.monotonic)
     per_step = []  # (length, first visit, unique graphs after the step)
 
     def step():
-        L = lengths[state["k"] % len(lengths)]
+        if state["k"] == args.warmup_steps:
+            schedule.start_revisit_clock()  # the first steady step: revisits from here on count
         state["k"] += 1
-        first = L not in seen
-        seen.add(L)
+        L, first = schedule.next_length()
         tokens = torch.randint(0, args.vocab, (args.batch_size, L), device=dev, generator=gen)
         target = torch.randint(0, args.classes, (args.batch_size, L), device=dev, generator=gen)
         opt.zero_grad(set_to_none=True)
@@ -104,6 +152,9 @@ def main():
                 loss = loss_fn(model(tokens).reshape(-1, args.classes).float(), target.reshape(-1))
             loss.backward()
         opt.step()
+        if first:
+            torch.cuda.synchronize()  # the compile and the step are done: revisits are timed from here
+            schedule.first_visit_done()
         per_step.append((L, first, unique_graphs()))
 
     def measured(gt):
@@ -122,7 +173,10 @@ def main():
             "revisit_step_median_ms": round(statistics.median(old), 2) if old else None,
             "first_visit_time_share": round(sum(new) / sum(dur), 3) if dur else None,
             "unique_graphs_in_window": (g1 - g0) if (g0 is not None and g1 is not None) else None,
-            "lengths_seen_by_end": len(seen),
+            "revisit_steps": len(old),
+            "lengths_seen_by_end": len(schedule.seen),
+            "warm_lengths": args.warm_lengths,
+            "new_length_every_s": args.new_length_every_s,
             "limits": limits,
             "inductor_compile_threads": compile_threads,
         }, "compile_error": state["compile_error"]}
@@ -133,16 +187,18 @@ def main():
     gt = common.GroundTruth(
         args, "compile_dynamic", ["schedule_shape"],
         "A %d-layer transformer (d_model %d, batch %d) compiled with torch.compile(dynamic=False) and "
-        "trained on batches whose length cycles through %d values (%d..%d tokens), the recompile limit "
-        "raised to %d. Every length seen for the first time makes dynamo trace again and Inductor compile "
-        "a forward and a backward graph (its compile workers are child processes of the job), with the GPU "
-        "idle; a length seen before reuses its graph. The warm-up compiled the first length only, so the "
-        "window holds the recompiles (the truth's compile block lists the steps of first visits and their "
-        "share of the time). Shapes varying between steps, with recompiles: schedule_shape. Padding to a "
-        "few bucket lengths, or dynamic=True, would fix it. If compile_error is set the compiler failed and "
-        "the run went on eagerly: then the label does not hold." % (
+        "trained on batches whose length comes from a pool of %d values (%d..%d tokens), the recompile "
+        "limit raised to %d. Every length seen for the first time makes dynamo trace again and Inductor "
+        "compile a forward and a backward graph (its compile workers are child processes of the job), with "
+        "the GPU idle; a length seen before reuses its graph. The warm-up compiled %d lengths; in the "
+        "recorded window the steps revisit the lengths seen so far in turn and a new length joins after "
+        "every %.0f s of revisits, so the window holds steady steps and recompile stalls (the truth's "
+        "compile block lists the first-visit steps, their share of the time and the revisits). Shapes "
+        "varying between steps, with recompiles: schedule_shape. Padding to a few bucket lengths, or "
+        "dynamic=True, would fix it. If compile_error is set the compiler failed and the run went on "
+        "eagerly: then the label does not hold." % (
             args.layers, args.d_model, args.batch_size, args.distinct, lengths[0], lengths[-1],
-            4 * args.distinct),
+            4 * args.distinct, args.warm_lengths, args.new_length_every_s),
         params, args.batch_size, args.batch_size)
     gt.late_extra.append(measured)
     common.run(gt, step)

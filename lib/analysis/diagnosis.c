@@ -211,7 +211,7 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   p->math_med_pct = p->math_fill = p->tensor_fill = p->occupancy_med_pct = p->dram_med_pct = p->mem_changes_per_min =
       nanv;
   p->power_med_w = p->power_limit_w = p->power_frac = p->mem_used_frac = nanv;
-  p->sm_clock_med_mhz = p->pcie_rx_med_bps = nanv;
+  p->sm_clock_med_mhz = p->pcie_rx_med_bps = p->pcie_tx_med_bps = nanv;
   p->power_cap_frac = p->bad_throttle_frac = p->not_p0_frac = p->pcie_degraded_frac = nanv;
   if (w->first == SIZE_MAX)
     return;
@@ -280,8 +280,9 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
     p->mem_used_frac = gw_stats_median(g->m[GW_M_mem_used_bytes] + f, n) / g->mem_total_bytes;
   if (g->m[GW_M_pcie_rx_bps])
     p->pcie_rx_med_bps = gw_stats_median(g->m[GW_M_pcie_rx_bps] + f, n);
-  p->pcie_rx_is_input = gw_pcie_rx_is_input(
-      rec, g, p->pcie_rx_med_bps, g->m[GW_M_pcie_tx_bps] ? gw_stats_median(g->m[GW_M_pcie_tx_bps] + f, n) : NAN);
+  p->pcie_tx_med_bps = g->m[GW_M_pcie_tx_bps] ? gw_stats_median(g->m[GW_M_pcie_tx_bps] + f, n) : NAN;
+  p->pcie_rx_is_input = gw_pcie_rx_is_input(rec, g, p->pcie_rx_med_bps, p->pcie_tx_med_bps);
+  p->pcie_round_trip = gw_pcie_round_trip(rec, g, p->pcie_rx_med_bps, p->pcie_tx_med_bps);
 
   /* Loaded ticks: where clocks and P-state matter. */
   double *clk = gw_xcalloc(n, sizeof *clk);
@@ -432,10 +433,12 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
 
 static void profile_steps(const struct gw_recording *rec, const struct gpu_work *w0, struct gw_step_profile *sp) {
   sp->median_s = sp->p90_over_p50 = sp->cv = sp->excess_share = NAN;
+  sp->work_p90_over_p50 = sp->work_cv = NAN;
   size_t cap = rec->nsteps > 0 ? rec->nsteps : (rec->ngpus ? rec->gpus[0].n : 0);
   double *d = gw_xcalloc(cap + 1, sizeof *d);
   size_t n = 0;
   double total = 0; /* the steps' whole time, waits included */
+  int waits_known = rec->nsteps > 0;
   if (rec->nsteps > 0) {
     sp->from_table = 1;
     /* one process's loop (the lowest rank), its warm-up step left out */
@@ -447,6 +450,7 @@ static void profile_steps(const struct gw_recording *rec, const struct gpu_work 
         continue;
       double dur_s = (double)(s->end_ns - s->start_ns) / 1e9;
       total += dur_s;
+      waits_known &= s->data_wait_ns >= 0;
       /* The time the loop waited for its batch is the input's: the spread
        * of what is left is the step's own (shapes, occasional work). */
       if (s->data_wait_ns > 0)
@@ -473,6 +477,12 @@ static void profile_steps(const struct gw_recording *rec, const struct gpu_work 
     if (!sp->from_table)
       total = own;
     sp->excess_share = total > 0 ? excess / total : NAN;
+    /* the spread above is already of each step's own work (its waits
+     * taken out); "work" says that every wait was measured */
+    if (waits_known) {
+      sp->work_p90_over_p50 = sp->p90_over_p50;
+      sp->work_cv = sp->cv;
+    }
   }
   free(d);
 }
@@ -546,6 +556,26 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
         gw_evidence(&dx->findings[i], "data_wait_gpu_idle", -1, 0, 0,
                     GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.data_wait_input_ns)));
     }
+}
+
+/* The GPU idles because no work was asked of it: a process that trains
+ * nothing and iterates no DataLoader (gpuwhy's Python hook, enabled, saw
+ * neither an optimizer step nor a batch), runs no loader workers, keeps its
+ * main process below one core most of the time (not busy preparing anything)
+ * and neither reads the disk nor copies batches over PCIe. What it waits for
+ * comes from outside (requests to an inference server, a sleep between
+ * bursts): the GPU is demand-limited, not stalled by the program. */
+static int demand_limited(const struct gw_recording *rec, const struct gw_diagnosis *dx) {
+  const struct gw_host_profile *h = &dx->host;
+  if (!rec->python_hook_enabled || rec->nsteps > 0 || rec->ngpus != 1 || rec->world_size > 1)
+    return 0;
+  if (!h->has_main || isnan(h->main_busy_frac) || h->main_busy_frac >= 0.5)
+    return 0;
+  if (h->has_workers && !isnan(h->workers_med) && h->workers_med >= 1)
+    return 0;
+  if (h->has_disk && !isnan(h->disk_busy_frac) && h->disk_busy_frac > 0)
+    return 0;
+  return !dx->profiles[0].pcie_rx_is_input;
 }
 
 static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
@@ -705,6 +735,13 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                       rec->tracer_aside_count,
                       rec->started_ns > 0 ? (double)(rec->tracer_aside_first_ns - rec->started_ns) / 1e9 : 0.0,
                       (double)rec->tracer_aside_total_ns / 1e9);
+  if (dx->demand_limited)
+    gw_diagnosis_note(dx,
+                      _("Demand-limited: %.0f%% of the active time was lost, but the program ran no training step "
+                        "and no DataLoader (the Python hook saw neither), had no loader workers, used a median %.0f%% "
+                        "of one core and read no disk: the GPU waited for work that had not arrived (a server "
+                        "between requests), not on the program."),
+                      dx->active_ns > 0 ? 100 * dx->lost_ns / dx->active_ns : 0.0, dx->host.main_cpu_med_pct);
   if (rec->ngpus > 0 && rec->host.n == 0)
     gw_diagnosis_note(dx, _("No host samples: loader, launch and disk signals are unknown."));
   else if (rec->host.n > 0 && !dx->host.has_main)
@@ -777,7 +814,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   memset(&dx->total, 0, sizeof dx->total);
   dx->total.gpu = -1;
   for (int i = 0; i < rec->ngpus; i++) {
-    struct gw_ledger_context ctx = {w[i].periodic, w[i].peer_sm_max_pct};
+    struct gw_ledger_context ctx = {w[i].periodic, w[i].peer_sm_max_pct, dx->profiles[i].pcie_round_trip};
     gw_ledger_build(rec, i, &ctx, &dx->ledgers[i]);
     add_ledger(&dx->total, &dx->ledgers[i]);
     dx->estimated |= !dx->ledgers[i].from_timeline;
@@ -788,6 +825,17 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     dx->lost_ns = 0;
   profile_host(rec, rec->ngpus ? &w[0] : NULL, span0, span1, &dx->host);
   profile_steps(rec, rec->ngpus ? &w[0] : NULL, &dx->steps);
+  /* The Python hook, enabled, saw no DataLoader iteration: no step spent a
+   * nanosecond in __next__ and none was a loader step. The process's busy
+   * children are then something else (a metrics uploader, a compile worker
+   * pool), not loader workers, whatever their CPU. */
+  int hook_saw_loader = 0;
+  for (size_t i = 0; i < rec->nsteps; i++)
+    hook_saw_loader |= rec->steps[i].data_wait_ns > 0 || rec->steps[i].from_loader; /* -1: no batch seen */
+  if (rec->python_hook_enabled && !hook_saw_loader) {
+    dx->host.has_workers = 0;
+    dx->host.no_dataloader = 1;
+  }
   for (int i = 0; i < rec->ngpus; i++)
     if (!isnan(dx->steps.median_s) && dx->steps.median_s > 0 && dx->profiles[i].period.found)
       dx->profiles[i].period.period_steps = dx->profiles[i].period.period_s / dx->steps.median_s;
@@ -807,6 +855,11 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   int counters_blind = dx->total.sm_from_util && !dx->total.from_timeline && rec->ngpus == 1 && rec->world_size <= 1;
   double unexplained_frac = counters_blind ? gw_thr.unexplained_lost_no_sm_frac : gw_thr.unexplained_lost_frac;
   int unexplained = dx->active_ns > 0 && !dx->nfindings && dx->lost_ns / dx->active_ns >= unexplained_frac;
+  /* the cause is known and outside the program: nothing in it to fix */
+  if (unexplained && demand_limited(rec, dx)) {
+    dx->demand_limited = 1;
+    unexplained = 0;
+  }
   dx->verdict = dx->active_ns <= 0 ? "no_data"
                 : dx->nfindings    ? dx->findings[0].class_id
                 : unexplained      ? "unexplained"

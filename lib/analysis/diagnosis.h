@@ -69,6 +69,9 @@ struct gw_gpu_profile {
   double pcie_rx_med_bps;
   /* the receive is high with NCCL and an offloaded optimizer ruled out (gw_pcie_rx_is_input) */
   int pcie_rx_is_input;
+  /* sent and received traffic of an optimizer kept in host memory (gw_pcie_round_trip) */
+  int pcie_round_trip;
+  double pcie_tx_med_bps;
   double loaded_ticks;       /* ticks with util at or above the busy threshold */
   double power_cap_frac;     /* of loaded ticks, SW power cap set */
   double bad_throttle_frac;  /* of loaded ticks, thermal / HW slowdown / brake */
@@ -102,6 +105,7 @@ struct gw_host_profile {
   int on_battery; /* 1 yes, 0 no, -1 unknown */
   char governor[32];
   int physical_cores, logical_cpus;
+  int no_dataloader; /* the enabled Python hook saw no DataLoader iteration in the run */
 };
 
 struct gw_step_profile {
@@ -109,6 +113,9 @@ struct gw_step_profile {
   int n;
   double median_s, p90_over_p50, cv;
   double excess_share; /* time spent above the median step, share of all step time */
+  /* the same spread over each step's own work: its time less its wait in
+   * DataLoader.__next__ (the Python hook's); NAN where a wait is unknown */
+  double work_p90_over_p50, work_cv;
   /* The Python hook's steps per process (rank), lowest rank first. */
   int nprocs;
   struct gw_step_process procs[GW_MAX_STEP_PROCS];
@@ -130,6 +137,9 @@ struct gw_diagnosis {
   int estimated;             /* 1: some ledger came from counters only */
   int nfindings;
   struct gw_finding findings[GW_MAX_FINDINGS]; /* sorted: largest share first */
+  /* no class holds and the GPU waits for work that was never asked for (an
+   * inference server between requests): the verdict is "none", a note says so */
+  int demand_limited;
   const char
       *verdict; /* top class id, "none", "unexplained" (no class holds while a third or more is lost), "no_data" */
   int nnotes;

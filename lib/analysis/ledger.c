@@ -153,7 +153,18 @@ static double clock_ratio(const struct gw_gpu_series *g, size_t i, double busy, 
   return 1;
 }
 
-enum idle_cause { IDLE_INPUT, IDLE_LAUNCH, IDLE_TINY, IDLE_HOST, IDLE_OTHER };
+enum idle_cause { IDLE_INPUT, IDLE_HOST_TENSOR, IDLE_LAUNCH, IDLE_TINY, IDLE_HOST, IDLE_OTHER };
+
+int gw_pcie_round_trip(const struct gw_recording *rec, const struct gw_gpu_series *g, double rx_bps, double tx_bps) {
+  if (isnan(rx_bps) || isnan(tx_bps) || tx_bps < gw_thr.pcie_offload_min_tx_bps)
+    return 0;
+  /* with peers the same bytes may be a collective's (gw_pcie_rx_is_input) */
+  if (rec->ngpus > 1 || rec->world_size > 1 || g->nnccl > 0)
+    return 0;
+  /* each direction carries the same tensors, at most twice apart in size
+   * (fp32 one way, bf16 the other) */
+  return tx_bps >= gw_thr.pcie_offload_tx_per_rx * rx_bps && rx_bps >= gw_thr.pcie_offload_tx_per_rx * tx_bps;
+}
 
 int gw_pcie_rx_is_input(const struct gw_recording *rec, const struct gw_gpu_series *g, double rx_bps, double tx_bps) {
   if (isnan(rx_bps) || rx_bps < gw_thr.pcie_rx_high_bps)
@@ -197,9 +208,10 @@ static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struc
   if (!main_busy)
     return IDLE_OTHER;
   /* Launching is one thread's work; several cores busy in the training
-   * process while the GPU idles is CPU tensor work: preparing data. */
-  if (main >= gw_thr.main_multicore_cpu_pct && !waits_measured)
-    return IDLE_INPUT;
+   * process while the GPU idles is CPU tensor work: preparing data, or an
+   * optimizer kept in host memory (the caller tells them apart). */
+  if (main >= gw_thr.main_multicore_cpu_pct)
+    return IDLE_HOST_TENSOR;
   if (b * 100 >= gw_thr.launch_min_util_pct && a < gw_thr.launch_sm_per_util * b)
     return IDLE_TINY; /* kernels resident but almost no SM busy: a storm of tiny kernels */
   if (b * 100 >= gw_thr.launch_min_util_pct)
@@ -289,13 +301,22 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     out->row_ns[GW_ROW_IDLE_PERIODIC] += periodic * dt;
     if (idle > 0 || under > 0) {
       enum idle_cause cause = idle_cause_at(rec, g, i, a, b, waits.measured);
-      if (cause == IDLE_INPUT && under > 0 && a < gw_thr.small_sm_per_util * b) {
-        /* resident time with few SMs busy during a copy is the copy itself */
+      /* multi-core host work: an offloaded optimizer's (the schedule's), else
+       * data preparation, unless the loop measured its DataLoader waits
+       * (counted above): then it is host work of another kind */
+      if (cause == IDLE_HOST_TENSOR && !(ctx && ctx->host_cpu_is_offload))
+        cause = waits.measured ? IDLE_HOST : IDLE_INPUT;
+      if ((cause == IDLE_INPUT || cause == IDLE_HOST_TENSOR) && under > 0 && a < gw_thr.small_sm_per_util * b) {
+        /* resident time with few SMs busy during a copy (a batch's, or an
+         * offloaded optimizer's gradients and parameters) is the copy itself */
         idle += under;
         out->row_ns[GW_ROW_UNDERFILLED] -= under * dt;
         under = 0;
       }
+      /* an optimizer step on the host is on the critical path once per
+       * optimizer step: the schedule's time (schedule_shape) */
       enum gw_ledger_row row = cause == IDLE_INPUT                          ? GW_ROW_IDLE_INPUT
+                               : cause == IDLE_HOST_TENSOR                  ? GW_ROW_IDLE_PERIODIC
                                : cause == IDLE_LAUNCH || cause == IDLE_TINY ? GW_ROW_IDLE_LAUNCH
                                                                             : GW_ROW_IDLE_OTHER;
       out->row_ns[row] += idle * dt;

@@ -49,6 +49,9 @@ const char *gw_ledger_row_title(enum gw_ledger_row r);
 struct gw_ledger_context {
   const unsigned char *periodic_dip; /* 1 when the tick is inside a periodic dip */
   const double *peer_sm_max_pct;     /* highest SM activity of the other GPUs at that tick, NAN none */
+  /* the host's multi-core work while this GPU idles is an optimizer kept in
+   * host memory (gw_pcie_round_trip over the run): the schedule's, not input */
+  int host_cpu_is_offload;
 };
 
 /* Build GPU gi's ledger: from the timeline when the recording has traced
@@ -59,6 +62,11 @@ void gw_ledger_build(const struct gw_recording *rec, int gi, const struct gw_led
 /* 1 when PCIe receive of rx_bps (tx_bps sent back) at a tick of g can be
  * counted as input: high, with NCCL and an offloaded optimizer ruled out. */
 int gw_pcie_rx_is_input(const struct gw_recording *rec, const struct gw_gpu_series *g, double rx_bps, double tx_bps);
+
+/* 1 when this GPU's PCIe traffic over the run (medians rx_bps received,
+ * tx_bps sent) is an optimizer kept in host memory: gradients down and
+ * parameters back in comparable amounts, on one GPU without NCCL. */
+int gw_pcie_round_trip(const struct gw_recording *rec, const struct gw_gpu_series *g, double rx_bps, double tx_bps);
 
 /* The active-span test on one tick. */
 int gw_tick_active(const struct gw_gpu_series *g, size_t i);

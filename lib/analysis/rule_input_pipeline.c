@@ -20,11 +20,29 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
    * schedule_shape matter), and certainly so when it also runs CPU tensor
    * work on several cores. */
   int workers = h->has_workers && !isnan(h->workers_med) && h->workers_med >= 1;
-  /* The loop measured its own DataLoader waits (Python hook): the ledger's
-   * input row already holds them, and host work outside them is not the
-   * loader's. */
-  int waits_measured = dx->steps.nprocs > 0 && !isnan(dx->steps.procs[0].data_wait_share);
-  int host_is_input = !workers && (prepares || !churn) && !waits_measured;
+  /* the time the loop spent in DataLoader.__next__, measured in the process
+   * by the Python hook: the direct evidence that steps wait for data */
+  const struct gw_step_process *sp = dx->steps.nprocs > 0 ? &dx->steps.procs[0] : NULL;
+  double wait = sp ? sp->data_wait_share : NAN;
+  int waits_for_data = !isnan(wait) && wait >= gw_thr.finding_min_share;
+  /* One core busy with no kernel running is data preparation only where
+   * nothing says otherwise: not when the hook measured the loop hardly ever
+   * waiting for data (below the share a finding needs: then the host is
+   * compiling, planning or computing something else) or saw no DataLoader
+   * at all (nothing shows data being made), and not beside an
+   * optimizer kept in host memory (schedule_shape), and not in a
+   * distributed job, whose ranks spin a core while they wait in a collective
+   * or a stream sync (NCCL's and CUDA's default busy-wait): there one busy
+   * core beside an idle GPU is what waiting for a peer looks like. CPU
+   * tensor work on several cores without loader workers stays the main
+   * process's data preparation (prepares). */
+  int hook_no_wait = (!isnan(wait) && !waits_for_data) || h->no_dataloader;
+  int distributed = dx->ngpus > 1 || in->rec->world_size > 1;
+  /* When the loop measured its waits, the ledger's input row already holds
+   * them, and host work outside them is not the loader's. */
+  int waits_measured = !isnan(wait);
+  int host_is_input = !workers && !gw_rule_host_offload(dx) && !waits_measured &&
+                      (prepares || (!churn && !hook_no_wait && !distributed));
   if (host_is_input)
     input_ns += dx->total.host_busy_ns;
   double share = gw_rule_share(dx, input_ns);
@@ -45,6 +63,8 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
       conf += 0.2;
     if (dx->steps.n >= 3 && !isnan(dx->steps.cv) && dx->steps.cv >= gw_thr.step_jitter_cv)
       conf += 0.05;
+    if (waits_for_data)
+      conf += 0.2;
     if (prepares)
       gw_evidence(f, "main_prepares_data", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("cpu_threshold", GW_UNIT_PCT, gw_thr.main_multicore_cpu_pct),
@@ -52,10 +72,15 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
       gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));
-  } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main && !waits_measured) {
-    /* Low SM, low power and a waiting main process point at the
-     * data side first, even when no worker or disk shows it (reads from a
-     * network file system, a slow collate in the main process, sleeps). */
+  } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main && workers &&
+             !waits_measured) {
+    /* Low SM, low power and a waiting main process beside a loader whose
+     * workers are not busy: the workers wait on something (a network file
+     * system, an object store), so the data side is the first suspect. Not
+     * without a loader: a process with no workers and no data wait that
+     * leaves the GPU idle waits for something else (requests to serve, a
+     * peer, a sleep); nor when the hook measured the loop's waits (the
+     * ledger's input row holds them). */
     share = gw_rule_share(dx, other_ns);
     conf = 0.4;
     gw_finding_add_evidence(f, "host_waits", -1, 0, 0, 0, NULL);

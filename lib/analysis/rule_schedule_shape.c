@@ -8,6 +8,17 @@
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
 
+static void add_offload_fixes(struct gw_finding *f) {
+  gw_finding_fix(f, _("accumulate more micro-batches per optimizer step"),
+                 _("the host's optimizer step is paid once per optimizer step: fewer of them, less GPU idle time"));
+  gw_finding_fix(f,
+                 _("overlap the CPU optimizer step with the next micro-batches (a delayed parameter update, as "
+                   "DeepSpeed's ZeRO-Offload does)"),
+                 _("the GPU computes while the host updates the parameters"));
+  gw_finding_fix(f, _("keep the optimizer on the GPU where its state fits (or shard it across GPUs)"),
+                 _("no host phase and no gradient and parameter copies on the critical path"));
+}
+
 static void add_shape_fix(struct gw_finding *f) {
   gw_finding_fix(f, _("pad or bucket variable-length inputs to a few fixed shapes"),
                  _("changing shapes trigger reallocations and recompiles"));
@@ -93,6 +104,38 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
   /* a loader that cannot keep up paces the steps: their spread and the
    * allocations between them follow the input, not the shapes */
   int loader_bound = h->has_workers && h->workers_saturated_frac >= gw_thr.loader_bound_saturated_frac;
+  /* an optimizer kept in host memory: the ledger counts the GPU's idle time
+   * under the host's multi-core update as this class's (a host phase once
+   * per optimizer step) */
+  const struct gw_gpu_profile *off = gw_rule_host_offload(dx);
+  const struct gw_step_process *sp = st->nprocs > 0 ? &st->procs[0] : NULL;
+  if (off && !pp && share >= gw_thr.finding_min_share) {
+    /* two independent signals name the host work: several cores busy in
+     * the training process while the GPU idles, and PCIe traffic both ways
+     * in the amounts of a gradient download and a parameter upload */
+    double conf = 0.6;
+    /* the loop measured inside the program hardly ever waited for data: the
+     * host phase is not the input's (below the share a finding needs) */
+    if (sp && !isnan(sp->data_wait_share) && sp->data_wait_share < gw_thr.finding_min_share)
+      conf += 0.1;
+    if (dx->total.sm_from_util)
+      conf *= gw_thr.no_gpm_conf_factor;
+    f->share_of_active = share;
+    f->confidence = conf;
+    gw_evidence(f, "host_optimizer_phase", off->gpu, off->active_start_ns, off->active_end_ns,
+                GW_NUM("share", GW_UNIT_FRACTION, share), GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct),
+                GW_NUM("rx_median", GW_UNIT_GB_PER_S, off->pcie_rx_med_bps / 1e9),
+                GW_NUM("tx_median", GW_UNIT_GB_PER_S, off->pcie_tx_med_bps / 1e9));
+    if (st->n >= 2)
+      gw_evidence(f, st->from_table ? "steps_marked" : "steps_estimated", -1, 0, 0,
+                  GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
+                  GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
+    if (sp && !isnan(sp->data_wait_share))
+      gw_evidence(f, "data_wait_share", -1, 0, 0, GW_NUM("share", GW_UNIT_FRACTION, sp->data_wait_share),
+                  GW_NUM("steps", GW_UNIT_COUNT, (double)sp->nsteps));
+    add_offload_fixes(f);
+    return 1;
+  }
   if (pp && share >= gw_thr.finding_min_share) {
     double conf = 0.45 + 0.3 * fmin(1, pp->period.strength);
     if (!isnan(h->disk_write_dip_bps) && !isnan(h->disk_write_other_bps) &&
@@ -121,6 +164,15 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                   -1, pp->active_start_ns, pp->active_end_ns,
                   GW_NUM("write_in_dips", GW_UNIT_MB_PER_S, h->disk_write_dip_bps / 1e6),
                   GW_NUM("write_otherwise", GW_UNIT_MB_PER_S, h->disk_write_other_bps / 1e6));
+    if (off) {
+      /* the dips are the host's optimizer step: say so, and its fixes */
+      gw_evidence(f, "host_optimizer_phase", off->gpu, off->active_start_ns, off->active_end_ns,
+                  GW_NUM("share", GW_UNIT_FRACTION, share), GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct),
+                  GW_NUM("rx_median", GW_UNIT_GB_PER_S, off->pcie_rx_med_bps / 1e9),
+                  GW_NUM("tx_median", GW_UNIT_GB_PER_S, off->pcie_tx_med_bps / 1e9));
+      add_offload_fixes(f);
+      return 1;
+    }
   } else if (gw_rule_mem_churn(dx) && !loader_bound) {
     shapes = 1;
     /* Allocations that change from step to step: shapes vary. The time the
@@ -154,8 +206,12 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                   GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
                   GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
   } else if (!loader_bound && st->n >= (st->from_table ? 5 : gw_thr.step_jitter_min_estimated) &&
-             ((!isnan(st->cv) && st->cv >= gw_thr.step_jitter_cv) ||
-              (!isnan(st->p90_over_p50) && st->p90_over_p50 >= gw_thr.step_jitter_p90_p50))) {
+             /* where the hook measured each step's wait for data, the spread
+              * must be in the steps' own work: waits that vary from step to
+              * step are the input's, not the shapes' */
+             ((!isnan(st->work_cv) ? st->work_cv : st->cv) >= gw_thr.step_jitter_cv ||
+              (!isnan(st->work_p90_over_p50) ? st->work_p90_over_p50 : st->p90_over_p50) >=
+                  gw_thr.step_jitter_p90_p50)) {
     /* Spread without a period: shapes or recompiles. The time above the
      * median step is what uneven steps cost. Input stalls also make steps
      * uneven, so this stays a weak finding on its own. */

@@ -43,9 +43,18 @@ const struct gw_gpu_profile *gw_rule_mem_churn(const struct gw_diagnosis *dx) {
   return best;
 }
 
+const struct gw_gpu_profile *gw_rule_host_offload(const struct gw_diagnosis *dx) {
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->profiles[i].pcie_round_trip)
+      return &dx->profiles[i];
+  return NULL;
+}
+
 int gw_rule_main_prepares_data(const struct gw_diagnosis *dx) {
   const struct gw_host_profile *h = &dx->host;
   int workers = h->has_workers && !isnan(h->workers_med) && h->workers_med >= 1;
-  return !workers && h->has_main && !isnan(h->main_multicore_frac) &&
+  /* several cores of CPU tensor work beside an optimizer kept in host
+   * memory are that optimizer's update, not data preparation */
+  return !workers && !gw_rule_host_offload(dx) && h->has_main && !isnan(h->main_multicore_frac) &&
          h->main_multicore_frac >= gw_thr.main_multicore_min_frac;
 }

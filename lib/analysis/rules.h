@@ -30,8 +30,12 @@ const struct gw_rule *gw_rule_find(const char *id);
  * differ from step to step: varying shapes), or NULL. */
 const struct gw_gpu_profile *gw_rule_mem_churn(const struct gw_diagnosis *dx);
 /* 1 when the training process itself prepares data: no loader workers and
- * it runs CPU tensor work on several cores as a habit of the run. */
+ * it runs CPU tensor work on several cores as a habit of the run, with no
+ * optimizer kept in host memory (gw_rule_host_offload) to explain it. */
 int gw_rule_main_prepares_data(const struct gw_diagnosis *dx);
+/* The GPU whose PCIe traffic is an optimizer kept in host memory (gradients
+ * down, parameters back: gw_pcie_round_trip), or NULL. */
+const struct gw_gpu_profile *gw_rule_host_offload(const struct gw_diagnosis *dx);
 
 /* Shared by rules: share of the active time of all GPUs held by ns. */
 double gw_rule_share(const struct gw_diagnosis *dx, double ns);

@@ -85,6 +85,16 @@ const struct gw_thresholds gw_thr = {
      * apart where one direction travels in fp32 and the other in bf16. Sent
      * traffic at half the received or more is that round trip. */
     .pcie_offload_tx_per_rx = 0.5,
+    /* [def] a training loop that keeps its data and optimizer on the GPU
+     * sends back only scalars (a loss, a few metrics): [h200] every fixture
+     * but one sends 0.01-0.02 GB/s, the driver's own traffic included. An
+     * optimizer in host memory sends every gradient down once per optimizer
+     * step: a 100 M-parameter model at 2 steps a second is 0.8 GB/s. Ten
+     * times the idle floor, 0.2 GB/s, is bytes the program moves back on
+     * purpose; with the receive within the round-trip ratio above, it is
+     * the optimizer's traffic (input_pageable_copies sends 0.41 GB/s but
+     * receives 6.8: a batch one way). */
+    .pcie_offload_min_tx_bps = 0.2e9,
 
     /* [field] 100 W of 350 W and 90 W of 300 W mean "not really
      * working"; [h200] a storm sits at 130 W and a starved loop at 231 W of

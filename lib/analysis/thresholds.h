@@ -27,6 +27,7 @@ struct gw_thresholds {
   double iowait_high_pct;          /* host iowait share meaning readers wait on storage */
   double pcie_rx_high_bps;         /* sustained host-to-device traffic worth naming */
   double pcie_offload_tx_per_rx;   /* device-to-host at this share of the receive or more: a round trip, not input */
+  double pcie_offload_min_tx_bps;  /* device-to-host traffic the program sends on purpose, not the driver's */
 
   /* --- GPU side --- */
   double low_power_frac;          /* power / limit below this: the GPU is not really working */

@@ -196,6 +196,11 @@ static const struct gw_evidence_message messages[] = {
     {"governor_powersave", N_("CPU frequency governor is powersave while the run is host-bound"), {0}},
 
     /* schedule_shape */
+    {"host_optimizer_phase",
+     N_("GPU %d idled %.0f%% of active time while the training process ran CPU work on a median %.0f%% of one core, "
+        "with PCIe traffic both ways (%.2f GB/s in, %.2f GB/s out: gradients down, parameters back): an optimizer in "
+        "host memory, its update once per optimizer step"),
+     {"gpu", "share", "cpu_median", "rx_median", "tx_median"}},
     {"periodic_dips_steps",
      N_("GPU %d: activity dips every %.1f s (about every %.0f steps), autocorrelation %.2f"),
      {"gpu", "period", "period_steps", "autocorrelation"}},

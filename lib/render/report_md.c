@@ -103,6 +103,11 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
             _("**Verdict: unexplained.** %.0f%% of the active GPU time was lost and no class's evidence holds; the "
               "next experiments would decide.\n\n"),
             dx->lost_ns / dx->active_ns * 100);
+  else if (dx->nfindings == 0 && dx->demand_limited)
+    fprintf(out,
+            _("**Verdict: none (demand-limited).** The GPU lost %.0f%% of its active time waiting for work that had "
+              "not arrived; nothing in the program stalled it (see the notes).\n\n"),
+            dx->lost_ns / dx->active_ns * 100);
   else if (dx->nfindings == 0)
     fprintf(out,
             _("**Verdict: none.** The GPUs did real work (or ran at their power limit) for %.0f%% of their "

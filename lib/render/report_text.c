@@ -272,6 +272,11 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
               "class's evidence holds. The next experiments below would decide.\n\n"),
             s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_ledger_row_title((enum gw_ledger_row)row),
             row_share * 100);
+  } else if (dx->nfindings == 0 && dx->demand_limited) {
+    fprintf(out,
+            _("Verdict: %snone%s (demand-limited): the GPU lost %.0f%% of its active time waiting for work that had "
+              "not arrived; nothing in the program stalled it (see the notes).\n\n"),
+            s.green, s.reset, dx->lost_ns / dx->active_ns * 100);
   } else if (dx->nfindings == 0) {
     double prod = dx->active_ns > 0 ? 1 - dx->lost_ns / dx->active_ns : 0;
     fprintf(out,

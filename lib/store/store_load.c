@@ -589,6 +589,16 @@ static void load_world_size(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_finalize(s);
 }
 
+/* meta.python_hook_steps is written whenever record enabled the hook. */
+static void load_python_hook(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (!gw_store_table_exists(db, "meta") ||
+      sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'python_hook_steps'", -1, &s, NULL) != SQLITE_OK)
+    return;
+  rec->python_hook_enabled = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_finalize(s);
+}
+
 /* The traced kernels, NCCL ones apart; returns how many were kept. */
 static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
@@ -679,6 +689,7 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   load_gpu_processes(db, rec);
   load_other_gpu_processes(db, rec);
   load_world_size(db, rec);
+  load_python_hook(db, rec);
   load_host_api(db, rec);
   rec->nnodes = 1;
   for (int i = 0; i < rec->ngpus; i++) {

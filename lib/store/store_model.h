@@ -110,6 +110,9 @@ struct gw_recording {
   struct gw_event_row *events;
   size_t nsteps;
   struct gw_step_row *steps;
+  /* gpuwhy's Python step hook was enabled in the program (meta.python_hook_steps
+   * present); then no step rows means no optimizer step and no DataLoader */
+  int python_hook_enabled;
   int world_size;       /* WORLD_SIZE in the recorded environment (torchrun, mpirun), 0 unknown */
   int has_timeline;     /* the kernel table exists and holds rows */
   int timeline_sampled; /* the tracer ran in sampled windows: timeline not used for the ledger */

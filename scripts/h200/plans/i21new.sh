@@ -17,8 +17,11 @@
 # i21new_recordings.tar.gz (NAME.db, NAME.truth.json, NAME.report.json, NAME.report.txt, NAME.log), rewritten
 # after every scenario so that a call cut short still brings back what was recorded.
 # usage: scripts/h200/run.sh i21new OUT   (or bash scripts/h200/plans/i21new.sh OUT from the repo root; no set -e)
+# Other plans reuse this one (i21new2.sh): I21NEW_TAG names the log and the tar (TAG_run.log,
+# TAG_recordings.tar.gz), I21NEW_SCENARIOS replaces the list below (one NAME|CLASSES|SECONDS|TIMEOUT|SCRIPT a line).
 set -u
-out=${1:?usage: i21new.sh OUT}
+tag=${I21NEW_TAG:-i21new}
+out=${1:?usage: $tag.sh OUT}
 mkdir -p "$out" || exit 3
 out=$(cd "$out" && pwd)
 root=$PWD
@@ -28,10 +31,10 @@ export PYTHONUNBUFFERED=1
 limit_s=${I21NEW_LIMIT_S:-470} # the whole plan; 8 minutes is 480
 tail_s=20                      # kept at the end for the summary and the tar
 report_s=25                    # kept after each recording for its two reports
-w=$(mktemp -d /tmp/gw_i21new.XXXX)
+w=$(mktemp -d "/tmp/gw_$tag.XXXX")
 data=/tmp/gpuwhy_scn
 mkdir -p "$data"
-log=$out/i21new_run.log
+log=$out/${tag}_run.log
 : > "$log"
 start_s=$(date +%s)
 say() { echo "[$(date -u +%H:%M:%S) +$(($(date +%s) - start_s))s] $*" | tee -a "$log"; }
@@ -56,11 +59,14 @@ scenarios=(
   "offload_accum|schedule_shape|12|90|offload_accum.py"
   "compile_dynamic|schedule_shape|20|200|compile_dynamic.py"
 )
+if [ -n "${I21NEW_SCENARIOS:-}" ]; then
+  mapfile -t scenarios <<< "$I21NEW_SCENARIOS"
+fi
 results=()
 
 pack() { # the tar of everything so far, replaced whole so that it is never half written
-  tar -C "$w" -czf "$out/i21new_recordings.tar.gz.part" . >> "$log" 2>&1 &&
-    mv "$out/i21new_recordings.tar.gz.part" "$out/i21new_recordings.tar.gz"
+  tar -C "$w" -czf "$out/${tag}_recordings.tar.gz.part" . >> "$log" 2>&1 &&
+    mv "$out/${tag}_recordings.tar.gz.part" "$out/${tag}_recordings.tar.gz"
 }
 
 for line in "${scenarios[@]}"; do
@@ -144,8 +150,8 @@ def figures(t):
         out.append("helper_cpu_pct=%s" % (t["helper"] or {}).get("cpu_pct_of_core"))
     if t.get("compile"):
         c = t["compile"]
-        out.append("first_visits=%d first_visit_ms=%s revisit_ms=%s first_visit_share=%s graphs=%s" % (
-            len(c.get("first_visit_steps") or []), c.get("first_visit_step_median_ms"),
+        out.append("first_visits=%d revisits=%s first_visit_ms=%s revisit_ms=%s first_visit_share=%s graphs=%s" % (
+            len(c.get("first_visit_steps") or []), c.get("revisit_steps"), c.get("first_visit_step_median_ms"),
             c.get("revisit_step_median_ms"), c.get("first_visit_time_share"), c.get("unique_graphs_in_window")))
     if "compile_error" in t and t["compile_error"]:
         out.append("COMPILE_ERROR=%s" % t["compile_error"][:120])
@@ -188,6 +194,7 @@ print()
 print("hook_steps: the recording's step rows (Python hook: optimizer steps) inside the truth's steady window / all;")
 print("bursty_serving has no optimizer and no DataLoader, so none; offload_accum's optimizer is on the CPU (one step")
 print("per optimizer step, as in the truth). right: the verdict is one of the truth's expected classes.")
+print("healthy_midpower*: the 60-80%-of-the-power-limit case only where power frac_of_limit is 0.60-0.80.")
 print()
 print("\n".join(lines))
 PY
