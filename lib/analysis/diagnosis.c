@@ -679,8 +679,9 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       double tail = l->row_ns[GW_ROW_STARTUP] / 1e9 - head;
       gw_diagnosis_note(
           dx,
-          _("GPU %d: the first %.1f s before the GPU first worked (imports, model build, compilation) and %.1f s "
-            "after it last worked are counted as startup and tail, not blamed on a class."),
+          _("GPU %d: the first %.1f s, before the GPU first worked or the training loop's first step ended "
+            "(imports, model build, compilation, warm-up), and %.1f s after the last work are counted as startup, "
+            "warm-up and tail, not blamed on a class."),
           p->gpu, head, tail < 0 ? 0 : tail);
     }
   }

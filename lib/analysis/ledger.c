@@ -22,7 +22,7 @@ static const struct {
     [GW_ROW_IDLE_COMM] = {"idle_comm", N_("idle: communication (waiting on other GPUs)")},
     [GW_ROW_IDLE_PERIODIC] = {"idle_periodic", N_("idle: periodic (eval, checkpoint, logging)")},
     [GW_ROW_IDLE_OTHER] = {"idle_other", N_("idle: other (no signal explains it)")},
-    [GW_ROW_STARTUP] = {"startup", N_("startup and tail (before first and after last GPU work)")},
+    [GW_ROW_STARTUP] = {"startup", N_("startup, warm-up step and tail (outside the steady run)")},
 };
 
 const char *gw_ledger_row_id(enum gw_ledger_row r) {
