@@ -433,12 +433,10 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
 
 static void profile_steps(const struct gw_recording *rec, const struct gpu_work *w0, struct gw_step_profile *sp) {
   sp->median_s = sp->p90_over_p50 = sp->cv = sp->excess_share = NAN;
-  sp->work_p90_over_p50 = sp->work_cv = NAN;
   size_t cap = rec->nsteps > 0 ? rec->nsteps : (rec->ngpus ? rec->gpus[0].n : 0);
   double *d = gw_xcalloc(cap + 1, sizeof *d);
   size_t n = 0;
   double total = 0; /* the steps' whole time, waits included */
-  int waits_known = rec->nsteps > 0;
   if (rec->nsteps > 0) {
     sp->from_table = 1;
     /* one process's loop (the lowest rank), its warm-up step left out */
@@ -450,7 +448,6 @@ static void profile_steps(const struct gw_recording *rec, const struct gpu_work 
         continue;
       double dur_s = (double)(s->end_ns - s->start_ns) / 1e9;
       total += dur_s;
-      waits_known &= s->data_wait_ns >= 0;
       /* The time the loop waited for its batch is the input's: the spread
        * of what is left is the step's own (shapes, occasional work). */
       if (s->data_wait_ns > 0)
@@ -477,12 +474,6 @@ static void profile_steps(const struct gw_recording *rec, const struct gpu_work 
     if (!sp->from_table)
       total = own;
     sp->excess_share = total > 0 ? excess / total : NAN;
-    /* the spread above is already of each step's own work (its waits
-     * taken out); "work" says that every wait was measured */
-    if (waits_known) {
-      sp->work_p90_over_p50 = sp->p90_over_p50;
-      sp->work_cv = sp->cv;
-    }
   }
   free(d);
 }

@@ -111,11 +111,11 @@ struct gw_host_profile {
 struct gw_step_profile {
   int from_table; /* 1: the program's own step markers; 0: estimated from activity */
   int n;
+  /* With steps from the table: one process's (the lowest rank), its warm-up
+   * step left out, each step's measured wait in DataLoader.__next__ taken
+   * out, so the spread is of the steps' own work. */
   double median_s, p90_over_p50, cv;
-  double excess_share; /* time spent above the median step, share of all step time */
-  /* the same spread over each step's own work: its time less its wait in
-   * DataLoader.__next__ (the Python hook's); NAN where a wait is unknown */
-  double work_p90_over_p50, work_cv;
+  double excess_share; /* time spent above the median step, share of all step time (waits included) */
   /* The Python hook's steps per process (rank), lowest rank first. */
   int nprocs;
   struct gw_step_process procs[GW_MAX_STEP_PROCS];

@@ -166,14 +166,10 @@ static double covered_share(const struct gw_interval *iv, size_t n, size_t *curs
     return 0;
   while (*cursor < n && iv[*cursor].end_ns <= t0)
     (*cursor)++;
-  int64_t covered = 0;
-  for (size_t k = *cursor; k < n && iv[k].start_ns < t1; k++) {
-    int64_t a = iv[k].start_ns > t0 ? iv[k].start_ns : t0;
-    int64_t b = iv[k].end_ns < t1 ? iv[k].end_ns : t1;
-    if (b > a)
-      covered += b - a;
-  }
-  return (double)covered / (double)(t1 - t0);
+  size_t end = *cursor;
+  while (end < n && iv[end].start_ns < t1)
+    end++;
+  return (double)gw_interval_total_ns(iv + *cursor, end - *cursor, t0, t1) / (double)(t1 - t0);
 }
 
 double gw_data_wait_share_in(struct gw_data_waits *w, int64_t t0, int64_t t1) {

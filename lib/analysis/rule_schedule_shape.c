@@ -206,12 +206,9 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                   GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
                   GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
   } else if (!loader_bound && st->n >= (st->from_table ? 5 : gw_thr.step_jitter_min_estimated) &&
-             /* where the hook measured each step's wait for data, the spread
-              * must be in the steps' own work: waits that vary from step to
-              * step are the input's, not the shapes' */
-             ((!isnan(st->work_cv) ? st->work_cv : st->cv) >= gw_thr.step_jitter_cv ||
-              (!isnan(st->work_p90_over_p50) ? st->work_p90_over_p50 : st->p90_over_p50) >=
-                  gw_thr.step_jitter_p90_p50)) {
+             /* the spread is of the steps' own work (profile_steps takes each
+              * measured wait for data out: waits that vary are the input's) */
+             (st->cv >= gw_thr.step_jitter_cv || st->p90_over_p50 >= gw_thr.step_jitter_p90_p50)) {
     /* Spread without a period: shapes or recompiles. The time above the
      * median step is what uneven steps cost. Input stalls also make steps
      * uneven, so this stays a weak finding on its own. */

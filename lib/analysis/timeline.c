@@ -108,16 +108,11 @@ static int sync_open_at(const struct gw_interval *syncs, size_t n, int64_t gap_s
   return i > 0 && syncs[i - 1].end_ns >= gap_start - slack_ns;
 }
 
-/* How much of [a, b) the loop spent blocked in the DataLoader. */
+/* How much of [a, b) the loop spent blocked in the DataLoader: the waits
+ * that can overlap it (merged and sorted, found by search) summed over it. */
 static int64_t waited_ns(const struct gw_interval *waits, size_t n, int64_t a, int64_t b) {
-  int64_t sum = 0;
-  for (size_t i = first_past(waits, n, a, 1, 1); i < n && waits[i].start_ns < b; i++) {
-    int64_t lo = waits[i].start_ns > a ? waits[i].start_ns : a;
-    int64_t hi = waits[i].end_ns < b ? waits[i].end_ns : b;
-    if (hi > lo)
-      sum += hi - lo;
-  }
-  return sum;
+  size_t from = first_past(waits, n, a, 1, 1), to = first_past(waits, n, b, 0, 0);
+  return to > from ? gw_interval_total_ns(waits + from, to - from, a, b) : 0;
 }
 
 int gw_timeline_work_span(const struct gw_timeline_input *in, int64_t *t0, int64_t *t1) {
