@@ -1384,23 +1384,22 @@ static void read_config(void) {
   static const struct env_word api_words[] = {
       {"all", API_ALL}, {"nolaunch", API_NOLAUNCH}, {"runtime", API_RUNTIME}, {"none", API_NONE}};
   cfg.api = (enum api_set)env_choice("GPUWHY_TRACE_API", api_words, COUNT_OF(api_words), API_ALL);
-  /* On by default. Kept attached (0), a window's edges cost the program's
-   * thread nothing, but CUPTI, once it has traced, slows every later launch:
-   * on the H200 the storm's steps outside windows ran 5.83 ms against 3.70 ms
-   * detached (bench/RESULTS.md, "Window pause"). The detach instead costs one
-   * cuptiFinalize on a program thread per period (p50 2.6 ms, max 3.7 ms). */
-  /* GPUWHY_TRACE_WINDOW_END picks among four ways (enum window_end); the
-   * older GPUWHY_TRACE_DETACH=1 / 0 still names detach / keep. The default
-   * stays the detach at the program's call, the one measured on the H200
-   * (p50 2.6 ms on a program thread, CUPTI gone between windows) until the
-   * H200 has run detach_own (no program-thread time of ours, by design):
-   * scripts/h200/plans/i23b.sh measures both. */
+  /* How a sampled window ends (enum window_end), GPUWHY_TRACE_WINDOW_END; the
+   * older GPUWHY_TRACE_DETACH=1 / 0 still names detach / keep. Kept attached,
+   * CUPTI slows every later launch (H200: the storm's steps outside windows
+   * 5.83 ms against 3.70 ms detached; the transformer step 13.3 against
+   * 10.2 ms), so CUPTI leaves between windows. The default is detach_own since
+   * the H200 run of 2026-12-01 (bench/RESULTS.md, "Window pause"): no time of
+   * ours on a program thread (detach: p50 1.8 ms in cuptiFinalize there), the
+   * storm's launches around the window end waited p50 0.39 ms against 1.87 ms
+   * with detach, steps outside windows as fast as with detach, and
+   * torch.profiler got all its kernels beside it. */
   int detach_word = env_flag("GPUWHY_TRACE_DETACH", 1) ? END_DETACH_PROGRAM : END_KEEP;
   static const struct env_word end_words[] = {
       {"detach_own", END_DETACH_OWN}, {"detach", END_DETACH_PROGRAM}, {"quiet", END_QUIET}, {"keep", END_KEEP}};
   const char *detach_env = getenv("GPUWHY_TRACE_DETACH");
   cfg.window_end = (enum window_end)env_choice("GPUWHY_TRACE_WINDOW_END", end_words, COUNT_OF(end_words),
-                                               detach_env && *detach_env ? detach_word : END_DETACH_PROGRAM);
+                                               detach_env && *detach_env ? detach_word : END_DETACH_OWN);
   cfg.detach = cfg.window_end == END_DETACH_OWN || cfg.window_end == END_DETACH_PROGRAM;
   cfg.device_buffer_mb = env_u32("GPUWHY_TRACE_DEVICE_BUFFER_MB", 0, 0, 1024);
   /* callback: full mode takes the API calls from CUPTI's enter and exit
