@@ -34,21 +34,19 @@ assert_ge "GPM windows with --gpm-interval 100" \
 assert_eq "no GPM values with --no-gpm" \
   "$(q nogpm.db 'select count(*) from gpu_sample where sm_active_pct is not null or tensor_active_pct is not null')" 0
 assert_eq "gpm_supported 0 with --no-gpm" "$(q nogpm.db 'select gpm_supported from gpu where gpu = 0')" 0
-# --pm-sampling is refused (an earlier version corrupted the traced program's
-# heap on the H200; the fix is unchecked there) unless
-# GPUWHY_PM_SAMPLING_EXPERIMENTAL=1, with the reason and the way out; it needs --trace.
+# --pm-sampling needs --trace; given with it, the run goes on after one
+# line on its cost (CUPTI stays in the program), and -q leaves that out.
 rc=0
-"$GW_BIN" record -q --trace --pm-sampling -o pm.db -- true 2> pm.err || rc=$?
-assert_eq "--pm-sampling exits 2" "$rc" 2
-grep -q "corrupted the traced program's memory" pm.err && grep -q "GPUWHY_PM_SAMPLING_EXPERIMENTAL=1" pm.err ||
-  fail "no reason or way out given for refusing --pm-sampling: $(cat pm.err)"
-rc=0
-GPUWHY_PM_SAMPLING_EXPERIMENTAL=1 "$GW_BIN" record -q --pm-sampling -o pm.db -- true 2> pm.err || rc=$?
+"$GW_BIN" record -q --pm-sampling -o pm.db -- true 2> pm.err || rc=$?
 assert_eq "--pm-sampling without --trace exits 2" "$rc" 2
 grep -q "needs --trace" pm.err || fail "no reason for --pm-sampling without --trace: $(cat pm.err)"
 # (GPUWHY_TRACE_PRELOAD=0: a sanitizer-built tracer cannot be preloaded ahead of the sanitizer runtime.)
-GPUWHY_PM_SAMPLING_EXPERIMENTAL=1 GPUWHY_TRACE_PRELOAD=0 "$GW_BIN" record -q --trace --pm-sampling -o pm.db -- true 2> pm.err ||
-  fail "GPUWHY_PM_SAMPLING_EXPERIMENTAL=1 did not let --pm-sampling through: $(cat pm.err)"
+GPUWHY_TRACE_PRELOAD=0 "$GW_BIN" record --trace --pm-sampling -o pm.db -- true 2> pm.err ||
+  fail "record --trace --pm-sampling failed: $(cat pm.err)"
+grep -q "pm-sampling keeps CUPTI inside the program" pm.err || fail "no cost line for --pm-sampling: $(cat pm.err)"
+GPUWHY_TRACE_PRELOAD=0 "$GW_BIN" record -q --trace --pm-sampling -o pm.db -- true 2> pm.err ||
+  fail "record -q --trace --pm-sampling failed: $(cat pm.err)"
+if grep -q "pm-sampling keeps CUPTI" pm.err; then fail "-q printed the cost line: $(cat pm.err)"; fi
 assert_ge "GPU-Util still sampled with --no-gpm" \
   "$(q nogpm.db 'select count(*) from gpu_sample where util_gpu_pct is not null')" 5
 assert_ge "health rows about once a second" "$(q r.db 'select count(*) from gpu_health where gpu = 0')" 2

@@ -47,7 +47,7 @@ q() { "$py" scripts/dbq.py "$@" 2>&1; }
 # What a corrupted heap, a crash or a hung stop leaves on stderr.
 problems='malloc\(\)|free\(\)|double free|corrupted|munmap_chunk|Segmentation|core dumped|Aborted|SIGSEGV|SIGABRT|Sanitizer|did not stop'
 
-export GPUWHY_TRACER_LIB=$tracer GPUWHY_PM_SAMPLING_EXPERIMENTAL=1
+export GPUWHY_TRACER_LIB=$tracer
 say "gpuwhy $($bin --version 2>&1 | head -1); tracer $tracer"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
 shim=$work/exit_order_shim.so
