@@ -752,16 +752,23 @@ int main(int argc, char **argv) {
                c.tracer_edge_records == c.edge_notes,
            "%d pause records (%d non-zero), %d tracer edge records, %d edge notes", c.pause_records,
            c.pause_records_nonzero, c.tracer_edge_records, c.edge_notes);
-    printf("case 5b (sampled, default without a driver: detached at the program's call): %d windows, %d finalized, %d kernels\n", c.windows,
-           finalized, c.kernels);
+    printf("case 5b (sampled, default without a driver: detached at the program's call): %d windows, %d finalized, %d "
+           "kernels\n",
+           c.windows, finalized, c.kernels);
   }
   /* 5g. The default (detach_own) with a driver to call: cuptiFinalize on the
    * tracer's own thread, at the exit of its own cuDriverGetVersion; the
    * program's thread makes no CUPTI state call at all, and every window's
    * pause record is zero-length. */
   {
-    const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL,
-                         "GPUWHY_TRACE_CUDA_DRIVER_LIB", fake_cupti_path, NULL};
+    const char *env[] = {SAMPLED_50_OF_100(dir),
+                         "GPUWHY_TRACE_FIRST_DELAY_MS",
+                         "0",
+                         "GPUWHY_TRACE_DETACH",
+                         NULL,
+                         "GPUWHY_TRACE_CUDA_DRIVER_LIB",
+                         fake_cupti_path,
+                         NULL};
     pid_t pid = run_child(env, err_path, END_API_CALLS);
     int finalized = wait_child(pid, &sig);
     EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
@@ -899,8 +906,14 @@ int main(int argc, char **argv) {
     const char *sampled[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
     const char *detached[] = {
         SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1", NULL};
-    const char *detached_own[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH",
-                                  NULL, "GPUWHY_TRACE_CUDA_DRIVER_LIB", fake_cupti_path, NULL};
+    const char *detached_own[] = {SAMPLED_50_OF_100(dir),
+                                  "GPUWHY_TRACE_FIRST_DELAY_MS",
+                                  "0",
+                                  "GPUWHY_TRACE_DETACH",
+                                  NULL,
+                                  "GPUWHY_TRACE_CUDA_DRIVER_LIB",
+                                  fake_cupti_path,
+                                  NULL};
     const char *full[] = {FULL_WITH_FAKE(dir), NULL};
     const char *const *envs[] = {sampled, detached, detached_own, full};
     const char *names[] = {"sampled", "sampled, detaching", "sampled, the default (detach_own)", "full"};
@@ -921,7 +934,8 @@ int main(int argc, char **argv) {
         overlapping += c.window_start_ns[i] < c.back_ns && c.window_end_ns[i] > c.aside_ns;
       EXPECT(overlapping == 0, "%s: %d windows overlap the client's session", names[k], overlapping);
       EXPECT(c.windows >= 2 && c.kernels >= 3, "%s: %d windows %d kernels", names[k], c.windows, c.kernels);
-      EXPECT(k != FULL_ARM || c.full_windows == 2, "full: %d windows (one before the client, one after)", c.full_windows);
+      EXPECT(k != FULL_ARM || c.full_windows == 2, "full: %d windows (one before the client, one after)",
+             c.full_windows);
       printf("case 8 (second client, %s): aside for %.0f ms, %d windows, %d kernels\n", names[k],
              (double)(c.back_ns - c.aside_ns) / 1e6, c.windows, c.kernels);
     }
