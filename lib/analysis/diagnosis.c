@@ -46,6 +46,12 @@ int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_ac
   return best;
 }
 
+const char *gw_diagnosis_row_title(const struct gw_diagnosis *dx, int row) {
+  if (dx->sm_blind && row == GW_ROW_PRODUCTIVE)
+    return _("busy (kernel resident, SM fill not measured)");
+  return gw_ledger_row_title((enum gw_ledger_row)row);
+}
+
 static void interp(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
 static void interp(struct gw_diagnosis *dx, const char *fmt, ...) {
   if (dx->ninterp >= GW_MAX_NOTES)
@@ -759,6 +765,12 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       (unexplained && dx->total.sm_from_util && !dx->total.from_timeline && rec->ngpus == 1))
     experiment(dx, "gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}",
                _("throughput that rises with the batch means the work per kernel is too small"));
+  /* no SM activity at all: the launch configurations of traced kernels give
+   * it on any GPU (sm_fill.c); without it small batches look like real work */
+  if (dx->sm_blind && !unexplained && strcmp(dx->verdict, "no_data") != 0)
+    experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
+               _("this GPU has no GPM: the traced kernels' launch configurations show how full the SMs were, which "
+                 "GPU-Util cannot"));
   if (unexplained) {
     /* what would decide: the kernel timeline splits idle time into launch,
      * sync and communication; the fixed-batch test settles the input side */
@@ -810,6 +822,17 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     gw_ledger_build(rec, i, &ctx, &dx->ledgers[i]);
     add_ledger(&dx->total, &dx->ledgers[i]);
     dx->estimated |= !dx->ledgers[i].from_timeline;
+  }
+  /* GPU-Util alone says a kernel was resident, not that the SMs worked:
+   * without any SM activity the busy time cannot be split into productive
+   * and underfilled, so the underfilled row is unknown, not 0. */
+  dx->sm_blind = rec->ngpus > 0;
+  for (int i = 0; i < rec->ngpus; i++)
+    dx->sm_blind &= !dx->profiles[i].has_sm;
+  if (dx->sm_blind) {
+    for (int i = 0; i < rec->ngpus; i++)
+      dx->ledgers[i].measured[GW_ROW_UNDERFILLED] = 0;
+    dx->total.measured[GW_ROW_UNDERFILLED] = 0;
   }
   dx->active_ns = gw_ledger_active_ns(&dx->total);
   dx->lost_ns = dx->active_ns - dx->total.row_ns[GW_ROW_PRODUCTIVE] - dx->total.throttled_power_cap_ns;

@@ -140,6 +140,10 @@ struct gw_diagnosis {
   /* no class holds and the GPU waits for work that was never asked for (an
    * inference server between requests): the verdict is "none", a note says so */
   int demand_limited;
+  /* No GPU had SM activity from any source (GPM, PM sampling, DCGM, a
+   * trace's launch configurations): the ledger's busy time is GPU-Util's,
+   * "a kernel was resident", and how full the SMs were is not known. */
+  int sm_blind;
   const char
       *verdict; /* top class id, "none", "unexplained" (no class holds while a third or more is lost), "no_data" */
   int nnotes;
@@ -172,5 +176,8 @@ void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(
 /* The ledger row (idle or underfilled, all GPUs) that lost the most time, and
  * its share of the active time; GW_ROW_PRODUCTIVE when none lost any. */
 int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_active);
+/* The ledger row's title as this report shows it: without any SM activity
+ * (sm_blind) the productive row is only "a kernel resident". */
+const char *gw_diagnosis_row_title(const struct gw_diagnosis *dx, int row);
 
 #endif

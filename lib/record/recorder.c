@@ -245,6 +245,12 @@ static void open_dcgm(struct recorder *r) {
   if (!o->dcgm) {
     if (without_gpm && gw_dcgm_library_present())
       say(r, "no GPM on this GPU, but DCGM is installed: record --dcgm reads SM activity from its host engine");
+    /* Without GPM and a trace, GPU-Util is all the report has, and it
+     * cannot tell a small batch from real work (the report says so). */
+    else if (without_gpm && o->trace == GW_TRACE_OFF && o->argv)
+      say(r, "%s",
+          _("no GPM on this GPU: add --trace so that the report can see how full the SMs are (GPU-Util "
+            "only says a kernel was resident)"));
     return;
   }
   if (!without_gpm)

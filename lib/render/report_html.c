@@ -413,6 +413,16 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
             dx->lost_ns / dx->active_ns * 100);
     return;
   }
+  if (dx->nfindings == 0 && dx->sm_blind) {
+    double busy = dx->active_ns > 0 ? 1 - dx->lost_ns / dx->active_ns : 0;
+    fprintf(out, "<p class=\"verdict nodata\"><b>%s</b> ", _("Nothing seen, but the GPU's work was not measured."));
+    fprintf(out,
+            _("A kernel was resident %.0f%% of the active time (GPU-Util); without GPM or a kernel trace, batches too "
+              "small to fill the GPU look the same. The experiment below decides."),
+            busy * 100);
+    fputs("</p>\n", out);
+    return;
+  }
   if (dx->nfindings == 0) {
     double prod = dx->active_ns > 0 ? 1 - dx->lost_ns / dx->active_ns : 0;
     fprintf(out, "<p class=\"verdict ok\"><b>%s</b> ", _("Nothing to fix."));
@@ -461,7 +471,7 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
         continue;
       fprintf(out, "<rect class=\"r-%d\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"28\"><title>", r, x * 1000,
               share * 1000);
-      gw_html_write(out, gw_ledger_row_title((enum gw_ledger_row)r));
+      gw_html_write(out, gw_diagnosis_row_title(dx, r));
       fprintf(out, ": %.1f%%</title></rect>", share * 100);
       x += share;
     }
@@ -474,7 +484,7 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
   fputs("</tr>\n", out);
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     fprintf(out, "<tr><td><span class=\"sq r-%d\"></span></td><td>", r);
-    gw_html_write(out, gw_ledger_row_title((enum gw_ledger_row)r));
+    gw_html_write(out, gw_diagnosis_row_title(dx, r));
     fputs("</td>", out);
     for (int i = 0; i < dx->ngpus; i++) {
       const struct gw_ledger *l = &dx->ledgers[i];

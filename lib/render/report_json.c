@@ -266,6 +266,7 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
           (long long)dx->ended_ns);
   fputs("  \"verdict\": ", out);
   jstr(out, dx->verdict);
+  fprintf(out, ",\n  \"sm_blind\": %s", dx->sm_blind ? "true" : "false");
   fprintf(out, ",\n  \"estimated\": %s,\n", dx->estimated ? "true" : "false");
   jkv_num(out, "  ", "active_s", dx->active_ns / 1e9, 1);
   jkv_num(out, "  ", "lost_share_of_active", dx->active_ns > 0 ? dx->lost_ns / dx->active_ns : NAN, 1);

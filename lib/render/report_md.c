@@ -108,6 +108,12 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
             _("**Verdict: none (demand-limited).** The GPU lost %.0f%% of its active time waiting for work that had "
               "not arrived; nothing in the program stalled it (see the notes).\n\n"),
             dx->lost_ns / dx->active_ns * 100);
+  else if (dx->nfindings == 0 && dx->sm_blind)
+    fprintf(out,
+            _("**Verdict: none seen, but the GPU's work was not measured.** A kernel was resident %.0f%% of the active "
+              "time (GPU-Util); without GPM or a kernel trace, batches too small to fill the GPU look the same. The "
+              "experiment below decides.\n\n"),
+            dx->active_ns > 0 ? (1 - dx->lost_ns / dx->active_ns) * 100 : 0);
   else if (dx->nfindings == 0)
     fprintf(out,
             _("**Verdict: none.** The GPUs did real work (or ran at their power limit) for %.0f%% of their "
@@ -127,7 +133,7 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
       fprintf(out, "---:|");
     fprintf(out, "\n");
     for (int r = 0; r < GW_LEDGER_NROWS; r++) {
-      fprintf(out, "| %s |", gw_ledger_row_title((enum gw_ledger_row)r));
+      fprintf(out, "| %s |", gw_diagnosis_row_title(dx, r));
       for (int i = 0; i < dx->ngpus; i++) {
         if (!dx->ledgers[i].measured[r])
           fprintf(out, " - |");

@@ -47,7 +47,7 @@ static void print_ledger(const struct gw_diagnosis *dx, FILE *out, const struct 
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     /* padded by display width: a translated title may hold double-width characters */
     fputs("  ", out);
-    gw_fputs_padded(out, gw_ledger_row_title((enum gw_ledger_row)r), 58);
+    gw_fputs_padded(out, gw_diagnosis_row_title(dx, r), 58);
     for (int i = 0; i < dx->ngpus; i++) {
       const struct gw_ledger *l = &dx->ledgers[i];
       if (!l->measured[r])
@@ -270,13 +270,19 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
     fprintf(out,
             _("Verdict: %sunexplained%s: %.0f%% of the active GPU time was lost (most of it %s, %.0f%%), and no "
               "class's evidence holds. The next experiments below would decide.\n\n"),
-            s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_ledger_row_title((enum gw_ledger_row)row),
-            row_share * 100);
+            s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_diagnosis_row_title(dx, row), row_share * 100);
   } else if (dx->nfindings == 0 && dx->demand_limited) {
     fprintf(out,
             _("Verdict: %snone%s (demand-limited): the GPU lost %.0f%% of its active time waiting for work that had "
               "not arrived; nothing in the program stalled it (see the notes).\n\n"),
             s.green, s.reset, dx->lost_ns / dx->active_ns * 100);
+  } else if (dx->nfindings == 0 && dx->sm_blind) {
+    double busy = dx->active_ns > 0 ? 1 - dx->lost_ns / dx->active_ns : 0;
+    fprintf(out,
+            _("Verdict: %snone seen%s, but how much work the GPU did was not measured: a kernel was resident %.0f%% of "
+              "the active time (GPU-Util), and without GPM or a kernel trace batches too small to fill the GPU look "
+              "the same. The experiment below decides.\n\n"),
+            s.yellow, s.reset, busy * 100);
   } else if (dx->nfindings == 0) {
     double prod = dx->active_ns > 0 ? 1 - dx->lost_ns / dx->active_ns : 0;
     fprintf(out,

@@ -47,3 +47,9 @@ in_env() {
   done
   env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" "$@"
 }
+# null_gpm DB: the recording as a GPU without GPM gives it (A100, L4, T4,
+# GeForce): every GPM column of gpu_sample NULL.
+null_gpm() {
+  q "$1" "UPDATE gpu_sample SET gr_active_pct = NULL, sm_active_pct = NULL, sm_occupancy_pct = NULL,
+          tensor_active_pct = NULL, dram_bw_pct = NULL, fp32_active_pct = NULL, fp16_active_pct = NULL"
+}

@@ -34,6 +34,11 @@ assert_ge "GPM windows with --gpm-interval 100" \
 assert_eq "no GPM values with --no-gpm" \
   "$(q nogpm.db 'select count(*) from gpu_sample where sm_active_pct is not null or tensor_active_pct is not null')" 0
 assert_eq "gpm_supported 0 with --no-gpm" "$(q nogpm.db 'select gpm_supported from gpu where gpu = 0')" 0
+# Without GPM and without --trace, record says once how to get SM fill.
+LANGUAGE=C LC_ALL=C "$GW_BIN" record --no-gpm -o nogpm2.db -- sleep 0.3 2> nogpm2.err || fail "record --no-gpm exited $?"
+grep -q "no GPM on this GPU: add --trace" nogpm2.err || fail "no --trace hint without GPM: $(cat nogpm2.err)"
+LANGUAGE=C LC_ALL=C "$GW_BIN" record -o gpm2.db -- sleep 0.3 2> gpm2.err || fail "record exited $?"
+if grep -q "add --trace" gpm2.err; then fail "--trace hint on a GPU with GPM: $(cat gpm2.err)"; fi
 # --pm-sampling needs --trace; given with it, the run goes on after one
 # line on its cost (CUPTI stays in the program), and -q leaves that out.
 rc=0

@@ -9,6 +9,11 @@
 #   named with its pid and memory;
 # - one GPU of a two-rank job with WORLD_SIZE=2 recorded says the other ranks
 #   ran elsewhere;
+# - sweep_bs256 (small batch: doubling it gained 23%) without GPM and
+#   without a trace: nothing tells its resident kernels from real work, so
+#   the report says the work was not measured ("sm_blind", the busy row not
+#   called productive, underfilled unknown) and names record --trace, rather
+#   than "the GPUs did real work";
 # - every finding states the speed-up at most, 1 / (1 - share_of_active), and
 #   findings are ranked by it.
 source "$(dirname "$0")/lib.bash"
@@ -16,11 +21,30 @@ source "$(dirname "$0")/lib.bash"
 s="$GW_FIXTURES/scenarios"
 
 cp "$s/input_slow_read.db" nogpm.db
-q nogpm.db "UPDATE gpu_sample SET gr_active_pct=NULL, sm_active_pct=NULL, sm_occupancy_pct=NULL,
-            tensor_active_pct=NULL, dram_bw_pct=NULL, fp32_active_pct=NULL, fp16_active_pct=NULL"
+null_gpm nogpm.db
 "$GW_BIN" report --format json nogpm.db >nogpm.json
 assert_eq "no-GPM slow read verdict" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' nogpm.json)" \
   input_pipeline
+
+cp "$s/sweep_bs256.db" blind.db
+null_gpm blind.db
+"$GW_BIN" report --format json blind.db >blind.json
+python3 - blind.json <<'PY' || fail "SM-blind sweep point: expected sm_blind with the trace experiment"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["sm_blind"] is True, r["sm_blind"]
+rows = {row["row"]: row for row in r["gpus"][0]["ledger"]}
+assert rows["underfilled"]["measured"] is False, rows["underfilled"]
+assert any("record --trace" in e["command"] for e in r["experiments"]), r["experiments"]
+PY
+LANGUAGE=C LC_ALL=C "$GW_BIN" report blind.db >blind.txt
+grep -q '^Verdict: none seen, but how much work the GPU did was not measured' blind.txt ||
+  fail "text report: the SM-blind verdict line is missing: $(sed -n 2p blind.txt)"
+if grep -q 'did real work' blind.txt; then fail "SM-blind report claims real work"; fi
+grep -q 'busy (kernel resident, SM fill not measured)' blind.txt || fail "text ledger: no SM-blind busy row"
+"$GW_BIN" report --format json "$s/sweep_bs256.db" >gpm.json
+assert_eq "with GPM the same run is not SM-blind" \
+  "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sm_blind"])' gpm.json)" False
 
 cp "$s/input_slow_read.db" nohost.db
 q nohost.db "DELETE FROM proc_sample; DELETE FROM host_sample; DELETE FROM disk_sample; DELETE FROM cpu_sample"

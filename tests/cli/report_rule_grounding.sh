@@ -59,8 +59,7 @@ awk -v a="$two" -v b="$one" 'BEGIN { exit !(a + 0 < b / 2) }' ||
 # 28% of the time with no kernel resident is "unexplained", not "none", and
 # the report names the recordings that decide
 cp "$dir/small_batch.db" blind.db
-q blind.db "UPDATE gpu_sample SET sm_active_pct = NULL, sm_occupancy_pct = NULL, tensor_active_pct = NULL,
-            dram_bw_pct = NULL, fp32_active_pct = NULL, fp16_active_pct = NULL, gr_active_pct = NULL"
+null_gpm blind.db
 "$GW_BIN" report --format json blind.db >blind.json
 python3 - blind.json <<'PY' || fail "small_batch without GPM: not unexplained with --trace and the sweep"
 import json, sys
