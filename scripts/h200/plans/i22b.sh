@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Issue 22 on ONE H200 (at most 9 minutes): both SM-activity substitutes against GPM on every single-GPU scenario.
+# Each scenario once under `record --trace=full --pm-sampling` with GPM on (scenarios/run_suite.sh with
+# SCN_RECORD_OPTS, 8 s of steady state), so that one recording holds, for the same seconds, GPM's SM activity, the
+# kernels' launch configurations (the launch_config estimate) and CUPTI PM sampling; then scripts/h200/sm_compare.py
+# per GPM window: median absolute difference and bias of each substitute against GPM (target: at most 10 points),
+# with each report's verdict. Scenarios in the order of the issue's weak spots while a 450 s budget lasts.
+# usage: scripts/h200/run.sh i22b OUTDIR   (from the repo root; build-dev prebuilt; no set -e)
+# Output under OUTDIR: i22b.log (from run.sh), sm_compare.txt, sm_compare.json, runs.txt, recordings.tar.gz
+# (reports and the recordings under 20 MB).
+set -u
+out=${1:?usage: i22b.sh OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+bin=$PWD/build-dev/gpuwhy
+export GPUWHY_TRACER_LIB=$PWD/build-dev/tracer/libgpuwhy-tracer.so PYTHONUNBUFFERED=1
+w=/tmp/gw_i22b
+rm -rf "$w" && mkdir -p "$w/rec"
+rec=$w/rec
+t_start=$(date +%s)
+elapsed() { echo $(($(date +%s) - t_start)); }
+say() { echo "[$(date -u +%H:%M:%S) +$(elapsed)s] $*"; }
+budget=${I22B_BUDGET_S:-450}
+names="small_batch sweep_bs512 sweep_bs128 healthy input_slow_read launch_tiny_ops sweep_bs2048 input_cpu_transforms
+  worked_case_s1 attention_lowocc healthy_midpower dynamic_shapes schedule_eval power_cap sweep_bs32 sweep_bs256
+  sweep_bs1024 input_pageable_copies launch_tiny_ops_syncs schedule_checkpoint schedule_logging worked_case_s0
+  worked_case_s2 worked_case_s3 sweep_bs64"
+: > "$out/runs.txt"
+for n in $names; do
+  if [ "$(elapsed)" -gt "$budget" ]; then
+    echo "$n skipped: budget of ${budget}s spent" >> "$out/runs.txt"
+    continue
+  fi
+  SCN_DURATION=8 SCN_TIMEOUT_EXTRA=40 SCN_RECORD_OPTS="--trace=full --pm-sampling" timeout -k 5 60 \
+    bash scenarios/run_suite.sh "$bin" "$rec" "$n" > "$w/suite_$n.log" 2>&1
+  rc=$?
+  echo "$n rc=$rc at $(elapsed)s $(grep -E "^(OK|FAIL) +$n " "$rec/suite.log" 2>/dev/null | tail -1)" >> "$out/runs.txt"
+  say "--- $n: rc=$rc"
+done
+python3 scripts/h200/sm_compare.py --gpuwhy "$bin" --json "$out/sm_compare.json" "$rec"/*.db > "$out/sm_compare.txt" 2>&1
+for db in "$rec"/*.db; do
+  "$bin" report "$db" > "${db%.db}.report.txt" 2>&1
+done
+(cd "$w" && find rec -type f \( -name '*.txt' -o -name '*.log' -o -name '*.truth.json' -o \( -name '*.db' -size -20M \) \) -print0 |
+  tar --null -czf "$out/recordings.tar.gz" -T -) > /dev/null 2>&1
+cat "$out/runs.txt" "$out/sm_compare.txt"
+say "all done"
