@@ -27,7 +27,9 @@ Variants (each only where it means something for the recording):
   no_steps        the Python hook's step rows deleted (recordings that have
                   them): a program run with --no-python-hook, or not Python
   one_period      cut to a window holding one periodic event and one period
-                  (periodic scenarios: truth steps of kind eval/checkpoint/log)
+                  (periodic scenarios: truth steps of kind eval/checkpoint/log;
+                  an event the loop trained after, never one that ended the
+                  program)
   one_rank        a multi-GPU file cut to GPU 0 and its rank, WORLD_SIZE=2 in
                   the recorded environment (what one node's recording of a
                   larger job holds)
@@ -130,15 +132,23 @@ def make_variant(src, dst, variant, truth):
         else:
             con.execute("DELETE FROM step")
     elif variant == "one_period":
-        marks = [s for s in truth.get("steps", []) if s.get("kind") in ("eval", "checkpoint", "log")]
-        if len(marks) < 2:
+        steps = truth.get("steps", [])
+        marks = [s for s in steps if s.get("kind") in ("eval", "checkpoint", "log")]
+        # an event the loop trained after: one that ended the program is the
+        # run's tail (the GPU idles because the job is over), not a stall
+        # between training steps, so a window around it holds no period
+        trained_after = [i for i, m in enumerate(marks)
+                         if any(s.get("kind", "train") == "train" and s["start_ns"] >= m["end_ns"] for s in steps)]
+        if len(marks) < 2 or not trained_after:
             ok = False
         else:
-            # the second event (the first may sit in the warm-up) and half a
+            # the second event (the first may sit in the warm-up) where the
+            # loop trained after it, else the first that has, and half a
             # period either side: one event, one period of training
-            period = marks[2]["start_ns"] - marks[1]["start_ns"] if len(marks) > 2 else \
-                marks[1]["start_ns"] - marks[0]["start_ns"]
-            mid = marks[1]["start_ns"]
+            k = 1 if 1 in trained_after else trained_after[0]
+            period = marks[k + 1]["start_ns"] - marks[k]["start_ns"] if k + 1 < len(marks) else \
+                marks[k]["start_ns"] - marks[k - 1]["start_ns"]
+            mid = marks[k]["start_ns"]
             lo, hi = mid - period // 2, mid + period // 2
             for tb in t:
                 cols = columns(con, tb)
