@@ -2,6 +2,7 @@
 
   train_fake.py STEPS BATCH [--delay-ms D] [--no-optim] [--accum K] [--end exit|os_exit|kill] [--no-loader] [--graph]
                 [--compile] [--shapes K] [--eval-every K --eval-batch B [--eval-mode no_grad|inference]]
+                [--warmup-steps K --warmup-ms W] [--drift-ms D]
                 (FAKE_TORCH_COMPILE_MS: each compilation's time)
 Prints one line per step to stdout (so that the test can compare outputs)."""
 import argparse
@@ -30,6 +31,9 @@ p.add_argument("--eval-every", type=int, default=0,
                help="an evaluation pass (2 batches of --eval-batch, no autograd) at the start of every K-th step")
 p.add_argument("--eval-batch", type=int, default=5)
 p.add_argument("--eval-mode", default="no_grad", choices=["no_grad", "inference"])
+p.add_argument("--warmup-steps", type=int, default=0, help="the first K steps take --warmup-ms more (a cold start)")
+p.add_argument("--warmup-ms", type=float, default=0.0)
+p.add_argument("--drift-ms", type=float, default=0.0, help="each step computes this much longer than the one before")
 a = p.parse_args()
 
 
@@ -72,7 +76,7 @@ for step in range(a.steps):
             x = model(torch.zeros(a.batch, 8 * (1 + step % a.shapes)))
         else:
             x, y = next(it)
-        time.sleep(a.compute_ms / 1e3)
+        time.sleep((a.compute_ms + a.drift_ms * step + (a.warmup_ms if step < a.warmup_steps else 0)) / 1e3)
     if not a.no_optim:
         opt.step()
     print("step %d x %s" % (step, x.shape), flush=True)
