@@ -1,6 +1,7 @@
 /* MSER-5 over a loop's step times (see steady_steps.h). */
 #include "analysis/steady_steps.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/util.h"
@@ -21,21 +22,26 @@ void gw_steady_find(const double *step_s, size_t n, struct gw_steady *out) {
    * kept over their count squared, the squared standard error of their mean
    * (up to a constant). Sums from the end make each j O(1). The last batch
    * alone has no spread: j stops one before it. */
-  double sum = 0, sum_sq = 0, best = 0;
-  size_t best_j = 0;
+  double *z = gw_xcalloc(k, sizeof *z), *tail_mean = gw_xcalloc(k, sizeof *tail_mean);
+  double sum = 0, sum_sq = 0, best = INFINITY;
   for (size_t j = k; j-- > 0;) {
     sum += mean[j];
     sum_sq += mean[j] * mean[j];
     double kept = (double)(k - j);
-    if (k - j < 2)
-      continue;
+    tail_mean[j] = sum / kept;
     double spread = sum_sq - sum * sum / kept;
-    double z = (spread > 0 ? spread : 0) / (kept * kept);
-    if (j == k - 2 || z <= best) { /* ties: the earlier truncation, keeping more steps */
-      best = z;
-      best_j = j;
-    }
+    z[j] = k - j < 2 ? INFINITY : (spread > 0 ? spread : 0) / (kept * kept);
+    if (z[j] < best)
+      best = z[j];
   }
+  /* The earliest truncation whose standard error is within the tolerance of
+   * the best: cutting more steps for less is chasing noise (short runs of a
+   * steady loop otherwise get cut at random places). */
+  size_t best_j = 0;
+  while (best_j + 2 < k && sqrt(z[best_j]) > sqrt(best) + GW_STEADY_SE_TOLERANCE * tail_mean[best_j])
+    best_j++;
+  free(z);
+  free(tail_mean);
   free(mean);
   /* Past half of the batches the rule is not to be trusted: what it cuts
    * away is most of the run, so the loop has not settled yet. */
