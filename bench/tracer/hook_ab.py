@@ -30,7 +30,8 @@ fake torch: 1 ms sleep and a fake optimizer step, for a dry run without GPU).
 --micro: the hook's own CPU work per step, no GPU: on_optimizer_pre +
 on_optimizer_post with a stand-in optimizer, --iterations times, in ns per
 step, beside the same loop calling two empty functions (the loop's own cost)
-and the DataLoader wrapper's per-batch work (enter + batch).
+the DataLoader wrapper's per-batch work (enter + batch) and the forward
+pre-hook's work at a step's first module call (programs without DataLoader).
 
 usage: hook_ab.py [--workload train|storm|storm_opt|fake] [--block 10] [--seconds 120] [--rounds N]
                   [--warmup-rounds 3] [--cpus 2,3]
@@ -279,6 +280,14 @@ def run_micro(a, hook_mod):
             enter(t)
             got(t, t, batch)
         loader_ns = (time.perf_counter_ns() - t0) / n
+        # the forward pre-hook's work at a step's first module call (armed, fired, removed)
+        module, call_args, arm, fire = torch.nn.Module(), (batch[0],), rec.arm_forward, rec.on_forward
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            arm()
+            fire(module, call_args)
+            rec.forward_batch = -1
+        forward_ns = (time.perf_counter_ns() - t0) / n
         disabled = rec.disabled
         rec.detach()
         written = count_spool_lines(spool)
@@ -290,6 +299,8 @@ def run_micro(a, hook_mod):
     print("micro_ns_per_step_pre_post %.1f (one spool line written per step: %d lines)" % (step_ns, written))
     print("micro_ns_per_step_empty_calls %.1f (the same loop calling two empty functions)" % empty_ns)
     print("micro_ns_per_batch_loader %.1f (DataLoader wrapper's enter + batch, without the loader itself)" % loader_ns)
+    print("micro_ns_per_step_forward_hook %.1f (the forward pre-hook armed and fired at a step's first module call)"
+          % forward_ns)
 
 
 def main():

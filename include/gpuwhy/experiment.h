@@ -8,17 +8,32 @@
 
 #include <stdio.h>
 
+/* Steady seconds measured per run unless asked otherwise: at least hundreds
+ * of steps for loops of up to 100 ms a step, enough for the bootstrap
+ * interval of the throughput ratio to resolve a few percent. */
+#define GW_FIXED_BATCH_SECONDS 30.0
+/* Room for the warm-up on top of the steady seconds, before a run is ended
+ * unsettled: compiling a large model with torch.compile or starting many
+ * DataLoader workers takes minutes; a loop not steady after ten is not one a
+ * short experiment can measure. */
+#define GW_FIXED_BATCH_WARMUP_ROOM_S 600.0
+
 struct gw_fixed_batch_opts {
-  char *const *argv; /* the command, NULL-terminated */
-  int batches;       /* K: batches cached per iterator */
-  double seconds;    /* each run is stopped after this long; 0: runs to its end */
+  char *const *argv;  /* the command, NULL-terminated */
+  int batches;        /* K: batches cached per iterator */
+  double seconds;     /* steady seconds to measure per run, after its warm-up; each run is stopped then */
+  double max_seconds; /* a run is stopped after this long in all, steady or not; 0: seconds +
+                         GW_FIXED_BATCH_WARMUP_ROOM_S */
   const char *nvml_lib;
   int quiet;
 };
 
-/* Runs both, prints both throughputs, the ratio with its interval and one
+/* Runs both, each until it has run `seconds` of steady steps after its
+ * warm-up (analysis/steady_steps.h) or for max_seconds in all, prints both
+ * throughputs over their steady steps, the ratio with its interval and one
  * sentence to out. Returns the exit status: 0 done, 2 no DataLoader in the
- * command (nothing to replay) or no steps, 3 a run could not be recorded. */
+ * command (nothing to replay), too few steps or a run that never became
+ * steady, 3 a run could not be recorded. */
 int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out);
 
 #endif

@@ -21,6 +21,13 @@ struct gw_tick {
   int target_pid;       /* 0 when none */
 };
 
+/* A step the Python hook reported, as the recorder takes it in. */
+struct gw_python_step {
+  int64_t pid, rank; /* rank -1 outside a launcher */
+  int64_t start_ns, end_ns;
+  int optimizer; /* 1: an optimizer step; 0: a DataLoader iteration of a process without optimizer */
+};
+
 enum gw_trace_mode { GW_TRACE_OFF = 0, GW_TRACE_SAMPLED = 1, GW_TRACE_FULL = 2 };
 
 struct gw_record_opts {
@@ -45,6 +52,10 @@ struct gw_record_opts {
    * (NULL: none); step_range_replaces: also where the Python hook gave steps. */
   const char *step_range;
   int step_range_replaces;
+  /* Called for each step of the Python hook while the run goes on (the
+   * spool is read about once a second; in order within a process). */
+  void (*on_python_step)(void *ctx, const struct gw_python_step *step);
+  void *python_step_ctx;
   /* Called after each tick (watch). Return non-zero to stop. */
   int (*on_tick)(void *ctx, const struct gw_tick *tick);
   void *tick_ctx;

@@ -9,12 +9,28 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/steady_steps.h"
 #include "compare/comparison.h"
+#include "compare/steady_watch.h"
 #include "core/i18n.h"
 #include "core/util.h"
 #include "store/store.h"
 
-static int record_once(const struct gw_fixed_batch_opts *o, const char *path, int replay, FILE *out) {
+/* One run: how it ended and what of it was steady. */
+struct run_result {
+  int status;
+  int reached; /* stopped for having the steady seconds asked */
+  int capped;  /* stopped at max_seconds */
+  struct gw_steady steady;
+};
+
+static double max_seconds_of(const struct gw_fixed_batch_opts *o) {
+  return o->max_seconds > 0 ? o->max_seconds : o->seconds + GW_FIXED_BATCH_WARMUP_ROOM_S;
+}
+
+static void record_once(const struct gw_fixed_batch_opts *o, const char *path, int replay, FILE *out,
+                        struct run_result *res) {
+  struct gw_steady_watch *watch = gw_steady_watch_new(o->seconds);
   struct gw_record_opts ro;
   memset(&ro, 0, sizeof ro);
   ro.out_path = path;
@@ -23,8 +39,12 @@ static int record_once(const struct gw_fixed_batch_opts *o, const char *path, in
   ro.argv = o->argv;
   ro.nvml_lib = o->nvml_lib;
   ro.quiet = 1;
-  ro.duration_s = o->seconds;
-  ro.stop_command = o->seconds > 0;
+  ro.duration_s = max_seconds_of(o);
+  ro.stop_command = 1;
+  ro.on_python_step = gw_steady_watch_step;
+  ro.python_step_ctx = watch;
+  ro.on_tick = gw_steady_watch_tick;
+  ro.tick_ctx = watch;
   char k[32];
   snprintf(k, sizeof k, "%d", o->batches);
   if (replay)
@@ -34,17 +54,78 @@ static int record_once(const struct gw_fixed_batch_opts *o, const char *path, in
   else if (!o->quiet)
     fputs(_("gpuwhy: run 1 of 2: the command as it is\n"), stderr);
   char msg[1024];
-  int status = gw_record_run(&ro, msg, sizeof msg);
+  int64_t t0 = gw_now_monotonic_ns();
+  res->status = gw_record_run(&ro, msg, sizeof msg);
+  double elapsed_s = (double)(gw_now_monotonic_ns() - t0) / 1e9;
   unsetenv("GPUWHY_PY_FIXED_BATCHES");
+  res->reached = gw_steady_watch_reached(watch);
+  /* the recorder stops at max_seconds on its own clock; a second of slack for its last tick */
+  res->capped = !res->reached && elapsed_s >= ro.duration_s - 1.0;
+  gw_steady_watch_free(watch);
   if (msg[0])
     fprintf(out, "gpuwhy experiment: %s\n", msg);
-  return status;
 }
 
-static void print_run(FILE *out, const char *label, const struct gw_run_summary *s, int per_sample) {
+/* The run's steady steps only: its warm-up's steps are left out of every
+ * figure (the loop's first step is already out, run_summary.c). */
+static void keep_steady(struct gw_run_summary *s, struct run_result *res) {
+  gw_steady_find(s->step_s, s->nsteps, &res->steady);
+  if (res->steady.state != GW_STEADY_FOUND)
+    return;
+  memmove(s->step_s, s->step_s + res->steady.first, res->steady.nsteady * sizeof *s->step_s);
+  s->nsteps = res->steady.nsteady;
+  gw_run_summary_step_stats(s);
+}
+
+static void print_run(FILE *out, const char *label, const struct gw_run_summary *s, const struct run_result *res,
+                      int per_sample) {
   double v = gw_run_throughput(s, per_sample);
-  fprintf(out, "  %-34s %10.2f %-9s (%zu steps, median step %.2f ms)\n", label, v,
-          per_sample ? _("samples/s") : _("steps/s"), s->nsteps, s->step_median_s * 1e3);
+  fprintf(out, _("  %-34s %10.2f %-9s (%zu steady steps in %.1f s after %zu warm-up steps, median step %.2f ms)\n"),
+          label, v, per_sample ? _("samples/s") : _("steps/s"), s->nsteps, res->steady.steady_s, res->steady.first + 1,
+          s->step_median_s * 1e3);
+}
+
+/* A run stopped short of the steady seconds asked: what was measured is less. */
+static void note_short(FILE *out, const char *label, const struct run_result *res, double seconds) {
+  if (res->reached || res->steady.steady_s >= seconds)
+    return;
+  if (res->capped)
+    fprintf(out, _("Note: %s measured %.1f s of steady steps, less than the %.0f s asked: --max-seconds ended it.\n"),
+            label, res->steady.steady_s, seconds);
+  else
+    fprintf(out, _("Note: %s measured %.1f s of steady steps, less than the %.0f s asked: the command ended first.\n"),
+            label, res->steady.steady_s, seconds);
+}
+
+/* 0 when both runs have steady steps; else says why not. */
+static int both_steady(FILE *out, const struct gw_run_summary *a, const struct gw_run_summary *b,
+                       const struct run_result *ra, const struct run_result *rb, double max_s) {
+  if (ra->steady.state == GW_STEADY_TOO_FEW || rb->steady.state == GW_STEADY_TOO_FEW) {
+    fprintf(out,
+            _("The runs have too few steps to tell their warm-up from their steady steps (%zu and %zu; %d are "
+              "needed): let the command run longer.\n"),
+            a->nsteps, b->nsteps, GW_STEADY_MIN_STEPS);
+    return -1;
+  }
+  const struct run_result *r[2] = {ra, rb};
+  const char *label[2] = {_("as it is"), _("fixed batches (no input pipeline)")};
+  int rc = 0;
+  for (int i = 0; i < 2; i++) {
+    if (r[i]->steady.state == GW_STEADY_FOUND)
+      continue;
+    if (r[i]->capped)
+      fprintf(out,
+              _("The run \"%s\" reached no steady steps in %.0f s (--max-seconds): its step times were still "
+                "changing; nothing is compared. Give it longer, or see gpuwhy report of such a run.\n"),
+              label[i], max_s);
+    else
+      fprintf(out,
+              _("The run \"%s\" ended before its steps were steady: its step times were still changing; nothing "
+                "is compared. Let the command run longer.\n"),
+              label[i]);
+    rc = -1;
+  }
+  return rc;
 }
 
 int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
@@ -63,8 +144,12 @@ int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
   memset(&a, 0, sizeof a);
   memset(&b, 0, sizeof b);
   int loaded_a = 0, loaded_b = 0;
-  int st1 = record_once(o, plain, 0, out);
-  int st2 = record_once(o, fixed, 1, out);
+  struct run_result ra, rb;
+  memset(&ra, 0, sizeof ra);
+  memset(&rb, 0, sizeof rb);
+  record_once(o, plain, 0, out, &ra);
+  record_once(o, fixed, 1, out, &rb);
+  int st1 = ra.status, st2 = rb.status;
   if (gw_store_count_rows(plain, "SELECT count(*) FROM run") != 1 ||
       gw_store_count_rows(fixed, "SELECT count(*) FROM run") != 1)
     goto done;
@@ -83,17 +168,23 @@ int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
     fprintf(out, "gpuwhy experiment: %s\n", err.msg);
     goto done;
   }
+  keep_steady(&a, &ra);
+  keep_steady(&b, &rb);
+  if (both_steady(out, &a, &b, &ra, &rb, max_seconds_of(o)) != 0) {
+    rc = GPUWHY_EXIT_USAGE;
+    goto done;
+  }
   struct gw_comparison c;
   gw_compare_pair(&a, &b, NULL, 0, &c);
   if (c.basis != GW_BASIS_STEPS) {
-    fprintf(out, _("The runs have too few steps to compare (%zu and %zu); run longer (--seconds).\n"), a.nsteps,
+    fprintf(out, _("The runs have too few steps to compare (%zu and %zu); let the command run longer.\n"), a.nsteps,
             b.nsteps);
     rc = GPUWHY_EXIT_USAGE;
     goto done;
   }
   fprintf(out, _("Fixed-batch experiment (%d cached batches per DataLoader)\n"), o->batches);
-  print_run(out, _("as it is"), &a, c.per_sample);
-  print_run(out, _("fixed batches (no input pipeline)"), &b, c.per_sample);
+  print_run(out, _("as it is"), &a, &ra, c.per_sample);
+  print_run(out, _("fixed batches (no input pipeline)"), &b, &rb, c.per_sample);
   fprintf(out, _("  throughput ratio %.2fx (95%% interval %.2fx .. %.2fx)\n"), c.throughput.point, c.throughput.lo,
           c.throughput.hi);
   if (c.verdict == GW_VERDICT_BETTER)
@@ -108,6 +199,8 @@ int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
                    "may differ in other ways (other load on the machine?).\n"));
   else
     fprintf(out, _("Undecided: the two runs' step times are too spread to tell; run longer.\n"));
+  note_short(out, _("as it is"), &ra, o->seconds);
+  note_short(out, _("fixed batches (no input pipeline)"), &rb, o->seconds);
   rc = GPUWHY_EXIT_OK;
 done:
   if (loaded_a)

@@ -25,6 +25,8 @@ struct gw_pyhook_collect {
   struct gw_store_steps *writer;
   struct gw_line_spool spool;
   const struct gw_event_sink *events; /* during a poll */
+  void (*on_step)(void *ctx, const struct gw_python_step *step);
+  void *on_step_ctx;
   uint64_t steps, bad_lines;
 };
 
@@ -165,6 +167,10 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
   /* A failed insert (disk full) is the store's to report; the step is lost, the run goes on. */
   if (gw_store_steps_put(pc->writer, &row) == GW_OK)
     pc->steps++;
+  if (pc->on_step) {
+    const struct gw_python_step seen = {row.pid, row.rank, t0, t1, strcmp(source, SOURCE_OPTIM) == 0};
+    pc->on_step(pc->on_step_ctx, &seen);
+  }
 }
 
 static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
@@ -208,6 +214,14 @@ static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size
 static void torn_line(void *ctx, const struct gw_spool_file *f) {
   struct gw_pyhook_collect *pc = ctx;
   bad_line(pc, f, "incomplete last line", pc->events);
+}
+
+void gw_pyhook_collect_watch(struct gw_pyhook_collect *pc,
+                             void (*on_step)(void *ctx, const struct gw_python_step *step), void *ctx) {
+  if (!pc)
+    return;
+  pc->on_step = on_step;
+  pc->on_step_ctx = ctx;
 }
 
 void gw_pyhook_collect_poll(struct gw_pyhook_collect *pc, const struct gw_event_sink *events) {

@@ -9,6 +9,7 @@
 #include "core/sample.h"
 #include "core/util.h"
 #include "store/store.h"
+#include <gpuwhy/record.h>
 
 struct gw_pyhook_collect;
 
@@ -21,6 +22,9 @@ GW_NODISCARD gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, co
                                               struct gw_store *store, struct gw_err *err);
 /* In the child before exec: the hook's folder first on PYTHONPATH and the spool folder. */
 void gw_pyhook_collect_child_env(const struct gw_pyhook_collect *pc);
+/* Each step taken in from now on is also handed to on_step (NULL: none). */
+void gw_pyhook_collect_watch(struct gw_pyhook_collect *pc,
+                             void (*on_step)(void *ctx, const struct gw_python_step *step), void *ctx);
 /* Move the complete lines that appeared since the last call. */
 void gw_pyhook_collect_poll(struct gw_pyhook_collect *pc, const struct gw_event_sink *events);
 /* The last lines; a process's DataLoader-iteration steps are dropped where

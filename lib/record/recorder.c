@@ -383,6 +383,8 @@ static void open_pyhook(struct recorder *r) {
   struct gw_err err = {{0}};
   if (gw_pyhook_collect_open(&r->pyhook, dir, hook_dir, r->store, &err) != GW_OK)
     say(r, _("Python steps will not be recorded: %s"), err.msg);
+  else
+    gw_pyhook_collect_watch(r->pyhook, o->on_python_step, o->python_step_ctx);
 }
 
 static int open_store(struct recorder *r, char *msg, unsigned cap) {

@@ -49,6 +49,16 @@ void gw_step_facts_text(const struct gw_diagnosis *dx, FILE *out, const char *bo
             _("  each process's first step (warm-up, %.2f s for the first above: CUDA set-up, autotuning, "
               "compilation, workers starting) is left out of these figures and of the ledger\n"),
             p0->warmup_s);
+  /* The batch size comes from a DataLoader batch or a module call (the
+   * hook's only sources); a loop with neither has none, and none is made up. */
+  for (int i = 0; i < dx->steps.nprocs; i++)
+    if (isnan(dx->steps.procs[i].batch_size)) {
+      fprintf(out,
+              _("  batch size unknown for pid %lld: its steps took no DataLoader batch and called no nn.Module, so "
+                "samples/s is not known; steps/s is\n"),
+              (long long)dx->steps.procs[i].pid);
+      break;
+    }
   fprintf(out, "\n");
 }
 

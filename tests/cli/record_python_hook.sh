@@ -71,6 +71,39 @@ assert_eq "samples from the forward" "$(q noloader.db 'select distinct samples f
 # without a DataLoader the loop's data wait is not known: NULL, not 0
 assert_eq "data wait not known without a DataLoader" "$(q noloader.db 'select count(*) from step where data_wait_ns is not null')" 0
 assert_eq "CUDA graph event" "$(q noloader.db "select count(*) from event where kind = 'cuda_graph'")" 1
+# An evaluation pass inside a step (2 batches of 5 without autograd: torch.no_grad or
+# inference_mode) before the step's training batch of 24, as scenarios/schedule_eval.py does:
+# the step's batch size, shape and samples stay the training batch's, with or without a DataLoader.
+for how in "--no-loader" "" "--no-loader --eval-mode inference"; do
+  # shellcheck disable=SC2086
+  "$GW_BIN" record -q -o eval.db -- python3 "$TRAIN" 8 24 --eval-every 3 --eval-batch 5 $how > /dev/null ||
+    fail "record with an evaluation pass ($how) exited $?"
+  assert_eq "steps with an evaluation pass ($how)" "$(q eval.db 'select count(*) from step')" 8
+  assert_eq "batch size beside an evaluation pass ($how)" "$(q eval.db 'select group_concat(distinct batch_size) from step')" 24
+  assert_eq "samples beside an evaluation pass ($how)" "$(q eval.db 'select group_concat(distinct samples) from step')" 24
+  assert_eq "shape beside an evaluation pass ($how)" "$(q eval.db "select group_concat(distinct substr(shape, 1, 3)) from step")" "24x"
+  rm -f eval.db
+done
+# power_cap's way: no module call and no DataLoader in the steps. The batch size is not known and
+# stays so (NULL), and the report says it is unknown rather than guessing one.
+cat > tensors_only.py <<'PY'
+import torch
+opt = torch.optim.SGD([], lr=0.1)
+for _ in range(6):
+    x = torch.zeros(8192, 64)  # stands for chained matmuls on parameters: no nn.Module, no DataLoader
+    opt.step()
+PY
+"$GW_BIN" record -q -o nobatch.db -- python3 tensors_only.py || fail "record of a loop without module or DataLoader exited $?"
+assert_eq "steps without module or DataLoader" "$(q nobatch.db 'select count(*) from step')" 6
+assert_eq "batch size not known" "$(q nobatch.db 'select count(*) from step where batch_size is not null or samples is not null')" 0
+"$GW_BIN" report nobatch.db > nobatch.txt || fail "report of a loop without batch size exited $?"
+grep -q "batch size unknown" nobatch.txt || { cat nobatch.txt; fail "the report does not say the batch size is unknown"; }
+"$GW_BIN" report --format json nobatch.db > nobatch.json || fail "report --format json exited $?"
+python3 - nobatch.json <<'PY' || fail "report JSON invents a batch size"
+import json, sys
+p = json.load(open(sys.argv[1]))["steps_by_process"]
+assert len(p) == 1 and p[0]["batch_size"] is None and p[0]["samples_per_step"] is None and p[0]["samples_per_s"] is None, p
+PY
 # torch.compile warns about global module hooks: a compiling program gets none
 # (the same stderr); its batch size and input shape come from the compiled
 # module's call instead. dynamo's compile callbacks give each step's compile

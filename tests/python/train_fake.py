@@ -1,7 +1,9 @@
 """A training loop on the fake torch for the hook's tests.
 
   train_fake.py STEPS BATCH [--delay-ms D] [--no-optim] [--accum K] [--end exit|os_exit|kill] [--no-loader] [--graph]
-                [--compile] [--shapes K] (FAKE_TORCH_COMPILE_MS: each compilation's time)
+                [--compile] [--shapes K] [--eval-every K --eval-batch B [--eval-mode no_grad|inference]]
+                [--warmup-steps K --warmup-ms W] [--drift-ms D]
+                (FAKE_TORCH_COMPILE_MS: each compilation's time)
 Prints one line per step to stdout (so that the test can compare outputs)."""
 import argparse
 import os
@@ -25,24 +27,56 @@ p.add_argument("--graph", action="store_true", help="capture a CUDA graph after 
 p.add_argument("--compile", action="store_true", help="torch.compile the module before the loop")
 p.add_argument("--shapes", type=int, default=1,
                help="without DataLoader: the second dimension cycles through this many lengths (8, 16, ...)")
+p.add_argument("--eval-every", type=int, default=0,
+               help="an evaluation pass (2 batches of --eval-batch, no autograd) at the start of every K-th step")
+p.add_argument("--eval-batch", type=int, default=5)
+p.add_argument("--eval-mode", default="no_grad", choices=["no_grad", "inference"])
+p.add_argument("--warmup-steps", type=int, default=0, help="the first K steps take --warmup-ms more (a cold start)")
+p.add_argument("--warmup-ms", type=float, default=0.0)
+p.add_argument("--drift-ms", type=float, default=0.0, help="each step computes this much longer than the one before")
 a = p.parse_args()
+
+
+class Net(torch.nn.Module):
+    """A model with submodules, as real ones have."""
+
+    def __init__(self):
+        self.layers = [torch.nn.Module(), torch.nn.Module()]
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def evaluate(model):
+    with torch.no_grad() if a.eval_mode == "no_grad" else torch.inference_mode():
+        for _ in range(2):
+            if a.no_loader:
+                model(torch.zeros(a.eval_batch, 8))
+            else:
+                for x, y in torch.utils.data.DataLoader(1, batch_size=a.eval_batch):
+                    model(x)
+
 
 loader = torch.utils.data.DataLoader(a.steps * a.accum, batch_size=a.batch, delay_s=a.delay_ms / 1e3)
 opt = torch.optim.SGD([], lr=0.1)
 it = iter(loader)
-model = torch.nn.Module()
+model = Net() if a.eval_every else torch.nn.Module()
 if a.compile:
     model = torch.compile(model)
 for step in range(a.steps):
     if a.graph and step == 1:
         with torch.cuda.graph(torch.cuda.CUDAGraph()):
             pass
+    if a.eval_every and step % a.eval_every == 1:
+        evaluate(model)
     for _ in range(a.accum):
         if a.no_loader:
             x = model(torch.zeros(a.batch, 8 * (1 + step % a.shapes)))
         else:
             x, y = next(it)
-        time.sleep(a.compute_ms / 1e3)
+        time.sleep((a.compute_ms + a.drift_ms * step + (a.warmup_ms if step < a.warmup_steps else 0)) / 1e3)
     if not a.no_optim:
         opt.step()
     print("step %d x %s" % (step, x.shape), flush=True)

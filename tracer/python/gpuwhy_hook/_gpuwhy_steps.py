@@ -18,9 +18,12 @@ when the optimizer's step() returns and starts where the previous one ended
 began). kind is "optim", or "loader" where no optimizer step is ever seen and
 each DataLoader iteration is a step. data_wait_ns is -1 for a step in which
 no DataLoader batch was seen (the loop gets its data some other way, so its
-wait is not known). batch_size is the leading dimension of
-the first tensor in the step's first batch (-1 unknown); samples sums it over
-the batches fetched in the step. compile_ns is the part of the step spent in
+wait is not known). batch_size is the leading dimension of the first tensor
+in the step's first training batch (-1 unknown); samples sums it over the
+step's training batches. A training batch is one fetched, or a forward run,
+while autograd records (torch.is_grad_enabled() and not inference mode): an
+evaluation pass inside the step (torch.no_grad, inference_mode) does not set
+them, and counts only where the step had no training batch at all. compile_ns is the part of the step spent in
 torch.compile (dynamo's compile start/end callbacks); shape is the shape of
 that first tensor ("16x128", "-" unknown), the input shape the step ran on.
 Each compilation is an E line of kind "compile" (code: its duration in ns,
@@ -122,7 +125,15 @@ class _Recorder:
         self.batch_size = -1
         self.batch_shape = "-"
         self.samples = 0
-        self.batches = 0
+        self.batches = 0  # every DataLoader batch of the step (its data wait is known)
+        self.train_batches = 0  # those fetched with autograd recording
+        # the step's batches fetched without autograd (an evaluation pass):
+        # its batch size, shape and samples only where it had no training batch
+        self.eval_batch_size = -1
+        self.eval_batch_shape = "-"
+        self.eval_samples = 0
+        self.is_grad_enabled = None
+        self.is_inference_mode_enabled = None
         self.loader_prev_enter_ns = 0
         self.loader_prev_wait_ns = 0
         self.loader_prev_batch = -1
@@ -137,6 +148,11 @@ class _Recorder:
         self.forward_handle = None
         self.forward_batch = -1
         self.forward_shape = "-"
+        # a forward without autograd (evaluation) seen before any with it:
+        # the step's batch only when it had no training forward
+        self.eval_forward_batch = -1
+        self.eval_forward_shape = "-"
+        self.rearm_handle = None  # the one-shot hook that re-arms after an evaluation forward
         self.forward_off = False  # torch.compile seen: no more forward hooks
         self.is_compiling = None
         self.graphs_told = False
@@ -182,6 +198,7 @@ class _Recorder:
             handle, self.forward_handle = self.forward_handle, None
             if handle is not None:
                 handle.remove()
+            self.drop_rearm()
         except Exception:
             pass
         try:
@@ -205,6 +222,8 @@ class _Recorder:
     def attach(self, torch):
         self.torch = torch
         self.tensor_type = torch.Tensor
+        self.is_grad_enabled = getattr(torch, "is_grad_enabled", None)
+        self.is_inference_mode_enabled = getattr(torch, "is_inference_mode_enabled", None)
         # torch.optim deletes its submodule names (`del optimizer` at the end of
         # its __init__), so the module is taken from sys.modules, not as an
         # attribute of torch.optim.
@@ -289,27 +308,75 @@ class _Recorder:
         compile._gpuwhy_wrapped = True
         torch.compile = compile
 
+    def training(self):
+        """Whether autograd records here: a training forward or batch, not an
+        evaluation pass (torch.no_grad, inference_mode). Inference mode turns
+        grad mode off as well (c10/core/InferenceMode.h), so the second call
+        is made only for an enable_grad inside inference_mode. A torch
+        without these functions: everything counts as training."""
+        grad = self.is_grad_enabled
+        if grad is None:
+            return True
+        if not grad():
+            return False
+        inference = self.is_inference_mode_enabled
+        return inference is None or not inference()
+
     def on_forward(self, module, args):
-        """Runs once per step, at its first module call, then removes itself
-        (torch copies the hooks before calling them), so the rest of the
-        step's module calls take torch's path without hooks."""
+        """Runs at the step's first module call with autograd recording, then
+        removes itself (torch copies the hooks before calling them), so the
+        rest of the step's module calls take torch's path without hooks. A
+        call without autograd (an evaluation pass) is kept aside as the
+        step's fallback; the hook stays out of that call's submodules and
+        comes back when the call returns (a one-shot hook on its module)."""
         try:
             if self.is_compiling is not None and self.is_compiling():
                 return None  # being traced by torch.compile: stay out of its graph
             handle, self.forward_handle = self.forward_handle, None
             if handle is not None:
                 handle.remove()
-            if self.forward_batch < 0 and not self.disabled:
-                self.note_forward(args)
+            if self.disabled:
+                return None
+            if self.training():
+                if self.forward_batch < 0:
+                    self.forward_batch, self.forward_shape = self.batch_of(args)
+            else:
+                if self.eval_forward_batch < 0:
+                    self.eval_forward_batch, self.eval_forward_shape = self.batch_of(args)
+                self.rearm_after(module)
         except Exception as e:
             self.fail("forward", e)
         return None
 
-    def note_forward(self, args):
+    def batch_of(self, args):
+        """(leading dimension, shape text) of the first tensor in a module
+        call's arguments; (-1, "-") when there is none."""
         shape = _first_shape(args, self.tensor_type)
-        if shape is not None:
-            self.forward_batch = int(shape[0])
-            self.forward_shape = _shape_text(shape)
+        return (int(shape[0]), _shape_text(shape)) if shape is not None else (-1, "-")
+
+    def rearm_after(self, module):
+        register = getattr(module, "register_forward_hook", None)
+        if register is None or self.rearm_handle is not None:
+            return
+        try:
+            self.rearm_handle = register(self.on_eval_forward_done)
+        except Exception:
+            self.rearm_handle = None  # a module that takes no hooks: the step's end arms it again
+
+    def on_eval_forward_done(self, module, args, output):
+        try:
+            handle, self.rearm_handle = self.rearm_handle, None
+            if handle is not None:
+                handle.remove()
+            self.arm_forward()
+        except Exception as e:
+            self.fail("forward", e)
+        return None
+
+    def drop_rearm(self):
+        handle, self.rearm_handle = self.rearm_handle, None
+        if handle is not None:
+            handle.remove()
 
     # ---- torch.compile ------------------------------------------------------
     def watch_dynamo(self):
@@ -353,7 +420,10 @@ class _Recorder:
             if not self.forward_off:
                 self.stop_forward()  # a compiled module (torch._dynamo.optimize, not torch.compile): no global hook
             if self.forward_batch < 0:
-                self.note_forward(args)
+                if self.training():
+                    self.forward_batch, self.forward_shape = self.batch_of(args)
+                elif self.eval_forward_batch < 0:
+                    self.eval_forward_batch, self.eval_forward_shape = self.batch_of(args)
         except Exception as e:
             self.fail("compiled module", e)
 
@@ -463,11 +533,12 @@ class _Recorder:
             cls, original = self.optimized_call
             cls.__call__ = original
             self.optimized_call = None
-        self.period_start_ns = self.wait_ns = self.samples = self.batches = 0
+        self.drop_rearm()
+        self.period_start_ns = self.wait_ns = self.samples = self.batches = self.train_batches = self.eval_samples = 0
         self.compile_ns = self.compile_depth = 0
         self.compile_pending = []
-        self.batch_size = -1
-        self.batch_shape = "-"
+        self.batch_size = self.forward_batch = self.eval_batch_size = self.eval_forward_batch = -1
+        self.batch_shape = self.forward_shape = self.eval_batch_shape = self.eval_forward_shape = "-"
         self.loader_prev_enter_ns = 0
 
     def replaying(self, original_next):
@@ -511,12 +582,20 @@ class _Recorder:
         shape = _first_shape(batch, self.tensor_type)
         n = int(shape[0]) if shape is not None else -1
         self.wait_ns += t1 - t0
-        if self.batches == 0:
-            self.batch_size = n
-            self.batch_shape = _shape_text(shape)
         self.batches += 1
-        if n > 0:
-            self.samples += n
+        if self.training():
+            if self.train_batches == 0:
+                self.batch_size = n
+                self.batch_shape = _shape_text(shape)
+            self.train_batches += 1
+            if n > 0:
+                self.samples += n
+        else:
+            if self.batches == self.train_batches + 1:  # the step's first batch without autograd
+                self.eval_batch_size = n
+                self.eval_batch_shape = _shape_text(shape)
+            if n > 0:
+                self.eval_samples += n
         self.loader_prev_enter_ns, self.loader_prev_wait_ns, self.loader_prev_batch = t0, t1 - t0, n
         self.loader_prev_shape = shape  # formatted only if this iteration becomes a step
 
@@ -541,26 +620,38 @@ class _Recorder:
             self.seen_optimizer = True
             start = self.period_start_ns or t_end
             batch_size, samples, shape = self.batch_size, self.samples, self.batch_shape
-            loader_fed = self.batches > 0
-            if not loader_fed and self.forward_batch > 0:
-                # no DataLoader batch in this step: one batch per step assumed
-                # (gradient accumulation without a DataLoader undercounts)
-                batch_size = samples = self.forward_batch
-                shape = self.forward_shape
+            loader_fed = self.batches > 0  # its data wait is known
+            loader_trained = self.train_batches > 0
+            if not loader_trained:
+                # No DataLoader batch with autograd: the training forward's
+                # batch (one batch per step assumed: gradient accumulation
+                # without a DataLoader undercounts), else the evaluation
+                # pass's batches, else its forward.
+                if self.forward_batch > 0:
+                    batch_size = samples = self.forward_batch
+                    shape = self.forward_shape
+                elif loader_fed:
+                    batch_size, samples, shape = self.eval_batch_size, self.eval_samples, self.eval_batch_shape
+                elif self.eval_forward_batch > 0:
+                    batch_size = samples = self.eval_forward_batch
+                    shape = self.eval_forward_shape
             # no DataLoader batch in the step: its data wait is not known (-1), not zero
             self.emit_step(start, t_end, self.wait_ns if loader_fed else -1, batch_size, samples, "optim",
                            min(self.compile_ns, t_end - start), shape)
             self.period_start_ns = t_end
-            self.wait_ns = self.samples = self.batches = self.compile_ns = 0
-            self.batch_size = self.forward_batch = -1
-            self.batch_shape = self.forward_shape = "-"
+            self.wait_ns = self.samples = self.batches = self.train_batches = self.eval_samples = self.compile_ns = 0
+            self.batch_size = self.forward_batch = self.eval_batch_size = self.eval_forward_batch = -1
+            self.batch_shape = self.forward_shape = self.eval_batch_shape = self.eval_forward_shape = "-"
+            if self.rearm_handle is not None:
+                self.drop_rearm()  # an evaluation forward that raised: its one-shot hook never ran
             if self.compile_pending:
                 self.write_compiles()
             elif self.compile_handler is None and "torch._dynamo.callback" in sys.modules:
                 self.watch_dynamo()  # dynamo came in by another way than torch.compile
-            if not loader_fed:
-                # the forward hook only serves steps without DataLoader batches:
-                # a loop fed by a DataLoader is not charged its arming every step
+            if not loader_trained:
+                # the forward hook only serves steps without training batches
+                # from a DataLoader: a loop fed by one is not charged its
+                # arming every step
                 self.arm_forward()
             if self.steps["optim"] % MEMORY_EVERY_STEPS == 0:
                 self.check_memory_and_compiles()

@@ -1,0 +1,20 @@
+# Sourced by a plan after `set -u`: the output folder (absolute), a scratch folder, the log and the clock.
+# usage: plan_start NAME OUTDIR   sets out, w (/tmp/gw_NAME, emptied), log (OUTDIR/NAME.log), bin
+# (build-dev/gpuwhy), t_start; defines elapsed (seconds since) and say (a timed line to stdout and the log);
+# logs the host, the hook folder, torch's version and the GPU.
+plan_start() {
+  out=$2
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+  bin=$PWD/build-dev/gpuwhy
+  w=/tmp/gw_$1
+  rm -rf "$w" && mkdir -p "$w"
+  log=$out/$1.log
+  t_start=$(date +%s)
+  export PYTHONUNBUFFERED=1 GPUWHY_BIN=$bin
+  say "host $(hostname) gpuwhy $bin; hook folder: $(ls -d build-dev/python/gpuwhy_hook 2>&1)"
+  python3 -c 'import torch; print("torch", torch.__version__)' >> "$log" 2>&1
+  nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv,noheader >> "$log" 2>&1
+}
+elapsed() { echo $(($(date +%s) - t_start)); }
+say() { echo "[$(date -u +%H:%M:%S) +$(elapsed)s] $*" | tee -a "$log"; }
