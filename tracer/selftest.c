@@ -264,6 +264,11 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
 #define SAMPLED_50_OF_100(dir)                                                                                         \
   "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "sampled",                  \
       "GPUWHY_TRACE_WINDOW_MS", "50", "GPUWHY_TRACE_PERIOD_MS", "100", "GPUWHY_TRACE_DETACH", "0"
+/* Sampled mode with the default window end (detach_own: GPUWHY_TRACE_DETACH
+ * unset after the macro's 0) and the fake's cuDriverGetVersion to call. */
+#define SAMPLED_DEFAULT_END_WITH_DRIVER(dir)                                                                           \
+  SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL,                             \
+      "GPUWHY_TRACE_CUDA_DRIVER_LIB", fake_cupti_path
 
 enum ending {
   END_EXIT,
@@ -761,14 +766,7 @@ int main(int argc, char **argv) {
    * program's thread makes no CUPTI state call at all, and every window's
    * pause record is zero-length. */
   {
-    const char *env[] = {SAMPLED_50_OF_100(dir),
-                         "GPUWHY_TRACE_FIRST_DELAY_MS",
-                         "0",
-                         "GPUWHY_TRACE_DETACH",
-                         NULL,
-                         "GPUWHY_TRACE_CUDA_DRIVER_LIB",
-                         fake_cupti_path,
-                         NULL};
+    const char *env[] = {SAMPLED_DEFAULT_END_WITH_DRIVER(dir), NULL};
     pid_t pid = run_child(env, err_path, END_API_CALLS);
     int finalized = wait_child(pid, &sig);
     EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
@@ -906,14 +904,7 @@ int main(int argc, char **argv) {
     const char *sampled[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
     const char *detached[] = {
         SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1", NULL};
-    const char *detached_own[] = {SAMPLED_50_OF_100(dir),
-                                  "GPUWHY_TRACE_FIRST_DELAY_MS",
-                                  "0",
-                                  "GPUWHY_TRACE_DETACH",
-                                  NULL,
-                                  "GPUWHY_TRACE_CUDA_DRIVER_LIB",
-                                  fake_cupti_path,
-                                  NULL};
+    const char *detached_own[] = {SAMPLED_DEFAULT_END_WITH_DRIVER(dir), NULL};
     const char *full[] = {FULL_WITH_FAKE(dir), NULL};
     const char *const *envs[] = {sampled, detached, detached_own, full};
     const char *names[] = {"sampled", "sampled, detaching", "sampled, the default (detach_own)", "full"};
