@@ -1,5 +1,5 @@
 # Sourced by a plan after `set -u`: the output folder (absolute), a scratch folder, the log and the clock.
-# usage: plan_start NAME OUTDIR   sets out, w (/tmp/gw_NAME, emptied), log (OUTDIR/NAME.log), bin
+# usage: plan_start NAME OUTDIR   sets out, w (/tmp/gw_NAME, emptied), log (OUTDIR/log.txt), bin
 # (build-dev/gpuwhy), t_start; defines elapsed (seconds since) and say (a timed line to stdout and the log);
 # logs the host, the hook folder, torch's version and the GPU.
 plan_start() {
@@ -9,7 +9,9 @@ plan_start() {
   bin=$PWD/build-dev/gpuwhy
   w=/tmp/gw_$1
   rm -rf "$w" && mkdir -p "$w"
-  log=$out/$1.log
+  # not OUTDIR/NAME.log: scripts/h200/run.sh writes its copy of stdout there
+  # from its own file offset, which would overwrite lines appended here
+  log=$out/log.txt
   t_start=$(date +%s)
   export PYTHONUNBUFFERED=1 GPUWHY_BIN=$bin
   say "host $(hostname) gpuwhy $bin; hook folder: $(ls -d build-dev/python/gpuwhy_hook 2>&1)"

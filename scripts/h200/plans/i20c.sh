@@ -9,7 +9,7 @@
 #     more expected) and healthy_dataloader (control: no significant change), --seconds 20 of steady steps per
 #     run, --max-seconds 70
 # usage: scripts/h200/run.sh i20c OUTDIR   (from the repo root; build-dev/gpuwhy prebuilt)
-# Output under OUTDIR: i20c.log (everything), batch.txt, reports.txt, fixed_batch.txt, recordings.tar.gz
+# Output under OUTDIR: log.txt (everything), i20c.log (run.sh's copy of stdout), batch.txt, reports.txt, fixed_batch.txt, recordings.tar.gz
 # What it should show: batch.txt: schedule_eval "batch 8192..8192 ... truth 8192: ok" and one shape
 # (8192x1024); power_cap "batch None..None" (its truth's 8192 is the scenario's own figure, which the hook
 # cannot see: MISMATCH there is the honest answer); reports.txt: power_cap's step table with "batch size
