@@ -325,6 +325,12 @@ static void diagnosis_metrics(FILE *out, const struct gw_diagnosis *dx, const st
     snprintf(l, sizeof l, "class=\"%s\"", id);
     value(out, "gpuwhy_verdict", l, strcmp(dx->verdict, id) == 0);
   }
+  /* A "none" verdict on a GPU without any SM activity source says only that
+   * no idle time was seen: GPU-Util cannot tell small kernels from real work. */
+  family(out, "gpuwhy_window_sm_blind", "gauge",
+         "1 when no GPU had SM activity from any source in the window (no GPM, PM sampling, DCGM or traced "
+         "kernels): busy time is only GPU-Util's resident kernel, and a none verdict means no loss was seen");
+  value(out, "gpuwhy_window_sm_blind", "", dx->sm_blind);
   static const struct {
     const char *name, *help;
   } fam[] = {

@@ -45,6 +45,8 @@ grep -q '^gpuwhy_build_info{version=".*",mode="replay"} 1$' metrics.txt || fail 
 # The recording's GPU starts working 7.6 s in: wait for the diagnosis of an active window.
 active() { curl -sf "http://127.0.0.1:$gw_port/metrics" -o metrics.txt && grep -q '^gpuwhy_window_lost_ratio' metrics.txt; }
 wait_for 20 active || fail "the replayed GPU never became active in the window"
+# The replayed H200 recording has GPM: its window is not SM-blind.
+grep -q "^gpuwhy_window_sm_blind 0$" metrics.txt || fail "gpuwhy_window_sm_blind 0 missing for a GPU with GPM"
 if command -v promtool >/dev/null; then
   promtool check metrics <metrics.txt || fail "promtool check metrics complains"
   promtool check rules "$deploy/prometheus/gpuwhy-alerts.yml" || fail "alert rules do not check"
