@@ -11,3 +11,10 @@ rm -rf build-dev/rt && mkdir -p build-dev/rt
 for lib in $(ldd build-dev/gpuwhy | awk '/=>/ {print $3}' | grep -v -E '/(libc|libm|ld-linux[^/]*)\.so'); do
   cp -L "$lib" build-dev/rt/
 done
+# What a device call needs, in one compressed file: the whole build-dev no
+# longer fits beside the tree in the 64 MiB a call carries (the runtime
+# libraries alone are 9 MB). Carry build-dev/carry.tar.xz; scripts/h200/run.sh
+# unpacks it on the device when build-dev/gpuwhy is not there.
+tar -C build-dev -cJf build-dev/carry.tar.xz --transform 's,^,build-dev/,' \
+  gpuwhy rt python tracer/libgpuwhy-tracer.so bench/nvml_cost locale
+echo "build-dev/carry.tar.xz: $(du -h build-dev/carry.tar.xz | cut -f1)"

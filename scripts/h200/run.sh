@@ -28,6 +28,10 @@ fi
 mkdir -p "$out" || exit 3
 out=$(cd "$out" && pwd)
 cd "$root" || exit 3
+# carried as one file (scripts/h200/build_dev.sh makes it): unpacked here, once
+if [ ! -x build-dev/gpuwhy ] && [ -f build-dev/carry.tar.xz ]; then
+  tar -xJf build-dev/carry.tar.xz || echo "run.sh: warning: build-dev/carry.tar.xz did not unpack" >&2
+fi
 [ -x build-dev/gpuwhy ] || echo "run.sh: warning: build-dev/gpuwhy is missing (scripts/h200/build_dev.sh makes it)" >&2
 {
   echo "== plan $plan $* on $(hostname) at $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
