@@ -116,19 +116,9 @@ def make_step(torch, workload):
                 opt.step()
 
         return storm_step, sync
-    layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True)
-    model = torch.nn.TransformerEncoder(layer, 4).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    src = torch.randn(32, 128, 512, device="cuda")
+    from workloads import transformer_train_step  # beside this file
 
-    def train_step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(src).float().pow(2).mean()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    return train_step, sync
+    return transformer_train_step(torch), sync
 
 
 def block_ms(step, sync, n):

@@ -18,6 +18,7 @@ import argparse
 import time
 
 import torch
+from workloads import transformer_train_step
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--workload", choices=("storm", "train", "both"), default="storm")
@@ -66,19 +67,8 @@ def storm_step_probed():
 
 
 workloads = ("storm", "train") if a.workload == "both" else (a.workload,)
-if "train" in workloads:  # built only when used, so that a storm-only run loads what it always did
-    layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True)
-    model = torch.nn.TransformerEncoder(layer, 4).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    src = torch.randn(32, 128, 512, device="cuda")
-
-
-def train_step():
-    with torch.autocast("cuda", dtype=torch.bfloat16):
-        loss = model(src).float().pow(2).mean()
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
-    opt.step()
+# built only when used, so that a storm-only run loads what it always did
+train_step = transformer_train_step(torch) if "train" in workloads else None
 
 
 def train_step_probed():

@@ -20,3 +20,13 @@ plan_start() {
 }
 elapsed() { echo $(($(date +%s) - t_start)); }
 say() { echo "[$(date -u +%H:%M:%S) +$(elapsed)s] $*" | tee -a "$log"; }
+# plan_pack_recordings DIR [MAX_MB]: a text report beside each recording in $w/DIR, then $w/DIR as
+# OUTDIR/recordings.tar.gz; recordings over MAX_MB (full traces of launch-bound runs) stay out of the tar.
+plan_pack_recordings() {
+  for db in "$w/$1"/*.db; do
+    [ -f "$db" ] && "$bin" report "$db" > "${db%.db}.report.txt" 2>&1
+  done
+  local big=()
+  [ -n "${2:-}" ] && big=(! \( -name '*.db' -size "+${2}M" \))
+  (cd "$w" && find "$1" -type f "${big[@]}" -print0 | tar --null -czf "$out/recordings.tar.gz" -T -) >> "$log" 2>&1
+}

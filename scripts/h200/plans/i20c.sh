@@ -64,9 +64,6 @@ for s in input_cpu_transforms input_slow_read healthy_dataloader; do
 done
 say "section 2 done"
 
-for db in "$rec"/*.db; do
-  "$bin" report "$db" > "${db%.db}.report.txt" 2>&1
-done
-tar -C "$w" -czf "$out/recordings.tar.gz" rec >> "$log" 2>&1
+plan_pack_recordings rec
 say "all done in $(elapsed)s"
 cat "$out/batch.txt" "$out/reports.txt" "$out/fixed_batch.txt" >> "$log"

@@ -9,17 +9,11 @@
 # Output under OUTDIR: i22b.log (from run.sh), sm_compare.txt, sm_compare.json, runs.txt, recordings.tar.gz
 # (reports and the recordings under 20 MB).
 set -u
-out=${1:?usage: i22b.sh OUTDIR}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-bin=$PWD/build-dev/gpuwhy
-export GPUWHY_TRACER_LIB=$PWD/build-dev/tracer/libgpuwhy-tracer.so PYTHONUNBUFFERED=1
-w=/tmp/gw_i22b
-rm -rf "$w" && mkdir -p "$w/rec"
+. scripts/h200/lib/plan_start.sh
+plan_start i22b "${1:?usage: i22b.sh OUTDIR}"
+export GPUWHY_TRACER_LIB=$PWD/build-dev/tracer/libgpuwhy-tracer.so
 rec=$w/rec
-t_start=$(date +%s)
-elapsed() { echo $(($(date +%s) - t_start)); }
-say() { echo "[$(date -u +%H:%M:%S) +$(elapsed)s] $*"; }
+mkdir -p "$rec"
 budget=${I22B_BUDGET_S:-450}
 names="small_batch sweep_bs512 sweep_bs128 healthy input_slow_read launch_tiny_ops sweep_bs2048 input_cpu_transforms
   worked_case_s1 attention_lowocc healthy_midpower dynamic_shapes schedule_eval power_cap sweep_bs32 sweep_bs256
@@ -38,10 +32,6 @@ for n in $names; do
   say "--- $n: rc=$rc"
 done
 python3 scripts/h200/sm_compare.py --gpuwhy "$bin" --json "$out/sm_compare.json" "$rec"/*.db > "$out/sm_compare.txt" 2>&1
-for db in "$rec"/*.db; do
-  "$bin" report "$db" > "${db%.db}.report.txt" 2>&1
-done
-(cd "$w" && find rec -type f \( -name '*.txt' -o -name '*.log' -o -name '*.truth.json' -o \( -name '*.db' -size -20M \) \) -print0 |
-  tar --null -czf "$out/recordings.tar.gz" -T -) > /dev/null 2>&1
+plan_pack_recordings rec 20
 cat "$out/runs.txt" "$out/sm_compare.txt"
 say "all done"

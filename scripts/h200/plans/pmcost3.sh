@@ -15,20 +15,15 @@
 # Files under OUT: rounds.txt (one line per run), summary.txt (rounds.py), log.txt.
 # usage: scripts/h200/run.sh pmcost3 OUT   (from the repo root; build-dev prebuilt; no set -e)
 set -u
-out=${1:?usage: pmcost3.sh OUT}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+. scripts/h200/lib/plan_start.sh
+plan_start pmcost3 "${1:?usage: pmcost3.sh OUT}"
 tracer=$PWD/${GW_TRACER:-build-dev/tracer/libgpuwhy-tracer.so}
-log=$out/log.txt res=$out/rounds.txt
+res=$out/rounds.txt
 : > "$res"
-start_s=$(date +%s)
 budget_s=${PMCOST3_BUDGET_S:-420}
-elapsed() { echo $(($(date +%s) - start_s)); }
-say() { echo "[$(date -u +%H:%M:%S) +$(elapsed)s] $*" | tee -a "$log"; }
 pin="taskset -c ${GW_BENCH_CPUS:-2,3}"
 command -v taskset > /dev/null || pin=""
-export PYTHONUNBUFFERED=1
-say "pmcost3 on $(hostname); tracer $tracer; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
+say "tracer $tracer"
 [ -f "$tracer" ] || say "warning: no tracer at $tracer (scripts/h200/build_dev.sh makes it)"
 
 arms=(plain trace trace_keep trace_pm pm_only)
