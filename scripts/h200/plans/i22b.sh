@@ -15,10 +15,10 @@ export GPUWHY_TRACER_LIB=$PWD/build-dev/tracer/libgpuwhy-tracer.so
 rec=$w/rec
 mkdir -p "$rec"
 budget=${I22B_BUDGET_S:-450}
-names="small_batch sweep_bs512 sweep_bs128 healthy input_slow_read launch_tiny_ops sweep_bs2048 input_cpu_transforms
+names="${I22B_NAMES:-small_batch sweep_bs512 sweep_bs128 healthy input_slow_read launch_tiny_ops sweep_bs2048 input_cpu_transforms
   worked_case_s1 attention_lowocc healthy_midpower dynamic_shapes schedule_eval power_cap sweep_bs32 sweep_bs256
   sweep_bs1024 input_pageable_copies launch_tiny_ops_syncs schedule_checkpoint schedule_logging worked_case_s0
-  worked_case_s2 worked_case_s3 sweep_bs64"
+  worked_case_s2 worked_case_s3 sweep_bs64}"
 : > "$out/runs.txt"
 for n in $names; do
   if [ "$(elapsed)" -gt "$budget" ]; then
@@ -32,6 +32,6 @@ for n in $names; do
   say "--- $n: rc=$rc"
 done
 python3 scripts/h200/sm_compare.py --gpuwhy "$bin" --json "$out/sm_compare.json" "$rec"/*.db > "$out/sm_compare.txt" 2>&1
-plan_pack_recordings rec 20
+plan_pack_recordings rec "${I22B_PACK_MB:-14}"
 cat "$out/runs.txt" "$out/sm_compare.txt"
 say "all done"

@@ -26,7 +26,8 @@ command -v taskset > /dev/null || pin=""
 say "tracer $tracer"
 [ -f "$tracer" ] || say "warning: no tracer at $tracer (scripts/h200/build_dev.sh makes it)"
 
-arms=(plain trace trace_keep trace_pm pm_only)
+arms=(${PMCOST3_ARMS:-plain trace trace_keep trace_pm pm_only})
+narms=${#arms[@]}
 run_arm() { # round arm
   local tdir=/tmp/pmcost3_trace_$2_$1
   rm -rf "$tdir" && mkdir -p "$tdir"
@@ -40,6 +41,8 @@ run_arm() { # round arm
     trace_keep) "${inject[@]}" GPUWHY_TRACE_WINDOW_END=keep $pin "${py[@]}" ;;
     trace_pm) "${inject[@]}" GPUWHY_TRACE_PM_SAMPLING=1 $pin "${py[@]}" ;;
     pm_only) "${inject[@]}" GPUWHY_TRACE_PM_SAMPLING=1 GPUWHY_TRACE_SAMPLED_KIND=none $pin "${py[@]}" ;;
+    pm_only_100ms) "${inject[@]}" GPUWHY_TRACE_PM_SAMPLING=1 GPUWHY_TRACE_PM_INTERVAL_MS=100 GPUWHY_TRACE_SAMPLED_KIND=none \
+      $pin "${py[@]}" ;;
   esac 2>> "$log" | grep '^mean_ms_per_step ' | sed "s/^/round $1 train $2 /"
   # What the tracer said about PM sampling and its windows, so that a silent fail-open shows.
   grep -a -o -h 'PM sampling [a-z][^(]*' "$tdir"/trace-*.gwt 2> /dev/null | sort | uniq -c | sed "s/^/  $1 $2: /" >> "$log"
@@ -53,13 +56,13 @@ for r in 1 2 3 4 5 6 7 8 9 10; do
     say "stopped before round $r ($left s left, a round took $round_s s)"
     break
   fi
-  for i in 0 1 2 3 4; do # each arm takes each place in turn
-    arm=${arms[$(((i + r - 1) % 5))]}
+  for ((i = 0; i < narms; i++)); do # each arm takes each place in turn
+    arm=${arms[$(((i + r - 1) % narms))]}
     timeout 60 bash -c "$(declare -f run_arm); tracer='$tracer' pin='$pin' log='$log'; run_arm $r $arm" >> "$res"
   done
   round_s=$(($(date +%s) - t_round))
   say "round $r took $round_s s"
 done
-python3 bench/tracer/rounds.py "$res" trace_keep > "$out/summary.txt" 2>&1
+python3 bench/tracer/rounds.py "$res" "${PMCOST3_FLOOR:-trace_keep}" > "$out/summary.txt" 2>&1
 cat "$out/summary.txt" | tee -a "$log"
 say "done"
