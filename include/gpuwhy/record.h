@@ -46,6 +46,7 @@ struct gw_record_opts {
   int no_nccl_log;        /* do not capture NCCL's debug lines (NCCL_DEBUG=INFO into a file) */
   int no_gpm;             /* never read GPM, as on a GPU without it (record --no-gpm) */
   int pm_sampling;        /* the tracer also runs CUPTI PM sampling (record --pm-sampling) */
+  int pm_sampling_only;   /* --pm-sampling without --trace: the tracer opens no activity window */
   int no_python_hook;     /* do not put the Python step hook on the command's PYTHONPATH */
   int stop_command;       /* at duration_s, end the command too (SIGTERM) instead of waiting for it */
   /* record --step-range NAME: NVTX ranges of that name are a process's steps

@@ -476,6 +476,13 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
         setenv("LD_PRELOAD", joined, 1);
       if (r->o->pm_sampling)
         setenv("GPUWHY_TRACE_PM_SAMPLING", "1", 1);
+      /* PM sampling alone: no activity window (launch counting only), and
+       * one sample per 100 ms, ten per GPM-sized second; the user's own
+       * settings win. */
+      if (r->o->pm_sampling_only) {
+        setenv("GPUWHY_TRACE_SAMPLED_KIND", "none", 0);
+        setenv("GPUWHY_TRACE_PM_INTERVAL_MS", "100", 0);
+      }
       /* NVTX ranges through the tracer's own NVTX injection (CUPTI 13.0
        * refuses NVTX callbacks); one the user named (Nsight) is kept. */
       const char *nvtx = getenv("NVTX_INJECTION64_PATH");
@@ -792,14 +799,15 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (r->trace) {
     gw_trace_collect_finish(r->trace, &sink);
     put_meta_value(r, "trace_records", 0, (double)gw_trace_collect_records(r->trace));
-    if (gw_store_put_meta(r->store, "trace_mode", o->trace == GW_TRACE_FULL ? "full" : "sampled") != GW_OK)
+    const char *mode = o->trace == GW_TRACE_FULL ? "full" : o->pm_sampling_only ? "pm_sampling" : "sampled";
+    if (gw_store_put_meta(r->store, "trace_mode", mode) != GW_OK)
       store_failed(r, "the trace mode");
     say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
     /* The spool's files may go once their records are committed: the
      * recording keeps everything they held. */
     if (gw_store_commit(r->store) == GW_OK)
       gw_trace_collect_remove_read(r->trace);
-    if (o->trace == GW_TRACE_SAMPLED && gw_store_rows_in(r->store, "trace_window") == 0)
+    if (o->trace == GW_TRACE_SAMPLED && !o->pm_sampling_only && gw_store_rows_in(r->store, "trace_window") == 0)
       say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
              "short run use --trace=full");
   }

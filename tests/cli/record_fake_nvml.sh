@@ -39,13 +39,16 @@ LANGUAGE=C LC_ALL=C "$GW_BIN" record --no-gpm -o nogpm2.db -- sleep 0.3 2> nogpm
 grep -q "no GPM on this GPU: add --trace" nogpm2.err || fail "no --trace hint without GPM: $(cat nogpm2.err)"
 LANGUAGE=C LC_ALL=C "$GW_BIN" record -o gpm2.db -- sleep 0.3 2> gpm2.err || fail "record exited $?"
 if grep -q "add --trace" gpm2.err; then fail "--trace hint on a GPU with GPM: $(cat gpm2.err)"; fi
-# --pm-sampling needs --trace; given with it, the run goes on after one
-# line on its cost (CUPTI stays in the program), and -q leaves that out.
-rc=0
-"$GW_BIN" record -q --pm-sampling -o pm.db -- true 2> pm.err || rc=$?
-assert_eq "--pm-sampling without --trace exits 2" "$rc" 2
-grep -q "needs --trace" pm.err || fail "no reason for --pm-sampling without --trace: $(cat pm.err)"
+# --pm-sampling alone injects the tracer with no activity window and no
+# cost line, and the recording says so (trace_mode pm_sampling); with --trace
+# the run goes on after one line on its cost (CUPTI stays in the program),
+# and -q leaves that out.
 # (GPUWHY_TRACE_PRELOAD=0: a sanitizer-built tracer cannot be preloaded ahead of the sanitizer runtime.)
+GPUWHY_TRACE_PRELOAD=0 "$GW_BIN" record --pm-sampling -o pm_only.db -- true 2> pm.err ||
+  fail "record --pm-sampling failed: $(cat pm.err)"
+if grep -q "pm-sampling keeps CUPTI" pm.err; then fail "cost line for --pm-sampling alone: $(cat pm.err)"; fi
+if grep -q "no sampling window opened" pm.err; then fail "window hint for --pm-sampling alone: $(cat pm.err)"; fi
+assert_eq "trace_mode of --pm-sampling alone" "$(q pm_only.db "select value from meta where key='trace_mode'")" pm_sampling
 GPUWHY_TRACE_PRELOAD=0 "$GW_BIN" record --trace --pm-sampling -o pm.db -- true 2> pm.err ||
   fail "record --trace --pm-sampling failed: $(cat pm.err)"
 grep -q "pm-sampling keeps CUPTI inside the program" pm.err || fail "no cost line for --pm-sampling: $(cat pm.err)"
