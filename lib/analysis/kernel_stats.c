@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/sm_fill.h"
 #include "analysis/stats.h"
 #include "store/store_iter.h"
 #include "store/store_model.h"
@@ -298,6 +299,7 @@ static void top_varying(const struct gw_kernel_seq *k, const struct step_acc *a,
 void gw_kernel_stats_compute(const struct gw_kernel_seq *k, const struct gw_time_range *windows, size_t nwindows,
                              const struct gw_time_range *steps, size_t nsteps, struct gw_kernel_stats *out) {
   memset(out, 0, sizeof *out);
+  out->doubling_gain = NAN; /* gw_kernel_stats_read fills it from the launch configurations */
   if (k->n == 0)
     return;
   out->nkernels = (int64_t)k->n;
@@ -469,6 +471,48 @@ size_t gw_kstats_gpu_windows(const struct gw_recording *rec, const struct gw_gpu
   return nwin;
 }
 
+double gw_kstats_doubling_time(double duration_ns, double waves) {
+  if (!(waves > 0))
+    return 2 * duration_ns;
+  return duration_ns * ceil(2 * waves) / ceil(waves);
+}
+
+/* The samples/s gain of a doubled batch on one GPU: per-parameter kernels
+ * keep their time, NCCL kernels are left out (communication is not the
+ * batch's fill), every other kernel takes gw_kstats_doubling_time. NAN
+ * without the GPU's limits or a launch configuration. */
+static double doubling_gain(struct gw_store *st, int device, const struct name_table *names) {
+  struct gw_sm_limits lim;
+  if (!gw_sm_limits_read(st, device, &lim))
+    return NAN;
+  struct gw_store_iter *it = gw_store_iter_launches(st, device);
+  if (!it)
+    return NAN;
+  double now_ns = 0, doubled_ns = 0;
+  struct gw_store_launch_row row;
+  while (gw_store_next_launch(it, &row)) {
+    double d = (double)(row.end_ns - row.start_ns);
+    int32_t nm = row.name_id < 0 ? -1 : dense_name(names, row.pid, row.name_id);
+    const char *text = nm >= 0 && (size_t)nm < names->nnames ? names->text[nm] : NULL;
+    if (gw_kstats_nccl_name(text))
+      continue;
+    now_ns += d;
+    if (gw_kstats_per_parameter(text)) {
+      doubled_ns += d;
+      continue;
+    }
+    struct gw_launch_config cfg = {.blocks = row.blocks,
+                                   .threads_per_block = row.threads_per_block,
+                                   .regs_per_thread = row.regs_per_thread,
+                                   .shmem_bytes = row.shmem_bytes};
+    struct gw_occupancy o = gw_occupancy_of(&lim, &cfg);
+    doubled_ns += gw_kstats_doubling_time(d, o.blocks_per_sm > 0 ? o.waves : 0);
+  }
+  gw_store_iter_close(it);
+  /* twice the samples in doubled_ns instead of now_ns */
+  return now_ns > 0 && doubled_ns > 0 ? 2 * now_ns / doubled_ns - 1 : NAN;
+}
+
 void gw_kernel_stats_read(struct gw_store *st, struct gw_recording *rec) {
   for (int i = 0; i < rec->ngpus; i++)
     rec->gpus[i].kstats = gw_xcalloc(1, sizeof *rec->gpus[i].kstats);
@@ -492,6 +536,7 @@ void gw_kernel_stats_read(struct gw_store *st, struct gw_recording *rec) {
     struct gw_kernel_seq seq = {
         r.n, r.start_ns, r.end_ns, r.name, (const int32_t(*)[3])r.grid, names.nnames, (const char *const *)names.text};
     gw_kernel_stats_compute(&seq, rec->timeline_sampled ? win : NULL, nwin, nsteps ? steps : NULL, nsteps, g->kstats);
+    g->kstats->doubling_gain = r.n ? doubling_gain(st, g->gpu, &names) : NAN;
   }
   free(win);
   free(steps);

@@ -42,6 +42,10 @@ struct gw_kernel_stats {
    * touch every parameter once a step whatever the batch (gw_kstats_per_parameter:
    * optimizer updates, gradient clipping, AMP unscaling); NAN without names. */
   double compute_kernel_s, per_param_share;
+  /* The rise in samples/s a doubled batch would give, predicted from the
+   * kernels' launch configurations (gw_kstats_doubling_time): NAN without
+   * launch configurations or the GPU's limits. */
+  double doubling_gain;
   enum gw_kstep_source step_source;
   int64_t nsteps;
   int64_t period_kernels; /* sequence: the period (the median over windows when sampled) */
@@ -58,6 +62,16 @@ struct gw_kernel_stats {
       window_other_share;
   int window_sync_seen; /* the trace holds the host's synchronizing calls: the sync share is measured */
 };
+
+/* The time a kernel of duration_ns, of waves waves (gw_occupancy.waves), would
+ * take with its batch doubled. Its blocks are assumed to double with the
+ * batch and to take equal time: a launch runs in ceil(waves) rounds of
+ * blocks over the SMs, so a kernel under half a wave doubles its blocks
+ * into SMs that sat empty at no cost in time, and one of many waves doubles
+ * its time. waves <= 0 (unknown): the time doubles. A model that leans high
+ * (a kernel whose grid does not grow with the batch, a weight gradient's,
+ * doubles its blocks' work instead), so its gain is an upper estimate. */
+double gw_kstats_doubling_time(double duration_ns, double waves);
 
 /* Bucket index of a kernel duration in ns. */
 int gw_kstats_bucket(int64_t dur_ns);

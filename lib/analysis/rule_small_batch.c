@@ -22,13 +22,33 @@ static double per_param_share_of(const struct gw_diagnosis *dx, int i) {
   return k && k->nkernels > 0 ? k->per_param_share : NAN;
 }
 
-/* Work that does not grow with the batch (the optimizer's pass over every
- * parameter) costing this share of the kernel time: a larger batch spreads
- * it over more samples (thresholds.c: small_fixed_work_frac says how much
- * that gains). Seen in the kernel trace, so it needs no GPM. */
-static int fixed_work_heavy(const struct gw_diagnosis *dx, int i) {
+/* The rise in samples/s a doubled batch would give GPU i, from the kernel
+ * trace alone (no GPM needed): from the kernels' launch configurations
+ * where the trace has them (kernel_stats.h: doubling_gain, wave by wave),
+ * else from the per-parameter work alone, which keeps its time while the
+ * rest at most doubles: 2 / (2 - s) - 1. NAN without a trace. */
+static double doubling_gain_of(const struct gw_diagnosis *dx, int i) {
+  const struct gw_kernel_stats *k = dx->kstats ? &dx->kstats[i] : NULL;
+  if (k && k->nkernels > 0 && !isnan(k->doubling_gain))
+    return k->doubling_gain;
   double s = per_param_share_of(dx, i);
-  return !isnan(s) && s >= gw_thr.small_fixed_work_frac;
+  return isnan(s) ? NAN : 2 / (2 - s) - 1;
+}
+
+/* Work that would not grow with a doubled batch (the optimizer's pass over
+ * every parameter, kernels that leave SMs empty) large enough that doubling
+ * gains at least thresholds.c's small_doubling_gain_min: a larger batch
+ * spreads it over more samples. */
+static int fixed_work_heavy(const struct gw_diagnosis *dx, int i) {
+  double g = doubling_gain_of(dx, i);
+  return !isnan(g) && g >= gw_thr.small_doubling_gain_min;
+}
+
+/* The share of GPU i's kernel time a doubled batch would not double: the
+ * s with 2 / (2 - s) - 1 equal to the predicted gain. */
+static double fixed_share_of(const struct gw_diagnosis *dx, int i) {
+  double g = doubling_gain_of(dx, i);
+  return isnan(g) || g <= 0 ? 0 : fmin(1, 2 - 2 / (1 + g));
 }
 
 int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
@@ -78,8 +98,8 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
    * would spread over more samples */
   for (int i = 0; i < dx->ngpus; i++)
     if (fixed_work_heavy(dx, i))
-      under_ns += per_param_share_of(dx, i) *
-                  (dx->ledgers[i].row_ns[GW_ROW_PRODUCTIVE] + dx->ledgers[i].row_ns[GW_ROW_THROTTLED]);
+      under_ns +=
+          fixed_share_of(dx, i) * (dx->ledgers[i].row_ns[GW_ROW_PRODUCTIVE] + dx->ledgers[i].row_ns[GW_ROW_THROTTLED]);
   double ns = under_ns + dx->total.launch_gap_ns - dx->total.tiny_kernel_ns;
   double share = gw_rule_share(dx, ns);
   if (share < gw_thr.finding_min_share)
@@ -106,9 +126,14 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   if (fixed_work_heavy(dx, pi)) {
     double fixed = per_param_share_of(dx, pi);
     /* doubling the batch doubles at most the rest of the step: 2 / (2 - s) */
-    gw_evidence(f, "per_parameter_work", p->gpu, p->active_start_ns, p->active_end_ns,
-                GW_NUM("share", GW_UNIT_FRACTION, fixed),
-                GW_NUM("doubling_gain_min", GW_UNIT_FRACTION, 2 / (2 - fixed) - 1));
+    if (!isnan(fixed) && fixed > 0)
+      gw_evidence(f, "per_parameter_work", p->gpu, p->active_start_ns, p->active_end_ns,
+                  GW_NUM("share", GW_UNIT_FRACTION, fixed),
+                  GW_NUM("doubling_gain_min", GW_UNIT_FRACTION, 2 / (2 - fixed) - 1));
+    const struct gw_kernel_stats *k = &dx->kstats[pi];
+    if (!isnan(k->doubling_gain))
+      gw_evidence(f, "doubling_from_waves", p->gpu, p->active_start_ns, p->active_end_ns,
+                  GW_NUM("doubling_gain", GW_UNIT_FRACTION, k->doubling_gain));
   }
   double p_nccl = nccl_share_of(dx, pi);
   if (!isnan(p->math_fill) && p_nccl >= gw_thr.finding_min_share)

@@ -184,7 +184,7 @@ static void spread(const struct gw_gpu_series *g, int64_t first_start_ns, int64_
   }
 }
 
-static int gpu_limits(struct gw_store *st, int device, struct gw_sm_limits *lim) {
+int gw_sm_limits_read(struct gw_store *st, int device, struct gw_sm_limits *lim) {
   struct gw_store_device_row d;
   gw_store_trace_device(st, device, &d); /* all zero without a DEVICE record: unusable */
   *lim = (struct gw_sm_limits){.sm_count = d.sm_count,
@@ -385,7 +385,7 @@ void gw_sm_fill(struct gw_store *st, struct gw_recording *rec) {
     struct gw_gpu_series *g = &rec->gpus[i];
     struct gw_sm_limits lim;
     if (g->sm_activity_source != GW_SM_SOURCE_NONE || g->n == 0 || from_pm_sampling(st, g) ||
-        !gpu_limits(st, g->gpu, &lim))
+        !gw_sm_limits_read(st, g->gpu, &lim))
       continue;
     if (!loaded)
       win = load_windows_merged(st, &nwin), loaded = 1;

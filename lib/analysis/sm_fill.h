@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+struct gw_store;
+
 /* One GPU's limits (the tracer's DEVICE record, CUPTI's device activity). */
 struct gw_sm_limits {
   int sm_count;
@@ -50,6 +52,10 @@ struct gw_occupancy {
   double warp_occupancy_share; /* time-averaged resident warps against SMs x max warps, 0..1 */
 };
 
+/* GPU device's limits from the tracer's DEVICE record (trace_device); 0 when
+ * the recording has none usable. */
+int gw_sm_limits_read(struct gw_store *st, int device, struct gw_sm_limits *lim);
+
 /* The occupancy of one launch on one GPU. */
 struct gw_occupancy gw_occupancy_of(const struct gw_sm_limits *lim, const struct gw_launch_config *cfg);
 
@@ -65,7 +71,6 @@ enum gw_sm_activity_source {
 const char *gw_sm_activity_source_name(enum gw_sm_activity_source s);
 
 struct gw_recording;
-struct gw_store;
 
 /* For each GPU of rec whose recording has no GPM SM activity, takes it from
  * CUPTI PM sampling (pm_sample) where the tracer ran it, else estimates it

@@ -141,16 +141,14 @@ const struct gw_thresholds gw_thr = {
     .small_comm_bound_nccl_frac = 0.5,
     /* [field] "util not low but throughput low": util at least half. */
     .small_busy_util_pct = 50.0,
-    /* [physics] the optimizer's pass over every parameter costs the same at
-     * any batch; the forward and backward passes at most double with it.
-     * With such fixed work at a share s of the kernel time, doubling the
-     * batch raises samples/s by at least 2 / (2 - s) - 1; at s = 1/3 that is
-     * 20%, the gain per doubling below which `gpuwhy sweep` puts the knee
-     * (lib/compare/sweep.c) and the sweep fixtures' labels call the batch
-     * large enough. From a third on, the batch is small whatever the SMs'
-     * fill: the bound holds on any GPU and model (a lower bound: underfilled
-     * forward kernels gain more). */
-    .small_fixed_work_frac = 1.0 / 3.0,
+    /* [physics] the gain per doubling of the batch below which `gpuwhy
+     * sweep` puts the knee (lib/compare/sweep.c) and the sweep fixtures'
+     * labels call the batch large enough. The trace predicts it without GPM
+     * (kernel_stats.h: gw_kstats_doubling_time): the optimizer's pass over
+     * every parameter keeps its time, a kernel's blocks fill SMs its last
+     * wave left empty, the rest doubles. Per-parameter work alone at a share
+     * s gives 2 / (2 - s) - 1, 20% at s = 1/3, on any GPU and model. */
+    .small_doubling_gain_min = 0.20,
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
      * kernels leave a large share of the SMs empty. */
     .small_sm_per_util = 0.60,

@@ -38,7 +38,7 @@ struct gw_thresholds {
   double small_tensor_fill_frac;  /* tensor pipe / SM activity at or above: GEMMs on tensor cores at a healthy rate */
   double small_occupancy_max_pct; /* occupancy above this is a streaming (element-wise) mix, not small GEMMs */
   double small_busy_util_pct;     /* GPU-Util at or above: the GPU looks busy */
-  double small_fixed_work_frac;   /* per-parameter kernels' share of kernel time at or above: the batch is small */
+  double small_doubling_gain_min; /* predicted samples/s gain of a doubled batch at or above: the batch is small */
   /* NCCL kernels resident this share of traced time: the collective sets the step */
   double small_comm_bound_nccl_frac;
   double small_sm_per_util;       /* SM activity / GPU-Util below this while busy: underfilled */

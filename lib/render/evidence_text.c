@@ -100,6 +100,10 @@ static const struct gw_evidence_message messages[] = {
      N_("GPU %d: %.0f%% of the traced kernel time updates every parameter once a step (optimizer, gradient clipping), "
         "work that does not grow with the batch: doubling the batch would raise samples/s by at least %.0f%%"),
      {"gpu", "share", "doubling_gain_min"}},
+    {"doubling_from_waves",
+     N_("GPU %d: from the kernels' launch configurations (blocks against what the SMs hold at once) and the "
+        "per-parameter work, doubling the batch would raise samples/s by about %.0f%% (an upper estimate)"),
+     {"gpu", "doubling_gain"}},
     {"sm_occupancy", N_("SM occupancy median %.0f%%: few warps per SM"), {"occupancy_median"}},
     {"memory_room", N_("device memory %.0f%% used: room for a larger batch"), {"used_share"}},
     {"memory_tight", N_("device memory %.0f%% used: little room to grow the batch"), {"used_share"}},

@@ -78,11 +78,12 @@ int gw_store_next_kernel(struct gw_store_iter *it, struct gw_store_kernel_row *r
 }
 
 struct gw_store_iter *gw_store_iter_launches(struct gw_store *st, int device) {
-  return iter_open(st, "kernel",
-                   "SELECT start_ns, end_ns, grid_x * grid_y * grid_z, block_x * block_y * block_z, regs,"
-                   " shmem_bytes FROM kernel WHERE device = ? AND start_ns IS NOT NULL AND end_ns > start_ns"
-                   " AND grid_x > 0 AND block_x > 0",
-                   device);
+  return iter_open(
+      st, "kernel",
+      "SELECT start_ns, end_ns, grid_x * grid_y * grid_z, block_x * block_y * block_z, regs,"
+      " shmem_bytes, pid, name_id FROM kernel WHERE device = ? AND start_ns IS NOT NULL AND end_ns > start_ns"
+      " AND grid_x > 0 AND block_x > 0",
+      device);
 }
 
 int gw_store_next_launch(struct gw_store_iter *it, struct gw_store_launch_row *row) {
@@ -95,6 +96,8 @@ int gw_store_next_launch(struct gw_store_iter *it, struct gw_store_launch_row *r
   row->threads_per_block = sqlite3_column_int(s, 3);
   row->regs_per_thread = sqlite3_column_int(s, 4);
   row->shmem_bytes = sqlite3_column_int64(s, 5);
+  row->pid = sqlite3_column_int64(s, 6);
+  row->name_id = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
   return 1;
 }
 

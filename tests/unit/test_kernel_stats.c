@@ -194,6 +194,21 @@ static void stats_from_the_sequence(void **state) {
 /* The optimizer's foreach kernels (multi_tensor_apply) are per-parameter
  * work; NCCL kernels are left out of the kernel time; without names the
  * share is unknown. */
+/* A doubled batch doubles a kernel's blocks: under half a wave they land on
+ * SMs that sat empty (same time), a partial wave past half needs a second
+ * round, whole waves double, an unknown configuration doubles. */
+static void doubling_time_by_waves(void **state) {
+  (void)state;
+  assert_float_equal(gw_kstats_doubling_time(100, 0.25), 100, 1e-9);
+  assert_float_equal(gw_kstats_doubling_time(100, 0.5), 100, 1e-9);
+  assert_float_equal(gw_kstats_doubling_time(100, 0.6), 200, 1e-9);
+  assert_float_equal(gw_kstats_doubling_time(100, 1.0), 200, 1e-9);
+  assert_float_equal(gw_kstats_doubling_time(100, 1.2), 150, 1e-9); /* 2 rounds now, 3 then */
+  assert_float_equal(gw_kstats_doubling_time(100, 8.0), 200, 1e-9);
+  assert_float_equal(gw_kstats_doubling_time(100, 0), 200, 1e-9);
+  assert_float_equal(gw_kstats_doubling_time(100, NAN), 200, 1e-9);
+}
+
 static void per_parameter_share(void **state) {
   (void)state;
   struct synth s;
@@ -275,6 +290,7 @@ int main(void) {
       cmocka_unit_test(grids_that_vary),
       cmocka_unit_test(stats_from_the_sequence),
       cmocka_unit_test(per_parameter_share),
+      cmocka_unit_test(doubling_time_by_waves),
       cmocka_unit_test(stats_from_the_step_table_and_windows),
       cmocka_unit_test(short_names),
   };
