@@ -25,7 +25,7 @@ for n in $names; do
     echo "$n skipped: budget of ${budget}s spent" >> "$out/runs.txt"
     continue
   fi
-  SCN_DURATION=8 SCN_TIMEOUT_EXTRA=40 SCN_RECORD_OPTS="--trace=full --pm-sampling" timeout -k 5 60 \
+  SCN_DURATION=8 SCN_TIMEOUT_EXTRA=40 SCN_RECORD_OPTS="${I22B_RECORD_OPTS:---trace=full --pm-sampling}" timeout -k 5 60 \
     bash scenarios/run_suite.sh "$bin" "$rec" "$n" > "$w/suite_$n.log" 2>&1
   rc=$?
   echo "$n rc=$rc at $(elapsed)s $(grep -E "^(OK|FAIL) +$n " "$rec/suite.log" 2>/dev/null | tail -1)" >> "$out/runs.txt"
