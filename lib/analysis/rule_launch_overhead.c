@@ -8,7 +8,11 @@
 /* A sampled trace: its windows measured where the gaps went (the
  * timeline's split inside each window, kernel_stats.h window_*_share). The
  * windows are a sample of the run, as GPM's are, so their shares stand for
- * the active time of their GPU. Returns 0 when no GPU has windows. */
+ * the active time of their GPU. The shares are of each window's work span
+ * (its first GPU work to its last); a window the GPU spent mostly without
+ * work (a server between bursts of requests, an idle phase) holds its
+ * launch gaps in that span only, so the share counts in the proportion of
+ * the windows' time the spans cover. Returns 0 when no GPU has windows. */
 static int window_gaps(const struct gw_diagnosis *dx, double *launch_ns, double *sync_ns, double *span_s) {
   int any = 0;
   *launch_ns = *sync_ns = *span_s = 0;
@@ -17,9 +21,10 @@ static int window_gaps(const struct gw_diagnosis *dx, double *launch_ns, double 
     if (k->nkernels <= 0 || !k->sampled || k->window_span_s <= 0)
       continue;
     double active = gw_ledger_active_ns(&dx->ledgers[i]);
-    *launch_ns += k->window_launch_share * active;
+    double spans = k->traced_s > 0 ? fmin(1, k->window_span_s / k->traced_s) : 1;
+    *launch_ns += k->window_launch_share * spans * active;
     if (k->window_sync_seen)
-      *sync_ns += k->window_sync_share * active;
+      *sync_ns += k->window_sync_share * spans * active;
     *span_s += k->window_span_s;
     any = 1;
   }
