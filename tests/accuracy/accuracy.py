@@ -271,11 +271,14 @@ def margins(report):
 
 
 def load_corpus(dirs):
+    """(name, db, truth) per labelled recording; with several folders the name
+    carries its folder's, since the corpora share program names."""
     runs = []
     for d in dirs:
+        prefix = os.path.basename(os.path.normpath(d)) + "/" if len(dirs) > 1 else ""
         for f in sorted(os.listdir(d)):
             if f.endswith(".db") and os.path.exists(os.path.join(d, f[:-3] + ".truth.json")):
-                runs.append((f[:-3], os.path.join(d, f), json.load(open(os.path.join(d, f[:-3] + ".truth.json")))))
+                runs.append((prefix + f[:-3], os.path.join(d, f), json.load(open(os.path.join(d, f[:-3] + ".truth.json")))))
     return runs
 
 
@@ -462,7 +465,7 @@ def main():
     try:
         for name, db, truth in corpus:
             for v in variants:
-                dst = os.path.join(tmp, "%s.%s.db" % (name, v))
+                dst = os.path.join(tmp, "%s.%s.db" % (name.replace("/", "__"), v))
                 if make_variant(db, dst, v, truth):
                     jobs.append((name, v, dst, truth))
                 else:
