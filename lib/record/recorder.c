@@ -319,12 +319,13 @@ static int open_trace(struct recorder *r, char *msg, unsigned cap) {
   if (o->trace == GW_TRACE_OFF)
     return 0;
   if (!r->store || !o->argv) {
-    snprintf(msg, cap, "%s", _("--trace needs a command to start and a recording to write"));
+    snprintf(msg, cap, _("%s needs a command to start and a recording to write"),
+             o->pm_sampling_only ? "--pm-sampling" : "--trace");
     return -1;
   }
   if (gw_trace_find_library(o->tracer_lib, r->tracer_lib, sizeof r->tracer_lib) != 0) {
-    snprintf(msg, cap, "%s",
-             _("--trace: the tracer library libgpuwhy-tracer.so was not found (set GPUWHY_TRACER_LIB)"));
+    snprintf(msg, cap, _("%s: the tracer library libgpuwhy-tracer.so was not found (set GPUWHY_TRACER_LIB)"),
+             o->pm_sampling_only ? "--pm-sampling" : "--trace");
     return -1;
   }
   if (snprintf(r->trace_dir, sizeof r->trace_dir, "%s.trace", o->out_path) >= (int)sizeof r->trace_dir) {
