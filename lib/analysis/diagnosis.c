@@ -600,7 +600,13 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       gw_diagnosis_note(dx,
                         _("GPU %d: SM activity is estimated from the traced kernels' launch configurations (grid, "
                           "block, registers, shared memory against the GPU's limits), not measured by GPM: an upper "
-                          "bound that cannot see blocks finishing unevenly."),
+                          "bound that cannot see blocks finishing unevenly (on the H200 it read within 6 points of "
+                          "GPM per second on 24 of 25 scenarios, 10.6 on the last)."),
+                        p->gpu);
+    if (p->sm_source == GW_SM_SOURCE_PM_SAMPLING)
+      gw_diagnosis_note(dx,
+                        _("GPU %d: SM activity is measured inside the program by CUPTI PM sampling, not by GPM (on "
+                          "the H200 within half a point of GPM per second on 25 scenarios)."),
                         p->gpu);
     if (p->sm_source == GW_SM_SOURCE_DCGM)
       gw_diagnosis_note(dx,
