@@ -208,6 +208,11 @@ assert_eq "recompile event" "$(q bad.db "select code from event where kind = 're
 # gpuwhy experiment fixed-batch: a loop that waits 20 ms for each batch and
 # computes 5 ms is input-bound (replayed batches cost nothing: about 5x); one
 # that computes 10 ms on batches that cost nothing is not; no DataLoader: exit 2.
+# Its scratch recordings go under $TMPDIR: a folder of this test's own, so
+# that another test's fixed-batch running meanwhile cannot fill it.
+fb_tmp=$PWD/fb_tmp
+mkdir -p "$fb_tmp"
+export TMPDIR=$fb_tmp
 "$GW_BIN" experiment fixed-batch -q --batches 4 -- python3 "$TRAIN" 40 16 --delay-ms 20 --compute-ms 5 > fb.out ||
   fail "fixed-batch exited $?"
 grep -q "^Input-bound" fb.out || { cat fb.out; fail "an input-bound loop is not called input-bound"; }
@@ -224,5 +229,6 @@ rc=$?
 set -e
 assert_eq "fixed-batch without a DataLoader exits" "$rc" 2
 grep -q "No DataLoader batches were replayed" fb3.out || fail "no clear message without a DataLoader"
-assert_eq "fixed-batch leaves no recordings in /tmp" "$(ls -d /tmp/gpuwhy-fixed-batch-* 2>/dev/null | wc -l)" 0
+assert_eq "fixed-batch leaves no recordings in \$TMPDIR" "$(ls -A "$fb_tmp" | wc -l)" 0
+unset TMPDIR
 echo "1 passed, 0 failed"
