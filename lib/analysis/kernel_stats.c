@@ -148,22 +148,28 @@ int gw_kstats_nccl_name(const char *name) {
   return name && strstr(name, "nccl") != NULL;
 }
 
+/* What a kernel's name says of how its time scales with the batch. */
+enum { KIND_COMPUTE, KIND_PER_PARAMETER, KIND_NCCL };
+static char name_kind(const char *name) {
+  return gw_kstats_nccl_name(name) ? KIND_NCCL : gw_kstats_per_parameter(name) ? KIND_PER_PARAMETER : KIND_COMPUTE;
+}
+
 /* Kernel time and its per-parameter part, NCCL kernels left out. */
 static void per_param_time(const struct gw_kernel_seq *k, struct gw_kernel_stats *out) {
   out->per_param_share = NAN;
   if (!k->name_text || k->nnames == 0)
     return;
-  char *kind = gw_xcalloc(k->nnames + 1, 1); /* 0 compute, 1 per-parameter, 2 NCCL */
+  char *kind = gw_xcalloc(k->nnames + 1, 1);
   for (size_t nm = 0; nm < k->nnames; nm++)
-    kind[nm] = gw_kstats_nccl_name(k->name_text[nm]) ? 2 : gw_kstats_per_parameter(k->name_text[nm]) ? 1 : 0;
+    kind[nm] = name_kind(k->name_text[nm]);
   double all_ns = 0, per_param_ns = 0;
   for (size_t i = 0; i < k->n; i++) {
-    int c = k->name[i] >= 0 && (size_t)k->name[i] < k->nnames ? kind[k->name[i]] : 0;
+    int c = k->name[i] >= 0 && (size_t)k->name[i] < k->nnames ? kind[k->name[i]] : KIND_COMPUTE;
     double d = (double)(k->end_ns[i] - k->start_ns[i]);
-    if (c == 2)
+    if (c == KIND_NCCL)
       continue;
     all_ns += d;
-    if (c == 1)
+    if (c == KIND_PER_PARAMETER)
       per_param_ns += d;
   }
   free(kind);
@@ -435,7 +441,15 @@ struct kernel_rows {
   int32_t (*grid)[3];
 };
 
-static void load_gpu(struct gw_store_iter *it, const struct name_table *names, struct kernel_rows *r) {
+/* A doubled batch's kernel time beside today's (gw_kstats_doubling_time),
+ * summed as the kernels load. */
+struct doubling_sum {
+  const struct gw_sm_limits *lim; /* NULL: the GPU's limits are unknown */
+  double now_ns, doubled_ns;
+};
+
+static void load_gpu(struct gw_store_iter *it, const struct name_table *names, const char *kind, struct kernel_rows *r,
+                     struct doubling_sum *dbl) {
   r->n = 0;
   struct gw_store_kernel_row row;
   while (gw_store_next_kernel(it, &row)) {
@@ -449,12 +463,31 @@ static void load_gpu(struct gw_store_iter *it, const struct name_table *names, s
       r->name = gw_xrealloc(r->name, r->cap * sizeof *r->name);
       r->grid = gw_xrealloc(r->grid, r->cap * sizeof *r->grid);
     }
+    int32_t nm = row.name_id < 0 ? -1 : dense_name(names, row.pid, row.name_id);
     r->start_ns[r->n] = a;
     r->end_ns[r->n] = b < a ? a : b;
-    r->name[r->n] = row.name_id < 0 ? -1 : dense_name(names, row.pid, row.name_id);
+    r->name[r->n] = nm;
     for (int d = 0; d < 3; d++)
       r->grid[r->n][d] = row.grid[d];
     r->n++;
+    /* per-parameter kernels keep their time, NCCL kernels are left out
+     * (communication is not the batch's fill), the rest go by their waves */
+    int64_t blocks = (int64_t)row.grid[0] * row.grid[1] * row.grid[2];
+    int c = nm >= 0 ? kind[nm] : KIND_COMPUTE;
+    if (!dbl->lim || b <= a || blocks <= 0 || row.threads_per_block <= 0 || c == KIND_NCCL)
+      continue;
+    double d = (double)(b - a);
+    dbl->now_ns += d;
+    if (c == KIND_PER_PARAMETER) {
+      dbl->doubled_ns += d;
+      continue;
+    }
+    struct gw_launch_config cfg = {.blocks = blocks,
+                                   .threads_per_block = row.threads_per_block,
+                                   .regs_per_thread = row.regs_per_thread,
+                                   .shmem_bytes = row.shmem_bytes};
+    struct gw_occupancy o = gw_occupancy_of(dbl->lim, &cfg);
+    dbl->doubled_ns += gw_kstats_doubling_time(d, o.blocks_per_sm > 0 ? o.waves : 0);
   }
 }
 
@@ -477,42 +510,6 @@ double gw_kstats_doubling_time(double duration_ns, double waves) {
   return duration_ns * ceil(2 * waves) / ceil(waves);
 }
 
-/* The samples/s gain of a doubled batch on one GPU: per-parameter kernels
- * keep their time, NCCL kernels are left out (communication is not the
- * batch's fill), every other kernel takes gw_kstats_doubling_time. NAN
- * without the GPU's limits or a launch configuration. */
-static double doubling_gain(struct gw_store *st, int device, const struct name_table *names) {
-  struct gw_sm_limits lim;
-  if (!gw_sm_limits_read(st, device, &lim))
-    return NAN;
-  struct gw_store_iter *it = gw_store_iter_launches(st, device);
-  if (!it)
-    return NAN;
-  double now_ns = 0, doubled_ns = 0;
-  struct gw_store_launch_row row;
-  while (gw_store_next_launch(it, &row)) {
-    double d = (double)(row.end_ns - row.start_ns);
-    int32_t nm = row.name_id < 0 ? -1 : dense_name(names, row.pid, row.name_id);
-    const char *text = nm >= 0 && (size_t)nm < names->nnames ? names->text[nm] : NULL;
-    if (gw_kstats_nccl_name(text))
-      continue;
-    now_ns += d;
-    if (gw_kstats_per_parameter(text)) {
-      doubled_ns += d;
-      continue;
-    }
-    struct gw_launch_config cfg = {.blocks = row.blocks,
-                                   .threads_per_block = row.threads_per_block,
-                                   .regs_per_thread = row.regs_per_thread,
-                                   .shmem_bytes = row.shmem_bytes};
-    struct gw_occupancy o = gw_occupancy_of(&lim, &cfg);
-    doubled_ns += gw_kstats_doubling_time(d, o.blocks_per_sm > 0 ? o.waves : 0);
-  }
-  gw_store_iter_close(it);
-  /* twice the samples in doubled_ns instead of now_ns */
-  return now_ns > 0 && doubled_ns > 0 ? 2 * now_ns / doubled_ns - 1 : NAN;
-}
-
 void gw_kernel_stats_read(struct gw_store *st, struct gw_recording *rec) {
   for (int i = 0; i < rec->ngpus; i++)
     rec->gpus[i].kstats = gw_xcalloc(1, sizeof *rec->gpus[i].kstats);
@@ -520,6 +517,9 @@ void gw_kernel_stats_read(struct gw_store *st, struct gw_recording *rec) {
     return;
   struct name_table names = {0};
   load_names(st, &names);
+  char *kind = gw_xcalloc(names.nnames + 1, 1);
+  for (size_t nm = 0; nm < names.nnames; nm++)
+    kind[nm] = name_kind(names.text[nm]);
   struct kernel_rows r = {0};
   struct gw_time_range *win = gw_xcalloc(rec->nwindows + 1, sizeof *win);
   struct gw_time_range *steps = gw_xcalloc(rec->nsteps + 1, sizeof *steps);
@@ -529,15 +529,20 @@ void gw_kernel_stats_read(struct gw_store *st, struct gw_recording *rec) {
       steps[nsteps++] = (struct gw_time_range){rec->steps[i].start_ns, rec->steps[i].end_ns};
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
+    struct gw_sm_limits lim;
+    struct doubling_sum dbl = {gw_sm_limits_read(st, g->gpu, &lim) ? &lim : NULL, 0, 0};
     struct gw_store_iter *it = gw_store_iter_kernels(st, g->gpu);
-    load_gpu(it, &names, &r);
+    load_gpu(it, &names, kind, &r, &dbl);
     gw_store_iter_close(it);
     size_t nwin = gw_kstats_gpu_windows(rec, g, win);
     struct gw_kernel_seq seq = {
         r.n, r.start_ns, r.end_ns, r.name, (const int32_t(*)[3])r.grid, names.nnames, (const char *const *)names.text};
     gw_kernel_stats_compute(&seq, rec->timeline_sampled ? win : NULL, nwin, nsteps ? steps : NULL, nsteps, g->kstats);
-    g->kstats->doubling_gain = r.n ? doubling_gain(st, g->gpu, &names) : NAN;
+    /* twice the samples in doubled_ns instead of now_ns */
+    if (dbl.now_ns > 0 && dbl.doubled_ns > 0)
+      g->kstats->doubling_gain = 2 * dbl.now_ns / dbl.doubled_ns - 1;
   }
+  free(kind);
   free(win);
   free(steps);
   free(r.start_ns);

@@ -59,7 +59,8 @@ int gw_store_next_name(struct gw_store_iter *it, struct gw_store_name_row *row) 
 
 struct gw_store_iter *gw_store_iter_kernels(struct gw_store *st, int device) {
   return iter_open(st, "kernel",
-                   "SELECT pid, start_ns, end_ns, name_id, grid_x, grid_y, grid_z FROM kernel"
+                   "SELECT pid, start_ns, end_ns, name_id, grid_x, grid_y, grid_z, block_x * block_y * block_z, regs,"
+                   " shmem_bytes FROM kernel"
                    " WHERE device = ? AND start_ns IS NOT NULL AND end_ns IS NOT NULL ORDER BY start_ns",
                    device);
 }
@@ -74,16 +75,18 @@ int gw_store_next_kernel(struct gw_store_iter *it, struct gw_store_kernel_row *r
   row->name_id = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 3);
   for (int d = 0; d < 3; d++)
     row->grid[d] = sqlite3_column_int(s, 4 + d);
+  row->threads_per_block = sqlite3_column_int(s, 7);
+  row->regs_per_thread = sqlite3_column_int(s, 8);
+  row->shmem_bytes = sqlite3_column_int64(s, 9);
   return 1;
 }
 
 struct gw_store_iter *gw_store_iter_launches(struct gw_store *st, int device) {
-  return iter_open(
-      st, "kernel",
-      "SELECT start_ns, end_ns, grid_x * grid_y * grid_z, block_x * block_y * block_z, regs,"
-      " shmem_bytes, pid, name_id FROM kernel WHERE device = ? AND start_ns IS NOT NULL AND end_ns > start_ns"
-      " AND grid_x > 0 AND block_x > 0",
-      device);
+  return iter_open(st, "kernel",
+                   "SELECT start_ns, end_ns, grid_x * grid_y * grid_z, block_x * block_y * block_z, regs,"
+                   " shmem_bytes FROM kernel WHERE device = ? AND start_ns IS NOT NULL AND end_ns > start_ns"
+                   " AND grid_x > 0 AND block_x > 0",
+                   device);
 }
 
 int gw_store_next_launch(struct gw_store_iter *it, struct gw_store_launch_row *row) {
@@ -96,8 +99,6 @@ int gw_store_next_launch(struct gw_store_iter *it, struct gw_store_launch_row *r
   row->threads_per_block = sqlite3_column_int(s, 3);
   row->regs_per_thread = sqlite3_column_int(s, 4);
   row->shmem_bytes = sqlite3_column_int64(s, 5);
-  row->pid = sqlite3_column_int64(s, 6);
-  row->name_id = sqlite3_column_type(s, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 7);
   return 1;
 }
 

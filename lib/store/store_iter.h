@@ -42,6 +42,9 @@ struct gw_store_kernel_row {
   int64_t pid, start_ns, end_ns;
   int64_t name_id; /* -1 when the row has none */
   int32_t grid[3];
+  int threads_per_block; /* block x * y * z; 0 unknown */
+  int regs_per_thread;   /* 0 unknown */
+  int64_t shmem_bytes;   /* static + dynamic per block */
 };
 struct gw_store_iter *gw_store_iter_kernels(struct gw_store *st, int device);
 int gw_store_next_kernel(struct gw_store_iter *it, struct gw_store_kernel_row *row);
@@ -49,7 +52,6 @@ int gw_store_next_kernel(struct gw_store_iter *it, struct gw_store_kernel_row *r
 /* One GPU's kernels that ran for a time and carry a launch configuration
  * (grid and block given), in the table's order. */
 struct gw_store_launch_row {
-  int64_t pid, name_id; /* name_id -1 when the row has none */
   int64_t start_ns, end_ns;
   int64_t blocks;        /* grid x * y * z */
   int threads_per_block; /* block x * y * z */

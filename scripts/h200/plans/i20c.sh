@@ -25,15 +25,9 @@ mkdir -p "$rec"
 # 1. batch sizes: plain record through the suite runner (its truth file beside each recording), 6 s each;
 # after the first three, the scenarios i20b had no time for, while a 150 s budget lasts (copy them into
 # tests/fixtures/hook_suite).
-for n in schedule_eval power_cap healthy schedule_checkpoint schedule_logging launch_tiny_ops_syncs \
-  input_pageable_copies sweep_bs512 sweep_bs128 sweep_bs32 sweep_bs64 sweep_bs1024 sweep_bs2048 hardware_xid; do
-  if [ "$(elapsed)" -gt "${I20C_RERECORD_BUDGET_S:-150}" ]; then
-    say "--- $n: skipped (re-record budget spent)"
-    continue
-  fi
-  SCN_DURATION=6 SCN_TIMEOUT_EXTRA=45 timeout -k 5 60 bash scenarios/run_suite.sh "$bin" "$rec" "$n" >> "$log" 2>&1
-  say "--- $n: rc=$? $(grep -E "^(OK|FAIL) +$n " "$rec/suite.log" 2>/dev/null | tail -1)"
-done
+plan_record_scenarios "$rec" "${I20C_RERECORD_BUDGET_S:-150}" schedule_eval power_cap healthy schedule_checkpoint \
+  schedule_logging launch_tiny_ops_syncs input_pageable_copies sweep_bs512 sweep_bs128 sweep_bs32 sweep_bs64 \
+  sweep_bs1024 sweep_bs2048 hardware_xid
 python3 scripts/h200/plans/i20b_check.py batch "$rec"/*.db > "$out/batch.txt" 2>&1
 : > "$out/reports.txt"
 for n in schedule_eval power_cap; do

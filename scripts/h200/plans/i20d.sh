@@ -12,15 +12,9 @@ set -u
 plan_start i20d "${1:?usage: i20d.sh OUT}"
 rec=$w/rec
 mkdir -p "$rec"
-for n in ${I20D_NAMES:-sweep_bs32 sweep_bs64 sweep_bs128 sweep_bs512 sweep_bs1024 sweep_bs2048 input_pageable_copies \
-  hardware_xid}; do
-  if [ "$(elapsed)" -gt "${I20D_BUDGET_S:-200}" ]; then
-    say "--- $n: skipped (budget spent)"
-    continue
-  fi
-  SCN_DURATION=6 SCN_TIMEOUT_EXTRA=45 timeout -k 5 60 bash scenarios/run_suite.sh "$bin" "$rec" "$n" >> "$log" 2>&1
-  say "--- $n: rc=$? $(grep -E "^(OK|FAIL) +$n " "$rec/suite.log" 2>/dev/null | tail -1)"
-done
+# shellcheck disable=SC2086 # the names split on purpose
+plan_record_scenarios "$rec" "${I20D_BUDGET_S:-200}" ${I20D_NAMES:-sweep_bs32 sweep_bs64 sweep_bs128 sweep_bs512 \
+  sweep_bs1024 sweep_bs2048 input_pageable_copies hardware_xid}
 python3 scripts/h200/plans/i20b_check.py batch "$rec"/*.db > "$out/batch.txt" 2>&1
 plan_pack_recordings rec
 cat "$out/batch.txt"
