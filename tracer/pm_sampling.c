@@ -129,6 +129,10 @@ static struct {
   atomic_int at_exit; /* the stop comes from the program's exit */
   int running;        /* Start succeeded, no Stop yet */
   uint64_t samples, decodes;
+  /* The sampler thread's own CPU time (its whole cost on the host): at the
+   * end of set-up, and the monotonic clock then, so that the stop note can
+   * split set-up from the steady cost per second of sampling. */
+  uint64_t setup_cpu_ns, sampling_since_mono_ns;
   const char *chosen_by; /* why this device, for the note */
   CUdevice cu_device;
   CUcontext ctx; /* the primary context, retained while we sample */
@@ -157,6 +161,13 @@ static void step(const char *what) {
 static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t clock_ns(clockid_t id) {
+  struct timespec ts;
+  if (clock_gettime(id, &ts) != 0)
+    return 0;
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -304,6 +315,8 @@ static int set_up(void) {
                                          .pPmSamplingObject = pm.sampler};
   CALL(cuptiPmSamplingStart, &start);
   pm.running = 1;
+  pm.setup_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  pm.sampling_since_mono_ns = clock_ns(CLOCK_MONOTONIC);
   gwt_out_note(now_ns(), GW_WIRE_NOTE_INFO, "PM sampling on: device %u (%s, %s), every %u ms", pm.device,
                chip.pChipName ? chip.pChipName : "?", pm.chosen_by, pm.interval_ms);
   return 0;
@@ -372,6 +385,9 @@ static int drain(void) {
  * crash). One NOTE says how it ended. */
 static void tear_down(void) {
   int at_exit = atomic_load(&pm.at_exit);
+  /* read before the teardown's own calls, on this thread (tear_down runs on
+   * the sampler thread only) */
+  uint64_t cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID), mono_ns = clock_ns(CLOCK_MONOTONIC);
   int stop_rc = -1, disable_rc = -1, host_rc = -1; /* -1: not called */
   if (pm.sampler && pm.running) {
     CUpti_PmSampling_Stop_Params stop = {.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE,
@@ -409,12 +425,19 @@ static void tear_down(void) {
     q_cuDevicePrimaryCtxRelease(pm.cu_device);
     pm.ctx = NULL;
   }
-  if (stop_rc != -1 || disable_rc != -1)
+  if (stop_rc != -1 || disable_rc != -1) {
+    double sampled_s = pm.sampling_since_mono_ns && mono_ns > pm.sampling_since_mono_ns
+                           ? (double)(mono_ns - pm.sampling_since_mono_ns) / 1e9
+                           : 0.0;
+    double steady_cpu_ms = cpu_ns > pm.setup_cpu_ns ? (double)(cpu_ns - pm.setup_cpu_ns) / 1e6 : 0.0;
     gwt_out_note(now_ns(), GW_WIRE_NOTE_INFO,
                  "PM sampling stopped %s: %llu samples in %llu decodes; Stop %d, Disable %d, host deinitialise %d "
-                 "(0 is success, -1 not called)",
+                 "(0 is success, -1 not called); sampler thread CPU %.1f ms to set up, then %.2f ms per second over "
+                 "%.1f s",
                  at_exit ? "at exit" : "early", (unsigned long long)pm.samples, (unsigned long long)pm.decodes, stop_rc,
-                 disable_rc, host_rc);
+                 disable_rc, host_rc, (double)pm.setup_cpu_ns / 1e6, sampled_s > 0 ? steady_cpu_ms / sampled_s : 0.0,
+                 sampled_s);
+  }
 }
 
 static void sleep_ms(uint32_t ms) {

@@ -81,7 +81,7 @@ struct counts {
   int edge_notes, edge_notes_program_thread; /* "window edges:" notes; those with time on a program thread */
   int pm_samples, pm_samples_half_active;    /* PM_SAMPLE records; those with the fake's 50% SM activity */
   uint32_t pm_device;                        /* the device of the last PM_SAMPLE */
-  char pm_on[300], pm_stopped[300];          /* the "PM sampling on:" and "PM sampling stopped" notes */
+  char pm_on[300], pm_stopped[480];          /* the "PM sampling on:" and "PM sampling stopped" notes */
   uint64_t aside_ns, back_ns;                /* times of the first "stood aside" and "came back" notes */
   int graph_stay_notes, graph_stop_notes;    /* "CUDA graphs in use: ..." and "CUDA graphs appeared after ..." */
   int pause_records, pause_records_nonzero, tracer_edge_records; /* gpuwhy's own OVERHEAD records */
@@ -511,6 +511,9 @@ static void pm_sampling_cases(const char *dir, const char *err_path) {
            c.pm_on);
     EXPECT(strstr(c.pm_stopped, "at exit") && strstr(c.pm_stopped, "Stop 0, Disable 0, host deinitialise 0"),
            "stopped note: %s", c.pm_stopped);
+    /* the sampler thread's own CPU time, the host side of its cost */
+    EXPECT(strstr(c.pm_stopped, "sampler thread CPU ") && strstr(c.pm_stopped, " ms per second over "),
+           "stopped note without the thread's CPU time: %s", c.pm_stopped);
     EXPECT(c.error_notes == 0 && c.warn_notes == 0 && c.kernels >= 3, "error: %s warning: %s, %d kernels",
            c.first_error, c.first_warn, c.kernels);
     printf("case 9 (PM sampling, exit while sampling): %d samples; %s\n", c.pm_samples, c.pm_stopped);
