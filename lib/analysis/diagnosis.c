@@ -606,7 +606,9 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     if (p->sm_source == GW_SM_SOURCE_PM_SAMPLING)
       gw_diagnosis_note(dx,
                         _("GPU %d: SM activity is measured inside the program by CUPTI PM sampling, not by GPM (on "
-                          "the H200 within half a point of GPM per second on 25 scenarios)."),
+                          "the H200 within half a point of GPM per second on 25 scenarios, start-up seconds included; "
+                          "within 1 point over the busy seconds of the two scenarios checked that way, once GPM's own "
+                          "lag of 0.1-0.2 s is allowed for)."),
                         p->gpu);
     if (p->sm_source == GW_SM_SOURCE_DCGM)
       gw_diagnosis_note(dx,

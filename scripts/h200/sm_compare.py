@@ -14,6 +14,18 @@ points, mean signed difference (estimate - GPM), the medians of both, and, with
 A recording without GPM values (record --no-gpm) gets the estimate's median and
 the verdict only. Standard library only; runs on any recording.
 
+Two more figures per substitute, since idle windows agree trivially (both read 0
+through imports and start-up) and GPM's values come late:
+  busy   the median absolute difference over the windows where GPM or the
+         substitute read at least BUSY_MIN_PCT, the ones that test anything;
+  lag    GPM's value stamped at a tick describes a window that ended before the
+         tick (on the H200 with driver 580, 0.1-0.2 s: session 11 found a GPU idle
+         gap that the kernel trace and the host's step times put within 5 ms of
+         each other show up that much earlier in GPM's windows). The lag is the
+         shift of the substitute's windows, in LAG_STEP_MS steps up to LAG_MAX_MS
+         either way, that brings PM sampling (else the estimate) closest to GPM
+         over the busy windows; busy_at_lag is the difference after that shift.
+
 usage: sm_compare.py [--gpuwhy BIN] [--json OUT] REC.db [REC.db ...]
        sm_compare.py --selftest
 """
@@ -33,6 +45,13 @@ SHMEM_ALLOC_UNIT = 128
 SHMEM_RESERVED_PER_BLOCK = 1024
 # A window the trace covered for less than half stands for too little of it.
 MIN_COVERED_SHARE = 0.5
+# A window where neither GPM nor the substitute reaches 1% had no work: both agree
+# there by construction (start-up, imports), so it tests nothing.
+BUSY_MIN_PCT = 1.0
+# GPM's lag is searched over +-0.5 s (half a GPM window: beyond it the windows
+# would be matched to their neighbours) in 25 ms steps.
+LAG_MAX_MS = 500
+LAG_STEP_MS = 25
 
 
 def round_up(v, unit):
@@ -187,6 +206,36 @@ def summarize(res, name, pairs):
     res[name + "_gpm_median_pct"] = statistics.median(g for _, g in pairs)
 
 
+def busy_mad(subst, gw):
+    """Median absolute difference over the windows with work in them, and their count."""
+    d = [abs(e - w[2]) for e, w in zip(subst, gw) if e is not None and (e >= BUSY_MIN_PCT or w[2] >= BUSY_MIN_PCT)]
+    return (statistics.median(d), len(d)) if d else (None, 0)
+
+
+def gpm_lag(db, gpu, lim, gw):
+    """The shift (ms, negative: GPM's windows are earlier than stamped) that brings PM sampling, else the
+    estimate, closest to GPM over the busy windows; with each substitute's busy difference at that shift.
+    The search runs on PM sampling alone where it exists (a few hundred samples; the estimate goes over every
+    kernel, up to a million in a full trace, so it is computed once, at the shift found)."""
+    def shifted(lag_ms):
+        d = lag_ms * 1000000
+        return [gw[0][0] + d] + [w[1] + d for w in gw]
+
+    has_pm = busy_mad(pm_sampling(db, gpu, shifted(0)), gw)[1] > 0
+    best = None
+    for lag_ms in range(-LAG_MAX_MS, LAG_MAX_MS + 1, LAG_STEP_MS):
+        subst = pm_sampling(db, gpu, shifted(lag_ms)) if has_pm else (
+            estimate(db, gpu, lim, shifted(lag_ms)) if lim else [None] * len(gw))
+        mad, n = busy_mad(subst, gw)
+        if n and (best is None or mad < best[0] - 1e-9 or (abs(mad - best[0]) <= 1e-9 and abs(lag_ms) < abs(best[1]))):
+            best = (mad, lag_ms)
+    if best is None:
+        return None
+    est_mad = busy_mad(estimate(db, gpu, lim, shifted(best[1])), gw)[0] if lim else None
+    pm_mad = best[0] if has_pm else None
+    return (best[0], best[1], pm_mad, est_mad, "pm_sampling" if has_pm else "launch_config")
+
+
 def compare(path, gpuwhy=None):
     db = sqlite3.connect("file:%s?mode=ro" % os.path.abspath(path), uri=True)
     results = []
@@ -206,6 +255,17 @@ def compare(path, gpuwhy=None):
             res["gpm_windows"] = len(gw)
             res["gpm_median_pct"] = statistics.median(w[2] for w in gw)
             summarize(res, "launch_config", pairs)
+            for name, subst in (("pm_sampling", pm), ("launch_config", est)):
+                mad, n = busy_mad(subst, gw)
+                if n:
+                    res[name + "_busy_mad_pts"], res[name + "_busy_windows"] = mad, n
+            lag = gpm_lag(db, gpu, lim, gw)
+            if lag:
+                res["gpm_lag_ms"], res["gpm_lag_from"] = lag[1], lag[4]
+                if lag[2] is not None:
+                    res["pm_sampling_busy_mad_at_lag_pts"] = lag[2]
+                if lag[3] is not None:
+                    res["launch_config_busy_mad_at_lag_pts"] = lag[3]
         else:
             # no GPM: per second over the recording's span
             t = db.execute("SELECT min(t_ns), max(t_ns) FROM gpu_sample WHERE gpu = ?", (gpu,)).fetchone()
@@ -286,6 +346,13 @@ def main():
                 fmt(r.get("launch_config_median_pct")), fmt(r.get("pm_sampling_mad_pts")),
                 fmt(r.get("pm_sampling_median_pct")), fmt(r.get("sm_activity_source")), fmt(r.get("verdict")),
                 ",".join(x for x in r.get("classes", []) if x)))
+            if "gpm_lag_ms" in r:
+                print("%-34s busy windows: launch config %s pts (%s), PM sampling %s pts (%s); GPM lag %+d ms (from %s): "
+                      "launch config %s pts, PM sampling %s pts" % (
+                          "", fmt(r.get("launch_config_busy_mad_pts")), fmt(r.get("launch_config_busy_windows")),
+                          fmt(r.get("pm_sampling_busy_mad_pts")), fmt(r.get("pm_sampling_busy_windows")),
+                          r["gpm_lag_ms"], r["gpm_lag_from"], fmt(r.get("launch_config_busy_mad_at_lag_pts")),
+                          fmt(r.get("pm_sampling_busy_mad_at_lag_pts"))))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(allres, f, indent=1)
