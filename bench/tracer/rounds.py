@@ -11,23 +11,9 @@ For each workload and arm:
 Then the points each arm sits above FLOOR_ARM (default full_kernels: kernel records only) on the same paired
 basis, which is the storm's acceptance figure (at most 5 points)."""
 import collections
-import math
-import statistics
 import sys
 
-# Two-sided 95% quantiles of Student's t, by degrees of freedom (1..30); beyond 30, 1.96 is close enough.
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-       2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
-def mean_ci(values):
-    """Mean and the half-width of its 95% t interval (nan with one value)."""
-    m = statistics.fmean(values)
-    if len(values) < 2:
-        return m, float("nan")
-    t = T95[len(values) - 2] if len(values) - 1 <= len(T95) else 1.96
-    return m, t * statistics.stdev(values) / math.sqrt(len(values))
-
+from stats_ci import mean_ci  # beside this file
 
 path = sys.argv[1]
 floor = sys.argv[2] if len(sys.argv) > 2 else "full_kernels"

@@ -3,6 +3,8 @@
 
 storm: ~1 us kernels, 200 x (mul + add) on 64x64 tensors per step (launch-bound).
 train: a real training step, a 4-layer transformer encoder (d 512, 8 heads, batch 32 x 128 tokens) with AdamW.
+train_gpu: the same step on batch 256: the GPU sets its pace, so a cost on the GPU's side shows without the host's
+noise (the H200 host's speed drifts by 10% from second to second, scripts/h200/plans/pmcost4.sh).
 
 Runs --seconds of steps after a warm-up and prints the mean step time over the whole span (what a job feels,
 sampling windows included) and the best mean of 10-step chunks; --chunks-out keeps every chunk's times so that steps inside and outside
@@ -21,7 +23,7 @@ import torch
 from workloads import transformer_train_step
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--workload", choices=("storm", "train", "both"), default="storm")
+ap.add_argument("--workload", choices=("storm", "train", "train_gpu", "both"), default="storm")
 ap.add_argument("--profiler", action="store_true", help="run under torch.profiler (CPU + CUDA activities)")
 ap.add_argument("--seconds", type=float, default=10.0)
 ap.add_argument("--chunk", type=int, default=10, help="steps between clock reads")
@@ -66,9 +68,10 @@ def storm_step_probed():
     return z
 
 
-workloads = ("storm", "train") if a.workload == "both" else (a.workload,)
+workloads = ("storm", "train") if a.workload == "both" else ("train",) if a.workload == "train_gpu" else (a.workload,)
 # built only when used, so that a storm-only run loads what it always did
-train_step = transformer_train_step(torch) if "train" in workloads else None
+train_step = (transformer_train_step(torch, 256) if a.workload == "train_gpu" else
+              transformer_train_step(torch) if "train" in workloads else None)
 
 
 def train_step_probed():

@@ -3,12 +3,14 @@ definition, so that every cost quoted for "the transformer step" is of the same 
 that a caller imports it when and how it needs (hook_ab.py after putting the hook on the path)."""
 
 
-def transformer_train_step(torch):
-    """A 4-layer, 512-wide encoder on a 32x128 batch under bf16 autocast with AdamW: returns the step."""
+def transformer_train_step(torch, batch=32):
+    """A 4-layer, 512-wide encoder on a batch x 128 batch under bf16 autocast with AdamW: returns the step.
+    batch 32 is host-bound on the H200 (the step is as fast as Python issues it); batch 256 gives the GPU eight
+    times the work for the same launches, so the GPU sets the pace and the host's speed drops out."""
     layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True)
     model = torch.nn.TransformerEncoder(layer, 4).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    src = torch.randn(32, 128, 512, device="cuda")
+    src = torch.randn(batch, 128, 512, device="cuda")
 
     def train_step():
         with torch.autocast("cuda", dtype=torch.bfloat16):

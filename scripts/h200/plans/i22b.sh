@@ -6,8 +6,9 @@
 # per GPM window: median absolute difference and bias of each substitute against GPM (target: at most 10 points),
 # with each report's verdict. Scenarios in the order of the weak spots while a 450 s budget lasts.
 # usage: scripts/h200/run.sh i22b OUTDIR   (from the repo root; build-dev prebuilt; no set -e)
-# Output under OUTDIR: i22b.log (from run.sh), sm_compare.txt, sm_compare.json, runs.txt, recordings.tar.gz
-# (reports and the recordings under 20 MB).
+# Output under OUTDIR: i22b.log (from run.sh), sm_compare.txt (each recording's line, then its busy-window and
+# GPM-lag figures), sm_compare.json, runs.txt, recordings.tar.gz (reports and the recordings under I22B_PACK_MB,
+# 14 MB by default).
 set -u
 . scripts/h200/lib/plan_start.sh
 plan_start i22b "${1:?usage: i22b.sh OUTDIR}"
