@@ -19,7 +19,7 @@ grep -q "^micro_ns_per_step_pre_post [0-9.]* (one spool line written per step: 2
 # 2 warm-up rounds and 6 measured ones, each with a hook block of 5 steps: 40 steps written
 python3 "$AB" --workload fake --block 5 --rounds 6 --warmup-rounds 2 --cpus none --bootstrap 200 > ab.txt ||
   fail "hook_ab.py --workload fake exited $?"
-for k in hook_vs_plain control_vs_plain; do
+for k in hook_vs_plain control_vs_plain cpu_hook_vs_plain cpu_control_vs_plain; do
   grep -q "^${k}_median_pct [-+][0-9.]* ci95 [-+][0-9.]* [-+][0-9.]*  mean_pct [-+][0-9.]* ci95 [-+][0-9.]* [-+][0-9.]*  resolves_0.5pct " ab.txt ||
     fail "A/B output ($k): $(cat ab.txt)"
 done
