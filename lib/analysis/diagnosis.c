@@ -763,11 +763,13 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     has_launch |= strcmp(id, "launch_overhead") == 0;
   }
   int unexplained = strcmp(dx->verdict, "unexplained") == 0;
-  if (has_input || unexplained || gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]) >= 0.2)
-    experiment(dx,
-               _("gpuwhy record -o fixed.db -- CMD   (with the DataLoader replaced by one cached batch fed in a "
-                 "loop), then gpuwhy compare BASE.db fixed.db"),
-               _("the fixed-batch test: if SM activity jumps with the input taken away, the input side is the cause"));
+  /* fixed-batch replays DataLoader batches, so it needs one: a program the
+   * enabled hook saw iterate none would only be refused (exit 2) */
+  if ((has_input || unexplained || gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]) >= 0.2) &&
+      !dx->host.no_dataloader)
+    experiment(dx, "gpuwhy experiment fixed-batch -- CMD",
+               _("runs CMD as it is, then with each DataLoader replaying its first batches from memory: a clear "
+                 "speed-up means the input side is the cause"));
   /* SM-blind and unexplained: underfilled kernels are among the suspects */
   if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15 ||
       (unexplained && dx->total.sm_from_util && !dx->total.from_timeline && rec->ngpus == 1))
@@ -775,10 +777,18 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                _("throughput that rises with the batch means the work per kernel is too small"));
   /* no SM activity at all: the launch configurations of traced kernels give
    * it on any GPU (sm_fill.c); without it small batches look like real work */
-  if (dx->sm_blind && !unexplained && strcmp(dx->verdict, "no_data") != 0)
+  if (dx->sm_blind && !unexplained && strcmp(dx->verdict, "no_data") != 0) {
+    /* measured SM activity first: PM sampling reads the SMs' own cycle
+     * counters from inside the program (Turing and newer, CUPTI 12.6+) at a
+     * cost the H200 could not tell from nothing; the trace's estimate is the
+     * fallback where profiling is refused */
+    experiment(dx, "gpuwhy record --pm-sampling -o pm.db -- CMD",
+               _("this GPU has no GPM: PM sampling measures the SMs' active cycles from inside the program (GPUs "
+                 "from Turing on), which GPU-Util cannot"));
     experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
-               _("this GPU has no GPM: the traced kernels' launch configurations show how full the SMs were, which "
-                 "GPU-Util cannot"));
+               _("where PM sampling is refused: the traced kernels' launch configurations show how full the SMs "
+                 "were"));
+  }
   if (unexplained) {
     /* what would decide: the kernel timeline splits idle time into launch,
      * sync and communication; the fixed-batch test settles the input side */

@@ -158,7 +158,7 @@ const struct gw_rule gw_class_input_pipeline = {
     N_("low SM activity and low power; GPU idle between steps; data-loader worker processes each near 100% of a core, "
        "or disk util high / iowait; main process waiting, not saturated; step times uneven; high PCIe receive with "
        "pageable copies"),
-    N_("replace the loader with one cached batch fed in a loop: if SM activity jumps, the input side is the cause; "
-       "watch worker CPU (htop) and disk (iostat -x 1) during the dips"),
+    N_("gpuwhy experiment fixed-batch -- CMD replays each DataLoader's first batches from memory: if throughput "
+       "jumps, the input side is the cause; watch worker CPU (htop) and disk (iostat -x 1) during the dips"),
     N_("num_workers near half the physical cores; persistent_workers=True; prefetch_factor 2-4; pin_memory=True; move "
        "heavy transforms to the GPU; stream large datasets (WebDataset) instead of random reads")};
