@@ -353,6 +353,7 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   hp->on_battery = -1;
   double nanv = NAN;
   hp->main_cpu_med_pct = hp->main_busy_frac = hp->main_running_med = hp->main_multicore_frac = nanv;
+  hp->launch_busy_frac = nanv;
   hp->workers_med = hp->worker_cpu_max_med_pct = hp->workers_saturated_frac = nanv;
   hp->disk_util_p90_pct = hp->disk_busy_frac = hp->iowait_med_pct = nanv;
   hp->disk_write_dip_bps = hp->disk_write_other_bps = nanv;
@@ -383,6 +384,15 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
     hp->main_busy_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_saturated_cpu_pct);
     hp->main_multicore_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_multicore_cpu_pct);
     hp->main_running_med = gw_stats_median(h->main_threads_running + a, n);
+    size_t known = 0, busy = 0;
+    for (size_t i = a; i < b; i++) {
+      if (isnan(h->main_cpu_pct[i]))
+        continue;
+      double launch = h->launch_cpu_pct && !isnan(h->launch_cpu_pct[i]) ? h->launch_cpu_pct[i] : h->main_cpu_pct[i];
+      known++;
+      busy += launch >= gw_thr.main_saturated_cpu_pct;
+    }
+    hp->launch_busy_frac = known ? (double)busy / (double)known : nanv;
   }
   if (hp->has_workers) {
     hp->workers_med = gw_stats_median(h->workers + a, n);
@@ -799,7 +809,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   }
   /* changing shapes hide launch overhead from the counters (launch_overhead
    * stands aside): the trace tells launch gaps from re-planning */
-  int launch_hidden = gw_rule_mem_churn(dx) && dx->host.has_main && dx->host.main_busy_frac >= 0.3;
+  int launch_hidden = gw_rule_mem_churn(dx) && dx->host.has_main && dx->host.launch_busy_frac >= 0.3;
   if ((has_launch || launch_hidden) && !dx->total.from_timeline)
     experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
                _("counts kernels per step and the gaps between them, which settles launch overhead"));

@@ -98,6 +98,9 @@ struct gw_host_profile {
   int has_main, has_workers, has_disk, has_cpu;
   double main_cpu_med_pct, main_busy_frac, main_running_med;
   double main_multicore_frac; /* share of samples with the target process above main_multicore_cpu_pct */
+  /* share of samples whose launching threads (main + autograd) were
+   * saturated, the process's CPU standing in where they were not measured */
+  double launch_busy_frac;
   double workers_med, worker_cpu_max_med_pct, workers_saturated_frac;
   double disk_util_p90_pct, disk_busy_frac, iowait_med_pct;
   double disk_write_dip_bps, disk_write_other_bps; /* writes during GPU dips and elsewhere */

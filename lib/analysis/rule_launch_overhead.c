@@ -70,7 +70,9 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
   double share = gw_rule_share(dx, fmin(ns, dx->lost_ns));
   if (share < gw_thr.finding_min_share)
     return 0;
-  if (!traced && !(h->has_main && h->main_busy_frac >= 0.3))
+  /* untraced, the host must be seen launching: its launching threads (the
+   * process where they were not measured) saturated in some of the run */
+  if (!traced && !(h->has_main && h->launch_busy_frac >= 0.3))
     return 0;
   double conf = 0.5;
   if (tiny)
@@ -94,7 +96,7 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
   if (h->has_main)
     gw_evidence(f, "main_process_threads", -1, p->active_start_ns, p->active_end_ns,
                 GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct),
-                GW_NUM("saturated_share", GW_UNIT_FRACTION, h->main_busy_frac),
+                GW_NUM("saturated_share", GW_UNIT_FRACTION, h->launch_busy_frac),
                 GW_NUM("threads_running", GW_UNIT_COUNT, h->main_running_med));
   if (!isnan(p->power_frac))
     gw_evidence(f, p->power_frac < gw_thr.low_power_frac ? "power_near_idle" : "power_moderate", p->gpu,

@@ -110,6 +110,11 @@ struct gw_proc_sample {
   int64_t rss_bytes;          /* -1 unknown */
   int threads_running;        /* target only, on process rescans (about 1 s): threads in state R; -1 unknown */
   double main_thread_cpu_pct; /* target only: CPU of its first thread (the Python main thread), -1 unknown */
+  /* target only: the main thread plus PyTorch's autograd device threads
+   * (named pt_autograd_N), which issue a training step's backward kernels:
+   * the threads that launch work, summed; -1 unknown (no autograd thread
+   * seen, so the process CPU has to stand in for them) */
+  double launch_threads_cpu_pct;
 };
 
 /* One block device, with iostat -x's figures over the interval. */

@@ -117,7 +117,8 @@ static const struct gw_evidence_message messages[] = {
      N_("GPU-Util median %.0f%% while SM activity is %.2f%% (%.3f of util): kernels too small to occupy the GPU"),
      {"util_median", "sm_active_median", "sm_per_util"}},
     {"main_process_threads",
-     N_("main process median %.0f%% of one core, saturated %.0f%% of the time; %.0f thread(s) running"),
+     N_("main process median %.0f%% of one core; the threads launching kernels saturated %.0f%% of the time; %.0f "
+        "thread(s) running"),
      {"cpu_median", "saturated_share", "threads_running"}},
     {"short_launch_gaps",
      N_("traced: %.0f%% of active time in gaps shorter than %.0f us between kernels"),

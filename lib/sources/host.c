@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #define GW_HOST_MAX_PROCS 256
+/* autograd keeps one device thread per accelerator a process uses (and one
+ * for the CPU): 16 covers a process that drives every GPU of a node */
+#define GW_HOST_MAX_AUTOGRAD_THREADS 16
 #define GW_HOST_MAX_DISKS 256
 #define GW_HOST_MAX_SUPPLIES 16
 #define GW_HOST_MAX_BLOCK_NAMES 512
@@ -34,6 +37,13 @@ struct tracked_proc {
   int has_prev;
   uint64_t main_thread_ticks; /* target only: utime + stime of its first thread */
   int has_main_prev;
+  /* target only: PyTorch's autograd device threads (pt_autograd_N), found
+   * on the rescans that read every task, and the ticks of the launching
+   * threads (main + those) at the last sample */
+  int autograd_tids[GW_HOST_MAX_AUTOGRAD_THREADS];
+  int nautograd;
+  uint64_t launch_ticks;
+  int has_launch_prev;
   char comm[32];
   /* Live system only: /proc/PID/stat and /proc/PID/task/PID/stat kept open
    * (-1: not open). A descriptor stays bound to its process: once the process
@@ -802,16 +812,26 @@ static void rescan_procs(struct gw_host *h, int64_t t_ns, const struct gw_event_
   h->need_rescan = 0;
 }
 
+/* PyTorch names the autograd engine's device threads pt_autograd_0, 1, ...
+ * (torch/csrc/autograd/engine.cpp, checked by its own tests): they run
+ * backward and launch its kernels while the main thread waits in
+ * loss.backward(). */
+static int is_autograd_thread(const char *comm) {
+  return strncmp(comm, "pt_autograd_", 12) == 0;
+}
+
 /* Threads of the main process in state R: a Python main thread at 100% shows
- * as one running thread that never sleeps. */
-static int count_running_threads(struct gw_host *h, int pid) {
+ * as one running thread that never sleeps. The same pass notes the autograd
+ * threads in t (their set changes the launching threads' total, so its
+ * baseline starts again). */
+static int scan_threads(struct gw_host *h, struct tracked_proc *t) {
   char dir_path[64];
-  if (snprintf(dir_path, sizeof dir_path, "/proc/%d/task", pid) >= (int)sizeof dir_path)
+  if (snprintf(dir_path, sizeof dir_path, "/proc/%d/task", t->pid) >= (int)sizeof dir_path)
     return -1;
   DIR *d = opendir_at(h->root, dir_path);
   if (!d)
     return -1;
-  int running = 0;
+  int running = 0, autograd[GW_HOST_MAX_AUTOGRAD_THREADS], nautograd = 0;
   struct dirent *de;
   while ((de = readdir(d)) != NULL) {
     char path[128];
@@ -821,31 +841,80 @@ static int count_running_threads(struct gw_host *h, int pid) {
       continue;
     if (gw_read_file_at(h->root, path, h->pid_buf, sizeof h->pid_buf, NULL) < 0)
       continue; /* the thread ended */
-    /* Only the state is needed: the character after the last ')'. */
-    const char *close = strrchr(h->pid_buf, ')');
-    if (close && close[1] == ' ' && close[2] == 'R')
+    struct gw_pid_stat st;
+    struct gw_err perr;
+    if (gw_parse_pid_stat(h->pid_buf, &st, &perr) != 0)
+      continue;
+    if (st.state == 'R')
       running++;
+    if (is_autograd_thread(st.comm) && st.pid != t->pid && nautograd < GW_HOST_MAX_AUTOGRAD_THREADS)
+      autograd[nautograd++] = st.pid;
   }
   closedir(d);
+  int same = nautograd == t->nautograd;
+  for (int i = 0; same && i < nautograd; i++) {
+    int found = 0;
+    for (int k = 0; k < t->nautograd; k++)
+      found |= t->autograd_tids[k] == autograd[i];
+    same = found;
+  }
+  if (!same) {
+    memcpy(t->autograd_tids, autograd, sizeof autograd[0] * (size_t)nautograd);
+    t->nautograd = nautograd;
+    t->has_launch_prev = 0;
+  }
   return running;
+}
+
+/* CPU of the launching threads: the main thread's ticks (just read) plus
+ * each autograd thread's. Unknown until an autograd thread has been seen:
+ * without one the process's CPU stands in, as before. A thread that ended
+ * leaves the set, and the total starts again from this sample. */
+static void sample_launch_threads(struct gw_host *h, struct tracked_proc *t, int64_t t_ns, int main_read,
+                                  struct gw_proc_sample *o) {
+  o->launch_threads_cpu_pct = -1;
+  if (t->nautograd == 0 || !main_read)
+    return;
+  uint64_t ticks = t->main_thread_ticks;
+  int kept = 0;
+  for (int i = 0; i < t->nautograd; i++) {
+    char path[96];
+    struct gw_pid_stat st;
+    struct gw_err perr;
+    if (snprintf(path, sizeof path, "/proc/%d/task/%d/stat", t->pid, t->autograd_tids[i]) >= (int)sizeof path ||
+        read_pid_stat(h, path, NULL, &st, &perr) != 0 || !is_autograd_thread(st.comm))
+      continue; /* ended (or its id reused by another thread) */
+    t->autograd_tids[kept++] = t->autograd_tids[i];
+    ticks += st.utime_ticks + st.stime_ticks;
+  }
+  if (kept != t->nautograd) {
+    t->nautograd = kept;
+    t->has_launch_prev = 0;
+  }
+  if (t->has_launch_prev && t->has_prev && t_ns > t->last_t_ns && ticks >= t->launch_ticks)
+    o->launch_threads_cpu_pct =
+        (double)(ticks - t->launch_ticks) / (double)h->clk_tck * 100.0 * 1e9 / (double)(t_ns - t->last_t_ns);
+  t->launch_ticks = ticks;
+  t->has_launch_prev = kept > 0;
 }
 
 /* CPU of the target's first thread: in a Python training job that is the
  * thread launching the kernels, so 100% here means launch-bound. */
-static void sample_main_thread(struct gw_host *h, struct tracked_proc *t, int64_t t_ns, struct gw_proc_sample *o) {
+static int sample_main_thread(struct gw_host *h, struct tracked_proc *t, int64_t t_ns, struct gw_proc_sample *o) {
   char path[96];
   struct gw_pid_stat st;
   struct gw_err perr;
   if (snprintf(path, sizeof path, "/proc/%d/task/%d/stat", t->pid, t->pid) >= (int)sizeof path)
-    return;
+    return 0;
   if (read_pid_stat(h, path, &t->main_thread_stat_fd, &st, &perr) != 0)
-    return;
+    return 0;
   uint64_t ticks = st.utime_ticks + st.stime_ticks;
   if (t->has_main_prev && t->has_prev && t_ns > t->last_t_ns && ticks >= t->main_thread_ticks)
     o->main_thread_cpu_pct =
         (double)(ticks - t->main_thread_ticks) / (double)h->clk_tck * 100.0 * 1e9 / (double)(t_ns - t->last_t_ns);
   t->main_thread_ticks = ticks;
   t->has_main_prev = 1;
+  return 1;
 }
 
 static void sample_procs(struct gw_host *h, int64_t t_ns, int rescan, struct gw_host_sample *out,
@@ -895,10 +964,11 @@ static void sample_procs(struct gw_host *h, int64_t t_ns, int rescan, struct gw_
     /* A page count no real process has (damaged or hostile /proc) is unknown, not an overflow. */
     o->rss_bytes = st.rss_pages >= 0 && st.rss_pages <= INT64_MAX / h->page_size ? st.rss_pages * h->page_size : -1;
     /* Counting running threads reads every task: only on rescan ticks. */
-    o->threads_running = o->role == GW_ROLE_TARGET && rescan ? count_running_threads(h, st.pid) : -1;
+    o->threads_running = o->role == GW_ROLE_TARGET && rescan ? scan_threads(h, &t) : -1;
     o->main_thread_cpu_pct = -1;
+    o->launch_threads_cpu_pct = -1;
     if (o->role == GW_ROLE_TARGET)
-      sample_main_thread(h, &t, t_ns, o);
+      sample_launch_threads(h, &t, t_ns, sample_main_thread(h, &t, t_ns, o), o);
     gw_strlcpy(t.comm, st.comm, sizeof t.comm);
     t.cpu_ticks = ticks;
     t.last_t_ns = t_ns;

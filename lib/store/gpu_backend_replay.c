@@ -99,19 +99,6 @@ static gw_status read_facts(struct replay *r, sqlite3 *db, const char *path, str
   return GW_OK;
 }
 
-/* 1 when table has the column: recordings made before a metric was added lack it. */
-static int has_column(sqlite3 *db, const char *table, const char *column) {
-  sqlite3_stmt *s = NULL;
-  int found = 0;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &s, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
-    found = sqlite3_step(s) == SQLITE_ROW;
-  }
-  sqlite3_finalize(s);
-  return found;
-}
-
 /* The rows of one metric table (gpu_sample or gpu_health), by GPU and time. */
 static gw_status read_rows(struct replay *r, sqlite3 *db, const char *path, enum gw_metric_table table,
                            struct replay_rows *rows, struct gw_err *err) {
@@ -120,7 +107,7 @@ static gw_status read_rows(struct replay *r, sqlite3 *db, const char *path, enum
   int len = snprintf(sql, sizeof sql, "SELECT t_ns, gpu");
   int metric[GW_GPU_NMETRICS], ncols = 0;
   for (int m = 0; m < GW_GPU_NMETRICS; m++)
-    if (gw_gpu_metric_info[m].table == table && has_column(db, name, gw_gpu_metric_info[m].id)) {
+    if (gw_gpu_metric_info[m].table == table && gw_store_column_exists(db, name, gw_gpu_metric_info[m].id)) {
       len += snprintf(sql + len, sizeof sql - (size_t)len, ", %s", gw_gpu_metric_info[m].id);
       metric[ncols++] = m;
     }

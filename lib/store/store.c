@@ -36,7 +36,7 @@ static const char SCHEMA_FIXED[] =
     " system_pct REAL, iowait_pct REAL, steal_pct REAL);"
     "CREATE TABLE proc_sample (t_ns INTEGER NOT NULL, pid INTEGER NOT NULL, ppid INTEGER, role INTEGER, comm TEXT,"
     " state TEXT, cpu_pct REAL, threads INTEGER, threads_running INTEGER, rss_bytes INTEGER,"
-    " main_thread_cpu_pct REAL);"
+    " main_thread_cpu_pct REAL, launch_threads_cpu_pct REAL);"
     "CREATE TABLE disk_sample (t_ns INTEGER NOT NULL, dev TEXT NOT NULL, util_pct REAL, await_ms REAL,"
     " r_per_s REAL, w_per_s REAL, read_bps REAL, write_bps REAL, aqu_sz REAL);"
     "CREATE TABLE event (t_ns INTEGER NOT NULL, kind TEXT NOT NULL, gpu INTEGER, code INTEGER, pid INTEGER,"
@@ -151,7 +151,7 @@ static gw_status prepare_all(struct gw_store *st, struct gw_err *err) {
       [S_GPU_PROC] = "INSERT INTO gpu_proc VALUES (?,?,?,?,?,?)",
       [S_HOST] = "INSERT INTO host_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
       [S_CPU] = "INSERT INTO cpu_sample VALUES (?,?,?,?,?,?,?)",
-      [S_PROC] = "INSERT INTO proc_sample VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+      [S_PROC] = "INSERT INTO proc_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
       [S_DISK] = "INSERT INTO disk_sample VALUES (?,?,?,?,?,?,?,?,?)",
       [S_EVENT] = "INSERT INTO event VALUES (?,?,?,?,?,?)",
       [S_STEP] = "INSERT INTO step (t_start_ns, t_end_ns, step, source) VALUES (?,?,?,?)",
@@ -592,6 +592,7 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
     bind_opt_int(s, 9, ps->threads_running >= 0, ps->threads_running);
     bind_opt_int(s, 10, ps->rss_bytes >= 0, ps->rss_bytes);
     bind_opt_double(s, 11, ps->main_thread_cpu_pct >= 0, ps->main_thread_cpu_pct);
+    bind_opt_double(s, 12, ps->launch_threads_cpu_pct >= 0, ps->launch_threads_cpu_pct);
     rc = run_stmt(s);
   }
   if (cpu)
@@ -644,6 +645,18 @@ int gw_store_table_exists(sqlite3 *db, const char *name) {
     return 0;
   sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
   int found = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_finalize(s);
+  return found;
+}
+
+int gw_store_column_exists(sqlite3 *db, const char *table, const char *column) {
+  sqlite3_stmt *s = NULL;
+  int found = 0;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &s, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
+    found = sqlite3_step(s) == SQLITE_ROW;
+  }
   sqlite3_finalize(s);
   return found;
 }

@@ -45,6 +45,8 @@ sqlite3 *gw_store_db(struct gw_store *st);
 long gw_store_count_rows(const char *path, const char *sql);
 /* 1 when the recording has this table (optional tables: tracer, nccl_log). */
 int gw_store_table_exists(sqlite3 *db, const char *name);
+/* 1 when the table has the column: recordings made before a column was added lack it. */
+int gw_store_column_exists(sqlite3 *db, const char *table, const char *column);
 /* 1 when path is a SQLite file carrying gpuwhy's application id (a file
  * without SQLite's header is never opened as a database; another tool's
  * SQLite export is only read); 0 otherwise. */

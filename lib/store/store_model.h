@@ -72,6 +72,10 @@ struct gw_host_series {
   double *cpu_busy_pct, *iowait_pct, *on_battery;
   double *main_cpu_pct; /* target process, % of one core */
   double *main_threads_running;
+  /* the target's launching threads (main + PyTorch's autograd threads), % of
+   * one core; NaN where unknown (no autograd thread seen, or a recording made
+   * before the column existed) */
+  double *launch_cpu_pct;
   double *workers;            /* number of descendant processes */
   double *worker_cpu_max_pct; /* busiest descendant, % of one core */
   double *workers_saturated;  /* descendants at or above the saturation threshold */

@@ -21,6 +21,9 @@ struct synth_gpu {
 /* One host tick. workers: number of loader workers, each at worker_cpu. */
 struct synth_host {
   double main_cpu, main_running, worker_cpu, disk_util, disk_write_bps, iowait;
+  /* the launching threads (main + autograd), % of one core; 0: not measured
+   * (as in recordings without an autograd thread seen) */
+  double launch_cpu;
   int workers;
 };
 
@@ -116,6 +119,8 @@ static inline int synth_write(const char *path, int ngpus, double seconds, int n
     procs[np].cpu_pct = hv.main_cpu;
     procs[np].threads = 8;
     procs[np].threads_running = isnan(hv.main_running) ? -1 : (int)hv.main_running;
+    procs[np].main_thread_cpu_pct = -1;
+    procs[np].launch_threads_cpu_pct = hv.launch_cpu > 0 ? hv.launch_cpu : -1;
     np++;
     for (int w = 0; w < hv.workers && np < 9; w++, np++) {
       procs[np].pid = 2000 + w;
@@ -126,6 +131,7 @@ static inline int synth_write(const char *path, int ngpus, double seconds, int n
       procs[np].cpu_pct = hv.worker_cpu;
       procs[np].threads = 1;
       procs[np].threads_running = -1;
+      procs[np].main_thread_cpu_pct = procs[np].launch_threads_cpu_pct = -1;
     }
     h.nprocs = np;
     h.procs = procs;

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -270,6 +271,7 @@ static void test_sample_train_tree(void **state) {
   assert_int_equal(s.procs[0].threads_running, 2); /* tasks 1010 and 1011 in R */
   assert_int_equal(s.procs[0].rss_bytes, 3329 * page);
   assert_float_equal(s.procs[0].cpu_pct, -1, EPS);
+  assert_float_equal(s.procs[0].launch_threads_cpu_pct, -1, EPS); /* no rate on a first sample */
   const struct gw_proc_sample *grand = find_proc(&s, 1003);
   assert_non_null(grand);
   assert_int_equal(grand->ppid, 1002);
@@ -329,6 +331,12 @@ static void test_sample_train_tree(void **state) {
   assert_null(find_proc(&s, 1001));
   assert_float_equal(find_proc(&s, 1000)->cpu_pct, 60.0 * 100.0 / tck, EPS);
   assert_int_equal(find_proc(&s, 1000)->threads_running, 1);
+  /* Of the target's 60 ticks: main thread +25, autograd's pt_autograd_0 (task
+   * 1011, found by its name on the t0 scan) +30, another thread +5: the
+   * launching threads hold 55, not the process's 60. */
+  assert_float_equal(find_proc(&s, 1000)->main_thread_cpu_pct, 25.0 * 100.0 / tck, EPS);
+  assert_float_equal(find_proc(&s, 1000)->launch_threads_cpu_pct, 55.0 * 100.0 / tck, EPS);
+  assert_float_equal(find_proc(&s, 1002)->launch_threads_cpu_pct, -1, EPS); /* target only */
   assert_float_equal(find_proc(&s, 1002)->cpu_pct, 100.0 * 100.0 / tck, EPS);
   assert_float_equal(find_proc(&s, 1003)->cpu_pct, 20.0 * 100.0 / tck, EPS);
   assert_non_null(find_proc(&s, 1004));
@@ -373,6 +381,8 @@ static void test_sample_train_tree(void **state) {
   assert_int_equal(s.nprocs, 3);
   assert_null(find_proc(&s, 1005));
   assert_float_equal(find_proc(&s, 1000)->cpu_pct, 100.0 * 100.0 / tck / 2.0, EPS);
+  /* without a rescan the autograd thread found before is still read: idle */
+  assert_float_equal(find_proc(&s, 1000)->launch_threads_cpu_pct, 0.0, EPS);
   assert_float_equal(find_proc(&s, 1002)->cpu_pct, 0.0, EPS);
   assert_float_equal(find_proc(&s, 1004)->cpu_pct, 40.0 * 100.0 / tck / 2.0, EPS);
   assert_int_equal(ev.n, 1);
@@ -471,13 +481,20 @@ static int64_t thread_cpu_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void test_live_root(void **state) {
-  (void)state;
+/* The sampler on the live system, following this very process. */
+static struct gw_host *open_live_self(void) {
   struct gw_host *h = NULL;
   struct gw_err err = {{0}};
-  struct gw_host_sample s;
   assert_int_equal(gw_host_open(&h, "", &err), GW_OK);
   gw_host_set_target(h, (int)getpid());
+  return h;
+}
+
+static void test_live_root(void **state) {
+  (void)state;
+  struct gw_host *h = open_live_self();
+  struct gw_err err = {{0}};
+  struct gw_host_sample s;
   int64_t t0 = gw_now_realtime_ns(), cpu0 = thread_cpu_ns();
   assert_int_equal(gw_host_sample(h, t0, 1, &s, NULL, &err), GW_OK);
   /* Burn 150 ms of this thread's CPU (not of wall time: on a loaded machine
@@ -513,6 +530,68 @@ static void test_live_root(void **state) {
   gw_host_close(h);
 }
 
+/* A thread named as PyTorch names autograd's device threads, burning CPU. */
+struct burner {
+  int64_t cpu_ns; /* its own CPU time over its run */
+  int64_t burn_ns;
+  int done[2]; /* a pipe: the thread burns, says so, and stays until told to end */
+  int end[2];
+};
+static void *autograd_like(void *arg) {
+  struct burner *b = arg;
+  pthread_setname_np(pthread_self(), "pt_autograd_0");
+  int64_t c0 = thread_cpu_ns();
+  volatile uint64_t spin = 0;
+  while (thread_cpu_ns() - c0 < b->burn_ns)
+    spin++;
+  b->cpu_ns = thread_cpu_ns() - c0;
+  char c = 1;
+  assert_int_equal(write(b->done[1], &c, 1), 1);
+  assert_int_equal(read(b->end[0], &c, 1), 1); /* alive while sampled, as autograd's threads are */
+  return NULL;
+}
+
+/* The live system: the launching threads' CPU is the main thread's plus the
+ * pt_autograd_ thread's, read from this process's own /proc/self/task. */
+static void test_live_autograd_thread(void **state) {
+  (void)state;
+  struct gw_host *h = open_live_self();
+  struct gw_err err = {{0}};
+  struct gw_host_sample s;
+  struct burner b = {0, 200000000LL, {-1, -1}, {-1, -1}};
+  assert_int_equal(pipe(b.done), 0);
+  assert_int_equal(pipe(b.end), 0);
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, autograd_like, &b), 0);
+  /* the thread names itself first thing: a rescan after that finds it */
+  struct timespec pause = {0, 20000000L};
+  nanosleep(&pause, NULL);
+  int64_t t0 = gw_now_realtime_ns(), cpu0 = thread_cpu_ns();
+  assert_int_equal(gw_host_sample(h, t0, 1, &s, NULL, &err), GW_OK);
+  assert_float_equal(s.procs[0].launch_threads_cpu_pct, -1, EPS); /* a first sample has no rate */
+  char c;
+  assert_int_equal(read(b.done[0], &c, 1), 1);
+  int64_t t1 = gw_now_realtime_ns(), cpu1 = thread_cpu_ns();
+  assert_int_equal(gw_host_sample(h, t1, 0, &s, NULL, &err), GW_OK);
+  assert_int_equal(write(b.end[1], &c, 1), 1);
+  pthread_join(th, NULL);
+  for (int i = 0; i < 2; i++) {
+    close(b.done[i]);
+    close(b.end[i]);
+  }
+  /* the thread ran before t0 for up to 20 ms of its 200: the interval holds
+   * at least 180 ms of it, and this thread's own share */
+  double dt = (double)(t1 - t0);
+  double want_min = 100.0 * ((double)(cpu1 - cpu0) + 0.9 * (double)b.cpu_ns - 20e6) / dt;
+  double want_max = 100.0 * ((double)(cpu1 - cpu0) + (double)b.cpu_ns) / dt;
+  double got = s.procs[0].launch_threads_cpu_pct;
+  /* the kernel counts in 10 ms ticks: two ticks either way */
+  double tick_pct = 100.0 * 2e7 / dt;
+  assert_true(got >= want_min - tick_pct && got <= want_max + tick_pct);
+  assert_true(got >= s.procs[0].main_thread_cpu_pct);
+  gw_host_close(h);
+}
+
 int main(void) {
   if (!fixtures()) {
     fprintf(stderr, "GW_FIXTURES is not set: skipping\n");
@@ -528,6 +607,7 @@ int main(void) {
       cmocka_unit_test(test_sample_malformed),
       cmocka_unit_test(test_open_errors),
       cmocka_unit_test(test_live_root),
+      cmocka_unit_test(test_live_autograd_thread),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

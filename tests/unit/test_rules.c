@@ -73,6 +73,48 @@ static void starved_is_input_pipeline(void **state) {
   gw_diagnosis_free(dx);
 }
 
+/* One more thread busy in the process (a logger, the pin-memory thread):
+ * the process reads above a core all the time. Where the launching threads
+ * (main + autograd) were measured, they decide: saturated, the storm is
+ * still launch overhead; at 30%, the same GPU signature is not blamed on
+ * launching, while the process's CPU alone, standing in for them, would. */
+static void host_storm_with_helper(double t, struct synth_host *o) {
+  host_storm(t, o);
+  o->launch_cpu = o->main_cpu;
+  o->main_cpu += 100;
+}
+static void host_waiting_helper_unmeasured(double t, struct synth_host *o) {
+  host_storm(t, o);
+  o->main_cpu = t < SYNTH_STARTUP_S ? 60 : 130; /* launching 30% + the helper's core */
+}
+static void host_waiting_helper_measured(double t, struct synth_host *o) {
+  host_waiting_helper_unmeasured(t, o);
+  o->launch_cpu = t < SYNTH_STARTUP_S ? 60 : 30;
+}
+static void host_starved_with_helper(double t, struct synth_host *o) {
+  host_starved(t, o);
+  o->main_cpu = 25 + 100;
+  o->main_running = 1;
+  o->launch_cpu = 25;
+}
+static void busy_helper_thread_is_not_launch_overhead(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 40, 0, gpu_storm, host_storm_with_helper);
+  assert_string_equal(dx->verdict, "launch_overhead");
+  gw_diagnosis_free(dx);
+  dx = run(1, 40, 0, gpu_storm, host_waiting_helper_measured);
+  assert_null(find(dx, "launch_overhead"));
+  assert_float_equal(dx->total.row_ns[GW_ROW_IDLE_LAUNCH], 0, 1e-9);
+  gw_diagnosis_free(dx);
+  dx = run(1, 40, 0, gpu_storm, host_waiting_helper_unmeasured);
+  assert_non_null(find(dx, "launch_overhead"));
+  gw_diagnosis_free(dx);
+  dx = run(1, 40, 0, gpu_starved, host_starved_with_helper);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  assert_null(find(dx, "launch_overhead"));
+  gw_diagnosis_free(dx);
+}
+
 /* A GPU without GPM: SM activity is NULL, never read as 0. */
 static void no_gpm_lowers_confidence_and_says_so(void **state) {
   (void)state;
@@ -218,7 +260,7 @@ int main(void) {
       cmocka_unit_test(starved_is_input_pipeline),    cmocka_unit_test(no_gpm_lowers_confidence_and_says_so),
       cmocka_unit_test(underfilled_is_small_batch),   cmocka_unit_test(straggler_is_multi_gpu_sync),
       cmocka_unit_test(eval_dips_are_schedule_shape), cmocka_unit_test(thermal_is_hardware_env),
-      cmocka_unit_test(rule_table_has_six_fixed_ids),
+      cmocka_unit_test(rule_table_has_six_fixed_ids), cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
