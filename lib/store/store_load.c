@@ -744,7 +744,7 @@ void gw_recording_free(struct gw_recording *rec) {
   struct gw_host_series *h = &rec->host;
   double *cols[] = {h->cpu_busy_pct,         h->iowait_pct,    h->on_battery,         h->main_cpu_pct,
                     h->main_threads_running, h->workers,       h->worker_cpu_max_pct, h->workers_saturated,
-                    h->disk_util_max_pct,    h->disk_read_bps, h->disk_write_bps,  h->launch_cpu_pct};
+                    h->disk_util_max_pct,    h->disk_read_bps, h->disk_write_bps,     h->launch_cpu_pct};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
     free(cols[i]);
   free(h->t_ns);
