@@ -37,7 +37,9 @@ Variants (each only where it means something for the recording):
                   metrics uploader such as wandb's service process)
   busy_thread     the target (every rank) keeps one more thread busy: +100%
                   of a core on the process, the main thread unchanged (NCCL
-                  proxy, pin-memory or logger thread)
+                  proxy, pin-memory or logger thread); launch_threads_cpu_pct,
+                  where a recording has it, stays as recorded: that thread
+                  launches no kernels
   second_proc     another process on GPU 0 (gpu_proc rows of a pid outside
                   the target's tree); scored also on whether the report names
                   it (recordings with a gpu_proc table only)
