@@ -158,17 +158,15 @@ static void step(const char *what) {
   }
 }
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t clock_ns(clockid_t id) {
   struct timespec ts;
   if (clock_gettime(id, &ts) != 0)
     return 0;
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void) {
+  return clock_ns(CLOCK_REALTIME);
 }
 
 static const char *err_text(CUptiResult rc) {

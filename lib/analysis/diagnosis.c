@@ -385,13 +385,11 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
     hp->main_multicore_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_multicore_cpu_pct);
     hp->main_running_med = gw_stats_median(h->main_threads_running + a, n);
     size_t known = 0, busy = 0;
-    for (size_t i = a; i < b; i++) {
-      if (isnan(h->main_cpu_pct[i]))
-        continue;
-      double launch = h->launch_cpu_pct && !isnan(h->launch_cpu_pct[i]) ? h->launch_cpu_pct[i] : h->main_cpu_pct[i];
-      known++;
-      busy += launch >= gw_thr.main_saturated_cpu_pct;
-    }
+    for (size_t i = a; i < b; i++)
+      if (!isnan(h->main_cpu_pct[i])) {
+        known++;
+        busy += (size_t)gw_launching_saturated_at(h, i);
+      }
     hp->launch_busy_frac = known ? (double)busy / (double)known : nanv;
   }
   if (hp->has_workers) {

@@ -216,8 +216,7 @@ static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struc
    * the busy core is a helper thread (a logger, the pin-memory thread,
    * NCCL's proxy), which issues no kernels, so the host is not what the GPU
    * waits for. */
-  double launch = h->launch_cpu_pct ? h->launch_cpu_pct[j] : NAN;
-  if (!isnan(launch) && launch < gw_thr.main_saturated_cpu_pct)
+  if (!gw_launching_saturated_at(h, j))
     return IDLE_OTHER;
   if (b * 100 >= gw_thr.launch_min_util_pct && a < gw_thr.launch_sm_per_util * b)
     return IDLE_TINY; /* kernels resident but almost no SM busy: a storm of tiny kernels */

@@ -171,6 +171,12 @@ int gw_workers_saturated_at(const struct gw_host_series *h, size_t j) {
   return !isnan(sat) && sat >= 1 && (isnan(nw) || 2 * sat >= nw);
 }
 
+int gw_launching_saturated_at(const struct gw_host_series *h, size_t j) {
+  double launch = h->launch_cpu_pct ? h->launch_cpu_pct[j] : NAN;
+  double cpu = isnan(launch) ? h->main_cpu_pct[j] : launch;
+  return !isnan(cpu) && cpu >= gw_thr.main_saturated_cpu_pct;
+}
+
 size_t gw_series_nearest_tick(const struct gw_gpu_series *g, int64_t t_ns) {
   size_t lo = 0, hi = g->n;
   while (lo < hi) {

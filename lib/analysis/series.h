@@ -23,6 +23,10 @@ size_t gw_series_nearest_tick(const struct gw_gpu_series *g, int64_t t_ns);
 /* 1 when at least half of the loader workers (and one at least) are
  * saturated at host tick j: the pool has no spare capacity. */
 int gw_workers_saturated_at(const struct gw_host_series *h, size_t j);
+/* 1 when the threads that launch kernels kept a core busy at host tick j:
+ * main + autograd's threads where the recorder measured them, else the
+ * target process standing in for them; 0 where neither is known. */
+int gw_launching_saturated_at(const struct gw_host_series *h, size_t j);
 
 /* Load a recording file (opened read-only, once): the store's model, sparse
  * metrics filled between their reads, then the derived parts above. Free

@@ -212,7 +212,7 @@ def busy_mad(subst, gw):
     return (statistics.median(d), len(d)) if d else (None, 0)
 
 
-def gpm_lag(db, gpu, lim, gw):
+def gpm_lag(db, gpu, lim, gw, has_pm):
     """The shift (ms, negative: GPM's windows are earlier than stamped) that brings PM sampling, else the
     estimate, closest to GPM over the busy windows; with each substitute's busy difference at that shift.
     The search runs on PM sampling alone where it exists (a few hundred samples; the estimate goes over every
@@ -221,7 +221,6 @@ def gpm_lag(db, gpu, lim, gw):
         d = lag_ms * 1000000
         return [gw[0][0] + d] + [w[1] + d for w in gw]
 
-    has_pm = busy_mad(pm_sampling(db, gpu, shifted(0)), gw)[1] > 0
     best = None
     for lag_ms in range(-LAG_MAX_MS, LAG_MAX_MS + 1, LAG_STEP_MS):
         subst = pm_sampling(db, gpu, shifted(lag_ms)) if has_pm else (
@@ -259,7 +258,7 @@ def compare(path, gpuwhy=None):
                 mad, n = busy_mad(subst, gw)
                 if n:
                     res[name + "_busy_mad_pts"], res[name + "_busy_windows"] = mad, n
-            lag = gpm_lag(db, gpu, lim, gw)
+            lag = gpm_lag(db, gpu, lim, gw, "pm_sampling_busy_windows" in res)
             if lag:
                 res["gpm_lag_ms"], res["gpm_lag_from"] = lag[1], lag[4]
                 if lag[2] is not None:

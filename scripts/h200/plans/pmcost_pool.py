@@ -5,13 +5,13 @@ over the span after the sampler started in the PM run, both cut at the same offs
 percent; then the mean with its 95% t interval (bench/tracer/stats_ci.py) and the median.
 usage: pmcost_pool.py [--arm pm_only_100ms] ROUNDS.txt... ROUNDS_DIR...   (ROUNDS_DIR: pmcost4's rounds/)"""
 import argparse
-import glob
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench", "tracer"))
 from stats_ci import mean_ci  # noqa: E402
+from pmcost4_summary import GAP_AFTER_NS, load_runs, step_ms  # noqa: E402  (beside this file)
 
 
 def pmcost3_rounds(path, arm):
@@ -23,25 +23,19 @@ def pmcost3_rounds(path, arm):
     return [(v[arm] / v["plain"] - 1) * 100 for _, v in sorted(per_round.items()) if arm in v and "plain" in v]
 
 
-def chunks(path):
-    return [tuple(map(int, line.split())) for line in open(path) if len(line.split()) == 3]
-
-
 def after_ms(rows, from_ns):
-    inside = [(a, b, n) for a, b, n in rows if a >= from_ns]
-    steps = sum(n for _, _, n in inside)
-    return sum(b - a for a, b, _ in inside) / steps / 1e6 if steps >= 50 else None
+    ms, steps = step_ms(rows, from_ns, rows[-1][1] + 1)
+    return ms if steps >= 50 else None
 
 
 def pmcost4_rounds(folder):
     out = []
-    for pm_path in sorted(glob.glob(os.path.join(folder, "r*_pm.chunks"))):
-        base = pm_path[:-len("_pm.chunks")]
-        stamp = open(base + "_pm.stamp").read().strip() if os.path.exists(base + "_pm.stamp") else ""
-        if not stamp or not os.path.exists(base + "_plain.chunks"):
+    runs = load_runs(folder)
+    for (r, arm), (pm, t_pm) in sorted(runs.items()):
+        if arm != "pm" or not t_pm or not pm or not runs.get((r, "plain"), ([], 0))[0]:
             continue
-        pm, plain = chunks(pm_path), chunks(base + "_plain.chunks")
-        offset = int(stamp) + 500000000 - pm[0][0]  # the sampler's set-up half second left out, as pmcost4_summary
+        plain = runs[(r, "plain")][0]
+        offset = t_pm + GAP_AFTER_NS - pm[0][0]  # the sampler's set-up left out, as pmcost4_summary
         a, b = after_ms(pm, pm[0][0] + offset), after_ms(plain, plain[0][0] + offset)
         if a and b and offset > 0:
             out.append((a / b - 1) * 100)
