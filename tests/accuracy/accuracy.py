@@ -103,6 +103,16 @@ def target_pids(con):
     return pids
 
 
+def has_kernel_trace(db):
+    """Whether the recording holds traced kernels (their launch
+    configurations are what SM fill is estimated from without GPM)."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    try:
+        return "kernel" in tables(con) and con.execute("SELECT count(*) FROM kernel").fetchone()[0] > 0
+    finally:
+        con.close()
+
+
 def make_variant(src, dst, variant, truth):
     """Copy src to dst and edit it into the variant; False when the variant
     does not apply to this recording."""
@@ -308,6 +318,13 @@ def summarise(results):
             s["names_other_process"] = sum(bool(r["score"]["names_other"]) for r in rs) / n
         if v == "one_rank":
             s["world_size_note"] = sum(bool(r["score"]["world_note"]) for r in rs) / n
+        if v == "no_gpm":
+            # record traces sampled windows by itself on a GPU without GPM;
+            # a recording with no kernel trace is what --no-trace gives there
+            for key, want in (("traced", True), ("untraced", False)):
+                sub = [r for r in rs if r.get("traced") == want]
+                s[key + "_runs"] = len(sub)
+                s[key + "_verdict_right"] = sum(r["score"]["verdict_right"] for r in sub)
         out[v] = s
     return out
 
@@ -409,6 +426,10 @@ def print_tables(results, summary, show_margins):
             if "world_size_note" in m:
                 line += ", WORLD_SIZE noted %.0f%%" % (100 * m["world_size_note"])
             print(line)
+            if m.get("untraced_runs"):
+                print("  of those, with a kernel trace (what record keeps on a GPU without GPM): verdict right %d/%d; "
+                      "without one (record --no-trace there): %d/%d" % (m["traced_verdict_right"], m["traced_runs"],
+                                                                        m["untraced_verdict_right"], m["untraced_runs"]))
         print()
     for which, title in (("raw", "raw rule score (before calibration)"),
                          ("loso", "calibrated, each recording by a table made without it (out of sample)"),
@@ -466,17 +487,18 @@ def main():
     jobs = []
     try:
         for name, db, truth in corpus:
+            traced = has_kernel_trace(db)
             for v in variants:
                 dst = os.path.join(tmp, "%s.%s.db" % (name.replace("/", "__"), v))
                 if make_variant(db, dst, v, truth):
-                    jobs.append((name, v, dst, truth))
+                    jobs.append((name, v, dst, truth, traced))
                 else:
                     os.unlink(dst)
 
         def one(job):
-            name, v, dst, truth = job
+            name, v, dst, truth, traced = job
             rep, err = run_report(a.bin, dst)
-            r = {"name": name, "variant": v, "expected": sorted(expected_of(truth, v))}
+            r = {"name": name, "variant": v, "expected": sorted(expected_of(truth, v)), "traced": traced}
             if rep is None:
                 r["error"] = err
             else:
