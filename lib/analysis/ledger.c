@@ -38,6 +38,19 @@ int gw_tick_active(const struct gw_gpu_series *g, size_t i) {
   return (!isnan(u) && u >= gw_thr.active_util_pct) || (!isnan(sm) && sm >= gw_thr.active_sm_pct);
 }
 
+/* The lead-burst test's notion of an active tick: as gw_tick_active, except
+ * that a tick where GPU-Util read under active_util_no_sm_pct had no kernel
+ * resident at all, whatever SM activity says. A GPM window's value is spread
+ * over the whole window it describes (1 s by default), so the second before
+ * a run's first kernel reads that run's SM activity and would shorten the
+ * idle pause after a set-up burst by up to a window. */
+static int lead_tick_active(const struct gw_gpu_series *g, size_t i) {
+  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  if (!isnan(u) && u < gw_thr.active_util_no_sm_pct)
+    return 0;
+  return gw_tick_active(g, i);
+}
+
 int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last) {
   size_t f = SIZE_MAX, l = 0;
   for (size_t i = 0; i < g->n; i++)
@@ -55,7 +68,7 @@ int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last) 
   for (;;) {
     size_t end = f, next = SIZE_MAX;
     for (size_t i = f + 1; i <= l; i++) {
-      if (!gw_tick_active(g, i))
+      if (!lead_tick_active(g, i))
         continue;
       if (g->t_ns[i] - g->t_ns[end] >= gap_ns) {
         next = i;
