@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -192,6 +193,40 @@ static void counter_ledger_sums_to_100_and_cuts_startup(void **state) {
   unlink(path);
 }
 
+/* A set-up blip, 3.5 s of nothing, then the run. GPM's 1 s window ending at
+ * the run's first kernel spreads its value over the second before it, where
+ * GPU-Util reads 0: that second is not work, so the pause stays 3.5 s and the
+ * blip stays out of the run. (Measured on the H200: hook_suite/sweep_bs2048,
+ * the tracer's start-up blip at 5%.) */
+static void smeared_gpm_second_does_not_join_a_setup_blip(void **state) {
+  (void)state;
+  enum { N = 120 };
+  int64_t t[N];
+  double util[N], sm[N];
+  for (size_t i = 0; i < N; i++) {
+    t[i] = (int64_t)i * 100000000;
+    util[i] = i < 2 ? 5 : i < 37 ? 0 : 90; /* blip at 0-0.1 s, run from 3.7 s */
+    sm[i] = i >= 27 && i < 37 ? 15 : i >= 37 ? 80 : NAN;
+  }
+  struct gw_gpu_series g;
+  memset(&g, 0, sizeof g);
+  g.n = N;
+  g.t_ns = t;
+  g.m[GW_M_util_gpu_pct] = util;
+  g.m[GW_M_sm_active_pct] = sm;
+  size_t first = 0, last = 0;
+  assert_true(gw_working_span(&g, &first, &last));
+  assert_int_equal(first, 37);
+  assert_int_equal(last, N - 1);
+  /* the same pause measured by SM activity alone (no GPU-Util) is 2.6 s, and
+   * a run with pauses that short may be a starved one: the blip stays in */
+  g.m[GW_M_util_gpu_pct] = NULL;
+  for (size_t i = 0; i < 2; i++)
+    sm[i] = 5;
+  assert_true(gw_working_span(&g, &first, &last));
+  assert_int_equal(first, 0);
+}
+
 static void no_gpu_data_is_no_verdict(void **state) {
   (void)state;
   char path[] = "/tmp/gw_ledger_XXXXXX";
@@ -261,10 +296,15 @@ static void timeline_replaces_counter_estimate(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(union_merges_across_streams),     cmocka_unit_test(gaps_are_classified),
-      cmocka_unit_test(host_issue_gaps_are_launch_time), cmocka_unit_test(sync_gaps_are_classified),
-      cmocka_unit_test(windows_are_split_one_by_one),    cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
-      cmocka_unit_test(no_gpu_data_is_no_verdict),       cmocka_unit_test(timeline_replaces_counter_estimate),
+      cmocka_unit_test(union_merges_across_streams),
+      cmocka_unit_test(gaps_are_classified),
+      cmocka_unit_test(host_issue_gaps_are_launch_time),
+      cmocka_unit_test(sync_gaps_are_classified),
+      cmocka_unit_test(windows_are_split_one_by_one),
+      cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
+      cmocka_unit_test(no_gpu_data_is_no_verdict),
+      cmocka_unit_test(timeline_replaces_counter_estimate),
+      cmocka_unit_test(smeared_gpm_second_does_not_join_a_setup_blip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
