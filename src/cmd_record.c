@@ -27,10 +27,15 @@ static const char *record_usage(void) {
            "  -d, --duration S     stop recording after S seconds (the command runs on)\n"
            "  -p, --pid PID        follow a running process and its children\n"
            "  -t, --trace[=MODE]   also trace CUDA kernels with the injected tracer:\n"
-           "                       sampled (default, low overhead) or full\n"
+           "                       sampled (default, low overhead) or full. On a GPU\n"
+           "                       without GPM a command is traced in sampled windows\n"
+           "                       unless --no-trace is given: GPU-Util alone cannot\n"
+           "                       tell a small batch from real work\n"
+           "      --no-trace       never trace, not even on a GPU without GPM\n"
            "  -q, --quiet          no status lines on stderr\n"
            "      --no-gpm         never read GPM, as on a GPU without it (to compare SM\n"
-           "                       activity from the tracer with GPM on the same program)\n"
+           "                       activity from the tracer with GPM on the same program;\n"
+           "                       the command is then traced in sampled windows too)\n"
            "      --dcgm[=ADDR]    GPUs without GPM (A100, V100, T4, L4): SM activity,\n"
            "                       occupancy, tensor and DRAM activity from the DCGM host\n"
            "                       engine at ADDR (HOST[:PORT] or unix:PATH; default\n"
@@ -72,6 +77,7 @@ int gw_cmd_record(int argc, char **argv) {
                                            {"gpm-interval", required_argument, NULL, 'g'},
                                            {"no-nccl-log", no_argument, NULL, 'L'},
                                            {"no-gpm", no_argument, NULL, 'G'},
+                                           {"no-trace", no_argument, NULL, 'T'},
                                            {"pm-sampling", no_argument, NULL, 'P'},
                                            {"no-python-hook", no_argument, NULL, 'Y'},
                                            {"step-range", required_argument, NULL, 'S'},
@@ -96,6 +102,9 @@ int gw_cmd_record(int argc, char **argv) {
       break;
     case 'G':
       o.no_gpm = 1;
+      break;
+    case 'T':
+      o.no_trace = 1;
       break;
     case 'P':
       o.pm_sampling = 1;
@@ -188,6 +197,8 @@ int gw_cmd_record(int argc, char **argv) {
   if (o.step_range && o.trace == GW_TRACE_OFF)
     return gw_cli_usage_error(record_usage(), _("--step-range needs --trace (sampled or full): the NVTX ranges are "
                                                 "recorded by the tracer library"));
+  if (o.no_trace && (o.trace != GW_TRACE_OFF || o.step_range))
+    return gw_cli_usage_error(record_usage(), _("--no-trace cannot go with --trace, --pm-sampling or --step-range"));
   if (o.step_range_replaces && !o.step_range)
     return gw_cli_usage_error(record_usage(), _("--step-range-replaces needs --step-range NAME"));
   if (!o.argv && !o.pid)

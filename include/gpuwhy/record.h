@@ -41,6 +41,7 @@ struct gw_record_opts {
   const char *nvml_lib;  /* NULL: default search */
   const char *kmsg_path; /* NULL: root/dev/kmsg; else this file or device */
   enum gw_trace_mode trace;
+  int no_trace;           /* never trace, not even on a GPU without GPM (record --no-trace) */
   const char *tracer_lib; /* path of libgpuwhy-tracer.so, NULL: next to the binary */
   int quiet;              /* no progress lines on stderr */
   int no_nccl_log;        /* do not capture NCCL's debug lines (NCCL_DEBUG=INFO into a file) */

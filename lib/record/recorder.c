@@ -106,6 +106,10 @@ struct recorder {
   int64_t store_failed_mono; /* when a write last failed, while store_broken */
   long ticks, ticks_late;
   struct gw_trace_collect *trace;
+  /* The trace mode in force: as asked, or sampled when a GPU has no GPM
+   * (trace_auto set; see choose_trace_for_gpus). */
+  enum gw_trace_mode trace_mode;
+  int trace_auto;
   struct gw_nccl_collect *nccl;
   struct gw_pyhook_collect *pyhook;
   char trace_dir[4096];
@@ -232,25 +236,45 @@ static char *argv_json(char *const *argv, int pid) {
   return out;
 }
 
+/* Without GPM and without a trace, GPU-Util is all the report has, and it
+ * cannot tell a small batch from real work: one kernel resident on one SM
+ * reads 100%. So on such a GPU a command is traced in sampled windows unless
+ * the user said --no-trace: the launch configurations of the kernels in the
+ * windows give how full the SMs were (issue 22), for about 1% of the step
+ * (bench/RESULTS.md, sampled mode measured inside the process). Fails open:
+ * without the tracer library the run is recorded as before, with the hint. */
+static void choose_trace_for_gpus(struct recorder *r, uint64_t without_gpm) {
+  const struct gw_record_opts *o = r->o;
+  if (!without_gpm || o->dcgm || o->trace != GW_TRACE_OFF || !o->argv || !o->out_path)
+    return;
+  if (o->no_trace) {
+    say(r, "%s",
+        _("no GPM on this GPU and --no-trace: GPU-Util is all the report will have about how full the SMs are "
+          "(it only says a kernel was resident)"));
+    return;
+  }
+  if (gw_trace_find_library(o->tracer_lib, r->tracer_lib, sizeof r->tracer_lib) != 0) {
+    say(r, "%s",
+        _("no GPM on this GPU and no tracer library (libgpuwhy-tracer.so) beside gpuwhy: GPU-Util is all the "
+          "report will have about how full the SMs are"));
+    return;
+  }
+  r->trace_mode = GW_TRACE_SAMPLED;
+  r->trace_auto = 1;
+  say(r, "%s",
+      _("no GPM on this GPU: tracing kernels in sampled windows, so that the report can see how full the SMs are "
+        "(about 1 per cent of the step time; --no-trace turns it off)"));
+}
+
 /* DCGM for the GPUs without GPM, when asked (record --dcgm): opt-in, since it
  * adds watches to a host engine that the cluster's own monitoring shares.
  * Fails open: one line, and the recording goes on without it. */
-static void open_dcgm(struct recorder *r) {
+static void open_dcgm(struct recorder *r, uint64_t without_gpm) {
   const struct gw_record_opts *o = r->o;
-  uint64_t without_gpm = 0;
-  for (unsigned g = 0; g < r->ngpus && g < 64; g++)
-    if (r->info[g].gpm_supported != 1)
-      without_gpm |= 1ull << g;
   struct gw_err err = {{0}};
   if (!o->dcgm) {
     if (without_gpm && gw_dcgm_library_present())
       say(r, "no GPM on this GPU, but DCGM is installed: record --dcgm reads SM activity from its host engine");
-    /* Without GPM and a trace, GPU-Util is all the report has, and it
-     * cannot tell a small batch from real work (the report says so). */
-    else if (without_gpm && o->trace == GW_TRACE_OFF && o->argv)
-      say(r, "%s",
-          _("no GPM on this GPU: add --trace so that the report can see how full the SMs are (GPU-Util "
-            "only says a kernel was resident)"));
     return;
   }
   if (!without_gpm)
@@ -283,7 +307,12 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
       if (gw_gpu_identity(r->gpu, g, &r->info[g], &err) != GW_OK)
         say(r, _("GPU %u: static facts incomplete: %s"), g, err.msg);
     }
-    open_dcgm(r);
+    uint64_t without_gpm = 0; /* a bit per GPU */
+    for (unsigned g = 0; g < r->ngpus && g < 64; g++)
+      if (r->info[g].gpm_supported != 1)
+        without_gpm |= 1ull << g;
+    open_dcgm(r, without_gpm);
+    choose_trace_for_gpus(r, without_gpm);
   }
   if (gw_host_open(&r->host, o->root, &err) != GW_OK) {
     snprintf(msg, cap, _("cannot read host statistics: %s"), err.msg);
@@ -316,7 +345,7 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
 /* The folder the tracer writes into: beside the recording, emptied first. */
 static int open_trace(struct recorder *r, char *msg, unsigned cap) {
   const struct gw_record_opts *o = r->o;
-  if (o->trace == GW_TRACE_OFF)
+  if (r->trace_mode == GW_TRACE_OFF)
     return 0;
   if (!r->store || !o->argv) {
     snprintf(msg, cap, _("%s needs a command to start and a recording to write"),
@@ -465,7 +494,7 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
        * command. */
       setenv("CUDA_INJECTION64_PATH", r->tracer_lib, 1);
       setenv("GPUWHY_TRACE_DIR", r->trace_dir, 1);
-      setenv("GPUWHY_TRACE_MODE", r->o->trace == GW_TRACE_FULL ? "full" : "sampled", 1);
+      setenv("GPUWHY_TRACE_MODE", r->trace_mode == GW_TRACE_FULL ? "full" : "sampled", 1);
       /* Preloaded, the tracer also sees another CUPTI client arrive
        * (torch.profiler) and gives CUPTI to it (tracer/coexist.c).
        * GPUWHY_TRACE_PRELOAD=0 leaves LD_PRELOAD alone. */
@@ -627,6 +656,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   struct recorder *r = &rr;
   memset(r, 0, sizeof *r);
   r->o = o;
+  r->trace_mode = o->trace;
   msg[0] = '\0';
   if (o->interval_ms < 10 || o->interval_ms > 600000) {
     snprintf(msg, cap, _("--interval must be between 10 and 600000 ms, got %d"), o->interval_ms);
@@ -800,15 +830,18 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (r->trace) {
     gw_trace_collect_finish(r->trace, &sink);
     put_meta_value(r, "trace_records", 0, (double)gw_trace_collect_records(r->trace));
-    const char *mode = o->trace == GW_TRACE_FULL ? "full" : o->pm_sampling_only ? "pm_sampling" : "sampled";
+    const char *mode = r->trace_mode == GW_TRACE_FULL ? "full" : o->pm_sampling_only ? "pm_sampling" : "sampled";
     if (gw_store_put_meta(r->store, "trace_mode", mode) != GW_OK)
       store_failed(r, "the trace mode");
+    if (r->trace_auto && gw_store_put_meta(r->store, "trace_chosen_because", "no_gpm") != GW_OK)
+      store_failed(r, "why the trace was on");
     say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
     /* The spool's files may go once their records are committed: the
      * recording keeps everything they held. */
     if (gw_store_commit(r->store) == GW_OK)
       gw_trace_collect_remove_read(r->trace);
-    if (o->trace == GW_TRACE_SAMPLED && !o->pm_sampling_only && gw_store_rows_in(r->store, "trace_window") == 0)
+    if (r->trace_mode == GW_TRACE_SAMPLED && !r->trace_auto && !o->pm_sampling_only &&
+        gw_store_rows_in(r->store, "trace_window") == 0)
       say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
              "short run use --trace=full");
   }

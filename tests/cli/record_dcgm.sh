@@ -95,7 +95,7 @@ assert_eq "no values after" "$(q g.db "select count(*) from gpu_sample where sm_
 
 # Without --dcgm nothing connects; a GPU without GPM gets a hint when libdcgm is there.
 rm -f calls.log
-FAKE_DCGM_LOG=$PWD/calls.log "$GW_BIN" record -o h.db -- true 2> h.err
+FAKE_DCGM_LOG=$PWD/calls.log "$GW_BIN" record --no-trace -o h.db -- true 2> h.err
 grep -q "record --dcgm reads SM activity" h.err || fail "no hint: $(cat h.err)"
 [ ! -e calls.log ] || fail "DCGM called without --dcgm: $(cat calls.log)"
 echo "1 passed, 0 failed"

@@ -30,15 +30,34 @@ assert_ge "GPM windows with --gpm-interval 100" \
   "$(q g100.db 'select count(*) from gpu_sample where gpu = 0 and sm_active_pct is not null')" 4
 # --no-gpm: the same GPU handled as one without GPM (issue 22): no GPM
 # column filled, gpm_supported 0, the rest sampled as before.
-"$GW_BIN" record -q --no-gpm -o nogpm.db -- sleep 1 || fail "record --no-gpm exited $?"
+# (GPUWHY_TRACE_PRELOAD=0 wherever the tracer may go in: a sanitizer-built
+# tracer cannot be preloaded ahead of the sanitizer runtime.)
+GPUWHY_TRACE_PRELOAD=0 "$GW_BIN" record -q --no-gpm -o nogpm.db -- sleep 1 || fail "record --no-gpm exited $?"
 assert_eq "no GPM values with --no-gpm" \
   "$(q nogpm.db 'select count(*) from gpu_sample where sm_active_pct is not null or tensor_active_pct is not null')" 0
 assert_eq "gpm_supported 0 with --no-gpm" "$(q nogpm.db 'select gpm_supported from gpu where gpu = 0')" 0
-# Without GPM and without --trace, record says once how to get SM fill.
-LANGUAGE=C LC_ALL=C "$GW_BIN" record --no-gpm -o nogpm2.db -- sleep 0.3 2> nogpm2.err || fail "record --no-gpm exited $?"
-grep -q "no GPM on this GPU: add --trace" nogpm2.err || fail "no --trace hint without GPM: $(cat nogpm2.err)"
+# Without GPM, a command is traced in sampled windows unless --no-trace says
+# otherwise (GPU-Util alone cannot tell a small batch from real work); the
+# recording says why, and record says so once. With GPM nothing is traced
+# unless asked.
+assert_eq "sampled trace chosen without GPM" "$(q nogpm.db "select value from meta where key='trace_mode'")" sampled
+assert_eq "and why" "$(q nogpm.db "select value from meta where key='trace_chosen_because'")" no_gpm
+LANGUAGE=C LC_ALL=C GPUWHY_TRACE_PRELOAD=0 "$GW_BIN" record --no-gpm -o nogpm2.db -- sleep 0.3 2> nogpm2.err ||
+  fail "record --no-gpm exited $?"
+grep -q "no GPM on this GPU: tracing kernels in sampled windows" nogpm2.err ||
+  fail "no line on the trace chosen without GPM: $(cat nogpm2.err)"
+if grep -q "no sampling window opened" nogpm2.err; then fail "window hint for a trace not asked for: $(cat nogpm2.err)"; fi
+LANGUAGE=C LC_ALL=C "$GW_BIN" record --no-gpm --no-trace -o nogpm3.db -- sleep 0.3 2> nogpm3.err ||
+  fail "record --no-gpm --no-trace exited $?"
+grep -q "no GPM on this GPU and --no-trace: GPU-Util is all" nogpm3.err || fail "no line for --no-trace: $(cat nogpm3.err)"
+assert_eq "no trace with --no-trace" "$(q nogpm3.db "select count(*) from meta where key like 'trace%'")" 0
+[ ! -e nogpm3.db.trace ] || fail "--no-trace made a trace folder"
 LANGUAGE=C LC_ALL=C "$GW_BIN" record -o gpm2.db -- sleep 0.3 2> gpm2.err || fail "record exited $?"
-if grep -q "add --trace" gpm2.err; then fail "--trace hint on a GPU with GPM: $(cat gpm2.err)"; fi
+if grep -q "no GPM" gpm2.err; then fail "no-GPM line on a GPU with GPM: $(cat gpm2.err)"; fi
+assert_eq "no trace on a GPU with GPM unless asked" "$(q gpm2.db "select count(*) from meta where key like 'trace%'")" 0
+rc=0
+"$GW_BIN" record --no-trace --trace -o x.db -- true 2> both.err || rc=$?
+assert_eq "--no-trace with --trace is a usage error" "$rc" 2
 # --pm-sampling alone injects the tracer with no activity window and no
 # cost line, and the recording says so (trace_mode pm_sampling); with --trace
 # the run goes on after one line on its cost (CUPTI stays in the program),
