@@ -609,14 +609,15 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                         _("GPU %d: SM activity is estimated from the traced kernels' launch configurations (grid, "
                           "block, registers, shared memory against the GPU's limits), not measured by GPM: an upper "
                           "bound that cannot see blocks finishing unevenly (on the H200 it read within 6 points of "
-                          "GPM per second on 24 of 25 scenarios, 10.6 on the last)."),
+                          "GPM per second on all 25 scenarios, within 8 over their busy seconds; one earlier run of "
+                          "one scenario read 10.6)."),
                         p->gpu);
     if (p->sm_source == GW_SM_SOURCE_PM_SAMPLING)
       gw_diagnosis_note(dx,
                         _("GPU %d: SM activity is measured inside the program by CUPTI PM sampling, not by GPM (on "
                           "the H200 within half a point of GPM per second on 25 scenarios, start-up seconds included; "
-                          "within 1 point over the busy seconds of the two scenarios checked that way, once GPM's own "
-                          "lag of 0.1-0.2 s is allowed for)."),
+                          "within 1.1 points over their busy seconds once GPM's own lag of up to 0.2 s is allowed "
+                          "for)."),
                         p->gpu);
     if (p->sm_source == GW_SM_SOURCE_DCGM)
       gw_diagnosis_note(dx,
