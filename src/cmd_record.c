@@ -197,7 +197,7 @@ int gw_cmd_record(int argc, char **argv) {
   if (o.step_range && o.trace == GW_TRACE_OFF)
     return gw_cli_usage_error(record_usage(), _("--step-range needs --trace (sampled or full): the NVTX ranges are "
                                                 "recorded by the tracer library"));
-  if (o.no_trace && (o.trace != GW_TRACE_OFF || o.step_range))
+  if (o.no_trace && o.trace != GW_TRACE_OFF) /* --pm-sampling and --step-range come with a trace */
     return gw_cli_usage_error(record_usage(), _("--no-trace cannot go with --trace, --pm-sampling or --step-range"));
   if (o.step_range_replaces && !o.step_range)
     return gw_cli_usage_error(record_usage(), _("--step-range-replaces needs --step-range NAME"));

@@ -240,7 +240,7 @@ static char *argv_json(char *const *argv, int pid) {
  * cannot tell a small batch from real work: one kernel resident on one SM
  * reads 100%. So on such a GPU a command is traced in sampled windows unless
  * the user said --no-trace: the launch configurations of the kernels in the
- * windows give how full the SMs were (issue 22), for about 1% of the step
+ * windows give how full the SMs were, for about 1% of the step
  * (bench/RESULTS.md, sampled mode measured inside the process). Fails open:
  * without the tracer library the run is recorded as before, with the hint. */
 static void choose_trace_for_gpus(struct recorder *r, uint64_t without_gpm) {
