@@ -17,6 +17,7 @@
 #include "analysis/steps.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
+#include "core/json_write.h"
 #include "sources/kmsg.h"
 
 void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {
@@ -27,12 +28,26 @@ void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {
   f->nfixes++;
 }
 
+/* A line cut at GW_TEXT may end inside a multi-byte character: drop the
+ * partial character, so that no output (JSON above all) carries invalid
+ * UTF-8. */
+static void format_line(char *out, const char *fmt, va_list ap) {
+  int n = vsnprintf(out, GW_TEXT, fmt, ap);
+  if (n < GW_TEXT)
+    return;
+  size_t len = strlen(out), start = len;
+  while (start > 0 && ((unsigned char)out[start - 1] & 0xC0) == 0x80)
+    start--; /* back over continuation bytes to the character's first byte */
+  if (start > 0 && gw_utf8_seq_len((const unsigned char *)out + start - 1, len - start + 1) == 0)
+    out[start - 1] = '\0';
+}
+
 void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) {
   if (dx->nnotes >= GW_MAX_NOTES)
     return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(dx->notes[dx->nnotes++], GW_TEXT, fmt, ap);
+  format_line(dx->notes[dx->nnotes++], fmt, ap);
   va_end(ap);
 }
 
@@ -58,7 +73,7 @@ static void interp(struct gw_diagnosis *dx, const char *fmt, ...) {
     return;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(dx->interp[dx->ninterp++], GW_TEXT, fmt, ap);
+  format_line(dx->interp[dx->ninterp++], fmt, ap);
   va_end(ap);
 }
 
@@ -353,7 +368,7 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   hp->on_battery = -1;
   double nanv = NAN;
   hp->main_cpu_med_pct = hp->main_busy_frac = hp->main_running_med = hp->main_multicore_frac = nanv;
-  hp->launch_busy_frac = nanv;
+  hp->launch_busy_frac = hp->other_threads_med_pct = nanv;
   hp->workers_med = hp->worker_cpu_max_med_pct = hp->workers_saturated_frac = nanv;
   hp->disk_util_p90_pct = hp->disk_busy_frac = hp->iowait_med_pct = nanv;
   hp->disk_write_dip_bps = hp->disk_write_other_bps = nanv;
@@ -391,6 +406,13 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
         busy += (size_t)gw_launching_saturated_at(h, i);
       }
     hp->launch_busy_frac = known ? (double)busy / (double)known : nanv;
+    double *other = gw_xcalloc(n + 1, sizeof *other);
+    size_t nother = 0;
+    for (size_t i = a; i < b; i++)
+      if (h->launch_cpu_pct && !isnan(h->main_cpu_pct[i]) && !isnan(h->launch_cpu_pct[i]))
+        other[nother++] = fmax(0, h->main_cpu_pct[i] - h->launch_cpu_pct[i]);
+    hp->other_threads_med_pct = nother ? gw_stats_median(other, nother) : nanv;
+    free(other);
   }
   if (hp->has_workers) {
     hp->workers_med = gw_stats_median(h->workers + a, n);
@@ -799,6 +821,21 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                  "were"));
   }
   if (unexplained) {
+    /* A thread of the process that launches nothing, busy for at least the
+     * share of the run the GPU sat idle unexplained: in a Python program it
+     * holds the interpreter lock up to that long, and the launching thread
+     * waits for the lock, not for the GPU (H200: a helper at 0.76 core made
+     * the transformer's steps 18% slower, bench/RESULTS.md "Session 12"). */
+    double other_core = dx->host.other_threads_med_pct / 100;
+    double idle_other = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]);
+    if (!isnan(other_core) && idle_other > 0 && other_core >= idle_other)
+      gw_diagnosis_note(dx,
+                        _("Threads of the training process that launch no kernels used %.2f of a core (median), while "
+                          "the GPU sat idle for no measured reason %.0f%% of the time: in a Python program such a "
+                          "thread takes the interpreter lock from the thread that launches the kernels. See which "
+                          "thread it is (py-spy dump --pid PID), and move its work to a process of its own or do "
+                          "less of it."),
+                        other_core, 100 * idle_other);
     /* what would decide: the kernel timeline splits idle time into launch,
      * sync and communication; the fixed-batch test settles the input side */
     if (!dx->total.from_timeline)

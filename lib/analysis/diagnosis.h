@@ -23,7 +23,9 @@ enum gw_rule_slot {
   GW_NRULES
 };
 #define GW_MAX_FINDINGS GW_NRULES
-#define GW_TEXT 320
+/* One note or evidence line, in bytes: the longest translated note (Chinese,
+ * 3 bytes a character) is over 400 once its numbers are in. */
+#define GW_TEXT 768
 
 struct gw_fix {
   const char *what; /* the change, or an exact command for an experiment */
@@ -101,6 +103,9 @@ struct gw_host_profile {
   /* share of samples whose launching threads (main + autograd) were
    * saturated, the process's CPU standing in where they were not measured */
   double launch_busy_frac;
+  /* median CPU of the target process's threads that launch no kernels (the
+   * process less main + autograd), % of one core; NAN where not measured */
+  double other_threads_med_pct;
   double workers_med, worker_cpu_max_med_pct, workers_saturated_frac;
   double disk_util_p90_pct, disk_busy_frac, iowait_med_pct;
   double disk_write_dip_bps, disk_write_other_bps; /* writes during GPU dips and elsewhere */
