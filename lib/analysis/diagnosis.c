@@ -31,6 +31,7 @@ void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {
 /* A line cut at GW_TEXT may end inside a multi-byte character: drop the
  * partial character, so that no output (JSON above all) carries invalid
  * UTF-8. */
+static void format_line(char *out, const char *fmt, va_list ap) GW_PRINTF(2, 0);
 static void format_line(char *out, const char *fmt, va_list ap) {
   int n = vsnprintf(out, GW_TEXT, fmt, ap);
   if (n < GW_TEXT)
