@@ -400,18 +400,16 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
     hp->main_busy_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_saturated_cpu_pct);
     hp->main_multicore_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_multicore_cpu_pct);
     hp->main_running_med = gw_stats_median(h->main_threads_running + a, n);
-    size_t known = 0, busy = 0;
+    size_t known = 0, busy = 0, nother = 0;
+    double *other = h->launch_cpu_pct ? gw_xcalloc(n, sizeof *other) : NULL; /* the process less its launchers */
     for (size_t i = a; i < b; i++)
       if (!isnan(h->main_cpu_pct[i])) {
         known++;
         busy += (size_t)gw_launching_saturated_at(h, i);
+        if (other && !isnan(h->launch_cpu_pct[i]))
+          other[nother++] = fmax(0, h->main_cpu_pct[i] - h->launch_cpu_pct[i]);
       }
     hp->launch_busy_frac = known ? (double)busy / (double)known : nanv;
-    double *other = gw_xcalloc(n + 1, sizeof *other);
-    size_t nother = 0;
-    for (size_t i = a; i < b; i++)
-      if (h->launch_cpu_pct && !isnan(h->main_cpu_pct[i]) && !isnan(h->launch_cpu_pct[i]))
-        other[nother++] = fmax(0, h->main_cpu_pct[i] - h->launch_cpu_pct[i]);
     hp->other_threads_med_pct = nother ? gw_stats_median(other, nother) : nanv;
     free(other);
   }
@@ -825,7 +823,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     /* A thread of the process that launches nothing, busy for at least the
      * share of the run the GPU sat idle unexplained: in a Python program it
      * holds the interpreter lock up to that long, and the launching thread
-     * waits for the lock, not for the GPU (H200: a helper at 0.76 core made
+     * waits for the lock, not for the GPU (H200: a helper at 0.75 core made
      * the transformer's steps 18% slower, bench/RESULTS.md "Session 12"). */
     double other_core = dx->host.other_threads_med_pct / 100;
     double idle_other = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]);
