@@ -311,6 +311,15 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
   const char *power_h = _("power");
   /* TRANSLATORS: column heading of the sweep table: the most GPU memory used */
   const char *mem_h = _("memory peak");
+  /* the gain column as wide as its widest cell: a gain of 100% or more
+   * carries its factor ("+105.5% (x2.06)") */
+  int gain_w = 28;
+  for (int i = 1; i < n; i++) {
+    char gain[96];
+    fmt_gain(&gains[i - 1], gain, sizeof gain);
+    if ((int)strlen(gain) > gain_w)
+      gain_w = (int)strlen(gain);
+  }
   if (md) {
     fprintf(out, "# gpuwhy sweep: %s\n\n", pname);
     fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n|---:|---:|---|---:|---:|---:|---:|---|\n", pname, unit,
@@ -323,7 +332,7 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
     fputc(' ', out);
     fputs_right(out, unit, 10);
     fputs("  ", out);
-    gw_fputs_padded(out, gain_h, 28);
+    gw_fputs_padded(out, gain_h, gain_w);
     fputc(' ', out);
     fputs_right(out, med_h, 11);
     fputc(' ', out);
@@ -350,7 +359,8 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
     if (md)
       fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", rows[i].value, thr, gain, med, sm, pw, mem, top);
     else
-      fprintf(out, "  %-12s %10s  %-28s %11s %8s %7s %-17s %s\n", rows[i].value, thr, gain, med, sm, pw, mem, top);
+      fprintf(out, "  %-12s %10s  %-*s %11s %8s %7s %-17s %s\n", rows[i].value, thr, gain_w, gain, med, sm, pw, mem,
+              top);
   }
   fprintf(out, "\n%s%s%s\n", md ? "**" : st.bold, text, md ? "**" : st.reset);
 }

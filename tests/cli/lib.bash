@@ -47,6 +47,17 @@ in_env() {
   done
   env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" "$@"
 }
+# drop_trace DB: the recording as `record --no-trace` gives it: the rows of
+# every table the tracer writes deleted (docs/RECORDING.md lists them).
+drop_trace() {
+  local t
+  for t in kernel api memcpy memset sync graph_launch launch_count marker memory trace_window trace_process \
+    trace_dropped trace_overhead trace_note trace_name; do
+    if [ -n "$(q "$1" "SELECT name FROM sqlite_master WHERE type = 'table' AND name = '$t'")" ]; then
+      q "$1" "DELETE FROM $t"
+    fi
+  done
+}
 # null_gpm DB: the recording as a GPU without GPM gives it (A100, L4, T4,
 # GeForce): every GPM column of gpu_sample NULL.
 null_gpm() {

@@ -28,6 +28,7 @@ assert_eq "no-GPM slow read verdict" "$(python3 -c 'import json,sys; print(json.
 
 cp "$s/sweep_bs256.db" blind.db
 null_gpm blind.db
+drop_trace blind.db
 "$GW_BIN" report --format json blind.db >blind.json
 python3 - blind.json <<'PY' || fail "SM-blind sweep point: expected sm_blind with the trace experiment"
 import json, sys

@@ -56,10 +56,12 @@ awk -v a="$two" -v b="$one" 'BEGIN { exit !(a + 0 < b / 2) }' ||
   fail "two-way PCIe traffic still counted as input ($two against $one one way)"
 
 # 4. without GPM and trace, small_batch's underfilled kernels are invisible:
-# 28% of the time with no kernel resident is "unexplained", not "none", and
-# the report names the recordings that decide
+# the time with no kernel resident is "unexplained", not "none", and the
+# report names the recordings that decide
 cp "$dir/small_batch.db" blind.db
 null_gpm blind.db
+cp blind.db traced.db
+drop_trace blind.db
 "$GW_BIN" report --format json blind.db >blind.json
 python3 - blind.json <<'PY' || fail "small_batch without GPM: not unexplained with --trace and the sweep"
 import json, sys
@@ -69,6 +71,11 @@ ok = d["verdict"] == "unexplained" and "record --trace" in cmds and "sweep" in c
 print(d["verdict"], cmds)
 sys.exit(0 if ok else 1)
 PY
+# ... and with the sampled trace that `record` keeps on a GPU without GPM, the
+# traced kernels' launch configurations show the SMs mostly empty
+assert_eq "small_batch without GPM, traced" \
+  "$("$GW_BIN" report --format json traced.db | python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"])')" \
+  small_batch
 
 # 5. the printed confidence is the calibrated rate of the raw score's band
 : "${GW_SOURCE_DIR:?GW_SOURCE_DIR must point at the source tree}"
