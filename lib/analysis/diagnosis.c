@@ -820,21 +820,6 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                  "were"));
   }
   if (unexplained) {
-    /* A thread of the process that launches nothing, busy for at least the
-     * share of the run the GPU sat idle unexplained: in a Python program it
-     * holds the interpreter lock up to that long, and the launching thread
-     * waits for the lock, not for the GPU (H200: a helper at 0.75 core made
-     * the transformer's steps 18% slower, bench/RESULTS.md "Session 12"). */
-    double other_core = dx->host.other_threads_med_pct / 100;
-    double idle_other = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]);
-    if (!isnan(other_core) && idle_other > 0 && other_core >= idle_other)
-      gw_diagnosis_note(dx,
-                        _("Threads of the training process that launch no kernels used %.2f of a core (median), while "
-                          "the GPU sat idle for no measured reason %.0f%% of the time: in a Python program such a "
-                          "thread takes the interpreter lock from the thread that launches the kernels. See which "
-                          "thread it is (py-spy dump --pid PID), and move its work to a process of its own or do "
-                          "less of it."),
-                        other_core, 100 * idle_other);
     /* what would decide: the kernel timeline splits idle time into launch,
      * sync and communication; the fixed-batch test settles the input side */
     if (!dx->total.from_timeline)

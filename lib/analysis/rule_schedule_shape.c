@@ -19,6 +19,48 @@ static void add_offload_fixes(struct gw_finding *f) {
                  _("no host phase and no gradient and parameter copies on the critical path"));
 }
 
+/* The share of one core used by the training process's threads that launch
+ * no kernels, when it is enough to explain idle_share, the GPU's idle time
+ * that no signal claims; NAN otherwise. A running Python thread holds the
+ * interpreter lock (handing it over every few milliseconds at most), so the
+ * thread that launches the kernels waits for the lock while the GPU drains
+ * its queue. A thread cannot hold the lock longer than it runs: its busy
+ * share must be at least the idle share it is to explain (H200: a metrics
+ * helper at 0.3, 0.6 and 0.9 of a core cost the transformer 13%, 36% and
+ * 29% of its samples/s, bench/RESULTS.md "Session 13"). One process on one
+ * GPU only: in a distributed job NCCL's proxy threads are busy by design and
+ * hold no interpreter lock. */
+static double helper_threads_core(const struct gw_rule_input *in, double idle_share) {
+  const struct gw_diagnosis *dx = in->dx;
+  double core = dx->host.other_threads_med_pct / 100;
+  if (isnan(core) || idle_share <= 0 || core < idle_share || dx->ngpus != 1 || in->rec->world_size > 1)
+    return NAN;
+  /* the Python hook saw no training step and no DataLoader: the GPU may be
+   * waiting for work that has not arrived (a server between requests), and
+   * a thread can stall only a loop that had work to issue */
+  if (in->rec->python_hook_enabled && in->rec->nsteps == 0 && dx->host.no_dataloader)
+    return NAN;
+  /* A thread waiting for the lock is not running: the idle time it causes
+   * falls while the launching threads are short of a core, the ledger's
+   * idle: other. Where more of the idle time falls under a measured host
+   * cause (launching threads saturated, input, syncs, periodic work), that
+   * cause explains the idle time and the leftover is its tail. */
+  static const int measured_idle_rows[] = {GW_ROW_IDLE_INPUT, GW_ROW_IDLE_LAUNCH, GW_ROW_IDLE_SYNC, GW_ROW_IDLE_COMM,
+                                           GW_ROW_IDLE_PERIODIC};
+  for (size_t i = 0; i < sizeof measured_idle_rows / sizeof measured_idle_rows[0]; i++)
+    if (gw_rule_share(dx, dx->total.row_ns[measured_idle_rows[i]]) > idle_share)
+      return NAN;
+  return core;
+}
+
+static void add_helper_thread_fix(struct gw_finding *f) {
+  gw_finding_fix(f,
+                 _("move the busy thread's work (a metrics logger or uploader, a converter) into a process of its "
+                   "own, or do less of it; py-spy dump --pid PID names the thread"),
+                 _("a running Python thread holds the interpreter lock: the thread that launches the kernels waits "
+                   "for it, and the GPU waits with it"));
+}
+
 static void add_shape_fix(struct gw_finding *f) {
   gw_finding_fix(f, _("pad or bucket variable-length inputs to a few fixed shapes"),
                  _("changing shapes trigger reallocations and recompiles"));
@@ -94,6 +136,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
   if (compile_shape_share >= gw_thr.finding_min_share)
     return compile_shape_finding(&cs, compile_shape_share, f);
   int shapes = 0; /* the evidence points at changing shapes, not periodic work */
+  int helper = 0; /* a busy thread that launches nothing can explain the idle time */
   const struct gw_host_profile *h = &dx->host;
   const struct gw_step_profile *st = &dx->steps;
   const struct gw_gpu_profile *pp = NULL;
@@ -109,6 +152,11 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
    * per optimizer step) */
   const struct gw_gpu_profile *off = gw_rule_host_offload(dx);
   const struct gw_step_process *sp = st->nprocs > 0 ? &st->procs[0] : NULL;
+  /* the idle time no ledger row claims, and the helper threads that could */
+  double idle_other = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]);
+  double helper_core = helper_threads_core(in, idle_other);
+  /* the loop measured inside the program waited for data: the idle time is the input's */
+  int waits_for_data = sp && !isnan(sp->data_wait_share) && sp->data_wait_share >= gw_thr.finding_min_share;
   if (off && !pp && share >= gw_thr.finding_min_share) {
     /* two independent signals name the host work: several cores busy in
      * the training process while the GPU idles, and PCIe traffic both ways
@@ -209,11 +257,15 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
              /* the spread is of the steps' own work (profile_steps takes each
               * measured wait for data out: waits that vary are the input's) */
              (st->cv >= gw_thr.step_jitter_cv || st->p90_over_p50 >= gw_thr.step_jitter_p90_p50)) {
-    /* Spread without a period: shapes or recompiles. The time above the
-     * median step is what uneven steps cost. Input stalls also make steps
-     * uneven, so this stays a weak finding on its own. */
-    shapes = 1;
-    share = st->excess_share;
+    /* Spread without a period: shapes or recompiles, or a busy helper
+     * thread working on its own clock. The time above the median step is
+     * what uneven steps cost. Input stalls also make steps uneven, so this
+     * stays a weak finding on its own. */
+    helper = !isnan(helper_core) && !waits_for_data;
+    shapes = !helper;
+    /* every step is slowed when the helper holds the lock often: the time
+     * above the median step is then less than the idle time it causes */
+    share = helper ? fmax(st->excess_share, idle_other) : st->excess_share;
     if (share < gw_thr.finding_min_share)
       return 0;
     f->share_of_active = share;
@@ -221,21 +273,43 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     gw_evidence(f, st->from_table ? "steps_marked_no_period" : "steps_estimated_no_period", -1, 0, 0,
                 GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
                 GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
+  } else if (!loader_bound && !waits_for_data && !isnan(helper_core) && idle_other >= gw_thr.finding_min_share) {
+    /* Even steps, each slowed alike: a helper that takes the interpreter
+     * lock every few milliseconds stretches every step, so no spread shows.
+     * The counters cannot see the lock: a weak finding that names the
+     * thread's CPU and the test that decides. */
+    helper = 1;
+    share = idle_other;
+    f->share_of_active = share;
+    f->confidence = 0.35;
+    if (st->n >= 2)
+      gw_evidence(f, st->from_table ? "steps_marked" : "steps_estimated", -1, 0, 0,
+                  GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
+                  GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
   } else {
     return 0;
   }
-  /* The fix that matches the evidence comes first: shapes when allocations
-   * churn or steps are uneven without a period, periodic work otherwise. */
+  if (helper)
+    gw_evidence(f, "helper_threads_busy", -1, 0, 0, GW_NUM("core", GW_UNIT_CORES, helper_core),
+                GW_NUM("idle_share", GW_UNIT_FRACTION, idle_other));
+  /* The fix that matches the evidence comes first: the busy helper thread,
+   * shapes when allocations churn or steps are uneven without a period,
+   * periodic work otherwise. */
+  if (helper)
+    add_helper_thread_fix(f);
   if (shapes)
     add_shape_fix(f);
-  gw_finding_fix(f, _("evaluate less often, or in a separate process on a saved checkpoint"),
-                 _("evaluation steals whole seconds of training at each interval"));
-  gw_finding_fix(f,
-                 _("save checkpoints asynchronously (torch.distributed.checkpoint async_save, or a copy to host "
-                   "then a writer thread)"),
-                 _("the training loop does not wait for the disk"));
-  gw_finding_fix(f, _("log from a background thread and without .item() on every step"),
-                 _("each .item() synchronises the GPU"));
+  /* periodic work's fixes, unless the evidence is a helper thread's */
+  if (!helper) {
+    gw_finding_fix(f, _("evaluate less often, or in a separate process on a saved checkpoint"),
+                   _("evaluation steals whole seconds of training at each interval"));
+    gw_finding_fix(f,
+                   _("save checkpoints asynchronously (torch.distributed.checkpoint async_save, or a copy to host "
+                     "then a writer thread)"),
+                   _("the training loop does not wait for the disk"));
+    gw_finding_fix(f, _("log from a background thread and without .item() on every step"),
+                   _("each .item() synchronises the GPU"));
+  }
   if (!shapes)
     add_shape_fix(f);
   return 1;
@@ -249,9 +323,10 @@ const struct gw_rule gw_class_schedule_shape = {
     gw_rule_schedule_shape,
     N_("activity dips at a fixed period (eval, checkpoint, logging) with disk writes or host work during the dips; "
        "step-time spread without a period (dynamic shapes, recompiles); or torch.compile recompilations and slow first "
-       "steps of new input shapes measured by the Python hook"),
+       "steps of new input shapes measured by the Python hook; or a busy thread of the process that launches no "
+       "kernels while the GPU idles for no measured reason (it takes the interpreter lock)"),
     N_("log the step time of every step and find the step numbers of the slow ones; look for the eval/save/log code "
        "at "
        "that interval"),
     N_("evaluate less often or in another process; asynchronous checkpoints; logging off the hot path without .item() "
-       "each step; pad or bucket variable shapes")};
+       "each step; a busy helper thread's work in a process of its own; pad or bucket variable shapes")};

@@ -246,6 +246,11 @@ static const struct gw_evidence_message messages[] = {
     {"steps_estimated_no_period",
      N_("%d steps (estimated from GPU activity): median %.3f s, p90/p50 %.2f, CV %.2f, with no fixed period"),
      {"steps", "step_median", "p90_over_p50", "cv"}},
+    {"helper_threads_busy",
+     N_("threads of the training process that launch no kernels used %.2f of a core (median) while the GPU sat idle "
+        "for no measured reason %.0f%% of active time: in a Python program such a thread takes the interpreter lock "
+        "from the thread that launches the kernels"),
+     {"core", "idle_share"}},
     /* schedule_shape, from the Python hook's compile times and input shapes */
     {"recompile_time",
      N_("torch.compile recompiled %d time(s) during the steps, for %.1f s: %.0f%% of the step time (%.1f s compiling "

@@ -37,9 +37,9 @@ Variants (each only where it means something for the recording):
                   metrics uploader such as wandb's service process)
   busy_thread     the target (every rank) keeps one more thread busy: +100%
                   of a core on the process, the main thread unchanged (NCCL
-                  proxy, pin-memory or logger thread); launch_threads_cpu_pct,
-                  where a recording has it, stays as recorded: that thread
-                  launches no kernels
+                  proxy, pin-memory or logger thread); launch_threads_cpu_pct
+                  stays as recorded (the process's CPU as recorded in files
+                  made before the column): that thread launches no kernels
   second_proc     another process on GPU 0 (gpu_proc rows of a pid outside
                   the target's tree); scored also on whether the report names
                   it (recordings with a gpu_proc table only)
@@ -143,6 +143,9 @@ def make_variant(src, dst, variant, truth):
             ok = False
         else:
             con.execute("DELETE FROM step")
+            # the hook's own mark that it was on: without the hook there is none
+            if "meta" in t:
+                con.execute("DELETE FROM meta WHERE key = 'python_hook_steps'")
     elif variant == "one_period":
         steps = truth.get("steps", [])
         marks = [s for s in steps if s.get("kind") in ("eval", "checkpoint", "log")]
@@ -207,6 +210,13 @@ def make_variant(src, dst, variant, truth):
         else:
             pids = target_pids(con)
             q = ",".join("?" * len(pids))
+            if "launch_threads_cpu_pct" not in columns(con, "proc_sample"):
+                # a file from before the column: every recorded thread counts
+                # as launching, so the added thread is the one that launches
+                # nothing and the report sees it (the harder case)
+                con.execute("ALTER TABLE proc_sample ADD COLUMN launch_threads_cpu_pct REAL")
+                con.execute("UPDATE proc_sample SET launch_threads_cpu_pct = cpu_pct WHERE pid IN (%s)" % q,
+                            list(pids))
             con.execute("UPDATE proc_sample SET cpu_pct = cpu_pct + 100, threads_running = threads_running + 1"
                         " WHERE pid IN (%s)" % q, list(pids))
     elif variant == "second_proc":

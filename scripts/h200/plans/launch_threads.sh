@@ -24,36 +24,7 @@ timeout -k 5 70 "$bin" record --interval 100 -o "$rec/logging_thread_busy.db" --
 say "logging_thread_busy: rc=$?"
 SCN_DURATION=10 SCN_TIMEOUT_EXTRA=45 timeout -k 5 70 bash scenarios/run_suite.sh "$bin" "$rec" input_slow_read >> "$log" 2>&1
 say "input_slow_read: rc=$?"
-python3 - "$bin" "$rec"/*.db > "$out/summary.txt" 2>&1 << 'PY'
-import json, os, sqlite3, statistics, subprocess, sys
-bin_ = sys.argv[1]
-for db in sys.argv[2:]:
-    name = os.path.basename(db)[:-3]
-    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
-    window = (0, 1 << 62)
-    tpath = db[:-3] + ".truth.json"
-    if os.path.exists(tpath):
-        t = json.load(open(tpath))
-        window = (t.get("started_ns", 0), t.get("ended_ns", 1 << 62))
-    cols = [r[1] for r in con.execute("pragma table_info(proc_sample)")]
-    if "launch_threads_cpu_pct" not in cols:
-        print("%s: no launch_threads_cpu_pct column (an old recorder?)" % name)
-        continue
-    rows = con.execute("select cpu_pct, main_thread_cpu_pct, launch_threads_cpu_pct from proc_sample where role = 0 "
-                       "and t_ns between ? and ? and cpu_pct is not null", window).fetchall()
-    def med(i):
-        v = [r[i] for r in rows if r[i] is not None]
-        return ("%.0f" % statistics.median(v)) if v else "-"
-    known = sum(1 for r in rows if r[2] is not None)
-    rep = subprocess.run([bin_, "report", "--format", "json", db], capture_output=True, text=True)
-    try:
-        d = json.loads(rep.stdout)
-        verdict = d.get("verdict"), [f.get("class") for f in d.get("findings", [])]
-    except ValueError:
-        verdict = ("report failed", rep.stderr[-200:])
-    print("%-22s samples %3d  process %4s%%  main thread %4s%%  launching threads %4s%% (measured in %d)  verdict %s %s"
-          % (name, len(rows), med(0), med(1), med(2), known, verdict[0], verdict[1]))
-PY
+python3 scripts/h200/plans/threads_summary.py "$bin" "$rec"/*.db > "$out/summary.txt" 2>&1
 cat "$out/summary.txt"
 for db in "$rec"/*.db; do "$bin" report "$db" > "${db%.db}.report.txt" 2>&1; done
 (cd "$w" && tar -czf "$out/recordings.tar.gz" rec) >> "$log" 2>&1
