@@ -55,8 +55,9 @@ static double helper_threads_core(const struct gw_rule_input *in, double idle_sh
 
 static void add_helper_thread_fix(struct gw_finding *f) {
   gw_finding_fix(f,
-                 _("move the busy thread's work (a metrics logger or uploader, a converter) into a process of its "
-                   "own, or do less of it; py-spy dump --pid PID names the thread"),
+                 _("move the busy thread's work (a metrics logger or uploader, a converter; batches made in a "
+                   "thread belong in DataLoader workers) into a process of its own, or do less of it; py-spy dump "
+                   "--pid PID names the thread"),
                  _("a running Python thread holds the interpreter lock: the thread that launches the kernels waits "
                    "for it, and the GPU waits with it"));
 }
