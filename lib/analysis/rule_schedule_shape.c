@@ -62,6 +62,16 @@ static void add_helper_thread_fix(struct gw_finding *f) {
                    "for it, and the GPU waits with it"));
 }
 
+/* The steps as evidence: marked by the program or estimated from activity,
+ * and whether their spread has no period. */
+static void add_steps_evidence(struct gw_finding *f, const struct gw_step_profile *st, int no_period) {
+  static const char *const ids[2][2] = {{"steps_estimated", "steps_marked"},
+                                        {"steps_estimated_no_period", "steps_marked_no_period"}};
+  gw_evidence(f, ids[no_period != 0][st->from_table != 0], -1, 0, 0, GW_NUM("steps", GW_UNIT_COUNT, st->n),
+              GW_NUM("step_median", GW_UNIT_S, st->median_s), GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50),
+              GW_NUM("cv", GW_UNIT_RATIO, st->cv));
+}
+
 static void add_shape_fix(struct gw_finding *f) {
   gw_finding_fix(f, _("pad or bucket variable-length inputs to a few fixed shapes"),
                  _("changing shapes trigger reallocations and recompiles"));
@@ -156,8 +166,10 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
   /* the idle time no ledger row claims, and the helper threads that could */
   double idle_other = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]);
   double helper_core = helper_threads_core(in, idle_other);
-  /* the loop measured inside the program waited for data: the idle time is the input's */
-  int waits_for_data = sp && !isnan(sp->data_wait_share) && sp->data_wait_share >= gw_thr.finding_min_share;
+  /* the loop measured its waits for data inside the program; when it waited
+   * for a share a finding needs, the idle time is the input's */
+  int wait_known = sp && !isnan(sp->data_wait_share);
+  int waits_for_data = wait_known && sp->data_wait_share >= gw_thr.finding_min_share;
   if (off && !pp && share >= gw_thr.finding_min_share) {
     /* two independent signals name the host work: several cores busy in
      * the training process while the GPU idles, and PCIe traffic both ways
@@ -165,7 +177,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     double conf = 0.6;
     /* the loop measured inside the program hardly ever waited for data: the
      * host phase is not the input's (below the share a finding needs) */
-    if (sp && !isnan(sp->data_wait_share) && sp->data_wait_share < gw_thr.finding_min_share)
+    if (wait_known && !waits_for_data)
       conf += 0.1;
     if (dx->total.sm_from_util)
       conf *= gw_thr.no_gpm_conf_factor;
@@ -176,10 +188,8 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
                 GW_NUM("rx_median", GW_UNIT_GB_PER_S, off->pcie_rx_med_bps / 1e9),
                 GW_NUM("tx_median", GW_UNIT_GB_PER_S, off->pcie_tx_med_bps / 1e9));
     if (st->n >= 2)
-      gw_evidence(f, st->from_table ? "steps_marked" : "steps_estimated", -1, 0, 0,
-                  GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
-                  GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
-    if (sp && !isnan(sp->data_wait_share))
+      add_steps_evidence(f, st, 0);
+    if (wait_known)
       gw_evidence(f, "data_wait_share", -1, 0, 0, GW_NUM("share", GW_UNIT_FRACTION, sp->data_wait_share),
                   GW_NUM("steps", GW_UNIT_COUNT, (double)sp->nsteps));
     add_offload_fixes(f);
@@ -251,9 +261,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
       gw_evidence(f, shared ? "shape_replanning_shared" : "shape_replanning", -1, c->active_start_ns, c->active_end_ns,
                   GW_NUM("share", GW_UNIT_FRACTION, host));
     if (st->n >= 2)
-      gw_evidence(f, st->from_table ? "steps_marked" : "steps_estimated", -1, 0, 0,
-                  GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
-                  GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
+      add_steps_evidence(f, st, 0);
   } else if (!loader_bound && st->n >= (st->from_table ? 5 : gw_thr.step_jitter_min_estimated) &&
              /* the spread is of the steps' own work (profile_steps takes each
               * measured wait for data out: waits that vary are the input's) */
@@ -271,9 +279,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
       return 0;
     f->share_of_active = share;
     f->confidence = st->from_table ? 0.4 : 0.3;
-    gw_evidence(f, st->from_table ? "steps_marked_no_period" : "steps_estimated_no_period", -1, 0, 0,
-                GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
-                GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
+    add_steps_evidence(f, st, 1);
   } else if (!loader_bound && !waits_for_data && !isnan(helper_core) && idle_other >= gw_thr.finding_min_share) {
     /* Even steps, each slowed alike: a helper that takes the interpreter
      * lock every few milliseconds stretches every step, so no spread shows.
@@ -284,9 +290,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
     f->share_of_active = share;
     f->confidence = 0.35;
     if (st->n >= 2)
-      gw_evidence(f, st->from_table ? "steps_marked" : "steps_estimated", -1, 0, 0,
-                  GW_NUM("steps", GW_UNIT_COUNT, st->n), GW_NUM("step_median", GW_UNIT_S, st->median_s),
-                  GW_NUM("p90_over_p50", GW_UNIT_RATIO, st->p90_over_p50), GW_NUM("cv", GW_UNIT_RATIO, st->cv));
+      add_steps_evidence(f, st, 0);
   } else {
     return 0;
   }

@@ -313,12 +313,12 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
   const char *mem_h = _("memory peak");
   /* the gain column as wide as its widest cell: a gain of 100% or more
    * carries its factor ("+105.5% (x2.06)") */
+  char(*gain_cells)[96] = gw_xcalloc((size_t)n, sizeof *gain_cells);
   int gain_w = 28;
-  for (int i = 1; i < n; i++) {
-    char gain[96];
-    fmt_gain(&gains[i - 1], gain, sizeof gain);
-    if ((int)strlen(gain) > gain_w)
-      gain_w = (int)strlen(gain);
+  for (int i = 0; i < n; i++) {
+    fmt_gain(i ? &gains[i - 1] : NULL, gain_cells[i], sizeof gain_cells[i]);
+    if ((int)strlen(gain_cells[i]) > gain_w)
+      gain_w = (int)strlen(gain_cells[i]);
   }
   if (md) {
     fprintf(out, "# gpuwhy sweep: %s\n\n", pname);
@@ -345,9 +345,9 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
   }
   for (int i = 0; i < n; i++) {
     const struct gw_run_summary *s = &rows[i].s;
-    char thr[48], gain[96], med[32], sm[16], pw[16], mem[48], top[96];
+    const char *gain = gain_cells[i];
+    char thr[48], med[32], sm[16], pw[16], mem[48], top[96];
     gw_fmt_rate(gw_run_throughput(s, strcmp(unit, "samples/s") == 0), thr, sizeof thr);
-    fmt_gain(i ? &gains[i - 1] : NULL, gain, sizeof gain);
     gw_fmt_duration(s->step_median_s, med, sizeof med);
     fmt_pct1(s->sm_mean_pct, sm, sizeof sm);
     if (isnan(s->power_mean_w))
@@ -362,6 +362,7 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
       fprintf(out, "  %-12s %10s  %-*s %11s %8s %7s %-17s %s\n", rows[i].value, thr, gain_w, gain, med, sm, pw, mem,
               top);
   }
+  free(gain_cells);
   fprintf(out, "\n%s%s%s\n", md ? "**" : st.bold, text, md ? "**" : st.reset);
 }
 

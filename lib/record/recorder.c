@@ -107,9 +107,8 @@ struct recorder {
   long ticks, ticks_late;
   struct gw_trace_collect *trace;
   /* The trace mode in force: as asked, or sampled when a GPU has no GPM
-   * (trace_auto set; see choose_trace_for_gpus). */
+   * and none was asked (choose_trace_for_gpus; then it differs from o->trace). */
   enum gw_trace_mode trace_mode;
-  int trace_auto;
   struct gw_nccl_collect *nccl;
   struct gw_pyhook_collect *pyhook;
   char trace_dir[4096];
@@ -260,7 +259,6 @@ static void choose_trace_for_gpus(struct recorder *r, uint64_t without_gpm) {
     return;
   }
   r->trace_mode = GW_TRACE_SAMPLED;
-  r->trace_auto = 1;
   say(r, "%s",
       _("no GPM on this GPU: tracing kernels in sampled windows, so that the report can see how full the SMs are "
         "(about 1 per cent of the step time; --no-trace turns it off)"));
@@ -833,14 +831,15 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     const char *mode = r->trace_mode == GW_TRACE_FULL ? "full" : o->pm_sampling_only ? "pm_sampling" : "sampled";
     if (gw_store_put_meta(r->store, "trace_mode", mode) != GW_OK)
       store_failed(r, "the trace mode");
-    if (r->trace_auto && gw_store_put_meta(r->store, "trace_chosen_because", "no_gpm") != GW_OK)
+    int trace_chosen = r->trace_mode != o->trace; /* by choose_trace_for_gpus */
+    if (trace_chosen && gw_store_put_meta(r->store, "trace_chosen_because", "no_gpm") != GW_OK)
       store_failed(r, "why the trace was on");
     say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
     /* The spool's files may go once their records are committed: the
      * recording keeps everything they held. */
     if (gw_store_commit(r->store) == GW_OK)
       gw_trace_collect_remove_read(r->trace);
-    if (r->trace_mode == GW_TRACE_SAMPLED && !r->trace_auto && !o->pm_sampling_only &&
+    if (r->trace_mode == GW_TRACE_SAMPLED && !trace_chosen && !o->pm_sampling_only &&
         gw_store_rows_in(r->store, "trace_window") == 0)
       say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
              "short run use --trace=full");
