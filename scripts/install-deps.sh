@@ -22,6 +22,7 @@ packages=(
   libyajl-dev                       # reference JSON parser the import's reader is tested against (optional: the test skips without it)
   zlib1g-dev                        # gzip-compressed traces (gpuwhy import)
   jq                                # import tests: kernel counts of real traces
+  xz-utils                          # the test recordings are stored as .db.xz, unpacked at configure time
   libmicrohttpd-dev                 # gpuwhy serve
   procps                            # ps/pkill used by the fault tests
   iproute2                          # ss: the exporter fault test checks which addresses listen

@@ -174,8 +174,8 @@ int gw_cmd_record(int argc, char **argv) {
   if (optind < argc)
     o.argv = argv + optind;
   /* PM sampling runs inside the tracer library. Alone, the tracer opens no
-   * activity window and samples every 100 ms: on the H200 (2026-12-02,
-   * bench/RESULTS.md "Session 10") that cost the transformer step nothing
+   * activity window and samples every 100 ms: on the H200
+   * (bench/RESULTS.md, "PM sampling's cost") that cost the transformer step nothing
    * measurable (best-of-N -6.4%, mean -2.2% +- 10.2 over 6 rounds against
    * the program alone). */
   if (o.pm_sampling && o.trace == GW_TRACE_OFF) {

@@ -1389,7 +1389,7 @@ static void read_config(void) {
    * CUPTI slows every later launch (H200: the storm's steps outside windows
    * 5.83 ms against 3.70 ms detached; the transformer step 13.3 against
    * 10.2 ms), so CUPTI leaves between windows. The default is detach_own since
-   * the H200 run of 2026-12-01 (bench/RESULTS.md, "Window pause"): no time of
+   * an H200 run (bench/RESULTS.md, "The tracer's cost"): no time of
    * ours on a program thread (detach: p50 1.8 ms in cuptiFinalize there), the
    * storm's launches around the window end waited p50 0.39 ms against 1.87 ms
    * with detach, steps outside windows as fast as with detach, and

@@ -24,7 +24,7 @@
  * registered when CUDA loaded the tracer, so every exit handler registered
  * later ran first (whatever CUDA, CUPTI, whose profiler is set up 2 s later
  * on this thread, and torch registered after that; which ones is what
- * scripts/h200/plans/pmcost2.sh logs); the sampler thread went on decoding
+ * 0179f52:scripts/h200/plans/pmcost2.sh logs); the sampler thread went on decoding
  * during them, and the teardown then called CUPTI, freed the images CUPTI
  * keeps (even when Disable failed) and released the context. Now the
  * sampler stops as early as the exit allows: from Python's atexit through
@@ -110,7 +110,7 @@ static const char *METRICS[] = {"sm__cycles_active.avg", "sm__cycles_elapsed.avg
 #define STOP_WAIT_MS 2000u
 
 /* GPUWHY_TRACE_PM_EXIT_AS_BEFORE, for the H200 run that tells which of the
- * first versions' exit steps broke the heap (scripts/h200/plans/pmcost2.sh);
+ * first versions' exit steps broke the heap (0179f52:scripts/h200/plans/pmcost2.sh);
  * a comma list: order (stop only from the exit handler registered at
  * CUDA's start), free (free the images whatever CUPTI answered, also at
  * exit), release (release the context at exit too). */

@@ -2,7 +2,7 @@
 """Full mode's cost from interleaved rounds: best-of-N and mean per arm, each with a 95% interval.
 
 usage: rounds.py RESULTS.txt [FLOOR_ARM]
-RESULTS.txt lines: "round R WORKLOAD ARM mean_ms_per_step X best_ms_per_step Y steps N" (scripts/h200/plans/i23b.sh).
+RESULTS.txt lines: "round R WORKLOAD ARM mean_ms_per_step X best_ms_per_step Y steps N" (0179f52:scripts/h200/plans/i23b.sh).
 For each workload and arm:
   best-of-N   the best 10-step chunk over all rounds, against plain's best-of-N
   mean        the mean over rounds of the run's mean step time, with a 95% t interval over rounds

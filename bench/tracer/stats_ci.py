@@ -1,5 +1,5 @@
 """The mean and its 95% Student's t interval, shared by the scripts that turn interleaved benchmark rounds into a
-figure (bench/tracer/rounds.py, scripts/h200/plans/pmcost4_summary.py and pmcost_pool.py). Standard library only."""
+figure (bench/tracer/rounds.py, 0179f52:scripts/h200/plans/pmcost4_summary.py and pmcost_pool.py). Standard library only."""
 import math
 import statistics
 

@@ -4,7 +4,7 @@
 storm: ~1 us kernels, 200 x (mul + add) on 64x64 tensors per step (launch-bound).
 train: a real training step, a 4-layer transformer encoder (d 512, 8 heads, batch 32 x 128 tokens) with AdamW.
 train_gpu: the same step on batch 256: the GPU sets its pace, so a cost on the GPU's side shows without the host's
-noise (the H200 host's speed drifts by 10% from second to second, scripts/h200/plans/pmcost4.sh).
+noise (the H200 host's speed drifts by 10% from second to second, 0179f52:scripts/h200/plans/pmcost4.sh).
 
 Runs --seconds of steps after a warm-up and prints the mean step time over the whole span (what a job feels,
 sampling windows included) and the best mean of 10-step chunks; --chunks-out keeps every chunk's times so that steps inside and outside

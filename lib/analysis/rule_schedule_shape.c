@@ -27,7 +27,7 @@ static void add_offload_fixes(struct gw_finding *f) {
  * its queue. A thread cannot hold the lock longer than it runs: its busy
  * share must be at least the idle share it is to explain (H200: a metrics
  * helper at 0.15 of a core cost the transformer 4% of its samples/s, at 0.3
- * to 0.8 of a core 13% to 58%, bench/RESULTS.md "Session 13"). One process
+ * to 0.8 of a core 13% to 58%, bench/RESULTS.md, "busy helper thread"). One process
  * on one GPU only: in a distributed job NCCL's proxy threads are busy by
  * design and hold no interpreter lock. */
 static double helper_threads_core(const struct gw_rule_input *in, double idle_share) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one runner for work on the H200: scripts/h200/run.sh PLAN OUT [ARGS...]
+# The one runner for work on a GPU machine (README.md): scripts/h200/run.sh PLAN OUT [ARGS...]
 # runs scripts/h200/plans/PLAN.sh OUT ARGS... from the repository root, with
 # the Release build in build-dev (scripts/h200/build_dev.sh makes it), and
 # keeps its whole output in OUT/PLAN.log. A plan writes its results as plain
@@ -22,7 +22,8 @@ case $plan in
   */* | .*) echo "run.sh: a plan is a name from scripts/h200/plans, got '$plan'" >&2; exit 2 ;;
 esac
 if [ ! -f "$plans/$plan.sh" ]; then
-  echo "run.sh: no plan '$plan' (scripts/h200/plans/$plan.sh)" >&2
+  echo "run.sh: no plan '$plan' (scripts/h200/plans/$plan.sh); the one-off plans that fixtures and notes" >&2
+  echo "name are in git history: git show 0179f52:scripts/h200/plans/$plan.sh" >&2
   exit 2
 fi
 mkdir -p "$out" || exit 3

@@ -19,7 +19,7 @@ through imports and start-up) and GPM's values come late:
   busy   the median absolute difference over the windows where GPM or the
          substitute read at least BUSY_MIN_PCT, the ones that test anything;
   lag    GPM's value stamped at a tick describes a window that ended before the
-         tick (on the H200 with driver 580, 0.1-0.2 s: session 11 found a GPU idle
+         tick (on the H200 with driver 580, 0.1-0.2 s: a GPU idle
          gap that the kernel trace and the host's step times put within 5 ms of
          each other show up that much earlier in GPM's windows). The lag is the
          shift of the substitute's windows, in LAG_STEP_MS steps up to LAG_MAX_MS

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every single-GPU scenario recorded with `gpuwhy record --no-gpm --trace` on
-# the H200 (24 recordings, bench/results/2026-12-01_s7/call2_nogpm_recordings.tar.gz,
-# kept packed there because unpacked they are 11 MB) is diagnosed as the same
+# the H200 (24 recordings, tests/accuracy/nogpm_all/*.db, unpacked from their
+# .db.xz by cmake/unpack_fixtures.cmake) is diagnosed as the same
 # program is with GPM: the verdict against the labels in
 # tests/accuracy/nogpm_all (the hook_suite labels of the same programs, the
 # sweep points' from that run's own gains) stays at or above
@@ -11,8 +11,7 @@
 source "$(dirname "$0")/lib.bash"
 : "${GW_SOURCE_DIR:?GW_SOURCE_DIR must point at the source tree}"
 mkdir corpus
-tar -xzf "$GW_SOURCE_DIR/bench/results/2026-12-01_s7/call2_nogpm_recordings.tar.gz" -C corpus --wildcards '*.db'
-cp "$GW_SOURCE_DIR"/tests/accuracy/nogpm_all/*.truth.json corpus/
+cp "$GW_SOURCE_DIR"/tests/accuracy/nogpm_all/*.db "$GW_SOURCE_DIR"/tests/accuracy/nogpm_all/*.truth.json corpus/
 assert_eq "recordings unpacked" "$(ls corpus/*.db | wc -l)" 24
 python3 "$GW_SOURCE_DIR/tests/accuracy/accuracy.py" --bin "$GW_BIN" --dir corpus --variant recorded \
   --floors "$GW_SOURCE_DIR/tests/accuracy/floors_nogpm_all.json" >accuracy.txt 2>&1 || {
