@@ -5,9 +5,9 @@
 #   scenarios/run_suite.sh GPUWHY_BIN OUTDIR [NAME...]    run all, or the named scenarios
 #   scenarios/run_suite.sh --list                         names, expected class, planned seconds
 #
-# NAME may also be @1, @2 or @3: the first or second half of the original
-# suite, or the third part (issue 21's scenarios aimed at the diagnosis' weak
-# spots); each fits in one 10-minute device command.  GPUWHY_BIN "-" runs the scenarios
+# NAME may also be @1, @2, @3 or @4: the first or second half of the original
+# suite, the third part (scenarios aimed at the diagnosis' weak spots) or the
+# fourth (weak_spots.py's modes, where run-wide averages mislead); each fits in one 10-minute device command.  GPUWHY_BIN "-" runs the scenarios
 # without recording (to test the scripts alone).
 # Environment: SCN_DURATION=S overrides every duration (quick smoke runs),
 # SCN_DATA_DIR (default /tmp/gpuwhy_scn) for data files and checkpoints,
@@ -53,6 +53,14 @@ SCENARIOS=(
   "healthy_midpower|none|20|3|healthy_midpower.py"
   "attention_lowocc|none|20|3|attention_lowocc.py"
   "bursty_serving|none|20|3|bursty_serving.py"
+  "ws_loader_latency_procs|input_pipeline|20|4|weak_spots.py --mode loader_latency_procs"
+  "ws_loader_latency_threads|input_pipeline|20|4|weak_spots.py --mode loader_latency_threads"
+  "ws_respawn_epoch|input_pipeline|20|4|weak_spots.py --mode respawn_epoch"
+  "ws_eval_respawn|schedule_shape|20|4|weak_spots.py --mode eval_respawn"
+  "ws_eval_own_loader|schedule_shape|20|4|weak_spots.py --mode eval_own_loader"
+  "ws_checkpoint_short|schedule_shape|20|4|weak_spots.py --mode checkpoint_short"
+  "ws_inline_numpy|input_pipeline|20|4|weak_spots.py --mode inline_numpy"
+  "ws_shapes_vary|schedule_shape|20|4|weak_spots.py --mode shapes_vary"
 )
 
 field() { # field LINE N

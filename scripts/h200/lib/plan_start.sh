@@ -31,7 +31,7 @@ plan_pack_recordings() {
   (cd "$w" && find "$1" -type f "${big[@]}" -print0 | tar --null -czf "$out/recordings.tar.gz" -T -) >> "$log" 2>&1
 }
 # plan_record_scenarios REC BUDGET_S NAME...: each scenario once through scenarios/run_suite.sh (plain `record
-# --interval 100`, the Python hook on, 6 s of steady state, its truth file beside it) into REC, while the plan's
+# --interval 100`, the Python hook on, RECORD_SECONDS (default 6) of steady state, its truth file beside it) into REC, while the plan's
 # clock is under BUDGET_S; a line per scenario with the suite's verdict, or why it was skipped.
 plan_record_scenarios() {
   local rec=$1 budget=$2 n
@@ -41,7 +41,7 @@ plan_record_scenarios() {
       say "--- $n: skipped (budget of ${budget}s spent)"
       continue
     fi
-    SCN_DURATION=6 SCN_TIMEOUT_EXTRA=45 timeout -k 5 60 bash scenarios/run_suite.sh "$bin" "$rec" "$n" >> "$log" 2>&1
+    SCN_DURATION=${RECORD_SECONDS:-6} SCN_TIMEOUT_EXTRA=45 timeout -k 5 $((${RECORD_SECONDS:-6} + 54)) bash scenarios/run_suite.sh "$bin" "$rec" "$n" >> "$log" 2>&1
     say "--- $n: rc=$? $(grep -E "^(OK|FAIL) +$n " "$rec/suite.log" 2>/dev/null | tail -1)"
   done
 }
