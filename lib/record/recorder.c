@@ -25,6 +25,7 @@
 #include "sources/kmsg.h"
 #include "record/gpu_backends.h"
 #include "store/store.h"
+#include "store/store_job.h"
 #include "store/store_write.h"
 #include "nccl_collect.h"
 #include "pyhook_collect.h"
@@ -184,8 +185,8 @@ static void on_event(void *ctx, const struct gw_event *ev) {
 static int is_knob(const char *name) {
   static const char *const prefixes[] = {"NCCL_", "CUDA_", "OMP_", "PYTORCH_", "TORCH", "CUBLAS", "CUDNN_", "NVIDIA_",
                                          "MKL_",  "KMP_",  "TF_",  "XLA_",     "HF_",   "NVTE_",  "GPUWHY_"};
-  static const char *const exact[] = {"LD_PRELOAD",  "LD_LIBRARY_PATH", "WORLD_SIZE", "RANK",       "LOCAL_RANK",
-                                      "MASTER_ADDR", "MASTER_PORT",     "PYTHONPATH", "VIRTUAL_ENV"};
+  static const char *const exact[] = {"LD_PRELOAD",  "LD_LIBRARY_PATH", "WORLD_SIZE", "RANK",        "LOCAL_RANK",
+                                      "MASTER_ADDR", "MASTER_PORT",     "PYTHONPATH", "VIRTUAL_ENV", "SLURM_JOB_ID"};
   for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
     if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
       return 1;
@@ -463,6 +464,11 @@ static void put_run_facts(struct recorder *r) {
   if (gw_store_put_run(r->store, &run) != GW_OK)
     store_failed(r, N_("the run facts"));
   free(cmd);
+  /* a recording knows its run: report refuses to join a file with itself */
+  char run_id[40];
+  gw_store_new_run_id(run_id, sizeof run_id);
+  if (gw_store_put_meta(r->store, "run_id", run_id) != GW_OK)
+    store_failed(r, N_("the run facts"));
   put_env_knobs(r);
   for (unsigned g = 0; g < r->ngpus; g++)
     if (gw_store_put_gpu_info(r->store, &r->info[g]) != GW_OK)
