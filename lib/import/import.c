@@ -563,6 +563,13 @@ int gw_import(const char *input, const char *output, const struct gw_import_opts
       snprintf(errbuf, errcap, "%s: %s", input, strerror(errno));
     return GPUWHY_EXIT_INPUT;
   }
+  /* a file of the user's at the output is never replaced without --force */
+  struct gw_err oerr = {{0}};
+  if (output && gw_store_check_replace(output, opts && opts->force, &oerr) != GW_OK) {
+    if (errbuf && errcap)
+      gw_strlcpy(errbuf, oerr.msg, errcap);
+    return GPUWHY_EXIT_INPUT;
+  }
   struct source src = {.path = input, .name = input};
   return run_import(&src, S_ISDIR(sb.st_mode), GW_IMPORT_UNKNOWN, output, opts, summary, errbuf, errcap);
 }

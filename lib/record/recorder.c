@@ -90,6 +90,8 @@ static void on_signal(int sig) {
 }
 
 struct recorder {
+  int created_output; /* open_store made the file: a run that never began removes it */
+  int run_began;      /* the command runs (or the process is followed): the file is kept */
   const struct gw_record_opts *o;
   struct gw_store *store;
   struct gw_gpu *gpu; /* NULL: no GPU source */
@@ -421,10 +423,12 @@ static int open_store(struct recorder *r, char *msg, unsigned cap) {
   struct gw_err err = {{0}};
   if (!o->out_path)
     return 0;
-  if (gw_store_create(&r->store, o->out_path, &err) != GW_OK) {
+  if (gw_store_check_replace(o->out_path, o->force, &err) != GW_OK ||
+      gw_store_create(&r->store, o->out_path, &err) != GW_OK) {
     snprintf(msg, cap, "%s", err.msg);
     return -1;
   }
+  r->created_output = 1;
   return 0;
 }
 
@@ -696,6 +700,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (r->target_pid)
     gw_host_set_target(r->host, r->target_pid);
   r->started_ns = gw_now_realtime_ns();
+  r->run_began = 1;
   put_run_facts(r);
   if (!r->gpu)
     say(r, _("no GPU data: %s; recording the host only"), r->gpu_note);
@@ -875,6 +880,11 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   }
 out:
   close_all(r);
+  /* A run that never began (the command could not be started, a source
+   * failed) leaves no empty recording behind. From the run's start on, the
+   * file stays whatever happens: a killed recorder leaves what it committed. */
+  if (r->created_output && !r->run_began)
+    gw_store_remove_files(o->out_path);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   sigaction(SIGHUP, &old_hup, NULL);

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/i18n.h"
 
 /* Fixed part of schema version 1. The per-GPU metric tables are generated
  * from gpu_metrics.def so the store and the metric list cannot drift apart. */
@@ -682,6 +685,20 @@ int gw_store_file_is_recording(const char *path) {
   }
   sqlite3_close(db);
   return is_recording;
+}
+
+gw_status gw_store_check_replace(const char *path, int force, struct gw_err *err) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0)
+    return GW_OK; /* nothing there (or nothing we can see: creating it will say why) */
+  if (!S_ISREG(sb.st_mode)) {
+    gw_err_set(err, _("%s exists and is not a regular file: not replaced"), path);
+    return GW_EINPUT;
+  }
+  if (force || sb.st_size == 0 || gw_store_file_is_recording(path))
+    return GW_OK;
+  gw_err_set(err, _("%s exists and is not a gpuwhy recording: not replaced (give --force to replace it)"), path);
+  return GW_EINPUT;
 }
 
 void gw_store_remove_files(const char *path) {

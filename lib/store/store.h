@@ -51,6 +51,11 @@ int gw_store_column_exists(sqlite3 *db, const char *table, const char *column);
  * without SQLite's header is never opened as a database; another tool's
  * SQLite export is only read); 0 otherwise. */
 int gw_store_file_is_recording(const char *path);
+/* Whether a new recording may be written at path: GW_OK when nothing is
+ * there, or a gpuwhy recording is (it is replaced), or force is set and a
+ * regular file is there; else GW_EINPUT with the reason (a file of the user's,
+ * a folder, a device) so that `-o train.py` never destroys train.py. */
+GW_NODISCARD gw_status gw_store_check_replace(const char *path, int force, struct gw_err *err);
 /* Unlinks a recording and the side files SQLite may have left beside it
  * (-wal, -shm, -journal). */
 void gw_store_remove_files(const char *path);
