@@ -79,6 +79,19 @@ GW_NODISCARD gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, 
 GW_NODISCARD gw_status gw_store_commit_if_due(struct gw_store *st, int64_t max_age_ns);
 GW_NODISCARD gw_status gw_store_commit(struct gw_store *st);
 
+/* Damage found while reading: a step that ended in an error (a corrupt page,
+ * an I/O error) rather than at the end of its table, or a TEXT/BLOB value in a
+ * numeric column. The first one is kept, naming its table; readers check
+ * gw_store_damage before they trust what they read (exit 3, never a verdict
+ * from half a table). */
+/* sqlite3_step for a loop: 1 with a row, 0 at the end or on an error (noted). */
+int gw_store_step(struct gw_store *st, sqlite3_stmt *s);
+/* A numeric column: NAN when NULL; NAN and damage noted when TEXT or BLOB (never 0). */
+double gw_store_col_double(struct gw_store *st, sqlite3_stmt *s, int i);
+void gw_store_note_damage(struct gw_store *st, sqlite3_stmt *s, const char *what);
+/* The first damage noted ("table gpu_sample: database disk image is malformed"), NULL when none. */
+const char *gw_store_damage(const struct gw_store *st);
+
 /* The last SQLite error text, for messages. */
 const char *gw_store_errmsg(struct gw_store *st);
 
