@@ -19,7 +19,7 @@ int gw_cmd_import(int argc, char **argv);
 
 static void usage(FILE *out) {
   fputs(_("usage: gpuwhy import TRACE -o FILE [--interval S] [--start EPOCH_S] "
-          "[-q]\n"
+          "[-q] [--force]\n"
           "\n"
           "Turn a trace made by another tool into a gpuwhy recording for report "
           "and compare.\n"
@@ -38,6 +38,7 @@ static void usage(FILE *out) {
           "                 (default: the file's modification time minus the "
           "logged span)\n"
           "  -q, --quiet    no progress bar and no summary\n"
+          "  --force        replace FILE even when it is not a gpuwhy recording\n"
           "Exit status: 0 ok, 2 usage error, 3 unreadable or malformed input.\n"),
         out);
 }
@@ -151,6 +152,8 @@ int gw_cmd_import(int argc, char **argv) {
         opts.smi_start_ns = (int64_t)llround(v * 1e9);
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
       quiet = 1;
+    } else if (strcmp(a, "--force") == 0) {
+      opts.force = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
       fprintf(stderr, _("gpuwhy import: unknown option '%s'\n"), a);
       usage(stderr);

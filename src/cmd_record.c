@@ -19,7 +19,10 @@ static const char *record_usage(void) {
            "activity into one SQLite file until it ends. The command's exit status is\n"
            "passed through.\n"
            "\n"
-           "  -o, --output FILE    recording to write (default gpuwhy-DATE-TIME.db)\n"
+           "  -o, --output FILE    recording to write (default gpuwhy-DATE-TIME.db); a file\n"
+           "                       there that is not a gpuwhy recording is not replaced\n"
+           "      --force          replace FILE whatever it is; a command that cannot be\n"
+           "                       started leaves no FILE\n"
            "  -i, --interval MS    GPU sampling period in milliseconds (default 100); the\n"
            "                       host (CPU, processes, disks) is read once a second\n"
            "  -g, --gpm-interval MS  window of the SM, tensor and DRAM activity counters\n"
@@ -83,6 +86,7 @@ int gw_cmd_record(int argc, char **argv) {
                                            {"step-range", required_argument, NULL, 'S'},
                                            {"step-range-replaces", no_argument, NULL, 'r'},
                                            {"dcgm", optional_argument, NULL, 'D'},
+                                           {"force", no_argument, NULL, 'F'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
@@ -96,6 +100,9 @@ int gw_cmd_record(int argc, char **argv) {
     switch (c) {
     case 'o':
       o.out_path = optarg;
+      break;
+    case 'F':
+      o.force = 1;
       break;
     case 'L':
       o.no_nccl_log = 1;

@@ -26,7 +26,11 @@ static void usage(FILE *out) {
           "  --step-range NAME  the NVTX ranges named NAME (recorded with --trace, or in an\n"
           "                 imported trace) are the steps of every process without steps\n"
           "  --step-range-replaces  the ranges replace the steps the Python hook recorded too\n"
-          "Exit status: 0 ok, 2 usage error, 3 unreadable input.\n"),
+          "  --same-job     report several files together even when nothing shows they are\n"
+          "                 one job (without it, files recorded at times that do not overlap\n"
+          "                 or whose launchers name other jobs are refused)\n"
+          "Exit status: 0 ok, 2 usage error (also: files that are not one job, or one file\n"
+          "given twice), 3 unreadable or damaged input.\n"),
         out);
 }
 
@@ -36,6 +40,25 @@ struct step_range_opts {
   const char *name; /* NULL: the recorded steps as they are */
   int replace;
 };
+
+/* One file given twice (by one path, a link or another name of it) would
+ * count each GPU twice: 1 (with a message) when that is so. */
+static int same_file_twice(const char *const *paths, int npaths) {
+  for (int i = 0; i < npaths; i++) {
+    struct stat a;
+    int a_ok = stat(paths[i], &a) == 0;
+    for (int j = i + 1; j < npaths; j++) {
+      struct stat b;
+      if (strcmp(paths[i], paths[j]) == 0 ||
+          (a_ok && stat(paths[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)) {
+        fprintf(stderr, _("gpuwhy report: %s and %s are the same file: each GPU would be counted twice\n"), paths[i],
+                paths[j]);
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
 
 static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const char **outpath, const char **paths,
                       int *npaths, struct step_range_opts *ranges) {
@@ -66,6 +89,8 @@ static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const 
       ranges->name = argv[++i];
     } else if (strcmp(a, "--step-range-replaces") == 0) {
       ranges->replace = 1;
+    } else if (strcmp(a, "--same-job") == 0) {
+      opts->same_job = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
       fprintf(stderr, _("gpuwhy report: unknown option '%s'\n"), a);
       usage(stderr);
@@ -82,7 +107,7 @@ static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const 
     fprintf(stderr, _("gpuwhy report: --step-range-replaces needs --step-range NAME\n"));
     return GPUWHY_EXIT_USAGE;
   }
-  return -1;
+  return same_file_twice(paths, *npaths) ? GPUWHY_EXIT_USAGE : -1;
 }
 
 static int report_recordings(const char *const *paths, int npaths, struct gw_report_opts *opts, const char *outpath) {

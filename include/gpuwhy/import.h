@@ -36,6 +36,8 @@ struct gw_import_opts {
    * the epoch (0: the file's modification time minus the logged span). */
   double smi_interval_s;
   int64_t smi_start_ns;
+  /* replace the output even when it is not a gpuwhy recording (import --force) */
+  int force;
 };
 
 /* What an import found. Counts are rows written to the recording. */

@@ -32,6 +32,7 @@ enum gw_trace_mode { GW_TRACE_OFF = 0, GW_TRACE_SAMPLED = 1, GW_TRACE_FULL = 2 }
 
 struct gw_record_opts {
   const char *out_path;  /* NULL: no recording (watch without -o) */
+  int force;             /* replace out_path even when it is not a gpuwhy recording (record --force) */
   int interval_ms;       /* sampling period */
   int gpm_interval_ms;   /* GPM activity window (at least interval_ms) */
   double duration_s;     /* 0: until the command or process ends */

@@ -10,6 +10,9 @@ enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_JSON, GW_REPORT_MD, GW_REPORT_
 struct gw_report_opts {
   enum gw_report_format format;
   int color; /* text only: ANSI colour (the CLI sets it for a terminal without NO_COLOR) */
+  /* several files: join them even when nothing shows they are one job
+   * (report --same-job); without it unrelated recordings are refused */
+  int same_job;
 };
 
 /* "text", "json", "md", "html" -> format. Returns 0, or -1 for an unknown name. */

@@ -134,6 +134,13 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
   struct gw_err nccl_err;
   if (gw_nccl_read(st, rec->nccl, &nccl_err) != GW_OK)
     gw_nccl_summary_init(rec->nccl);
+  /* a table the kernel statistics or SM fill could not read to its end is damage, not a shorter run */
+  if (gw_store_damage(st)) {
+    gw_err_set(err, "%s: damaged recording: %s", path, gw_store_damage(st));
+    gw_store_close(st);
+    gw_recording_free(rec);
+    return GW_EINPUT;
+  }
   gw_store_close(st);
   *out = rec;
   return GW_OK;

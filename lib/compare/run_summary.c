@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/ledger.h"
@@ -372,6 +373,10 @@ static void init_summary(struct gw_run_summary *s, const char *path) {
 }
 
 static int looks_like_json(const char *path) {
+  /* only a regular file is read: a pipe without a writer would block (the store refuses the rest) */
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return 0;
   FILE *f = fopen(path, "rb");
   if (!f)
     return 0;

@@ -508,6 +508,18 @@ static int run_import(const struct source *src, int is_dir, enum gw_import_forma
   char source_name[48];
   snprintf(source_name, sizeof source_name, "import:%s",
            fmt == GW_IMPORT_SMI_DMON || fmt == GW_IMPORT_SMI_QUERY ? "nvidia-smi" : gw_import_format_name(fmt));
+  /* a file of the user's at the output is never replaced without --force
+   * (checked once the input is known to be a trace, so its errors come first) */
+  if (fmt == GW_IMPORT_NSYS && src->path && gw_store_file_is_recording(src->path)) {
+    gw_err_set(&err, "%s: already a gpuwhy recording: run gpuwhy report on it directly", src->path);
+    rc = GW_EINPUT;
+  } else if (!is_memory_path(output)) {
+    rc = gw_store_check_replace(output, opts && opts->force, &err);
+  }
+  if (rc) {
+    free(inputs);
+    return finish_error(&err, errbuf, errcap);
+  }
   if ((rc = output_begin(&out, output, &err)) || (rc = gw_sink_open(&sink, out.temp, source_name, &err))) {
     free(inputs);
     return finish_error(&err, errbuf, errcap);
@@ -561,6 +573,12 @@ int gw_import(const char *input, const char *output, const struct gw_import_opts
   if (stat(input, &sb) != 0) {
     if (errbuf && errcap)
       snprintf(errbuf, errcap, "%s: %s", input, strerror(errno));
+    return GPUWHY_EXIT_INPUT;
+  }
+  /* a pipe without a writer would block the read, a device never end it */
+  if (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+    if (errbuf && errcap)
+      snprintf(errbuf, errcap, _("%s: not a regular file or a folder: nothing gpuwhy imports"), input);
     return GPUWHY_EXIT_INPUT;
   }
   struct source src = {.path = input, .name = input};

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/store_job.h"
 #include "store/store_write.h"
 
 /* A commit every so many rows: large transactions keep inserts fast, and the
@@ -131,6 +132,12 @@ gw_status gw_sink_open(struct gw_import_sink **out, const char *path, const char
   struct gw_run_info run = {.source = s->source};
   /* this also opens the first transaction, which the tracer inserts need */
   if (gw_store_put_run(s->store, &run) != GW_OK) {
+    rc = store_fail(s, err, N_("the run row"));
+    goto fail;
+  }
+  char run_id[40];
+  gw_store_new_run_id(run_id, sizeof run_id);
+  if (gw_store_put_meta(s->store, "run_id", run_id) != GW_OK) {
     rc = store_fail(s, err, N_("the run row"));
     goto fail;
   }

@@ -25,6 +25,7 @@
 #include "sources/kmsg.h"
 #include "record/gpu_backends.h"
 #include "store/store.h"
+#include "store/store_job.h"
 #include "store/store_write.h"
 #include "nccl_collect.h"
 #include "pyhook_collect.h"
@@ -89,6 +90,8 @@ static void on_signal(int sig) {
 }
 
 struct recorder {
+  int created_output; /* open_store made the file: a run that never began removes it */
+  int run_began;      /* the command runs (or the process is followed): the file is kept */
   const struct gw_record_opts *o;
   struct gw_store *store;
   struct gw_gpu *gpu; /* NULL: no GPU source */
@@ -184,8 +187,8 @@ static void on_event(void *ctx, const struct gw_event *ev) {
 static int is_knob(const char *name) {
   static const char *const prefixes[] = {"NCCL_", "CUDA_", "OMP_", "PYTORCH_", "TORCH", "CUBLAS", "CUDNN_", "NVIDIA_",
                                          "MKL_",  "KMP_",  "TF_",  "XLA_",     "HF_",   "NVTE_",  "GPUWHY_"};
-  static const char *const exact[] = {"LD_PRELOAD",  "LD_LIBRARY_PATH", "WORLD_SIZE", "RANK",       "LOCAL_RANK",
-                                      "MASTER_ADDR", "MASTER_PORT",     "PYTHONPATH", "VIRTUAL_ENV"};
+  static const char *const exact[] = {"LD_PRELOAD",  "LD_LIBRARY_PATH", "WORLD_SIZE", "RANK",        "LOCAL_RANK",
+                                      "MASTER_ADDR", "MASTER_PORT",     "PYTHONPATH", "VIRTUAL_ENV", "SLURM_JOB_ID"};
   for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
     if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
       return 1;
@@ -420,10 +423,12 @@ static int open_store(struct recorder *r, char *msg, unsigned cap) {
   struct gw_err err = {{0}};
   if (!o->out_path)
     return 0;
-  if (gw_store_create(&r->store, o->out_path, &err) != GW_OK) {
+  if (gw_store_check_replace(o->out_path, o->force, &err) != GW_OK ||
+      gw_store_create(&r->store, o->out_path, &err) != GW_OK) {
     snprintf(msg, cap, "%s", err.msg);
     return -1;
   }
+  r->created_output = 1;
   return 0;
 }
 
@@ -463,6 +468,11 @@ static void put_run_facts(struct recorder *r) {
   if (gw_store_put_run(r->store, &run) != GW_OK)
     store_failed(r, N_("the run facts"));
   free(cmd);
+  /* a recording knows its run: report refuses to join a file with itself */
+  char run_id[40];
+  gw_store_new_run_id(run_id, sizeof run_id);
+  if (gw_store_put_meta(r->store, "run_id", run_id) != GW_OK)
+    store_failed(r, N_("the run facts"));
   put_env_knobs(r);
   for (unsigned g = 0; g < r->ngpus; g++)
     if (gw_store_put_gpu_info(r->store, &r->info[g]) != GW_OK)
@@ -690,6 +700,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (r->target_pid)
     gw_host_set_target(r->host, r->target_pid);
   r->started_ns = gw_now_realtime_ns();
+  r->run_began = 1;
   put_run_facts(r);
   if (!r->gpu)
     say(r, _("no GPU data: %s; recording the host only"), r->gpu_note);
@@ -869,6 +880,11 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   }
 out:
   close_all(r);
+  /* A run that never began (the command could not be started, a source
+   * failed) leaves no empty recording behind. From the run's start on, the
+   * file stays whatever happens: a killed recorder leaves what it committed. */
+  if (r->created_output && !r->run_began)
+    gw_store_remove_files(o->out_path);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   sigaction(SIGHUP, &old_hup, NULL);

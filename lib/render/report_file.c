@@ -3,6 +3,7 @@
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/report.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "core/i18n.h"
 #include "render/report_html.h"
 #include "render/report_render.h"
+#include "store/store_job.h"
 
 /* Every format name; the first name of a format is the one listed to users. */
 static const struct {
@@ -137,10 +139,65 @@ int gw_report_files(const char *const *paths, int npaths, const struct gw_report
   return rc;
 }
 
+/* Recordings reported together must be one job: nodes of one run, recorded
+ * at the same time. Unrelated runs merged would invent a straggler and a
+ * multi-GPU ledger. Returns GPUWHY_EXIT_OK, or 2 (the request, not the
+ * files, is wrong) or 3 (a file unreadable) with the reason in errbuf. */
+static int check_one_job(const char *const *paths, int npaths, int same_job, char *errbuf, size_t errcap) {
+  struct gw_store_job *jobs = gw_xcalloc((size_t)npaths, sizeof *jobs);
+  int rc = GPUWHY_EXIT_OK;
+  for (int i = 0; i < npaths && rc == GPUWHY_EXIT_OK; i++) {
+    struct gw_err err = {{0}};
+    if (gw_store_read_job(paths[i], &jobs[i], &err) != GW_OK) {
+      if (errbuf && errcap)
+        gw_strlcpy(errbuf, err.msg, errcap);
+      rc = GPUWHY_EXIT_INPUT;
+    }
+  }
+  for (int i = 1; i < npaths && rc == GPUWHY_EXIT_OK; i++) {
+    enum gw_job_match m = gw_store_jobs_match(&jobs[0], &jobs[i]);
+    char reason[1024] = "";
+    switch (m) {
+    case GW_JOB_MATCH:
+      break;
+    case GW_JOB_SAME_RUN: /* a copy of one recording: its GPUs would count twice, whatever --same-job says */
+      snprintf(errbuf, errcap, _("%s and %s are the same recording (one run id): each GPU would be counted twice"),
+               paths[0], paths[i]);
+      rc = GPUWHY_EXIT_USAGE;
+      break;
+    case GW_JOB_OTHER_ID:
+      snprintf(reason, sizeof reason, _("their launchers name different jobs (%s, %s)"), jobs[0].job_id,
+               jobs[i].job_id);
+      break;
+    case GW_JOB_APART: {
+      int later_first = jobs[i].ended_ns < jobs[0].started_ns;
+      snprintf(reason, sizeof reason, _("they were recorded at different times (%s ended before %s started)"),
+               later_first ? paths[i] : paths[0], later_first ? paths[0] : paths[i]);
+      break;
+    }
+    case GW_JOB_TIME_UNKNOWN:
+      snprintf(reason, sizeof reason, _("the start or end of %s or %s is unknown"), paths[0], paths[i]);
+      break;
+    }
+    if (reason[0] && !same_job) {
+      snprintf(errbuf, errcap,
+               _("%s and %s are not one job: %s. Report them one at a time, or give --same-job to report them "
+                 "together anyway"),
+               paths[0], paths[i], reason);
+      rc = GPUWHY_EXIT_USAGE;
+    }
+  }
+  free(jobs);
+  return rc;
+}
+
 static int report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out,
                         char *errbuf, size_t errcap) {
   if (npaths < 1)
     return GPUWHY_EXIT_INPUT;
+  int job_rc = check_one_job(paths, npaths, opts->same_job, errbuf, errcap);
+  if (job_rc != GPUWHY_EXIT_OK)
+    return job_rc;
   struct gw_err err = {{0}};
   struct gw_recording **recs = gw_xcalloc((size_t)npaths, sizeof *recs);
   for (int i = 0; i < npaths; i++)

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/i18n.h"
 
 /* Fixed part of schema version 1. The per-GPU metric tables are generated
  * from gpu_metrics.def so the store and the metric list cannot drift apart. */
@@ -74,6 +77,7 @@ struct gw_store {
   int in_txn;
   int64_t txn_started_mono_ns;
   sqlite3_stmt *stmt[S_COUNT];
+  char damage[512]; /* the first damage a reader met, "" none */
 };
 
 /* Append to a fixed buffer; returns -1 when it would overflow. */
@@ -229,24 +233,98 @@ static int pragma_int(sqlite3 *db, const char *sql, int *out) {
   return rc;
 }
 
+/* 1 when path + suffix exists (a live or crashed writer's -wal, a hot -journal). */
+static int side_file_exists(const char *path, const char *suffix) {
+  char side[8192];
+  return snprintf(side, sizeof side, "%s%s", path, suffix) < (int)sizeof side && access(side, F_OK) == 0;
+}
+
+/* A read-only open writes nothing: a file: URI with mode=ro, and immutable=1
+ * when no -wal or -journal lies beside it (no writer is at work and none
+ * died mid-transaction), so SQLite makes no -shm/-wal and needs no write
+ * access to the folder. With a -wal there, its pages are part of the
+ * recording (a run still being written, or one cut by kill -9): opened as a
+ * plain reader to see them. The path is %-escaped as RFC 3986 asks. */
+static int uri_for(const char *path, int immutable, char *out, size_t cap) {
+  size_t n = 0;
+  int w = snprintf(out, cap, "file:");
+  if (w < 0 || (size_t)w >= cap)
+    return -1;
+  n = (size_t)w;
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    int plain =
+        (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/-_.~", *p) != NULL;
+    w = plain ? snprintf(out + n, cap - n, "%c", *p) : snprintf(out + n, cap - n, "%%%02X", *p);
+    if (w < 0 || (size_t)w >= cap - n)
+      return -1;
+    n += (size_t)w;
+  }
+  w = snprintf(out + n, cap - n, "?mode=ro%s", immutable ? "&immutable=1" : "");
+  return w < 0 || (size_t)w >= cap - n ? -1 : 0;
+}
+
+/* quick_check reads every page once: 2.9 MB (the largest fixture) in under
+ * 10 ms. Above this size the loaders' own checks (every step's status,
+ * every numeric column's type) stand alone, so a large report does not read
+ * its file twice. */
+#define QUICK_CHECK_MAX_BYTES (512LL * 1024 * 1024)
+
+static gw_status quick_check(struct gw_store *st, struct gw_err *err) {
+  sqlite3_stmt *s = NULL;
+  gw_status rc = GW_OK;
+  if (sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL) != SQLITE_OK) {
+    gw_err_set(err, "%s: damaged recording: %s", st->path, sqlite3_errmsg(st->db));
+    return GW_EINPUT;
+  }
+  int step = sqlite3_step(s);
+  const unsigned char *res = step == SQLITE_ROW ? sqlite3_column_text(s, 0) : NULL;
+  if (!res || strcmp((const char *)res, "ok") != 0) {
+    gw_err_set(err, "%s: damaged recording (SQLite's quick_check: %s)", st->path,
+               res ? (const char *)res : sqlite3_errmsg(st->db));
+    rc = GW_EINPUT;
+  }
+  sqlite3_finalize(s);
+  return rc;
+}
+
 gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, struct gw_err *err) {
   *out = NULL;
-  if (access(path, F_OK) != 0) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
     gw_err_set(err, "%s: no such file", path);
+    return GW_EINPUT;
+  }
+  /* a pipe, a folder or a device is refused before anything reads it (a pipe without a writer would hang) */
+  if (!S_ISREG(sb.st_mode)) {
+    gw_err_set(err, "%s: not a regular file, so not a gpuwhy recording", path);
     return GW_EINPUT;
   }
   struct gw_store *st = store_new(path);
   st->readonly = readonly;
   gw_status rc = GW_EINPUT;
-  int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-  if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+  int flags = readonly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE;
+  char uri[8192 * 3 + 64];
+  const char *name = path;
+  if (readonly) {
+    int immutable = !side_file_exists(path, "-wal") && !side_file_exists(path, "-journal");
+    if (uri_for(path, immutable, uri, sizeof uri) != 0) {
+      gw_err_set(err, "%s: path too long", path);
+      goto fail;
+    }
+    name = uri;
+  }
+  if (sqlite3_open_v2(name, &st->db, flags, NULL) != SQLITE_OK) {
     rc = fail_db(st, err, "cannot open recording");
     goto fail;
   }
   sqlite3_busy_timeout(st->db, 2000);
   int app_id = 0, version = 0;
   if (pragma_int(st->db, "PRAGMA application_id", &app_id) || pragma_int(st->db, "PRAGMA user_version", &version)) {
-    gw_err_set(err, "%s: not a gpuwhy recording (not a readable SQLite database: %s)", path, sqlite3_errmsg(st->db));
+    /* a header that names gpuwhy makes this a damaged recording, not another file */
+    if (gw_store_file_is_recording(path))
+      gw_err_set(err, "%s: damaged recording (%s)", path, sqlite3_errmsg(st->db));
+    else
+      gw_err_set(err, "%s: not a gpuwhy recording (not a readable SQLite database: %s)", path, sqlite3_errmsg(st->db));
     goto fail;
   }
   if (app_id != GW_STORE_APPLICATION_ID) {
@@ -254,11 +332,20 @@ gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, s
                (unsigned)GW_STORE_APPLICATION_ID);
     goto fail;
   }
-  if (version < 1 || version > GW_STORE_SCHEMA_VERSION) {
-    gw_err_set(err, "%s: recording schema version %d, this gpuwhy reads versions 1 to %d%s", path, version,
-               GW_STORE_SCHEMA_VERSION, version > GW_STORE_SCHEMA_VERSION ? " (made by a newer gpuwhy)" : "");
+  if (version > GW_STORE_SCHEMA_VERSION) {
+    gw_err_set(err,
+               "%s: recording schema version %d is newer than this gpuwhy reads (versions 1 to %d): it was made "
+               "by a newer gpuwhy; read it with that one",
+               path, version, GW_STORE_SCHEMA_VERSION);
     goto fail;
   }
+  if (version < 1) {
+    gw_err_set(err, "%s: recording schema version %d is not one gpuwhy ever wrote (1 to %d): damaged header", path,
+               version, GW_STORE_SCHEMA_VERSION);
+    goto fail;
+  }
+  if (readonly && sb.st_size <= QUICK_CHECK_MAX_BYTES && (rc = quick_check(st, err)))
+    goto fail;
   /* Reading a table proves the file is not truncated garbage behind a valid header. */
   if (exec(st, "SELECT count(*) FROM run", err)) {
     rc = GW_EINPUT;
@@ -308,6 +395,59 @@ long gw_store_count_rows(const char *path, const char *sql) {
 const char *gw_store_path(const struct gw_store *st) {
   return st->path;
 }
+/* The table a statement reads: the word after its first FROM. */
+static void statement_table(sqlite3_stmt *s, char *out, size_t cap) {
+  const char *sql = s ? sqlite3_sql(s) : NULL;
+  const char *from = sql ? strstr(sql, " FROM ") : NULL;
+  out[0] = '\0';
+  if (!from)
+    return;
+  from += 6;
+  size_t n = strcspn(from, " ,;)");
+  if (n >= cap)
+    n = cap - 1;
+  memcpy(out, from, n);
+  out[n] = '\0';
+}
+
+void gw_store_note_damage(struct gw_store *st, sqlite3_stmt *s, const char *what) {
+  if (!st || st->damage[0])
+    return;
+  char table[64];
+  statement_table(s, table, sizeof table);
+  snprintf(st->damage, sizeof st->damage, "table %s: %s", table[0] ? table : "?", what);
+}
+
+int gw_store_step(struct gw_store *st, sqlite3_stmt *s) {
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW)
+    return 1;
+  if (rc != SQLITE_DONE)
+    gw_store_note_damage(st, s, st && st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+  return 0;
+}
+
+double gw_store_col_double(struct gw_store *st, sqlite3_stmt *s, int i) {
+  switch (sqlite3_column_type(s, i)) {
+  case SQLITE_NULL:
+    return NAN;
+  case SQLITE_INTEGER:
+  case SQLITE_FLOAT:
+    return sqlite3_column_double(s, i);
+  default: {
+    /* text where a number belongs: SQLite would read 'high' as 0 */
+    char what[160];
+    snprintf(what, sizeof what, "a text value in the numeric column %s", sqlite3_column_name(s, i));
+    gw_store_note_damage(st, s, what);
+    return NAN;
+  }
+  }
+}
+
+const char *gw_store_damage(const struct gw_store *st) {
+  return st && st->damage[0] ? st->damage : NULL;
+}
+
 const char *gw_store_errmsg(struct gw_store *st) {
   return st->db ? sqlite3_errmsg(st->db) : "no database";
 }
@@ -664,24 +804,51 @@ int gw_store_column_exists(sqlite3 *db, const char *table, const char *column) {
 int gw_store_file_is_recording(const char *path) {
   /* SQLite's 16-byte magic first, so that a trace is never opened as a
    * database (sqlite.org/fileformat.html). The application id is then read
-   * through SQLite: in WAL mode a recording still being written may hold its
-   * header page only in the -wal file. */
-  unsigned char magic[16];
+   * from the header (offset 68, big-endian), so a damaged recording is still
+   * known as one and its damage reported; else through SQLite: in WAL mode a
+   * recording still being written may hold its header page only in the -wal
+   * file. Only regular files: a pipe would block the read. */
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return 0;
+  unsigned char head[72];
   FILE *f = fopen(path, "rb");
   if (!f)
     return 0;
-  size_t got = fread(magic, 1, sizeof magic, f);
+  size_t got = fread(head, 1, sizeof head, f);
   fclose(f);
-  if (got < sizeof magic || memcmp(magic, "SQLite format 3", 16) != 0)
+  if (got < 16 || memcmp(head, "SQLite format 3", 16) != 0)
+    return 0;
+  if (got == sizeof head) {
+    uint32_t id = (uint32_t)head[68] << 24 | (uint32_t)head[69] << 16 | (uint32_t)head[70] << 8 | head[71];
+    if (id == GW_STORE_APPLICATION_ID)
+      return 1;
+  }
+  char uri[8192 * 3 + 64];
+  if (uri_for(path, !side_file_exists(path, "-wal") && !side_file_exists(path, "-journal"), uri, sizeof uri) != 0)
     return 0;
   sqlite3 *db = NULL;
   int app_id = 0, is_recording = 0;
-  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+  if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK) {
     sqlite3_busy_timeout(db, 2000);
     is_recording = pragma_int(db, "PRAGMA application_id", &app_id) == 0 && app_id == GW_STORE_APPLICATION_ID;
   }
   sqlite3_close(db);
   return is_recording;
+}
+
+gw_status gw_store_check_replace(const char *path, int force, struct gw_err *err) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0)
+    return GW_OK; /* nothing there (or nothing we can see: creating it will say why) */
+  if (!S_ISREG(sb.st_mode)) {
+    gw_err_set(err, _("%s exists and is not a regular file: not replaced"), path);
+    return GW_EINPUT;
+  }
+  if (force || sb.st_size == 0 || gw_store_file_is_recording(path))
+    return GW_OK;
+  gw_err_set(err, _("%s exists and is not a gpuwhy recording: not replaced (give --force to replace it)"), path);
+  return GW_EINPUT;
 }
 
 void gw_store_remove_files(const char *path) {

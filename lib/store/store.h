@@ -51,6 +51,11 @@ int gw_store_column_exists(sqlite3 *db, const char *table, const char *column);
  * without SQLite's header is never opened as a database; another tool's
  * SQLite export is only read); 0 otherwise. */
 int gw_store_file_is_recording(const char *path);
+/* Whether a new recording may be written at path: GW_OK when nothing is
+ * there, or a gpuwhy recording is (it is replaced), or force is set and a
+ * regular file is there; else GW_EINPUT with the reason (a file of the user's,
+ * a folder, a device) so that `-o train.py` never destroys train.py. */
+GW_NODISCARD gw_status gw_store_check_replace(const char *path, int force, struct gw_err *err);
 /* Unlinks a recording and the side files SQLite may have left beside it
  * (-wal, -shm, -journal). */
 void gw_store_remove_files(const char *path);
@@ -73,6 +78,19 @@ GW_NODISCARD gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, 
  * (monotonic clock), so a crash loses at most that much. */
 GW_NODISCARD gw_status gw_store_commit_if_due(struct gw_store *st, int64_t max_age_ns);
 GW_NODISCARD gw_status gw_store_commit(struct gw_store *st);
+
+/* Damage found while reading: a step that ended in an error (a corrupt page,
+ * an I/O error) rather than at the end of its table, or a TEXT/BLOB value in a
+ * numeric column. The first one is kept, naming its table; readers check
+ * gw_store_damage before they trust what they read (exit 3, never a verdict
+ * from half a table). */
+/* sqlite3_step for a loop: 1 with a row, 0 at the end or on an error (noted). */
+int gw_store_step(struct gw_store *st, sqlite3_stmt *s);
+/* A numeric column: NAN when NULL; NAN and damage noted when TEXT or BLOB (never 0). */
+double gw_store_col_double(struct gw_store *st, sqlite3_stmt *s, int i);
+void gw_store_note_damage(struct gw_store *st, sqlite3_stmt *s, const char *what);
+/* The first damage noted ("table gpu_sample: database disk image is malformed"), NULL when none. */
+const char *gw_store_damage(const struct gw_store *st);
 
 /* The last SQLite error text, for messages. */
 const char *gw_store_errmsg(struct gw_store *st);

@@ -9,6 +9,7 @@
 
 struct gw_store_iter {
   sqlite3_stmt *s;
+  struct gw_store *st; /* where damage met by a step or a column is noted */
 };
 
 #define NO_ARG INT64_MIN
@@ -25,11 +26,13 @@ static struct gw_store_iter *iter_open(struct gw_store *st, const char *table, c
     sqlite3_bind_int64(s, 1, arg);
   struct gw_store_iter *it = gw_xcalloc(1, sizeof *it);
   it->s = s;
+  it->st = st;
   return it;
 }
 
+/* A row, or 0 at the end or on damage (noted in the store: readers check gw_store_damage). */
 static int step(struct gw_store_iter *it) {
-  return it && sqlite3_step(it->s) == SQLITE_ROW;
+  return it && gw_store_step(it->st, it->s);
 }
 
 void gw_store_iter_close(struct gw_store_iter *it) {
@@ -160,7 +163,7 @@ int gw_store_next_pm(struct gw_store_iter *it, struct gw_store_pm_row *row) {
     return 0;
   row->start_ns = sqlite3_column_int64(it->s, 0);
   row->end_ns = sqlite3_column_int64(it->s, 1);
-  row->sm_active_share = sqlite3_column_double(it->s, 2);
+  row->sm_active_share = gw_store_col_double(it->st, it->s, 2);
   return 1;
 }
 
@@ -269,8 +272,9 @@ int gw_store_trace_first_start(struct gw_store *st, int64_t *t_ns) {
   return found;
 }
 
-static double col_double(sqlite3_stmt *s, int i) {
-  return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+/* NAN when NULL; NAN and damage noted when text (never 0). */
+static double col_double(const struct gw_store_iter *it, int i) {
+  return gw_store_col_double(it->st, it->s, i);
 }
 
 struct gw_store_iter *gw_store_iter_gpu_faults(struct gw_store *st, int64_t after_ns) {
@@ -303,7 +307,7 @@ int gw_store_next_gpu_procs(struct gw_store_iter *it, struct gw_store_gpu_procs_
     return 0;
   row->gpu = sqlite3_column_int(it->s, 0);
   row->processes = sqlite3_column_double(it->s, 1);
-  row->mem_used_bytes = col_double(it->s, 2);
+  row->mem_used_bytes = col_double(it, 2);
   return 1;
 }
 
@@ -321,7 +325,7 @@ void gw_store_host_latest(struct gw_store *st, int64_t within_ns, const char *co
       const char *name = sqlite3_column_name(it->s, c);
       for (size_t i = 0; i < ncolumns; i++)
         if (strcmp(name, columns[i]) == 0)
-          v[i] = sqlite3_column_double(it->s, c);
+          v[i] = gw_store_col_double(st, it->s, c);
     }
   gw_store_iter_close(it);
 }
@@ -338,6 +342,6 @@ int gw_store_next_disk(struct gw_store_iter *it, struct gw_store_disk_row *row) 
     return 0;
   row->dev = (const char *)sqlite3_column_text(it->s, 0);
   for (int k = 0; k < GW_STORE_DISK_NFIELDS; k++)
-    row->v[k] = col_double(it->s, k + 1);
+    row->v[k] = col_double(it, k + 1);
   return 1;
 }

@@ -17,8 +17,19 @@ static int time_ok(int64_t t) {
   return t >= 0 && t <= TIME_MAX_NS;
 }
 
+/* The recording being loaded, so that every loop below notes damage in it
+ * (gw_store_step, gw_store_col_double); gw_store_load_recording sets it and
+ * refuses the load when damage was noted. One load per thread at a time. */
+static _Thread_local struct gw_store *loading;
+
+/* A row, or 0 at the end of the table or on damage (noted: not the end). */
+static int next_row(sqlite3_stmt *s) {
+  return gw_store_step(loading, s);
+}
+
+/* A number, NAN when NULL, NAN and damage noted when text (never 0). */
 static double col_double(sqlite3_stmt *s, int i) {
-  return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+  return gw_store_col_double(loading, s, i);
 }
 
 /* A GPU metric as NVML could have given it, else unknown (NAN): finite and
@@ -38,7 +49,8 @@ static void col_text(sqlite3_stmt *s, int i, char *dst, size_t cap) {
 
 static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_err *err) {
   if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
-    gw_err_set(err, "reading recording: %s", sqlite3_errmsg(db));
+    /* a table or column of schema 1 that is gone: damage, named */
+    gw_err_set(err, "%s: damaged recording: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
     return GW_EINPUT;
   }
   return GW_OK;
@@ -52,7 +64,7 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
                       &s, err);
   if (rc)
     return rc;
-  if (sqlite3_step(s) == SQLITE_ROW) {
+  if (next_row(s)) {
     rec->started_ns = time_ok(sqlite3_column_int64(s, 0)) ? sqlite3_column_int64(s, 0) : 0;
     rec->ended_ns = time_ok(sqlite3_column_int64(s, 1)) ? sqlite3_column_int64(s, 1) : 0;
     rec->physical_cores = sqlite3_column_int(s, 2);
@@ -78,7 +90,7 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
   if (rc)
     return rc;
   size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     if ((size_t)rec->ngpus == cap) {
       cap = cap ? cap * 2 : 4;
       rec->gpus = gw_xrealloc(rec->gpus, cap * sizeof *rec->gpus);
@@ -96,7 +108,7 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
                  " pcie_width_max, gpm_supported FROM gpu",
                  &s, err)))
     return rc;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     int id = sqlite3_column_int(s, 0);
     for (int i = 0; i < rec->ngpus; i++) {
       struct gw_gpu_series *g = &rec->gpus[i];
@@ -152,7 +164,7 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
   size_t n = 0, cap = 0;
   int64_t *t = NULL;
   double **arr = table == GW_TABLE_FAST ? g->m : g->h;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     if (!time_ok(sqlite3_column_int64(s, 0)))
       continue;
     if (n == cap) {
@@ -198,7 +210,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
   if (rc)
     return rc;
   size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     if (!time_ok(sqlite3_column_int64(s, 0)))
       continue;
     if (h->n == cap) {
@@ -238,7 +250,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
            ranks);
   if ((rc = prep(db, main_sql, &s, err)))
     return rc;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     size_t i = host_tick(h, sqlite3_column_int64(s, 0));
     if (i == SIZE_MAX)
       continue;
@@ -254,7 +266,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
                    "launch_threads_cpu_pct IS NOT NULL GROUP BY t_ns",
                    &s, err)))
       return rc;
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (next_row(s)) {
       size_t i = host_tick(h, sqlite3_column_int64(s, 0));
       if (i != SIZE_MAX)
         h->launch_cpu_pct[i] = col_double(s, 1);
@@ -275,7 +287,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
   sqlite3_bind_double(s, 1, p->worker_saturated_cpu_pct);
   /* a descendant that never works (an idle compile-worker pool) is no loader */
   sqlite3_bind_double(s, 2, p->worker_min_avg_cpu_pct);
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     size_t i = host_tick(h, sqlite3_column_int64(s, 0));
     if (i == SIZE_MAX)
       continue;
@@ -290,7 +302,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
   if ((rc = prep(db, "SELECT t_ns, max(util_pct), sum(read_bps), sum(write_bps) FROM disk_sample GROUP BY t_ns", &s,
                  err)))
     return rc;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     size_t i = host_tick(h, sqlite3_column_int64(s, 0));
     if (i == SIZE_MAX)
       continue;
@@ -308,7 +320,7 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
   if (rc)
     return rc;
   size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     if (!time_ok(sqlite3_column_int64(s, 0)))
       continue;
     if (rec->nevents == cap) {
@@ -342,7 +354,7 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
   int hook_columns = sqlite3_column_count(s) > 3;
   int compile_columns = sqlite3_column_count(s) > 9;
   cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     if (!time_ok(sqlite3_column_int64(s, 0)) || !time_ok(sqlite3_column_int64(s, 1)))
       continue;
     if (rec->nsteps == cap) {
@@ -397,7 +409,7 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
                          -1, &s, NULL) != SQLITE_OK)
     return;
   size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     if (!time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
       continue;
     if (rec->nwindows == cap) {
@@ -425,7 +437,7 @@ static void load_tracer_aside(sqlite3 *db, struct gw_recording *rec) {
     return;
   int64_t pid = -1, since_ns = 0; /* since_ns: the open episode's start, 0 none */
   for (;;) {
-    int row = sqlite3_step(s) == SQLITE_ROW;
+    int row = next_row(s);
     int64_t p = row ? sqlite3_column_int64(s, 0) : -2, t = row ? sqlite3_column_int64(s, 1) : 0;
     if (row && !time_ok(t))
       continue;
@@ -480,7 +492,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
                                                              "SELECT pid, start_ns, end_ns, domain, cbid FROM api"
                                                              " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
                                                              -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (next_row(s)) {
       int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
       if (!time_ok(a) || !time_ok(b))
         continue;
@@ -504,7 +516,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
                          "SELECT pid, start_ns, end_ns FROM sync WHERE sync_type IN (1, 3, 4)"
                          " AND start_ns IS NOT NULL AND end_ns IS NOT NULL",
                          -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (next_row(s)) {
       int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
       if (time_ok(a) && time_ok(b))
         push_host_iv(rec, pid, a, b, HOST_SYNC);
@@ -521,7 +533,7 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
       sqlite3_prepare_v2(db, "SELECT device, pid, count(*) FROM kernel GROUP BY device, pid", -1, &s, NULL) ==
           SQLITE_OK) {
     int64_t *best = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *best);
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (next_row(s)) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
       if (!g)
         continue;
@@ -539,7 +551,7 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
                          "SELECT gpu, max(n) FROM (SELECT gpu, count(DISTINCT pid) AS n FROM gpu_proc"
                          " GROUP BY t_ns, gpu) GROUP BY gpu",
                          -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (next_row(s)) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
       if (g)
         g->procs_max = sqlite3_column_int(s, 1);
@@ -562,7 +574,7 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   if (!gw_store_table_exists(db, "proc_sample") ||
       sqlite3_prepare_v2(db, "SELECT 1 FROM proc_sample LIMIT 1", -1, &s, NULL) != SQLITE_OK)
     return;
-  int sampled = sqlite3_step(s) == SQLITE_ROW;
+  int sampled = next_row(s);
   sqlite3_finalize(s);
   if (!sampled)
     return;
@@ -576,15 +588,15 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
            has_comm ? "max(comm)" : "NULL", has_k ? "AND pid NOT IN (SELECT DISTINCT pid FROM kernel)" : "");
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
     return;
-  while (sqlite3_step(s) == SQLITE_ROW) { /* ascending count: the last row of a GPU wins */
+  while (next_row(s)) { /* ascending count: the last row of a GPU wins */
     struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
     if (!g)
       continue;
     g->other_pid = sqlite3_column_int64(s, 1);
     double n = sqlite3_column_double(s, 2), all = sqlite3_column_double(s, 3);
     g->other_share_of_samples = all > 0 ? n / all : NAN;
-    g->other_mem_bytes = sqlite3_column_type(s, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 4);
-    g->other_sm_pct = sqlite3_column_type(s, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 5);
+    g->other_mem_bytes = col_double(s, 4);
+    g->other_sm_pct = col_double(s, 5);
     const unsigned char *comm = sqlite3_column_text(s, 6);
     gw_strlcpy(g->other_comm, comm ? (const char *)comm : "", sizeof g->other_comm);
   }
@@ -598,7 +610,7 @@ static void load_world_size(sqlite3 *db, struct gw_recording *rec) {
   if (!gw_store_table_exists(db, "env") ||
       sqlite3_prepare_v2(db, "SELECT value FROM env WHERE name = 'WORLD_SIZE'", -1, &s, NULL) != SQLITE_OK)
     return;
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+  if (next_row(s) && sqlite3_column_text(s, 0)) {
     int v = atoi((const char *)sqlite3_column_text(s, 0));
     rec->world_size = v > 0 && v < 1000000 ? v : 0;
   }
@@ -611,7 +623,7 @@ static void load_python_hook(sqlite3 *db, struct gw_recording *rec) {
   if (!gw_store_table_exists(db, "meta") ||
       sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'python_hook_steps'", -1, &s, NULL) != SQLITE_OK)
     return;
-  rec->python_hook_enabled = sqlite3_step(s) == SQLITE_ROW;
+  rec->python_hook_enabled = next_row(s);
   sqlite3_finalize(s);
 }
 
@@ -624,7 +636,7 @@ static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
                                                                  " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
                                                                  -1, &s, NULL) != SQLITE_OK)
     return 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
     if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
       continue;
@@ -647,7 +659,7 @@ static void load_copies(sqlite3 *db, struct gw_recording *rec) {
                                                                 "SELECT device, start_ns, end_ns, copy_kind FROM memcpy"
                                                                 " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
                                                                 -1, &s, NULL) == SQLITE_OK) {
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    while (next_row(s)) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
       if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
         continue;
@@ -670,7 +682,7 @@ static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
   if (gw_store_table_exists(db, "trace_window") &&
       sqlite3_prepare_v2(db, "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", -1, &s, NULL) == SQLITE_OK) {
-    rec->timeline_sampled = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0;
+    rec->timeline_sampled = next_row(s) && sqlite3_column_int64(s, 0) > 0;
     sqlite3_finalize(s);
   }
   if (rec->timeline_sampled) {
@@ -692,6 +704,7 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   struct gw_recording *rec = gw_xcalloc(1, sizeof *rec);
   gw_strlcpy(rec->path, gw_store_path(st), sizeof rec->path);
   gw_status rc;
+  loading = st;
   if ((rc = load_run(db, rec, err)) || (rc = load_gpu_list(db, rec, err)))
     goto out;
   for (int i = 0; i < rec->ngpus; i++)
@@ -712,7 +725,12 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
     rec->gpus[i].node_gpu = rec->gpus[i].gpu;
     gw_strlcpy(rec->gpus[i].host, rec->hostname, sizeof rec->gpus[i].host);
   }
+  if (gw_store_damage(st)) {
+    gw_err_set(err, "%s: damaged recording: %s", gw_store_path(st), gw_store_damage(st));
+    rc = GW_EINPUT;
+  }
 out:
+  loading = NULL;
   if (rc) {
     gw_recording_free(rec);
     return rc;

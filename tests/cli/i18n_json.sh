@@ -24,8 +24,8 @@ LC_ALL=C grep -q $'[\x80-\xff]' zh.txt || fail "the zh_CN text report has no Chi
 grep -q '"evidence"' launch_tiny_ops.en.json || fail "no evidence in the JSON report"
 
 # Two nodes reported together (the note about them is worded too).
-in_env LANG=C report --format json "$S/ddp_balanced.db" "$S/ddp_straggler.db" >nodes.en.json
-in_env LANG=zh_CN.UTF-8 report --format json "$S/ddp_balanced.db" "$S/ddp_straggler.db" >nodes.zh.json
+in_env LANG=C report --same-job --format json "$S/ddp_balanced.db" "$S/ddp_straggler.db" >nodes.en.json
+in_env LANG=zh_CN.UTF-8 report --same-job --format json "$S/ddp_balanced.db" "$S/ddp_straggler.db" >nodes.zh.json
 cmp -s nodes.en.json nodes.zh.json || fail "a two-node report --format json differs under LANG=zh_CN.UTF-8"
 
 # sweep

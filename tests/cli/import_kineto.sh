@@ -54,11 +54,11 @@ else
   echo "note: jq not installed, the kernel counts of real traces were not cross-checked"
 fi
 
-# bad input: exit 3, the file and the byte offset named, an existing output kept
+# bad input: exit 3, the file and the byte offset named, an existing output kept (even with --force)
 echo precious >keep.db
 printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1' >cut.json
 set +e
-"$GW_BIN" import cut.json -o keep.db 2>err.txt; r=$?
+"$GW_BIN" import --force cut.json -o keep.db 2>err.txt; r=$?
 set -e
 assert_eq "exit on a truncated trace" "$r" 3
 grep -q "cut.json: ends at byte 53" err.txt || fail "message: $(cat err.txt)"

@@ -188,8 +188,8 @@ for g in json.load(sys.stdin)["gpus"]:
     assert k["step_source"] == "kernel_sequence" and k["period_kernels"] == 120, k
 ' || fail "ddp_balanced: period"
 
-# two recordings reported together keep each GPU's kernels
-"$GW_BIN" report --format json ddp_balanced.db ddp_grad_accum.db >both.json || fail "report two recordings"
+# two recordings reported together keep each GPU's kernels (two runs, joined on purpose: --same-job)
+"$GW_BIN" report --same-job --format json ddp_balanced.db ddp_grad_accum.db >both.json || fail "report two recordings"
 python3 -c '
 import json
 d = json.load(open("both.json"))
