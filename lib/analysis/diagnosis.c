@@ -65,6 +65,10 @@ int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_ac
 const char *gw_diagnosis_row_title(const struct gw_diagnosis *dx, int row) {
   if (dx->sm_blind && row == GW_ROW_PRODUCTIVE)
     return _("busy (kernel resident, SM fill not measured)");
+  /* a finding claims most of it (more than half): the row is not "unexplained" */
+  if (row == GW_ROW_IDLE_OTHER && dx->other_claimed_ns > 0.5 * dx->total.row_ns[GW_ROW_IDLE_OTHER] &&
+      dx->other_claimed_ns > 0)
+    return _("idle: other (claimed by a finding, indirect signals)");
   return gw_ledger_row_title((enum gw_ledger_row)row);
 }
 
@@ -548,6 +552,40 @@ static int cmp_finding(const void *a, const void *b) {
   return (x->confidence < y->confidence) - (x->confidence > y->confidence);
 }
 
+void gw_diagnosis_cap_shares(struct gw_diagnosis *dx) {
+  /* Findings split one lost time: their shares of it never add up to more
+   * than the whole. Rules estimate their time from overlapping signals (the
+   * host's busy core is both "preparing data" and "re-planning shapes"), so
+   * in rank order each finding keeps at most what the findings before it
+   * left: the verdict keeps its own evidence, the overlap is charged to the
+   * lower-ranked finding, and its active share and speed-up follow. */
+  double left = 1;
+  for (int i = 0; i < dx->nfindings; i++) {
+    struct gw_finding *f = &dx->findings[i];
+    if (f->share_of_lost > left) {
+      f->share_of_lost = left;
+      f->share_of_active = dx->active_ns > 0 ? left * dx->lost_ns / dx->active_ns : 0;
+      f->speedup_max = 1 / (1 - fmin(f->share_of_active, 0.99));
+    }
+    left -= f->share_of_lost;
+  }
+  /* The part of the ledger's "no signal explains it" row that findings
+   * claim from indirect signals: input_pipeline (the host's busy core) and
+   * schedule_shape (busy helpers, steps above the median) may count time
+   * beyond their own rows, and only the idle: other row can hold it. The
+   * row is then titled as claimed (gw_diagnosis_row_title). */
+  double other = dx->total.row_ns[GW_ROW_IDLE_OTHER], claimed = 0;
+  for (int i = 0; i < dx->nfindings; i++) {
+    const struct gw_rule *r = gw_rule_find(dx->findings[i].class_id);
+    if (!r || (strcmp(r->id, "input_pipeline") != 0 && strcmp(r->id, "schedule_shape") != 0))
+      continue;
+    double beyond = dx->findings[i].share_of_active * dx->active_ns - dx->total.row_ns[r->ledger_row];
+    if (beyond > 0)
+      claimed += beyond;
+  }
+  dx->other_claimed_ns = fmin(other, claimed);
+}
+
 static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   struct gw_rule_input in = {rec, dx};
   for (int r = 0; r < gw_nrules && dx->nfindings < GW_MAX_FINDINGS; r++) {
@@ -570,6 +608,7 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     dx->findings[dx->nfindings++] = f;
   }
   qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], cmp_finding);
+  gw_diagnosis_cap_shares(dx);
   /* The time the loop spent waiting in the DataLoader, measured inside the
    * program by the Python hook: the most direct evidence of an input-bound step. */
   const struct gw_step_process *p = dx->steps.nprocs > 0 ? &dx->steps.procs[0] : NULL;

@@ -270,6 +270,9 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   fprintf(out, ",\n  \"estimated\": %s,\n", dx->estimated ? "true" : "false");
   jkv_num(out, "  ", "active_s", dx->active_ns / 1e9, 1);
   jkv_num(out, "  ", "lost_share_of_active", dx->active_ns > 0 ? dx->lost_ns / dx->active_ns : NAN, 1);
+  /* only where findings claim part of the idle: other row (older reports keep their shape) */
+  if (dx->other_claimed_ns > 0 && dx->active_ns > 0)
+    jkv_num(out, "  ", "idle_other_claimed_share_of_active", dx->other_claimed_ns / dx->active_ns, 1);
 
   fputs("  \"gpus\": [\n", out);
   for (int i = 0; i < dx->ngpus; i++) {
