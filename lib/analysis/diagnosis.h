@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis/evidence.h"
+#include "analysis/idle_attribution.h"
 #include "analysis/ledger.h"
 #include "analysis/periodicity.h"
 #include "analysis/series.h"
@@ -157,6 +158,10 @@ struct gw_diagnosis {
   /* the part of the ledger's idle: other row that findings claim from
    * indirect signals (gw_diagnosis_cap_shares), all GPUs */
   double other_claimed_ns;
+  /* one per GPU: idle time charged to what the training thread did (source
+   * GW_ATTR_NONE where the recording has no thread or Python samples) */
+  struct gw_idle_attribution *attr;
+  int measured; /* some GPU's idle time was attributed from samples: the verdict follows it */
   int nnotes;
   char notes[GW_MAX_NOTES][GW_TEXT]; /* caveats: start-up cut, estimates, missing metrics */
   int ninterp;
