@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis/evidence.h"
+#include "analysis/idle_attribution.h"
 #include "analysis/ledger.h"
 #include "analysis/periodicity.h"
 #include "analysis/series.h"
@@ -154,6 +155,13 @@ struct gw_diagnosis {
   int sm_blind;
   const char
       *verdict; /* top class id, "none", "unexplained" (no class holds while a third or more is lost), "no_data" */
+  /* the part of the ledger's idle: other row that findings claim from
+   * indirect signals (gw_diagnosis_cap_shares), all GPUs */
+  double other_claimed_ns;
+  /* one per GPU: idle time charged to what the training thread did (source
+   * GW_ATTR_NONE where the recording has no thread or Python samples) */
+  struct gw_idle_attribution *attr;
+  int measured; /* some GPU's idle time was attributed from samples: the verdict follows it */
   int nnotes;
   char notes[GW_MAX_NOTES][GW_TEXT]; /* caveats: start-up cut, estimates, missing metrics */
   int ninterp;
@@ -179,6 +187,9 @@ void gw_diagnosis_free(struct gw_diagnosis *dx);
 /* Helpers for rules: add a fix to a finding (evidence: gw_evidence, analysis/evidence.h). */
 void gw_finding_fix(struct gw_finding *f, const char *what, const char *why);
 
+/* Caps the findings' shares in rank order so they add up to at most the
+ * lost time, and sets other_claimed_ns. run by gw_diagnose after the rules. */
+void gw_diagnosis_cap_shares(struct gw_diagnosis *dx);
 /* Adds a line to the report's notes (dropped past GW_MAX_NOTES). */
 void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
 /* The ledger row (idle or underfilled, all GPUs) that lost the most time, and

@@ -67,6 +67,14 @@ static const struct gw_evidence_message messages[] = {
     {"data_wait_share",
      N_("the training loop waited for the DataLoader %.0f%% of its step time (%zu steps measured inside the program)"),
      {"share", "steps"}},
+    /* measured from the training thread's samples (analysis/idle_attribution.c) */
+    {"idle_cause_measured",
+     N_("the GPU sat idle %.0f%% of its time while the training thread was %s (%s): %.0f%% of its idle time"),
+     {"share", "activity", "frame", "idle_share"}},
+    {"idle_data_wait_workers",
+     N_("during those waits the %.0f loader worker(s) were running %.0f%%, asleep on the network %.0f%%, on the disk "
+        "%.0f%%, on a pipe %.0f%%, otherwise asleep %.0f%%, absent %.0f%% of the time"),
+     {"workers", "running", "net", "disk", "pipe", "other_sleep", "absent"}},
     {"data_wait_gpu_idle",
      N_("the GPU sat idle %.0f%% of its active time while the loop waited for the DataLoader"),
      {"share"}},

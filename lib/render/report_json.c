@@ -257,6 +257,58 @@ static void print_multi_gpu(FILE *out, const struct gw_multi_gpu *m) {
   fputs("    ]\n  },\n", out);
 }
 
+/* Only for recordings with thread or Python samples: older reports keep their shape. */
+static void print_idle_attribution(FILE *out, const struct gw_idle_attribution *a) {
+  const char *in = "        ";
+  fputs("      \"idle_attribution\": {\n", out);
+  jkv_str(out, in, "source", a->source == GW_ATTR_PY ? "python_samples" : "thread_samples", 1);
+  jkv_str(out, in, "idle_from", a->from_timeline ? "timeline" : "samples", 1);
+  jkv_num(out, in, "sampler_hz", a->sampler_hz, 1);
+  jkv_int(out, in, "pid", a->pid, a->pid > 0, 1);
+  jkv_int(out, in, "loader_workers", a->nworkers, 1, 1);
+  jkv_num(out, in, "idle_s", a->idle_s, 1);
+  fputs("        \"causes\": [", out);
+  int first = 1;
+  for (int c = 0; c < GW_IDLE_NCAUSES; c++) {
+    const struct gw_attr_row *r = &a->rows[c];
+    if (r->seconds <= 0)
+      continue;
+    fprintf(out, "%s\n          {\"cause\": ", first ? "" : ",");
+    first = 0;
+    jstr(out, gw_idle_cause_name(c));
+    fputs(", \"class\": ", out);
+    jstr(out, gw_idle_cause_class(c));
+    fputs(", \"seconds\": ", out);
+    jnum(out, r->seconds);
+    fputs(", \"share_of_wall\": ", out);
+    jnum(out, r->share_of_wall);
+    fputs(", \"share_of_idle\": ", out);
+    jnum(out, r->share_of_idle);
+    double ws = 0;
+    for (int k = 0; k < GW_WORKER_NSTATES; k++)
+      ws += r->worker_s[k];
+    fputs(", \"workers\": ", out);
+    if (ws > 0) {
+      fputs("{", out);
+      for (int k = 0; k < GW_WORKER_NSTATES; k++) {
+        fprintf(out, "%s\"%s\": ", k ? ", " : "", gw_worker_state_name(k));
+        jnum(out, r->worker_s[k] / ws);
+      }
+      fputs("}", out);
+    } else {
+      fputs("null", out);
+    }
+    fputs(", \"top_frames\": [", out);
+    for (int k = 0; k < r->nframes; k++) {
+      fputs(k ? ", {\"frame\": " : "{\"frame\": ", out);
+      jstr(out, r->frame_text[k]);
+      fprintf(out, ", \"samples\": %.0f}", r->frame_samples[k]);
+    }
+    fputs("]}", out);
+  }
+  fputs(first ? "]\n      },\n" : "\n        ]\n      },\n", out);
+}
+
 void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   fputs("{\n  \"schema\": \"gpuwhy.report\",\n", out);
   fprintf(out, "  \"schema_version\": %d,\n", GW_REPORT_JSON_SCHEMA_VERSION);
@@ -270,6 +322,9 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   fprintf(out, ",\n  \"estimated\": %s,\n", dx->estimated ? "true" : "false");
   jkv_num(out, "  ", "active_s", dx->active_ns / 1e9, 1);
   jkv_num(out, "  ", "lost_share_of_active", dx->active_ns > 0 ? dx->lost_ns / dx->active_ns : NAN, 1);
+  /* only where findings claim part of the idle: other row (older reports keep their shape) */
+  if (dx->other_claimed_ns > 0 && dx->active_ns > 0)
+    jkv_num(out, "  ", "idle_other_claimed_share_of_active", dx->other_claimed_ns / dx->active_ns, 1);
 
   fputs("  \"gpus\": [\n", out);
   for (int i = 0; i < dx->ngpus; i++) {
@@ -294,6 +349,8 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
       fprintf(out, "}%s\n", r + 1 < GW_LEDGER_NROWS ? "," : "");
     }
     fputs("      ],\n", out);
+    if (dx->attr && dx->attr[i].source != GW_ATTR_NONE)
+      print_idle_attribution(out, &dx->attr[i]);
     int has_kernels = dx->kstats && dx->kstats[i].nkernels > 0;
     print_profile(out, &dx->profiles[i], has_kernels);
     if (has_kernels)

@@ -69,6 +69,63 @@ static void print_ledger(const struct gw_diagnosis *dx, FILE *out, const struct 
   fprintf(out, "\n");
 }
 
+/* The idle time charged to what the training thread did (only for
+ * recordings with thread or Python samples), largest cause first. */
+static void print_idle_causes(const struct gw_diagnosis *dx, FILE *out, const struct style *s) {
+  if (!dx->measured)
+    return;
+  fprintf(out, _("%sIdle time by what the training thread was doing%s\n"), s->bold, s->reset);
+  for (int i = 0; i < dx->ngpus; i++) {
+    const struct gw_idle_attribution *a = &dx->attr[i];
+    if (a->source == GW_ATTR_NONE || a->idle_s <= 0)
+      continue;
+    fprintf(out,
+            a->source == GW_ATTR_PY ? _("  GPU %d (Python stack samples at %.0f Hz, idle %s):\n")
+                                    : _("  GPU %d (thread samples at %.0f Hz, idle %s):\n"),
+            a->gpu, a->sampler_hz, a->from_timeline ? _("from the kernel trace") : _("from the GPU samples"));
+    int done[GW_IDLE_NCAUSES] = {0};
+    for (int n = 0; n < GW_IDLE_NCAUSES; n++) {
+      int c = -1;
+      for (int k = 0; k < GW_IDLE_NCAUSES; k++)
+        if (!done[k] && a->rows[k].seconds > 0 && (c < 0 || a->rows[k].seconds > a->rows[c].seconds))
+          c = k;
+      if (c < 0)
+        break;
+      done[c] = 1;
+      const struct gw_attr_row *r = &a->rows[c];
+      fprintf(out, _("    idle %.0f%%: %s"), r->share_of_wall * 100, _(gw_idle_cause_phrase(c)));
+      if (r->nframes)
+        fprintf(out, " (%s)", r->frame_text[0]);
+      double ws = 0;
+      for (int k = 0; k < GW_WORKER_NSTATES; k++)
+        ws += r->worker_s[k];
+      if (c == GW_PYACT_DATA_WAIT && ws > 0) {
+        int top = 0;
+        for (int k = 1; k < GW_WORKER_NSTATES; k++)
+          if (r->worker_s[k] > r->worker_s[top])
+            top = k;
+        double sh = r->worker_s[top] / ws * 100;
+        if (top == GW_WORKERS_NET || top == GW_WORKERS_PIPE || top == GW_WORKERS_OTHER_SLEEP)
+          fprintf(out,
+                  _("; the %d workers slept (%s) %.0f%% of that time: latency-bound, more workers or prefetch "
+                    "will help"),
+                  a->nworkers, gw_worker_state_name(top), sh);
+        else if (top == GW_WORKERS_DISK)
+          fprintf(out, _("; the %d workers waited on the disk %.0f%% of that time: storage-bound"), a->nworkers, sh);
+        else if (top == GW_WORKERS_RUNNING)
+          fprintf(out,
+                  _("; the %d workers were running %.0f%% of that time: CPU-bound, lighter transforms or more "
+                    "cores will help"),
+                  a->nworkers, sh);
+        else
+          fprintf(out, _("; no loader worker was seen %.0f%% of that time"), sh);
+      }
+      fprintf(out, " -> %s\n", gw_idle_cause_class(c));
+    }
+  }
+  fprintf(out, "\n");
+}
+
 /* One right-aligned cell: the number with its unit, or "-" when unknown. */
 static void cell(FILE *out, int width, double v, const char *unit) {
   char buf[32];
@@ -304,6 +361,7 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
   }
   if (dx->ngpus > 0)
     print_ledger(dx, out, &s);
+  print_idle_causes(dx, out, &s);
   print_multi_gpu(dx, out, &s);
   print_kernels(dx, out, &s);
   gw_step_facts_text(dx, out, s.bold, s.reset);

@@ -101,6 +101,34 @@ struct gw_step_row {
   int from_loader;    /* a DataLoader iteration standing for a step (no optimizer seen) */
 };
 
+/* The thread sampler's rows (thread_sample, thread_info) and the Python
+ * stack sampler's (py_sample, py_frame): docs/RECORDING.md. Values of
+ * state, wait, role and activity are those of core/activity.h. */
+struct gw_thread_tick {
+  int64_t t_ns;
+  int32_t tid;
+  uint8_t state, wait;
+  int16_t syscall; /* -1 unknown */
+  int64_t cpu_ns;
+};
+struct gw_thread_meta {
+  int32_t tid, pid;
+  int role;
+  char comm[17];
+};
+struct gw_py_tick {
+  int64_t t_ns;
+  int32_t pid, tid;
+  uint8_t activity;
+  int32_t frame; /* -1 none */
+};
+struct gw_py_frame_info {
+  int32_t id;
+  int line;
+  char file[160];
+  char func[64];
+};
+
 struct gw_recording {
   char path[1024];
   int64_t started_ns, ended_ns;                  /* 0 when unknown */
@@ -132,6 +160,17 @@ struct gw_recording {
   char hostname[128];
   int nnodes;                   /* recordings merged into this one (1 for a plain file) */
   struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
+  /* Thread and Python stack samples; counts 0 and hz 0 in recordings without them. */
+  size_t nthreads;
+  struct gw_thread_meta *threads;
+  size_t nthread_ticks;
+  struct gw_thread_tick *thread_ticks; /* sorted by t_ns */
+  double thread_sampling_hz;           /* 0: not recorded */
+  size_t npy_ticks;
+  struct gw_py_tick *py_ticks; /* sorted by t_ns */
+  size_t npy_frames;
+  struct gw_py_frame_info *py_frames;
+  double py_sampling_hz; /* 0: not recorded */
 };
 
 /* Frees the model and everything it holds. NULL is fine. */

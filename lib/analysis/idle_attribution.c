@@ -1,0 +1,410 @@
+#include "idle_attribution.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ledger.h"
+#include "core/i18n.h"
+
+/* A sample tick counts as idle when GPU-Util read 0 (the driver saw no
+ * kernel resident in its whole sampling period) or SM activity under 1% (a
+ * warp resident on under 1% of SM cycles in the GPM window: less than one
+ * 10 ms kernel per second over the whole GPU). */
+#define IDLE_SM_PCT 1.0
+
+static const char *const CAUSE_EXTRA[] = {"host_running", "disk_io", "unresolved", "unsampled"};
+
+const char *gw_idle_cause_name(int cause) {
+  if (cause >= 0 && cause < GW_PYACT_COUNT)
+    return gw_py_activity_name(cause);
+  if (cause >= GW_PYACT_COUNT && cause < GW_IDLE_NCAUSES)
+    return CAUSE_EXTRA[cause - GW_PYACT_COUNT];
+  return "unsampled";
+}
+
+const char *gw_idle_cause_phrase(int cause) {
+  static const char *const P[GW_IDLE_NCAUSES] = {
+      [GW_PYACT_OTHER] = N_("doing something else"),
+      [GW_PYACT_DATA_WAIT] = N_("waiting for the next batch"),
+      [GW_PYACT_DATA_INLINE] = N_("making the batch itself"),
+      [GW_PYACT_H2D] = N_("copying the batch to the GPU"),
+      [GW_PYACT_SYNC] = N_("in a synchronising call"),
+      [GW_PYACT_CHECKPOINT] = N_("writing a checkpoint"),
+      [GW_PYACT_EVAL] = N_("evaluating"),
+      [GW_PYACT_LOGGING] = N_("logging"),
+      [GW_PYACT_COMPILE] = N_("compiling"),
+      [GW_PYACT_OPTIMIZER] = N_("in the optimizer"),
+      [GW_PYACT_FORWARD_BACKWARD] = N_("launching forward/backward"),
+      [GW_PYACT_COLLECTIVE] = N_("in a collective"),
+      [GW_PYACT_IDLE] = N_("sleeping or waiting on its own threads"),
+      [GW_CAUSE_HOST_RUNNING] = N_("running on the CPU"),
+      [GW_CAUSE_DISK_IO] = N_("waiting on the disk"),
+      [GW_CAUSE_UNRESOLVED] = N_("in stretches shorter than two samples (unresolved)"),
+      [GW_CAUSE_UNSAMPLED] = N_("not sampled"),
+  };
+  return cause >= 0 && cause < GW_IDLE_NCAUSES ? P[cause] : P[GW_CAUSE_UNSAMPLED];
+}
+
+const char *gw_worker_state_name(int state) {
+  static const char *const N[] = {"running", "net", "disk", "pipe", "other_sleep", "absent"};
+  return state >= 0 && state < GW_WORKER_NSTATES ? N[state] : "absent";
+}
+
+const char *gw_idle_cause_class(int cause) {
+  switch (cause) {
+  /* the batch was not there: waiting for workers, made in the loop, or copied in */
+  case GW_PYACT_DATA_WAIT:
+  case GW_PYACT_DATA_INLINE:
+  case GW_PYACT_H2D:
+  case GW_CAUSE_DISK_IO: /* the launching thread itself read files: data read inline */
+    return "input_pipeline";
+  /* occasional work outside the step: periodic stalls */
+  case GW_PYACT_CHECKPOINT:
+  case GW_PYACT_EVAL:
+  case GW_PYACT_LOGGING:
+  /* recompiles follow changing shapes: dynamic shapes */
+  case GW_PYACT_COMPILE:
+    return "schedule_shape";
+  /* waiting on the other ranks */
+  case GW_PYACT_COLLECTIVE:
+    return "multi_gpu_sync";
+  /* the thread that should issue the next kernels is busy issuing or
+   * computing on the host, or stops the queue with a synchronising call
+   * every step: the GPU drains and waits for the host */
+  case GW_PYACT_FORWARD_BACKWARD:
+  case GW_PYACT_OPTIMIZER:
+  case GW_PYACT_SYNC:
+  case GW_CAUSE_HOST_RUNNING:
+    return "launch_overhead";
+  default: /* idle, other, unresolved, unsampled: nothing names a class */
+    return "unexplained";
+  }
+}
+
+const struct gw_py_frame_info *gw_py_frame_find(const struct gw_recording *rec, int32_t id) {
+  for (size_t i = 0; i < rec->npy_frames; i++)
+    if (rec->py_frames[i].id == id)
+      return &rec->py_frames[i];
+  return NULL;
+}
+
+static size_t py_lower(const struct gw_recording *rec, int64_t t) {
+  size_t lo = 0, hi = rec->npy_ticks;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rec->py_ticks[mid].t_ns < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static size_t th_lower(const struct gw_recording *rec, int64_t t) {
+  size_t lo = 0, hi = rec->nthread_ticks;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rec->thread_ticks[mid].t_ns < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static const struct gw_thread_meta *thread_of(const struct gw_recording *rec, int32_t tid) {
+  for (size_t i = 0; i < rec->nthreads; i++)
+    if (rec->threads[i].tid == tid)
+      return &rec->threads[i];
+  return NULL;
+}
+
+/* The rank's process on this GPU: the traced process, else with one GPU the
+ * process with the most samples (several GPUs without a trace: unknown). */
+static int64_t rank_pid(const struct gw_recording *rec, const struct gw_gpu_series *g, int use_py) {
+  if (g->trace_pid > 0)
+    return g->trace_pid;
+  if (rec->ngpus != 1)
+    return 0;
+  int64_t best = 0;
+  size_t best_n = 0;
+  for (size_t k = 0; k < (use_py ? rec->npy_ticks : rec->nthreads); k++) {
+    int64_t pid = use_py ? rec->py_ticks[k].pid : rec->threads[k].pid;
+    if (!use_py && rec->threads[k].role != GW_TROLE_MAIN)
+      continue;
+    if (pid == best)
+      continue;
+    size_t n = 0;
+    if (use_py) {
+      for (size_t j = 0; j < rec->npy_ticks; j++)
+        n += rec->py_ticks[j].pid == pid;
+    } else {
+      for (size_t j = 0; j < rec->nthread_ticks; j++)
+        n += rec->thread_ticks[j].tid == rec->threads[k].tid;
+    }
+    if (n > best_n) {
+      best_n = n;
+      best = pid;
+    }
+    if (use_py && best_n * 2 > rec->npy_ticks)
+      break; /* a majority: no other pid can beat it */
+  }
+  return best;
+}
+
+static int32_t main_tid(const struct gw_recording *rec, int64_t pid) {
+  for (size_t i = 0; i < rec->nthreads; i++)
+    if (rec->threads[i].pid == pid && rec->threads[i].role == GW_TROLE_MAIN)
+      return rec->threads[i].tid;
+  return 0;
+}
+
+/* Adds to split what the loader workers did at t, one share per worker
+ * sampled within a sampler period of t; absent when none was. Returns the
+ * workers seen. */
+static int workers_at(const struct gw_recording *rec, int64_t t, int64_t period_ns, double weight, double *split) {
+  int32_t seen[64];
+  int nseen = 0, state[64];
+  for (size_t k = th_lower(rec, t - period_ns); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns <= t + period_ns;
+       k++) {
+    const struct gw_thread_tick *tt = &rec->thread_ticks[k];
+    const struct gw_thread_meta *m = thread_of(rec, tt->tid);
+    if (!m || m->role != GW_TROLE_LOADER_WORKER)
+      continue;
+    int dup = 0;
+    for (int i = 0; i < nseen; i++)
+      dup |= seen[i] == tt->tid;
+    if (dup || nseen >= 64)
+      continue;
+    int s = tt->state == GW_TSTATE_RUNNING                            ? GW_WORKERS_RUNNING
+            : tt->state == GW_TSTATE_DISK || tt->wait == GW_WAIT_DISK ? GW_WORKERS_DISK
+            : tt->wait == GW_WAIT_NET                                 ? GW_WORKERS_NET
+            : tt->wait == GW_WAIT_PIPE                                ? GW_WORKERS_PIPE
+                                                                      : GW_WORKERS_OTHER_SLEEP;
+    seen[nseen] = tt->tid;
+    state[nseen++] = s;
+  }
+  if (split) {
+    if (!nseen)
+      split[GW_WORKERS_ABSENT] += weight;
+    for (int i = 0; i < nseen; i++)
+      split[state[i]] += weight / nseen;
+  }
+  return nseen;
+}
+
+/* The main thread's kernel state read as an activity (no Python samples):
+ * a sleep on a lock, poll or pipe while loader workers exist is the wait for
+ * the next batch (the loader's queue); in an ioctl on the GPU a sync;
+ * running is host work or launching; on the disk, I/O. */
+static int thread_cause(const struct gw_recording *rec, const struct gw_thread_tick *tt, int64_t period_ns) {
+  if (tt->state == GW_TSTATE_RUNNING)
+    return GW_CAUSE_HOST_RUNNING;
+  if (tt->state == GW_TSTATE_DISK || tt->wait == GW_WAIT_DISK)
+    return GW_CAUSE_DISK_IO;
+  if (tt->wait == GW_WAIT_GPU)
+    return GW_PYACT_SYNC;
+  if (tt->wait == GW_WAIT_SLEEP)
+    return GW_PYACT_IDLE;
+  int workers = workers_at(rec, tt->t_ns, period_ns, 0, NULL) > 0;
+  if (tt->wait == GW_WAIT_FUTEX || tt->wait == GW_WAIT_POLL || tt->wait == GW_WAIT_PIPE || tt->wait == GW_WAIT_NET)
+    return workers ? GW_PYACT_DATA_WAIT : tt->wait == GW_WAIT_NET ? GW_PYACT_DATA_INLINE : GW_PYACT_IDLE;
+  return GW_PYACT_OTHER;
+}
+
+struct frame_hit {
+  int cause;
+  int32_t frame;
+  double w;
+};
+
+static int cmp_hit(const void *a, const void *b) {
+  const struct frame_hit *x = a, *y = b;
+  if (x->cause != y->cause)
+    return x->cause - y->cause;
+  return (x->frame > y->frame) - (x->frame < y->frame);
+}
+
+struct attr_work {
+  const struct gw_recording *rec;
+  struct gw_idle_attribution *out;
+  int64_t pid, period_ns;
+  int32_t tid;
+  struct frame_hit *hits;
+  size_t nhits, cap;
+};
+
+static void charge(struct attr_work *w, int64_t s, int64_t e) {
+  struct gw_idle_attribution *out = w->out;
+  const struct gw_recording *rec = w->rec;
+  double len_s = (double)(e - s) / 1e9;
+  out->idle_s += len_s;
+  if (e - s < 2 * w->period_ns) { /* shorter than two samples: no sample can name it */
+    out->rows[GW_CAUSE_UNRESOLVED].seconds += len_s;
+    return;
+  }
+  size_t n = 0;
+  if (out->source == GW_ATTR_PY) {
+    for (size_t k = py_lower(rec, s); k < rec->npy_ticks && rec->py_ticks[k].t_ns < e; k++)
+      n += rec->py_ticks[k].pid == w->pid;
+  } else {
+    for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++)
+      n += rec->thread_ticks[k].tid == w->tid;
+  }
+  if (!n) {
+    out->rows[GW_CAUSE_UNSAMPLED].seconds += len_s;
+    return;
+  }
+  double each = len_s / (double)n;
+  if (out->source == GW_ATTR_PY) {
+    for (size_t k = py_lower(rec, s); k < rec->npy_ticks && rec->py_ticks[k].t_ns < e; k++) {
+      const struct gw_py_tick *p = &rec->py_ticks[k];
+      if (p->pid != w->pid)
+        continue;
+      int c = p->activity < GW_PYACT_COUNT ? p->activity : GW_PYACT_OTHER;
+      out->rows[c].seconds += each;
+      if (c == GW_PYACT_DATA_WAIT && rec->nthread_ticks)
+        workers_at(rec, p->t_ns, (int64_t)(1e9 / (rec->thread_sampling_hz > 0 ? rec->thread_sampling_hz : 20)), each,
+                   out->rows[c].worker_s);
+      if (p->frame >= 0) {
+        if (w->nhits == w->cap) {
+          w->cap = w->cap ? 2 * w->cap : 256;
+          w->hits = gw_xrealloc(w->hits, w->cap * sizeof *w->hits);
+        }
+        w->hits[w->nhits++] = (struct frame_hit){c, p->frame, 1};
+      }
+    }
+  } else {
+    for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++) {
+      const struct gw_thread_tick *tt = &rec->thread_ticks[k];
+      if (tt->tid != w->tid)
+        continue;
+      int c = thread_cause(rec, tt, w->period_ns);
+      out->rows[c].seconds += each;
+      if (c == GW_PYACT_DATA_WAIT)
+        workers_at(rec, tt->t_ns, w->period_ns, each, out->rows[c].worker_s);
+    }
+  }
+}
+
+static int cmp_iv(const void *a, const void *b) {
+  const struct gw_interval *x = a, *y = b;
+  return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static void append(struct gw_interval **all, size_t *n, const struct gw_interval *src, size_t ns) {
+  if (!ns)
+    return;
+  *all = gw_xrealloc(*all, (*n + ns) * sizeof **all);
+  memcpy(*all + *n, src, ns * sizeof *src);
+  *n += ns;
+}
+
+void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64_t t1,
+                       struct gw_idle_attribution *out) {
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  memset(out, 0, sizeof *out);
+  out->gpu = g->gpu;
+  if (t1 <= t0)
+    return;
+  struct attr_work w = {rec, out, 0, 0, 0, NULL, 0, 0};
+  if (rec->npy_ticks > 0 && rec->py_sampling_hz > 0 && (w.pid = rank_pid(rec, g, 1)) > 0) {
+    out->source = GW_ATTR_PY;
+    out->sampler_hz = rec->py_sampling_hz;
+  } else if (rec->nthread_ticks > 0 && rec->thread_sampling_hz > 0 && (w.pid = rank_pid(rec, g, 0)) > 0 &&
+             (w.tid = main_tid(rec, w.pid)) > 0) {
+    out->source = GW_ATTR_THREADS;
+    out->sampler_hz = rec->thread_sampling_hz;
+  } else {
+    return; /* nothing measured: the ledger's rules stay in charge */
+  }
+  out->pid = w.pid;
+  w.period_ns = (int64_t)(1e9 / out->sampler_hz);
+  for (size_t i = 0; i < rec->nthreads; i++)
+    out->nworkers += rec->threads[i].role == GW_TROLE_LOADER_WORKER;
+  out->wall_s = (double)(t1 - t0) / 1e9;
+
+  if (rec->has_timeline && g->nkernels + g->nnccl > 0) {
+    /* exact: the gaps between everything the GPU ran (kernels, NCCL, copies) */
+    out->from_timeline = 1;
+    struct gw_interval *all = NULL;
+    size_t n = 0;
+    append(&all, &n, g->kernels, g->nkernels);
+    append(&all, &n, g->nccl, g->nnccl);
+    append(&all, &n, g->h2d, g->nh2d);
+    append(&all, &n, g->copies, g->ncopies);
+    qsort(all, n, sizeof *all, cmp_iv);
+    int64_t edge = t0;
+    for (size_t k = 0; k < n && edge < t1; k++) {
+      if (all[k].start_ns > edge)
+        charge(&w, edge, all[k].start_ns < t1 ? all[k].start_ns : t1);
+      if (all[k].end_ns > edge)
+        edge = all[k].end_ns;
+    }
+    if (edge < t1)
+      charge(&w, edge, t1);
+    free(all);
+  } else {
+    int64_t typical = gw_typical_dt_ns(g), start = -1, end = -1;
+    for (size_t i = 0; i < g->n; i++) {
+      if (g->t_ns[i] < t0 || g->t_ns[i] >= t1)
+        continue;
+      double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+      double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
+      int idle = (!isnan(u) && u <= 0) || (!isnan(sm) && sm < IDLE_SM_PCT);
+      int64_t te = g->t_ns[i] + gw_tick_dt_ns(g, i, typical);
+      if (idle && start >= 0 && g->t_ns[i] <= end) {
+        end = te; /* the stretch goes on */
+        continue;
+      }
+      if (start >= 0)
+        charge(&w, start, end);
+      start = idle ? g->t_ns[i] : -1;
+      end = te;
+    }
+    if (start >= 0)
+      charge(&w, start, end);
+  }
+  /* the top user frames of each cause, by samples */
+  if (w.nhits) {
+    qsort(w.hits, w.nhits, sizeof *w.hits, cmp_hit);
+    for (size_t a = 0; a < w.nhits;) {
+      size_t b = a;
+      double sum = 0;
+      while (b < w.nhits && w.hits[b].cause == w.hits[a].cause && w.hits[b].frame == w.hits[a].frame)
+        sum += w.hits[b++].w;
+      struct gw_attr_row *r = &out->rows[w.hits[a].cause];
+      for (int slot = 0; slot < GW_ATTR_TOP_FRAMES; slot++) {
+        if (slot < r->nframes && r->frame_samples[slot] >= sum)
+          continue;
+        for (int m = GW_ATTR_TOP_FRAMES - 1; m > slot; m--) {
+          r->frame[m] = r->frame[m - 1];
+          r->frame_samples[m] = r->frame_samples[m - 1];
+        }
+        r->frame[slot] = w.hits[a].frame;
+        r->frame_samples[slot] = sum;
+        if (r->nframes < GW_ATTR_TOP_FRAMES)
+          r->nframes++;
+        break;
+      }
+      a = b;
+    }
+  }
+  free(w.hits);
+  for (int c = 0; c < GW_IDLE_NCAUSES; c++)
+    for (int k = 0; k < out->rows[c].nframes; k++) {
+      const struct gw_py_frame_info *fr = gw_py_frame_find(rec, out->rows[c].frame[k]);
+      const char *base = fr ? strrchr(fr->file, '/') : NULL;
+      if (fr)
+        snprintf(out->rows[c].frame_text[k], sizeof out->rows[c].frame_text[k], "%.40s:%d in %.40s",
+                 base ? base + 1 : fr->file, fr->line, fr->func);
+      else
+        snprintf(out->rows[c].frame_text[k], sizeof out->rows[c].frame_text[k], "frame %d", (int)out->rows[c].frame[k]);
+    }
+  for (int c = 0; c < GW_IDLE_NCAUSES; c++) {
+    out->rows[c].share_of_wall = out->wall_s > 0 ? out->rows[c].seconds / out->wall_s : 0;
+    out->rows[c].share_of_idle = out->idle_s > 0 ? out->rows[c].seconds / out->idle_s : 0;
+  }
+}

@@ -1,0 +1,40 @@
+#!/bin/bash
+# Over every recording in tests/fixtures: the findings' shares of the lost
+# time never add up to more than the lost time, and the ledger's "idle:
+# other (no signal explains it)" row is not then claimed by a finding (the
+# time input_pipeline and schedule_shape count beyond their own rows can
+# only come from it: then the row is titled as claimed).
+source "$(dirname "$0")/lib.bash"
+: "${GW_FIXTURES:?}"
+n=0
+while IFS= read -r -d '' db; do
+  "$GW_BIN" report --format json "$db" >r.json 2>/dev/null || continue # not a reportable recording
+  "$GW_BIN" report "$db" >r.txt 2>/dev/null || fail "$db: text report failed where JSON worked"
+  python3 - r.json r.txt "$db" <<'PY' || fail "$db"
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+name = sys.argv[3]
+shares = [f["share_of_lost"] for f in d["findings"]]
+assert all(0 <= s <= 1 + 1e-9 for s in shares), (name, shares)
+assert sum(shares) <= 1 + 1e-6, (name, "finding shares add up to %.4f of the lost time" % sum(shares))
+act = d["active_s"] or 0
+if act > 0 and d["findings"]:
+    rows = {}
+    for g in d["gpus"]:
+        for r in g["ledger"]:
+            if r["seconds"] is not None:
+                rows[r["row"]] = rows.get(r["row"], 0) + r["seconds"]
+    own = {"input_pipeline": "idle_input", "schedule_shape": "idle_periodic"}
+    claimed = sum(max(0, f["share_of_active"] * act - rows.get(own[f["class"]], 0))
+                  for f in d["findings"] if f["class"] in own)
+    other = rows.get("idle_other", 0)
+    claimed = min(claimed, other)
+    if other > 0 and claimed > 0.5 * other + 1e-3 * act:
+        assert "idle: other (no signal explains it)" not in text, (name, "row claimed %.3f of %.3f s" % (claimed, other))
+        assert d.get("idle_other_claimed_share_of_active", 0) > 0, (name, "claimed share missing from the JSON")
+PY
+  n=$((n + 1))
+done < <(find "$GW_FIXTURES" -name '*.db' -print0 | sort -z)
+assert_ge "recordings checked" "$n" 60
+echo "checked $n recordings"

@@ -1,0 +1,252 @@
+/* Idle time attributed from thread and Python stack samples: synthetic
+ * recordings (report_synth.h) loaded for real, the samples filled into the
+ * model's fields directly (their loader belongs to the samplers). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "analysis/diagnosis.h"
+#include "analysis/idle_attribution.h"
+#include "report_synth.h"
+#include "render/report_render.h"
+
+#define SECONDS 30.0
+static char g_path[64];
+/* the GPU's pattern: idle in ticks where idle_at(t) */
+static int (*g_idle_at)(double t_s);
+
+static int idle_half(double t) { /* 0.5 s working, 0.5 s idle */
+  return (long)(t * 10 + 0.5) % 10 >= 5;
+}
+static int idle_every_2s(double t) { /* 0.6 s idle every 2 s: an eval pass */
+  return (long)(t * 10 + 0.5) % 20 >= 14;
+}
+static int idle_short(double t) { /* one 0.1 s tick idle every 0.5 s */
+  return (long)(t * 10 + 0.5) % 5 == 4;
+}
+
+static void gpu_pattern(int gpu, double t, struct synth_gpu *o) {
+  (void)gpu;
+  if (t < SYNTH_STARTUP_S)
+    return synth_idle(o);
+  synth_idle(o);
+  if (!g_idle_at(t)) {
+    o->util = 95;
+    o->sm = 85;
+    o->power_w = 500;
+    o->clock_mhz = 1980;
+    o->reasons = 0;
+  }
+}
+static void host_plain(double t, struct synth_host *o) {
+  (void)t;
+  o->main_cpu = 60;
+  o->main_running = 1;
+  o->workers = 0;
+}
+
+struct scenario {
+  int (*idle_at)(double);
+  int idle_activity, busy_activity; /* what the Python samples say in idle and busy ticks, -1: no sample */
+  double py_hz;                     /* 0: no Python samples */
+  int worker_wait;                  /* loader workers' wait kind, -1: no thread samples */
+};
+
+static struct gw_recording *load_with(const struct scenario *sc) {
+  g_idle_at = sc->idle_at;
+  snprintf(g_path, sizeof g_path, "/tmp/gw_idle_attr_%d.db", (int)getpid());
+  unlink(g_path);
+  assert_int_equal(synth_write(g_path, 1, SECONDS, 0, gpu_pattern, host_plain), 0);
+  struct gw_recording *rec = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_recording_load(g_path, &rec, &err), GW_OK);
+  if (sc->py_hz > 0) {
+    size_t n = (size_t)(SECONDS * sc->py_hz);
+    rec->py_ticks = calloc(n, sizeof *rec->py_ticks);
+    rec->py_frames = calloc(2, sizeof *rec->py_frames);
+    rec->py_frames[0] = (struct gw_py_frame_info){1, 41, "/home/u/train.py", "train_epoch"};
+    rec->py_frames[1] = (struct gw_py_frame_info){2, 77, "/home/u/data.py", "make_batch"};
+    rec->npy_frames = 2;
+    for (size_t i = 0; i < n; i++) {
+      double t = ((double)i + 0.3) / sc->py_hz;
+      int act = g_idle_at(t) ? sc->idle_activity : sc->busy_activity;
+      if (act < 0)
+        continue;
+      rec->py_ticks[rec->npy_ticks++] = (struct gw_py_tick){SYNTH_T0_NS + (int64_t)(t * 1e9), 1000, 1000, (uint8_t)act,
+                                                            act == GW_PYACT_DATA_INLINE ? 2 : 1};
+    }
+    rec->py_sampling_hz = sc->py_hz;
+  }
+  if (sc->worker_wait >= 0) {
+    /* the main thread and 4 loader workers, sampled at 20 Hz */
+    rec->nthreads = 5;
+    rec->threads = calloc(5, sizeof *rec->threads);
+    rec->threads[0] = (struct gw_thread_meta){1000, 1000, GW_TROLE_MAIN, "python3"};
+    for (int k = 1; k < 5; k++)
+      rec->threads[k] = (struct gw_thread_meta){2000 + k, 2000 + k, GW_TROLE_LOADER_WORKER, "pt_data_worker"};
+    size_t n = (size_t)(SECONDS * 20);
+    rec->thread_ticks = calloc(n * 5, sizeof *rec->thread_ticks);
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 5; k++) {
+        int wait = k == 0 ? GW_WAIT_FUTEX : sc->worker_wait;
+        rec->thread_ticks[rec->nthread_ticks++] =
+            (struct gw_thread_tick){SYNTH_T0_NS + (int64_t)(((double)i + 0.3) / 20 * 1e9),
+                                    rec->threads[k].tid,
+                                    wait == GW_WAIT_NONE ? GW_TSTATE_RUNNING : GW_TSTATE_SLEEPING,
+                                    (uint8_t)wait,
+                                    -1,
+                                    0};
+      }
+    rec->thread_sampling_hz = 20;
+  }
+  return rec;
+}
+
+/* The samples belong to this test: freed here, so the model's own free (the
+ * samplers' loader adds it) never sees them. */
+static void free_rec(struct gw_recording *rec) {
+  free(rec->py_ticks);
+  free(rec->py_frames);
+  free(rec->threads);
+  free(rec->thread_ticks);
+  rec->py_ticks = NULL;
+  rec->py_frames = NULL;
+  rec->threads = NULL;
+  rec->thread_ticks = NULL;
+  rec->npy_ticks = rec->npy_frames = rec->nthreads = rec->nthread_ticks = 0;
+  gw_recording_free(rec);
+  unlink(g_path);
+}
+
+static struct gw_diagnosis *diagnose(struct gw_recording *rec) {
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
+  return dx;
+}
+
+static char *render_text(const struct gw_diagnosis *dx) {
+  static char buf[1 << 16];
+  FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+  gw_render_text(dx, f, 0);
+  fclose(f);
+  return buf;
+}
+
+static void test_loader_net(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_DATA_WAIT, GW_PYACT_FORWARD_BACKWARD, 20, GW_WAIT_NET};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_true(dx->measured);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  const struct gw_attr_row *r = &dx->attr[0].rows[GW_PYACT_DATA_WAIT];
+  assert_true(r->share_of_idle > 0.9);
+  double ws = 0;
+  for (int k = 0; k < GW_WORKER_NSTATES; k++)
+    ws += r->worker_s[k];
+  assert_true(ws > 0 && r->worker_s[GW_WORKERS_NET] / ws > 0.99);
+  assert_string_equal(r->frame_text[0], "train.py:41 in train_epoch");
+  char *text = render_text(dx);
+  assert_non_null(strstr(text, "waiting for the next batch (train.py:41 in train_epoch)"));
+  assert_non_null(strstr(text, "workers slept (net)"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+static void test_eval_every_2s(void **state) {
+  (void)state;
+  struct scenario sc = {idle_every_2s, GW_PYACT_EVAL, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "schedule_shape");
+  assert_true(dx->attr[0].rows[GW_PYACT_EVAL].share_of_idle > 0.9);
+  int seen = 0;
+  for (int e = 0; e < dx->findings[0].nevidence; e++)
+    seen |= strcmp(dx->findings[0].evidence[e].id, "idle_cause_measured") == 0;
+  assert_true(seen);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+static void test_data_inline(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_DATA_INLINE, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  assert_string_equal(dx->attr[0].rows[GW_PYACT_DATA_INLINE].frame_text[0], "data.py:77 in make_batch");
+  assert_non_null(strstr(render_text(dx), "making the batch itself (data.py:77 in make_batch)"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+static void test_host_bound_launch(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_FORWARD_BACKWARD, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "launch_overhead");
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+static void test_nothing_measured(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_IDLE, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "unexplained");
+  assert_true(dx->attr[0].rows[GW_PYACT_IDLE].share_of_idle > 0.9);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+static void test_short_stretch_unresolved(void **state) {
+  (void)state;
+  /* 4 Hz: two periods are 0.5 s, the 0.1 s idle ticks are shorter */
+  struct scenario sc = {idle_short, GW_PYACT_DATA_WAIT, GW_PYACT_FORWARD_BACKWARD, 4, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_true(dx->attr[0].rows[GW_CAUSE_UNRESOLVED].share_of_idle > 0.99);
+  assert_true(dx->attr[0].rows[GW_PYACT_DATA_WAIT].seconds == 0);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+static void test_no_samples_old_path(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, -1, -1, 0, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_false(dx->measured);
+  assert_int_equal(dx->attr[0].source, GW_ATTR_NONE);
+  assert_null(strstr(render_text(dx), "Idle time by what the training thread"));
+  /* the same recording with samples reads differently: the old path is the one taken here */
+  struct gw_diagnosis *dx2 = NULL;
+  struct scenario sc2 = {idle_half, GW_PYACT_DATA_WAIT, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  free_rec(rec);
+  rec = load_with(&sc2);
+  dx2 = diagnose(rec);
+  assert_true(dx2->measured);
+  gw_diagnosis_free(dx2);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_eval_every_2s),
+      cmocka_unit_test(test_data_inline),         cmocka_unit_test(test_host_bound_launch),
+      cmocka_unit_test(test_nothing_measured),    cmocka_unit_test(test_short_stretch_unresolved),
+      cmocka_unit_test(test_no_samples_old_path),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
