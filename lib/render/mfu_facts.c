@@ -63,7 +63,7 @@ static void jnum(FILE *out, double v) {
   if (isnan(v) || isinf(v))
     fputs("null", out);
   else
-    fprintf(out, "%.6g", v);
+    fprintf(out, "%.10g", v);
 }
 
 static void jkv(FILE *out, const char *key, double v, const char *sep) {

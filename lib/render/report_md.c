@@ -146,7 +146,6 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
     fprintf(out, "\n");
   }
   gw_mfu_facts_text(dx, out, "**", "**");
-  fputs("\n", out);
   if (dx->multi)
     md_multi_gpu(dx->multi, out);
   md_kernels(dx, out);
