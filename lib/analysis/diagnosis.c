@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/mfu.h"
 #include "analysis/confidence_calibration.h"
 #include "analysis/correlate.h"
 #include "analysis/gpu_loop.h"
@@ -973,6 +974,27 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                _("counts kernels per step and the gaps between them, which settles launch overhead"));
 }
 
+/* MFU per GPU and the ledger as goodput (analysis/mfu.h, analysis/goodput.h). */
+static void build_mfu_goodput(const struct gw_recording *rec, struct gw_diagnosis *dx) {
+  int n = rec->ngpus;
+  dx->mfu = gw_xcalloc((size_t)n + 1, sizeof *dx->mfu);
+  dx->goodput = gw_xcalloc((size_t)n + 1, sizeof *dx->goodput);
+  double *clk = gw_xcalloc((size_t)n + 1, sizeof *clk);
+  for (int i = 0; i < n; i++)
+    clk[i] = dx->profiles[i].sm_clock_med_mhz;
+  gw_mfu_build(rec, clk, dx->mfu);
+  free(clk);
+  /* pauses that write to disk at twice the rate of the rest of the run are checkpoints; others evaluation */
+  int checkpoint_writes = dx->host.disk_write_dip_bps > 2 * dx->host.disk_write_other_bps;
+  /* the step table's compile time is every process's: each GPU gets its share */
+  double compile_s = n > 0 ? gw_goodput_compile_s(rec) / n : 0;
+  memset(&dx->goodput_job, 0, sizeof dx->goodput_job);
+  for (int i = 0; i < n; i++) {
+    gw_goodput_from_ledger(&dx->ledgers[i], compile_s, checkpoint_writes, &dx->goodput[i]);
+    gw_goodput_add(&dx->goodput_job, &dx->goodput[i]);
+  }
+}
+
 gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out, struct gw_err *err) {
   (void)err;
   struct gw_diagnosis *dx = gw_xcalloc(1, sizeof *dx);
@@ -1073,6 +1095,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   if (dx->active_ns > 0 && dx->measured)
     measured_verdict(dx);
   describe(rec, dx);
+  build_mfu_goodput(rec, dx);
   for (int i = 0; i < rec->ngpus; i++) {
     free(w[i].act_pct);
     free(w[i].active);
@@ -1103,6 +1126,8 @@ void gw_diagnosis_free(struct gw_diagnosis *dx) {
   free(dx->profiles);
   free(dx->kstats);
   free(dx->attr);
+  free(dx->mfu);
+  free(dx->goodput);
   gw_multi_gpu_free(dx->multi);
   free(dx);
 }

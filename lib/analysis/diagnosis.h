@@ -7,6 +7,7 @@
 
 #include "analysis/evidence.h"
 #include "analysis/idle_attribution.h"
+#include "analysis/goodput.h"
 #include "analysis/ledger.h"
 #include "analysis/periodicity.h"
 #include "analysis/series.h"
@@ -169,6 +170,9 @@ struct gw_diagnosis {
   int nexperiments;
   struct gw_fix experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
   struct gw_multi_gpu *multi;              /* two or more GPUs worked: the multi-GPU summary; else NULL */
+  struct gw_mfu *mfu;                      /* one per GPU (analysis/mfu.h); measured 0 without a counted step */
+  struct gw_goodput *goodput;              /* one per GPU: the ledger as goodput and badput */
+  struct gw_goodput goodput_job;           /* all GPUs added */
 };
 
 /* Everything the rules read. */

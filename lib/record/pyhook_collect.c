@@ -23,11 +23,12 @@ struct gw_pyhook_collect {
   char dir[PATH_MAX];
   char hook_dir[PATH_MAX];
   struct gw_store_steps *writer;
+  struct gw_store_step_flops *flops_writer;
   struct gw_line_spool spool;
   const struct gw_event_sink *events; /* during a poll */
   void (*on_step)(void *ctx, const struct gw_python_step *step);
   void *on_step_ctx;
-  uint64_t steps, bad_lines;
+  uint64_t steps, bad_lines, flop_counts;
 };
 
 static int file_readable(const char *dir, const char *name) {
@@ -68,6 +69,11 @@ gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir
   pc->spool = (struct gw_line_spool){.dir = pc->dir, .prefix = "py-", .suffix = ".steps"};
   gw_status rc = gw_store_steps_open(&pc->writer, store, err);
   if (rc) {
+    free(pc);
+    return rc;
+  }
+  if ((rc = gw_store_step_flops_open(&pc->flops_writer, store, err))) {
+    gw_store_steps_close(pc->writer);
     free(pc);
     return rc;
   }
@@ -173,10 +179,43 @@ static void put_step(struct gw_pyhook_collect *pc, const struct gw_spool_file *f
   }
 }
 
+/* The dtype split as the hook writes it: {"name":digits,...}, short; anything else is dropped (NULL). */
+static int dtype_json_ok(const char *s) {
+  size_t n = strlen(s);
+  if (n < 2 || n > 400 || s[0] != '{' || s[n - 1] != '}')
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') && !strchr("{}\":,_", s[i]))
+      return 0;
+  return 1;
+}
+
+/* M  step  flops  dtype_flops_json  batch_size  counted_ns  rank: the one counted step of a process. */
+static void put_step_flops(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
+                           const struct gw_event_sink *events) {
+  int64_t step, flops, batch, counted_ns, rank;
+  if (gw_parse_i64(v[1], &step) || gw_parse_i64(v[2], &flops) || gw_parse_i64(v[4], &batch) ||
+      gw_parse_i64(v[5], &counted_ns) || gw_parse_i64(v[6], &rank) || flops < 0 || counted_ns < 0) {
+    bad_line(pc, f, "a FLOP count field is not a non-negative integer", events);
+    return;
+  }
+  const struct gw_store_step_flops_row row = {.step = step,
+                                              .pid = f->pid > 0 ? f->pid : -1,
+                                              .rank = rank >= 0 ? rank : -1,
+                                              .flops = flops,
+                                              .dtype_flops_json = dtype_json_ok(v[3]) ? v[3] : NULL,
+                                              .batch_size = batch,
+                                              .counted_ns = counted_ns,
+                                              .source = SOURCE_OPTIM};
+  /* a failed insert (disk full) is the store's to report; the count is lost, the run goes on */
+  if (gw_store_step_flops_put(pc->flops_writer, &row) == GW_OK)
+    pc->flop_counts++;
+}
+
 static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
                       const struct gw_event_sink *events) {
-  static const char *const kinds[] = {"recompile",        "compile",     "cuda_oom",
-                                      "cuda_alloc_retry", "fixed_batch", "cuda_graph"};
+  static const char *const kinds[] = {"recompile",   "compile",    "cuda_oom",  "cuda_alloc_retry",
+                                      "fixed_batch", "cuda_graph", "flop_count"};
   int64_t t, code;
   const char *kind = NULL;
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -206,8 +245,10 @@ static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size
     put_step(pc, f, v, n, pc->events);
   else if (n == 5 && strcmp(v[0], "E") == 0)
     put_event(pc, f, v, pc->events);
+  else if (n == 7 && strcmp(v[0], "M") == 0)
+    put_step_flops(pc, f, v, pc->events);
   else
-    bad_line(pc, f, "neither a step (S, 9 or 11 fields) nor an event (E, 5 fields)", pc->events);
+    bad_line(pc, f, "neither a step (S, 9 or 11 fields), an event (E, 5) nor a FLOP count (M, 7)", pc->events);
 }
 
 /* A process cut in the middle of a write: its last line is torn. */
@@ -254,6 +295,7 @@ void gw_pyhook_collect_close(struct gw_pyhook_collect *pc) {
   if (!pc)
     return;
   gw_store_steps_close(pc->writer);
+  gw_store_step_flops_close(pc->flops_writer);
   gw_remove_matching_files(pc->dir, "py-", ".steps");
   rmdir(pc->dir); /* only when empty: files the user put there stay */
   free(pc);

@@ -2,6 +2,7 @@
  * first), the ledger bars and the run's facts side by side, the findings,
  * then the timelines that show the evidence, then how to read the numbers.
  * Everything taken from the recording goes through the HTML escaper. */
+#include "render/mfu_facts.h"
 #include "render/kernel_facts.h"
 #include "render/report_html.h"
 
@@ -452,6 +453,27 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
   fputs(dx->active_ns > 0 ? ".</small></p>\n" : "</p>\n", out);
 }
 
+/* MFU and goodput: the text report's lines, escaped, one paragraph each. */
+static void mfu_card(FILE *out, const struct gw_diagnosis *dx) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem)
+    return;
+  gw_mfu_facts_text(dx, mem, "", "");
+  fclose(mem);
+  if (len > 0) {
+    fputs("<div class=\"card mfu\">", out);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+      fputs("<p>", out);
+      gw_html_write(out, line);
+      fputs("</p>", out);
+    }
+    fputs("</div>\n", out);
+  }
+  free(text);
+}
+
 static void ledger(FILE *out, const struct gw_diagnosis *dx) {
   fprintf(out, "<div class=\"card\"><h2 style=\"margin-top:.2em\">%s</h2>", _("Where each GPU's time went"));
   fprintf(out, "<p class=\"why\">%s</p>",
@@ -822,6 +844,7 @@ void gw_render_html(const struct gw_recording *rec, const struct gw_diagnosis *d
     ledger(out, dx);
   facts_card(out, rec, dx, facts);
   fputs("</div>\n", out);
+  mfu_card(out, dx);
   multi_gpu(out, dx);
   kernels_card(out, dx);
   findings(out, dx);

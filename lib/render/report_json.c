@@ -7,6 +7,7 @@
 #include "analysis/rules.h"
 #include "analysis/sm_fill.h"
 #include "core/json_write.h"
+#include "render/mfu_facts.h"
 #include "render/evidence_text.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
@@ -361,6 +362,7 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   if (dx->multi)
     print_multi_gpu(out, dx->multi);
   gw_step_facts_json(dx, out);
+  gw_mfu_facts_json(dx, out);
   fputs("  \"findings\": [\n", out);
   for (int i = 0; i < dx->nfindings; i++) {
     const struct gw_finding *f = &dx->findings[i];

@@ -7,6 +7,7 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
+#include "render/mfu_facts.h"
 #include "render/evidence_text.h"
 #include "render/kernel_facts.h"
 #include "render/report_render.h"
@@ -144,6 +145,7 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
     }
     fprintf(out, "\n");
   }
+  gw_mfu_facts_text(dx, out, "**", "**");
   if (dx->multi)
     md_multi_gpu(dx->multi, out);
   md_kernels(dx, out);

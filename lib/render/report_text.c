@@ -11,6 +11,7 @@
 #include "render/kernel_facts.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
+#include "render/mfu_facts.h"
 
 const char *gw_render_basename(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -364,6 +365,7 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
   print_idle_causes(dx, out, &s);
   print_multi_gpu(dx, out, &s);
   print_kernels(dx, out, &s);
+  gw_mfu_facts_text(dx, out, s.bold, s.reset);
   gw_step_facts_text(dx, out, s.bold, s.reset);
   if (dx->nfindings > 0) {
     fprintf(out, _("%sFindings%s\n"), s.bold, s.reset);

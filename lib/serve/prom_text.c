@@ -7,6 +7,8 @@
 
 #include "analysis/diagnosis.h"
 #include "analysis/ledger.h"
+#include "analysis/mfu.h"
+#include "render/mfu_facts.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
 #include "render/escape.h"
@@ -315,6 +317,40 @@ static void host_metrics(FILE *out, struct gw_store *store) {
   }
 }
 
+/* MFU (issue 38) and goodput under the names of the ML goodput measurement
+ * library (goodput_time, badput_time by badput type, total_elapsed_time),
+ * with gpuwhy's prefix and Prometheus' unit suffix. */
+static void mfu_goodput_metrics(FILE *out, const struct gw_diagnosis *dx, const struct gpu_labels *lab, int nlab) {
+  if (gw_mfu_any_measured(dx)) {
+    family(out, "gpuwhy_mfu_ratio", "gauge",
+           "Model FLOPs utilisation (0..1): FLOPs of the counted step over the steady step time, against the GPU's "
+           "dense peak for the step's dtypes at the data sheet's clock");
+    for (int i = 0; i < dx->ngpus && i < nlab; i++)
+      if (dx->mfu[i].measured && !isnan(dx->mfu[i].mfu_pct))
+        value(out, "gpuwhy_mfu_ratio", lab[i].text, dx->mfu[i].mfu_pct / 100);
+    family(out, "gpuwhy_model_flops_per_second", "gauge", "Model FLOPs per second the steady steps achieved");
+    for (int i = 0; i < dx->ngpus && i < nlab; i++)
+      if (dx->mfu[i].measured && !isnan(dx->mfu[i].achieved_tflops))
+        value(out, "gpuwhy_model_flops_per_second", lab[i].text, dx->mfu[i].achieved_tflops * 1e12);
+  }
+  if (!dx->goodput)
+    return;
+  /* each family's samples together, as the exposition format asks */
+  family(out, "gpuwhy_goodput_time_seconds", "gauge", "GPU time in the window that advanced training steps");
+  for (int i = 0; i < dx->ngpus && i < nlab; i++)
+    value(out, "gpuwhy_goodput_time_seconds", lab[i].text, dx->goodput[i].goodput_s);
+  family(out, "gpuwhy_badput_time_seconds", "gauge", "GPU time in the window that did not, by badput type");
+  for (int i = 0; i < dx->ngpus && i < nlab; i++)
+    for (int b = 0; b < GW_BADPUT_N; b++) {
+      char lb[700];
+      snprintf(lb, sizeof lb, "%s,badput_type=\"%s\"", lab[i].text, gw_badput_id((enum gw_badput)b));
+      value(out, "gpuwhy_badput_time_seconds", lb, dx->goodput[i].badput_s[b]);
+    }
+  family(out, "gpuwhy_total_elapsed_time_seconds", "gauge", "GPU wall time in the window (goodput plus badput)");
+  for (int i = 0; i < dx->ngpus && i < nlab; i++)
+    value(out, "gpuwhy_total_elapsed_time_seconds", lab[i].text, dx->goodput[i].wall_s);
+}
+
 static void diagnosis_metrics(FILE *out, const struct gw_diagnosis *dx, const struct gpu_labels *lab, int nlab) {
   family(out, "gpuwhy_verdict", "gauge",
          "1 for the diagnosis of the window: the class that explains most of the lost GPU time, none (nothing to "
@@ -364,6 +400,7 @@ static void diagnosis_metrics(FILE *out, const struct gw_diagnosis *dx, const st
       value(out, "gpuwhy_ledger_share", lb, l->row_ns[r] / (double)l->wall_ns);
     }
   }
+  mfu_goodput_metrics(out, dx, lab, nlab);
   family(out, "gpuwhy_window_sm_active_median_ratio", "gauge",
          "Median SM activity (0..1) of the GPU while it worked in the window");
   for (int i = 0; i < dx->ngpus && i < nlab; i++)

@@ -49,6 +49,10 @@ static const char SCHEMA_FIXED[] =
     "CREATE TABLE step (t_start_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, step INTEGER, source TEXT,"
     " pid INTEGER, rank INTEGER, data_wait_ns INTEGER, batch_size INTEGER, samples INTEGER,"
     " compile_ns INTEGER, shape TEXT);"
+    /* Version 2: the FLOPs of the one step the Python hook counted per process (FlopCounterMode);
+     * dtype_flops is JSON {"bfloat16": n, ...}, counted_ns that step's wall time. */
+    "CREATE TABLE step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT NULL, dtype_flops TEXT,"
+    " batch_size INTEGER, counted_ns INTEGER, source TEXT);"
     "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
     "CREATE INDEX proc_sample_t ON proc_sample(t_ns);"
     "CREATE INDEX event_t ON event(t_ns);";

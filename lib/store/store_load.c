@@ -617,6 +617,88 @@ static void load_world_size(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_finalize(s);
 }
 
+/* {"bfloat16":123,"float32":45}: the counted step's FLOPs per dtype; anything else leaves none. */
+static void parse_dtype_flops(const char *json, struct gw_step_flops *f) {
+  const char *p = json ? strchr(json, '{') : NULL;
+  while (p && f->ndtypes < (int)(sizeof f->dtype / sizeof *f->dtype)) {
+    const char *q1 = strchr(p, '"');
+    const char *q2 = q1 ? strchr(q1 + 1, '"') : NULL;
+    const char *colon = q2 ? strchr(q2, ':') : NULL;
+    if (!colon || (size_t)(q2 - q1 - 1) >= sizeof f->dtype[0])
+      return;
+    char *end;
+    double v = strtod(colon + 1, &end);
+    if (end == colon + 1 || !(v >= 0))
+      return;
+    memcpy(f->dtype[f->ndtypes], q1 + 1, (size_t)(q2 - q1 - 1));
+    f->dtype[f->ndtypes][q2 - q1 - 1] = '\0';
+    f->dtype_flops[f->ndtypes++] = v;
+    p = strchr(end, ',');
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median wall time of the optimizer steps of process pid whose number is in [lo, hi] other than skip; NAN none. */
+static double median_step_ns(const struct gw_recording *rec, int64_t pid, int64_t lo, int64_t hi, int64_t skip) {
+  double *v = gw_xcalloc(rec->nsteps + 1, sizeof *v);
+  size_t n = 0;
+  for (size_t i = 0; i < rec->nsteps; i++) {
+    const struct gw_step_row *s = &rec->steps[i];
+    if (s->pid == pid && !s->from_loader && s->step >= lo && s->step <= hi && s->step != skip)
+      v[n++] = (double)(s->end_ns - s->start_ns);
+  }
+  qsort(v, n, sizeof *v, cmp_double);
+  double m = n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  free(v);
+  return m;
+}
+
+#define FLOPS_NEIGHBOUR_STEPS 5 /* either side of the counted step: close enough to share its batch and shape */
+
+/* Table step_flops (schema 2): absent in older recordings, which then have none. */
+static void load_step_flops(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (!gw_store_table_exists(db, "step_flops") ||
+      sqlite3_prepare_v2(db,
+                         "SELECT step, pid, rank, flops, dtype_flops, batch_size, counted_ns, source FROM step_flops"
+                         " WHERE flops IS NOT NULL ORDER BY rank, pid",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  size_t cap = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    double flops = sqlite3_column_double(s, 3);
+    if (!(flops >= 0) || rec->nstep_flops >= 100000)
+      continue;
+    if (rec->nstep_flops == cap) {
+      cap = cap ? cap * 2 : 8;
+      rec->step_flops = gw_xrealloc(rec->step_flops, cap * sizeof *rec->step_flops);
+    }
+    struct gw_step_flops *f = &rec->step_flops[rec->nstep_flops++];
+    memset(f, 0, sizeof *f);
+    int64_t *opt[] = {&f->step, &f->pid, &f->rank};
+    for (int c = 0; c < 3; c++)
+      *opt[c] = sqlite3_column_type(s, c) == SQLITE_INTEGER ? sqlite3_column_int64(s, c) : -1;
+    f->flops = flops;
+    parse_dtype_flops((const char *)sqlite3_column_text(s, 4), f);
+    f->batch_size = sqlite3_column_type(s, 5) == SQLITE_INTEGER ? sqlite3_column_int64(s, 5) : -1;
+    f->counted_ns = sqlite3_column_type(s, 6) == SQLITE_INTEGER ? sqlite3_column_int64(s, 6) : -1;
+    col_text(s, 7, f->source, sizeof f->source);
+    f->neighbours_median_ns = NAN;
+    f->steady_step_ns = NAN;
+    if (f->pid >= 0 && f->step >= 0) {
+      f->neighbours_median_ns =
+          median_step_ns(rec, f->pid, f->step - FLOPS_NEIGHBOUR_STEPS, f->step + FLOPS_NEIGHBOUR_STEPS, f->step);
+      /* the first step is warm-up (compilation, allocation, autotuning) */
+      f->steady_step_ns = median_step_ns(rec, f->pid, 2, INT64_MAX, f->step);
+    }
+  }
+  sqlite3_finalize(s);
+}
+
 /* meta.python_hook_steps is written whenever record enabled the hook. */
 static void load_python_hook(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
@@ -719,6 +801,7 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   load_other_gpu_processes(db, rec);
   load_world_size(db, rec);
   load_python_hook(db, rec);
+  load_step_flops(db, rec);
   load_host_api(db, rec);
   rec->nnodes = 1;
   for (int i = 0; i < rec->ngpus; i++) {
@@ -770,5 +853,6 @@ void gw_recording_free(struct gw_recording *rec) {
   free(rec->steps);
   free(rec->windows);
   free(rec->nccl);
+  free(rec->step_flops);
   free(rec);
 }

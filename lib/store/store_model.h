@@ -129,6 +129,26 @@ struct gw_py_frame_info {
   char func[64];
 };
 
+/* The FLOPs of one step counted by the Python hook (FlopCounterMode, forward
+ * and backward) or carried by an imported trace. */
+struct gw_step_flops {
+  int64_t step, pid, rank; /* -1 unknown */
+  double flops;
+  /* FLOPs per input dtype of the counted ops (bf16, fp32, ...), the rest "unknown" */
+  int ndtypes;
+  char dtype[6][16];
+  double dtype_flops[6];
+  int64_t batch_size; /* -1 unknown */
+  int64_t counted_ns; /* the counted step's wall time, -1 unknown */
+  /* the median wall time of up to 5 steps either side of it in the same process (the step table), NAN unknown:
+   * counted_ns against it is what counting cost */
+  double neighbours_median_ns;
+  /* the steady step time of that process (median of all its steps but the first), NAN unknown: FLOPs over it is
+   * the achieved rate */
+  double steady_step_ns;
+  char source[16]; /* "python_hook", "kineto" */
+};
+
 struct gw_recording {
   char path[1024];
   int64_t started_ns, ended_ns;                  /* 0 when unknown */
@@ -171,6 +191,8 @@ struct gw_recording {
   size_t npy_frames;
   struct gw_py_frame_info *py_frames;
   double py_sampling_hz; /* 0: not recorded */
+  size_t nstep_flops;
+  struct gw_step_flops *step_flops; /* table step_flops (schema 2); none in older recordings */
 };
 
 /* Frees the model and everything it holds. NULL is fine. */

@@ -148,6 +148,58 @@ void gw_store_steps_close(struct gw_store_steps *w) {
   free(w);
 }
 
+/* ---- the FLOPs of one counted step ---- */
+
+struct gw_store_step_flops {
+  sqlite3_stmt *insert;
+};
+
+gw_status gw_store_step_flops_open(struct gw_store_step_flops **out, struct gw_store *st, struct gw_err *err) {
+  *out = NULL;
+  sqlite3 *db = gw_store_db(st);
+  sqlite3_stmt *insert = NULL;
+  /* IF NOT EXISTS: a recording of schema version 1 opened for writing (an import into it) gains the table */
+  if (sqlite3_exec(db,
+                   "CREATE TABLE IF NOT EXISTS step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT"
+                   " NULL, dtype_flops TEXT, batch_size INTEGER, counted_ns INTEGER, source TEXT);",
+                   NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(db,
+                         "INSERT INTO step_flops (step, pid, rank, flops, dtype_flops, batch_size, counted_ns, source)"
+                         " VALUES (?,?,?,?,?,?,?,?)",
+                         -1, &insert, NULL) != SQLITE_OK) {
+    gw_err_set(err, "recording: cannot write the step_flops table: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(insert);
+    return GW_ERR;
+  }
+  struct gw_store_step_flops *w = gw_xcalloc(1, sizeof *w);
+  w->insert = insert;
+  *out = w;
+  return GW_OK;
+}
+
+gw_status gw_store_step_flops_put(struct gw_store_step_flops *w, const struct gw_store_step_flops_row *row) {
+  sqlite3_stmt *s = w->insert;
+  bind_opt_i64(s, 1, row->step >= 0, row->step);
+  bind_opt_i64(s, 2, row->pid >= 0, row->pid);
+  bind_opt_i64(s, 3, row->rank >= 0, row->rank);
+  sqlite3_bind_int64(s, 4, row->flops);
+  if (row->dtype_flops_json)
+    sqlite3_bind_text(s, 5, row->dtype_flops_json, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null(s, 5);
+  bind_opt_i64(s, 6, row->batch_size > 0, row->batch_size);
+  bind_opt_i64(s, 7, row->counted_ns >= 0, row->counted_ns);
+  sqlite3_bind_text(s, 8, row->source, -1, SQLITE_TRANSIENT);
+  return step_insert(s);
+}
+
+void gw_store_step_flops_close(struct gw_store_step_flops *w) {
+  if (!w)
+    return;
+  sqlite3_finalize(w->insert);
+  free(w);
+}
+
 long gw_store_rows_in(struct gw_store *st, const char *table) {
   char sql[160];
   if (snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", table) >= (int)sizeof sql)

@@ -51,6 +51,22 @@ GW_NODISCARD gw_status gw_store_steps_put(struct gw_store_steps *w, const struct
 long gw_store_steps_drop_where_also(struct gw_store_steps *w, const char *drop, const char *keep);
 void gw_store_steps_close(struct gw_store_steps *w);
 
+/* The FLOPs of one counted step (table step_flops). Negative step, pid,
+ * rank, batch_size, counted_ns: unknown (NULL). */
+struct gw_store_step_flops_row {
+  int64_t step, pid, rank;
+  int64_t flops;
+  const char *dtype_flops_json; /* {"bfloat16": n, ...}; NULL unknown */
+  int64_t batch_size, counted_ns;
+  const char *source; /* static text: "python_hook", "kineto" */
+};
+struct gw_store_step_flops;
+GW_NODISCARD gw_status gw_store_step_flops_open(struct gw_store_step_flops **out, struct gw_store *st,
+                                                struct gw_err *err);
+GW_NODISCARD gw_status gw_store_step_flops_put(struct gw_store_step_flops *w,
+                                               const struct gw_store_step_flops_row *row);
+void gw_store_step_flops_close(struct gw_store_step_flops *w);
+
 /* Rows of table in the open recording (pending rows included), -1 when the
  * table cannot be read (absent). */
 long gw_store_rows_in(struct gw_store *st, const char *table);

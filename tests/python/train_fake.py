@@ -34,6 +34,8 @@ p.add_argument("--eval-mode", default="no_grad", choices=["no_grad", "inference"
 p.add_argument("--warmup-steps", type=int, default=0, help="the first K steps take --warmup-ms more (a cold start)")
 p.add_argument("--warmup-ms", type=float, default=0.0)
 p.add_argument("--drift-ms", type=float, default=0.0, help="each step computes this much longer than the one before")
+p.add_argument("--flops-per-step", type=int, default=0,
+               help="each step runs fake ops of this many FLOPs (torch.utils.flop_counter.fake_op)")
 a = p.parse_args()
 
 
@@ -77,6 +79,8 @@ for step in range(a.steps):
         else:
             x, y = next(it)
         time.sleep((a.compute_ms + a.drift_ms * step + (a.warmup_ms if step < a.warmup_steps else 0)) / 1e3)
+    if a.flops_per_step:
+        torch.utils.flop_counter.fake_op(a.flops_per_step)
     if not a.no_optim:
         opt.step()
     print("step %d x %s" % (step, x.shape), flush=True)

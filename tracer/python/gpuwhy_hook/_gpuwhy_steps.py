@@ -11,6 +11,13 @@ every line written before. Fields are tab-separated:
 
   S  step  t_start_ns  t_end_ns  data_wait_ns  batch_size  samples  rank  kind  compile_ns  shape
   E  t_ns  kind  code  message
+  M  step  flops  dtype_flops_json  batch_size  counted_ns  rank
+
+An M line is the one counted step (see _StepFlops below): its FLOPs from
+torch.utils.flop_counter.FlopCounterMode (forward and backward), the FLOPs
+per input dtype ({"bfloat16": 1.2e12, ...}; {} when not split), its batch
+size (-1 unknown) and its wall time (counted_ns: the counting's cost shows
+against its neighbours' times).
 
 t_* are time.time_ns() (CLOCK_REALTIME, the recording's clock). A step ends
 when the optimizer's step() returns and starts where the previous one ended
@@ -38,6 +45,8 @@ import time
 
 SPOOL_ENV = "GPUWHY_PY_SPOOL_DIR"
 FIXED_BATCHES_ENV = "GPUWHY_PY_FIXED_BATCHES"  # gpuwhy experiment fixed-batch: replay the first K batches
+COUNT_FLOPS_ENV = "GPUWHY_PY_COUNT_FLOPS"  # "0": no FLOP count; N: count the step after the N-th (default 10)
+COUNT_FLOPS_AFTER_STEPS = 10  # warm-up: cuDNN autotuning, allocator growth and lazy init are over by then
 TEST_RAISE_ENV = "GPUWHY_PY_HOOK_TEST_RAISE"  # tests: "install" or "step" makes the hook fail there
 MEMORY_EVERY_STEPS = 50  # torch.cuda.memory_stats() costs tens of microseconds: not every step
 # A program that compiles without end (a new shape every step) writes one line
@@ -170,6 +179,7 @@ class _Recorder:
         fixed = os.environ.get(FIXED_BATCHES_ENV, "")
         self.fixed_batches = int(fixed) if fixed.isdigit() else 0
         self.replay_said = False
+        self.flops = _StepFlops(self)
 
     # ---- output ----------------------------------------------------------
     def _write(self, line):
@@ -201,6 +211,9 @@ class _Recorder:
             self.drop_rearm()
         except Exception:
             pass
+        flops = getattr(self, "flops", None)
+        if flops is not None:
+            flops.leave()
         try:
             sys.stderr.write("gpuwhy: Python step hook disabled (%s): %s: %s\n" % (where, type(e).__name__, e))
         except Exception:
@@ -534,6 +547,7 @@ class _Recorder:
             cls.__call__ = original
             self.optimized_call = None
         self.drop_rearm()
+        self.flops.leave()
         self.period_start_ns = self.wait_ns = self.samples = self.batches = self.train_batches = self.eval_samples = 0
         self.compile_ns = self.compile_depth = 0
         self.compile_pending = []
@@ -609,6 +623,8 @@ class _Recorder:
                 self.primary_optimizer = id(optimizer)
             if self.period_start_ns == 0 and id(optimizer) == self.primary_optimizer:
                 self.period_start_ns = _now_ns()
+            if id(optimizer) == self.primary_optimizer:
+                self.flops.on_step_begin()
         except Exception as e:
             self.fail("optimizer", e)
 
@@ -638,6 +654,7 @@ class _Recorder:
             # no DataLoader batch in the step: its data wait is not known (-1), not zero
             self.emit_step(start, t_end, self.wait_ns if loader_fed else -1, batch_size, samples, "optim",
                            min(self.compile_ns, t_end - start), shape)
+            self.flops.on_step_end(start, t_end, batch_size)
             self.period_start_ns = t_end
             self.wait_ns = self.samples = self.batches = self.train_batches = self.eval_samples = self.compile_ns = 0
             self.batch_size = self.forward_batch = self.eval_batch_size = self.eval_forward_batch = -1
@@ -687,6 +704,133 @@ class _Recorder:
             self.loader_prev_enter_ns = 0
         if self.compile_pending and not self.disabled:
             self.write_compiles()
+
+
+# ---- FLOPs of one step ---------------------------------------------------
+def _dtype_tally_mode(torch, flop_counter):
+    """A dispatch mode that splits the FLOPs of the ops FlopCounterMode
+    counts by the dtype of their first tensor input, with the same formulas
+    (flop_counter's flop_registry); None where this torch has no such
+    registry. It runs beside FlopCounterMode (entered above it), which stays
+    the authority for the total."""
+    registry = getattr(flop_counter, "flop_registry", None)
+    dispatch = sys.modules.get("torch.utils._python_dispatch")
+    base = getattr(dispatch, "TorchDispatchMode", None)
+    if not registry or base is None:
+        return None
+    tensor_type = torch.Tensor
+    backends = getattr(torch, "backends", None)
+    precision = getattr(torch, "get_float32_matmul_precision", None)
+    # float32 matrices run on tensor cores as TF32 where torch allows it:
+    # matmuls per torch.set_float32_matmul_precision, convolutions per
+    # torch.backends.cudnn.allow_tf32 (on by default)
+    tf32_matmul = precision is not None and precision() != "highest"
+    tf32_conv = bool(getattr(getattr(backends, "cudnn", None), "allow_tf32", False))
+
+    class _DtypeTally(base):
+        def __init__(self):
+            super().__init__()
+            self.by_dtype = {}
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            formula = registry.get(getattr(func, "_overloadpacket", None))
+            if formula is not None:
+                try:
+                    n = formula(*args, **kwargs, out_val=out)
+                    first = next((a for a in args if isinstance(a, tensor_type)), None)
+                    name = str(first.dtype).replace("torch.", "") if first is not None else "unknown"
+                    if name == "float32" and (tf32_conv if "conv" in str(func) else tf32_matmul):
+                        name = "tf32"
+                    self.by_dtype[name] = self.by_dtype.get(name, 0) + int(n)
+                except Exception:
+                    self.by_dtype["unknown"] = self.by_dtype.get("unknown", 0)
+            return out
+
+    return _DtypeTally()
+
+
+class _StepFlops:
+    """Counts the FLOPs of exactly one training step, once: FlopCounterMode
+    is entered at the post hook of the primary optimizer's N-th step and left
+    at the next one, so the window holds one forward, one backward and one
+    optimizer step. TorchDispatchMode state travels with at::ThreadLocalState
+    to the autograd engine's device threads (aten/src/ATen/ThreadLocalState.h:
+    "preserved across thread boundaries (e.g. at::launch/JIT fork,
+    autograd)"), so the backward is counted. A step that raises leaves the
+    window open: the next step's end, detach(), the hook's failure or the
+    program's exit leaves the mode, and a window that saw more than one
+    optimizer step (one raised before its end) is not reported. Programs that
+    torch.compile are not counted: a dispatch mode changes what dynamo
+    compiles (one M-less E line "flop_count" says so)."""
+
+    def __init__(self, recorder):
+        self.rec = recorder
+        text = os.environ.get(COUNT_FLOPS_ENV, "")
+        self.after_steps = int(text) if text.isdigit() else COUNT_FLOPS_AFTER_STEPS
+        self.done = self.after_steps <= 0  # GPUWHY_PY_COUNT_FLOPS=0: never
+        self.modes = []  # the entered modes, innermost last
+        self.counter = None
+        self.tally = None
+        self.begins = 0  # optimizer steps begun inside the window
+        self.step_after = 0
+
+    def on_step_begin(self):
+        if self.modes:
+            self.begins += 1
+
+    def on_step_end(self, t_start, t_end, batch_size):
+        if self.modes:
+            self.finish(t_start, t_end, batch_size)
+        elif not self.done and self.rec.steps["optim"] >= self.after_steps:
+            self.start()
+
+    def start(self):
+        self.done = True  # once, whatever happens
+        rec = self.rec
+        # torch.compile called, or dynamo compiled something (its callbacks are
+        # registered in every program: torch.optim imports dynamo)
+        if rec.forward_off or rec.compile_events > 0 or rec.compile_pending:
+            rec.event("flop_count", 0, "torch.compile in use: FLOPs not counted")
+            return
+        import importlib
+
+        flop_counter = importlib.import_module("torch.utils.flop_counter")
+        counter = flop_counter.FlopCounterMode(display=False)
+        counter.__enter__()
+        self.modes, self.counter, self.begins = [counter], counter, 0
+        self.step_after = rec.steps["optim"]
+        try:
+            tally = _dtype_tally_mode(rec.torch, flop_counter)
+            if tally is not None:
+                tally.__enter__()
+                self.modes.append(tally)
+                self.tally = tally
+        except Exception:
+            self.tally = None
+
+    def leave(self):
+        """Leaves the modes (innermost first); safe to call at any time."""
+        modes, self.modes = self.modes, []
+        for mode in reversed(modes):
+            try:
+                mode.__exit__(None, None, None)
+            except Exception:
+                pass
+
+    def finish(self, t_start, t_end, batch_size):
+        counter, tally, begins = self.counter, self.tally, self.begins
+        self.leave()
+        self.counter = self.tally = None
+        if begins != 1:
+            self.rec.event("flop_count", 0, "a step raised inside the counted window: FLOPs not counted")
+            return
+        flops = int(counter.get_total_flops())
+        mix = tally.by_dtype if tally is not None else {}
+        mix_text = "{" + ",".join('"%s":%d' % (k.replace('"', ""), v) for k, v in sorted(mix.items()) if v > 0) + "}"
+        self.rec._write("M\t%d\t%d\t%s\t%d\t%d\t%d\n" % (self.rec.steps["optim"], flops, mix_text, batch_size,
+                                                          t_end - t_start, self.rec.rank))
 
 
 _recorder = None
@@ -754,6 +898,10 @@ def _at_exit():
         _stop_pm_sampling()
     except Exception as e:
         _recorder.fail("PM sampling stop", e)
+    try:
+        _recorder.flops.leave()  # a counted step that raised out of the program
+    except Exception:
+        pass
     try:
         _recorder.finish_loader_steps()
     except Exception as e:

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# MFU and goodput (issue 38): the hook counts exactly one step's FLOPs on the
+# fake torch (tests/python/hook_flops_check.py: the 11th step alone, the mode
+# left when a step raises or the program ends); under `gpuwhy record` that
+# count reaches the step_flops table and the report's MFU; every fixture's
+# goodput buckets add up to its GPUs' wall time; fixtures without a counted
+# step say "not measured" in JSON and print no MFU line in text.
+. "$(dirname "$0")/lib.bash"
+: "${GW_FAKE_NVML:?}" "${GW_SOURCE_DIR:?}" "${GW_FIXTURES:?}"
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+export GPUWHY_NVML_LIB=$GW_FAKE_NVML
+export PYTHONPATH=$GW_SOURCE_DIR/tests/python/fake_torch
+HOOK=$GW_SOURCE_DIR/tracer/python/gpuwhy_hook
+mkdir spool
+(unset GPUWHY_PY_SPOOL_DIR; python3 "$GW_SOURCE_DIR/tests/python/hook_flops_check.py" "$HOOK" "$PWD/spool") ||
+  fail "hook FLOP count check failed"
+
+# 30 steps of 5e12 fake FLOPs each: one counted (step 11), its FLOPs in the table
+"$GW_BIN" record -q -o f.db -- python3 "$GW_SOURCE_DIR/tests/python/train_fake.py" 30 16 --compute-ms 5 \
+  --flops-per-step 5000000000000 > /dev/null || fail "record exited $?"
+assert_eq "one counted step" "$(q f.db 'select count(*) from step_flops')" 1
+assert_eq "its step, FLOPs and batch" "$(q f.db 'select step || " " || flops || " " || batch_size from step_flops')" \
+  "11 5000000000000 16"
+assert_eq "schema version" "$(q f.db 'pragma user_version')" 2
+"$GW_BIN" report --format json f.db > f.json || fail "report --format json exited $?"
+python3 - f.json <<'PY' || fail "report JSON mfu wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["mfu"][0]
+assert m["measured"] and m["flops_per_step"] == 5e12 and m["batch_size"] == 16, m
+# 5e12 FLOPs in steps of about 5 ms: about 1000 TFLOP/s
+assert 200 < m["achieved_tflops"] < 1100, m
+assert m["counted_step"] == 11 and m["counted_step_s"] > 0 and m["neighbour_steps_median_s"] > 0, m
+assert d["mfu_note"] is None
+PY
+"$GW_BIN" report f.db > f.txt || fail "report exited $?"
+grep -q "^MFU GPU 0: .*TFLOP/s achieved\|^  [0-9.]* TFLOP/s achieved" f.txt || fail "no MFU line: $(cat f.txt)"
+
+# every fixture: the buckets add up to the wall time, per GPU and for the job
+n=0
+while IFS= read -r db; do
+  "$GW_BIN" report --format json "$db" > r.json 2>/dev/null || continue
+  python3 - r.json "$db" <<'PY' || fail "goodput buckets do not add up in $db"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["goodput"]
+def check(b, what):
+    total = b["goodput_s"] + sum(b["badput_s"].values())
+    assert abs(total - b["wall_s"]) <= 1e-6 * max(1.0, b["wall_s"]) + 1e-5, (what, total, b)
+    assert all(v >= 0 for v in b["badput_s"].values()) and b["goodput_s"] >= 0, (what, b)
+check(g["job"], "job")
+for x in g["gpus"]:
+    check(x["buckets"], "gpu %d" % x["gpu"])
+    ledger = [gp for gp in d["gpus"] if gp["gpu"] == x["gpu"]][0]
+    assert abs(x["buckets"]["wall_s"] - ledger["wall_s"]) < 1e-3, (x, ledger["wall_s"])
+assert abs(sum(x["buckets"]["wall_s"] for x in g["gpus"]) - g["job"]["wall_s"]) < 1e-3
+assert d["mfu"] is None and d["mfu_note"].startswith("not measured"), d["mfu"]
+PY
+  "$GW_BIN" report "$db" 2>/dev/null | grep -q "^MFU" && fail "MFU line in the text of $db (no counted step)"
+  n=$((n + 1))
+done < <(find "$GW_FIXTURES" -name '*.db' | sort)
+assert_ge "fixtures checked" "$n" 20
+echo "mfu_goodput: ok ($n fixtures)"
