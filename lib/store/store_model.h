@@ -101,6 +101,22 @@ struct gw_step_row {
   int from_loader;    /* a DataLoader iteration standing for a step (no optimizer seen) */
 };
 
+/* One sample of one thread of the job (thread_sample): state and wait are
+ * enum gw_thread_state and enum gw_wait_kind (core/activity.h). */
+struct gw_thread_tick {
+  int64_t t_ns;
+  int32_t tid;
+  uint8_t state, wait;
+  int16_t syscall; /* -1 unknown (running, or unreadable) */
+  int64_t cpu_ns;  /* cumulative utime+stime; -1 unknown */
+};
+/* A thread of the job (thread_info): role is enum gw_thread_role. */
+struct gw_thread_meta {
+  int32_t tid, pid;
+  int role;
+  char comm[17];
+};
+
 struct gw_recording {
   char path[1024];
   int64_t started_ns, ended_ns;                  /* 0 when unknown */
@@ -132,6 +148,18 @@ struct gw_recording {
   char hostname[128];
   int nnodes;                   /* recordings merged into this one (1 for a plain file) */
   struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
+  /* The thread sampler (record --thread-hz): every thread seen, sorted by
+   * tid, and their samples sorted by t_ns (one t_ns per sampler tick). A long
+   * recording keeps every sample of the main threads and thins the others
+   * to a stride (thread_ticks_stride) so the model stays small. */
+  size_t nthreads;
+  struct gw_thread_meta *threads;
+  size_t nthread_ticks;
+  struct gw_thread_tick *thread_ticks;
+  double thread_sampling_hz;      /* 0: not recorded */
+  int thread_ticks_stride;        /* 1: every sample loaded; k: other threads' samples, one in k per thread */
+  int thread_main_ticks_stride;   /* the same for the main threads (1 unless they alone outgrow the budget) */
+  char thread_sampling_note[256]; /* why the sampling is partial, "" none */
 };
 
 /* Frees the model and everything it holds. NULL is fine. */
