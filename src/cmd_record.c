@@ -57,6 +57,10 @@ static const char *record_usage(void) {
            "                       records each optimizer step, its DataLoader wait and\n"
            "                       batch size into the step table; the program's output\n"
            "                       and behaviour do not change)\n"
+           "      --thread-hz N    sample where each thread of the job is (running, or the\n"
+           "                       system call it waits in) N times a second (default 20;\n"
+           "                       0 turns it off); other threads than the main, autograd,\n"
+           "                       loader, pin-memory and NCCL ones at a fifth of that\n"
            "      --step-range NAME  with --trace: the NVTX ranges named NAME (recorded\n"
            "                       through the tracer's NVTX injection, e.g. from\n"
            "                       torch.cuda.nvtx.range_push) are the steps of every\n"
@@ -87,12 +91,14 @@ int gw_cmd_record(int argc, char **argv) {
                                            {"step-range-replaces", no_argument, NULL, 'r'},
                                            {"dcgm", optional_argument, NULL, 'D'},
                                            {"force", no_argument, NULL, 'F'},
+                                           {"thread-hz", required_argument, NULL, 'H'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
   o.gpm_interval_ms = 1000;
+  o.thread_hz = 20;
   char default_out[64];
   int c;
   optind = 1;
@@ -132,6 +138,11 @@ int gw_cmd_record(int argc, char **argv) {
       o.dcgm_address = optarg;
       if (optarg && !*optarg)
         return gw_cli_usage_error(record_usage(), _("--dcgm= wants an address, HOST[:PORT] or unix:PATH"));
+      break;
+    case 'H':
+      if (gw_cli_parse_int(optarg, 0, 1000, &o.thread_hz))
+        return gw_cli_usage_error(record_usage(),
+                                  _("--thread-hz wants samples per second between 0 and 1000, got '%s'"), optarg);
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))

@@ -51,6 +51,7 @@ struct gw_record_opts {
   int pm_sampling_only;   /* --pm-sampling without --trace: the tracer opens no activity window */
   int no_python_hook;     /* do not put the Python step hook on the command's PYTHONPATH */
   int stop_command;       /* at duration_s, end the command too (SIGTERM) instead of waiting for it */
+  int thread_hz;          /* samples per second of the job's threads (record --thread-hz); 0: none */
   /* record --step-range NAME: NVTX ranges of that name are a process's steps
    * (NULL: none); step_range_replaces: also where the Python hook gave steps. */
   const char *step_range;

@@ -1,25 +1,32 @@
+/* Names of the activity enums (activity.h), as JSON and the docs spell them. */
 #include "activity.h"
 
-/* The names in JSON and docs; an out-of-range value reads as the table's "other"/"unknown". */
-static const char *const STATE[] = {"unknown", "running", "sleeping", "disk", "stopped", "other"};
-static const char *const ROLE[] = {"other", "main", "autograd", "loader_worker", "pin_memory", "nccl", "helper"};
-static const char *const WAIT[] = {"none", "futex", "poll", "net", "pipe", "disk", "sleep", "gpu", "other"};
-static const char *const PYACT[] = {
-    "other",   "data_wait", "data_inline",      "h2d",        "sync", "checkpoint", "eval", "logging",
-    "compile", "optimizer", "forward_backward", "collective", "idle"};
+#include <stddef.h>
 
-#define NAME_OF(table, i, fallback)                                                                                    \
-  ((i) >= 0 && (unsigned)(i) < sizeof(table) / sizeof(table)[0] ? (table)[i] : (fallback))
+static const char *name_in(const char *const *names, size_t n, int v, const char *fallback) {
+  return v >= 0 && (size_t)v < n ? names[v] : fallback;
+}
 
-const char *gw_thread_state_name(int s) {
-  return NAME_OF(STATE, s, "unknown");
+#define NAME_IN(table, v, fallback) name_in(table, sizeof table / sizeof table[0], v, fallback)
+
+const char *gw_thread_state_name(int v) {
+  static const char *const names[] = {"unknown", "running", "sleeping", "disk", "stopped", "other"};
+  return NAME_IN(names, v, "unknown");
 }
-const char *gw_thread_role_name(int r) {
-  return NAME_OF(ROLE, r, "other");
+
+const char *gw_thread_role_name(int v) {
+  static const char *const names[] = {"other", "main", "autograd", "loader_worker", "pin_memory", "nccl", "helper"};
+  return NAME_IN(names, v, "other");
 }
-const char *gw_wait_kind_name(int w) {
-  return NAME_OF(WAIT, w, "other");
+
+const char *gw_wait_kind_name(int v) {
+  static const char *const names[] = {"none", "futex", "poll", "net", "pipe", "disk", "sleep", "gpu", "other"};
+  return NAME_IN(names, v, "other");
 }
-const char *gw_py_activity_name(int a) {
-  return NAME_OF(PYACT, a, "other");
+
+const char *gw_py_activity_name(int v) {
+  static const char *const names[GW_PYACT_COUNT] = {
+      "other",   "data_wait", "data_inline",      "h2d",        "sync", "checkpoint", "eval", "logging",
+      "compile", "optimizer", "forward_backward", "collective", "idle"};
+  return NAME_IN(names, v, "other");
 }

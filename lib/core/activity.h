@@ -1,6 +1,8 @@
-/* What the threads of a recorded job were doing: the shared enums of the
- * thread sampler (recorder), the Python stack sampler (hook) and the idle
- * attribution (analysis). Values are stored in recordings: never renumber. */
+/* What a thread of the job was doing at one sample: the enums shared by the
+ * thread sampler (lib/sources/thread_sampler.c), the Python stack sampler
+ * (the start-up hook) and the attribution of idle time. The numbers are
+ * stored in recordings (thread_sample, thread_info, py_sample): never
+ * renumber, only append. */
 #ifndef GW_ACTIVITY_H
 #define GW_ACTIVITY_H
 
@@ -52,6 +54,8 @@ enum gw_py_activity {
   GW_PYACT_IDLE = 12 /* the program sleeps (time.sleep) or waits on a thread/queue of its own */,
   GW_PYACT_COUNT
 };
+
+/* Names for JSON and docs; "unknown" (state) or "other" for a number outside the enum. */
 const char *gw_thread_state_name(int), *gw_thread_role_name(int), *gw_wait_kind_name(int), *gw_py_activity_name(int);
 
 #endif

@@ -23,6 +23,7 @@
 #include "core/util.h"
 #include "sources/host.h"
 #include "sources/kmsg.h"
+#include "sources/thread_sampler.h"
 #include "record/gpu_backends.h"
 #include "store/store.h"
 #include "store/store_job.h"
@@ -114,6 +115,10 @@ struct recorder {
   enum gw_trace_mode trace_mode;
   struct gw_nccl_collect *nccl;
   struct gw_pyhook_collect *pyhook;
+  /* where each thread of the job is (record --thread-hz): sampled on a
+   * thread of its own, its rows written here, where the store lives */
+  struct gw_thread_sampler *threads;
+  struct gw_thread_row *thread_rows;
   char trace_dir[4096];
   char tracer_lib[4096];
   int64_t started_ns;
@@ -418,6 +423,72 @@ static void open_pyhook(struct recorder *r) {
     gw_pyhook_collect_watch(r->pyhook, o->on_python_step, o->python_step_ctx);
 }
 
+static void put_meta_value(struct recorder *r, const char *key, int decimals, double v);
+
+#define THREAD_ROWS_PER_DRAIN 4096
+
+/* The thread sampler runs at --thread-hz, faster than the recorder's tick
+ * (10 Hz by default): on its own thread. Fails open: one line, and the
+ * recording goes on without it. */
+static void open_thread_sampler(struct recorder *r) {
+  const struct gw_record_opts *o = r->o;
+  if (!r->store || o->thread_hz <= 0 || !r->target_pid)
+    return;
+  struct gw_err err = {{0}};
+  if (gw_thread_sampler_open(&r->threads, o->root, o->thread_hz, &err) != GW_OK ||
+      gw_thread_sampler_start(r->threads, &err) != GW_OK) {
+    say(r, _("threads will not be sampled: %s"), err.msg);
+    gw_thread_sampler_close(r->threads);
+    r->threads = NULL;
+    return;
+  }
+  r->thread_rows = gw_xcalloc(THREAD_ROWS_PER_DRAIN, sizeof *r->thread_rows);
+}
+
+/* Move the sampler's rows into the store (the store is this thread's only). */
+static void drain_thread_rows(struct recorder *r) {
+  if (!r->threads)
+    return;
+  size_t n;
+  int failed = 0;
+  while ((n = gw_thread_sampler_drain(r->threads, r->thread_rows, THREAD_ROWS_PER_DRAIN)) > 0) {
+    for (size_t i = 0; i < n; i++) {
+      const struct gw_thread_row *row = &r->thread_rows[i];
+      gw_status rc = row->kind == GW_THREAD_ROW_INFO
+                         ? gw_store_put_thread_info(r->store, row->tid, row->pid, row->role, row->comm, row->t_ns)
+                         : gw_store_put_thread_sample(r->store, row->t_ns, row->tid, row->state, row->wait,
+                                                      row->syscall, row->cpu_ns);
+      failed |= rc != GW_OK;
+    }
+  }
+  if (failed)
+    store_failed(r, N_("a thread sample"));
+}
+
+/* Stop sampling, write what is left and say how it went. */
+static void finish_thread_sampler(struct recorder *r) {
+  if (!r->threads)
+    return;
+  int64_t cpu_ns = gw_thread_sampler_cpu_ns(r->threads);
+  gw_thread_sampler_stop(r->threads);
+  drain_thread_rows(r);
+  put_meta_value(r, "thread_sampling_hz", 0, r->o->thread_hz);
+  if (cpu_ns >= 0)
+    put_meta_value(r, "recorder_cpu_thread_sampler_s", 3, cpu_ns / 1e9);
+  uint64_t dropped = gw_thread_sampler_dropped(r->threads);
+  char note[256];
+  gw_thread_sampler_note(r->threads, note, sizeof note);
+  if (dropped) {
+    char more[400];
+    snprintf(more, sizeof more, "%s%s%llu samples dropped: the recording's writes fell behind", note,
+             note[0] ? "; " : "", (unsigned long long)dropped);
+    gw_strlcpy(note, more, sizeof note);
+    put_meta_value(r, "thread_samples_dropped", 0, (double)dropped);
+  }
+  if (note[0] && gw_store_put_meta(r->store, "thread_sampling_note", note) != GW_OK)
+    store_failed(r, "the thread sampling note");
+}
+
 static int open_store(struct recorder *r, char *msg, unsigned cap) {
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
@@ -645,6 +716,8 @@ static int exit_status_of(int wstatus) {
 }
 
 static void close_all(struct recorder *r) {
+  gw_thread_sampler_close(r->threads);
+  free(r->thread_rows);
   gw_pyhook_collect_close(r->pyhook);
   gw_nccl_collect_close(r->nccl);
   gw_trace_collect_close(r->trace);
@@ -699,6 +772,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   }
   if (r->target_pid)
     gw_host_set_target(r->host, r->target_pid);
+  open_thread_sampler(r);
   r->started_ns = gw_now_realtime_ns();
   r->run_began = 1;
   put_run_facts(r);
@@ -757,6 +831,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     if (slow_due && gw_host_sample(r->host, t_ns, rescan_due ? GW_HOST_RESCAN : 0, &hs, &sink, &err) == GW_OK) {
       if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
         store_failed(r, N_("a host sample"));
+      /* the host source walks the job's tree: its processes are the sampler's */
+      gw_thread_sampler_set_procs(r->threads, hs.procs, hs.nprocs);
     }
     int64_t cpu2 = thread_cpu_ns();
     if (r->kmsg)
@@ -782,6 +858,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     }
     if (r->store) {
       int64_t cpu5 = thread_cpu_ns();
+      drain_thread_rows(r);
       if (gw_store_commit_if_due(r->store, COMMIT_PERIOD_NS) != GW_OK)
         store_failed(r, N_("a commit"));
       else if (gw_now_monotonic_ns() - r->store_failed_mono > 2 * COMMIT_PERIOD_NS)
@@ -816,6 +893,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   }
 
   int64_t ended_ns = gw_now_realtime_ns();
+  finish_thread_sampler(r);
   if (r->gpu) /* closing energy reading: exact average power over the run */
     sample_gpus(r, ended_ns, GW_GPU_RARE, &sink);
   /* The host's last part-second, so that a short run has its rates too. */

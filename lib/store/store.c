@@ -10,7 +10,16 @@
 
 #include "core/i18n.h"
 
-/* Fixed part of schema version 1. The per-GPU metric tables are generated
+/* The thread sampler's tables (schema version 2; older recordings lack
+ * them, and a writer creates them there when it first writes). */
+#define THREAD_SCHEMA                                                                                                  \
+  "CREATE TABLE IF NOT EXISTS thread_info (tid INTEGER PRIMARY KEY, pid INTEGER NOT NULL, role INTEGER NOT NULL,"      \
+  " comm TEXT, first_t_ns INTEGER);"                                                                                   \
+  "CREATE TABLE IF NOT EXISTS thread_sample (t_ns INTEGER NOT NULL, tid INTEGER NOT NULL, state INTEGER NOT NULL,"     \
+  " wait INTEGER NOT NULL, syscall INTEGER, cpu_ns INTEGER);"                                                          \
+  "CREATE INDEX IF NOT EXISTS thread_sample_t ON thread_sample(t_ns);"
+
+/* Fixed part of the schema. The per-GPU metric tables are generated
  * from gpu_metrics.def so the store and the metric list cannot drift apart. */
 static const char SCHEMA_FIXED[] =
     "CREATE TABLE run ("
@@ -53,7 +62,7 @@ static const char SCHEMA_FIXED[] =
      * dtype_flops is JSON {"bfloat16": n, ...}, counted_ns that step's wall time. */
     "CREATE TABLE step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT NULL, dtype_flops TEXT,"
     " batch_size INTEGER, counted_ns INTEGER, source TEXT);"
-    "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
+    THREAD_SCHEMA "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
     "CREATE INDEX proc_sample_t ON proc_sample(t_ns);"
     "CREATE INDEX event_t ON event(t_ns);";
 
@@ -82,6 +91,9 @@ struct gw_store {
   int64_t txn_started_mono_ns;
   sqlite3_stmt *stmt[S_COUNT];
   char damage[512]; /* the first damage a reader met, "" none */
+  /* prepared at the first thread row: a recording of schema 1 opened for
+   * writing gets the tables then */
+  sqlite3_stmt *thread_info_insert, *thread_sample_insert;
 };
 
 /* Append to a fixed buffer; returns -1 when it would overflow. */
@@ -373,6 +385,8 @@ void gw_store_close(struct gw_store *st) {
   }
   for (int i = 0; i < S_COUNT; i++)
     sqlite3_finalize(st->stmt[i]);
+  sqlite3_finalize(st->thread_info_insert);
+  sqlite3_finalize(st->thread_sample_insert);
   if (st->db)
     sqlite3_close(st->db);
   free(st->path);
@@ -863,4 +877,49 @@ void gw_store_remove_files(const char *path) {
   for (size_t i = 0; i < sizeof side_suffix / sizeof side_suffix[0]; i++)
     if (snprintf(side, sizeof side, "%s%s", path, side_suffix[i]) < (int)sizeof side)
       unlink(side);
+}
+
+static gw_status prepare_thread_writes(struct gw_store *st) {
+  if (st->thread_sample_insert)
+    return GW_OK;
+  if (sqlite3_exec(st->db, THREAD_SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v3(st->db,
+                         "INSERT OR REPLACE INTO thread_info (tid, pid, role, comm, first_t_ns) VALUES (?,?,?,?,?)", -1,
+                         SQLITE_PREPARE_PERSISTENT, &st->thread_info_insert, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v3(st->db, "INSERT INTO thread_sample VALUES (?,?,?,?,?,?)", -1, SQLITE_PREPARE_PERSISTENT,
+                         &st->thread_sample_insert, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st->thread_info_insert);
+    st->thread_info_insert = NULL;
+    return GW_EIO;
+  }
+  return GW_OK;
+}
+
+gw_status gw_store_put_thread_info(struct gw_store *st, int tid, int pid, int role, const char *comm,
+                                   int64_t first_t_ns) {
+  gw_status rc = ensure_txn(st);
+  if (rc || (rc = prepare_thread_writes(st)))
+    return rc;
+  sqlite3_stmt *s = st->thread_info_insert;
+  sqlite3_bind_int(s, 1, tid);
+  sqlite3_bind_int(s, 2, pid);
+  sqlite3_bind_int(s, 3, role);
+  bind_text(s, 4, comm);
+  sqlite3_bind_int64(s, 5, first_t_ns);
+  return run_stmt(s);
+}
+
+gw_status gw_store_put_thread_sample(struct gw_store *st, int64_t t_ns, int tid, int state, int wait, int syscall_nr,
+                                     int64_t cpu_ns) {
+  gw_status rc = ensure_txn(st);
+  if (rc || (rc = prepare_thread_writes(st)))
+    return rc;
+  sqlite3_stmt *s = st->thread_sample_insert;
+  sqlite3_bind_int64(s, 1, t_ns);
+  sqlite3_bind_int(s, 2, tid);
+  sqlite3_bind_int(s, 3, state);
+  sqlite3_bind_int(s, 4, wait);
+  bind_opt_int(s, 5, syscall_nr >= 0, syscall_nr);
+  bind_opt_int(s, 6, cpu_ns >= 0, cpu_ns);
+  return run_stmt(s);
 }

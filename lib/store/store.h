@@ -9,7 +9,10 @@
 #include "../core/sample.h"
 #include "../core/util.h"
 
-#define GW_STORE_SCHEMA_VERSION 2          /* 2: table step_flops; version 1 files load (no such table) */
+/* 2: tables step_flops (FLOPs of a counted step), thread_info and thread_sample (the thread
+ * sampler), py_frame and py_sample (the Python stack sampler). Every version from 1 up is read: a reader
+ * checks for the tables a version added. */
+#define GW_STORE_SCHEMA_VERSION 2
 #define GW_STORE_APPLICATION_ID 0x47505557 /* "GPUW" */
 
 struct gw_store;
@@ -73,6 +76,14 @@ GW_NODISCARD gw_status gw_store_put_host_sample(struct gw_store *st, const struc
 GW_NODISCARD gw_status gw_store_put_event(struct gw_store *st, const struct gw_event *ev);
 GW_NODISCARD gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_ns, int64_t step,
                                          const char *source);
+
+/* The thread sampler's rows (docs/RECORDING.md): a thread's role and name,
+ * replaced when it changes; one sample of one thread. syscall_nr < 0 and
+ * cpu_ns < 0 are unknown (NULL). */
+GW_NODISCARD gw_status gw_store_put_thread_info(struct gw_store *st, int tid, int pid, int role, const char *comm,
+                                                int64_t first_t_ns);
+GW_NODISCARD gw_status gw_store_put_thread_sample(struct gw_store *st, int64_t t_ns, int tid, int state, int wait,
+                                                  int syscall_nr, int64_t cpu_ns);
 
 /* Commit the open transaction when at least max_age_ns passed since it began
  * (monotonic clock), so a crash loses at most that much. */

@@ -669,7 +669,7 @@ static void load_step_flops(sqlite3 *db, struct gw_recording *rec) {
                          -1, &s, NULL) != SQLITE_OK)
     return;
   size_t cap = 0;
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  while (next_row(s)) {
     double flops = sqlite3_column_double(s, 3);
     if (!(flops >= 0) || rec->nstep_flops >= 100000)
       continue;
@@ -707,6 +707,143 @@ static void load_python_hook(sqlite3 *db, struct gw_recording *rec) {
     return;
   rec->python_hook_enabled = next_row(s);
   sqlite3_finalize(s);
+}
+
+/* ---- the thread sampler's tables ---- */
+
+/* A day at 20 Hz of 40 threads is 70 million samples (1.7 GB in this
+ * model): past this many rows the other threads' samples are thinned so the
+ * whole model stays under 512 MB; the main threads' (the launching threads
+ * the idle time is charged to) are kept whole while they fit in half. */
+#define THREAD_TICKS_BUDGET 4000000
+
+static int thread_meta_cmp(const void *a, const void *b) {
+  int32_t x = ((const struct gw_thread_meta *)a)->tid, y = ((const struct gw_thread_meta *)b)->tid;
+  return (x > y) - (x < y);
+}
+
+static int thread_tick_cmp(const void *a, const void *b) {
+  const struct gw_thread_tick *x = a, *y = b;
+  if (x->t_ns != y->t_ns)
+    return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+  return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int64_t count_of(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *s;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return -1;
+  if (sqlite3_step(s) == SQLITE_ROW)
+    n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return n;
+}
+
+static void load_thread_meta(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (gw_store_table_exists(db, "meta") &&
+      sqlite3_prepare_v2(db, "SELECT key, value FROM meta WHERE key IN ('thread_sampling_hz', 'thread_sampling_note')",
+                         -1, &s, NULL) == SQLITE_OK) {
+    while (next_row(s)) {
+      const char *key = (const char *)sqlite3_column_text(s, 0), *value = (const char *)sqlite3_column_text(s, 1);
+      if (!key || !value)
+        continue;
+      double hz;
+      if (strcmp(key, "thread_sampling_hz") == 0 && gw_parse_double(value, &hz) == 0 && hz > 0 && hz <= 100000)
+        rec->thread_sampling_hz = hz;
+      else if (strcmp(key, "thread_sampling_note") == 0)
+        gw_strlcpy(rec->thread_sampling_note, value, sizeof rec->thread_sampling_note);
+    }
+    sqlite3_finalize(s);
+  }
+  if (!gw_store_table_exists(db, "thread_info") ||
+      sqlite3_prepare_v2(db,
+                         "SELECT tid, pid, role, comm FROM thread_info WHERE typeof(tid) = 'integer' AND tid > 0"
+                         " AND tid <= 2147483647 AND typeof(pid) = 'integer' AND pid > 0 AND pid <= 2147483647"
+                         " ORDER BY tid",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  size_t cap = 0;
+  while (next_row(s)) {
+    if (rec->nthreads == cap) {
+      cap = cap ? cap * 2 : 64;
+      rec->threads = gw_xrealloc(rec->threads, cap * sizeof *rec->threads);
+    }
+    struct gw_thread_meta *m = &rec->threads[rec->nthreads++];
+    m->tid = (int32_t)sqlite3_column_int64(s, 0);
+    m->pid = (int32_t)sqlite3_column_int64(s, 1);
+    int role = sqlite3_column_int(s, 2);
+    m->role = role >= 0 && role <= 6 ? role : 0; /* enum gw_thread_role; unknown numbers read as other */
+    col_text(s, 3, m->comm, sizeof m->comm);
+  }
+  sqlite3_finalize(s);
+}
+
+static const struct gw_thread_meta *thread_of(const struct gw_recording *rec, int32_t tid) {
+  struct gw_thread_meta key = {.tid = tid};
+  if (!rec->nthreads)
+    return NULL;
+  return bsearch(&key, rec->threads, rec->nthreads, sizeof key, thread_meta_cmp);
+}
+
+static void load_thread_ticks(sqlite3 *db, struct gw_recording *rec) {
+  rec->thread_ticks_stride = 1;
+  rec->thread_main_ticks_stride = 1;
+  if (!gw_store_table_exists(db, "thread_sample"))
+    return;
+  /* rows are only appended: the largest rowid is the count, without a scan */
+  int64_t total = count_of(db, "SELECT max(rowid) FROM thread_sample");
+  if (total <= 0)
+    return;
+  if (total > THREAD_TICKS_BUDGET) {
+    int64_t mains = count_of(db, "SELECT count(*) FROM thread_sample WHERE tid IN"
+                                 " (SELECT tid FROM thread_info WHERE role = 1)");
+    if (mains < 0)
+      mains = 0;
+    int64_t half = THREAD_TICKS_BUDGET / 2;
+    rec->thread_main_ticks_stride = mains > half ? (int)((mains + half - 1) / half) : 1;
+    int64_t others = total - mains, room = THREAD_TICKS_BUDGET - mains / rec->thread_main_ticks_stride;
+    rec->thread_ticks_stride = others > room ? (int)((others + room - 1) / room) : 1;
+  }
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT t_ns, tid, state, wait, syscall, cpu_ns FROM thread_sample ORDER BY rowid", -1, &s,
+                         NULL) != SQLITE_OK)
+    return;
+  /* per thread: samples seen, for the stride (indexed like rec->threads) */
+  uint32_t *seen = gw_xcalloc(rec->nthreads + 1, sizeof *seen);
+  size_t cap = 0;
+  int sorted = 1;
+  while (next_row(s)) {
+    int64_t t = sqlite3_column_int64(s, 0), tid = sqlite3_column_int64(s, 1);
+    if (!time_ok(t) || tid <= 0 || tid > INT32_MAX)
+      continue;
+    const struct gw_thread_meta *m = thread_of(rec, (int32_t)tid);
+    size_t idx = m ? (size_t)(m - rec->threads) : rec->nthreads;
+    int stride = m && m->role == 1 ? rec->thread_main_ticks_stride : rec->thread_ticks_stride;
+    if (seen[idx]++ % (uint32_t)stride != 0)
+      continue;
+    if (rec->nthread_ticks == cap) {
+      cap = cap ? cap * 2 : 4096;
+      rec->thread_ticks = gw_xrealloc(rec->thread_ticks, cap * sizeof *rec->thread_ticks);
+    }
+    struct gw_thread_tick *k = &rec->thread_ticks[rec->nthread_ticks++];
+    int state = sqlite3_column_int(s, 2), wait = sqlite3_column_int(s, 3);
+    k->t_ns = t;
+    k->tid = (int32_t)tid;
+    k->state = (uint8_t)(state >= 0 && state <= 5 ? state : 0); /* enum gw_thread_state; else unknown */
+    k->wait = (uint8_t)(wait >= 0 && wait <= 8 ? wait : 8);     /* enum gw_wait_kind; else other */
+    int64_t nr = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 4);
+    k->syscall = (int16_t)(nr >= 0 && nr < 32768 ? nr : -1);
+    int64_t cpu = sqlite3_column_type(s, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 5);
+    k->cpu_ns = cpu >= 0 ? cpu : -1;
+    if (rec->nthread_ticks > 1 && k[-1].t_ns > t)
+      sorted = 0;
+  }
+  sqlite3_finalize(s);
+  free(seen);
+  if (!sorted)
+    qsort(rec->thread_ticks, rec->nthread_ticks, sizeof *rec->thread_ticks, thread_tick_cmp);
 }
 
 /* The traced kernels, NCCL ones apart; returns how many were kept. */
@@ -803,6 +940,8 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   load_python_hook(db, rec);
   load_step_flops(db, rec);
   load_host_api(db, rec);
+  load_thread_meta(db, rec);
+  load_thread_ticks(db, rec);
   rec->nnodes = 1;
   for (int i = 0; i < rec->ngpus; i++) {
     rec->gpus[i].node_gpu = rec->gpus[i].gpu;
@@ -854,5 +993,7 @@ void gw_recording_free(struct gw_recording *rec) {
   free(rec->windows);
   free(rec->nccl);
   free(rec->step_flops);
+  free(rec->threads);
+  free(rec->thread_ticks);
   free(rec);
 }

@@ -101,16 +101,16 @@ struct gw_step_row {
   int from_loader;    /* a DataLoader iteration standing for a step (no optimizer seen) */
 };
 
-/* The thread sampler's rows (thread_sample, thread_info) and the Python
- * stack sampler's (py_sample, py_frame): docs/RECORDING.md. Values of
- * state, wait, role and activity are those of core/activity.h. */
+/* The samplers' rows (docs/RECORDING.md). One sample of one thread of the job (thread_sample): state and wait are
+ * enum gw_thread_state and enum gw_wait_kind (core/activity.h). */
 struct gw_thread_tick {
   int64_t t_ns;
   int32_t tid;
   uint8_t state, wait;
-  int16_t syscall; /* -1 unknown */
-  int64_t cpu_ns;
+  int16_t syscall; /* -1 unknown (running, or unreadable) */
+  int64_t cpu_ns;  /* cumulative utime+stime; -1 unknown */
 };
+/* A thread of the job (thread_info): role is enum gw_thread_role. */
 struct gw_thread_meta {
   int32_t tid, pid;
   int role;
@@ -180,12 +180,18 @@ struct gw_recording {
   char hostname[128];
   int nnodes;                   /* recordings merged into this one (1 for a plain file) */
   struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
-  /* Thread and Python stack samples; counts 0 and hz 0 in recordings without them. */
+  /* The thread sampler (record --thread-hz): every thread seen, sorted by
+   * tid, and their samples sorted by t_ns (one t_ns per sampler tick). A long
+   * recording keeps every sample of the main threads and thins the others
+   * to a stride (thread_ticks_stride) so the model stays small. */
   size_t nthreads;
   struct gw_thread_meta *threads;
   size_t nthread_ticks;
-  struct gw_thread_tick *thread_ticks; /* sorted by t_ns */
-  double thread_sampling_hz;           /* 0: not recorded */
+  struct gw_thread_tick *thread_ticks;
+  double thread_sampling_hz;      /* 0: not recorded */
+  int thread_ticks_stride;        /* 1: every sample loaded; k: other threads' samples, one in k per thread */
+  int thread_main_ticks_stride;   /* the same for the main threads (1 unless they alone outgrow the budget) */
+  char thread_sampling_note[256]; /* why the sampling is partial, "" none */
   size_t npy_ticks;
   struct gw_py_tick *py_ticks; /* sorted by t_ns */
   size_t npy_frames;
