@@ -54,6 +54,9 @@ static const char *record_usage(void) {
            "                       records each optimizer step, its DataLoader wait and\n"
            "                       batch size into the step table; the program's output\n"
            "                       and behaviour do not change)\n"
+           "      --py-sample-hz N  the hook samples the training thread's Python stack N\n"
+           "                       times a second (default 50, 0 off): what it waited\n"
+           "                       for and the user's line it was on\n"
            "      --step-range NAME  with --trace: the NVTX ranges named NAME (recorded\n"
            "                       through the tracer's NVTX injection, e.g. from\n"
            "                       torch.cuda.nvtx.range_push) are the steps of every\n"
@@ -80,6 +83,7 @@ int gw_cmd_record(int argc, char **argv) {
                                            {"no-trace", no_argument, NULL, 'T'},
                                            {"pm-sampling", no_argument, NULL, 'P'},
                                            {"no-python-hook", no_argument, NULL, 'Y'},
+                                           {"py-sample-hz", required_argument, NULL, 'H'},
                                            {"step-range", required_argument, NULL, 'S'},
                                            {"step-range-replaces", no_argument, NULL, 'r'},
                                            {"dcgm", optional_argument, NULL, 'D'},
@@ -112,6 +116,15 @@ int gw_cmd_record(int argc, char **argv) {
     case 'Y':
       o.no_python_hook = 1;
       break;
+    case 'H': {
+      int hz;
+      /* above 1000 Hz the sampler's own time would rival a short step's */
+      if (gw_cli_parse_int(optarg, 0, 1000, &hz))
+        return gw_cli_usage_error(record_usage(),
+                                  _("--py-sample-hz wants samples per second between 0 and 1000, got '%s'"), optarg);
+      o.py_sample_hz = hz > 0 ? hz : -1;
+      break;
+    }
     case 'S':
       if (!*optarg)
         return gw_cli_usage_error(record_usage(), _("--step-range wants the name of the NVTX range that marks a step"));

@@ -46,6 +46,11 @@ static const char SCHEMA_FIXED[] =
     "CREATE TABLE step (t_start_ns INTEGER NOT NULL, t_end_ns INTEGER NOT NULL, step INTEGER, source TEXT,"
     " pid INTEGER, rank INTEGER, data_wait_ns INTEGER, batch_size INTEGER, samples INTEGER,"
     " compile_ns INTEGER, shape TEXT);"
+    /* the Python hook's stack samples of each training thread (schema 2) */
+    "CREATE TABLE py_frame (id INTEGER PRIMARY KEY, file TEXT, line INTEGER, func TEXT);"
+    "CREATE TABLE py_sample (t_ns INTEGER NOT NULL, pid INTEGER NOT NULL, tid INTEGER NOT NULL,"
+    " activity INTEGER NOT NULL, frame INTEGER);"
+    "CREATE INDEX py_sample_t ON py_sample(t_ns);"
     "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
     "CREATE INDEX proc_sample_t ON proc_sample(t_ns);"
     "CREATE INDEX event_t ON event(t_ns);";

@@ -101,6 +101,21 @@ struct gw_step_row {
   int from_loader;    /* a DataLoader iteration standing for a step (no optimizer seen) */
 };
 
+/* One stack sample of a training thread by the Python hook (py_sample). */
+struct gw_py_tick {
+  int64_t t_ns;
+  int32_t pid, tid;
+  uint8_t activity; /* enum gw_py_activity (core/activity.h) */
+  int32_t frame;    /* py_frame id, -1 none */
+};
+/* The innermost frame of the user's own code at a sample (py_frame). */
+struct gw_py_frame_info {
+  int32_t id;
+  int line;       /* -1 unknown */
+  char file[160]; /* the path's end where it is longer */
+  char func[64];
+};
+
 struct gw_recording {
   char path[1024];
   int64_t started_ns, ended_ns;                  /* 0 when unknown */
@@ -132,6 +147,14 @@ struct gw_recording {
   char hostname[128];
   int nnodes;                   /* recordings merged into this one (1 for a plain file) */
   struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
+  /* The Python hook's stack samples (older recordings: none, hz 0). A
+   * recording with more than GW_PY_TICKS_MAX samples is thinned evenly per
+   * process on load, and py_sampling_hz is then the rate of what was kept. */
+  size_t npy_ticks;
+  struct gw_py_tick *py_ticks; /* sorted by t_ns */
+  size_t npy_frames;
+  struct gw_py_frame_info *py_frames; /* sorted by id */
+  double py_sampling_hz;              /* 0: not recorded */
 };
 
 /* Frees the model and everything it holds. NULL is fine. */

@@ -637,7 +637,7 @@ class _Recorder:
 
         return replay_next
 
-    def on_loader_enter(self, t0, it):
+    def on_loader_enter(self, t0, it=None):
         if self.sampler_state == 0:
             self.start_sampler()
         self.loader_workers = getattr(it, "_num_workers", -1)
