@@ -9,7 +9,7 @@
 #include "../core/sample.h"
 #include "../core/util.h"
 
-#define GW_STORE_SCHEMA_VERSION 2 /* 2: py_frame, py_sample */
+#define GW_STORE_SCHEMA_VERSION 2          /* 2: py_frame, py_sample */
 #define GW_STORE_APPLICATION_ID 0x47505557 /* "GPUW" */
 
 struct gw_store;
