@@ -33,7 +33,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 static void check_event(void *ctx, const struct gw_event *ev) {
   (void)ctx;
-  static const char *const kinds[] = {"recompile", "cuda_oom", "cuda_alloc_retry", "fixed_batch", "note"};
+  static const char *const kinds[] = {"recompile",   "compile",    "cuda_oom",   "cuda_alloc_retry",
+                                      "fixed_batch", "cuda_graph", "py_sampler", "note"};
   int known = 0;
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
     known |= ev->kind && strcmp(ev->kind, kinds[i]) == 0;
@@ -68,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct gw_event_sink sink = {check_event, NULL};
   struct gw_pyhook_collect *pc = NULL;
   struct gw_err err = {{0}};
-  FUZZ_CHECK(sqlite3_exec(gw_store_db(store), "DELETE FROM step", NULL, NULL, NULL) == SQLITE_OK);
+  FUZZ_CHECK(sqlite3_exec(gw_store_db(store), "DELETE FROM step; DELETE FROM py_frame; DELETE FROM py_sample", NULL,
+                          NULL, NULL) == SQLITE_OK);
   FUZZ_CHECK(gw_pyhook_collect_open(&pc, spool_dir, spool_dir, store, &err) == GW_OK);
   /* Part of the file, a poll while the program runs, the rest, the last poll. */
   append(file, cut);
@@ -87,6 +89,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(count("SELECT count(*) FROM step WHERE source NOT IN ('python_hook', 'python_hook_loader')") == 0);
   FUZZ_CHECK(count("SELECT count(*) FROM step WHERE source = 'python_hook'") == 0 ||
              count("SELECT count(*) FROM step WHERE source = 'python_hook_loader'") == 0);
+  /* stack samples: as many as the collector says, each of a known activity and a frame it defined */
+  FUZZ_CHECK(gw_pyhook_collect_py_samples(pc) == (uint64_t)count("SELECT count(*) FROM py_sample"));
+  FUZZ_CHECK(count("SELECT count(*) FROM py_sample WHERE activity < 0 OR activity > 12 OR pid IS NOT 4242 OR tid <= 0"
+                   " OR (frame IS NOT NULL AND frame NOT IN (SELECT id FROM py_frame))") == 0);
   gw_pyhook_collect_close(pc); /* removes the file and the folder */
   return 0;
 }

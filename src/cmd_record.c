@@ -61,6 +61,9 @@ static const char *record_usage(void) {
            "                       system call it waits in) N times a second (default 20;\n"
            "                       0 turns it off); other threads than the main, autograd,\n"
            "                       loader, pin-memory and NCCL ones at a fifth of that\n"
+           "      --py-sample-hz N  the hook samples the training thread's Python stack N\n"
+           "                       times a second (default 50, 0 off): what it waited\n"
+           "                       for and the user's line it was on\n"
            "      --step-range NAME  with --trace: the NVTX ranges named NAME (recorded\n"
            "                       through the tracer's NVTX injection, e.g. from\n"
            "                       torch.cuda.nvtx.range_push) are the steps of every\n"
@@ -87,11 +90,12 @@ int gw_cmd_record(int argc, char **argv) {
                                            {"no-trace", no_argument, NULL, 'T'},
                                            {"pm-sampling", no_argument, NULL, 'P'},
                                            {"no-python-hook", no_argument, NULL, 'Y'},
+                                           {"py-sample-hz", required_argument, NULL, 'H'},
                                            {"step-range", required_argument, NULL, 'S'},
                                            {"step-range-replaces", no_argument, NULL, 'r'},
                                            {"dcgm", optional_argument, NULL, 'D'},
                                            {"force", no_argument, NULL, 'F'},
-                                           {"thread-hz", required_argument, NULL, 'H'},
+                                           {"thread-hz", required_argument, NULL, 1001 /* long only */},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
@@ -125,6 +129,15 @@ int gw_cmd_record(int argc, char **argv) {
     case 'Y':
       o.no_python_hook = 1;
       break;
+    case 'H': {
+      int hz;
+      /* above 1000 Hz the sampler's own time would rival a short step's */
+      if (gw_cli_parse_int(optarg, 0, 1000, &hz))
+        return gw_cli_usage_error(record_usage(),
+                                  _("--py-sample-hz wants samples per second between 0 and 1000, got '%s'"), optarg);
+      o.py_sample_hz = hz > 0 ? hz : -1;
+      break;
+    }
     case 'S':
       if (!*optarg)
         return gw_cli_usage_error(record_usage(), _("--step-range wants the name of the NVTX range that marks a step"));
@@ -139,7 +152,7 @@ int gw_cmd_record(int argc, char **argv) {
       if (optarg && !*optarg)
         return gw_cli_usage_error(record_usage(), _("--dcgm= wants an address, HOST[:PORT] or unix:PATH"));
       break;
-    case 'H':
+    case 1001:
       if (gw_cli_parse_int(optarg, 0, 1000, &o.thread_hz))
         return gw_cli_usage_error(record_usage(),
                                   _("--thread-hz wants samples per second between 0 and 1000, got '%s'"), optarg);

@@ -83,6 +83,8 @@ def load_hook():
     if os.environ.get("GPUWHY_PY_SPOOL_DIR"):
         sys.exit("hook_ab.py: GPUWHY_PY_SPOOL_DIR is set (run under gpuwhy record?); run it with plain python3")
     sys.path.insert(0, HOOK_DIR)
+    # the step hook alone: the stack sampler has its own measurement (pystack_cost.py)
+    os.environ["GPUWHY_PY_SAMPLE_HZ"] = "0"
     import _gpuwhy_steps
 
     return _gpuwhy_steps

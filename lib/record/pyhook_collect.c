@@ -10,12 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/activity.h"
 #include "core/i18n.h"
 
 #define MAX_FILES 1024      /* one per Python process: ranks, launchers, helpers */
 #define MAX_LINE_BYTES 1024 /* the hook cuts messages to 400 characters: a longer line is not its own */
 #define MAX_BAD_NOTES 3     /* say what the first bad lines were, count the rest */
 #define MAX_SHAPE_CHARS 63  /* 8 dimensions of up to 7 digits: the hook writes at most that */
+/* A program names its own source lines: past this many distinct frames (all
+ * processes) the recording keeps the samples without their frame. */
+#define MAX_PY_FRAMES 1000000
 #define SOURCE_OPTIM "python_hook"
 #define SOURCE_LOADER "python_hook_loader"
 
@@ -29,7 +33,48 @@ struct gw_pyhook_collect {
   void (*on_step)(void *ctx, const struct gw_python_step *step);
   void *on_step_ctx;
   uint64_t steps, bad_lines, flop_counts;
+  /* stack samples: per process frame ids (pid, id) -> the recording's py_frame ids */
+  struct gw_store_py_samples *py;
+  struct frame_slot *frames; /* open addressing, nframe_slots a power of two */
+  size_t nframe_slots, nframes;
+  uint64_t py_samples;
 };
+
+struct frame_slot {
+  int64_t pid, local_id; /* pid 0: empty */
+  int64_t global_id;
+};
+
+static size_t frame_hash(int64_t pid, int64_t local_id, size_t mask) {
+  uint64_t h = (uint64_t)pid * 0x9E3779B97F4A7C15ULL ^ (uint64_t)local_id * 0xC2B2AE3D27D4EB4FULL;
+  return (size_t)(h ^ (h >> 29)) & mask;
+}
+
+static struct frame_slot *frame_find(struct gw_pyhook_collect *pc, int64_t pid, int64_t local_id) {
+  if (!pc->nframe_slots)
+    return NULL;
+  size_t mask = pc->nframe_slots - 1;
+  for (size_t i = frame_hash(pid, local_id, mask);; i = (i + 1) & mask) {
+    struct frame_slot *e = &pc->frames[i];
+    if (e->pid == 0 || (e->pid == pid && e->local_id == local_id))
+      return e;
+  }
+}
+
+/* The slot for (pid, local_id), empty (pid 0) when new; the table grows at half full. */
+static struct frame_slot *frame_slot_for(struct gw_pyhook_collect *pc, int64_t pid, int64_t local_id) {
+  if (2 * (pc->nframes + 1) > pc->nframe_slots) {
+    struct frame_slot *old = pc->frames;
+    size_t nold = pc->nframe_slots;
+    pc->nframe_slots = nold ? 2 * nold : 256;
+    pc->frames = gw_xcalloc(pc->nframe_slots, sizeof *pc->frames);
+    for (size_t i = 0; i < nold; i++)
+      if (old[i].pid != 0)
+        *frame_find(pc, old[i].pid, old[i].local_id) = old[i];
+    free(old);
+  }
+  return frame_find(pc, pid, local_id);
+}
 
 static int file_readable(const char *dir, const char *name) {
   char path[PATH_MAX + 64];
@@ -68,6 +113,8 @@ gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir
   gw_remove_matching_files(pc->dir, "py-", ".steps");
   pc->spool = (struct gw_line_spool){.dir = pc->dir, .prefix = "py-", .suffix = ".steps"};
   gw_status rc = gw_store_steps_open(&pc->writer, store, err);
+  if (!rc && (rc = gw_store_py_samples_open(&pc->py, store, err)) != GW_OK)
+    gw_store_steps_close(pc->writer);
   if (rc) {
     free(pc);
     return rc;
@@ -214,8 +261,8 @@ static void put_step_flops(struct gw_pyhook_collect *pc, const struct gw_spool_f
 
 static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
                       const struct gw_event_sink *events) {
-  static const char *const kinds[] = {"recompile",   "compile",    "cuda_oom",  "cuda_alloc_retry",
-                                      "fixed_batch", "cuda_graph", "flop_count"};
+  static const char *const kinds[] = {"recompile",   "compile",    "cuda_oom",   "cuda_alloc_retry",
+                                      "fixed_batch", "cuda_graph", "flop_count", "py_sampler"};
   int64_t t, code;
   const char *kind = NULL;
   for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -229,6 +276,51 @@ static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *
   gw_strlcpy(ev.message, v[4], sizeof ev.message);
   if (events)
     gw_emit(events, &ev);
+}
+
+/* F id file line func: a user frame the first time the process sampled it. */
+static void put_frame(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
+                      const struct gw_event_sink *events) {
+  int64_t id, line;
+  if (gw_parse_i64(v[1], &id) || id < 0 || id > INT32_MAX || gw_parse_i64(v[3], &line) || line < 0 ||
+      line > INT32_MAX || !v[2][0] || f->pid <= 0) {
+    bad_line(pc, f, "frame without an id, a file or a line number", events);
+    return;
+  }
+  if (pc->nframes >= MAX_PY_FRAMES)
+    return; /* its samples keep an unknown frame */
+  struct frame_slot *slot = frame_slot_for(pc, f->pid, id);
+  if (slot->pid != 0) {
+    bad_line(pc, f, "frame id defined twice: the first kept", events);
+    return;
+  }
+  int64_t global_id = (int64_t)pc->nframes + 1;
+  if (gw_store_py_frame_put(pc->py, global_id, v[2], line, v[4]) != GW_OK)
+    return; /* disk full: the store reports it; the samples keep an unknown frame */
+  *slot = (struct frame_slot){.pid = f->pid, .local_id = id, .global_id = global_id};
+  pc->nframes++;
+}
+
+/* P t_ns tid activity frame_id: one stack sample of the process's training thread. */
+static void put_py_sample(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
+                          const struct gw_event_sink *events) {
+  int64_t t, tid, activity, local_frame;
+  if (gw_parse_i64(v[1], &t) || !time_ok(t) || gw_parse_i64(v[2], &tid) || tid <= 0 || tid > INT32_MAX ||
+      gw_parse_i64(v[3], &activity) || activity < 0 || activity >= GW_PYACT_COUNT || gw_parse_i64(v[4], &local_frame) ||
+      local_frame < -1 || local_frame > INT32_MAX || f->pid <= 0) {
+    bad_line(pc, f, "stack sample without a time, a thread, a known activity or a frame id", events);
+    return;
+  }
+  int64_t frame = -1;
+  if (local_frame >= 0) {
+    const struct frame_slot *slot = frame_find(pc, f->pid, local_frame);
+    if (slot && slot->pid != 0)
+      frame = slot->global_id;
+    else if (pc->nframes < MAX_PY_FRAMES)
+      bad_line(pc, f, "stack sample names a frame never defined: its frame is kept unknown", events);
+  }
+  if (gw_store_py_sample_put(pc->py, t, f->pid, tid, (int)activity, frame) == GW_OK)
+    pc->py_samples++;
 }
 
 static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size_t len) {
@@ -247,8 +339,14 @@ static void take_line(void *ctx, const struct gw_spool_file *f, char *line, size
     put_event(pc, f, v, pc->events);
   else if (n == 7 && strcmp(v[0], "M") == 0)
     put_step_flops(pc, f, v, pc->events);
+  else if (n == 5 && strcmp(v[0], "P") == 0)
+    put_py_sample(pc, f, v, pc->events);
+  else if (n == 5 && strcmp(v[0], "F") == 0)
+    put_frame(pc, f, v, pc->events);
   else
-    bad_line(pc, f, "neither a step (S, 9 or 11 fields), an event (E, 5) nor a FLOP count (M, 7)", pc->events);
+    bad_line(pc, f,
+             "neither a step (S, 9 or 11 fields), an event (E), a FLOP count (M, 7), a frame (F) nor a sample (P, 5)",
+             pc->events);
 }
 
 /* A process cut in the middle of a write: its last line is torn. */
@@ -287,6 +385,10 @@ uint64_t gw_pyhook_collect_steps(const struct gw_pyhook_collect *pc) {
   return pc ? pc->steps : 0;
 }
 
+uint64_t gw_pyhook_collect_py_samples(const struct gw_pyhook_collect *pc) {
+  return pc ? pc->py_samples : 0;
+}
+
 uint64_t gw_pyhook_collect_bad_lines(const struct gw_pyhook_collect *pc) {
   return pc ? pc->bad_lines : 0;
 }
@@ -296,6 +398,8 @@ void gw_pyhook_collect_close(struct gw_pyhook_collect *pc) {
     return;
   gw_store_steps_close(pc->writer);
   gw_store_step_flops_close(pc->flops_writer);
+  gw_store_py_samples_close(pc->py);
+  free(pc->frames);
   gw_remove_matching_files(pc->dir, "py-", ".steps");
   rmdir(pc->dir); /* only when empty: files the user put there stay */
   free(pc);

@@ -2,7 +2,9 @@
  * (tracer/python/gpuwhy_hook, a sitecustomize.py) first on the command's
  * PYTHONPATH and names a spool folder in GPUWHY_PY_SPOOL_DIR; every Python
  * process appends its steps and events to py-PID.steps there, and this module
- * moves the complete lines into the recording's step and event tables. */
+ * moves the complete lines into the recording's step and event tables, and
+ * the training thread's stack samples (F and P lines) into py_frame and
+ * py_sample, the per-process frame ids made the recording's own. */
 #ifndef GW_PYHOOK_COLLECT_H
 #define GW_PYHOOK_COLLECT_H
 
@@ -33,6 +35,8 @@ void gw_pyhook_collect_poll(struct gw_pyhook_collect *pc, const struct gw_event_
 void gw_pyhook_collect_finish(struct gw_pyhook_collect *pc, const struct gw_event_sink *events);
 uint64_t gw_pyhook_collect_steps(const struct gw_pyhook_collect *pc);
 uint64_t gw_pyhook_collect_bad_lines(const struct gw_pyhook_collect *pc);
+/* Stack samples (P lines) moved into py_sample. */
+uint64_t gw_pyhook_collect_py_samples(const struct gw_pyhook_collect *pc);
 /* The files and the folder are removed. */
 void gw_pyhook_collect_close(struct gw_pyhook_collect *pc);
 

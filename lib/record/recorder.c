@@ -401,6 +401,12 @@ static void open_nccl(struct recorder *r) {
     say(r, _("NCCL transports will not be recorded: %s"), err.msg);
 }
 
+/* The hook's stack samples per second: 50 by default, fine enough for
+ * steps of 100 ms and more at a cost measured by bench/tracer/pystack_cost.py. */
+static int py_sample_hz(const struct gw_record_opts *o) {
+  return o->py_sample_hz < 0 ? 0 : o->py_sample_hz > 0 ? o->py_sample_hz : 50;
+}
+
 /* The Python hook: steps, data wait and batch sizes from inside PyTorch,
  * through a spool folder beside the recording. Off for --pid (its
  * environment is not ours) and with --no-python-hook. */
@@ -600,6 +606,11 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
     }
     gw_nccl_collect_child_env(r->nccl);
     gw_pyhook_collect_child_env(r->pyhook);
+    if (r->pyhook) {
+      char hz[16];
+      snprintf(hz, sizeof hz, "%d", py_sample_hz(r->o));
+      setenv("GPUWHY_PY_SAMPLE_HZ", hz, 1);
+    }
     execvp(r->o->argv[0], r->o->argv);
     int e = errno;
     ssize_t w = write(pipefd[1], &e, sizeof e);
@@ -942,6 +953,8 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   if (r->pyhook) {
     gw_pyhook_collect_finish(r->pyhook, &sink);
     put_meta_value(r, "python_hook_steps", 0, (double)gw_pyhook_collect_steps(r->pyhook));
+    put_meta_value(r, "py_sampling_hz", 0, (double)py_sample_hz(o));
+    put_meta_value(r, "python_hook_stack_samples", 0, (double)gw_pyhook_collect_py_samples(r->pyhook));
     if (gw_pyhook_collect_bad_lines(r->pyhook))
       put_meta_value(r, "python_hook_bad_lines", 0, (double)gw_pyhook_collect_bad_lines(r->pyhook));
   }

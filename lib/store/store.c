@@ -62,7 +62,11 @@ static const char SCHEMA_FIXED[] =
      * dtype_flops is JSON {"bfloat16": n, ...}, counted_ns that step's wall time. */
     "CREATE TABLE step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT NULL, dtype_flops TEXT,"
     " batch_size INTEGER, counted_ns INTEGER, source TEXT);"
-    THREAD_SCHEMA "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
+    /* the Python hook's stack samples of each training thread (schema 2) */
+    "CREATE TABLE py_frame (id INTEGER PRIMARY KEY, file TEXT, line INTEGER, func TEXT);"
+    "CREATE TABLE py_sample (t_ns INTEGER NOT NULL, pid INTEGER NOT NULL, tid INTEGER NOT NULL,"
+    " activity INTEGER NOT NULL, frame INTEGER);"
+    "CREATE INDEX py_sample_t ON py_sample(t_ns);" THREAD_SCHEMA "CREATE INDEX cpu_sample_t ON cpu_sample(t_ns);"
     "CREATE INDEX proc_sample_t ON proc_sample(t_ns);"
     "CREATE INDEX event_t ON event(t_ns);";
 

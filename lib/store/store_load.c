@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/activity.h"
 #include "core/cuda_calls.h"
 #include "store/store.h"
 
@@ -740,6 +741,23 @@ static int64_t count_of(sqlite3 *db, const char *sql) {
   return n;
 }
 
+/* 4 M samples of 24 bytes, 96 MB: a day of 50 Hz samples of one rank. A
+ * day of 8 ranks (35 M) would not fit the report's 512 MB, so a recording
+ * with more keeps every k-th sample of each process, evenly spaced. */
+#define GW_PY_TICKS_MAX 4000000
+#define PY_PIDS_COUNTED 256 /* processes thinned apart; the rest share one counter */
+
+static int64_t count_rows(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *s;
+  int64_t n = 0;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  if (sqlite3_step(s) == SQLITE_ROW)
+    n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return n;
+}
+
 static void load_thread_meta(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
   if (gw_store_table_exists(db, "meta") &&
@@ -846,6 +864,92 @@ static void load_thread_ticks(sqlite3 *db, struct gw_recording *rec) {
     qsort(rec->thread_ticks, rec->nthread_ticks, sizeof *rec->thread_ticks, thread_tick_cmp);
 }
 
+static double meta_number(sqlite3 *db, const char *key) {
+  sqlite3_stmt *s;
+  double v = 0;
+  if (!gw_store_table_exists(db, "meta") ||
+      sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+    v = sqlite3_column_double(s, 0);
+  sqlite3_finalize(s);
+  return isfinite(v) && v > 0 && v < 1e6 ? v : 0;
+}
+
+/* The hook's stack samples and their frames (tables py_sample, py_frame,
+ * schema 2): none in older recordings. */
+static void load_py_samples(sqlite3 *db, struct gw_recording *rec) {
+  rec->py_sampling_hz = meta_number(db, "py_sampling_hz");
+  if (!gw_store_table_exists(db, "py_sample") || !gw_store_table_exists(db, "py_frame"))
+    return;
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "SELECT id, file, line, func FROM py_frame ORDER BY id", -1, &s, NULL) == SQLITE_OK) {
+    size_t cap = 0;
+    while (next_row(s)) {
+      int64_t id = sqlite3_column_int64(s, 0);
+      if (id < 0 || id > INT32_MAX)
+        continue;
+      if (rec->npy_frames == cap) {
+        cap = cap ? cap * 2 : 64;
+        rec->py_frames = gw_xrealloc(rec->py_frames, cap * sizeof *rec->py_frames);
+      }
+      struct gw_py_frame_info *fr = &rec->py_frames[rec->npy_frames++];
+      fr->id = (int32_t)id;
+      int64_t line = sqlite3_column_type(s, 2) == SQLITE_INTEGER ? sqlite3_column_int64(s, 2) : -1;
+      fr->line = line >= 0 && line <= INT32_MAX ? (int)line : -1;
+      const unsigned char *file = sqlite3_column_text(s, 1);
+      size_t len = file ? strlen((const char *)file) : 0;
+      /* the end of a long path names the file */
+      gw_strlcpy(fr->file, file ? (const char *)file + (len >= sizeof fr->file ? len - (sizeof fr->file - 1) : 0) : "",
+                 sizeof fr->file);
+      col_text(s, 3, fr->func, sizeof fr->func);
+    }
+    sqlite3_finalize(s);
+  }
+  int64_t total = count_rows(db, "SELECT max(rowid) FROM py_sample");
+  int64_t every = total > GW_PY_TICKS_MAX ? (total + GW_PY_TICKS_MAX - 1) / GW_PY_TICKS_MAX : 1;
+  if (sqlite3_prepare_v2(db, "SELECT t_ns, pid, tid, activity, frame FROM py_sample ORDER BY t_ns", -1, &s, NULL) !=
+      SQLITE_OK)
+    return;
+  int64_t pids[PY_PIDS_COUNTED + 1], seen[PY_PIDS_COUNTED + 1];
+  int npids = 0;
+  size_t cap = 0;
+  while (next_row(s)) {
+    int64_t t = sqlite3_column_int64(s, 0), pid = sqlite3_column_int64(s, 1), tid = sqlite3_column_int64(s, 2);
+    int64_t activity = sqlite3_column_int64(s, 3);
+    if (!time_ok(t) || pid <= 0 || pid > INT32_MAX || tid <= 0 || tid > INT32_MAX || activity < 0 ||
+        activity >= GW_PYACT_COUNT)
+      continue;
+    if (every > 1) {
+      int k = 0;
+      while (k < npids && pids[k] != pid)
+        k++;
+      if (k == npids && npids < PY_PIDS_COUNTED + 1) {
+        pids[npids] = pid;
+        seen[npids++] = 0;
+      }
+      if (k == PY_PIDS_COUNTED + 1)
+        k = PY_PIDS_COUNTED; /* past the table: the last counter */
+      if (seen[k]++ % every != 0)
+        continue;
+    }
+    if (rec->npy_ticks == cap) {
+      cap = cap ? cap * 2 : 1024;
+      rec->py_ticks = gw_xrealloc(rec->py_ticks, cap * sizeof *rec->py_ticks);
+    }
+    int64_t frame = sqlite3_column_type(s, 4) == SQLITE_INTEGER ? sqlite3_column_int64(s, 4) : -1;
+    rec->py_ticks[rec->npy_ticks++] =
+        (struct gw_py_tick){.t_ns = t,
+                            .pid = (int32_t)pid,
+                            .tid = (int32_t)tid,
+                            .activity = (uint8_t)activity,
+                            .frame = frame >= 0 && frame <= INT32_MAX ? (int32_t)frame : -1};
+  }
+  sqlite3_finalize(s);
+  rec->py_sampling_hz /= (double)every;
+}
+
 /* The traced kernels, NCCL ones apart; returns how many were kept. */
 static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
@@ -939,6 +1043,7 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   load_world_size(db, rec);
   load_python_hook(db, rec);
   load_step_flops(db, rec);
+  load_py_samples(db, rec);
   load_host_api(db, rec);
   load_thread_meta(db, rec);
   load_thread_ticks(db, rec);
@@ -990,6 +1095,8 @@ void gw_recording_free(struct gw_recording *rec) {
   free(h->t_ns);
   free(rec->events);
   free(rec->steps);
+  free(rec->py_ticks);
+  free(rec->py_frames);
   free(rec->windows);
   free(rec->nccl);
   free(rec->step_flops);

@@ -213,3 +213,58 @@ long gw_store_rows_in(struct gw_store *st, const char *table) {
   sqlite3_finalize(s);
   return n;
 }
+
+/* ---- the Python hook's stack samples ---- */
+
+struct gw_store_py_samples {
+  sqlite3_stmt *frame, *sample;
+};
+
+gw_status gw_store_py_samples_open(struct gw_store_py_samples **out, struct gw_store *st, struct gw_err *err) {
+  *out = NULL;
+  sqlite3 *db = gw_store_db(st);
+  sqlite3_stmt *frame = NULL, *sample = NULL;
+  if (sqlite3_prepare_v2(db, "INSERT INTO py_frame (id, file, line, func) VALUES (?,?,?,?)", -1, &frame, NULL) !=
+          SQLITE_OK ||
+      sqlite3_prepare_v2(db, "INSERT INTO py_sample (t_ns, pid, tid, activity, frame) VALUES (?,?,?,?,?)", -1, &sample,
+                         NULL) != SQLITE_OK) {
+    gw_err_set(err, "recording: cannot write the py_frame and py_sample tables: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(frame);
+    sqlite3_finalize(sample);
+    return GW_ERR;
+  }
+  struct gw_store_py_samples *w = gw_xcalloc(1, sizeof *w);
+  w->frame = frame;
+  w->sample = sample;
+  *out = w;
+  return GW_OK;
+}
+
+gw_status gw_store_py_frame_put(struct gw_store_py_samples *w, int64_t id, const char *file, int64_t line,
+                                const char *func) {
+  sqlite3_stmt *s = w->frame;
+  sqlite3_bind_int64(s, 1, id);
+  sqlite3_bind_text(s, 2, file, -1, SQLITE_TRANSIENT);
+  bind_opt_i64(s, 3, line >= 0, line);
+  sqlite3_bind_text(s, 4, func, -1, SQLITE_TRANSIENT);
+  return step_insert(s);
+}
+
+gw_status gw_store_py_sample_put(struct gw_store_py_samples *w, int64_t t_ns, int64_t pid, int64_t tid, int activity,
+                                 int64_t frame) {
+  sqlite3_stmt *s = w->sample;
+  sqlite3_bind_int64(s, 1, t_ns);
+  sqlite3_bind_int64(s, 2, pid);
+  sqlite3_bind_int64(s, 3, tid);
+  sqlite3_bind_int(s, 4, activity);
+  bind_opt_i64(s, 5, frame >= 0, frame);
+  return step_insert(s);
+}
+
+void gw_store_py_samples_close(struct gw_store_py_samples *w) {
+  if (!w)
+    return;
+  sqlite3_finalize(w->frame);
+  sqlite3_finalize(w->sample);
+  free(w);
+}

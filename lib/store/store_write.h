@@ -66,6 +66,17 @@ GW_NODISCARD gw_status gw_store_step_flops_open(struct gw_store_step_flops **out
 GW_NODISCARD gw_status gw_store_step_flops_put(struct gw_store_step_flops *w,
                                                const struct gw_store_step_flops_row *row);
 void gw_store_step_flops_close(struct gw_store_step_flops *w);
+/* The Python hook's stack samples (tables py_frame and py_sample). */
+struct gw_store_py_samples;
+GW_NODISCARD gw_status gw_store_py_samples_open(struct gw_store_py_samples **out, struct gw_store *st,
+                                                struct gw_err *err);
+/* A user frame; id is the recording's (global) frame id. */
+GW_NODISCARD gw_status gw_store_py_frame_put(struct gw_store_py_samples *w, int64_t id, const char *file, int64_t line,
+                                             const char *func);
+/* One sample; activity is an enum gw_py_activity, frame < 0 unknown (NULL). */
+GW_NODISCARD gw_status gw_store_py_sample_put(struct gw_store_py_samples *w, int64_t t_ns, int64_t pid, int64_t tid,
+                                              int activity, int64_t frame);
+void gw_store_py_samples_close(struct gw_store_py_samples *w);
 
 /* Rows of table in the open recording (pending rows included), -1 when the
  * table cannot be read (absent). */

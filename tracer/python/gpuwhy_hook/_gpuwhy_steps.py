@@ -18,6 +18,8 @@ torch.utils.flop_counter.FlopCounterMode (forward and backward), the FLOPs
 per input dtype ({"bfloat16": 1.2e12, ...}; {} when not split), its batch
 size (-1 unknown) and its wall time (counted_ns: the counting's cost shows
 against its neighbours' times).
+  F  id  file  line  func
+  P  t_ns  tid  activity  frame_id
 
 t_* are time.time_ns() (CLOCK_REALTIME, the recording's clock). A step ends
 when the optimizer's step() returns and starts where the previous one ended
@@ -33,6 +35,9 @@ evaluation pass inside the step (torch.no_grad, inference_mode) does not set
 them, and counts only where the step had no training batch at all. compile_ns is the part of the step spent in
 torch.compile (dynamo's compile start/end callbacks); shape is the shape of
 that first tensor ("16x128", "-" unknown), the input shape the step ran on.
+F and P lines are the training thread's stack samples
+(_gpuwhy_pystack.py, started at the first DataLoader batch, training forward
+or optimizer step; GPUWHY_PY_SAMPLE_HZ, 0 = off), written every half second.
 Each compilation is an E line of kind "compile" (code: its duration in ns,
 t_ns: its start); a recompilation of a frame already compiled is also one of
 kind "recompile" (code 1) whose message is dynamo's reason. Any error turns
@@ -176,6 +181,14 @@ class _Recorder:
         self.hook_handles = []  # the optimizer hooks' RemovableHandles, for detach()
         self.iter_cls = None  # the DataLoader iterator class whose __next__ is wrapped
         self.original_next = None
+        # The stack sampler (_gpuwhy_pystack.py) and what it reads of this
+        # thread: 0 not started, 1 running, 2 never here (off, failed, a
+        # forked child such as a DataLoader worker)
+        self.sampler = None
+        self.sampler_state = 0
+        self.in_eval = False  # the last batch or forward ran without autograd
+        self.loader_workers = -1  # the current DataLoader iterator's workers (-1 unknown)
+        self.loader_recent = False  # a DataLoader batch in this step or the last one
         fixed = os.environ.get(FIXED_BATCHES_ENV, "")
         self.fixed_batches = int(fixed) if fixed.isdigit() else 0
         self.replay_said = False
@@ -191,14 +204,58 @@ class _Recorder:
             self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
         os.write(self.fd, line.encode("utf-8", "replace"))
 
+    def open_spool(self):
+        if self.fd < 0:
+            self._write("")
+
+    def write_raw(self, text):
+        """Lines of the stack sampler, many at once (its own thread)."""
+        os.write(self.fd, text.encode("utf-8", "replace"))
+
     def forked(self):
-        """In a forked child (a DataLoader worker): its lines go to its own file."""
+        """In a forked child (a DataLoader worker): its lines go to its own file,
+        and no stack sampler: its thread did not follow, and a worker is not
+        the training thread."""
+        self.sampler, self.sampler_state = None, 2
         fd, self.fd = self.fd, -1
         if fd >= 0:
             try:
                 os.close(fd)
             except OSError:
                 pass
+
+    # ---- the stack sampler -------------------------------------------------
+    def start_sampler(self):
+        """Called by the training thread's first DataLoader batch, training
+        forward or optimizer step: samples that thread from now on."""
+        self.sampler_state = 2
+        worker = sys.modules.get("torch.utils.data._utils.worker")
+        if getattr(worker, "_worker_info", None) is not None:
+            return  # a DataLoader worker (spawned) running a module: not the training thread
+        try:
+            import _gpuwhy_pystack
+
+            hz = _gpuwhy_pystack.sample_hz()
+            if hz <= 0:
+                return
+            self.sampler = _gpuwhy_pystack.Sampler(self, self.torch, hz)
+            self.sampler.start()
+            self.sampler_state = 1
+        except Exception as e:
+            self.sampler = None
+            self.sampler_failed(e)
+
+    def sampler_failed(self, e):
+        self.sampler_state = 2
+        try:
+            sys.stderr.write("gpuwhy: Python stack sampler disabled: %s: %s\n" % (type(e).__name__, e))
+        except Exception:
+            pass
+
+    def stop_sampler(self):
+        sampler, self.sampler = self.sampler, None
+        if sampler is not None:
+            sampler.stop()
 
     def fail(self, where, e):
         if self.disabled:
@@ -214,6 +271,10 @@ class _Recorder:
         flops = getattr(self, "flops", None)
         if flops is not None:
             flops.leave()
+        try:
+            self.stop_sampler()
+        except Exception:
+            pass
         try:
             sys.stderr.write("gpuwhy: Python step hook disabled (%s): %s: %s\n" % (where, type(e).__name__, e))
         except Exception:
@@ -267,7 +328,7 @@ class _Recorder:
                 return original_next(self)
             t0 = _now_ns()
             try:
-                recorder.on_loader_enter(t0)
+                recorder.on_loader_enter(t0, self)
             except Exception as e:
                 recorder.fail("DataLoader", e)
             batch = original_next(self)  # StopIteration and errors pass through untouched
@@ -350,7 +411,11 @@ class _Recorder:
                 handle.remove()
             if self.disabled:
                 return None
-            if self.training():
+            training = self.training()
+            self.in_eval = not training
+            if training:
+                if self.sampler_state == 0:
+                    self.start_sampler()
                 if self.forward_batch < 0:
                     self.forward_batch, self.forward_shape = self.batch_of(args)
             else:
@@ -432,8 +497,10 @@ class _Recorder:
         try:
             if not self.forward_off:
                 self.stop_forward()  # a compiled module (torch._dynamo.optimize, not torch.compile): no global hook
+            training = self.training()
+            self.in_eval = not training
             if self.forward_batch < 0:
-                if self.training():
+                if training:
                     self.forward_batch, self.forward_shape = self.batch_of(args)
                 elif self.eval_forward_batch < 0:
                     self.eval_forward_batch, self.eval_forward_shape = self.batch_of(args)
@@ -584,7 +651,12 @@ class _Recorder:
 
         return replay_next
 
-    def on_loader_enter(self, t0):
+    def on_loader_enter(self, t0, it=None):
+        if self.sampler_state == 0:
+            self.start_sampler()
+        self.loader_workers = getattr(it, "_num_workers", -1)
+        self.loader_recent = True
+        self.in_eval = not self.training()
         if self.period_start_ns == 0:
             self.period_start_ns = t0
         if not self.seen_optimizer and self.loader_prev_enter_ns:
@@ -619,6 +691,9 @@ class _Recorder:
         try:
             if self.raise_at == "step":
                 raise RuntimeError("test failure asked by %s" % TEST_RAISE_ENV)
+            if self.sampler_state == 0:
+                self.start_sampler()
+            self.in_eval = False
             if self.primary_optimizer is None:
                 self.primary_optimizer = id(optimizer)
             if self.period_start_ns == 0 and id(optimizer) == self.primary_optimizer:
@@ -637,6 +712,7 @@ class _Recorder:
             start = self.period_start_ns or t_end
             batch_size, samples, shape = self.batch_size, self.samples, self.batch_shape
             loader_fed = self.batches > 0  # its data wait is known
+            self.loader_recent = loader_fed
             loader_trained = self.train_batches > 0
             if not loader_trained:
                 # No DataLoader batch with autograd: the training forward's
@@ -906,6 +982,10 @@ def _at_exit():
         _recorder.finish_loader_steps()
     except Exception as e:
         _recorder.fail("exit", e)
+    try:
+        _recorder.stop_sampler()
+    except Exception as e:
+        _recorder.sampler_failed(e)
 
 
 def install():

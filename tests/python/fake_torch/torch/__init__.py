@@ -5,6 +5,7 @@ import os
 from . import cuda, nn, optim, utils  # noqa: F401  (torch imports these at start-up too)
 from ._grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad  # noqa: F401
 from ._tensor import Tensor, zeros  # noqa: F401
+from .serialization import save  # noqa: F401
 
 __version__ = "0.0-fake"
 

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The Python stack sampler's cost (tracer/python/gpuwhy_hook/_gpuwhy_pystack.py), side by side with the same
+program unsampled, in one run.
+
+Each round runs the same training program twice, as `gpuwhy record` would (the start-up hook on PYTHONPATH, a
+spool folder): once with GPUWHY_PY_SAMPLE_HZ=0 (the step hook alone) and once at --hz (default 50), in a random
+order per round (seeded). The program times its own steps (time.perf_counter around each, the first --warmup
+left out) and prints their mean; per round the ratio sampled/unsampled - 1. Reported: the mean ratio with its
+95% Student's t interval over the rounds (bench/tracer/stats_ci.py), and the sampler's own CPU time per sample
+(its E py_sampler line: time.thread_time_ns around each sample) with the share of one core it gives at --hz,
+a bound on what it can take from the training thread.
+
+Steps:
+  host (default): pure-Python work of --work-ms per step (a loop over a list) and an optimizer step: the
+        training thread holds the GIL the whole step, the sampler's worst case. Runs on the tests' fake torch
+        when torch is not installed.
+  --gpu: a GPU-paced step with torch on CUDA: --matmuls 4096x4096 bf16 matmuls, a backward, an SGD step and a
+        .item() at the end (the step waits for the GPU).
+
+usage: pystack_cost.py [--gpu] [--rounds 12] [--steps 150] [--warmup 20] [--work-ms 10] [--hz 50] [--seed 1]
+e.g. on the GPU machine: python3 bench/tracer/pystack_cost.py --gpu --rounds 12"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+HOOK_DIR = os.path.join(ROOT, "tracer", "python", "gpuwhy_hook")
+FAKE_TORCH = os.path.join(ROOT, "tests", "python", "fake_torch")
+sys.path.insert(0, HERE)
+from stats_ci import mean_ci  # noqa: E402
+
+
+def child(a):
+    """One program: steps timed inside; prints 'step_s_mean X steps N'."""
+    import torch
+
+    if a.gpu:
+        dev = torch.device("cuda")
+        w = torch.nn.Parameter(torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16) * 0.01)
+        x = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
+        opt = torch.optim.SGD([w], lr=1e-6)
+
+        def step():
+            y = x
+            for _ in range(a.matmuls):
+                y = y @ w
+            loss = y.float().square().mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            return loss.item()
+    else:
+        opt = torch.optim.SGD([], lr=0.1)
+        data = list(range(2000))
+
+        def step():
+            total = 0
+            for _ in range(a.iters):  # a fixed amount of work: the sampler's time shows in the step's
+                total += sum(v * v for v in data)
+            opt.step()
+            return total
+
+    times = []
+    for i in range(a.steps + a.warmup):
+        t0 = time.perf_counter()
+        step()
+        if i >= a.warmup:
+            times.append(time.perf_counter() - t0)
+    print("step_s_mean %.9f steps %d" % (sum(times) / len(times), len(times)), flush=True)
+
+
+def calibrate(work_ms):
+    """Iterations of the host step's unit of work that take about work_ms here."""
+    data = list(range(2000))
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < 0.2:
+        sum(v * v for v in data)
+        n += 1
+    return max(1, int(n * work_ms / 200.0))
+
+
+def run_one(a, hz, spool):
+    for f in os.listdir(spool):
+        os.remove(os.path.join(spool, f))
+    path = [HOOK_DIR]
+    try:
+        import importlib.util
+
+        if importlib.util.find_spec("torch") is None:
+            path.append(FAKE_TORCH)
+    except Exception:
+        path.append(FAKE_TORCH)
+    env = dict(os.environ, GPUWHY_PY_SPOOL_DIR=spool, GPUWHY_PY_SAMPLE_HZ=str(hz),
+               PYTHONPATH=os.pathsep.join(path + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    args = [sys.executable, os.path.abspath(__file__), "--child", "--steps", str(a.steps), "--warmup", str(a.warmup),
+            "--iters", str(a.iters), "--matmuls", str(a.matmuls)] + (["--gpu"] if a.gpu else [])
+    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit("pystack_cost.py: the program failed (hz %s): %s" % (hz, out.stderr[-2000:]))
+    step_s = float(out.stdout.split()[1])
+    own_ns = samples = 0
+    for name in os.listdir(spool):
+        with open(os.path.join(spool, name)) as f:
+            for line in f:
+                v = line.rstrip("\n").split("\t")
+                if v[0] == "E" and len(v) == 5 and v[2] == "py_sampler":
+                    own_ns += int(v[3])
+                    samples += int(v[4].split("=")[1])
+    if "gpuwhy:" in out.stderr:
+        sys.exit("pystack_cost.py: the hook said: %s" % out.stderr)
+    return step_s, own_ns, samples
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--gpu", action="store_true")
+    p.add_argument("--rounds", type=int, default=12)
+    p.add_argument("--steps", type=int, default=150)
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--work-ms", type=float, default=10.0)
+    p.add_argument("--matmuls", type=int, default=8)
+    p.add_argument("--iters", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--hz", type=int, default=50)
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    if a.child:
+        return child(a)
+    if os.environ.get("GPUWHY_PY_SPOOL_DIR"):
+        sys.exit("pystack_cost.py: run it with plain python3, not under gpuwhy record")
+    if not a.gpu:
+        a.iters = calibrate(a.work_ms)
+    rng = random.Random(a.seed)
+    spool = tempfile.mkdtemp(prefix="gpuwhy-pystack-cost-")
+    ratios, off_steps, on_steps = [], [], []
+    own_ns = samples = 0
+    try:
+        for r in range(a.rounds):
+            order = [0, a.hz] if rng.random() < 0.5 else [a.hz, 0]
+            got = {}
+            for hz in order:
+                got[hz] = run_one(a, hz, spool)
+            off, on = got[0][0], got[a.hz][0]
+            own_ns += got[a.hz][1]
+            samples += got[a.hz][2]
+            ratios.append(100.0 * (on / off - 1.0))
+            off_steps.append(off)
+            on_steps.append(on)
+            print("round %2d  off %.3f ms  on %.3f ms  %+.3f%%  (%s first)" % (r + 1, 1e3 * off, 1e3 * on,
+                                                                              ratios[-1], "off" if order[0] == 0
+                                                                              else "on"), flush=True)
+    finally:
+        shutil.rmtree(spool, ignore_errors=True)
+    m, h = mean_ci(ratios)
+    print("step %s  %d rounds x %d steps  mean step off %.3f ms on %.3f ms" % (
+        "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, a.rounds, a.steps,
+        1e3 * sum(off_steps) / len(off_steps), 1e3 * sum(on_steps) / len(on_steps)))
+    print("sampler_vs_off_pct %+.3f ci95 %+.3f %+.3f  (half-width %.3f)" % (m, m - h, m + h, h))
+    if samples:
+        ns = own_ns / samples
+        print("sampler_ns_per_sample %.0f  samples %d  bound_pct_of_a_core_at_%d_hz %.3f" % (
+            ns, samples, a.hz, 100.0 * ns * a.hz / 1e9))
+    else:
+        print("sampler_ns_per_sample unknown (no py_sampler line: the sampler did not start)")
+
+
+if __name__ == "__main__":
+    main()
