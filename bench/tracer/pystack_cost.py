@@ -56,7 +56,8 @@ def child(a):
             opt.zero_grad(set_to_none=True)
             return loss.item()
     else:
-        opt = torch.optim.SGD([], lr=0.1)
+        # one parameter: real torch refuses an optimizer with none (the hook's step hooks need a step)
+        opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
         data = list(range(2000))
 
         def step():
