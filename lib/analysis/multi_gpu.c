@@ -171,6 +171,11 @@ static void dips_shared_and_solo(const struct gw_recording *rec, const struct gw
   const struct gw_gpu_series *ref = &rec->gpus[m->gpus[0].index];
   size_t common = 0, shared = 0;
   size_t *solo = gw_xcalloc((size_t)m->ngpus, sizeof *solo);
+  /* each GPU's tick, once: it is a median over the whole run (per tick, the
+   * loop below would be quadratic in the run's length) */
+  int64_t *tol_ns = gw_xcalloc((size_t)m->ngpus, sizeof *tol_ns);
+  for (int i = 0; i < m->ngpus; i++)
+    tol_ns[i] = gw_typical_dt_ns(&rec->gpus[m->gpus[i].index]);
   for (size_t t = 0; t < ref->n; t++) {
     int64_t at = ref->t_ns[t];
     int all_active = 1, dipping = 0, who = -1;
@@ -178,8 +183,7 @@ static void dips_shared_and_solo(const struct gw_recording *rec, const struct gw
       const struct gw_gpu_profile *p = &dx->profiles[m->gpus[i].index];
       const struct gw_gpu_series *g = &rec->gpus[m->gpus[i].index];
       size_t j = gw_series_nearest_tick(g, at);
-      int64_t tol = gw_typical_dt_ns(g);
-      if (j == SIZE_MAX || at < p->active_start_ns || at >= p->active_end_ns || llabs(g->t_ns[j] - at) > tol) {
+      if (j == SIZE_MAX || at < p->active_start_ns || at >= p->active_end_ns || llabs(g->t_ns[j] - at) > tol_ns[i]) {
         all_active = 0;
         break;
       }
@@ -205,6 +209,7 @@ static void dips_shared_and_solo(const struct gw_recording *rec, const struct gw
     }
   }
   free(solo);
+  free(tol_ns);
 }
 
 /* Which GPU the others wait for. With a timeline: the one spending the least

@@ -65,6 +65,38 @@ static void period_shorter_than_min_lag_is_ignored(void **state) {
   assert_true(p.lag == 0 || p.lag >= 20);
 }
 
+/* The autocorrelation goes through an FFT; it must equal the sum over every
+ * pair at every lag, gaps (NAN, counted as the mean) included. */
+static void autocorrelation_equals_the_direct_sum(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  static double x[N], d[N], acf[N];
+  unsigned seed = 5;
+  for (int i = 0; i < N; i++)
+    x[i] = i % 37 == 0 ? NAN : (i % 70 < 50 ? 80 : 20) + 10 * noise(&seed);
+  double mean = 0;
+  int k = 0;
+  for (int i = 0; i < N; i++)
+    if (!isnan(x[i])) {
+      mean += x[i];
+      k++;
+    }
+  mean /= k;
+  double var = 0;
+  for (int i = 0; i < N; i++) {
+    d[i] = isnan(x[i]) ? 0 : x[i] - mean;
+    var += d[i] * d[i];
+  }
+  assert_int_equal(gw_autocorr(x, N, N - 1, acf), 0);
+  assert_float_equal(acf[0], 1, 0);
+  for (int lag = 1; lag < N; lag++) {
+    double s = 0;
+    for (int i = 0; i + lag < N; i++)
+      s += d[i] * d[i + lag];
+    assert_float_equal(acf[lag], s / var, 1e-12);
+  }
+}
+
 static void steps_from_activity_rhythm(void **state) {
   (void)state;
   int64_t t[400];
@@ -90,6 +122,7 @@ int main(void) {
       cmocka_unit_test(noise_has_no_period),
       cmocka_unit_test(constant_series_is_not_periodic),
       cmocka_unit_test(period_shorter_than_min_lag_is_ignored),
+      cmocka_unit_test(autocorrelation_equals_the_direct_sum),
       cmocka_unit_test(steps_from_activity_rhythm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

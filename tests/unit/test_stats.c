@@ -2,6 +2,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "analysis/correlate.h"
@@ -63,11 +64,51 @@ static void pearson_sign_and_missing_pairs(void **state) {
   assert_float_equal(gw_mean_where(y, mask, 6, 0), (8 + 4 + 100) / 3.0, 1e-12);
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Quantiles come from a selection, not a sort: they must equal what a
+ * sorted copy gives, with ties (a tick interval repeats), gaps and runs of
+ * every length. */
+static void quantiles_equal_a_sorted_copy(void **state) {
+  (void)state;
+  enum { N = 2001 };
+  static double v[N], sorted[N];
+  unsigned seed = 9;
+  for (size_t n = 1; n <= N; n = n * 3 + 1) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+      seed = seed * 1103515245u + 12345u;
+      unsigned r = (seed >> 8) & 0xffff;
+      v[i] = r % 13 == 0 ? NAN : (r % 3 == 0 ? 100 : (double)(r % 97)); /* many ties */
+      if (!isnan(v[i]))
+        sorted[k++] = v[i];
+    }
+    qsort(sorted, k, sizeof *sorted, cmp_double);
+    const double qs[] = {0, 0.01, 0.1, 0.25, 0.5, 0.77, 0.9, 0.99, 1};
+    for (size_t j = 0; j < sizeof qs / sizeof *qs; j++) {
+      double expected = NAN;
+      if (k > 0) {
+        double pos = qs[j] * (double)(k - 1);
+        size_t lo = (size_t)pos;
+        expected = lo + 1 < k ? sorted[lo] + (pos - (double)lo) * (sorted[lo + 1] - sorted[lo]) : sorted[lo];
+      }
+      double got = gw_stats_quantile(v, n, qs[j]);
+      if (isnan(expected))
+        assert_true(isnan(got));
+      else
+        assert_true(got == expected);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(quantiles_interpolate_and_skip_nan), cmocka_unit_test(empty_and_all_nan_give_nan),
       cmocka_unit_test(mad_is_robust_to_an_outlier),        cmocka_unit_test(dispersion_of_steps),
-      cmocka_unit_test(pearson_sign_and_missing_pairs),
+      cmocka_unit_test(pearson_sign_and_missing_pairs),     cmocka_unit_test(quantiles_equal_a_sorted_copy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
