@@ -121,10 +121,8 @@ static void prepare_gpu(const struct gw_recording *rec, int gi, struct gpu_work 
   int from_util = 0;
   for (size_t i = 0; i < n; i++)
     w->act_pct[i] = gw_tick_activity_pct(g, i, &from_util);
-  if (!gw_working_span(g, &w->first, &w->last))
+  if (!gw_steady_span(rec, gi, &w->first, &w->last)) /* the loop's first step is warm-up */
     w->first = SIZE_MAX;
-  else
-    gw_loop_clip_span(rec, gi, &w->first, &w->last); /* the loop's first step is warm-up */
   p->has_sm = g->m[GW_M_sm_active_pct] && gw_stats_count(g->m[GW_M_sm_active_pct], n) > 0;
   p->sm_source = p->has_sm ? g->sm_activity_source : GW_SM_SOURCE_NONE;
   if (w->first == SIZE_MAX)

@@ -152,6 +152,23 @@ int gw_loop_clip_span(const struct gw_recording *rec, int gi, size_t *first, siz
   return 1;
 }
 
+int gw_loop_span_ticks(const struct gw_recording *rec, int gi, size_t *first, size_t *last) {
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  int64_t a, b;
+  if (g->n == 0 || !loop_span(rec, gi, &a, &b))
+    return 0;
+  size_t f = 0, l = g->n;
+  while (f < g->n && g->t_ns[f] < a) /* a tick stands for the time up to the next */
+    f++;
+  while (l > f && g->t_ns[l - 1] >= b)
+    l--;
+  if (l == f)
+    return 0;
+  *first = f;
+  *last = l - 1;
+  return 1;
+}
+
 void gw_data_waits_free(struct gw_data_waits *w) {
   if (!w)
     return;

@@ -35,6 +35,11 @@ void gw_data_waits_free(struct gw_data_waits *w);
  * still holds a tick; leaves it as it is otherwise. Returns 1 when narrowed. */
 int gw_loop_clip_span(const struct gw_recording *rec, int gi, size_t *first, size_t *last);
 
+/* The ticks [first, last] inside GPU gi's loop from the end of its first
+ * step to the end of its last (same step count rule); 0 when it has too few
+ * steps or no tick falls inside. */
+int gw_loop_span_ticks(const struct gw_recording *rec, int gi, size_t *first, size_t *last);
+
 /* The same on times: [*t0, *t1) narrowed in place. */
 int gw_loop_clip_times(const struct gw_recording *rec, int gi, int64_t *t0, int64_t *t1);
 

@@ -236,10 +236,16 @@ struct attr_work {
   size_t nhits, cap;
 };
 
-static void charge(struct attr_work *w, int64_t s, int64_t e) {
+/* Charges idle_s seconds of GPU idle time to the samples of the launching
+ * thread in [s, e), in proportion to their counts. A window shorter than two
+ * sampler periods, or holding fewer than min_samples samples, cannot say
+ * what the thread did through it: unresolved. */
+static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, size_t min_samples) {
   struct gw_idle_attribution *out = w->out;
   const struct gw_recording *rec = w->rec;
-  double len_s = (double)(e - s) / 1e9;
+  double len_s = idle_s;
+  if (!(len_s > 0) || e <= s)
+    return;
   out->idle_s += len_s;
   if (e - s < 2 * w->period_ns) { /* shorter than two samples: no sample can name it */
     out->rows[GW_CAUSE_UNRESOLVED].seconds += len_s;
@@ -255,6 +261,10 @@ static void charge(struct attr_work *w, int64_t s, int64_t e) {
   }
   if (!n) {
     out->rows[GW_CAUSE_UNSAMPLED].seconds += len_s;
+    return;
+  }
+  if (n < min_samples) { /* one sample in a tick: the thread may have done anything else around it */
+    out->rows[GW_CAUSE_UNRESOLVED].seconds += len_s;
     return;
   }
   double each = len_s / (double)n;
@@ -287,6 +297,102 @@ static void charge(struct attr_work *w, int64_t s, int64_t e) {
         workers_at(rec, tt->t_ns, w->period_ns, each, out->rows[c].worker_s);
     }
   }
+}
+
+/* The idle share of tick i as the ledger reads it: the share of the tick no
+ * kernel was resident (1 - GPU-Util), or with SM activity the share no SM
+ * worked when that is larger (a resident kernel that fills no SM leaves the
+ * GPU as idle as none); NAN unknown. */
+static double tick_idle_share(const struct gw_gpu_series *g, size_t i) {
+  double act = gw_tick_activity_pct(g, i, NULL);
+  if (isnan(act))
+    return NAN;
+  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  double b = fmax(act, isnan(u) ? act : u) / 100;
+  return b < 0 ? 1 : b > 1 ? 0 : 1 - b;
+}
+
+/* The span a GPM reading describes: GPM computes SM activity between two
+ * snapshots of its counters (1 s apart by default) and the recorder stores
+ * the value once per window, so readings on a minority of ticks spaced k
+ * ticks apart each stand for the k ticks' time before their tick ends.
+ * 0 when SM activity is read at every tick (or not at all): a tick is its own
+ * window. */
+static int64_t gpm_window_ns(const struct gw_gpu_series *g, int64_t typical) {
+  const double *sm = g->m[GW_M_sm_active_pct];
+  if (!sm || g->n < 3)
+    return 0;
+  size_t prev = SIZE_MAX, ngaps = 0, nread = 0;
+  int64_t *gaps = gw_xcalloc(g->n, sizeof *gaps);
+  for (size_t i = 0; i < g->n; i++) {
+    if (isnan(sm[i]))
+      continue;
+    nread++;
+    if (prev != SIZE_MAX)
+      gaps[ngaps++] = g->t_ns[i] - g->t_ns[prev];
+    prev = i;
+  }
+  int64_t window = 0;
+  if (ngaps > 0 && 2 * nread < g->n) {
+    /* the median gap: a missed reading here and there does not widen it */
+    for (size_t a = 1; a < ngaps; a++)
+      for (size_t b = a; b > 0 && gaps[b - 1] > gaps[b]; b--) {
+        int64_t t = gaps[b];
+        gaps[b] = gaps[b - 1];
+        gaps[b - 1] = t;
+      }
+    window = gaps[ngaps / 2];
+    if (window < 3 * typical / 2)
+      window = 0;
+  }
+  free(gaps);
+  return window;
+}
+
+/* Counter path, tick by tick. Runs of wholly idle ticks (no kernel resident,
+ * or under 1% SM activity: less than one 10 ms kernel a second) are one
+ * stretch each, charged to the samples inside it as a whole, so a long stall
+ * is resolved even by a slow sampler. Every other tick in which the GPU idled
+ * for part of its time (a stall of 0.2-0.5 s between steps of a few ms never
+ * empties a whole 100 ms tick, or a 1 s GPM window) has its idle share
+ * charged to the samples inside the tick, or inside the GPM window its SM
+ * activity was measured over; with fewer than two samples there it is
+ * unresolved. */
+static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, int64_t t0, int64_t t1) {
+  int64_t typical = gw_typical_dt_ns(g), start = -1, end = -1, gpm_ns = gpm_window_ns(g, typical);
+  double stretch_s = 0;
+  const double *sm = g->m[GW_M_sm_active_pct];
+  for (size_t i = 0; i < g->n; i++) {
+    if (g->t_ns[i] < t0 || g->t_ns[i] >= t1)
+      continue;
+    double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+    double smv = sm ? sm[i] : NAN;
+    int whole = (!isnan(u) && u <= 0) || (!isnan(smv) && smv < IDLE_SM_PCT);
+    int64_t dt = gw_tick_dt_ns(g, i, typical), te = g->t_ns[i] + dt;
+    if (whole && start >= 0 && g->t_ns[i] <= end) {
+      end = te; /* the stretch goes on */
+      stretch_s += (double)dt / 1e9;
+      continue;
+    }
+    if (start >= 0)
+      charge(w, start, end, stretch_s, 1);
+    start = -1;
+    if (whole) {
+      start = g->t_ns[i];
+      end = te;
+      stretch_s = (double)dt / 1e9;
+      continue;
+    }
+    double idle = tick_idle_share(g, i);
+    if (!(idle > 0))
+      continue; /* busy, or unknown: unknown stays out of the idle time */
+    int64_t ws = g->t_ns[i];
+    if (gpm_ns > 0 && !isnan(smv)) /* the share was measured over the GPM window ending with this tick */
+      ws = te - gpm_ns;
+    charge(w, ws, te, idle * (double)dt / 1e9, 2);
+  }
+  if (start >= 0)
+    charge(w, start, end, stretch_s, 1);
 }
 
 static int cmp_iv(const void *a, const void *b) {
@@ -338,34 +444,18 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     qsort(all, n, sizeof *all, cmp_iv);
     int64_t edge = t0;
     for (size_t k = 0; k < n && edge < t1; k++) {
-      if (all[k].start_ns > edge)
-        charge(&w, edge, all[k].start_ns < t1 ? all[k].start_ns : t1);
+      if (all[k].start_ns > edge) {
+        int64_t ge = all[k].start_ns < t1 ? all[k].start_ns : t1;
+        charge(&w, edge, ge, (double)(ge - edge) / 1e9, 1);
+      }
       if (all[k].end_ns > edge)
         edge = all[k].end_ns;
     }
     if (edge < t1)
-      charge(&w, edge, t1);
+      charge(&w, edge, t1, (double)(t1 - edge) / 1e9, 1);
     free(all);
   } else {
-    int64_t typical = gw_typical_dt_ns(g), start = -1, end = -1;
-    for (size_t i = 0; i < g->n; i++) {
-      if (g->t_ns[i] < t0 || g->t_ns[i] >= t1)
-        continue;
-      double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
-      double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
-      int idle = (!isnan(u) && u <= 0) || (!isnan(sm) && sm < IDLE_SM_PCT);
-      int64_t te = g->t_ns[i] + gw_tick_dt_ns(g, i, typical);
-      if (idle && start >= 0 && g->t_ns[i] <= end) {
-        end = te; /* the stretch goes on */
-        continue;
-      }
-      if (start >= 0)
-        charge(&w, start, end);
-      start = idle ? g->t_ns[i] : -1;
-      end = te;
-    }
-    if (start >= 0)
-      charge(&w, start, end);
+    attribute_ticks(&w, g, t0, t1);
   }
   /* the top user frames of each cause, by samples */
   if (w.nhits) {

@@ -101,6 +101,20 @@ int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last) 
   return 1;
 }
 
+int gw_steady_span(const struct gw_recording *rec, int gi, size_t *first, size_t *last) {
+  if (gw_working_span(&rec->gpus[gi], first, last)) {
+    gw_loop_clip_span(rec, gi, first, last); /* the loop's first step is warm-up */
+    return 1;
+  }
+  /* No tick reached the activity thresholds, yet the hook saw the loop take
+   * its optimizer steps on this GPU: each step ran its kernels, only a few
+   * ms of them in a step the host makes 100 ms long (GPU-Util 1-2%, SM
+   * activity under 2%). A GPU that idles 98% of the time because its input
+   * is slow is the run to explain, not a GPU that did nothing: the span
+   * comes from the steps. */
+  return gw_loop_span_ticks(rec, gi, first, last);
+}
+
 double gw_tick_activity_pct(const struct gw_gpu_series *g, size_t i, int *from_util) {
   double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
   if (!isnan(sm))
@@ -253,10 +267,8 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     out->measured[GW_ROW_IDLE_COMM] = 0;
   int64_t typical = gw_typical_dt_ns(g);
   size_t first = SIZE_MAX, last = 0;
-  if (!gw_working_span(g, &first, &last))
+  if (!gw_steady_span(rec, (int)(g - rec->gpus), &first, &last)) /* as the diagnosis's span */
     first = SIZE_MAX;
-  else
-    gw_loop_clip_span(rec, (int)(g - rec->gpus), &first, &last); /* as the diagnosis's span */
   size_t util_ticks = 0; /* active ticks where GPU-Util stood in for SM activity */
   struct gw_data_waits waits;
   gw_data_waits_for_gpu(rec, (int)(g - rec->gpus), &waits);

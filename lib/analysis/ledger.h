@@ -74,6 +74,11 @@ int gw_tick_active(const struct gw_gpu_series *g, size_t i);
  * at the start that stand apart from the run (context creation, weight
  * upload, compilation). Returns 0 when the GPU never worked. */
 int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last);
+/* GPU gi's steady span as the analysis uses it: the working span narrowed to
+ * the loop's steady steps (gw_loop_clip_span); when no tick passes the
+ * activity test but the hook saw the loop step on this GPU, the steps' span
+ * itself. Returns 0 when neither says the GPU worked. */
+int gw_steady_span(const struct gw_recording *rec, int gi, size_t *first, size_t *last);
 /* SM activity of tick i in percent, or GPU-Util when SM activity is NULL
  * (*from_util set); NAN when both are NULL. */
 double gw_tick_activity_pct(const struct gw_gpu_series *g, size_t i, int *from_util);
