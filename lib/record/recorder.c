@@ -872,8 +872,10 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
       drain_thread_rows(r);
       if (gw_store_commit_if_due(r->store, COMMIT_PERIOD_NS) != GW_OK)
         store_failed(r, N_("a commit"));
-      else if (gw_now_monotonic_ns() - r->store_failed_mono > 2 * COMMIT_PERIOD_NS)
-        r->store_broken = 0; /* two commit periods without a failure: a new one is news */
+      else if (gw_now_monotonic_ns() - r->store_failed_mono > 5 * COMMIT_PERIOD_NS)
+        /* five commit periods without a failure: a new one is news. A full disk flickers (the WAL reuses
+         * pages after a checkpoint, so a small commit can pass between failures), so two were not enough */
+        r->store_broken = 0;
       r->phase_cpu_ns[PHASE_STORE] += thread_cpu_ns() - cpu5;
     }
 

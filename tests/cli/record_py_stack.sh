@@ -33,7 +33,9 @@ assert_eq "no bad lines" "$(q w.db "select count(*) from meta where key = 'pytho
 "$GW_BIN" record -q -o i.db -- python3 "$PROG" spin_inline 20 40 > /dev/null || fail "record exited $?"
 assert_eq "default rate" "$(q i.db "select value from meta where key = 'py_sampling_hz'")" 50
 inline_pct=$(q i.db "select cast(100.0 * sum(activity = 2) / count(*) as int) from py_sample")
-assert_ge "data_inline share %" "$inline_pct" 70
+# The sampler needs the interpreter lock: a sample lands where the training thread next lets it go, and on a
+# loaded host a share of them lands in the hook's own step write (4-11% idle, 40% seen on two busy cores).
+assert_ge "data_inline share %" "$inline_pct" 50
 assert_eq "the inline work's function" \
   "$(q i.db "select f.func from py_sample s join py_frame f on f.id = s.frame where s.activity = 2
              group by f.func order by count(*) desc limit 1")" "spin"
