@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <ftw.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,6 +34,16 @@ static void write_file(const char *dir, const char *name, const char *text) {
   fclose(f);
 }
 
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
+  (void)sb, (void)type, (void)ftw;
+  return remove(path);
+}
+
+/* The test's folder and what the collector left in it (the spool, the recording). */
+static void remove_tree(const char *dir) {
+  nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 static struct gw_recording *load(struct gw_store *st) {
   struct gw_store_load_params p = {90, 5};
   struct gw_recording *rec = NULL;
@@ -43,11 +54,11 @@ static struct gw_recording *load(struct gw_store *st) {
 
 static void frames_and_samples_reach_the_model(void **state) {
   (void)state;
-  char tmpl[] = "/tmp/gw-pyhook-XXXXXX";
-  assert_non_null(mkdtemp(tmpl));
+  char dir[] = "/tmp/gw-pyhook-XXXXXX"; /* mkdtemp puts a unique name in place of the Xs */
+  assert_non_null(mkdtemp(dir));
   char db[1100], spool[1100];
-  snprintf(db, sizeof db, "%s/r.db", tmpl);
-  snprintf(spool, sizeof spool, "%s/r.db.py", tmpl);
+  snprintf(db, sizeof db, "%s/r.db", dir);
+  snprintf(spool, sizeof spool, "%s/r.db.py", dir);
   struct gw_store *st = NULL;
   struct gw_err err = {{0}};
   assert_int_equal(gw_store_create(&st, db, &err), GW_OK);
@@ -113,8 +124,7 @@ static void frames_and_samples_reach_the_model(void **state) {
   assert_true(rec->py_sampling_hz == 0); /* no meta written here */
   gw_recording_free(rec);
   gw_store_close(st);
-  unlink(db);
-  rmdir(tmpl);
+  remove_tree(dir);
 }
 
 /* A recording made before the stack sampler (schema 1): no samples, rate 0. */
