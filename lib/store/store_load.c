@@ -280,13 +280,15 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
    * at least half of it is (see gw_workers_saturated_at). */
   snprintf(worker_sql, sizeof worker_sql,
            "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1 AND NOT (%s)"
-           " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid HAVING avg(cpu_pct) >= ?)"
+           " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid"
+           " HAVING avg(cpu_pct) >= ? OR sum(comm LIKE 'pt_data_worker%%') > 0)"
            " GROUP BY t_ns",
            ranks);
   if ((rc = prep(db, worker_sql, &s, err)))
     return rc;
   sqlite3_bind_double(s, 1, p->worker_saturated_cpu_pct);
-  /* a descendant that never works (an idle compile-worker pool) is no loader */
+  /* a descendant that never works (an idle compile-worker pool) is no loader, unless PyTorch named it a
+   * DataLoader worker (pt_data_worker): a worker that waits on a remote store works at 2% of a core */
   sqlite3_bind_double(s, 2, p->worker_min_avg_cpu_pct);
   while (next_row(s)) {
     size_t i = host_tick(h, sqlite3_column_int64(s, 0));

@@ -26,6 +26,13 @@ Variants (each only where it means something for the recording):
                   --trace only)
   no_steps        the Python hook's step rows deleted (recordings that have
                   them): a program run with --no-python-hook, or not Python
+  no_samples      the thread sampler's and the Python stack sampler's rows
+                  deleted (recordings that have them): what older recordings,
+                  record --thread-hz 0 --py-sample-hz 0 and non-Python jobs give
+  idle_workers    the target's child processes (loader workers) made to look
+                  idle: CPU at most 1.8% of a core, asleep, none running, and
+                  their sampled threads asleep on the network (a loader bound
+                  by the latency of a remote store, not by CPU)
   one_period      cut to a window holding one periodic event and one period
                   (periodic scenarios: truth steps of kind eval/checkpoint/log;
                   an event the loop trained after, never one that ended the
@@ -66,7 +73,8 @@ GPM_COLUMNS = ["gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_act
 # tables written by the tracer (docs/RECORDING.md); rows deleted for no_trace
 TRACE_TABLES = ["kernel", "api", "memcpy", "memset", "sync", "graph_launch", "launch_count", "marker", "memory",
                 "trace_window", "trace_process", "trace_dropped", "trace_overhead", "trace_note", "trace_name"]
-VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "no_steps", "one_period", "one_rank", "helper_proc", "busy_thread", "second_proc"]
+VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "no_steps", "no_samples", "idle_workers", "one_period", "one_rank",
+            "helper_proc", "busy_thread", "second_proc"]
 OTHER_PID = 999001  # the second process on the GPU
 HELPER_PID = 999002
 CONF_BUCKETS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01)]
@@ -113,6 +121,10 @@ def has_kernel_trace(db):
         con.close()
 
 
+# the samplers' tables (record --thread-hz, --py-sample-hz)
+SAMPLE_TABLES = ("thread_sample", "thread_info", "py_sample", "py_frame")
+
+
 def make_variant(src, dst, variant, truth):
     """Copy src to dst and edit it into the variant; False when the variant
     does not apply to this recording."""
@@ -146,6 +158,25 @@ def make_variant(src, dst, variant, truth):
             # the hook's own mark that it was on: without the hook there is none
             if "meta" in t:
                 con.execute("DELETE FROM meta WHERE key = 'python_hook_steps'")
+    elif variant == "no_samples":
+        present = [tb for tb in SAMPLE_TABLES if tb in t and con.execute("SELECT count(*) FROM %s" % tb).fetchone()[0]]
+        if not present:
+            ok = False
+        for tb in present:
+            con.execute("DELETE FROM %s" % tb)
+        if "meta" in t:
+            con.execute("DELETE FROM meta WHERE key IN ('thread_sampling_hz', 'py_sampling_hz')")
+    elif variant == "idle_workers":
+        if "proc_sample" not in t or not con.execute("SELECT count(*) FROM proc_sample WHERE role = 1").fetchone()[0]:
+            ok = False
+        else:
+            # 1.8% of a core: a worker that sleeps 6 ms per sample on a store and copies bytes
+            con.execute("UPDATE proc_sample SET cpu_pct = min(cpu_pct, 1.8), state = 'S', threads_running = 0"
+                        " WHERE role = 1")
+            if "thread_info" in t and "thread_sample" in t:
+                # role 3: a loader worker's main thread; state 2 sleeping, wait 3 on the network
+                con.execute("UPDATE thread_sample SET state = 2, wait = 3, syscall = NULL"
+                            " WHERE tid IN (SELECT tid FROM thread_info WHERE role = 3)")
     elif variant == "one_period":
         steps = truth.get("steps", [])
         marks = [s for s in steps if s.get("kind") in ("eval", "checkpoint", "log")]
