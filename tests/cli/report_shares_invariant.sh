@@ -17,7 +17,8 @@ text = open(sys.argv[2]).read()
 name = sys.argv[3]
 shares = [f["share_of_lost"] for f in d["findings"]]
 assert all(0 <= s <= 1 + 1e-9 for s in shares), (name, shares)
-assert sum(shares) <= 1 + 1e-6, (name, "finding shares add up to %.4f of the lost time" % sum(shares))
+# the JSON rounds each share to 4 decimals: half a unit of the last digit per finding
+assert sum(shares) <= 1 + 0.5e-4 * len(shares), (name, "finding shares add up to %.4f of the lost time" % sum(shares))
 act = d["active_s"] or 0
 if act > 0 and d["findings"]:
     rows = {}
