@@ -313,8 +313,8 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
   const char *power_h = _("power");
   /* TRANSLATORS: column heading of the sweep table: the most GPU memory used */
   const char *mem_h = _("memory peak");
-  /* TRANSLATORS: column heading of the sweep table: the FLOP/s the counted step reached (8 columns at most) */
-  const char *tflops_h = _("TFLOP/s");
+  /* the FLOP/s the counted step reached: a unit, the same in every language, as "samples/s" */
+  const char *tflops_h = "TFLOP/s";
   /* the gain column as wide as its widest cell: a gain of 100% or more
    * carries its factor ("+105.5% (x2.06)") */
   char(*gain_cells)[96] = gw_xcalloc((size_t)n, sizeof *gain_cells);
