@@ -6,13 +6,19 @@
 
 #include "analysis/gpu_peaks.h"
 
+/* Only a count from the GPU's own node: pids and local ranks repeat across
+ * the hosts of a multi-node report. A rank is the job's (RANK: the GPU's
+ * number across the nodes) or the host's (LOCAL_RANK: its index there). */
 static const struct gw_step_flops *flops_for_gpu(const struct gw_recording *rec, int gi) {
   const struct gw_gpu_series *g = &rec->gpus[gi];
   for (size_t i = 0; i < rec->nstep_flops; i++)
-    if (g->trace_pid > 0 && rec->step_flops[i].pid == g->trace_pid)
+    if (g->trace_pid > 0 && rec->step_flops[i].node == g->node && rec->step_flops[i].pid == g->trace_pid)
       return &rec->step_flops[i];
   for (size_t i = 0; i < rec->nstep_flops; i++)
-    if (rec->step_flops[i].rank >= 0 && rec->step_flops[i].rank == g->node_gpu)
+    if (rec->step_flops[i].node == g->node && rec->step_flops[i].rank >= 0 && rec->step_flops[i].rank == g->gpu)
+      return &rec->step_flops[i];
+  for (size_t i = 0; i < rec->nstep_flops; i++)
+    if (rec->step_flops[i].node == g->node && rec->step_flops[i].rank >= 0 && rec->step_flops[i].rank == g->node_gpu)
       return &rec->step_flops[i];
   /* one process on one GPU, or as many counted processes as GPUs (in rank order) */
   if ((size_t)rec->ngpus == rec->nstep_flops)

@@ -31,12 +31,17 @@ struct gw_recording *gw_recording_merge_nodes(struct gw_recording **recs, int n)
     return m;
   /* the first recording becomes the merged one; the others give their GPUs, events and logs */
   int total_gpus = 0;
-  size_t total_events = 0, total_windows = 0;
+  size_t total_events = 0, total_windows = 0, total_flops = 0;
   for (int k = 0; k < n; k++) {
     total_gpus += recs[k]->ngpus;
     total_events += recs[k]->nevents;
     total_windows += recs[k]->nwindows;
+    total_flops += recs[k]->nstep_flops;
   }
+  /* every node's counted steps, pids and ranks as they are, tagged with the node so MFU stays per GPU;
+   * their steady step times were taken from each node's own step table when it was loaded */
+  struct gw_step_flops *flops = gw_xcalloc(total_flops + 1, sizeof *flops);
+  size_t nf = 0;
   struct gw_gpu_series *gpus = gw_xcalloc((size_t)total_gpus + 1, sizeof *gpus);
   struct gw_event_row *events = gw_xcalloc(total_events + 1, sizeof *events);
   struct gw_trace_window *windows = gw_xcalloc(total_windows + 1, sizeof *windows);
@@ -70,6 +75,10 @@ struct gw_recording *gw_recording_merge_nodes(struct gw_recording **recs, int n)
       windows[nw] = r->windows[w];
       windows[nw++].node = k;
     }
+    for (size_t f = 0; f < r->nstep_flops; f++) {
+      flops[nf] = r->step_flops[f];
+      flops[nf++].node = k;
+    }
     offset += max_id + 1;
     if (r->started_ns && (!m->started_ns || r->started_ns < m->started_ns))
       m->started_ns = r->started_ns;
@@ -90,6 +99,7 @@ struct gw_recording *gw_recording_merge_nodes(struct gw_recording **recs, int n)
   free(m->gpus);
   free(m->events);
   free(m->windows);
+  free(m->step_flops);
   for (int k = 1; k < n; k++) {
     struct gw_recording *r = recs[k];
     free(r->gpus);
@@ -103,6 +113,8 @@ struct gw_recording *gw_recording_merge_nodes(struct gw_recording **recs, int n)
   m->nevents = ne;
   m->windows = windows;
   m->nwindows = nw;
+  m->step_flops = flops;
+  m->nstep_flops = nf;
   m->nnodes = n;
   gw_strlcpy(m->path, path, sizeof m->path);
   return m;

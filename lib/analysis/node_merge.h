@@ -10,7 +10,8 @@
 
 /* Merge n loaded recordings into one, taking ownership of all of them
  * (they are freed or moved; do not use them after). Host signals, steps and
- * run facts are the first recording's. n >= 1; never fails. */
+ * run facts are the first recording's; every node's counted steps
+ * (step_flops) are kept, tagged with their node. n >= 1; never fails. */
 struct gw_recording *gw_recording_merge_nodes(struct gw_recording **recs, int n);
 
 #endif

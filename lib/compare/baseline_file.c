@@ -53,6 +53,8 @@ void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const cha
   kv_num(out, "power_mean_w", s->power_mean_w);
   kv_num(out, "mem_used_peak_bytes", s->mem_used_peak_bytes);
   kv_num(out, "mem_total_bytes", s->mem_total_bytes);
+  kv_num(out, "mfu_pct", s->mfu_pct);
+  kv_num(out, "achieved_tflops", s->achieved_tflops);
   fprintf(out, "  \"has_gpu_data\": %s,\n", s->has_gpu_data ? "true" : "false");
   fprintf(out, "  \"ledger_estimated\": %s,\n", s->ledger_estimated ? "true" : "false");
   kv_num(out, "active_s", s->active_s);
@@ -211,6 +213,9 @@ gw_status gw_baseline_file_read(const char *path, struct gw_run_summary *s, stru
   s->power_mean_w = gw_json_number(&doc, "$.power_mean_w");
   s->mem_used_peak_bytes = gw_json_number(&doc, "$.mem_used_peak_bytes");
   s->mem_total_bytes = gw_json_number(&doc, "$.mem_total_bytes");
+  /* absent in baselines saved before MFU: unknown, as NAN */
+  s->mfu_pct = gw_json_number(&doc, "$.mfu_pct");
+  s->achieved_tflops = gw_json_number(&doc, "$.achieved_tflops");
   s->has_gpu_data = json_true(&doc, "$.has_gpu_data");
   s->ledger_estimated = json_true(&doc, "$.ledger_estimated");
   s->active_s = gw_json_number(&doc, "$.active_s");

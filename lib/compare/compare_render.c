@@ -358,6 +358,9 @@ static void text_runs(const struct gw_run_summary *runs, int n, FILE *out, const
   ROW(_("GPU-Util, mean"), fmt_pct(s->util_mean_pct, v, sizeof v));
   ROW(_("power, mean"), fmt_num(s->power_mean_w, 0, " W", v, sizeof v));
   ROW(_("memory used, peak"), fmt_gib(s->mem_used_peak_bytes, v, sizeof v));
+  ROW("MFU", fmt_pct(s->mfu_pct, v, sizeof v));
+  /* TRANSLATORS: row of the compare table: the FLOP/s the job's counted step reached, all GPUs together */
+  ROW(_("achieved TFLOP/s"), fmt_num(s->achieved_tflops, 1, "", v, sizeof v));
   int estimated = 0;
   for (int i = 0; i < n; i++)
     estimated |= runs[i].ledger_estimated;
@@ -442,6 +445,8 @@ void gw_compare_json_run(const struct gw_run_summary *s, const char *label, FILE
               {"util_mean_pct", s->util_mean_pct},
               {"power_mean_w", s->power_mean_w},
               {"mem_used_peak_bytes", s->mem_used_peak_bytes},
+              {"mfu_pct", s->mfu_pct},
+              {"achieved_tflops", s->achieved_tflops},
               {"lost_share_of_active", s->lost_share}};
   for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
     fprintf(out, ",\n%s  \"%s\": ", in, nums[i].key);
@@ -648,6 +653,8 @@ void gw_compare_each_run_row(const struct gw_run_summary *runs, int n, size_t ce
   ROW(_("GPU-Util, mean"), fmt_pct(s->util_mean_pct, v, cap));
   ROW(_("power, mean"), fmt_num(s->power_mean_w, 0, " W", v, cap));
   ROW(_("memory used, peak"), fmt_gib(s->mem_used_peak_bytes, v, cap));
+  ROW("MFU", fmt_pct(s->mfu_pct, v, cap));
+  ROW(_("achieved TFLOP/s"), fmt_num(s->achieved_tflops, 1, "", v, cap));
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     if (r == GW_ROW_STARTUP)
       continue;

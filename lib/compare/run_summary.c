@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analysis/ledger.h"
+#include "analysis/mfu.h"
 #include "analysis/series.h"
 #include "analysis/stats.h"
 #include "analysis/step_process.h"
@@ -325,6 +326,28 @@ static void gpu_means(const struct gw_recording *rec, int64_t w0, int64_t w1, st
   s->has_gpu_data = nsm + nutil + npower > 0;
 }
 
+/* The job's MFU: achieved FLOP/s of every counted GPU against the sum of
+ * their peaks, so GPUs of different models weigh by what they could do. */
+static void copy_mfu(const struct gw_diagnosis *dx, struct gw_run_summary *s) {
+  double achieved = 0, achieved_with_peak = 0, peak = 0;
+  int counted = 0, with_peak = 0;
+  for (int gi = 0; dx->mfu && gi < dx->ngpus; gi++) {
+    const struct gw_mfu *m = &dx->mfu[gi];
+    if (!m->measured || !(m->achieved_tflops > 0))
+      continue;
+    achieved += m->achieved_tflops;
+    counted++;
+    if (m->peak_tflops > 0) {
+      achieved_with_peak += m->achieved_tflops;
+      peak += m->peak_tflops;
+      with_peak++;
+    }
+  }
+  s->mfu_gpus = counted;
+  s->achieved_tflops = counted ? achieved : NAN;
+  s->mfu_pct = with_peak ? 100 * achieved_with_peak / peak : NAN;
+}
+
 static void copy_diagnosis(const struct gw_diagnosis *dx, struct gw_run_summary *s) {
   s->ledger_estimated = dx->estimated;
   s->active_s = dx->active_ns / 1e9;
@@ -334,6 +357,7 @@ static void copy_diagnosis(const struct gw_diagnosis *dx, struct gw_run_summary 
   s->lost_share = dx->active_ns > 0 ? dx->lost_ns / dx->active_ns : NAN;
   gw_strlcpy(s->verdict, dx->verdict ? dx->verdict : "none", sizeof s->verdict);
   s->nfindings = dx->nfindings;
+  copy_mfu(dx, s);
   for (int i = 0; i < dx->nfindings; i++) {
     gw_strlcpy(s->findings[i].class_id, dx->findings[i].class_id, sizeof s->findings[i].class_id);
     s->findings[i].share_of_lost = dx->findings[i].share_of_lost;
@@ -367,6 +391,7 @@ static void init_summary(struct gw_run_summary *s, const char *path) {
   s->step_median_s = s->step_p90_s = s->step_p90_over_p50 = s->step_cv = s->steps_per_s = NAN;
   s->sm_mean_pct = s->util_mean_pct = s->power_mean_w = s->window_s = NAN;
   s->mem_used_peak_bytes = s->mem_total_bytes = s->lost_share = NAN;
+  s->mfu_pct = s->achieved_tflops = NAN;
   for (int r = 0; r < GW_LEDGER_NROWS; r++)
     s->ledger_share[r] = NAN;
   gw_strlcpy(s->verdict, "no_data", sizeof s->verdict);

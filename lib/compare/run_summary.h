@@ -47,7 +47,13 @@ struct gw_run_summary {
   double window_s;            /* span the means below cover: the steps, else the GPU's working span */
   double sm_mean_pct, util_mean_pct, power_mean_w;
   double mem_used_peak_bytes, mem_total_bytes;
-  int sm_from_util; /* SM activity missing: GPU-Util stood in for it in the ledger */
+  /* Model FLOPs utilisation of the job (analysis/mfu.h): the counted GPUs'
+   * achieved FLOP/s over the sum of their dense peaks, in %; NAN when no GPU
+   * has a counted step or its model is not in the peak table. */
+  double mfu_pct;
+  double achieved_tflops; /* summed over the GPUs with a counted step; NAN none */
+  int mfu_gpus;           /* GPUs the two figures above cover */
+  int sm_from_util;       /* SM activity missing: GPU-Util stood in for it in the ledger */
   int has_gpu_data;
   int ledger_estimated;
   double active_s;

@@ -256,6 +256,8 @@ static void render_json(const struct sweep_row *rows, int n, const char *pname, 
                 {"power_mean_w", s->power_mean_w},
                 {"mem_used_peak_bytes", s->mem_used_peak_bytes},
                 {"mem_total_bytes", s->mem_total_bytes},
+                {"mfu_pct", s->mfu_pct},
+                {"achieved_tflops", s->achieved_tflops},
                 {"gain_vs_previous", i ? gains[i - 1].throughput.point : NAN},
                 {"gain_lo", i ? gains[i - 1].throughput.lo : NAN},
                 {"gain_hi", i ? gains[i - 1].throughput.hi : NAN}};
@@ -311,6 +313,8 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
   const char *power_h = _("power");
   /* TRANSLATORS: column heading of the sweep table: the most GPU memory used */
   const char *mem_h = _("memory peak");
+  /* the FLOP/s the counted step reached: a unit, the same in every language, as "samples/s" */
+  const char *tflops_h = "TFLOP/s";
   /* the gain column as wide as its widest cell: a gain of 100% or more
    * carries its factor ("+105.5% (x2.06)") */
   char(*gain_cells)[96] = gw_xcalloc((size_t)n, sizeof *gain_cells);
@@ -322,8 +326,9 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
   }
   if (md) {
     fprintf(out, "# gpuwhy sweep: %s\n\n", pname);
-    fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n|---:|---:|---|---:|---:|---:|---:|---|\n", pname, unit,
-            gain_h, med_h, sm_h, power_h, mem_h, _("top finding"));
+    fprintf(out,
+            "| %s | %s | %s | %s | %s | %s | %s | MFU | %s | %s |\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n",
+            pname, unit, gain_h, med_h, sm_h, power_h, mem_h, tflops_h, _("top finding"));
   } else {
     fprintf(out, _("%sgpuwhy sweep%s: %s over %d runs\n\n"), st.bold, st.reset, pname, n);
     /* the headings padded by terminal columns, as the rows below by bytes */
@@ -341,12 +346,16 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
     fputs_right(out, power_h, 7);
     fputc(' ', out);
     gw_fputs_padded(out, mem_h, 17);
+    fputc(' ', out);
+    fputs_right(out, "MFU", 6);
+    fputc(' ', out);
+    fputs_right(out, tflops_h, 8);
     fprintf(out, " %s%s\n", _("top finding"), st.reset);
   }
   for (int i = 0; i < n; i++) {
     const struct gw_run_summary *s = &rows[i].s;
     const char *gain = gain_cells[i];
-    char thr[48], med[32], sm[16], pw[16], mem[48], top[96];
+    char thr[48], med[32], sm[16], pw[16], mem[48], top[96], mfu[16], tflops[32];
     gw_fmt_rate(gw_run_throughput(s, strcmp(unit, "samples/s") == 0), thr, sizeof thr);
     gw_fmt_duration(s->step_median_s, med, sizeof med);
     fmt_pct1(s->sm_mean_pct, sm, sizeof sm);
@@ -355,12 +364,18 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
     else
       snprintf(pw, sizeof pw, "%.0f W", s->power_mean_w);
     fmt_mem(s, mem, sizeof mem);
+    fmt_pct1(s->mfu_pct, mfu, sizeof mfu);
+    if (isnan(s->achieved_tflops))
+      snprintf(tflops, sizeof tflops, "-");
+    else
+      snprintf(tflops, sizeof tflops, "%.1f", s->achieved_tflops);
     top_finding(s, top, sizeof top);
     if (md)
-      fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", rows[i].value, thr, gain, med, sm, pw, mem, top);
+      fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rows[i].value, thr, gain, med, sm, pw, mem,
+              mfu, tflops, top);
     else
-      fprintf(out, "  %-12s %10s  %-*s %11s %8s %7s %-17s %s\n", rows[i].value, thr, gain_w, gain, med, sm, pw, mem,
-              top);
+      fprintf(out, "  %-12s %10s  %-*s %11s %8s %7s %-17s %6s %8s %s\n", rows[i].value, thr, gain_w, gain, med, sm, pw,
+              mem, mfu, tflops, top);
   }
   free(gain_cells);
   fprintf(out, "\n%s%s%s\n", md ? "**" : st.bold, text, md ? "**" : st.reset);

@@ -4,6 +4,8 @@
 #include "core/i18n.h"
 #include "import/import_pipe.h"
 #include "import/json_stream.h"
+#include "import/import_sink.h"
+#include "store/store_write.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +49,7 @@ enum arg_key {
   AK_BLOCK,
   AK_BYTES,
   AK_CBID,
+  AK_FLOPS,
 };
 
 enum dev_key { DK_NONE, DK_ID, DK_NAME, DK_MEM, DK_SMS, DK_MAJOR, DK_MINOR, DK_THREADS_SM };
@@ -84,6 +87,7 @@ enum {
   HAVE_BYTES = 1u << 13,
   HAVE_CBID = 1u << 14,
   BAD_TIME = 1u << 15, /* ts or dur present but not a number we can use */
+  HAVE_FLOPS = 1u << 16,
 };
 
 struct event {
@@ -93,6 +97,7 @@ struct event {
   size_t name_len, name_full_len;
   int64_t pid, tid, ts_ns, dur_ns, id;
   int64_t device, stream, context, correlation, regs, shmem, bytes, cbid;
+  int64_t flops; /* torch.profiler(with_flops=True) on CPU ops */
   uint32_t grid[3], block[3];
   char name[GW_WIRE_NAME_MAX_BYTES + 1];
 };
@@ -112,6 +117,14 @@ struct held {
   } r;
   size_t name_len, name_full_len;
   char name[GW_WIRE_NAME_MAX_BYTES + 1];
+};
+
+struct flop_op {
+  int64_t tid, start_ns, end_ns, flops;
+};
+struct profiler_step {
+  int64_t step, start_ns, end_ns;
+  double flops;
 };
 
 struct parser {
@@ -146,6 +159,11 @@ struct parser {
   struct gw_sink_device dev;
   int dev_has_id;
   enum dist_key dist_key;
+  /* for the step_flops row: CPU ops that carry FLOPs, and the ProfilerStep ranges */
+  struct flop_op *ops;
+  size_t nops, ops_cap;
+  struct profiler_step *steps;
+  size_t nsteps, steps_cap;
 };
 
 static uint64_t offset_now(struct parser *p) {
@@ -349,6 +367,8 @@ static enum arg_key classify_arg_key(const unsigned char *k, size_t n) {
     if (key_eq(k, n, "block"))
       return AK_BLOCK;
     return key_eq(k, n, "bytes") ? AK_BYTES : AK_NONE;
+  case 'f':
+    return key_eq(k, n, "flops") ? AK_FLOPS : AK_NONE;
   default:
     return AK_NONE;
   }
@@ -689,6 +709,22 @@ static gw_status do_sync(struct parser *p) {
   return rc ? rc : gw_pipe_sync(p->pipe, &y);
 }
 
+static void keep_step(struct parser *p, int64_t step, int64_t start_ns, int64_t end_ns) {
+  if (p->nsteps == p->steps_cap) {
+    p->steps_cap = p->steps_cap ? 2 * p->steps_cap : 16;
+    p->steps = gw_xrealloc(p->steps, p->steps_cap * sizeof *p->steps);
+  }
+  p->steps[p->nsteps++] = (struct profiler_step){step, start_ns, end_ns, 0};
+}
+
+static void keep_flop_op(struct parser *p, int64_t tid, int64_t start_ns, int64_t end_ns, int64_t flops) {
+  if (p->nops == p->ops_cap) {
+    p->ops_cap = p->ops_cap ? 2 * p->ops_cap : 256;
+    p->ops = gw_xrealloc(p->ops, p->ops_cap * sizeof *p->ops);
+  }
+  p->ops[p->nops++] = (struct flop_op){tid, start_ns, end_ns, flops};
+}
+
 static gw_status do_marker(struct parser *p, const char *domain, int on_gpu) {
   struct event *e = &p->ev;
   int64_t start, end;
@@ -700,9 +736,13 @@ static gw_status do_marker(struct parser *p, const char *domain, int on_gpu) {
   if (rc)
     return rc;
   int64_t step;
-  if (!on_gpu && p->opts->write_steps && profiler_step(e->name, e->name_len, &step) &&
-      (rc = gw_pipe_step(p->pipe, start, end, step, "kineto")))
+  int is_step = !on_gpu && profiler_step(e->name, e->name_len, &step);
+  if (is_step && p->opts->write_steps && (rc = gw_pipe_step(p->pipe, start, end, step, "kineto")))
     return rc;
+  if (is_step)
+    keep_step(p, step, start, end);
+  if (e->cat == CAT_CPU_OP && (e->have & HAVE_FLOPS) && e->flops > 0)
+    keep_flop_op(p, u32_or(e->have & HAVE_TID, e->tid, 0), start, end, e->flops);
   struct gw_wire_marker m;
   memset(&m, 0, sizeof m);
   m.h.type = GW_WIRE_MARKER;
@@ -860,6 +900,10 @@ static int take_number(struct parser *p, const char *s, size_t n) {
     case AK_CBID:
       e->cbid = v;
       e->have |= HAVE_CBID;
+      break;
+    case AK_FLOPS:
+      e->flops = v;
+      e->have |= HAVE_FLOPS;
       break;
     default:
       break;
@@ -1087,7 +1131,6 @@ static int event_object_unread(const struct parser *p) {
     return 0;
   switch (p->ev.cat) {
   case CAT_OTHER:
-  case CAT_CPU_OP:
   case CAT_ANNOTATION:
   case CAT_FLOW:
     return 1;
@@ -1329,6 +1372,78 @@ gw_status gw_kineto_prescan(struct gw_input *in, struct gw_kineto_info *info, st
   return gw_input_rewind(in, err);
 }
 
+static int by_tid_then_start(const void *x, const void *y) {
+  const struct flop_op *a = x, *b = y;
+  if (a->tid != b->tid)
+    return (a->tid > b->tid) - (a->tid < b->tid);
+  if (a->start_ns != b->start_ns)
+    return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
+  return (a->end_ns < b->end_ns) - (a->end_ns > b->end_ns); /* the enclosing op first */
+}
+
+static int by_flops(const void *x, const void *y) {
+  const struct profiler_step *a = x, *b = y;
+  return (a->flops > b->flops) - (a->flops < b->flops);
+}
+
+/* The FLOPs of each ProfilerStep: its ops that carry a count, by start
+ * time (the backward ops run on autograd's thread, inside the step's time).
+ * An op inside another op with a count on the same thread is left out, so
+ * a count given at two levels of one call is not added twice. Returns the
+ * median step (by FLOPs), NULL when no step has any: a trace recorded
+ * without with_flops=True, or without ProfilerStep ranges. */
+static const struct profiler_step *median_flop_step(struct parser *p) {
+  if (p->nops == 0 || p->nsteps == 0)
+    return NULL;
+  qsort(p->ops, p->nops, sizeof *p->ops, by_tid_then_start);
+  int64_t outer_tid = 0, outer_end_ns = INT64_MIN;
+  for (size_t i = 0; i < p->nops; i++) {
+    const struct flop_op *o = &p->ops[i];
+    if (o->tid == outer_tid && o->end_ns <= outer_end_ns && i > 0)
+      continue;
+    outer_tid = o->tid;
+    outer_end_ns = o->end_ns;
+    for (size_t k = 0; k < p->nsteps; k++)
+      if (o->start_ns >= p->steps[k].start_ns && o->start_ns < p->steps[k].end_ns)
+        p->steps[k].flops += (double)o->flops;
+  }
+  size_t n = 0;
+  for (size_t k = 0; k < p->nsteps; k++)
+    if (p->steps[k].flops > 0)
+      p->steps[n++] = p->steps[k];
+  if (n == 0)
+    return NULL;
+  qsort(p->steps, n, sizeof *p->steps, by_flops);
+  return &p->steps[(n - 1) / 2];
+}
+
+/* One step_flops row per traced process, as the Python hook writes one: the
+ * median step's FLOPs (a step cut by the trace's window counts fewer ops and
+ * falls out of the median). counted_ns stays unknown: nothing was counted
+ * during the run, so counting cost nothing. */
+static gw_status write_step_flops(struct gw_import_sink *sink, const struct profiler_step *st, int64_t pid,
+                                  const struct gw_kineto_info *info, struct gw_err *err) {
+  struct gw_store_step_flops *w = NULL;
+  gw_status rc = gw_store_step_flops_open(&w, gw_sink_store(sink), err);
+  if (rc)
+    return rc;
+  struct gw_store_step_flops_row row = {
+      .step = st->step,
+      .pid = pid,
+      .rank = info->has_rank ? info->rank : -1,
+      .flops = st->flops < 9e18 ? (int64_t)st->flops : INT64_MAX,
+      .dtype_flops_json = NULL,
+      .batch_size = -1,
+      .counted_ns = -1,
+      .source = "kineto",
+  };
+  rc = gw_store_step_flops_put(w, &row);
+  if (rc)
+    gw_err_set(err, "recording: cannot write the step_flops row");
+  gw_store_step_flops_close(w);
+  return rc;
+}
+
 gw_status gw_kineto_import(struct gw_input *in, struct gw_import_sink *sink, const struct gw_kineto_opts *opts,
                            struct gw_kineto_info *info, struct gw_err *err) {
   gw_status rc = gw_sink_begin_process(sink, opts->input_index, 0, 0, err);
@@ -1352,6 +1467,12 @@ gw_status gw_kineto_import(struct gw_input *in, struct gw_import_sink *sink, con
     rc = emit_held(p);
   struct gw_err writer_err = {{0}};
   gw_status wrc = gw_pipe_finish(p->pipe, &writer_err);
+  struct profiler_step flop_step = {0};
+  const struct profiler_step *median = rc || wrc ? NULL : median_flop_step(p);
+  if (median)
+    flop_step = *median;
+  free(p->ops);
+  free(p->steps);
   free(p);
   if (wrc) {
     *err = writer_err; /* the parser stopped because the writer did */
@@ -1363,6 +1484,9 @@ gw_status gw_kineto_import(struct gw_input *in, struct gw_import_sink *sink, con
   if ((rc = gw_sink_end_process(sink, &pid_used, err)))
     return rc;
   info->pid = pid_used;
+  /* with the process's steps in the step table, where its steady step time comes from */
+  if (flop_step.flops > 0 && opts->write_steps && (rc = write_step_flops(sink, &flop_step, pid_used, info, err)))
+    return rc;
   struct gw_import_counts *c = gw_sink_counts(sink);
   c->events += info->events;
   c->skipped += info->skipped_no_time + info->skipped_other;

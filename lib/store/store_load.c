@@ -695,8 +695,15 @@ static void load_step_flops(sqlite3 *db, struct gw_recording *rec) {
     if (f->pid >= 0 && f->step >= 0) {
       f->neighbours_median_ns =
           median_step_ns(rec, f->pid, f->step - FLOPS_NEIGHBOUR_STEPS, f->step + FLOPS_NEIGHBOUR_STEPS, f->step);
-      /* the first step is warm-up (compilation, allocation, autotuning) */
-      f->steady_step_ns = median_step_ns(rec, f->pid, 2, INT64_MAX, f->step);
+      /* the first step is warm-up (compilation, allocation, autotuning); a torch.profiler trace's steps come
+       * after the profiler's own warm-up and none was slowed by counting, so all of them count */
+      if (strcmp(f->source, "kineto") == 0) {
+        f->steady_step_ns = median_step_ns(rec, f->pid, INT64_MIN, INT64_MAX, -1);
+        /* import writes ProfilerStep rows of the one rank it keeps steps for without a pid */
+        if (isnan(f->steady_step_ns))
+          f->steady_step_ns = median_step_ns(rec, -1, INT64_MIN, INT64_MAX, -1);
+      } else
+        f->steady_step_ns = median_step_ns(rec, f->pid, 2, INT64_MAX, f->step);
     }
   }
   sqlite3_finalize(s);

@@ -147,6 +147,7 @@ struct gw_step_flops {
    * the achieved rate */
   double steady_step_ns;
   char source[16]; /* "python_hook", "kineto" */
+  int node;        /* which recording of a multi-node report (0 for one): pids repeat across hosts */
 };
 
 struct gw_recording {

@@ -30,6 +30,27 @@ assert_eq "steps" "$(q small.db "select group_concat(step) from step where sourc
 # report reads it like any recording, from the kernel timeline
 "$GW_BIN" report small.db >report.txt 2>&1 || fail "report on the import failed: $(cat report.txt)"
 grep -q "kernel timeline" report.txt || fail "report does not use the timeline: $(head -5 report.txt)"
+# no "flops" in its args (recorded without with_flops=True): no step_flops row, MFU not measured
+assert_eq "no FLOPs rows without flops" "$(q small.db 'select count(*) from step_flops')" 0
+"$GW_BIN" report --format json small.db >small.json || fail "report --format json failed"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["mfu"] is None and d["mfu_note"].startswith("not measured"), d["mfu"]' \
+  small.json || fail "MFU said measured without FLOPs"
+
+# with_flops=True: ProfilerStep#2 and #3 (1 ms each) hold addmm 3e11, conv2d 5e10 (its nested convolution
+# carries the same 5e10 and is not added again) and mm 1e11 on the autograd thread; a mm before step 2 is
+# in no step. One row, the median step, source kineto: 4.5e11 FLOPs in 1 ms on an H100 SXM (989.4 dense BF16)
+"$GW_BIN" import -q "$F/kineto_flops.json" -o flops.db || fail "import of kineto_flops.json failed"
+assert_eq "step_flops row" "$(q flops.db "select step || ' ' || pid || ' ' || flops || ' ' || source from step_flops")" \
+  "2 4242 450000000000 kineto"
+"$GW_BIN" report --format json flops.db >flops.json || fail "report --format json on the FLOPs import failed"
+python3 - flops.json <<'PY' || fail "report JSON MFU of the FLOPs import wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["mfu"][0]
+assert m["measured"] and m["flops_per_step"] == 4.5e11 and abs(m["step_s"] - 1e-3) < 1e-9, m
+assert abs(m["achieved_tflops"] - 450) < 1e-6 and abs(m["mfu"] - 450 / 989.4) < 1e-6, m
+assert m["counting_cost_share"] is None and d["mfu_note"] is None, m
+PY
 
 # gzip, and a directory of ranks with a stray file in it
 "$GW_BIN" import -q "$F/kineto_old_absolute.json.gz" -o old.db || fail "gzip import failed"

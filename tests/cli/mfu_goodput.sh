@@ -36,6 +36,28 @@ PY
 "$GW_BIN" report f.db > f.txt || fail "report exited $?"
 grep -q "^MFU GPU 0: .*TFLOP/s achieved\|^  [0-9.]* TFLOP/s achieved" f.txt || fail "no MFU line: $(cat f.txt)"
 
+# compare and sweep carry the job's figures: one GPU, so the report's own
+"$GW_BIN" compare --format json f.db f.db > c.json || fail "compare --format json exited $?"
+python3 - f.json c.json <<'PY' || fail "compare JSON mfu_pct / achieved_tflops wrong"
+import json, sys
+m = json.load(open(sys.argv[1]))["mfu"][0]
+for r in json.load(open(sys.argv[2]))["runs"]:
+    assert abs(r["achieved_tflops"] - m["achieved_tflops"]) < 1e-3 * m["achieved_tflops"], (r, m)
+    if m["mfu"] is None:
+        assert r["mfu_pct"] is None, r
+    else:
+        assert abs(r["mfu_pct"] - 100 * m["mfu"]) < 1e-3 * 100 * m["mfu"], (r, m)
+PY
+"$GW_BIN" compare f.db f.db > c.txt || fail "compare exited $?"
+grep -Eq "^  achieved TFLOP/s +[0-9]+\.[0-9] +[0-9]+\.[0-9]" c.txt || fail "no achieved TFLOP/s row: $(cat c.txt)"
+cp f.db g.db
+"$GW_BIN" sweep --format json --from f.db g.db > s.json || fail "sweep exited $?"
+python3 - s.json <<'PY' || fail "sweep JSON has no achieved_tflops"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert all(r["achieved_tflops"] > 0 and "mfu_pct" in r for r in rows), rows
+PY
+
 # every fixture: the buckets add up to the wall time, per GPU and for the job
 n=0
 while IFS= read -r db; do

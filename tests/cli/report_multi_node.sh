@@ -44,6 +44,19 @@ assert any(a["id"] == "ib_without_gdr" for a in m["nccl"]["advice"])
 # the same run on two nodes is balanced: no finding about waiting GPUs
 assert all(f["class"] != "multi_gpu_sync" for f in d["findings"]), d["findings"]
 PY
+# each node's counted step stays its GPU's: the same pid on both hosts, ranks of the job (RANK)
+for f in a b; do
+  q $f.db "CREATE TABLE IF NOT EXISTS step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT NULL,
+    dtype_flops TEXT, batch_size INTEGER, counted_ns INTEGER, source TEXT)"
+done
+q a.db "INSERT INTO step_flops VALUES (11, 4242, 0, 1000000000000, NULL, 16, NULL, 'python_hook')"
+q b.db "INSERT INTO step_flops VALUES (11, 4242, 1, 3000000000000, NULL, 16, NULL, 'python_hook')"
+"$GW_BIN" report --format json a.db b.db > flops.json || fail "report of two nodes with FLOPs exited $?"
+python3 - <<'PY' || fail "multi-node MFU not per GPU"
+import json
+d = json.load(open("flops.json"))
+assert [(m["gpu"], m["measured"], m["flops_per_step"]) for m in d["mfu"]] == [(0, True, 1e12), (1, True, 3e12)], d["mfu"]
+PY
 "$GW_BIN" report --format md a.db b.db | grep -q "## Multi-GPU (2 GPUs)" || fail "Markdown has no multi-GPU section"
 "$GW_BIN" report --format html a.db b.db -o two.html
 grep -q 'id="multi-gpu"' two.html || fail "HTML has no multi-GPU card"
