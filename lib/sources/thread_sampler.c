@@ -530,6 +530,7 @@ static void rescan_tasks(struct gw_thread_sampler *s, int64_t t_ns) {
                                 .stat_fd = -1,
                                 .syscall_fd = -1,
                                 .wchan_fd = -1,
+                                .schedstat_fd = -1,
                                 .role = -1,
                                 .first_t_ns = t_ns};
       }
