@@ -119,6 +119,7 @@ struct recorder {
    * thread of its own, its rows written here, where the store lives */
   struct gw_thread_sampler *threads;
   struct gw_thread_row *thread_rows;
+  struct gw_store_thread_sample *thread_batch; /* the samples among them, for one statement of many rows */
   char trace_dir[4096];
   char tracer_lib[4096];
   int64_t started_ns;
@@ -449,6 +450,7 @@ static void open_thread_sampler(struct recorder *r) {
     return;
   }
   r->thread_rows = gw_xcalloc(THREAD_ROWS_PER_DRAIN, sizeof *r->thread_rows);
+  r->thread_batch = gw_xcalloc(THREAD_ROWS_PER_DRAIN, sizeof *r->thread_batch);
 }
 
 /* Move the sampler's rows into the store (the store is this thread's only). */
@@ -458,14 +460,17 @@ static void drain_thread_rows(struct recorder *r) {
   size_t n;
   int failed = 0;
   while ((n = gw_thread_sampler_drain(r->threads, r->thread_rows, THREAD_ROWS_PER_DRAIN)) > 0) {
+    size_t nsamples = 0;
     for (size_t i = 0; i < n; i++) {
       const struct gw_thread_row *row = &r->thread_rows[i];
-      gw_status rc = row->kind == GW_THREAD_ROW_INFO
-                         ? gw_store_put_thread_info(r->store, row->tid, row->pid, row->role, row->comm, row->t_ns)
-                         : gw_store_put_thread_sample(r->store, row->t_ns, row->tid, row->state, row->wait,
-                                                      row->syscall, row->cpu_ns);
-      failed |= rc != GW_OK;
+      if (row->kind == GW_THREAD_ROW_INFO)
+        failed |= gw_store_put_thread_info(r->store, row->tid, row->pid, row->role, row->comm, row->t_ns) != GW_OK;
+      else
+        r->thread_batch[nsamples++] =
+            (struct gw_store_thread_sample){row->t_ns, row->cpu_ns, row->tid, row->state, row->wait, row->syscall};
     }
+    if (nsamples)
+      failed |= gw_store_put_thread_samples(r->store, r->thread_batch, nsamples) != GW_OK;
   }
   if (failed)
     store_failed(r, N_("a thread sample"));
@@ -729,6 +734,7 @@ static int exit_status_of(int wstatus) {
 static void close_all(struct recorder *r) {
   gw_thread_sampler_close(r->threads);
   free(r->thread_rows);
+  free(r->thread_batch);
   gw_pyhook_collect_close(r->pyhook);
   gw_nccl_collect_close(r->nccl);
   gw_trace_collect_close(r->trace);

@@ -27,6 +27,7 @@
 #define TS_CMDLINE_CAP 512
 #define TS_STAT_CAP 1024 /* one thread's stat line is about 300 bytes */
 #define TS_SYSCALL_CAP 256
+#define TS_SETTLE_NS 1000000000LL /* a thread's first second: read fully (see sample_thread) */
 
 struct fd_cache_entry {
   int fd;
@@ -530,6 +531,7 @@ static void rescan_tasks(struct gw_thread_sampler *s, int64_t t_ns) {
                                 .stat_fd = -1,
                                 .syscall_fd = -1,
                                 .wchan_fd = -1,
+                                .schedstat_fd = -1,
                                 .role = -1,
                                 .first_t_ns = t_ns};
       }
@@ -572,6 +574,14 @@ static void push_row(struct gw_thread_sampler *s, const struct gw_thread_row *ro
   atomic_store_explicit(&s->head, head + 1, memory_order_release);
 }
 
+/* A system call read on the cheap path that did not settle the sample (a
+ * file read may be in D: stat says), kept for the full read that follows. */
+struct syscall_read {
+  int have;
+  long nr;
+  uint64_t arg0;
+};
+
 static enum gw_fd_kind fd_kind(struct gw_thread_sampler *s, struct ts_proc *p, int fd) {
   for (int i = 0; i < p->nfd; i++)
     if (p->fds[i].fd == fd)
@@ -592,9 +602,16 @@ static enum gw_fd_kind fd_kind(struct gw_thread_sampler *s, struct ts_proc *p, i
 }
 
 /* The wait of a thread that is not running: its system call, else its wchan. */
-static int read_wait(struct gw_thread_sampler *s, struct ts_thread *t, struct ts_proc *p, char state, int16_t *nr_out) {
+static int read_wait(struct gw_thread_sampler *s, struct ts_thread *t, struct ts_proc *p, char state, int16_t *nr_out,
+                     const struct syscall_read *pre) {
   char path[96], buf[TS_SYSCALL_CAP];
   *nr_out = -1;
+  if (p && pre->have) { /* read a moment ago on the cheap path */
+    enum gw_fd_kind fk =
+        gw_syscall_waits_on_fd(pre->nr) && pre->arg0 < 1u << 30 ? fd_kind(s, p, (int)pre->arg0) : GW_FD_UNKNOWN;
+    *nr_out = (int16_t)pre->nr;
+    return gw_wait_kind_of_syscall(state, pre->nr, fk);
+  }
   if (p && !p->syscall_denied) {
     snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", t->pid, t->tid);
     long nr;
@@ -659,13 +676,13 @@ static void emit_sample(struct gw_thread_sampler *s, struct ts_thread *t, struct
   t->last = *row;
 }
 
-/* The cheap way, for a thread read fully before: asleep then and its run
- * count unchanged means it sat where it was; else its system call says
- * whether it runs now or sleeps where stat is not needed. 1 when done. */
-static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns) {
-  uint64_t exec_ns, runs;
-  if (!t->have_sched || read_schedstat(s, t, &exec_ns, &runs) != 0)
-    return 0;
+/* The cheap way, for a thread read fully before (exec_ns and runs just read
+ * from its schedstat): asleep then and its run count unchanged means it sat
+ * where it was, cpu_ns included; else its system call says whether it runs
+ * now or sleeps where stat is not needed. Stat (8 us to read where schedstat
+ * takes 2) is left for what only it tells: D, T, renames. 1 when done. */
+static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, uint64_t exec_ns,
+                                 uint64_t runs, struct syscall_read *pre) {
   struct gw_thread_row row = t->last;
   row.t_ns = t_ns;
   int was_running = t->last.state == GW_TSTATE_RUNNING;
@@ -694,8 +711,10 @@ static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *
   } else if (rc == 0 && nr >= 0) {
     enum gw_fd_kind fk = gw_syscall_waits_on_fd(nr) && arg0 < 1u << 30 ? fd_kind(s, p, (int)arg0) : GW_FD_UNKNOWN;
     int wait = gw_wait_kind_of_syscall('S', nr, fk);
-    if (!sleeps_interruptibly(wait))
+    if (!sleeps_interruptibly(wait)) {
+      *pre = (struct syscall_read){1, nr, arg0};
       return 0; /* a file read may be in D: stat says */
+    }
     row.state = GW_TSTATE_SLEEPING;
     row.wait = (uint8_t)wait;
     row.syscall = (int16_t)nr;
@@ -712,7 +731,17 @@ static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *
 /* full: read stat whatever schedstat says (once a second, for names that
  * change without the thread running). */
 static void sample_thread(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, int full) {
-  if (!full && t->info_sent && sample_from_schedstat(s, t, t_ns))
+  /* schedstat before anything else: a run after this read shows as a new
+   * run count at the next sample, so an unchanged count is never stale */
+  uint64_t exec_ns = 0, runs = 0;
+  int sched_read = read_schedstat(s, t, &exec_ns, &runs) == 0;
+  struct syscall_read pre = {0};
+  /* Stat carries the name, and a new process names itself in its first
+   * moments (an exec into python, a DataLoader worker writing its comm):
+   * read fully for a second, then the once-a-second full reads see renames. */
+  int settled = t_ns - t->first_t_ns >= TS_SETTLE_NS;
+  if (!full && settled && t->info_sent && t->have_sched && sched_read &&
+      sample_from_schedstat(s, t, t_ns, exec_ns, runs, &pre))
     return;
   char path[96], buf[TS_STAT_CAP];
   snprintf(path, sizeof path, "/proc/%d/task/%d/stat", t->pid, t->tid);
@@ -762,11 +791,21 @@ static void sample_thread(struct gw_thread_sampler *s, struct ts_thread *t, int6
                               .pid = t->pid,
                               .state = (uint8_t)gw_thread_state_of(st.state),
                               .syscall = -1};
+  /* utime + stime: the kernel scales the two so that they add up to the
+   * thread's run time in ns (cputime_adjust), which schedstat gives whole
+   * where stat rounds it down to 10 ms ticks. The same quantity either way,
+   * so the cheap path's samples and these follow one another. */
   uint64_t ticks = st.utime_ticks + st.stime_ticks;
-  row.cpu_ns =
-      ticks <= (uint64_t)INT64_MAX / 1000000000ull ? (int64_t)(ticks * (1000000000ull / (uint64_t)s->clk_tck)) : -1;
-  row.wait = st.state == 'R' ? GW_WAIT_NONE : (uint8_t)read_wait(s, t, p, st.state, &row.syscall);
-  push_row(s, &row);
+  if (sched_read)
+    row.cpu_ns = exec_ns <= (uint64_t)INT64_MAX ? (int64_t)exec_ns : -1;
+  else
+    row.cpu_ns =
+        ticks <= (uint64_t)INT64_MAX / 1000000000ull ? (int64_t)(ticks * (1000000000ull / (uint64_t)s->clk_tck)) : -1;
+  row.wait = st.state == 'R' ? GW_WAIT_NONE : (uint8_t)read_wait(s, t, p, st.state, &row.syscall, &pre);
+  t->have_sched = sched_read;
+  t->exec_ns = exec_ns;
+  t->runs = runs;
+  emit_sample(s, t, &row);
 }
 
 void gw_thread_sampler_tick(struct gw_thread_sampler *s, int64_t t_ns) {

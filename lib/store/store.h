@@ -84,6 +84,14 @@ GW_NODISCARD gw_status gw_store_put_thread_info(struct gw_store *st, int tid, in
                                                 int64_t first_t_ns);
 GW_NODISCARD gw_status gw_store_put_thread_sample(struct gw_store *st, int64_t t_ns, int tid, int state, int wait,
                                                   int syscall_nr, int64_t cpu_ns);
+/* Many samples at once: the recorder's drain writes hundreds a second, in
+ * statements of many rows rather than one statement step per row. */
+struct gw_store_thread_sample {
+  int64_t t_ns, cpu_ns;
+  int tid, state, wait, syscall_nr;
+};
+GW_NODISCARD gw_status gw_store_put_thread_samples(struct gw_store *st, const struct gw_store_thread_sample *rows,
+                                                   size_t n);
 
 /* Commit the open transaction when at least max_age_ns passed since it began
  * (monotonic clock), so a crash loses at most that much. */
