@@ -163,6 +163,14 @@ static char *render_text(const struct gw_diagnosis *dx) {
  * tick): the idle cause holds the stretches, about 85% of all idle time. */
 #define STRETCH_CAUSE_MIN_SHARE 0.8
 
+/* The share of a data wait's time the feeding threads spent in state; 0 with no split. */
+static double worker_share(const struct gw_attr_row *r, int state) {
+  double ws = 0;
+  for (int k = 0; k < GW_WORKER_NSTATES; k++)
+    ws += r->worker_s[k];
+  return ws > 0 ? r->worker_s[state] / ws : 0;
+}
+
 static void test_loader_net(void **state) {
   (void)state;
   struct scenario sc = {idle_half, GW_PYACT_DATA_WAIT, GW_PYACT_FORWARD_BACKWARD, 20, GW_WAIT_NET};
@@ -172,10 +180,7 @@ static void test_loader_net(void **state) {
   assert_string_equal(dx->verdict, "input_pipeline");
   const struct gw_attr_row *r = &dx->attr[0].rows[GW_PYACT_DATA_WAIT];
   assert_true(r->share_of_idle > STRETCH_CAUSE_MIN_SHARE);
-  double ws = 0;
-  for (int k = 0; k < GW_WORKER_NSTATES; k++)
-    ws += r->worker_s[k];
-  assert_true(ws > 0 && r->worker_s[GW_WORKERS_NET] / ws > 0.99);
+  assert_true(worker_share(r, GW_WORKERS_NET) > 0.99);
   assert_string_equal(r->frame_text[0], "train.py:41 in train_epoch");
   char *text = render_text(dx);
   assert_non_null(strstr(text, "waiting for the next batch (train.py:41 in train_epoch)"));
@@ -332,11 +337,8 @@ static void test_prefetch_threads(void **state) {
   assert_string_equal(dx->verdict, "input_pipeline");
   const struct gw_attr_row *r = &dx->attr[0].rows[GW_PYACT_DATA_WAIT];
   assert_true(r->share_of_idle > STRETCH_CAUSE_MIN_SHARE);
-  double ws = 0;
-  for (int k = 0; k < GW_WORKER_NSTATES; k++)
-    ws += r->worker_s[k];
   /* the hook's sleeping sampler is not counted among them */
-  assert_true(ws > 0 && r->worker_s[GW_WORKERS_NET] / ws > 0.99);
+  assert_true(worker_share(r, GW_WORKERS_NET) > 0.99);
   assert_int_equal(dx->attr[0].nworkers, 4);
   assert_non_null(strstr(render_text(dx), "the 4 workers slept (net)"));
   gw_diagnosis_free(dx);
