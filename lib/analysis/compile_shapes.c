@@ -136,3 +136,154 @@ double gw_compile_shapes_lost_share(const struct gw_compile_shapes *cs) {
   double first_visit_s = isnan(cs->first_visit_excess_s) ? 0 : cs->first_visit_excess_s;
   return fmin(1, fmax(compile_s, first_visit_s) / cs->step_total_s);
 }
+
+/* The elements of a shape "16x3x224x224"; NAN when it is not one. */
+static double shape_elements(const char *shape) {
+  double n = 1;
+  const char *p = shape;
+  while (*p) {
+    char *end;
+    double v = strtod(p, &end);
+    if (end == p || !(v >= 0))
+      return NAN;
+    n *= v;
+    p = *end == 'x' ? end + 1 : end;
+    if (*end && *end != 'x')
+      return NAN;
+  }
+  return p == shape ? NAN : n;
+}
+
+struct shape_group {
+  size_t first;    /* index of its first visit in the sorted visits */
+  double elements; /* NAN unknown */
+  double steady_s; /* median of its repeats; NAN none */
+};
+
+/* Judging that new shapes stall the loop: at least 3 new shapes after the
+ * first step, so that one slow step that happened to meet a new shape (a
+ * garbage collection, a checkpoint, the last short batch of an epoch) is not
+ * taken for a pattern, and 10 repeats of shapes already seen to tell a step's
+ * own spread from. */
+#define STALL_MIN_FIRST_VISITS 3
+#define STALL_MIN_REPEATS 10
+/* The typical (median) first visit must be slower than 9 in 10 repeats: a
+ * new shape that costs nothing more is as likely below the repeats' median
+ * as above it, and step time that merely grows with the input (more work in
+ * a longer sequence) puts first visits among the repeats, not above them. */
+#define STALL_REPEAT_QUANTILE 0.9
+
+static int cmp_start(const void *x, const void *y) {
+  const struct gw_shape_stall *a = x, *b = y;
+  return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
+}
+
+static int by_elements(const void *x, const void *y) {
+  const struct shape_group *a = x, *b = y;
+  return (a->elements > b->elements) - (a->elements < b->elements);
+}
+
+/* The index of the group nearest in size to elements (by ratio) among n
+ * sorted by size; n when none. */
+static size_t nearest_size(const struct shape_group *by_size, size_t n, double elements) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (by_size[mid].elements < elements)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == n)
+    return n ? n - 1 : n;
+  if (lo > 0 && elements / by_size[lo - 1].elements < by_size[lo].elements / elements)
+    return lo - 1;
+  return lo;
+}
+
+size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_shape_stall **out) {
+  *out = NULL;
+  struct visit *v = gw_xcalloc(rec->nsteps + 1, sizeof *v);
+  int64_t *span = gw_xcalloc(2 * rec->nsteps + 2, sizeof *span);
+  size_t nv = 0, order = 0;
+  for (size_t i = 0; i < rec->nsteps; i++) {
+    const struct gw_step_row *s = &rec->steps[i];
+    if ((pid >= 0 && s->pid != pid) || s->end_ns <= s->start_ns)
+      continue;
+    if (s->shape[0]) {
+      span[2 * nv] = s->start_ns;
+      span[2 * nv + 1] = s->end_ns;
+      /* the order doubles as the index of the step's span */
+      v[nv] = (struct visit){s->shape, order, (double)(s->end_ns - s->start_ns) / 1e9};
+      nv++;
+    }
+    order++;
+  }
+  /* the span index before sorting: order counts every step, the span only those with a shape */
+  size_t *span_of = gw_xcalloc(order + 1, sizeof *span_of);
+  for (size_t i = 0; i < nv; i++)
+    span_of[v[i].order] = i;
+  qsort(v, nv, sizeof *v, by_shape_then_order);
+  struct shape_group *g = gw_xcalloc(nv + 1, sizeof *g);
+  double *repeats = gw_xcalloc(nv + 1, sizeof *repeats), *firsts = gw_xcalloc(nv + 1, sizeof *firsts);
+  size_t ng = 0, nrep = 0, nfirst = 0;
+  for (size_t i = 0; i < nv;) {
+    size_t j = i + 1;
+    while (j < nv && strcmp(v[j].shape, v[i].shape) == 0)
+      j++;
+    for (size_t k = i + 1; k < j; k++)
+      repeats[nrep + k - i - 1] = v[k].dur_s;
+    g[ng++] = (struct shape_group){i, shape_elements(v[i].shape),
+                                   j > i + 1 ? gw_stats_median(repeats + nrep, j - i - 1) : NAN};
+    nrep += j - i - 1;
+    if (v[i].order > 0) /* the loop's first step is warm-up whatever its shape */
+      firsts[nfirst++] = v[i].dur_s;
+    i = j;
+  }
+  size_t nout = 0;
+  if (nfirst >= STALL_MIN_FIRST_VISITS && nrep >= STALL_MIN_REPEATS &&
+      gw_stats_median(firsts, nfirst) > gw_stats_quantile(repeats, nrep, STALL_REPEAT_QUANTILE)) {
+    double all_steady = gw_stats_median(repeats, nrep);
+    /* the shapes seen more than once, by size: the steady times a new shape is compared with */
+    struct shape_group *seen = gw_xcalloc(ng + 1, sizeof *seen);
+    size_t nseen = 0;
+    for (size_t a = 0; a < ng; a++)
+      if (!isnan(g[a].steady_s) && g[a].elements > 0)
+        seen[nseen++] = g[a];
+    qsort(seen, nseen, sizeof *seen, by_elements);
+    *out = gw_xcalloc(ng + 1, sizeof **out);
+    for (size_t a = 0; a < ng; a++) {
+      const struct visit *f = &v[g[a].first];
+      if (f->order == 0)
+        continue;
+      /* the steady time of this shape: its own repeats, else those of the
+       * seen shape nearest in size (step time may grow with the input), else
+       * of every repeat */
+      double steady = g[a].steady_s;
+      if (isnan(steady) && g[a].elements > 0) {
+        size_t at = nearest_size(seen, nseen, g[a].elements);
+        if (at < nseen)
+          steady = seen[at].steady_s;
+      }
+      if (isnan(steady))
+        steady = all_steady;
+      if (!(f->dur_s > steady))
+        continue;
+      size_t si = span_of[f->order];
+      (*out)[nout++] = (struct gw_shape_stall){span[2 * si], span[2 * si + 1], (f->dur_s - steady) / f->dur_s};
+    }
+    free(seen);
+    qsort(*out, nout, sizeof **out, cmp_start);
+    if (!nout) {
+      free(*out);
+      *out = NULL;
+    }
+  }
+  free(g);
+  free(repeats);
+  free(firsts);
+  free(span_of);
+  free(span);
+  free(v);
+  return nout;
+}

@@ -42,6 +42,21 @@ void gw_compile_shapes(const struct gw_recording *rec, struct gw_compile_shapes 
  * shapes (the larger of the two), 0 when neither is known. */
 double gw_compile_shapes_lost_share(const struct gw_compile_shapes *cs);
 
+/* A step that was the first of its input shape and ran longer than a step of
+ * that shape does once seen: re-planning kernels, autotuning, allocating or
+ * compiling for the new shape. excess_frac is the share of the step's time
+ * above that steady time (0..1). */
+struct gw_shape_stall {
+  int64_t start_ns, end_ns;
+  double excess_frac;
+};
+
+/* The first visits of new shapes of process pid (-1: every step) that stalled
+ * its loop, sorted by start; none (0) unless the shapes changed and their
+ * first visits were, as a rule, slower than repeats (compile_shapes.c says
+ * how that is judged). *out is malloc'd (NULL when none). */
+size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_shape_stall **out);
+
 /* "F/N ..." (or "!A/F/N", "F/N_k") with N >= 1: a recompilation of frame F. */
 int gw_compile_id_is_recompile(const char *id);
 

@@ -1,12 +1,15 @@
 #include "idle_attribution.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/compile_shapes.h"
 #include "analysis/ledger.h"
 #include "core/i18n.h"
+#include "sources/thread_sampler.h"
 
 /* A sample tick counts as idle when GPU-Util read 0 (the driver saw no
  * kernel resident in its whole sampling period) or SM activity under 1% (a
@@ -14,7 +17,7 @@
  * 10 ms kernel per second over the whole GPU). */
 #define IDLE_SM_PCT 1.0
 
-static const char *const CAUSE_EXTRA[] = {"host_running", "disk_io", "unresolved", "unsampled"};
+static const char *const CAUSE_EXTRA[] = {"host_running", "disk_io", "new_shape", "unresolved", "unsampled"};
 
 const char *gw_idle_cause_name(int cause) {
   if (cause >= 0 && cause < GW_PYACT_COUNT)
@@ -41,6 +44,7 @@ const char *gw_idle_cause_phrase(int cause) {
       [GW_PYACT_IDLE] = N_("sleeping or waiting on its own threads"),
       [GW_CAUSE_HOST_RUNNING] = N_("running on the CPU"),
       [GW_CAUSE_DISK_IO] = N_("waiting on the disk"),
+      [GW_CAUSE_NEW_SHAPE] = N_("running steps of input shapes not seen before"),
       [GW_CAUSE_UNRESOLVED] = N_("in stretches shorter than two samples (unresolved)"),
       [GW_CAUSE_UNSAMPLED] = N_("not sampled"),
   };
@@ -64,8 +68,9 @@ const char *gw_idle_cause_class(int cause) {
   case GW_PYACT_CHECKPOINT:
   case GW_PYACT_EVAL:
   case GW_PYACT_LOGGING:
-  /* recompiles follow changing shapes: dynamic shapes */
+  /* recompiles and re-planning follow changing shapes: dynamic shapes */
   case GW_PYACT_COMPILE:
+  case GW_CAUSE_NEW_SHAPE:
     return "schedule_shape";
   /* waiting on the other ranks */
   case GW_PYACT_COLLECTIVE:
@@ -90,11 +95,17 @@ const struct gw_py_frame_info *gw_py_frame_find(const struct gw_recording *rec, 
   return NULL;
 }
 
-static size_t py_lower(const struct gw_recording *rec, int64_t t) {
-  size_t lo = 0, hi = rec->npy_ticks;
+/* The first of n samples at or after t: both sample kinds are sorted by
+ * t_ns and lead with it, so one search serves them, stride bytes apart. */
+_Static_assert(offsetof(struct gw_py_tick, t_ns) == 0 && offsetof(struct gw_thread_tick, t_ns) == 0,
+               "samples lead with their time");
+static size_t lower_by_time(const void *samples, size_t n, size_t stride, int64_t t) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (rec->py_ticks[mid].t_ns < t)
+    int64_t tm;
+    memcpy(&tm, (const char *)samples + mid * stride, sizeof tm);
+    if (tm < t)
       lo = mid + 1;
     else
       hi = mid;
@@ -102,16 +113,12 @@ static size_t py_lower(const struct gw_recording *rec, int64_t t) {
   return lo;
 }
 
+static size_t py_lower(const struct gw_recording *rec, int64_t t) {
+  return lower_by_time(rec->py_ticks, rec->npy_ticks, sizeof *rec->py_ticks, t);
+}
+
 static size_t th_lower(const struct gw_recording *rec, int64_t t) {
-  size_t lo = 0, hi = rec->nthread_ticks;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (rec->thread_ticks[mid].t_ns < t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return lower_by_time(rec->thread_ticks, rec->nthread_ticks, sizeof *rec->thread_ticks, t);
 }
 
 static const struct gw_thread_meta *thread_of(const struct gw_recording *rec, int32_t tid) {
@@ -161,6 +168,15 @@ static int32_t main_tid(const struct gw_recording *rec, int64_t pid) {
   return 0;
 }
 
+/* What a thread that feeds the training thread was doing at one sample. */
+static int worker_state(const struct gw_thread_tick *tt) {
+  return tt->state == GW_TSTATE_RUNNING                            ? GW_WORKERS_RUNNING
+         : tt->state == GW_TSTATE_DISK || tt->wait == GW_WAIT_DISK ? GW_WORKERS_DISK
+         : tt->wait == GW_WAIT_NET                                 ? GW_WORKERS_NET
+         : tt->wait == GW_WAIT_PIPE                                ? GW_WORKERS_PIPE
+                                                                   : GW_WORKERS_OTHER_SLEEP;
+}
+
 /* Adds to split what the loader workers did at t, one share per worker
  * sampled within a sampler period of t; absent when none was. Returns the
  * workers seen. */
@@ -178,13 +194,8 @@ static int workers_at(const struct gw_recording *rec, int64_t t, int64_t period_
       dup |= seen[i] == tt->tid;
     if (dup || nseen >= 64)
       continue;
-    int s = tt->state == GW_TSTATE_RUNNING                            ? GW_WORKERS_RUNNING
-            : tt->state == GW_TSTATE_DISK || tt->wait == GW_WAIT_DISK ? GW_WORKERS_DISK
-            : tt->wait == GW_WAIT_NET                                 ? GW_WORKERS_NET
-            : tt->wait == GW_WAIT_PIPE                                ? GW_WORKERS_PIPE
-                                                                      : GW_WORKERS_OTHER_SLEEP;
     seen[nseen] = tt->tid;
-    state[nseen++] = s;
+    state[nseen++] = worker_state(tt);
   }
   if (split) {
     if (!nseen)
@@ -234,7 +245,129 @@ struct attr_work {
   int32_t tid;
   struct frame_hit *hits;
   size_t nhits, cap;
+  struct gw_shape_stall *stalls; /* the rank's steps that met a new shape, by start */
+  size_t nstalls;
+  int32_t *helpers; /* tids of the other threads of the rank's process (role helper), sorted */
+  size_t nhelpers;
+  int64_t thread_period_ns;           /* of the thread sampler */
+  int64_t helper_window_ns;           /* half the span between two samples of a helper thread, and a period */
+  int hook_sampler;                   /* the hook's sampling thread lives in the process (Python samples) */
+  int max_feeders;                    /* the most helper threads seen feeding one wait */
+  const struct gw_thread_tick **near; /* scratch of prefetch_at: each helper's sample nearest an instant */
+  uint64_t *near_stamp, stamp;        /* near[i] holds a sample of this instant when near_stamp[i] == stamp */
 };
+
+static void add_hit(struct attr_work *w, int cause, int32_t frame, double weight) {
+  if (w->nhits == w->cap) {
+    w->cap = w->cap ? 2 * w->cap : 256;
+    w->hits = gw_xrealloc(w->hits, w->cap * sizeof *w->hits);
+  }
+  w->hits[w->nhits++] = (struct frame_hit){cause, frame, weight};
+}
+
+/* The share of the step around t spent beyond its shape's steady time when
+ * that step met a new shape; 0 elsewhere. */
+static double new_shape_excess_at(const struct attr_work *w, int64_t t) {
+  size_t lo = 0, hi = w->nstalls;
+  while (lo < hi) { /* the first stall starting after t */
+    size_t mid = lo + (hi - lo) / 2;
+    if (w->stalls[mid].start_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && t < w->stalls[lo - 1].end_ns ? w->stalls[lo - 1].excess_frac : 0;
+}
+
+/* The activities that are the step's own host work for its input: a new
+ * shape is planned (cuBLAS/cuDNN heuristics, SDPA kernel choice, allocator
+ * blocks, autotuning) inside the ops the step runs, or waited for in a sync.
+ * Waiting for data, checkpoints, evaluation, logging and collectives do not
+ * depend on the shape of the step's input. */
+static int is_step_host_work(int cause) {
+  return cause == GW_PYACT_FORWARD_BACKWARD || cause == GW_PYACT_OPTIMIZER || cause == GW_PYACT_SYNC ||
+         cause == GW_PYACT_OTHER || cause == GW_CAUSE_HOST_RUNNING;
+}
+
+/* Charges one sample's seconds to its cause, with its user frame (-1 none):
+ * in a step that met a new shape, the part of the step's host work beyond
+ * the shape's steady step time goes to the new shape instead. */
+static void book(struct attr_work *w, int cause, double seconds, int64_t t, int32_t frame) {
+  double f = is_step_host_work(cause) ? new_shape_excess_at(w, t) : 0;
+  w->out->rows[cause].seconds += seconds * (1 - f);
+  if (f > 0)
+    w->out->rows[GW_CAUSE_NEW_SHAPE].seconds += seconds * f;
+  if (frame >= 0) {
+    add_hit(w, cause, frame, 1 - f);
+    if (f > 0)
+      add_hit(w, GW_CAUSE_NEW_SHAPE, frame, f);
+  }
+}
+
+static int cmp_tid(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A training thread that waits on a lock or condition of its own process
+ * (its stack in threading / queue / concurrent.futures: the activity
+ * "idle") while other threads of that process are reading (network, disk),
+ * sleeping out a latency or computing, is waiting on an in-process
+ * prefetcher (a ThreadPoolExecutor or a thread filling a queue): the next
+ * batch, made by threads instead of loader processes. Adds to split what
+ * those threads did; returns how many there were, 0 when the thread was not
+ * in a futex wait at t (a time.sleep of its own is nanosleep: the program's
+ * idle time) or no other thread was at work. */
+static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weight, double *split) {
+  const struct gw_recording *rec = w->rec;
+  const struct gw_thread_tick *own = NULL;
+  for (size_t k = th_lower(rec, t - w->thread_period_ns);
+       k < rec->nthread_ticks && rec->thread_ticks[k].t_ns <= t + w->thread_period_ns; k++)
+    if (rec->thread_ticks[k].tid == tid && (!own || llabs(rec->thread_ticks[k].t_ns - t) < llabs(own->t_ns - t)))
+      own = &rec->thread_ticks[k];
+  if (!own || own->state != GW_TSTATE_SLEEPING || own->wait != GW_WAIT_FUTEX)
+    return 0;
+  /* each helper's sample nearest to t (w->near, by the helper's index) */
+  w->stamp++;
+  for (size_t k = th_lower(rec, t - w->helper_window_ns);
+       k < rec->nthread_ticks && rec->thread_ticks[k].t_ns <= t + w->helper_window_ns; k++) {
+    const struct gw_thread_tick *tt = &rec->thread_ticks[k];
+    const int32_t *h = tt->tid == tid ? NULL : bsearch(&tt->tid, w->helpers, w->nhelpers, sizeof *w->helpers, cmp_tid);
+    if (!h)
+      continue;
+    size_t i = (size_t)(h - w->helpers);
+    if (w->near_stamp[i] != w->stamp || llabs(tt->t_ns - t) < llabs(w->near[i]->t_ns - t)) {
+      w->near[i] = tt;
+      w->near_stamp[i] = w->stamp;
+    }
+  }
+  int count[GW_WORKER_NSTATES] = {0}, n = 0;
+  for (size_t i = 0; i < w->nhelpers; i++) {
+    const struct gw_thread_tick *tt = w->near[i];
+    if (w->near_stamp[i] != w->stamp)
+      continue;
+    int feeding = tt->state == GW_TSTATE_RUNNING || tt->state == GW_TSTATE_DISK || tt->wait == GW_WAIT_NET ||
+                  tt->wait == GW_WAIT_DISK || tt->wait == GW_WAIT_SLEEP;
+    if (feeding) {
+      count[worker_state(tt)]++;
+      n++;
+    }
+  }
+  /* The hook's own sampling thread sleeps in clock_nanosleep between its
+   * samples, and runs during them, in the very process it samples; a Python
+   * thread keeps the process's name, so it cannot be told by name: one such
+   * thread is taken to be it. */
+  if (w->hook_sampler && (count[GW_WORKERS_OTHER_SLEEP] > 0 || count[GW_WORKERS_RUNNING] > 0)) {
+    count[count[GW_WORKERS_OTHER_SLEEP] > 0 ? GW_WORKERS_OTHER_SLEEP : GW_WORKERS_RUNNING]--;
+    n--;
+  }
+  if (n <= 0)
+    return 0;
+  for (int k = 0; k < GW_WORKER_NSTATES; k++)
+    if (count[k] > 0)
+      split[k] += weight * count[k] / n;
+  return n;
+}
 
 /* Charges idle_s seconds of GPU idle time to the samples of the launching
  * thread in [s, e), in proportion to their counts. A window shorter than two
@@ -274,17 +407,19 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       if (p->pid != w->pid)
         continue;
       int c = p->activity < GW_PYACT_COUNT ? p->activity : GW_PYACT_OTHER;
-      out->rows[c].seconds += each;
-      if (c == GW_PYACT_DATA_WAIT && rec->nthread_ticks)
+      double split[GW_WORKER_NSTATES] = {0};
+      int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, each, split) : 0;
+      if (feeders > 0) {
+        c = GW_PYACT_DATA_WAIT;
+        for (int ws = 0; ws < GW_WORKER_NSTATES; ws++)
+          out->rows[c].worker_s[ws] += split[ws];
+        if (feeders > w->max_feeders)
+          w->max_feeders = feeders;
+      } else if (c == GW_PYACT_DATA_WAIT && rec->nthread_ticks) {
         workers_at(rec, p->t_ns, (int64_t)(1e9 / (rec->thread_sampling_hz > 0 ? rec->thread_sampling_hz : 20)), each,
                    out->rows[c].worker_s);
-      if (p->frame >= 0) {
-        if (w->nhits == w->cap) {
-          w->cap = w->cap ? 2 * w->cap : 256;
-          w->hits = gw_xrealloc(w->hits, w->cap * sizeof *w->hits);
-        }
-        w->hits[w->nhits++] = (struct frame_hit){c, p->frame, 1};
       }
+      book(w, c, each, p->t_ns, p->frame);
     }
   } else {
     for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++) {
@@ -292,7 +427,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       if (tt->tid != w->tid)
         continue;
       int c = thread_cause(rec, tt, w->period_ns);
-      out->rows[c].seconds += each;
+      book(w, c, each, tt->t_ns, -1);
       if (c == GW_PYACT_DATA_WAIT)
         workers_at(rec, tt->t_ns, w->period_ns, each, out->rows[c].worker_s);
     }
@@ -415,7 +550,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   out->gpu = g->gpu;
   if (t1 <= t0)
     return;
-  struct attr_work w = {rec, out, 0, 0, 0, NULL, 0, 0};
+  struct attr_work w = {.rec = rec, .out = out};
   if (rec->npy_ticks > 0 && rec->py_sampling_hz > 0 && (w.pid = rank_pid(rec, g, 1)) > 0) {
     out->source = GW_ATTR_PY;
     out->sampler_hz = rec->py_sampling_hz;
@@ -431,6 +566,21 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   for (size_t i = 0; i < rec->nthreads; i++)
     out->nworkers += rec->threads[i].role == GW_TROLE_LOADER_WORKER;
   out->wall_s = (double)(t1 - t0) / 1e9;
+  w.nstalls = gw_shape_stalls(rec, w.pid, &w.stalls);
+  if (out->source == GW_ATTR_PY && rec->nthread_ticks > 0 && rec->thread_sampling_hz > 0) {
+    w.helpers = gw_xcalloc(rec->nthreads + 1, sizeof *w.helpers);
+    for (size_t i = 0; i < rec->nthreads; i++)
+      if (rec->threads[i].pid == w.pid && rec->threads[i].role == GW_TROLE_HELPER)
+        w.helpers[w.nhelpers++] = rec->threads[i].tid;
+    qsort(w.helpers, w.nhelpers, sizeof *w.helpers, cmp_tid);
+    w.near = gw_xcalloc(w.nhelpers + 1, sizeof *w.near);
+    w.near_stamp = gw_xcalloc(w.nhelpers + 1, sizeof *w.near_stamp);
+    w.hook_sampler = 1;
+    /* the recorder samples helper threads every GW_THREAD_HELPER_EVERY-th
+     * tick: each has one sample within half that span of any instant */
+    w.thread_period_ns = (int64_t)(1e9 / rec->thread_sampling_hz);
+    w.helper_window_ns = w.thread_period_ns * (GW_THREAD_HELPER_EVERY + 1) / 2;
+  }
 
   if (rec->has_timeline && g->nkernels + g->nnccl > 0) {
     /* exact: the gaps between everything the GPU ran (kernels, NCCL, copies) */
@@ -483,6 +633,12 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     }
   }
   free(w.hits);
+  free(w.stalls);
+  free(w.helpers);
+  free(w.near);
+  free(w.near_stamp);
+  if (!out->nworkers)
+    out->nworkers = w.max_feeders;
   for (int c = 0; c < GW_IDLE_NCAUSES; c++)
     for (int k = 0; k < out->rows[c].nframes; k++) {
       const struct gw_py_frame_info *fr = gw_py_frame_find(rec, out->rows[c].frame[k]);

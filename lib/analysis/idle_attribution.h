@@ -15,8 +15,9 @@
 enum gw_idle_cause {
   GW_CAUSE_HOST_RUNNING = GW_PYACT_COUNT, /* thread samples: the launching thread ran (host work or launching) */
   GW_CAUSE_DISK_IO,                       /* thread samples: it waited on the disk */
-  GW_CAUSE_UNRESOLVED,                    /* a stretch shorter than two periods of the sampler that classifies it */
-  GW_CAUSE_UNSAMPLED,                     /* no sample of the thread fell inside the stretch */
+  GW_CAUSE_NEW_SHAPE,  /* host work of a step that met a new input shape, beyond the shape's steady step time */
+  GW_CAUSE_UNRESOLVED, /* a stretch shorter than two periods of the sampler that classifies it */
+  GW_CAUSE_UNSAMPLED,  /* no sample of the thread fell inside the stretch */
   GW_IDLE_NCAUSES
 };
 /* What the loader workers were doing during a data wait. */
@@ -43,12 +44,12 @@ struct gw_attr_row {
 
 struct gw_idle_attribution {
   int gpu;
-  int source;                               /* enum gw_attr_source; GW_ATTR_NONE: nothing below is set */
-  int from_timeline;                        /* idle stretches from the traced kernels (exact), else from the samples */
-  double sampler_hz;                        /* of the sampler that classified */
-  int64_t pid;                              /* the rank's process, 0 unknown */
-  double wall_s, idle_s;                    /* the GPU's working span and its idle stretches */
-  int nworkers;                             /* loader worker threads seen */
+  int source;            /* enum gw_attr_source; GW_ATTR_NONE: nothing below is set */
+  int from_timeline;     /* idle stretches from the traced kernels (exact), else from the samples */
+  double sampler_hz;     /* of the sampler that classified */
+  int64_t pid;           /* the rank's process, 0 unknown */
+  double wall_s, idle_s; /* the GPU's working span and its idle stretches */
+  int nworkers; /* loader worker threads seen, else the threads of the rank's own process seen feeding its waits */
   struct gw_attr_row rows[GW_IDLE_NCAUSES]; /* indexed by cause */
 };
 
@@ -57,7 +58,8 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0_ns, in
                        struct gw_idle_attribution *out);
 /* The bottleneck class (analysis/rule_registry.h id, or "unexplained") a cause is charged to. */
 const char *gw_idle_cause_class(int cause);
-/* The cause's JSON name: a Python activity's name, "host_running", "disk_io", "unresolved", "unsampled". */
+/* The cause's JSON name: a Python activity's name, "host_running", "disk_io", "new_shape", "unresolved",
+ * "unsampled". */
 const char *gw_idle_cause_name(int cause);
 const char *gw_worker_state_name(int state);
 /* The cause in words, an English msgid marked N_() (translate with _()). */

@@ -29,6 +29,20 @@ class SlowTensor(torch.Tensor):
     to = staticmethod(time.sleep)  # x.to(seconds): a copy that takes that long
 
 
+class SlowDisk:
+    """A disk that takes its time: fsync(seconds) is a C call that blocks that long and leaves no Python frame, as
+    os.fsync does."""
+
+    fsync = staticmethod(time.sleep)
+
+
+def save_state(path, step):
+    """The user's own checkpoint: state written with plain file calls and made durable, no torch.save."""
+    with open(path, "wb") as f:
+        f.write(b"step %d" % step)
+        SlowDisk.fsync(wait_s)
+
+
 class Net(torch.nn.Module):
     def forward(self, x):
         spin(wait_s)
@@ -81,6 +95,8 @@ for step in range(steps):
         log.info("step %d", step)
     elif mode == "checkpoint":
         torch.save({"step": step}, ckpt, delay_s=wait_s)
+    elif mode == "fsync":
+        save_state(ckpt, step)
     elif mode == "eval":
         with torch.no_grad():
             model(x)

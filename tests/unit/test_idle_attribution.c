@@ -134,6 +134,9 @@ static void free_rec(struct gw_recording *rec) {
   rec->threads = NULL;
   rec->thread_ticks = NULL;
   rec->npy_ticks = rec->npy_frames = rec->nthreads = rec->nthread_ticks = 0;
+  free(rec->steps); /* the hook's steps some tests set */
+  rec->steps = NULL;
+  rec->nsteps = 0;
   gw_recording_free(rec);
   unlink(g_path);
 }
@@ -160,6 +163,14 @@ static char *render_text(const struct gw_diagnosis *dx) {
  * tick): the idle cause holds the stretches, about 85% of all idle time. */
 #define STRETCH_CAUSE_MIN_SHARE 0.8
 
+/* The share of a data wait's time the feeding threads spent in state; 0 with no split. */
+static double worker_share(const struct gw_attr_row *r, int state) {
+  double ws = 0;
+  for (int k = 0; k < GW_WORKER_NSTATES; k++)
+    ws += r->worker_s[k];
+  return ws > 0 ? r->worker_s[state] / ws : 0;
+}
+
 static void test_loader_net(void **state) {
   (void)state;
   struct scenario sc = {idle_half, GW_PYACT_DATA_WAIT, GW_PYACT_FORWARD_BACKWARD, 20, GW_WAIT_NET};
@@ -169,10 +180,7 @@ static void test_loader_net(void **state) {
   assert_string_equal(dx->verdict, "input_pipeline");
   const struct gw_attr_row *r = &dx->attr[0].rows[GW_PYACT_DATA_WAIT];
   assert_true(r->share_of_idle > STRETCH_CAUSE_MIN_SHARE);
-  double ws = 0;
-  for (int k = 0; k < GW_WORKER_NSTATES; k++)
-    ws += r->worker_s[k];
-  assert_true(ws > 0 && r->worker_s[GW_WORKERS_NET] / ws > 0.99);
+  assert_true(worker_share(r, GW_WORKERS_NET) > 0.99);
   assert_string_equal(r->frame_text[0], "train.py:41 in train_epoch");
   char *text = render_text(dx);
   assert_non_null(strstr(text, "waiting for the next batch (train.py:41 in train_epoch)"));
@@ -286,12 +294,134 @@ static void test_no_samples_old_path(void **state) {
   free_rec(rec);
 }
 
+/* A training thread waiting on a future of its own process (activity idle)
+ * in the idle half of each second: its process's threads sampled as the
+ * recorder does (the main thread at 20 Hz, helpers every 5th tick); helper
+ * tid 1001 is the hook's sampler (nanosleep), 1002-1005 the prefetch threads
+ * in wait (-1: absent), and the main thread waits in main_wait. */
+static void add_prefetch_threads(struct gw_recording *rec, int main_wait, int prefetch_wait) {
+  free(rec->threads);
+  free(rec->thread_ticks);
+  rec->nthreads = 6;
+  rec->threads = calloc(6, sizeof *rec->threads);
+  rec->threads[0] = (struct gw_thread_meta){1000, 1000, GW_TROLE_MAIN, "python3"};
+  for (int k = 1; k < 6; k++)
+    rec->threads[k] = (struct gw_thread_meta){1000 + k, 1000, GW_TROLE_HELPER, "python3"};
+  size_t n = (size_t)(SECONDS * 20);
+  rec->thread_ticks = calloc(n * 6, sizeof *rec->thread_ticks);
+  rec->nthread_ticks = 0;
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 6; k++) {
+      if (k > 0 && i % 5 != 0)
+        continue;
+      int wait = k == 0 ? main_wait : k == 1 ? GW_WAIT_SLEEP : prefetch_wait;
+      if (wait < 0)
+        continue;
+      rec->thread_ticks[rec->nthread_ticks++] =
+          (struct gw_thread_tick){SYNTH_T0_NS + (int64_t)(((double)i + 0.3) / 20 * 1e9),
+                                  rec->threads[k].tid,
+                                  wait == GW_WAIT_NONE ? GW_TSTATE_RUNNING : GW_TSTATE_SLEEPING,
+                                  (uint8_t)wait,
+                                  -1,
+                                  0};
+    }
+  rec->thread_sampling_hz = 20;
+}
+
+static void test_prefetch_threads(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_IDLE, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  add_prefetch_threads(rec, GW_WAIT_FUTEX, GW_WAIT_NET);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  const struct gw_attr_row *r = &dx->attr[0].rows[GW_PYACT_DATA_WAIT];
+  assert_true(r->share_of_idle > STRETCH_CAUSE_MIN_SHARE);
+  /* the hook's sleeping sampler is not counted among them */
+  assert_true(worker_share(r, GW_WORKERS_NET) > 0.99);
+  assert_int_equal(dx->attr[0].nworkers, 4);
+  assert_non_null(strstr(render_text(dx), "the 4 workers slept (net)"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+/* The same wait is the program's own idle time when the training thread
+ * sleeps (nanosleep: time.sleep, not a future), or when the only other
+ * thread at work is the hook's sampler. */
+static void test_own_sleep_not_prefetch(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_IDLE, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  for (int variant = 0; variant < 2; variant++) {
+    struct gw_recording *rec = load_with(&sc);
+    if (variant == 0)
+      add_prefetch_threads(rec, GW_WAIT_SLEEP, GW_WAIT_NET);
+    else
+      add_prefetch_threads(rec, GW_WAIT_FUTEX, GW_WAIT_FUTEX); /* the pool's threads wait too */
+    struct gw_diagnosis *dx = diagnose(rec);
+    assert_string_equal(dx->verdict, "unexplained");
+    assert_true(dx->attr[0].rows[GW_PYACT_DATA_WAIT].seconds == 0);
+    assert_true(dx->attr[0].rows[GW_PYACT_IDLE].share_of_idle > STRETCH_CAUSE_MIN_SHARE);
+    assert_int_equal(dx->attr[0].nworkers, 0);
+    gw_diagnosis_free(dx);
+    free_rec(rec);
+  }
+}
+
+/* The hook's steps: each second five 0.1 s steps in the working half, of
+ * shapes seen before, and one 0.5 s step over the idle half; that step is
+ * the first of a new shape when new_shapes, else a repeat of the same
+ * shapes (a slow step that is not a shape's). */
+static void add_steps(struct gw_recording *rec, int new_shapes) {
+  size_t n = (size_t)SECONDS * 6, k = 0;
+  rec->steps = calloc(n, sizeof *rec->steps);
+  for (int sec = 0; sec < (int)SECONDS; sec++)
+    for (int j = 0; j < 6; j++) {
+      struct gw_step_row *st = &rec->steps[k];
+      int64_t t0 = SYNTH_T0_NS + (int64_t)sec * 1000000000 + (j < 5 ? j * 100000000LL : 500000000LL);
+      *st = (struct gw_step_row){t0, t0 + (j < 5 ? 100000000LL : 500000000LL), (int64_t)k, 1000, -1, -1, -1, -1, -1, "",
+                                 0};
+      if (j == 5 && new_shapes)
+        snprintf(st->shape, sizeof st->shape, "16x%d", 1000 + sec);
+      else
+        snprintf(st->shape, sizeof st->shape, "16x%d", 64 * (1 + j % 3));
+      k++;
+    }
+  rec->nsteps = k;
+}
+
+static void test_new_shapes(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_FORWARD_BACKWARD, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  add_steps(rec, 1);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "schedule_shape");
+  const struct gw_idle_attribution *a = &dx->attr[0];
+  /* 0.4 s of each 0.5 s first visit beyond the steady 0.1 s: 80% of the stretch */
+  assert_true(a->rows[GW_CAUSE_NEW_SHAPE].share_of_idle > 0.6);
+  assert_true(a->rows[GW_PYACT_FORWARD_BACKWARD].seconds > 0);
+  assert_string_equal(a->rows[GW_CAUSE_NEW_SHAPE].frame_text[0], "train.py:41 in train_epoch");
+  assert_non_null(strstr(render_text(dx), "running steps of input shapes not seen before"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+  /* the same slow steps with shapes seen before: the launching thread's, not the shapes' */
+  rec = load_with(&sc);
+  add_steps(rec, 0);
+  dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "launch_overhead");
+  assert_true(dx->attr[0].rows[GW_CAUSE_NEW_SHAPE].seconds == 0);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_eval_every_2s),
       cmocka_unit_test(test_data_inline),         cmocka_unit_test(test_host_bound_launch),
       cmocka_unit_test(test_nothing_measured),    cmocka_unit_test(test_short_stretch_unresolved),
       cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
+      cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
+      cmocka_unit_test(test_new_shapes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,8 @@ autograd, distributed, compile, logging and metrics writers); a wait of the
 standard library (threading, queue, multiprocessing, selectors, socket)
 counts as the program's own idle time only when no library frame outside it
 claims it. C methods leave no frame, so when the innermost frame is the
-user's own code its current source line decides: .item() .cpu() .tolist()
+user's own code its current source line decides: fsync( fdatasync(
+torch.save( save_checkpoint( -> checkpoint, .item() .cpu() .tolist()
 .numpy() synchronize( nonzero( -> sync, .to( .cuda( copy_( -> h2d, print( ->
 logging, sleep( .wait( .join( -> idle. Then what the training thread told
 the hook: inside a compilation (dynamo's callbacks) -> compile; in an
@@ -56,6 +57,9 @@ _LOGGING_PACKAGES = {"tensorboard", "tensorboardX", "wandb", "mlflow", "tqdm", "
                      "loguru", "rich", "logging", "swanlab", "dvclive"}
 _WAIT_MODULES = {"threading", "queue", "multiprocessing", "selectors", "socket", "subprocess", "concurrent",
                  "asyncio", "ssl"}
+# a write made durable (fsync waits for the disk) or a save call: what a checkpoint blocks in; checked before the
+# others, since a line that saves state is checkpointing whatever else it calls (x.cpu() inside torch.save)
+_CHECKPOINT_LINE = re.compile(r"(^|[^\w])f(data)?sync\(|(^|[^\w])torch\.save\(|save_checkpoint\(")
 _SYNC_LINE = re.compile(r"\.(item|cpu|tolist|numpy|nonzero)\(|synchronize\(|\.to\(\s*['\"]cpu['\"]")
 _H2D_LINE = re.compile(r"\.(to|cuda|copy_)\(")
 _PRINT_LINE = re.compile(r"(^|[^.\w])print\(")
@@ -184,6 +188,8 @@ class Classifier:
             text = self.lines[key] = linecache.getline(code.co_filename, line).strip()
         if not text or text.startswith("#"):
             return None
+        if _CHECKPOINT_LINE.search(text):
+            return CHECKPOINT
         if _SYNC_LINE.search(text):
             return SYNC
         if _H2D_LINE.search(text):
