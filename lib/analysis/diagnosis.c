@@ -11,6 +11,7 @@
 #include "analysis/correlate.h"
 #include "analysis/gpu_loop.h"
 #include "analysis/idle_attribution.h"
+#include "analysis/measured_verdict.h"
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "analysis/step_process.h"
@@ -68,8 +69,7 @@ const char *gw_diagnosis_row_title(const struct gw_diagnosis *dx, int row) {
   if (dx->sm_blind && row == GW_ROW_PRODUCTIVE)
     return _("busy (kernel resident, SM fill not measured)");
   /* a finding claims most of it (more than half): the row is not "unexplained" */
-  if (row == GW_ROW_IDLE_OTHER && dx->other_claimed_ns > 0.5 * dx->total.row_ns[GW_ROW_IDLE_OTHER] &&
-      dx->other_claimed_ns > 0)
+  if (row == GW_ROW_IDLE_OTHER && dx->other_claimed_ns > 0.5 * dx->total.row_ns[GW_ROW_IDLE_OTHER])
     return _("idle: other (claimed by a finding, indirect signals)");
   return gw_ledger_row_title((enum gw_ledger_row)row);
 }
@@ -543,7 +543,7 @@ static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
 }
 
 /* Faults first, then the largest speed-up the fix can give, then confidence. */
-static int cmp_finding(const void *a, const void *b) {
+int gw_finding_cmp(const void *a, const void *b) {
   const struct gw_finding *x = a, *y = b;
   if (x->fix_first != y->fix_first)
     return y->fix_first - x->fix_first;
@@ -586,104 +586,6 @@ void gw_diagnosis_cap_shares(struct gw_diagnosis *dx) {
   dx->other_claimed_ns = fmin(other, claimed);
 }
 
-/* The smallest share of the lost time the largest measured class must
- * explain to be the verdict: a verdict names what to fix first, and a class
- * under 30% leaves over 70% of the loss to causes the samples did not name
- * (idle, other, stretches too short to resolve), where one larger cause may
- * hide; near the third the counter rules use for "unexplained" too. */
-#define MEASURED_VERDICT_MIN_SHARE 0.3
-
-static const char *const MEASURED_CLASSES[] = {"input_pipeline", "schedule_shape", "multi_gpu_sync", "launch_overhead"};
-
-/* Recordings with thread or Python samples: each idle class's time is what
- * the samples charged to it (all GPUs); a class's finding gets that share
- * (or keeps a larger one its rule found), the evidence names the activity
- * and the user frame, and the verdict is the class with the most measured
- * idle time, or unexplained when it holds under the minimum share. */
-static void measured_verdict(struct gw_diagnosis *dx) {
-  enum { NC = sizeof MEASURED_CLASSES / sizeof MEASURED_CLASSES[0] };
-  double class_s[NC] = {0};
-  for (int i = 0; i < dx->ngpus; i++)
-    for (int c = 0; c < GW_IDLE_NCAUSES; c++)
-      for (int k = 0; k < NC; k++)
-        if (strcmp(gw_idle_cause_class(c), MEASURED_CLASSES[k]) == 0)
-          class_s[k] += dx->attr[i].rows[c].seconds;
-  int best = -1;
-  for (int k = 0; k < NC; k++) {
-    if (best < 0 || class_s[k] > class_s[best])
-      best = k;
-    double share = gw_rule_share(dx, class_s[k] * 1e9);
-    if (share < gw_thr.finding_min_share)
-      continue;
-    struct gw_finding *f = NULL;
-    for (int j = 0; j < dx->nfindings; j++)
-      if (strcmp(dx->findings[j].class_id, MEASURED_CLASSES[k]) == 0)
-        f = &dx->findings[j];
-    if (!f) {
-      if (dx->nfindings >= GW_MAX_FINDINGS)
-        continue;
-      const struct gw_rule *r = gw_rule_find(MEASURED_CLASSES[k]);
-      f = &dx->findings[dx->nfindings++];
-      memset(f, 0, sizeof *f);
-      f->class_id = r->id;
-      f->title = _(r->title);
-      /* measured inside the program: as strong as the hook's own data waits */
-      f->confidence_raw = 0.9;
-      f->confidence = gw_confidence_calibrated(f->confidence_raw);
-    }
-    f->share_of_active = fmax(f->share_of_active, share);
-    f->share_of_lost = dx->lost_ns > 0 ? fmin(1, f->share_of_active * dx->active_ns / dx->lost_ns) : 0;
-    f->speedup_max = 1 / (1 - fmin(f->share_of_active, 0.99));
-    /* the evidence: each cause of this class on each GPU, its activity and top user frame */
-    for (int i = 0; i < dx->ngpus; i++) {
-      const struct gw_idle_attribution *a = &dx->attr[i];
-      for (int c = 0; c < GW_IDLE_NCAUSES; c++) {
-        const struct gw_attr_row *row = &a->rows[c];
-        if (strcmp(gw_idle_cause_class(c), MEASURED_CLASSES[k]) != 0 || row->seconds <= 0 ||
-            gw_rule_share(dx, row->seconds * 1e9) < gw_thr.finding_min_share / 2)
-          continue;
-        const char *frame = row->nframes ? row->frame_text[0] : "-";
-        gw_evidence(f, "idle_cause_measured", a->gpu, dx->ledgers[i].active_start_ns, dx->ledgers[i].active_end_ns,
-                    GW_NUM("share", GW_UNIT_FRACTION, row->share_of_wall),
-                    GW_PHRASE("activity", gw_idle_cause_phrase(c)), GW_TEXT_VALUE("frame", frame),
-                    GW_NUM("idle_share", GW_UNIT_FRACTION, row->share_of_idle));
-        double wsum = 0;
-        for (int s = 0; s < GW_WORKER_NSTATES; s++)
-          wsum += row->worker_s[s];
-        if (c == GW_PYACT_DATA_WAIT && wsum > 0)
-          gw_evidence(f, "idle_data_wait_workers", a->gpu, 0, 0, GW_NUM("workers", GW_UNIT_COUNT, a->nworkers),
-                      GW_NUM("running", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_RUNNING] / wsum),
-                      GW_NUM("net", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_NET] / wsum),
-                      GW_NUM("disk", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_DISK] / wsum),
-                      GW_NUM("pipe", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_PIPE] / wsum),
-                      GW_NUM("other_sleep", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_OTHER_SLEEP] / wsum),
-                      GW_NUM("absent", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_ABSENT] / wsum));
-      }
-    }
-  }
-  qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], cmp_finding);
-  double best_share = dx->lost_ns > 0 && best >= 0 ? class_s[best] * 1e9 / dx->lost_ns : 0;
-  if (best < 0 || best_share < MEASURED_VERDICT_MIN_SHARE) {
-    if (!(dx->nfindings && dx->findings[0].fix_first))
-      dx->verdict = "unexplained";
-    gw_diagnosis_cap_shares(dx);
-    return;
-  }
-  /* the measured class leads, after a fault to fix first */
-  for (int j = 0; j < dx->nfindings; j++)
-    if (strcmp(dx->findings[j].class_id, MEASURED_CLASSES[best]) == 0) {
-      int to = 0;
-      while (to < j && dx->findings[to].fix_first)
-        to++;
-      struct gw_finding keep = dx->findings[j];
-      memmove(&dx->findings[to + 1], &dx->findings[to], (size_t)(j - to) * sizeof keep);
-      dx->findings[to] = keep;
-      break;
-    }
-  gw_diagnosis_cap_shares(dx);
-  dx->verdict = dx->findings[0].class_id;
-}
-
 static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   struct gw_rule_input in = {rec, dx};
   for (int r = 0; r < gw_nrules && dx->nfindings < GW_MAX_FINDINGS; r++) {
@@ -705,7 +607,7 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     f.speedup_max = 1 / (1 - fmin(f.share_of_active, 0.99));
     dx->findings[dx->nfindings++] = f;
   }
-  qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], cmp_finding);
+  qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], gw_finding_cmp);
   gw_diagnosis_cap_shares(dx);
   /* The time the loop spent waiting in the DataLoader, measured inside the
    * program by the Python hook: the most direct evidence of an input-bound step. */
@@ -1091,7 +993,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
                 : unexplained      ? "unexplained"
                                    : "none";
   if (dx->active_ns > 0 && dx->measured)
-    measured_verdict(dx);
+    gw_measured_verdict(dx);
   describe(rec, dx);
   build_mfu_goodput(rec, dx);
   for (int i = 0; i < rec->ngpus; i++) {

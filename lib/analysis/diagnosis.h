@@ -194,6 +194,8 @@ void gw_finding_fix(struct gw_finding *f, const char *what, const char *why);
 /* Caps the findings' shares in rank order so they add up to at most the
  * lost time, and sets other_claimed_ns. run by gw_diagnose after the rules. */
 void gw_diagnosis_cap_shares(struct gw_diagnosis *dx);
+/* qsort order of findings: faults first, then the largest speed-up, then confidence. */
+int gw_finding_cmp(const void *a, const void *b);
 /* Adds a line to the report's notes (dropped past GW_MAX_NOTES). */
 void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
 /* The ledger row (idle or underfilled, all GPUs) that lost the most time, and

@@ -739,6 +739,7 @@ static int thread_tick_cmp(const void *a, const void *b) {
   return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* The one number a query gives (a count, a largest rowid); -1 when it cannot be read, 0 for an empty table. */
 static int64_t count_of(sqlite3 *db, const char *sql) {
   sqlite3_stmt *s;
   int64_t n = -1;
@@ -755,17 +756,6 @@ static int64_t count_of(sqlite3 *db, const char *sql) {
  * with more keeps every k-th sample of each process, evenly spaced. */
 #define GW_PY_TICKS_MAX 4000000
 #define PY_PIDS_COUNTED 256 /* processes thinned apart; the rest share one counter */
-
-static int64_t count_rows(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *s;
-  int64_t n = 0;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  if (sqlite3_step(s) == SQLITE_ROW)
-    n = sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  return n;
-}
 
 static void load_thread_meta(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
@@ -916,7 +906,7 @@ static void load_py_samples(sqlite3 *db, struct gw_recording *rec) {
     }
     sqlite3_finalize(s);
   }
-  int64_t total = count_rows(db, "SELECT max(rowid) FROM py_sample");
+  int64_t total = count_of(db, "SELECT max(rowid) FROM py_sample"); /* -1 (unreadable) keeps every row */
   int64_t every = total > GW_PY_TICKS_MAX ? (total + GW_PY_TICKS_MAX - 1) / GW_PY_TICKS_MAX : 1;
   if (sqlite3_prepare_v2(db, "SELECT t_ns, pid, tid, activity, frame FROM py_sample ORDER BY t_ns", -1, &s, NULL) !=
       SQLITE_OK)

@@ -1,0 +1,182 @@
+/* The verdict of a recording with thread or Python samples: the class that
+ * the samples charged the most idle time to (analysis/idle_attribution.c). */
+#include "analysis/measured_verdict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/confidence_calibration.h"
+#include "analysis/evidence.h"
+#include "analysis/idle_attribution.h"
+#include "analysis/rules.h"
+#include "analysis/thresholds.h"
+#include "core/i18n.h"
+
+/* What to try for each measured cause, cheapest first: the rules' own fixes
+ * for the same cause (the same words, so the same translations). A finding
+ * that the samples alone made has no rule to give it fixes. */
+struct cause_fix {
+  int cause;
+  const char *what, *why;
+};
+static const struct cause_fix CAUSE_FIXES[] = {
+    {GW_PYACT_DATA_WAIT,
+     N_("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),
+     N_("more worker processes prepare batches in parallel; persistent workers skip the restart each epoch")},
+    {GW_PYACT_DATA_INLINE,
+     N_("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),
+     N_("more worker processes prepare batches in parallel; persistent workers skip the restart each epoch")},
+    {GW_PYACT_DATA_INLINE, N_("move heavy transforms (decode, resize, augmentation) to the GPU"),
+     N_("the GPU does in microseconds what a CPU worker does in milliseconds")},
+    {GW_PYACT_H2D, N_("DataLoader(pin_memory=True) and .to(device, non_blocking=True)"),
+     N_("pinned host memory lets copies run asynchronously instead of through a staging buffer")},
+    {GW_CAUSE_DISK_IO, N_("store the dataset locally or stream it in shards (WebDataset)"),
+     N_("sequential reads of large shards avoid slow random I/O")},
+    {GW_PYACT_SYNC, N_("remove .item(), printing tensors and torch.cuda.synchronize() from the training loop"),
+     N_("each one stalls the launch queue until the GPU catches up")},
+    {GW_PYACT_CHECKPOINT,
+     N_("save checkpoints asynchronously (torch.distributed.checkpoint async_save, or a copy to host then a writer "
+        "thread)"),
+     N_("the training loop does not wait for the disk")},
+    {GW_PYACT_EVAL, N_("evaluate less often, or in a separate process on a saved checkpoint"),
+     N_("evaluation steals whole seconds of training at each interval")},
+    {GW_PYACT_LOGGING, N_("log from a background thread and without .item() on every step"),
+     N_("each .item() synchronises the GPU")},
+    {GW_PYACT_COMPILE, N_("pad or bucket variable-length inputs to a few fixed shapes"),
+     N_("changing shapes trigger reallocations and recompiles")},
+    {GW_CAUSE_NEW_SHAPE, N_("pad or bucket variable-length inputs to a few fixed shapes"),
+     N_("changing shapes trigger reallocations and recompiles")},
+    {GW_PYACT_COLLECTIVE,
+     N_("overlap gradient all-reduce with the backward pass (DDP bucket_cap_mb, gradient_as_bucket_view)"),
+     N_("communication hidden behind compute costs no time")},
+    {GW_PYACT_FORWARD_BACKWARD, N_("CUDA Graphs (torch.cuda.graphs or mode=\"reduce-overhead\") for fixed shapes"),
+     N_("one launch replays thousands of kernels")},
+    {GW_PYACT_OPTIMIZER, N_("write or use fused kernels (fused optimizers, fused norms)"),
+     N_("fewer, larger kernels per step")},
+    {GW_CAUSE_HOST_RUNNING, N_("CUDA Graphs (torch.cuda.graphs or mode=\"reduce-overhead\") for fixed shapes"),
+     N_("one launch replays thousands of kernels")},
+};
+
+/* The cause of this class with the most idle time over all GPUs, -1 none. */
+static int largest_cause(const struct gw_diagnosis *dx, const char *class_id) {
+  int best = -1;
+  double best_s = 0;
+  for (int c = 0; c < GW_IDLE_NCAUSES; c++) {
+    if (strcmp(gw_idle_cause_class(c), class_id) != 0)
+      continue;
+    double s = 0;
+    for (int i = 0; i < dx->ngpus; i++)
+      s += dx->attr[i].rows[c].seconds;
+    if (s > best_s) {
+      best_s = s;
+      best = c;
+    }
+  }
+  return best;
+}
+
+static void add_cause_fixes(struct gw_finding *f, int cause) {
+  for (size_t i = 0; i < sizeof CAUSE_FIXES / sizeof CAUSE_FIXES[0]; i++)
+    if (CAUSE_FIXES[i].cause == cause)
+      gw_finding_fix(f, _(CAUSE_FIXES[i].what), _(CAUSE_FIXES[i].why));
+}
+
+/* The smallest share of the lost time the largest measured class must
+ * explain to be the verdict: a verdict names what to fix first, and a class
+ * under 30% leaves over 70% of the loss to causes the samples did not name
+ * (idle, other, stretches too short to resolve), where one larger cause may
+ * hide; near the third the counter rules use for "unexplained" too. */
+#define MEASURED_VERDICT_MIN_SHARE 0.3
+
+static const char *const MEASURED_CLASSES[] = {"input_pipeline", "schedule_shape", "multi_gpu_sync", "launch_overhead"};
+
+/* Recordings with thread or Python samples: each idle class's time is what
+ * the samples charged to it (all GPUs); a class's finding gets that share
+ * (or keeps a larger one its rule found), the evidence names the activity
+ * and the user frame, and the verdict is the class with the most measured
+ * idle time, or unexplained when it holds under the minimum share. */
+void gw_measured_verdict(struct gw_diagnosis *dx) {
+  enum { NC = sizeof MEASURED_CLASSES / sizeof MEASURED_CLASSES[0] };
+  double class_s[NC] = {0};
+  for (int i = 0; i < dx->ngpus; i++)
+    for (int c = 0; c < GW_IDLE_NCAUSES; c++)
+      for (int k = 0; k < NC; k++)
+        if (strcmp(gw_idle_cause_class(c), MEASURED_CLASSES[k]) == 0)
+          class_s[k] += dx->attr[i].rows[c].seconds;
+  int best = -1;
+  for (int k = 0; k < NC; k++) {
+    if (best < 0 || class_s[k] > class_s[best])
+      best = k;
+    double share = gw_rule_share(dx, class_s[k] * 1e9);
+    if (share < gw_thr.finding_min_share)
+      continue;
+    struct gw_finding *f = NULL;
+    for (int j = 0; j < dx->nfindings; j++)
+      if (strcmp(dx->findings[j].class_id, MEASURED_CLASSES[k]) == 0)
+        f = &dx->findings[j];
+    if (!f) {
+      if (dx->nfindings >= GW_MAX_FINDINGS)
+        continue;
+      const struct gw_rule *r = gw_rule_find(MEASURED_CLASSES[k]);
+      f = &dx->findings[dx->nfindings++];
+      memset(f, 0, sizeof *f);
+      f->class_id = r->id;
+      f->title = _(r->title);
+      /* measured inside the program: as strong as the hook's own data waits */
+      f->confidence_raw = 0.9;
+      f->confidence = gw_confidence_calibrated(f->confidence_raw);
+      add_cause_fixes(f, largest_cause(dx, MEASURED_CLASSES[k]));
+    }
+    f->share_of_active = fmax(f->share_of_active, share);
+    f->share_of_lost = dx->lost_ns > 0 ? fmin(1, f->share_of_active * dx->active_ns / dx->lost_ns) : 0;
+    f->speedup_max = 1 / (1 - fmin(f->share_of_active, 0.99));
+    /* the evidence: each cause of this class on each GPU, its activity and top user frame */
+    for (int i = 0; i < dx->ngpus; i++) {
+      const struct gw_idle_attribution *a = &dx->attr[i];
+      for (int c = 0; c < GW_IDLE_NCAUSES; c++) {
+        const struct gw_attr_row *row = &a->rows[c];
+        if (strcmp(gw_idle_cause_class(c), MEASURED_CLASSES[k]) != 0 || row->seconds <= 0 ||
+            gw_rule_share(dx, row->seconds * 1e9) < gw_thr.finding_min_share / 2)
+          continue;
+        const char *frame = row->nframes ? row->frame_text[0] : "-";
+        gw_evidence(f, "idle_cause_measured", a->gpu, dx->ledgers[i].active_start_ns, dx->ledgers[i].active_end_ns,
+                    GW_NUM("share", GW_UNIT_FRACTION, row->share_of_wall),
+                    GW_PHRASE("activity", gw_idle_cause_phrase(c)), GW_TEXT_VALUE("frame", frame),
+                    GW_NUM("idle_share", GW_UNIT_FRACTION, row->share_of_idle));
+        double wsum = 0;
+        for (int s = 0; s < GW_WORKER_NSTATES; s++)
+          wsum += row->worker_s[s];
+        if (c == GW_PYACT_DATA_WAIT && wsum > 0)
+          gw_evidence(f, "idle_data_wait_workers", a->gpu, 0, 0, GW_NUM("workers", GW_UNIT_COUNT, a->nworkers),
+                      GW_NUM("running", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_RUNNING] / wsum),
+                      GW_NUM("net", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_NET] / wsum),
+                      GW_NUM("disk", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_DISK] / wsum),
+                      GW_NUM("pipe", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_PIPE] / wsum),
+                      GW_NUM("other_sleep", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_OTHER_SLEEP] / wsum),
+                      GW_NUM("absent", GW_UNIT_FRACTION, row->worker_s[GW_WORKERS_ABSENT] / wsum));
+      }
+    }
+  }
+  qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], gw_finding_cmp);
+  double best_share = dx->lost_ns > 0 && best >= 0 ? class_s[best] * 1e9 / dx->lost_ns : 0;
+  if (best < 0 || best_share < MEASURED_VERDICT_MIN_SHARE) {
+    if (!(dx->nfindings && dx->findings[0].fix_first))
+      dx->verdict = "unexplained";
+    gw_diagnosis_cap_shares(dx);
+    return;
+  }
+  /* the measured class leads, after a fault to fix first */
+  for (int j = 0; j < dx->nfindings; j++)
+    if (strcmp(dx->findings[j].class_id, MEASURED_CLASSES[best]) == 0) {
+      int to = 0;
+      while (to < j && dx->findings[to].fix_first)
+        to++;
+      struct gw_finding keep = dx->findings[j];
+      memmove(&dx->findings[to + 1], &dx->findings[to], (size_t)(j - to) * sizeof keep);
+      dx->findings[to] = keep;
+      break;
+    }
+  gw_diagnosis_cap_shares(dx);
+  dx->verdict = dx->findings[0].class_id;
+}
