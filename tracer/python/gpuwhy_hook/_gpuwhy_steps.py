@@ -821,7 +821,9 @@ def _dtype_tally_mode(torch, flop_counter):
                         name = "tf32"
                     self.by_dtype[name] = self.by_dtype.get(name, 0) + int(n)
                 except Exception:
-                    self.by_dtype["unknown"] = self.by_dtype.get("unknown", 0)
+                    # the formula failed on these arguments: the op's FLOPs stay in FlopCounterMode's
+                    # total only, and the split says that part of it is of unknown dtype
+                    self.by_dtype.setdefault("unknown", 0)
             return out
 
     return _DtypeTally()
