@@ -66,10 +66,14 @@ MODES = {
 }
 FEATURES = 1024
 CLASSES = 100
-# The training step alone must be GPU-bound (a 4 x 4096 MLP, bf16, fused AdamW: about 1 ms of GPU work a step at
-# batch 1024 on an H100), so that the only cause is the mode's. The latency-bound loaders deliver 64 samples a
-# batch (6 ms each); the checkpoint writes 3 x 4 bytes a parameter, so its model is narrower (0.2 GB a save).
-BATCH = {"loader_latency_procs": 64, "loader_latency_threads": 64, "respawn_epoch": 256}
+# The training step alone must be GPU-bound, so that the only cause is the mode's. A 4 x 4096 MLP (bf16, fused
+# AdamW) at batch 1024 is 3.3e11 FLOPs a step, 0.5 ms on an H100, under the 2.5-3 ms the Python loop takes to
+# launch it: recorded that way, eval_respawn and checkpoint_short were launch-bound first (launching 52-61% of the
+# idle time against 6-16% for their stalls). Their batches are 8x (eval) and 32x (checkpoint, whose model is
+# narrower: 3 x 4 bytes a parameter, 0.2 GB a save) that: 3.3e12 FLOPs, about 5 ms of GPU work a step. The
+# latency-bound loaders deliver 64 samples a batch (6 ms each).
+BATCH = {"loader_latency_procs": 64, "loader_latency_threads": 64, "respawn_epoch": 256, "eval_respawn": 8192,
+         "checkpoint_short": 32768}
 WIDTH = {"checkpoint_short": 2048}
 
 

@@ -8,6 +8,7 @@
 
 #include "analysis/compile_shapes.h"
 #include "analysis/ledger.h"
+#include "analysis/sm_fill.h"
 #include "core/i18n.h"
 #include "sources/thread_sampler.h"
 
@@ -484,6 +485,42 @@ static int64_t gpm_window_ns(const struct gw_gpu_series *g, int64_t typical) {
   return window;
 }
 
+/* NVML's GPU-Util is the share of its own last sample period (1/6 s to 1 s
+ * by product; 1/6 s on the data-centre GPUs) in which a kernel ran, and it
+ * is published when that period ends: a reading at t describes a span that
+ * ended up to one such period before t. The recorder's tick convention (a
+ * reading stands for the interval after it) puts the idle time of a stall
+ * that ends between two readings on the samples after the stall: on a 0.25 s
+ * checkpoint, the idle readings came at +173 and +273 ms, and the second was
+ * charged to the training steps that followed. */
+#define UTIL_PUBLISH_PERIOD_NS 166666667LL
+
+/* The span whose thread samples a tick's idle time is charged to. A
+ * GPU-Util reading looks back one publication period on average: the span
+ * of its tick (or of the period, when that is longer) ending half a period
+ * before the reading. SM activity from GPM or DCGM is computed over the
+ * window ending at its reading (and, filled between GPM readings, follows
+ * GPU-Util's ticks: series.c), so it looks back too. SM activity the
+ * analysis took from the kernel timeline (launch configurations, PM
+ * sampling) describes the tick after the reading, as the ledger reads it.
+ * by_timeline: that timeline activity set the idle share. */
+static void idle_window(const struct gw_gpu_series *g, size_t i, int64_t dt, int64_t gpm_ns, int by_timeline,
+                        int64_t *ws, int64_t *we) {
+  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  int64_t t = g->t_ns[i];
+  if (by_timeline) {
+    *ws = t;
+    *we = t + dt;
+  } else if (!isnan(u)) {
+    int64_t span = dt > UTIL_PUBLISH_PERIOD_NS ? dt : UTIL_PUBLISH_PERIOD_NS;
+    *we = t - UTIL_PUBLISH_PERIOD_NS / 2;
+    *ws = *we - span;
+  } else {
+    *we = t;
+    *ws = t - (gpm_ns > dt ? gpm_ns : dt);
+  }
+}
+
 /* Counter path, tick by tick. Runs of wholly idle ticks (no kernel resident,
  * or under 1% SM activity: less than one 10 ms kernel a second) are one
  * stretch each, charged to the samples inside it as a whole, so a long stall
@@ -502,10 +539,17 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
       continue;
     double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
     double smv = sm ? sm[i] : NAN;
-    int whole = (!isnan(u) && u <= 0) || (!isnan(smv) && smv < IDLE_SM_PCT);
-    int64_t dt = gw_tick_dt_ns(g, i, typical), te = g->t_ns[i] + dt;
-    if (whole && start >= 0 && g->t_ns[i] <= end) {
-      end = te; /* the stretch goes on */
+    int util_idle = !isnan(u) && u <= 0, sm_idle = !isnan(smv) && smv < IDLE_SM_PCT;
+    int whole = util_idle || sm_idle;
+    /* whether the kernel timeline's SM activity set the idle share: the idle
+     * reading of a whole tick, else the busier of the two (tick_idle_share) */
+    int timeline =
+        g->sm_activity_source == GW_SM_SOURCE_LAUNCH_CONFIG || g->sm_activity_source == GW_SM_SOURCE_PM_SAMPLING;
+    int by_timeline = timeline && !isnan(smv) && (whole ? sm_idle && !util_idle : isnan(u) || smv > u);
+    int64_t dt = gw_tick_dt_ns(g, i, typical), ws, we;
+    idle_window(g, i, dt, gpm_ns, by_timeline, &ws, &we);
+    if (whole && start >= 0 && ws <= end) {
+      end = end > we ? end : we; /* the stretch goes on */
       stretch_s += (double)dt / 1e9;
       continue;
     }
@@ -513,18 +557,15 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
       charge(w, start, end, stretch_s, 1);
     start = -1;
     if (whole) {
-      start = g->t_ns[i];
-      end = te;
+      start = ws;
+      end = we;
       stretch_s = (double)dt / 1e9;
       continue;
     }
     double idle = tick_idle_share(g, i);
     if (!(idle > 0))
       continue; /* busy, or unknown: unknown stays out of the idle time */
-    int64_t ws = g->t_ns[i];
-    if (gpm_ns > 0 && !isnan(smv)) /* the share was measured over the GPM window ending with this tick */
-      ws = te - gpm_ns;
-    charge(w, ws, te, idle * (double)dt / 1e9, 2);
+    charge(w, ws, we, idle * (double)dt / 1e9, 2);
   }
   if (start >= 0)
     charge(w, start, end, stretch_s, 1);

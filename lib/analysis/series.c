@@ -58,6 +58,76 @@ static void fill_sparse(const int64_t *t_ns, size_t n, double *x, enum fill_from
   }
 }
 
+/* GPM activity inside its window, tick by tick. A window gives one average
+ * A per metric over its ticks; GPU-Util, read at every tick, says in which
+ * of them a kernel was resident at all. No SM, pipe or warp slot works while
+ * no kernel is resident, so the window's activity sits on the resident
+ * time: tick i gets A * u_i / mean(u) (SM and graphics activity at most
+ * u_i, which never binds while A is at most the window's mean util), which
+ * keeps the window's average, keeps the metrics' ratios to one another, and puts a stall's emptiness on the ticks the
+ * stall filled. Held flat, a 0.25 s checkpoint inside a 1 s window read as every tick 28% idle (and as "underfilled"
+ * where kernels ran), and the stall's idle time was charged to the training steps around it. A window with a tick of
+ * unknown util keeps A throughout. */
+static const enum gw_gpu_metric GPM_ACTIVITY[] = {GW_M_gr_active_pct,     GW_M_sm_active_pct, GW_M_sm_occupancy_pct,
+                                                  GW_M_tensor_active_pct, GW_M_dram_bw_pct,   GW_M_fp32_active_pct,
+                                                  GW_M_fp16_active_pct};
+
+/* After fill_sparse: window_of[i] is the window of tick i (-1 none). */
+static void shape_windows_by_util(struct gw_gpu_series *g, const int *window_of, size_t nwin) {
+  const double *u = g->m[GW_M_util_gpu_pct];
+  double *usum = gw_xcalloc(nwin, sizeof *usum);
+  size_t *ucount = gw_xcalloc(nwin, sizeof *ucount), *count = gw_xcalloc(nwin, sizeof *count);
+  for (size_t i = 0; i < g->n; i++) {
+    if (window_of[i] < 0)
+      continue;
+    count[window_of[i]]++;
+    if (!isnan(u[i])) {
+      usum[window_of[i]] += u[i];
+      ucount[window_of[i]]++;
+    }
+  }
+  const double *sm = g->m[GW_M_sm_active_pct];
+  for (size_t i = 0; i < g->n; i++) {
+    int w = window_of[i];
+    if (w < 0 || ucount[w] != count[w] || !(usum[w] > 0))
+      continue;
+    double mean_u = usum[w] / (double)ucount[w];
+    /* SM activity above the window's mean GPU-Util (the two counters
+     * sampled over different spans) cannot sit on the resident time alone:
+     * that window keeps its average flat */
+    if (sm[i] > mean_u)
+      continue;
+    double factor = u[i] / mean_u;
+    for (size_t k = 0; k < sizeof GPM_ACTIVITY / sizeof GPM_ACTIVITY[0]; k++) {
+      double *x = g->m[GPM_ACTIVITY[k]];
+      if (!x || isnan(x[i]))
+        continue;
+      double v = x[i] * factor;
+      double cap = GPM_ACTIVITY[k] == GW_M_sm_active_pct || GPM_ACTIVITY[k] == GW_M_gr_active_pct ? u[i] : 100;
+      x[i] = v < cap ? v : cap;
+    }
+  }
+  free(usum);
+  free(ucount);
+  free(count);
+}
+
+/* Which GPM window each tick lies in: the window closed by the next reading
+ * of SM activity (as fill_sparse's FILL_FROM_NEXT), -1 none. Call before
+ * filling. Returns the number of windows. */
+static size_t gpm_windows(const struct gw_gpu_series *g, int *window_of) {
+  const double *sm = g->m[GW_M_sm_active_pct];
+  size_t nwin = 0;
+  int cur = -1;
+  for (size_t k = 0; k < g->n; k++) {
+    size_t i = g->n - 1 - k;
+    if (!isnan(sm[i]))
+      cur = (int)nwin++;
+    window_of[i] = cur;
+  }
+  return nwin;
+}
+
 static void fill_sparse_metrics(struct gw_gpu_series *g) {
   static const enum gw_gpu_metric gpm[] = {
       GW_M_gr_active_pct, GW_M_sm_active_pct,   GW_M_sm_occupancy_pct, GW_M_tensor_active_pct,
@@ -67,8 +137,18 @@ static void fill_sparse_metrics(struct gw_gpu_series *g) {
   static const enum gw_gpu_metric once_a_second[] = {
       GW_M_power_mw, GW_M_pstate, GW_M_sm_clock_mhz, GW_M_mem_clock_mhz, GW_M_clock_reasons, GW_M_mem_used_bytes,
   };
+  int *window_of = NULL;
+  size_t nwin = 0;
+  if (g->m[GW_M_sm_active_pct] && g->m[GW_M_util_gpu_pct] && g->n > 0) {
+    window_of = gw_xcalloc(g->n, sizeof *window_of);
+    nwin = gpm_windows(g, window_of);
+  }
   for (size_t k = 0; k < sizeof gpm / sizeof gpm[0]; k++)
     fill_sparse(g->t_ns, g->n, g->m[gpm[k]], FILL_FROM_NEXT);
+  /* only where the readings were sparse and filled: a reading at every tick is its own window */
+  if (window_of && nwin * 3 < g->n)
+    shape_windows_by_util(g, window_of, nwin);
+  free(window_of);
   for (size_t k = 0; k < sizeof once_a_second / sizeof once_a_second[0]; k++)
     fill_sparse(g->t_ns, g->n, g->m[once_a_second[k]], FILL_FROM_PREVIOUS);
 }

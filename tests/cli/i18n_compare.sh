@@ -55,7 +55,7 @@ has zh.txt "第一次对比最后一次"
 has zh.txt "方法：对每步时间做 2000 次 bootstrap 重采样"
 # ids and units stay as they are
 has zh.txt "    idle_input"
-has zh.txt "input_pipeline 60%"
+has zh.txt "input_pipeline 61%"
 has zh.txt "samples/s"
 lacks zh.txt "step time, median"
 lacks zh.txt "Method:"

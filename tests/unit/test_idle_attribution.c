@@ -38,9 +38,17 @@ static int idle_short(double t) { /* one 0.1 s tick idle every 0.5 s */
   return (long)(t * 10 + 0.5) % 5 == 4;
 }
 
-static void gpu_pattern(int gpu, double t, struct synth_gpu *o) {
+/* A counter read at t describes a span that ended before t: GPU-Util is
+ * the share of the driver's last sample period (1/6 s) and is published
+ * when that period ends, so the reading lags the GPU by about one period on
+ * average. The readings here show the state 0.17 s before they were taken,
+ * as on an H100 (a 0.25 s checkpoint read idle at +173 and +273 ms). */
+#define COUNTER_LAG_S 0.17
+
+static void gpu_pattern(int gpu, double t_read, struct synth_gpu *o) {
   (void)gpu;
-  if (t < SYNTH_STARTUP_S)
+  double t = t_read - COUNTER_LAG_S;
+  if (t_read < SYNTH_STARTUP_S)
     return synth_idle(o);
   synth_idle(o);
   if (g_idle_at(t) && g_stall_util > 0) {
@@ -157,11 +165,12 @@ static char *render_text(const struct gw_diagnosis *dx) {
 }
 
 /* The busy ticks (GPU-Util 95%) leave 5% of their time idle, charged tick by
- * tick to the launching the samples there show, and a tenth of each idle
- * stretch's samples land on the stretch's edge with the busy activity (the
- * samples sit 15 ms into their 50 ms period, the pattern switches on the
- * tick): the idle cause holds the stretches, about 85% of all idle time. */
-#define STRETCH_CAUSE_MIN_SHARE 0.8
+ * tick to the launching the samples there show, and each idle stretch is
+ * charged to a span known only to within about half a publication period
+ * (83 ms) at each edge, so some 12% of a 0.5 s stretch's samples lie
+ * outside it, with the busy activity: the idle cause holds about 80% of
+ * all idle time. */
+#define STRETCH_CAUSE_MIN_SHARE 0.75
 
 /* The share of a data wait's time the feeding threads spent in state; 0 with no split. */
 static double worker_share(const struct gw_attr_row *r, int state) {
