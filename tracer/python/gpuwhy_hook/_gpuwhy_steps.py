@@ -48,6 +48,8 @@ import os
 import sys
 import time
 
+import _gpuwhy_fixes
+
 SPOOL_ENV = "GPUWHY_PY_SPOOL_DIR"
 FIXED_BATCHES_ENV = "GPUWHY_PY_FIXED_BATCHES"  # gpuwhy experiment fixed-batch: replay the first K batches
 COUNT_FLOPS_ENV = "GPUWHY_PY_COUNT_FLOPS"  # "0": no FLOP count; N: count the step after the N-th (default 10)
@@ -193,6 +195,8 @@ class _Recorder:
         self.fixed_batches = int(fixed) if fixed.isdigit() else 0
         self.replay_said = False
         self.flops = _StepFlops(self)
+        # GPUWHY_PY_FIXES (gpuwhy experiment try): what each fix did goes out as an event line
+        self.fixes = _gpuwhy_fixes.Fixes(lambda kind, message: self.event(kind, 0, message))
 
     # ---- output ----------------------------------------------------------
     def _write(self, line):
@@ -217,6 +221,7 @@ class _Recorder:
         and no stack sampler: its thread did not follow, and a worker is not
         the training thread."""
         self.sampler, self.sampler_state = None, 2
+        self.fixes.forked()  # the parent reports the fixes
         fd, self.fd = self.fd, -1
         if fd >= 0:
             try:
@@ -294,6 +299,7 @@ class _Recorder:
 
     # ---- torch -----------------------------------------------------------
     def attach(self, torch):
+        self.fixes.attach(torch)  # first: a step hook that fails below leaves the asked fixes in place
         self.torch = torch
         self.tensor_type = torch.Tensor
         self.is_grad_enabled = getattr(torch, "is_grad_enabled", None)
@@ -595,7 +601,8 @@ class _Recorder:
     def detach(self):
         """Undoes attach(): the optimizer hooks removed, __next__ restored. For
         measuring the hook's cost in one process (bench/tracer/hook_ab.py);
-        attach() again re-installs it. The step in progress is dropped."""
+        attach() again re-installs it. The step in progress is dropped. The
+        fixes (GPUWHY_PY_FIXES) are undone too: flags and functions as they were."""
         for handle in self.hook_handles:
             handle.remove()
         self.hook_handles = []
@@ -615,6 +622,7 @@ class _Recorder:
             self.optimized_call = None
         self.drop_rearm()
         self.flops.leave()
+        self.fixes.detach()
         self.period_start_ns = self.wait_ns = self.samples = self.batches = self.train_batches = self.eval_samples = 0
         self.compile_ns = self.compile_depth = 0
         self.compile_pending = []
@@ -988,6 +996,10 @@ def _at_exit():
         _recorder.stop_sampler()
     except Exception as e:
         _recorder.sampler_failed(e)
+    try:
+        _recorder.fixes.at_exit()  # the fixes never reached said so; every patch undone
+    except Exception:
+        pass
 
 
 def install():
