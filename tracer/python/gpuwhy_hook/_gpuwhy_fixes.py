@@ -368,7 +368,8 @@ class Fixes:
                 return original(loader, *args, **kwargs)
             for name, text in told:
                 fixes.loader_applied[name] = fixes.loader_applied.get(name, 0) + 1
-                fixes.applied(name, text)
+                if fixes.loader_applied[name] == 1:  # one line per fix: the first DataLoader it changed
+                    fixes.applied(name, text)
             return result
 
         __init__.__wrapped__ = original
@@ -382,7 +383,9 @@ class Fixes:
         params = signature.parameters
 
         def current(arg):
-            return bound.arguments[arg] if arg in bound.arguments else params[arg].default
+            if arg in bound.arguments:
+                return bound.arguments[arg]
+            return params[arg].default if arg in params else None
 
         changes, told = {}, []
 
@@ -391,6 +394,9 @@ class Fixes:
             self.loader_refused.add(name)
 
         def change(name, arg, value, extra=""):
+            if arg not in params:  # an __init__ replaced by a library, (*args, **kwargs)
+                refuse(name, "this DataLoader's __init__ takes no %s argument by name" % arg)
+                return
             before = current(arg)
             if before == value:
                 refuse(name, "DataLoader %s is already %s" % (arg, value))
@@ -399,6 +405,9 @@ class Fixes:
             told.append((name, "DataLoader %s %s -> %s%s (%s)" % (arg, before, value, extra, site)))
 
         dataset = current("dataset")
+        var_positional = [p for p in params.values() if p.kind == p.VAR_POSITIONAL]
+        if dataset is None and var_positional and bound.arguments.get(var_positional[0].name):
+            dataset = bound.arguments[var_positional[0].name][0]
         fixes = self.fixes
         if "workers" in fixes:
             n, extra = fixes["workers"], ""
