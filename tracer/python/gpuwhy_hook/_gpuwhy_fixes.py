@@ -379,7 +379,13 @@ class Fixes:
     def plan_loader(self, bound, signature, iterable, site):
         """The changed arguments of one DataLoader and what each fix says:
         (bound, [(name, message)]), or None when nothing changes. Refusals
-        are written here."""
+        are written here. What each changes in the program's numerics:
+        workers, pin_memory, persistent_workers, prefetch_factor: nothing
+        (the data order is the sampler's; random augmentations inside the
+        dataset draw from each worker's own seed, as with any worker count).
+        batch_size: the optimisation itself (the learning rate per sample,
+        optimizer steps per epoch, batch-norm statistics, memory): measured
+        in samples per second, not steps."""
         params = signature.parameters
 
         def current(arg):

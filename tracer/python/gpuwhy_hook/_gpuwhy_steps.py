@@ -40,7 +40,9 @@ F and P lines are the training thread's stack samples
 or optimizer step; GPUWHY_PY_SAMPLE_HZ, 0 = off), written every half second.
 Each compilation is an E line of kind "compile" (code: its duration in ns,
 t_ns: its start); a recompilation of a frame already compiled is also one of
-kind "recompile" (code 1) whose message is dynamo's reason. Any error turns
+kind "recompile" (code 1) whose message is dynamo's reason. GPUWHY_PY_FIXES
+(gpuwhy experiment try) asks for fixes applied to the program, each an E line
+of kind "fix_applied" or "fix_refused" (_gpuwhy_fixes.py). Any error turns
 the hook off with one line on stderr; the program never sees it.
 """
 import functools
