@@ -206,4 +206,30 @@ if cores >= 2:
                                     "main process (SITE)" % (min(cores - 1, 16), cores)], ev.rows
 else:
     assert loader.num_workers == 0 and len(ev.of("fix_refused")) == 1, ev.rows
+# under a launcher, the ranks of the machine share its cores
+os.environ["LOCAL_WORLD_SIZE"] = str(max(cores, 1))
+assert _gpuwhy_fixes.auto_workers() == (0, "auto: %d usable cores / %d local ranks, one kept for the main process" % (
+    cores, cores)) or cores == 1, _gpuwhy_fixes.auto_workers()
+ev = Events()
+fixes = _gpuwhy_fixes.Fixes(ev, "workers=auto")
+fixes.attach(torch)
+loader = DataLoader(4)
+fixes.detach()
+assert loader.num_workers == 0, "workers=auto took a core another rank needs"
+assert ev.of("fix_refused") == ["workers: refused, workers=auto: no core to spare for a worker (auto: %d usable cores%s, "
+                                "one kept for the main process) (SITE)" % (
+                                    cores, " / %d local ranks" % cores if cores > 1 else "")], ev.rows
+del os.environ["LOCAL_WORLD_SIZE"]
+
+# ---- a DataLoader worker (spawned, it runs the hook too) reports nothing -------
+worker_mod = type(sys)("torch.utils.data._utils.worker")
+worker_mod._worker_info = object()
+sys.modules["torch.utils.data._utils.worker"] = worker_mod
+ev = Events()
+fixes = _gpuwhy_fixes.Fixes(ev, "workers=2,bogus")
+fixes.attach(torch)
+fixes.at_exit()
+del sys.modules["torch.utils.data._utils.worker"]
+originals_back("worker")
+assert ev.rows == [], ev.rows
 print("fixes: ok")

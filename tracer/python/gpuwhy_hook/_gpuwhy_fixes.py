@@ -3,7 +3,7 @@
 
 GPUWHY_PY_FIXES is a comma-separated list of `name` or `name=value`:
 
-  workers=N|auto      DataLoader num_workers (N >= 1)
+  workers=N|auto      DataLoader num_workers (N >= 1; auto: see auto_workers)
   pin_memory          DataLoader pin_memory=True
   persistent_workers  DataLoader persistent_workers=True
   prefetch_factor=N   DataLoader prefetch_factor (N >= 1)
@@ -46,6 +46,31 @@ def usable_cores():
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def local_ranks():
+    """Training processes sharing this machine's cores (torchrun's
+    LOCAL_WORLD_SIZE; 1 outside a launcher): each builds its own workers."""
+    text = os.environ.get("LOCAL_WORLD_SIZE", "")
+    return int(text) if text.isdigit() and int(text) >= 1 else 1
+
+
+def auto_workers():
+    """(workers, why) for workers=auto: this process's share of the usable
+    cores, less one for its own main thread, at most AUTO_WORKERS_MAX."""
+    cores, ranks = usable_cores(), local_ranks()
+    share = cores // ranks
+    why = "auto: %d usable cores" % cores
+    if ranks > 1:
+        why += " / %d local ranks" % ranks
+    return min(share - 1, AUTO_WORKERS_MAX), why + ", one kept for the main process"
+
+
+def _in_loader_worker():
+    """A DataLoader worker: started by spawn it runs this hook too (the
+    environment is inherited), yet the training process reports the fixes."""
+    worker = sys.modules.get("torch.utils.data._utils.worker")
+    return getattr(worker, "_worker_info", None) is not None
 
 
 def parse(text):
@@ -139,7 +164,7 @@ class Fixes:
 
     # ---- reporting ----------------------------------------------------------
     def tell(self, kind, name, text):
-        if self.silent:
+        if self.silent or _in_loader_worker():
             return
         message = "%s: %s" % (name, text)
         if (kind, message) in self.told:
@@ -418,13 +443,12 @@ class Fixes:
         if "workers" in fixes:
             n, extra = fixes["workers"], ""
             if n == "auto":
-                cores = usable_cores()
-                n = min(cores - 1, AUTO_WORKERS_MAX)
-                extra = ", auto: %d usable cores, one kept for the main process" % cores
+                n, why = auto_workers()
+                extra = ", " + why
             if iterable is not None and isinstance(dataset, iterable):
                 refuse("workers", "IterableDataset: each worker would replay the whole stream")
             elif n < 1:
-                refuse("workers", "workers=auto: %d usable core, none to spare for a worker" % usable_cores())
+                refuse("workers", "workers=auto: no core to spare for a worker (%s)" % auto_workers()[1])
             else:
                 change("workers", "num_workers", n, extra)
         workers_after = changes.get("num_workers", current("num_workers"))
