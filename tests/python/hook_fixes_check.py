@@ -193,6 +193,43 @@ try:
 except TypeError:
     pass
 
+# another library wraps DataLoader.__init__ over ours: detach leaves its wrapper, ours passes calls through
+fixes = _gpuwhy_fixes.Fixes(Events(), "workers=2")
+fixes.attach(torch)
+ours = DataLoader.__dict__["__init__"]
+
+
+def theirs(self, *args, **kwargs):
+    ours(self, *args, **kwargs)
+
+
+DataLoader.__init__ = theirs
+fixes.detach()
+assert DataLoader.__dict__["__init__"] is theirs, "a later wrapper was taken away"
+assert DataLoader(4).num_workers == 0, "a detached fix still changed the DataLoader"
+DataLoader.__init__ = original_init
+
+# through the step hook: _Recorder.attach applies the fixes, its event lines carry them, detach undoes them
+import tempfile  # noqa: E402
+
+import _gpuwhy_steps  # noqa: E402
+
+spool = tempfile.mkdtemp()
+os.environ["GPUWHY_PY_FIXES"] = "workers=2,cudnn_benchmark,non_blocking"
+rec = _gpuwhy_steps._Recorder(spool)
+del os.environ["GPUWHY_PY_FIXES"]
+rec.attach(torch)
+assert DataLoader(4).num_workers == 2 and cudnn.benchmark is True
+rec.detach()
+originals_back("_Recorder.detach")
+assert cudnn.benchmark is False
+with open(os.path.join(spool, "py-%d.steps" % os.getpid())) as f:
+    lines = sorted(line.rstrip("\n").split("\t", 2)[2] for line in f if line.startswith("E\t"))
+assert [re.sub(r"\(hook_fixes_check\.py:\d+\)$", "(SITE)", x) for x in lines] == [
+    "fix_applied\t0\tcudnn_benchmark: torch.backends.cudnn.benchmark False -> True",
+    "fix_applied\t0\tworkers: DataLoader num_workers 0 -> 2 (SITE)",
+    "fix_refused\t0\tnon_blocking: refused, no host-to-device copy seen"], lines
+
 # ---- workers=auto: the usable cores less one, at most 16 ----------------------
 cores = len(os.sched_getaffinity(0))
 ev = Events()

@@ -154,8 +154,8 @@ class Fixes:
         self.told = set()  # (name, message) already written: one line per distinct outcome
         self.loader_applied = {}  # name -> DataLoaders changed
         self.loader_refused = set()  # names refused on at least one DataLoader
-        self.loader_init = None  # (DataLoader class, original __init__)
-        self.tensor_methods = []  # (Tensor class, name, original, whether the class had its own)
+        self.loader_init = None  # (DataLoader class, original __init__, our wrapper)
+        self.tensor_methods = []  # (Tensor class, name, original, whether the class had its own, our wrapper)
         self.flags = []  # (object, attribute, value before) and (None, setter, value before)
         self.copies_made_non_blocking = 0
         self.copies_pageable = 0
@@ -209,19 +209,29 @@ class Fixes:
             self.refused(name, "%s: %s" % (type(e).__name__, e))
 
     def detach(self):
-        """Undoes every patch, newest first: flags and functions as they were."""
-        self.summarize()
-        if self.loader_init is not None:
-            cls, original = self.loader_init
-            cls.__init__ = original
-            self.loader_init = None
-        for cls, name, original, own in reversed(self.tensor_methods):
-            if own:
-                setattr(cls, name, original)
-            else:
-                delattr(cls, name)  # inherited (torch._C.TensorBase's): the class's lookup again
-        self.tensor_methods = []
-        for obj, attr, before in reversed(self.flags):
+        """Undoes every patch, newest first: flags and functions as they were.
+        A function that someone wrapped again over ours is left in place (its
+        wrapper would lose its own patch); ours then passes calls through."""
+        try:
+            self.summarize()
+        except Exception:
+            pass
+        loader_init, self.loader_init = self.loader_init, None
+        tensor_methods, self.tensor_methods = self.tensor_methods, []
+        flags, self.flags = self.flags, []
+        patched = ([(cls, "__init__", original, True, wrapper) for cls, original, wrapper in [loader_init]]
+                   if loader_init else []) + tensor_methods
+        for cls, name, original, own, wrapper in reversed(patched):
+            try:
+                if cls.__dict__.get(name) is not wrapper:
+                    continue
+                if own:
+                    setattr(cls, name, original)
+                else:
+                    delattr(cls, name)  # inherited (torch._C.TensorBase's): the class's lookup again
+            except Exception:
+                pass
+        for obj, attr, before in reversed(flags):
             try:
                 if obj is None:
                     attr(before)
@@ -229,7 +239,6 @@ class Fixes:
                     setattr(obj, attr, before)
             except Exception:
                 pass
-        self.flags = []
 
     def at_exit(self):
         """The fixes never reached are said once, then everything is undone."""
@@ -316,6 +325,8 @@ class Fixes:
 
         def wrap(name, original, cuda_target):
             def method(tensor, *args, **kwargs):
+                if not fixes.tensor_methods:  # detached, yet still reached (wrapped over by someone else)
+                    return original(tensor, *args, **kwargs)
                 try:
                     kind = None
                     # non_blocking given (by name, or as the one bool among the positional
@@ -344,8 +355,9 @@ class Fixes:
         for name, target in (("to", to_target), ("cuda", cuda_target)):
             own = name in cls.__dict__
             # restored as it was found (a descriptor of the class's own, else inherited); called as looked up
-            self.tensor_methods.append((cls, name, cls.__dict__[name] if own else None, own))
-            setattr(cls, name, wrap(name, getattr(cls, name), target))
+            wrapper = wrap(name, getattr(cls, name), target)
+            self.tensor_methods.append((cls, name, cls.__dict__[name] if own else None, own, wrapper))
+            setattr(cls, name, wrapper)
 
     def summarize(self):
         """non_blocking's one line: how many copies it changed, how many it
@@ -371,6 +383,8 @@ class Fixes:
         fixes = self
 
         def __init__(loader, *args, **kwargs):
+            if fixes.loader_init is None:  # detached, yet still reached (wrapped over by someone else)
+                return original(loader, *args, **kwargs)
             plan = None
             try:
                 bound = signature.bind(loader, *args, **kwargs)
@@ -399,7 +413,7 @@ class Fixes:
 
         __init__.__wrapped__ = original
         cls.__init__ = __init__
-        self.loader_init = (cls, original)
+        self.loader_init = (cls, original, __init__)
 
     def plan_loader(self, bound, signature, iterable, site):
         """The changed arguments of one DataLoader and what each fix says:
