@@ -64,12 +64,14 @@ pageable = torch.zeros(4, 3)
 assert pageable.to(torch.device("cuda")).non_blocking is False, "a pageable copy was made non_blocking"
 torch.nn.Parameter((2, 2)).to("cuda")  # a model's weight: not counted
 assert x.to("cpu") is x
+rebuilt = DataLoader(10, batch_size=16, num_workers=3)  # rebuilt from the fixed loader (accelerate's prepare)
+assert (rebuilt.num_workers, rebuilt.batch_size) == (3, 16), "batch_size=x2 applied twice: %r" % vars(rebuilt)
 fixes.detach()
 originals_back("detach")
 assert cudnn.benchmark is False and cudnn.allow_tf32 is False and torch.get_float32_matmul_precision() == "highest"
 assert DataLoader(10, batch_size=8).num_workers == 0, "the DataLoader still changed after detach"
-assert ev.of("fix_refused") == ["workers: refused, DataLoader num_workers is already 3 (SITE)"], \
-    ev.of("fix_refused")
+# loader2 already had the 3 workers the fix asks, after the fix changed another one: nothing to say
+assert ev.of("fix_refused") == [], ev.of("fix_refused")
 applied = ev.of("fix_applied")
 # one line per fix, from the first DataLoader it changed (loader2's changes are not told again)
 expect = ["batch_size: DataLoader batch_size 8 -> 16 (SITE)",
@@ -90,11 +92,20 @@ cudnn.allow_tf32 = True
 ev = Events()
 fixes = _gpuwhy_fixes.Fixes(ev, "workers=2,batch_size=4,non_blocking,cudnn_benchmark")
 fixes.attach(torch)
+assert DataLoader(10, batch_size=3, num_workers=2).batch_size == 4, "batch_size=N"
 fixes.at_exit()
 originals_back("at_exit")
 assert cudnn.benchmark is False
+# the loader already had the 2 workers asked: refused, as no loader was changed by this fix
+assert ev.of("fix_refused") == ["non_blocking: refused, no host-to-device copy seen",
+                                "workers: refused, DataLoader num_workers is already 2 (SITE)"], ev.rows
+assert ev.of("fix_applied") == ["batch_size: DataLoader batch_size 3 -> 4 (SITE)",
+                                "cudnn_benchmark: torch.backends.cudnn.benchmark False -> True"], ev.rows
+ev = Events()
+fixes = _gpuwhy_fixes.Fixes(ev, "workers=2,batch_size=4")
+fixes.attach(torch)
+fixes.at_exit()
 assert ev.of("fix_refused") == ["batch_size: refused, no DataLoader built by exit",
-                                "non_blocking: refused, no host-to-device copy seen",
                                 "workers: refused, no DataLoader built by exit"], ev.rows
 ev = Events()
 _gpuwhy_fixes.Fixes(ev, "tf32,bogus").at_exit()  # torch never imported: no attach

@@ -157,6 +157,7 @@ class Fixes:
         self.loader_init = None  # (DataLoader class, original __init__, our wrapper)
         self.tensor_methods = []  # (Tensor class, name, original, whether the class had its own, our wrapper)
         self.flags = []  # (object, attribute, value before) and (None, setter, value before)
+        self.batch_sizes_made = set()  # (id of the dataset, batch size) of the loaders batch_size=xK made
         self.copies_made_non_blocking = 0
         self.copies_pageable = 0
         self.summarized = False
@@ -444,7 +445,10 @@ class Fixes:
                 return
             before = current(arg)
             if before == value:
-                refuse(name, "DataLoader %s is already %s" % (arg, value))
+                # a DataLoader rebuilt from one this fix changed (accelerate's prepare, Lightning's
+                # distributed sampler) has the fixed value already: nothing to say
+                if not self.loader_applied.get(name):
+                    refuse(name, "DataLoader %s is already %s" % (arg, value))
                 return
             changes[arg] = value
             told.append((name, "DataLoader %s %s -> %s%s (%s)" % (arg, before, value, extra, site)))
@@ -488,7 +492,13 @@ class Fixes:
                 refuse("batch_size", "the DataLoader has batch_size=None: it does not batch")
             else:
                 want = fixes["batch_size"]
-                change("batch_size", "batch_size", size * want[1] if isinstance(want, tuple) else want)
+                if isinstance(want, tuple):
+                    if (id(dataset), size) in self.batch_sizes_made:
+                        want = size  # rebuilt from a loader this fix made (accelerate's prepare): not again
+                    else:
+                        want = size * want[1]
+                        self.batch_sizes_made.add((id(dataset), want))
+                change("batch_size", "batch_size", want)
         if not changes:
             return None
         for arg, value in changes.items():
