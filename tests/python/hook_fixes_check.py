@@ -186,7 +186,8 @@ fixes.detach()
 assert DataLoader.__dict__["__init__"] is picky_init
 DataLoader.__init__ = original_init
 assert ev.of("fix_refused") == ["cudnn_benchmark: refused, RuntimeError: cuDNN is not there",
-                                "workers: refused, DataLoader raised ValueError: this DataLoader takes no workers"], ev.rows
+                                "workers: refused, DataLoader raised ValueError: this DataLoader takes no workers"
+                                ], ev.rows
 
 
 def broken_report(kind, message):
@@ -264,8 +265,8 @@ fixes.attach(torch)
 loader = DataLoader(4)
 fixes.detach()
 assert loader.num_workers == 0, "workers=auto took a core another rank needs"
-assert ev.of("fix_refused") == ["workers: refused, workers=auto: no core to spare for a worker (auto: %d usable cores%s, "
-                                "one kept for the main process) (SITE)" % (
+assert ev.of("fix_refused") == ["workers: refused, workers=auto: no core to spare for a worker "
+                                "(auto: %d usable cores%s, one kept for the main process) (SITE)" % (
                                     cores, " / %d local ranks" % cores if cores > 1 else "")], ev.rows
 del os.environ["LOCAL_WORLD_SIZE"]
 
