@@ -134,4 +134,19 @@ assert_ge "baseline median step (ms)" "$slow" 20
 awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(f > 0 && s / f >= 2) }' ||
   fail "workers=4: median step $slow ms -> $fast ms, less than 2x"
 echo "python_hook_fixes: median step $slow ms -> $fast ms with workers=4"
+
+# batch_size=x2 on a small-batch loop whose compute is per step (the fake's --compute-ms): the
+# samples per second double, the steps per second stay.
+samples_per_s() {
+  q "$1" "select sum(samples) * 1e9 / sum(t_end_ns - t_start_ns) from step where step > 1"
+}
+"$GW_BIN" record -q -o small.db -- python3 "$TRAIN" 30 8 --compute-ms 5 > /dev/null || fail "small batch exited $?"
+GPUWHY_PY_FIXES=batch_size=x2 "$GW_BIN" record -q -o double.db -- python3 "$TRAIN" 30 8 --compute-ms 5 > /dev/null ||
+  fail "batch_size=x2 exited $?"
+assert_eq "samples per step with batch_size=x2" "$(q double.db 'select group_concat(distinct samples) from step')" 16
+a=$(samples_per_s small.db)
+b=$(samples_per_s double.db)
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(b / a >= 1.6 && b / a <= 2.5) }' ||
+  fail "batch_size=x2: $a -> $b samples/s, not about 2x"
+echo "python_hook_fixes: $a -> $b samples/s with batch_size=x2"
 echo "1 passed, 0 failed"
