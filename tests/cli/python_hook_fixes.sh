@@ -79,7 +79,7 @@ assert_eq "fixes refused" "$(events refused.db fix_refused)" "$(
 batch_size: refused, bad value 'x0' (batch_size=N >= 1 or xK, K >= 1)
 bogus: refused, unknown fix 'bogus'
 pin_memory: refused, no CUDA device ($LINE)
-prefetch_factor: refused, the DataLoader has 0 workers and no workers fix ($LINE)
+prefetch_factor: refused, the DataLoader has 0 workers and the workers fix was refused on it ($LINE)
 tf32: refused, takes no value ('tf32=on')
 workers: refused, IterableDataset: each worker would replay the whole stream ($LINE)
 workers: refused, given twice ('workers=3')

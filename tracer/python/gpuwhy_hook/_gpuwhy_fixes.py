@@ -475,7 +475,8 @@ class Fixes:
             if name not in fixes:
                 continue
             if not workers_after:
-                refuse(name, "the DataLoader has 0 workers and no workers fix")
+                refuse(name, "the DataLoader has 0 workers and %s" % (
+                    "the workers fix was refused on it" if "workers" in fixes else "no workers fix"))
             else:
                 change(name, arg, value)
         if "pin_memory" in fixes:
