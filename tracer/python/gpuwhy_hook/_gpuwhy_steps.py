@@ -40,13 +40,17 @@ F and P lines are the training thread's stack samples
 or optimizer step; GPUWHY_PY_SAMPLE_HZ, 0 = off), written every half second.
 Each compilation is an E line of kind "compile" (code: its duration in ns,
 t_ns: its start); a recompilation of a frame already compiled is also one of
-kind "recompile" (code 1) whose message is dynamo's reason. Any error turns
+kind "recompile" (code 1) whose message is dynamo's reason. GPUWHY_PY_FIXES
+(gpuwhy experiment try) asks for fixes applied to the program, each an E line
+of kind "fix_applied" or "fix_refused" (_gpuwhy_fixes.py). Any error turns
 the hook off with one line on stderr; the program never sees it.
 """
 import functools
 import os
 import sys
 import time
+
+import _gpuwhy_fixes
 
 SPOOL_ENV = "GPUWHY_PY_SPOOL_DIR"
 FIXED_BATCHES_ENV = "GPUWHY_PY_FIXED_BATCHES"  # gpuwhy experiment fixed-batch: replay the first K batches
@@ -193,6 +197,8 @@ class _Recorder:
         self.fixed_batches = int(fixed) if fixed.isdigit() else 0
         self.replay_said = False
         self.flops = _StepFlops(self)
+        # GPUWHY_PY_FIXES (gpuwhy experiment try): what each fix did goes out as an event line
+        self.fixes = _gpuwhy_fixes.Fixes(lambda kind, message: self.event(kind, 0, message))
 
     # ---- output ----------------------------------------------------------
     def _write(self, line):
@@ -217,6 +223,7 @@ class _Recorder:
         and no stack sampler: its thread did not follow, and a worker is not
         the training thread."""
         self.sampler, self.sampler_state = None, 2
+        self.fixes.forked()  # the parent reports the fixes
         fd, self.fd = self.fd, -1
         if fd >= 0:
             try:
@@ -294,6 +301,7 @@ class _Recorder:
 
     # ---- torch -----------------------------------------------------------
     def attach(self, torch):
+        self.fixes.attach(torch)  # first: a step hook that fails below leaves the asked fixes in place
         self.torch = torch
         self.tensor_type = torch.Tensor
         self.is_grad_enabled = getattr(torch, "is_grad_enabled", None)
@@ -595,7 +603,8 @@ class _Recorder:
     def detach(self):
         """Undoes attach(): the optimizer hooks removed, __next__ restored. For
         measuring the hook's cost in one process (bench/tracer/hook_ab.py);
-        attach() again re-installs it. The step in progress is dropped."""
+        attach() again re-installs it. The step in progress is dropped. The
+        fixes (GPUWHY_PY_FIXES) are undone too: flags and functions as they were."""
         for handle in self.hook_handles:
             handle.remove()
         self.hook_handles = []
@@ -615,6 +624,7 @@ class _Recorder:
             self.optimized_call = None
         self.drop_rearm()
         self.flops.leave()
+        self.fixes.detach()
         self.period_start_ns = self.wait_ns = self.samples = self.batches = self.train_batches = self.eval_samples = 0
         self.compile_ns = self.compile_depth = 0
         self.compile_pending = []
@@ -988,6 +998,10 @@ def _at_exit():
         _recorder.stop_sampler()
     except Exception as e:
         _recorder.sampler_failed(e)
+    try:
+        _recorder.fixes.at_exit()  # the fixes never reached said so; every patch undone
+    except Exception:
+        pass
 
 
 def install():
