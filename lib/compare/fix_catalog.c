@@ -79,8 +79,9 @@ int gw_fix_parse(const char *arg, struct gw_fix_plan *out, char *err, size_t cap
   name[n] = 0;
   out->kind = gw_fix_kind_find(name);
   if (!out->kind) {
-    snprintf(err, cap, _("unknown fix '%s' (there are workers, persistent_workers, prefetch_factor, pin_memory, "
-                         "non_blocking, cudnn_benchmark, tf32, batch_size)"),
+    snprintf(err, cap,
+             _("unknown fix '%s' (there are workers, persistent_workers, prefetch_factor, pin_memory, "
+               "non_blocking, cudnn_benchmark, tf32, batch_size)"),
              name);
     return -1;
   }
@@ -139,7 +140,8 @@ static double speedup_of(double share) {
 static void derive_workers(const struct gw_diagnosis *dx, struct gw_fix_plan *p) {
   int cores = dx->host.physical_cores > 0 ? dx->host.physical_cores : dx->host.logical_cpus;
   double measured = dx->host.workers_med;
-  int saturated = isfinite(dx->host.workers_saturated_frac) && dx->host.workers_saturated_frac >= WORKERS_SATURATED_FRAC;
+  int saturated =
+      isfinite(dx->host.workers_saturated_frac) && dx->host.workers_saturated_frac >= WORKERS_SATURATED_FRAC;
   long n;
   int w = 0;
   if (cores > 1) {
@@ -273,8 +275,7 @@ int gw_fix_applicable(const struct gw_diagnosis *dx, struct gw_fix_plan *out, in
     if (p.point < 1.0 + GW_FIX_NO_CHANGE)
       continue;
     /* a larger batch needs the memory for its activations */
-    if (strcmp(k->name, "batch_size") == 0 &&
-        !(dx->ngpus > 0 && dx->profiles[0].mem_used_frac < BATCH_X2_MEM_FRAC))
+    if (strcmp(k->name, "batch_size") == 0 && !(dx->ngpus > 0 && dx->profiles[0].mem_used_frac < BATCH_X2_MEM_FRAC))
       continue;
     /* as many workers as measured already: nothing to try */
     if (strcmp(k->name, "workers") == 0 && isfinite(dx->host.workers_med) && p.count <= lround(dx->host.workers_med))
@@ -306,8 +307,10 @@ void gw_fix_reason_text(const struct gw_fix_plan *p, int translate, char *buf, s
              pct, p->count);
     return;
   case GW_FIXR_TF32:
-    snprintf(buf, cap, TR(translate, N_("float32 matmuls in the productive time: %.0f%% of it saved at the TF32/FP32 peak ratio")),
-             pct);
+    snprintf(
+        buf, cap,
+        TR(translate, N_("float32 matmuls in the productive time: %.0f%% of it saved at the TF32/FP32 peak ratio")),
+        pct);
     return;
   case GW_FIXR_TF32_UNKNOWN:
     snprintf(buf, cap, "%s",

@@ -11,13 +11,13 @@
 #include "analysis/diagnosis.h"
 
 enum gw_fix_value {
-  GW_FIX_FLAG,     /* no value: pin_memory */
-  GW_FIX_COUNT,    /* a count >= 1, derived from the recording when not given: workers=6 */
-  GW_FIX_BATCH,    /* N or xK: batch_size=x2 */
+  GW_FIX_FLAG,  /* no value: pin_memory */
+  GW_FIX_COUNT, /* a count >= 1, derived from the recording when not given: workers=6 */
+  GW_FIX_BATCH, /* N or xK: batch_size=x2 */
 };
 
 struct gw_fix_kind {
-  const char *name;      /* as GPUWHY_PY_FIXES names it */
+  const char *name; /* as GPUWHY_PY_FIXES names it */
   enum gw_fix_value value;
   const char *addresses; /* the bottleneck classes and idle causes it acts on (ids, for JSON) */
   const char *changes;   /* what it changes, numerics included (English msgid, N_) */
@@ -31,25 +31,25 @@ const struct gw_fix_kind *gw_fix_kind_find(const char *name);
 
 /* Why a prediction is what it is; the text is made when shown. */
 enum gw_fix_reason {
-  GW_FIXR_NOT_FOUND,       /* the cause it addresses was not found */
-  GW_FIXR_INPUT_FINDING,   /* the input_pipeline finding's share */
-  GW_FIXR_INPUT_ATTR,      /* the measured data waits of the training thread */
-  GW_FIXR_H2D,             /* the measured host-to-device copies */
-  GW_FIXR_SMALL_BATCH,     /* the small_batch finding's share */
-  GW_FIXR_TF32,            /* the productive share in float32 matmuls */
-  GW_FIXR_TF32_UNKNOWN,    /* float32 share or the GPU's peaks unknown */
-  GW_FIXR_NOT_MEASURABLE,  /* nothing in a recording measures what it addresses (cudnn_benchmark) */
-  GW_FIXR_NO_STEPS_ATTR,   /* no attribution and no finding: the cause cannot be told */
+  GW_FIXR_NOT_FOUND,      /* the cause it addresses was not found */
+  GW_FIXR_INPUT_FINDING,  /* the input_pipeline finding's share */
+  GW_FIXR_INPUT_ATTR,     /* the measured data waits of the training thread */
+  GW_FIXR_H2D,            /* the measured host-to-device copies */
+  GW_FIXR_SMALL_BATCH,    /* the small_batch finding's share */
+  GW_FIXR_TF32,           /* the productive share in float32 matmuls */
+  GW_FIXR_TF32_UNKNOWN,   /* float32 share or the GPU's peaks unknown */
+  GW_FIXR_NOT_MEASURABLE, /* nothing in a recording measures what it addresses (cudnn_benchmark) */
+  GW_FIXR_NO_STEPS_ATTR,  /* no attribution and no finding: the cause cannot be told */
 };
 
 /* One fix as tried. */
 struct gw_fix_plan {
   const struct gw_fix_kind *kind;
-  char text[64];         /* "workers=6": the GPUWHY_PY_FIXES item and the run's label */
-  int given_value;       /* the value came from --fix, not from the recording */
-  long count;            /* GW_FIX_COUNT: the value; GW_FIX_BATCH: N, or K when times */
-  int times;             /* GW_FIX_BATCH: xK */
-  char derivation[256];  /* how the value was derived from the recording (English), "" given */
+  char text[64];          /* "workers=6": the GPUWHY_PY_FIXES item and the run's label */
+  int given_value;        /* the value came from --fix, not from the recording */
+  long count;             /* GW_FIX_COUNT: the value; GW_FIX_BATCH: N, or K when times */
+  int times;              /* GW_FIX_BATCH: xK */
+  char derivation[256];   /* how the value was derived from the recording (English), "" given */
   double addressed_share; /* of active (or wall) time, 0 when its cause was not found */
   double point, bound;    /* predicted throughput ratio and its bound; NAN unknown */
   enum gw_fix_reason reason;
