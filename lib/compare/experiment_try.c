@@ -180,8 +180,8 @@ static int run_arm(struct try_ctx *t, struct arm *a, int round) {
 }
 
 /* helped: the interval lies above 1 by more than the practical change;
- * no effect: inside 0.98..1.02, or straddling 1 narrowly; hurt: below 1;
- * undecided otherwise (too wide). */
+ * no effect: inside 0.98..1.02, or straddling 1 narrowly; hurt: below 1 and
+ * by more than the practical change; undecided otherwise (too wide). */
 static enum try_verdict verdict_of(const struct gw_ratio_ci *r) {
   if (!isfinite(r->lo) || !isfinite(r->hi))
     return TV_UNDECIDED;
@@ -189,8 +189,9 @@ static enum try_verdict verdict_of(const struct gw_ratio_ci *r) {
     return TV_NO_EFFECT;
   if (r->lo > 1 + GW_PRACTICAL_CHANGE)
     return TV_HELPED;
+  /* below 1 by less than the practical change: no slowdown worth a verdict */
   if (r->hi < 1.0)
-    return TV_HURT;
+    return r->point <= 1 - GW_PRACTICAL_CHANGE ? TV_HURT : TV_NO_EFFECT;
   /* straddles 1 and at most 3% either side: no change worth a run */
   if (r->lo <= 1 && r->hi >= 1 && r->lo >= 1 - 1.5 * GW_PRACTICAL_CHANGE && r->hi <= 1 + 1.5 * GW_PRACTICAL_CHANGE)
     return TV_NO_EFFECT;
@@ -423,13 +424,13 @@ static void print_text(FILE *out, const struct try_ctx *t, struct arm *arms, int
             base->pooled.samples_per_s, base->pooled.nsteps);
   else if (base->has_pooled)
     fprintf(out, _("  baseline: %.2f steps/s over %zu steady steps\n"), base->pooled.steps_per_s, base->pooled.nsteps);
-  fprintf(out, "  %-24s %-18s %-40s %-6s %s\n", _("fix"), _("predicted"), _("measured (95% interval)"), _("bound"),
+  fprintf(out, "  %-24s %-18s %-40s %-6s %s\n", _("fix"), _("predicted"), _("measured (95% interval)"), _("within"),
           _("verdict"));
   for (int i = 1; i < narms; i++)
     text_row(out, &arms[i], t->o->seconds);
   if (combined)
     text_row(out, combined, t->o->seconds);
-  fputs(_("Predicted: the speed-up if the time the fix addresses were all removed, at most the bound; bound: whether "
+  fputs(_("Predicted: the speed-up if the time the fix addresses were all removed, at most the bound; within: whether "
           "the measured gain lies within it.\n"),
         out);
   for (int i = 1; i < narms; i++)
