@@ -17,7 +17,7 @@
 
 #include "analysis/series.h"
 #include "compare/comparison.h"
-#include "compare/fix_catalog.h"
+#include "analysis/fix_catalog.h"
 #include "compare/steady_run.h"
 #include "core/i18n.h"
 #include "core/json_write.h"

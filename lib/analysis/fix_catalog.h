@@ -3,8 +3,8 @@
  * as data: what each addresses, what it changes in the program's numerics,
  * what its throughput is compared in; and, from the diagnosis of a baseline
  * recording, the value to try and the speed-up it predicts with its bound. */
-#ifndef GW_COMPARE_FIX_CATALOG_H
-#define GW_COMPARE_FIX_CATALOG_H
+#ifndef GW_ANALYSIS_FIX_CATALOG_H
+#define GW_ANALYSIS_FIX_CATALOG_H
 
 #include <stddef.h>
 
@@ -72,7 +72,7 @@ int gw_fix_applicable(const struct gw_diagnosis *dx, struct gw_fix_plan *out, in
 void gw_fix_reason_text(const struct gw_fix_plan *p, int translate, char *buf, size_t cap);
 
 /* A prediction below this is "no change": the run-to-run spread of most
- * training jobs (compare/comparison.h's GW_PRACTICAL_CHANGE). */
+ * training jobs (as compare's GW_PRACTICAL_CHANGE). */
 #define GW_FIX_NO_CHANGE 0.02
 
 #endif

@@ -1,4 +1,4 @@
-#include "compare/fix_catalog.h"
+#include "analysis/fix_catalog.h"
 
 #include <gpuwhy/i18n.h>
 #include <math.h>
