@@ -424,8 +424,9 @@ static void print_text(FILE *out, const struct try_ctx *t, struct arm *arms, int
             base->pooled.samples_per_s, base->pooled.nsteps);
   else if (base->has_pooled)
     fprintf(out, _("  baseline: %.2f steps/s over %zu steady steps\n"), base->pooled.steps_per_s, base->pooled.nsteps);
-  fprintf(out, "  %-24s %-18s %-40s %-6s %s\n", _("fix"), _("predicted"), _("measured (95% interval)"), _("within"),
-          _("verdict"));
+  /* xgettext:no-c-format */
+  const char *measured_title = _("measured (95% interval)");
+  fprintf(out, "  %-24s %-18s %-40s %-6s %s\n", _("fix"), _("predicted"), measured_title, _("within"), _("verdict"));
   for (int i = 1; i < narms; i++)
     text_row(out, &arms[i], t->o->seconds);
   if (combined)
