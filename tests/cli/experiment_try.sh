@@ -113,6 +113,21 @@ assert fix["verdict"] == "broke" and fix["exit_status"] == 1 and fix["measured"]
 assert e["baseline"]["steady_steps"] > 20, e["baseline"]
 PY
 
+# The accuracy harness's table of predicted against measured, from the
+# experiment.json files above.
+python3 "$GW_SOURCE_DIR/tests/accuracy/experiment_table.py" input compute crash > table.md ||
+  { cat table.md; fail "experiment_table.py exited $?"; }
+grep "^| input | workers=4 | " table.md | grep -q "| helped | yes | [+-][0-9]*% |$" ||
+  { cat table.md; fail "the table's row of the helped workers fix"; }
+grep -q "^| crash | workers=4 | .* | - | broke | - | - |$" table.md ||
+  { cat table.md; fail "the table's row of the fix that broke the program"; }
+grep -q "^Median absolute error of the point prediction: [0-9]*% over 2 measured fixes; 2 of 2 within their bound" \
+  table.md || { cat table.md; fail "the table's summary line"; }
+set +e
+python3 "$GW_SOURCE_DIR/tests/accuracy/experiment_table.py" imported.db > /dev/null 2>&1
+assert_eq "experiment_table.py on a file that is no experiment.json exits" "$?" 2
+set -e
+
 # --from an input-bound recording, no --fix: the catalogue's fixes for its
 # diagnosis, workers among them with the value derived from the cores.
 "$GW_BIN" experiment try -q --from input/baseline-r1.db --seconds 2 --rounds 1 --keep auto > auto.out 2> auto.err ||
