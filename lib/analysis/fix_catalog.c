@@ -229,31 +229,33 @@ void gw_fix_predict(const struct gw_diagnosis *dx, struct gw_fix_plan *p) {
     else
       snprintf(p->derivation, sizeof p->derivation, "x2: peak memory unknown");
   }
-  if (p->kind->value == GW_FIX_COUNT || p->kind->value == GW_FIX_BATCH || p->kind->value == GW_FIX_FLAG) {
-    if (strncmp(name, "workers", 7) == 0 || strcmp(name, "persistent_workers") == 0 ||
-        strcmp(name, "prefetch_factor") == 0)
-      predict_input(dx, p);
-    else if (strcmp(name, "pin_memory") == 0 || strcmp(name, "non_blocking") == 0) {
-      static const int h2d[] = {GW_PYACT_H2D};
-      double s = attr_share(dx, h2d, 1);
-      if (s > 0) {
-        p->addressed_share = s;
-        p->bound = speedup_of(s);
-        p->reason = GW_FIXR_H2D;
-      }
-    } else if (strcmp(name, "batch_size") == 0) {
-      const struct gw_finding *f = finding_of(dx, "small_batch");
-      if (f && f->share_of_active > 0) {
-        p->addressed_share = f->share_of_active;
-        p->reason = GW_FIXR_SMALL_BATCH;
-      }
-      /* samples/s can at most grow by the batch's factor (each step no slower) */
-      p->bound = p->times ? (double)p->count : NAN;
-    } else if (strcmp(name, "tf32") == 0)
-      predict_tf32(dx, p);
-    else if (strcmp(name, "cudnn_benchmark") == 0)
-      p->reason = GW_FIXR_NOT_MEASURABLE;
-  }
+  if (strcmp(name, "workers") == 0 || strcmp(name, "persistent_workers") == 0 || strcmp(name, "prefetch_factor") == 0)
+    predict_input(dx, p);
+  else if (strcmp(name, "pin_memory") == 0 || strcmp(name, "non_blocking") == 0) {
+    static const int h2d[] = {GW_PYACT_H2D};
+    double s = attr_share(dx, h2d, 1);
+    if (s > 0) {
+      p->addressed_share = s;
+      p->bound = speedup_of(s);
+      p->reason = GW_FIXR_H2D;
+    }
+  } else if (strcmp(name, "batch_size") == 0) {
+    const struct gw_finding *f = finding_of(dx, "small_batch");
+    if (f && f->share_of_active > 0) {
+      p->addressed_share = f->share_of_active;
+      p->reason = GW_FIXR_SMALL_BATCH;
+    }
+    /* samples/s can at most grow by the batch's factor (each step no slower) */
+    if (p->times)
+      p->bound = (double)p->count;
+    else if (dx->mfu && dx->ngpus > 0 && dx->mfu[0].batch_size > 0)
+      p->bound = (double)p->count / (double)dx->mfu[0].batch_size;
+    else
+      p->reason = f ? p->reason : GW_FIXR_BATCH_UNKNOWN;
+  } else if (strcmp(name, "tf32") == 0)
+    predict_tf32(dx, p);
+  else if (strcmp(name, "cudnn_benchmark") == 0)
+    p->reason = GW_FIXR_NOT_MEASURABLE;
   p->point = speedup_of(p->addressed_share);
   if (isfinite(p->bound) && p->point > p->bound)
     p->point = p->bound;
@@ -319,8 +321,9 @@ void gw_fix_reason_text(const struct gw_fix_plan *p, int translate, char *buf, s
   case GW_FIXR_NOT_MEASURABLE:
     snprintf(buf, cap, "%s", TR(translate, N_("no change predicted: no recording measures what it addresses")));
     return;
-  case GW_FIXR_NO_STEPS_ATTR:
-    snprintf(buf, cap, "%s", TR(translate, N_("no change predicted: the cause cannot be told from the recording")));
+  case GW_FIXR_BATCH_UNKNOWN:
+    snprintf(buf, cap, "%s",
+             TR(translate, N_("no change predicted, no bound: the recorded batch size is unknown (give xK instead)")));
     return;
   }
   buf[0] = 0;

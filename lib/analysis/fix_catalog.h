@@ -39,7 +39,7 @@ enum gw_fix_reason {
   GW_FIXR_TF32,           /* the productive share in float32 matmuls */
   GW_FIXR_TF32_UNKNOWN,   /* float32 share or the GPU's peaks unknown */
   GW_FIXR_NOT_MEASURABLE, /* nothing in a recording measures what it addresses (cudnn_benchmark) */
-  GW_FIXR_NO_STEPS_ATTR,  /* no attribution and no finding: the cause cannot be told */
+  GW_FIXR_BATCH_UNKNOWN,  /* batch_size=N without the recorded batch size: no bound */
 };
 
 /* One fix as tried. */
