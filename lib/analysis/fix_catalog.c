@@ -148,7 +148,11 @@ static void derive_workers(const struct gw_diagnosis *dx, struct gw_fix_plan *p)
     /* one core stays with the training thread, which launches the kernels */
     n = cores - 1;
     w = snprintf(p->derivation, sizeof p->derivation, "%d cores - 1 for the training thread", cores);
+  } else if (cores == 1) {
+    n = 1;
+    w = snprintf(p->derivation, sizeof p->derivation, "1 core: 1");
   } else {
+    /* a common laptop or small cloud instance's count, less the training thread */
     n = 4;
     w = snprintf(p->derivation, sizeof p->derivation, "core count unknown: 4");
   }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analysis/series.h"
 #include "compare/comparison.h"
@@ -134,7 +135,18 @@ static int run_arm(struct try_ctx *t, struct arm *a, int round) {
   struct gw_steady_run_opts so = {
       .argv = t->argv, .seconds = t->o->seconds, .max_seconds = t->max_s, .nvml_lib = t->o->nvml_lib};
   struct gw_steady_run res;
+  /* the command's own output goes to stderr with the progress lines: stdout
+   * holds only the table (or the JSON) */
+  fflush(stdout);
+  int saved_stdout = dup(STDOUT_FILENO);
+  if (saved_stdout >= 0)
+    dup2(STDERR_FILENO, STDOUT_FILENO);
   gw_steady_run_record(&so, path, &res);
+  if (saved_stdout >= 0) {
+    fflush(stdout);
+    dup2(saved_stdout, STDOUT_FILENO);
+    close(saved_stdout);
+  }
   unsetenv("GPUWHY_PY_FIXES");
   unsetenv("GPUWHY_EXPERIMENT");
   if (res.msg[0])
