@@ -107,7 +107,10 @@ assert_eq "the kept folder is unchanged" "$(ls input | wc -l)" 3
 "$GW_BIN" experiment try -q --fix workers=4 --seconds 2 --rounds 1 --keep compute --format json -- \
   python3 "$TRAIN" 100000 16 --delay-ms 0 --compute-ms 5 > compute.out 2> compute.err ||
   { cat compute.out compute.err; fail "experiment try of a compute-bound loop exited $?"; }
-[ ! -s compute.err ] || { cat compute.err; fail "-q still printed progress"; }
+# the program's own lines come on stderr (stdout holds only the JSON); no progress lines
+grep -q "^step 1 " compute.err || { head compute.err; fail "the program's output did not go to stderr"; }
+grep -q "gpuwhy: run" compute.err && fail "-q still printed progress"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' compute.out || { head compute.out; fail "stdout is not the JSON alone"; }
 python3 - compute/experiment.json <<'PY' || fail "the workers fix on a compute-bound loop"
 import json, sys
 (fix,) = json.load(open(sys.argv[1]))["fixes"]
