@@ -422,6 +422,9 @@ static void text_details(FILE *out, const struct arm *a) {
     fputs(_("    the fixes that helped, together; no prediction (their causes may overlap)\n"), out);
   if (a->applied_msg[0])
     fprintf(out, _("    hook: %s\n"), a->applied_msg);
+  else if (a->is_fix && !a->refused && !a->broke)
+    fputs(_("    hook: it neither applied nor refused the fix (a hook without fixes, or a program it never reached)\n"),
+          out);
   if (a->compared && a->plan.kind && a->plan.kind->per_sample && !a->c.per_sample)
     fputs(_("    compared in steps/s: the samples per step are unknown, so a larger batch's gain does not show\n"),
           out);
