@@ -161,7 +161,9 @@ static int run_arm(struct try_ctx *t, struct arm *a, int round) {
     if (gw_recording_load(path, &rec, &err) == GW_OK) {
       if (!a->applied_msg[0])
         first_event(rec, "fix_applied", a->applied_msg, sizeof a->applied_msg);
-      if (first_event(rec, "fix_refused", a->refused_msg, sizeof a->refused_msg))
+      /* refused where it was never applied: one DataLoader changed and
+       * another refused (an IterableDataset for evaluation) still tries it */
+      if (first_event(rec, "fix_refused", a->refused_msg, sizeof a->refused_msg) && !a->applied_msg[0])
         a->refused = 1;
       gw_recording_free(rec);
     }
@@ -326,7 +328,7 @@ static void json_arm(FILE *f, const struct arm *a, double seconds) {
   else
     fputs("null", f);
   fputs(", \"refused\": ", f);
-  if (a->refused)
+  if (a->refused_msg[0])
     gw_json_write_string(f, a->refused_msg);
   else
     fputs("null", f);
@@ -420,9 +422,11 @@ static void text_details(FILE *out, const struct arm *a) {
       fprintf(out, _("    value from the recording: %s\n"), a->plan.derivation);
   } else if (a->is_combined)
     fputs(_("    the fixes that helped, together; no prediction (their causes may overlap)\n"), out);
-  if (a->applied_msg[0])
+  if (a->applied_msg[0]) {
     fprintf(out, _("    hook: %s\n"), a->applied_msg);
-  else if (a->is_fix && !a->refused && !a->broke)
+    if (a->refused_msg[0])
+      fprintf(out, _("    hook, elsewhere: %s\n"), a->refused_msg);
+  } else if (a->is_fix && !a->refused && !a->broke)
     fputs(_("    hook: it neither applied nor refused the fix (a hook without fixes, or a program it never reached)\n"),
           out);
   if (a->compared && a->plan.kind && a->plan.kind->per_sample && !a->c.per_sample)
