@@ -549,6 +549,15 @@ int gw_try_run(const struct gw_try_opts *o, FILE *out) {
     a->plan = plans[i];
     snprintf(a->label, sizeof a->label, "%s", plans[i].text);
     snprintf(a->stem, sizeof a->stem, "%s", plans[i].kind->name);
+    /* the same fix twice with two values: the value names the recordings too (workers-4-r1.db) */
+    for (int j = 1; j < narms - 1; j++)
+      if (strcmp(arms[j].stem, a->stem) == 0) {
+        snprintf(a->stem, sizeof a->stem, "%s", plans[i].text);
+        for (char *c = a->stem; *c; c++)
+          if (*c == '=')
+            *c = '-';
+        break;
+      }
     snprintf(a->fixes_env, sizeof a->fixes_env, "%s", plans[i].text);
   }
   if (nplans == 0) {
@@ -582,17 +591,27 @@ int gw_try_run(const struct gw_try_opts *o, FILE *out) {
     rc = GPUWHY_EXIT_USAGE;
     goto done;
   }
-  int nhelped = 0;
-  for (int i = 1; i < narms; i++) {
+  for (int i = 1; i < narms; i++)
     judge(base, &arms[i]);
-    nhelped += arms[i].verdict == TV_HELPED;
+  /* the fixes to combine: those that helped, one value of each fix (the best) */
+  int in_combined[1 + GW_TRY_MAX_FIXES] = {0}, nhelped = 0;
+  for (int i = 1; i < narms; i++) {
+    if (arms[i].verdict != TV_HELPED)
+      continue;
+    in_combined[i] = 1;
+    for (int j = 1; j < narms; j++)
+      if (j != i && arms[j].verdict == TV_HELPED && arms[j].plan.kind == arms[i].plan.kind &&
+          (arms[j].c.throughput.point > arms[i].c.throughput.point ||
+           (arms[j].c.throughput.point == arms[i].c.throughput.point && j < i)))
+        in_combined[i] = 0;
+    nhelped += in_combined[i];
   }
   if (nhelped >= 2) {
     combined.is_combined = 1;
     snprintf(combined.stem, sizeof combined.stem, "combined");
     size_t ul = 0, el = 0;
     for (int i = 1; i < narms; i++) {
-      if (arms[i].verdict != TV_HELPED)
+      if (!in_combined[i])
         continue;
       ul += (size_t)snprintf(combined.label + ul, sizeof combined.label - ul, "%s%s", ul ? "+" : "", arms[i].label);
       el += (size_t)snprintf(combined.fixes_env + el, sizeof combined.fixes_env - el, "%s%s", el ? "," : "",
