@@ -1,5 +1,6 @@
 /* gpuwhy experiment fixed-batch [--batches K] [--seconds S] [--max-seconds T] -- CMD ARGS...
- * The work is in lib/compare/fixed_batch.c. */
+ * gpuwhy experiment try [--fix NAME[=VALUE]]... [--rounds R] ... (-- CMD ARGS... | --from RUN.db)
+ * The work is in lib/compare/fixed_batch.c and lib/compare/experiment_try.c. */
 #include <getopt.h>
 #include <gpuwhy/gpuwhy.h>
 #include <stdio.h>
@@ -28,7 +29,113 @@ static const char *experiment_usage(void) {
            "  -q, --quiet          no progress lines\n"
            "      --nvml-lib PATH  NVML library to load (tests)\n"
            "Exit status: 0 done, 2 usage error, nothing to replay (no DataLoader), too few\n"
-           "steps or a run that never became steady, 3 a run could not be recorded.\n");
+           "steps or a run that never became steady, 3 a run could not be recorded.\n"
+           "\n"
+           "See also: gpuwhy experiment try --help\n");
+}
+
+static const char *try_usage(void) {
+  /* xgettext:no-c-format */
+  return _("usage: gpuwhy experiment try [--fix NAME[=VALUE]]... [--rounds R] [--seconds S]\n"
+           "           [--max-seconds T] [--keep DIR] [--format text|json] [-q] (-- CMD ARGS... | --from RUN.db)\n"
+           "\n"
+           "Runs CMD under gpuwhy record as it is (the baseline) and with each fix applied by\n"
+           "the Python hook (no edit to the script), interleaved in rounds; each run goes on\n"
+           "until it has run S steady seconds and only its steady steps are measured. Then\n"
+           "the fixes that helped run together. Prints, per fix, what it changes, the gain\n"
+           "the baseline's diagnosis predicts (point and bound), the measured throughput\n"
+           "ratio with its 95% interval, and a verdict: helped, no effect, hurt, undecided.\n"
+           "The program sees GPUWHY_EXPERIMENT=<fix> (baseline for the baseline).\n"
+           "\n"
+           "Fixes: workers[=N], persistent_workers, prefetch_factor[=N], pin_memory,\n"
+           "non_blocking, cudnn_benchmark, tf32, batch_size[=N|=xK] (compared in samples/s).\n"
+           "A value left out is derived from the recording (workers from the cores and the\n"
+           "workers measured). Without --fix: the fixes whose cause the diagnosis found.\n"
+           "\n"
+           "  -x, --fix NAME[=VALUE]  a fix to try (repeat for more)\n"
+           "      --from RUN.db       the recording to diagnose; its recorded command is run\n"
+           "  -r, --rounds R          rounds of baseline and fixes (default 2)\n"
+           "  -s, --seconds S         steady seconds to measure per run (default 20)\n"
+           "  -t, --max-seconds T     stop a run after T seconds in all (default S + 600)\n"
+           "  -k, --keep DIR          folder for the recordings and experiment.json (default\n"
+           "                          gpuwhy-experiment-YYYYmmdd-HHMMSS; never a non-empty one)\n"
+           "  -f, --format FMT        text (default) or json\n"
+           "  -q, --quiet             no progress lines\n"
+           "      --nvml-lib PATH     NVML library to load (tests)\n"
+           "Exit status: 0 done (a fix that broke the program is in the table), 2 usage\n"
+           "error, a recording without a command, a non-empty --keep folder, a baseline with\n"
+           "no steady steps, 3 the baseline could not be recorded or broke the program.\n");
+}
+
+static int cmd_try(int argc, char **argv) {
+  static const struct option longopts[] = {{"fix", required_argument, NULL, 'x'},
+                                           {"from", required_argument, NULL, 'F'},
+                                           {"rounds", required_argument, NULL, 'r'},
+                                           {"seconds", required_argument, NULL, 's'},
+                                           {"max-seconds", required_argument, NULL, 't'},
+                                           {"keep", required_argument, NULL, 'k'},
+                                           {"format", required_argument, NULL, 'f'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"nvml-lib", required_argument, NULL, 'N'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  struct gw_try_opts o = {.rounds = GW_TRY_ROUNDS, .seconds = GW_TRY_SECONDS};
+  char err[512];
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+x:r:s:t:k:f:qh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'x':
+      if (gw_try_check_fix(optarg, err, sizeof err) != 0)
+        return gw_cli_usage_error(try_usage(), "%s", err);
+      if (o.nfixes >= GW_TRY_MAX_FIXES)
+        return gw_cli_usage_error(try_usage(), _("at most %d fixes at a time"), GW_TRY_MAX_FIXES);
+      o.fixes[o.nfixes++] = optarg;
+      break;
+    case 'F':
+      o.from = optarg;
+      break;
+    case 'r':
+      if (gw_cli_parse_int(optarg, 1, 100, &o.rounds))
+        return gw_cli_usage_error(try_usage(), _("--rounds wants a count from 1 to 100, got '%s'"), optarg);
+      break;
+    case 's':
+      if (gw_cli_parse_seconds(optarg, &o.seconds))
+        return gw_cli_usage_error(try_usage(), _("--seconds wants a positive number, got '%s'"), optarg);
+      break;
+    case 't':
+      if (gw_cli_parse_seconds(optarg, &o.max_seconds))
+        return gw_cli_usage_error(try_usage(), _("--max-seconds wants a positive number, got '%s'"), optarg);
+      break;
+    case 'k':
+      o.keep_dir = optarg;
+      break;
+    case 'f':
+      if (strcmp(optarg, "json") == 0)
+        o.json = 1;
+      else if (strcmp(optarg, "text") != 0)
+        return gw_cli_usage_error(try_usage(), _("experiment try: no format '%s' (it has text, json)"), optarg);
+      break;
+    case 'q':
+      o.quiet = 1;
+      break;
+    case 'N':
+      o.nvml_lib = optarg;
+      break;
+    case 'h':
+      fputs(try_usage(), stdout);
+      return GPUWHY_EXIT_OK;
+    default:
+      return gw_cli_usage_error(try_usage(), NULL);
+    }
+  }
+  if (o.from && optind < argc)
+    return gw_cli_usage_error(try_usage(), _("give either --from RUN.db or a command after --, not both"));
+  if (!o.from && optind >= argc)
+    return gw_cli_usage_error(try_usage(), _("no command given after -- (or --from RUN.db)"));
+  if (!o.from)
+    o.argv = argv + optind;
+  return gw_try_run(&o, stdout);
 }
 
 int gw_cmd_experiment(int argc, char **argv) {
@@ -43,8 +150,11 @@ int gw_cmd_experiment(int argc, char **argv) {
     fputs(experiment_usage(), argc < 2 ? stderr : stdout);
     return argc < 2 ? GPUWHY_EXIT_USAGE : GPUWHY_EXIT_OK;
   }
+  if (strcmp(argv[1], "try") == 0)
+    return cmd_try(argc - 1, argv + 1);
   if (strcmp(argv[1], "fixed-batch") != 0)
-    return gw_cli_usage_error(experiment_usage(), _("unknown experiment '%s' (there is fixed-batch)"), argv[1]);
+    return gw_cli_usage_error(experiment_usage(), _("unknown experiment '%s' (there are fixed-batch and try)"),
+                              argv[1]);
   struct gw_fixed_batch_opts o = {.batches = 8, .seconds = GW_FIXED_BATCH_SECONDS};
   int c;
   optind = 1;

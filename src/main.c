@@ -25,7 +25,8 @@ static const struct command commands[] = {
     {"compare", gw_cmd_compare, N_("did a change help: runs side by side with intervals and what changed")},
     {"baseline", gw_cmd_baseline, N_("save a run's summary; check later runs against it (exit 1 on regression)")},
     {"sweep", gw_cmd_sweep, N_("run a command over parameter values; where throughput stops rising")},
-    {"experiment", gw_cmd_experiment, N_("fixed-batch: is the job input-bound? the same run with cached batches")},
+    {"experiment", gw_cmd_experiment,
+     N_("fixed-batch: is the job input-bound? try: each suggested fix applied and measured")},
 };
 
 static void usage(FILE *out) {

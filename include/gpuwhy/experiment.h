@@ -36,4 +36,36 @@ struct gw_fixed_batch_opts {
  * steady, 3 a run could not be recorded. */
 int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out);
 
+/* gpuwhy experiment try: the baseline and each fix the Python hook can apply
+ * (lib/compare/fix_catalog.h) interleaved in rounds, each run measured on its
+ * steady steps, then the fixes that helped together; predicted against
+ * measured gain per fix. */
+#define GW_TRY_SECONDS 20.0
+#define GW_TRY_ROUNDS 2
+#define GW_TRY_MAX_FIXES 8
+
+struct gw_try_opts {
+  char *const *argv;                   /* the command, NULL-terminated; NULL with from */
+  const char *from;                    /* a recording: the diagnosis source, its recorded command the command */
+  const char *fixes[GW_TRY_MAX_FIXES]; /* --fix NAME[=VALUE], checked with gw_try_check_fix */
+  int nfixes;                          /* 0: the catalogue's fixes for the baseline's diagnosis */
+  int rounds;
+  double seconds;       /* steady seconds per run */
+  double max_seconds;   /* per run in all; 0: seconds + GW_FIXED_BATCH_WARMUP_ROOM_S */
+  const char *keep_dir; /* NULL: gpuwhy-experiment-YYYYmmdd-HHMMSS in the current folder */
+  int json;             /* the table as JSON on out */
+  int quiet;
+  const char *nvml_lib;
+};
+
+/* 0 when arg is a fix the hook knows with a valid value; else -1 with the
+ * reason in err (the language of the messages). */
+int gw_try_check_fix(const char *arg, char *err, size_t cap);
+
+/* Runs the experiment, prints the table to out. Returns the exit status: 0
+ * done (fixes that broke the program included), 2 a recording without a
+ * command, a keep folder that is not empty, 3 the baseline could not be
+ * recorded or broke. */
+int gw_try_run(const struct gw_try_opts *o, FILE *out);
+
 #endif

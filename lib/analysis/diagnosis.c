@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/mfu.h"
+#include "analysis/fix_catalog.h"
 #include "analysis/confidence_calibration.h"
 #include "analysis/correlate.h"
 #include "analysis/gpu_loop.h"
@@ -874,6 +875,28 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                _("counts kernels per step and the gaps between them, which settles launch overhead"));
 }
 
+/* The fixes the Python hook can apply whose cause was found
+ * (analysis/fix_catalog.h), as ready commands: experiment try on this
+ * recording, and the first fix alone on the recorded command. The hook
+ * applies them, so the program must have run with it. */
+static void try_experiments(const struct gw_recording *rec, struct gw_diagnosis *dx) {
+  if (!rec->python_hook_enabled || dx->host.no_dataloader || !rec->command[0])
+    return;
+  struct gw_fix_plan plans[4];
+  int n = gw_fix_applicable(dx, plans, 4);
+  if (n == 0)
+    return;
+  snprintf(dx->experiment_text[0], sizeof dx->experiment_text[0], "gpuwhy experiment try --from %s", dx->path);
+  experiment(dx, dx->experiment_text[0],
+             _("runs the recorded command as it is and with each fix the findings point to, applied by the Python "
+               "hook with no edit to the script; each gain measured against its prediction"));
+  /* the cheapest fix alone, on the command as recorded */
+  int w = snprintf(dx->experiment_text[1], sizeof dx->experiment_text[1], "gpuwhy experiment try --fix %s -- %s",
+                   plans[0].text, rec->command);
+  if (w > 0 && (size_t)w < sizeof dx->experiment_text[1])
+    experiment(dx, dx->experiment_text[1], _("the first of these fixes alone, measured against the command as it is"));
+}
+
 /* MFU per GPU and the ledger as goodput (analysis/mfu.h, analysis/goodput.h). */
 static void build_mfu_goodput(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   int n = rec->ngpus;
@@ -996,6 +1019,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     gw_measured_verdict(dx);
   describe(rec, dx);
   build_mfu_goodput(rec, dx);
+  try_experiments(rec, dx); /* after MFU: the tf32 fix's prediction reads it */
   for (int i = 0; i < rec->ngpus; i++) {
     free(w[i].act_pct);
     free(w[i].active);

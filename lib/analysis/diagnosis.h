@@ -169,10 +169,12 @@ struct gw_diagnosis {
   char interp[GW_MAX_NOTES][GW_TEXT]; /* how to read the raw numbers (util vs SM, power vs limit, ...) */
   int nexperiments;
   struct gw_fix experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
-  struct gw_multi_gpu *multi;              /* two or more GPUs worked: the multi-GPU summary; else NULL */
-  struct gw_mfu *mfu;                      /* one per GPU (analysis/mfu.h); measured 0 without a counted step */
-  struct gw_goodput *goodput;              /* one per GPU: the ledger as goodput and badput */
-  struct gw_goodput goodput_job;           /* all GPUs added */
+  /* the text of experiments made for this recording (its path, its command filled in) */
+  char experiment_text[2][GW_TEXT * 3];
+  struct gw_multi_gpu *multi;    /* two or more GPUs worked: the multi-GPU summary; else NULL */
+  struct gw_mfu *mfu;            /* one per GPU (analysis/mfu.h); measured 0 without a counted step */
+  struct gw_goodput *goodput;    /* one per GPU: the ledger as goodput and badput */
+  struct gw_goodput goodput_job; /* all GPUs added */
 };
 
 /* Everything the rules read. */

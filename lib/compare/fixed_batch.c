@@ -11,40 +11,19 @@
 
 #include "analysis/steady_steps.h"
 #include "compare/comparison.h"
-#include "compare/steady_watch.h"
+#include "compare/steady_run.h"
 #include "core/i18n.h"
 #include "core/util.h"
 #include "store/store.h"
-
-/* One run: how it ended and what of it was steady. */
-struct run_result {
-  int status;
-  int reached; /* stopped for having the steady seconds asked */
-  int capped;  /* stopped at max_seconds */
-  struct gw_steady steady;
-};
 
 static double max_seconds_of(const struct gw_fixed_batch_opts *o) {
   return o->max_seconds > 0 ? o->max_seconds : o->seconds + GW_FIXED_BATCH_WARMUP_ROOM_S;
 }
 
 static void record_once(const struct gw_fixed_batch_opts *o, const char *path, int replay, FILE *out,
-                        struct run_result *res) {
-  struct gw_steady_watch *watch = gw_steady_watch_new(o->seconds);
-  struct gw_record_opts ro;
-  memset(&ro, 0, sizeof ro);
-  ro.out_path = path;
-  ro.interval_ms = 100;
-  ro.gpm_interval_ms = 1000;
-  ro.argv = o->argv;
-  ro.nvml_lib = o->nvml_lib;
-  ro.quiet = 1;
-  ro.duration_s = max_seconds_of(o);
-  ro.stop_command = 1;
-  ro.on_python_step = gw_steady_watch_step;
-  ro.python_step_ctx = watch;
-  ro.on_tick = gw_steady_watch_tick;
-  ro.tick_ctx = watch;
+                        struct gw_steady_run *res) {
+  struct gw_steady_run_opts so = {
+      .argv = o->argv, .seconds = o->seconds, .max_seconds = max_seconds_of(o), .nvml_lib = o->nvml_lib};
   char k[32];
   snprintf(k, sizeof k, "%d", o->batches);
   if (replay)
@@ -53,31 +32,13 @@ static void record_once(const struct gw_fixed_batch_opts *o, const char *path, i
     fprintf(stderr, _("gpuwhy: run 2 of 2: every DataLoader replays its first %s batches\n"), k);
   else if (!o->quiet)
     fputs(_("gpuwhy: run 1 of 2: the command as it is\n"), stderr);
-  char msg[1024];
-  int64_t t0 = gw_now_monotonic_ns();
-  res->status = gw_record_run(&ro, msg, sizeof msg);
-  double elapsed_s = (double)(gw_now_monotonic_ns() - t0) / 1e9;
+  gw_steady_run_record(&so, path, res);
   unsetenv("GPUWHY_PY_FIXED_BATCHES");
-  res->reached = gw_steady_watch_reached(watch);
-  /* the recorder stops at max_seconds on its own clock; a second of slack for its last tick */
-  res->capped = !res->reached && elapsed_s >= ro.duration_s - 1.0;
-  gw_steady_watch_free(watch);
-  if (msg[0])
-    fprintf(out, "gpuwhy experiment: %s\n", msg);
+  if (res->msg[0])
+    fprintf(out, "gpuwhy experiment: %s\n", res->msg);
 }
 
-/* The run's steady steps only: its warm-up's steps are left out of every
- * figure (the loop's first step is already out, run_summary.c). */
-static void keep_steady(struct gw_run_summary *s, struct run_result *res) {
-  gw_steady_find(s->step_s, s->nsteps, &res->steady);
-  if (res->steady.state != GW_STEADY_FOUND)
-    return;
-  memmove(s->step_s, s->step_s + res->steady.first, res->steady.nsteady * sizeof *s->step_s);
-  s->nsteps = res->steady.nsteady;
-  gw_run_summary_step_stats(s);
-}
-
-static void print_run(FILE *out, const char *label, const struct gw_run_summary *s, const struct run_result *res,
+static void print_run(FILE *out, const char *label, const struct gw_run_summary *s, const struct gw_steady_run *res,
                       int per_sample) {
   double v = gw_run_throughput(s, per_sample);
   fprintf(out, _("  %-34s %10.2f %-9s (%zu steady steps in %.1f s after %zu warm-up steps, median step %.2f ms)\n"),
@@ -86,7 +47,7 @@ static void print_run(FILE *out, const char *label, const struct gw_run_summary 
 }
 
 /* A run stopped short of the steady seconds asked: what was measured is less. */
-static void note_short(FILE *out, const char *label, const struct run_result *res, double seconds) {
+static void note_short(FILE *out, const char *label, const struct gw_steady_run *res, double seconds) {
   if (res->reached || res->steady.steady_s >= seconds)
     return;
   if (res->capped)
@@ -99,7 +60,7 @@ static void note_short(FILE *out, const char *label, const struct run_result *re
 
 /* 0 when both runs have steady steps; else says why not. */
 static int both_steady(FILE *out, const struct gw_run_summary *a, const struct gw_run_summary *b,
-                       const struct run_result *ra, const struct run_result *rb, double max_s) {
+                       const struct gw_steady_run *ra, const struct gw_steady_run *rb, double max_s) {
   if (ra->steady.state == GW_STEADY_TOO_FEW || rb->steady.state == GW_STEADY_TOO_FEW) {
     fprintf(out,
             _("The runs have too few steps to tell their warm-up from their steady steps (%zu and %zu; %d are "
@@ -107,7 +68,7 @@ static int both_steady(FILE *out, const struct gw_run_summary *a, const struct g
             a->nsteps, b->nsteps, GW_STEADY_MIN_STEPS);
     return -1;
   }
-  const struct run_result *r[2] = {ra, rb};
+  const struct gw_steady_run *r[2] = {ra, rb};
   const char *label[2] = {_("as it is"), _("fixed batches (no input pipeline)")};
   int rc = 0;
   for (int i = 0; i < 2; i++) {
@@ -144,7 +105,7 @@ int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
   memset(&a, 0, sizeof a);
   memset(&b, 0, sizeof b);
   int loaded_a = 0, loaded_b = 0;
-  struct run_result ra, rb;
+  struct gw_steady_run ra, rb;
   memset(&ra, 0, sizeof ra);
   memset(&rb, 0, sizeof rb);
   record_once(o, plain, 0, out, &ra);
@@ -168,8 +129,8 @@ int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
     fprintf(out, "gpuwhy experiment: %s\n", err.msg);
     goto done;
   }
-  keep_steady(&a, &ra);
-  keep_steady(&b, &rb);
+  gw_steady_run_keep_steady(&a, &ra);
+  gw_steady_run_keep_steady(&b, &rb);
   if (both_steady(out, &a, &b, &ra, &rb, max_seconds_of(o)) != 0) {
     rc = GPUWHY_EXIT_USAGE;
     goto done;

@@ -261,6 +261,7 @@ static void put_step_flops(struct gw_pyhook_collect *pc, const struct gw_spool_f
 
 static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
                       const struct gw_event_sink *events) {
+  /* fix_applied, fix_refused: the fixes experiment try asks of the hook (GPUWHY_PY_FIXES) */
   static const char *const kinds[] = {"recompile",  "compile",    "cuda_oom",   "cuda_alloc_retry", "fixed_batch",
                                       "cuda_graph", "flop_count", "py_sampler", "fix_applied",      "fix_refused"};
   int64_t t, code;

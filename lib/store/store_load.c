@@ -57,6 +57,62 @@ static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_
   return GW_OK;
 }
 
+/* Appends word to buf as the shell reads it back: as it is when made of
+ * characters no shell treats specially, else in single quotes. 0, or -1 when
+ * it does not fit. */
+static int shell_word(char *buf, size_t cap, size_t *len, const char *word) {
+  int plain = word[0] != 0;
+  for (const char *c = word; *c; c++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%", *c))
+      plain = 0;
+  size_t need = strlen(word) + 3;
+  for (const char *c = word; *c; c++)
+    need += *c == '\'' ? 3 : 0;
+  if (*len + need + 1 >= cap)
+    return -1;
+  char *o = buf + *len;
+  if (*len)
+    *o++ = ' ';
+  if (plain)
+    o += sprintf(o, "%s", word);
+  else {
+    *o++ = '\'';
+    for (const char *c = word; *c; c++) {
+      if (*c == '\'') {
+        memcpy(o, "'\\''", 4);
+        o += 4;
+      } else
+        *o++ = *c;
+    }
+    *o++ = '\'';
+    *o = 0;
+  }
+  *len = (size_t)(o - buf);
+  return 0;
+}
+
+/* run.command (a JSON array) as one shell line; a damaged or missing one,
+ * or one too long for the buffer, leaves it unknown. */
+static void load_command(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  rec->command[0] = 0;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT j.value FROM run, json_each(run.command) AS j "
+                         "WHERE run.id = 1 AND json_valid(run.command) AND json_type(run.command) = 'array' "
+                         "ORDER BY j.key",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  size_t len = 0;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    const unsigned char *w = sqlite3_column_text(s, 0);
+    if (shell_word(rec->command, sizeof rec->command, &len, w ? (const char *)w : "") != 0) {
+      rec->command[0] = 0;
+      break;
+    }
+  }
+  sqlite3_finalize(s);
+}
+
 static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
   sqlite3_stmt *s;
   gw_status rc = prep(db,
@@ -76,6 +132,7 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
     col_text(s, 7, rec->hostname, sizeof rec->hostname);
   }
   sqlite3_finalize(s);
+  load_command(db, rec);
   return GW_OK;
 }
 

@@ -179,6 +179,9 @@ struct gw_recording {
   int tracer_aside_count;
   int64_t tracer_aside_first_ns, tracer_aside_total_ns;
   char hostname[128];
+  /* run.command as one shell line, each word quoted where the shell would
+   * split or expand it; "" when not recorded (a followed pid, an import) */
+  char command[2048];
   int nnodes;                   /* recordings merged into this one (1 for a plain file) */
   struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
   /* The thread sampler (record --thread-hz): every thread seen, sorted by

@@ -127,6 +127,46 @@ static void frames_and_samples_reach_the_model(void **state) {
   remove_tree(dir);
 }
 
+/* The hook's answers to GPUWHY_PY_FIXES (experiment try) reach the event
+ * sink with their messages; a kind the recorder does not know does not. */
+static char fix_events[4][600];
+static int nfix_events;
+static void keep_fix_event(void *ctx, const struct gw_event *ev) {
+  (void)ctx;
+  if (strncmp(ev->kind, "fix_", 4) == 0 && nfix_events < 4)
+    snprintf(fix_events[nfix_events++], sizeof fix_events[0], "%s|%s", ev->kind, ev->message);
+  notes += strcmp(ev->kind, "note") == 0;
+}
+
+static void fix_events_are_kept(void **state) {
+  (void)state;
+  char dir[] = "/tmp/gw-pyhook-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char db[1100], spool[1100];
+  snprintf(db, sizeof db, "%s/r.db", dir);
+  snprintf(spool, sizeof spool, "%s/r.db.py", dir);
+  struct gw_store *st = NULL;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_store_create(&st, db, &err), GW_OK);
+  struct gw_pyhook_collect *pc = NULL;
+  assert_int_equal(gw_pyhook_collect_open(&pc, spool, spool, st, &err), GW_OK);
+  write_file(spool, "py-4242.steps",
+             "E\t1700000000100000000\tfix_applied\t0\tworkers: DataLoader num_workers 0 -> 6 (train.py:42)\n"
+             "E\t1700000000200000000\tfix_refused\t0\tpin_memory: refused, no CUDA device\n"
+             "E\t1700000000300000000\tfix_bogus\t0\tnot a kind the recorder knows\n");
+  struct gw_event_sink sink = {keep_fix_event, NULL};
+  notes = nfix_events = 0;
+  gw_pyhook_collect_finish(pc, &sink);
+  assert_int_equal(nfix_events, 2);
+  assert_string_equal(fix_events[0], "fix_applied|workers: DataLoader num_workers 0 -> 6 (train.py:42)");
+  assert_string_equal(fix_events[1], "fix_refused|pin_memory: refused, no CUDA device");
+  assert_int_equal(gw_pyhook_collect_bad_lines(pc), 1);
+  assert_int_equal(notes, 1);
+  gw_pyhook_collect_close(pc);
+  gw_store_close(st);
+  remove_tree(dir);
+}
+
 /* A recording made before the stack sampler (schema 1): no samples, rate 0. */
 static void an_older_recording_has_none(void **state) {
   (void)state;
@@ -151,6 +191,7 @@ static void an_older_recording_has_none(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(frames_and_samples_reach_the_model),
+      cmocka_unit_test(fix_events_are_kept),
       cmocka_unit_test(an_older_recording_has_none),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

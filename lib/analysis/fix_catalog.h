@@ -1,0 +1,78 @@
+/* The fixes `gpuwhy experiment try` can have the Python hook apply with no
+ * edit to the script (names and values: the hook's contract, docs/FIXES.md),
+ * as data: what each addresses, what it changes in the program's numerics,
+ * what its throughput is compared in; and, from the diagnosis of a baseline
+ * recording, the value to try and the speed-up it predicts with its bound. */
+#ifndef GW_ANALYSIS_FIX_CATALOG_H
+#define GW_ANALYSIS_FIX_CATALOG_H
+
+#include <stddef.h>
+
+#include "analysis/diagnosis.h"
+
+enum gw_fix_value {
+  GW_FIX_FLAG,  /* no value: pin_memory */
+  GW_FIX_COUNT, /* a count >= 1, derived from the recording when not given: workers=6 */
+  GW_FIX_BATCH, /* N or xK: batch_size=x2 */
+};
+
+struct gw_fix_kind {
+  const char *name; /* as GPUWHY_PY_FIXES names it */
+  enum gw_fix_value value;
+  const char *addresses; /* the bottleneck classes and idle causes it acts on (ids, for JSON) */
+  const char *changes;   /* what it changes, numerics included (English msgid, N_) */
+  int per_sample;        /* compared in samples/s (the batch changes), else steps/s */
+  int auto_pick;         /* tried without --fix when its cause was found */
+};
+
+extern const struct gw_fix_kind gw_fix_kinds[];
+extern const int gw_nfix_kinds;
+const struct gw_fix_kind *gw_fix_kind_find(const char *name);
+
+/* Why a prediction is what it is; the text is made when shown. */
+enum gw_fix_reason {
+  GW_FIXR_NOT_FOUND,      /* the cause it addresses was not found */
+  GW_FIXR_INPUT_FINDING,  /* the input_pipeline finding's share */
+  GW_FIXR_INPUT_ATTR,     /* the measured data waits of the training thread */
+  GW_FIXR_H2D,            /* the measured host-to-device copies */
+  GW_FIXR_SMALL_BATCH,    /* the small_batch finding's share */
+  GW_FIXR_TF32,           /* the productive share in float32 matmuls */
+  GW_FIXR_TF32_UNKNOWN,   /* float32 share or the GPU's peaks unknown */
+  GW_FIXR_NOT_MEASURABLE, /* nothing in a recording measures what it addresses (cudnn_benchmark) */
+  GW_FIXR_BATCH_UNKNOWN,  /* batch_size=N without the recorded batch size: no bound */
+};
+
+/* One fix as tried. */
+struct gw_fix_plan {
+  const struct gw_fix_kind *kind;
+  char text[64];          /* "workers=6": the GPUWHY_PY_FIXES item and the run's label */
+  int given_value;        /* the value came from --fix, not from the recording */
+  long count;             /* GW_FIX_COUNT: the value; GW_FIX_BATCH: N, or K when times */
+  int times;              /* GW_FIX_BATCH: xK */
+  char derivation[256];   /* how the value was derived from the recording (English), "" given */
+  double addressed_share; /* of active (or wall) time, 0 when its cause was not found */
+  double point, bound;    /* predicted throughput ratio and its bound; NAN unknown */
+  enum gw_fix_reason reason;
+};
+
+/* Parses NAME[=VALUE] (a --fix argument): 0, or -1 with the reason (in the
+ * language of the messages) in err. */
+int gw_fix_parse(const char *arg, struct gw_fix_plan *out, char *err, size_t cap);
+
+/* Fills the value left to derive and the prediction from the baseline's
+ * diagnosis (dx NULL: no diagnosis, nothing predicted). */
+void gw_fix_predict(const struct gw_diagnosis *dx, struct gw_fix_plan *p);
+
+/* The catalogue's fixes whose cause the diagnosis found, predicted, cheapest
+ * first: how many were written to out (at most cap). */
+int gw_fix_applicable(const struct gw_diagnosis *dx, struct gw_fix_plan *out, int cap);
+
+/* The prediction's reason in words: English (translate 0, for JSON) or in
+ * the language of the messages. */
+void gw_fix_reason_text(const struct gw_fix_plan *p, int translate, char *buf, size_t cap);
+
+/* A prediction below this is "no change": the run-to-run spread of most
+ * training jobs (as compare's GW_PRACTICAL_CHANGE). */
+#define GW_FIX_NO_CHANGE 0.02
+
+#endif

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Issue 37's acceptance on the GPU machine: `gpuwhy experiment try` on
+# scenarios whose cause is known, then the table of predicted against
+# measured gain (tests/accuracy/experiment_table.py).
+#
+#   scenarios/experiment_try_suite.sh GPUWHY_BIN OUTDIR [NAME...]
+#
+# NAME: input_cpu_transforms, input_pageable_copies, small_batch, healthy
+# (default: all four; healthy runs healthy_dataloader.py, a compute-bound loop
+# with a DataLoader). Each experiment takes about 2 rounds x (1 + fixes) runs
+# of warm-up + TRY_SECONDS (default 20) steady seconds: 4-6 minutes, so run
+# one NAME per 10-minute device command, then the table:
+#   python3 tests/accuracy/experiment_table.py OUTDIR/*/
+# The loader-bound ones take the fixes their diagnosis points to (no --fix);
+# the healthy compute-bound one is given every loader and copy fix, which
+# should all show no significant change. Needs the hook's fixes (docs/FIXES.md).
+set -u
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+GPUWHY=${1:?usage: experiment_try_suite.sh GPUWHY_BIN OUTDIR [NAME...]}
+OUT=${2:?usage: experiment_try_suite.sh GPUWHY_BIN OUTDIR [NAME...]}
+shift 2
+PY="${SCN_PYTHON:-python3}"
+SECONDS_STEADY="${TRY_SECONDS:-20}"
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(input_cpu_transforms input_pageable_copies small_batch healthy)
+mkdir -p "$OUT"
+for name in "${names[@]}"; do
+  fixes=()
+  case $name in
+  input_cpu_transforms) script=(input_cpu_transforms.py) ;;
+  input_pageable_copies) script=(input_pageable_copies.py) ;;
+  small_batch) script=(small_batch.py --batch-size 4) ;;
+  healthy) script=(healthy_dataloader.py) fixes=(--fix workers=4 --fix pin_memory --fix non_blocking --fix persistent_workers) ;;
+  *) echo "unknown scenario $name" >&2; exit 2 ;;
+  esac
+  [ -e "$OUT/$name" ] && { echo "$OUT/$name exists: skipped" >&2; continue; }
+  # the experiment stops each run once it has its steady seconds: the scenario's own duration is only a ceiling
+  "$GPUWHY" experiment try "${fixes[@]}" --rounds 2 --seconds "$SECONDS_STEADY" --max-seconds 240 --keep "$OUT/$name" \
+    --format text -- "$PY" -u "$HERE/${script[0]}" "${script[@]:1}" --duration 3600 --max-setup-s 600 \
+    > "$OUT/$name.txt" 2> "$OUT/$name.log"
+  echo "$name: exit $?"
+  cat "$OUT/$name.txt"
+done
+python3 "$HERE/../tests/accuracy/experiment_table.py" "$OUT"/*/ 2>/dev/null || true
