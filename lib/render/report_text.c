@@ -65,8 +65,11 @@ static void print_ledger(const struct gw_diagnosis *dx, FILE *out, const struct 
               s->dim, l->gpu, l->throttled_power_cap_ns / (double)l->wall_ns * 100, s->reset);
   }
   if (dx->active_ns > 0)
-    fprintf(out, _("  lost GPU time: %.1f%% of %.1f s active (all GPUs)\n"), dx->lost_ns / dx->active_ns * 100,
-            dx->active_ns / 1e9);
+    /* an import of one profiled step is active for milliseconds: seconds would read 0.0 */
+    fprintf(out,
+            dx->active_ns >= 1e9 ? _("  lost GPU time: %.1f%% of %.1f s active (all GPUs)\n")
+                                 : _("  lost GPU time: %.1f%% of %.2f ms active (all GPUs)\n"),
+            dx->lost_ns / dx->active_ns * 100, dx->active_ns >= 1e9 ? dx->active_ns / 1e9 : dx->active_ns / 1e6);
   fprintf(out, "\n");
 }
 

@@ -57,6 +57,25 @@ static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_
   return GW_OK;
 }
 
+/* run.command is a JSON array of strings; anything else (an import, a
+ * damaged column) leaves the command unknown: suggestions then say CMD. */
+static void load_command(sqlite3 *db, struct gw_recording *rec) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT j.value FROM run, json_each(run.command) AS j WHERE run.id = 1 AND"
+                         " json_valid(run.command) AND json_type(run.command) = 'array' AND j.type = 'text'"
+                         " ORDER BY j.key",
+                         -1, &s, NULL) != SQLITE_OK)
+    return;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    const unsigned char *t = sqlite3_column_text(s, 0);
+    rec->command_argv = gw_xrealloc(rec->command_argv, (size_t)(rec->command_argc + 2) * sizeof *rec->command_argv);
+    rec->command_argv[rec->command_argc++] = gw_xstrdup(t ? (const char *)t : "");
+    rec->command_argv[rec->command_argc] = NULL;
+  }
+  sqlite3_finalize(s);
+}
+
 static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
   sqlite3_stmt *s;
   gw_status rc = prep(db,
@@ -76,6 +95,7 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
     col_text(s, 7, rec->hostname, sizeof rec->hostname);
   }
   sqlite3_finalize(s);
+  load_command(db, rec);
   return GW_OK;
 }
 
@@ -1085,6 +1105,9 @@ void gw_recording_free(struct gw_recording *rec) {
     free(g->kstats);
   }
   free(rec->gpus);
+  for (int i = 0; i < rec->command_argc; i++)
+    free(rec->command_argv[i]);
+  free(rec->command_argv);
   struct gw_host_series *h = &rec->host;
   double *cols[] = {h->cpu_busy_pct,         h->iowait_pct,    h->on_battery,         h->main_cpu_pct,
                     h->main_threads_running, h->workers,       h->worker_cpu_max_pct, h->workers_saturated,

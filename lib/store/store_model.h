@@ -179,6 +179,10 @@ struct gw_recording {
   int tracer_aside_count;
   int64_t tracer_aside_first_ns, tracer_aside_total_ns;
   char hostname[128];
+  /* run.command, the recorded program and its arguments (NULL-terminated);
+   * NULL when unknown (an import, a --pid recording, a damaged column) */
+  int command_argc;
+  char **command_argv;
   int nnodes;                   /* recordings merged into this one (1 for a plain file) */
   struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
   /* The thread sampler (record --thread-hz): every thread seen, sorted by
