@@ -243,6 +243,10 @@ static void print_kernel_gpu(const struct gw_kernel_stats *k, int gpu, FILE *out
   if (k->sampled)
     fprintf(out, _("  GPU %d: %lld kernels in %.2f s of trace windows (%lld with kernels): %.0f launches/s\n"), gpu,
             (long long)k->nkernels, k->traced_s, (long long)k->nwindows, k->launches_per_s);
+  else if (k->traced_s < 0.1)
+    /* a profiled step or two (an import) lasts milliseconds: "0.00 s" beside its kernels would read as none */
+    fprintf(out, _("  GPU %d: %lld kernels in %.2f ms traced: %.0f launches/s\n"), gpu, (long long)k->nkernels,
+            k->traced_s * 1e3, k->launches_per_s);
   else
     fprintf(out, _("  GPU %d: %lld kernels in %.2f s traced: %.0f launches/s\n"), gpu, (long long)k->nkernels,
             k->traced_s, k->launches_per_s);

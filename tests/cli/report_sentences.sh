@@ -3,7 +3,8 @@
 # each recording fixture, the Kineto imports and one recording whose memory
 # peaks far above its median rendered in text and JSON, then
 # sentence_check.py fails on a contradiction ("never became active" beside
-# kernels, "0.0 s active" with active time, "has no GPM" about a Hopper GPU,
+# kernels, "0.0 s active" with active time, "0.00 s traced"
+# beside kernels, "has no GPM" about a Hopper GPU,
 # "room for a larger batch" past compare's memory peak, `record --trace`
 # advice on a traced recording, "-- CMD" where the command is recorded).
 . "$(dirname "$0")/lib.bash"
@@ -71,6 +72,7 @@ PY
 }
 plant hook_suite__small_batch "  - GPU 0 never became active during the recording." never-active
 plant hook_suite__small_batch "  lost GPU time: 30.0% of 0.0 s active (all GPUs)" active-time
+plant hook_suite__small_batch "  GPU 0: 3 kernels in 0.00 s traced: 5019 launches/s" traced-time
 plant hook_suite__small_batch "    this GPU has no GPM: PM sampling measures" no-gpm
 plant hook_suite__small_batch "  \$ gpuwhy record --trace -o traced.db -- CMD" trace-advice
 plant hook_suite__small_batch "  \$ gpuwhy experiment fixed-batch -- CMD" cmd

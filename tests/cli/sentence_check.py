@@ -90,6 +90,11 @@ def check(name, text, rep, facts, peak_bytes):
         if active_s > 0 and (shown == 0 or abs(shown - active_s) > tol):
             say("active-time", f"'{m.group(0)}' while the JSON has active_s {active_s}")
 
+    # 2b. "N kernels in 0.00 s traced": kernels take time; a zero there reads as none
+    for m in re.finditer(r"GPU (\d+): (\d+) kernels in ([0-9.]+) (s|ms) ", text):
+        if int(m.group(2)) > 0 and float(m.group(3)) == 0:
+            say("traced-time", f"'{m.group(0).strip()}' beside {m.group(2)} kernels")
+
     # 3. "has no GPM" / "no GPM on this GPU" about a model that has it
     names = {g: n for g, (n, _) in facts["gpus"].items()}
     if re.search(r"has no GPM|no GPM on this GPU", text):
