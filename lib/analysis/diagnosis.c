@@ -8,6 +8,8 @@
 
 #include "analysis/mfu.h"
 #include "analysis/fix_catalog.h"
+#include "analysis/gpu_peaks.h"
+#include "analysis/next_run.h"
 #include "analysis/confidence_calibration.h"
 #include "analysis/correlate.h"
 #include "analysis/gpu_loop.h"
@@ -237,7 +239,7 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   p->util_med_pct = p->sm_med_pct = p->sm_p90_pct = p->sm_per_util = nanv;
   p->math_med_pct = p->math_fill = p->tensor_fill = p->occupancy_med_pct = p->dram_med_pct = p->mem_changes_per_min =
       nanv;
-  p->power_med_w = p->power_limit_w = p->power_frac = p->mem_used_frac = nanv;
+  p->power_med_w = p->power_limit_w = p->power_frac = p->mem_used_frac = p->mem_peak_frac = nanv;
   p->sm_clock_med_mhz = p->pcie_rx_med_bps = p->pcie_tx_med_bps = nanv;
   p->power_cap_frac = p->bad_throttle_frac = p->not_p0_frac = p->pcie_degraded_frac = nanv;
   if (w->first == SIZE_MAX)
@@ -303,8 +305,19 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
     p->power_limit_w = p->power_default_w;
   if (!isnan(p->power_med_w) && p->power_limit_w > 0)
     p->power_frac = p->power_med_w / p->power_limit_w;
-  if (g->m[GW_M_mem_used_bytes] && g->mem_total_bytes > 0)
+  if (g->m[GW_M_mem_used_bytes] && g->mem_total_bytes > 0) {
     p->mem_used_frac = gw_stats_median(g->m[GW_M_mem_used_bytes] + f, n) / g->mem_total_bytes;
+    size_t a = f, b = f + n - 1;
+    if (!gw_working_span(g, &a, &b)) {
+      a = f;
+      b = f + n - 1;
+    }
+    for (size_t i = a; i <= b && i < g->n; i++) {
+      double v = g->m[GW_M_mem_used_bytes][i] / g->mem_total_bytes;
+      if (!isnan(v) && (isnan(p->mem_peak_frac) || v > p->mem_peak_frac))
+        p->mem_peak_frac = v;
+    }
+  }
   if (g->m[GW_M_pcie_rx_bps])
     p->pcie_rx_med_bps = gw_stats_median(g->m[GW_M_pcie_rx_bps] + f, n);
   p->pcie_tx_med_bps = g->m[GW_M_pcie_tx_bps] ? gw_stats_median(g->m[GW_M_pcie_tx_bps] + f, n) : NAN;
@@ -644,11 +657,34 @@ static int demand_limited(const struct gw_recording *rec, const struct gw_diagno
   return !dx->profiles[0].pcie_rx_is_input;
 }
 
+/* 0 when every GPU of rec is a model without GPM (pre-Hopper) or said to
+ * lack it with no model known; 1 or -1 otherwise: then a report says what the
+ * recording lacks, never that the GPU has no GPM. */
+static int recording_gpm_model(const struct gw_recording *rec) {
+  int lacking = rec->ngpus > 0;
+  for (int i = 0; i < rec->ngpus; i++) {
+    int model = gw_gpu_model_has_gpm(rec->gpus[i].name);
+    if (model == 1)
+      return 1;
+    lacking &= model == 0 || (model == -1 && rec->gpus[i].gpm_supported == 0);
+  }
+  return lacking ? 0 : -1;
+}
+
+/* The experiments' commands with the recorded command in place of CMD. */
+static void fill_in_command(const struct gw_recording *rec, struct gw_diagnosis *dx) {
+  for (int i = 0; i < dx->nexperiments; i++) {
+    gw_next_run_command(rec, dx->experiments[i].what, dx->experiment_commands[i], sizeof dx->experiment_commands[i]);
+    dx->experiments[i].what = dx->experiment_commands[i];
+  }
+}
+
 static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
     const struct gw_ledger *l = &dx->ledgers[i];
-    if (!p->active_end_ns) {
+    /* an import has kernels and no samples: its ledger's span is the kernels' */
+    if (!p->active_end_ns && !l->active_end_ns) {
       gw_diagnosis_note(dx, _("GPU %d never became active during the recording."), p->gpu);
       continue;
     }
@@ -685,7 +721,14 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                         _("GPU %d: SM activity, occupancy, tensor and DRAM activity come from DCGM's profiling "
                           "fields (its host engine), not from GPM."),
                         p->gpu);
-    if (!p->has_sm)
+    if (!p->has_sm && gw_gpu_model_has_gpm(rec->gpus[i].name) == 1)
+      /* the model has GPM: what is missing is the recording's, not the GPU's */
+      gw_diagnosis_note(dx,
+                        _("GPU %d: SM activity is unavailable: the recording holds no GPM readings, although the %s "
+                          "has GPM (an import carries none; the recorder may have been refused them). GPU-Util "
+                          "stands in for it, which cannot see underfilled kernels, so confidences are lowered."),
+                        p->gpu, rec->gpus[i].name);
+    else if (!p->has_sm)
       gw_diagnosis_note(
           dx,
           _("GPU %d: SM activity is unavailable (no GPM on this GPU or driver): GPU-Util stands in for it, which "
@@ -741,14 +784,18 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                  ? _("GPU %d: PCIe receive median %.2f GB/s: frequent host-to-device copies.")
                  : _("GPU %d: PCIe receive median %.2f GB/s: low, copies are not the limit."),
              p->gpu, p->pcie_rx_med_bps / 1e9);
-    if (!isnan(p->mem_used_frac))
+    /* the peak decides whether a larger batch fits: a median far below it
+     * (memory freed between phases) would promise room that is not there */
+    if (!isnan(p->mem_peak_frac))
       interp(dx,
-             p->mem_used_frac > gw_thr.mem_headroom_low_frac
-                 ? _("GPU %d: %.0f%% of device memory used: less than the 20-30%% headroom worth keeping.")
-             : p->mem_used_frac < gw_thr.mem_mostly_free_frac
-                 ? _("GPU %d: %.0f%% of device memory used: room for a larger batch (keep 20-30%% headroom).")
-                 : _("GPU %d: %.0f%% of device memory used: healthy headroom."),
-             p->gpu, p->mem_used_frac * 100);
+             p->mem_peak_frac > gw_thr.mem_headroom_low_frac
+                 ? _("GPU %d: %.0f%% of device memory used at the peak: less than the 20-30%% headroom worth "
+                     "keeping.")
+             : p->mem_peak_frac < gw_thr.mem_mostly_free_frac
+                 ? _("GPU %d: %.0f%% of device memory used at the peak: room for a larger batch (keep 20-30%% "
+                     "headroom).")
+                 : _("GPU %d: %.0f%% of device memory used at the peak: healthy headroom."),
+             p->gpu, p->mem_peak_frac * 100);
     if (l->row_ns[GW_ROW_STARTUP] > 0 && l->active_end_ns) {
       double head = (double)(l->active_start_ns - (rec->gpus[i].n ? rec->gpus[i].t_ns[0] : l->active_start_ns)) / 1e9;
       double tail = l->row_ns[GW_ROW_STARTUP] / 1e9 - head;
@@ -791,7 +838,13 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                         "straggler among them cannot be named from this file alone (record every node and pass all "
                         "files to gpuwhy report)."),
                       rec->world_size, rec->ngpus);
-  if (dx->estimated)
+  if (dx->estimated && rec->timeline_sampled)
+    /* recorded with --trace (sampled, its default): a timeline exists, only in windows */
+    /* TRANSLATORS: "idle: sync" is the ledger row of that name: use its translation. */
+    gw_diagnosis_note(dx, _("The ledger is estimated from sampled counters, because the kernel trace covers only its "
+                            "sampled windows: rows are shares of each sample interval, and idle: sync over the "
+                            "whole run needs `gpuwhy record --trace=full` to be seen."));
+  else if (dx->estimated)
     /* TRANSLATORS: "idle: sync" is the ledger row of that name: use its translation. */
     gw_diagnosis_note(
         dx, _("The ledger is estimated from sampled counters (no kernel timeline): rows are shares of each sample "
@@ -801,7 +854,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     gw_diagnosis_note(dx, _("The kernel trace holds no kernel launch calls (traced with GPUWHY_TRACE_API=nolaunch, or "
                             "an import without them): a longer gap through which the host only launched kernels "
                             "counts as idle: other, so idle: launch may be low."));
-  if (rec->timeline_sampled)
+  if (rec->timeline_sampled && !dx->estimated)
     gw_diagnosis_note(
         dx, _("The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run."));
   if (rec->tracer_aside_count > 0)
@@ -833,6 +886,9 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     has_launch |= strcmp(id, "launch_overhead") == 0;
   }
   int unexplained = strcmp(dx->verdict, "unexplained") == 0;
+  /* a recording traced in sampled windows (--trace's default) asks for the whole timeline */
+  const char *trace_run = rec->timeline_sampled ? "gpuwhy record --trace=full -o traced.db -- CMD"
+                                                : "gpuwhy record --trace -o traced.db -- CMD";
   /* fixed-batch replays DataLoader batches, so it needs one: a program the
    * enabled hook saw iterate none would only be refused (exit 2) */
   if ((has_input || unexplained || gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]) >= 0.2) &&
@@ -852,10 +908,13 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
      * counters from inside the program (Turing and newer, CUPTI 12.6+) at a
      * cost the H200 could not tell from nothing; the trace's estimate is the
      * fallback where profiling is refused */
+    int has_gpm = recording_gpm_model(rec);
     experiment(dx, "gpuwhy record --pm-sampling -o pm.db -- CMD",
-               _("this GPU has no GPM: PM sampling measures the SMs' active cycles from inside the program (GPUs "
-                 "from Turing on), which GPU-Util cannot"));
-    experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
+               has_gpm == 0 ? _("this GPU has no GPM: PM sampling measures the SMs' active cycles from inside the "
+                                "program (GPUs from Turing on), which GPU-Util cannot")
+                            : _("the recording holds no GPM readings: PM sampling measures the SMs' active cycles "
+                                "from inside the program (GPUs from Turing on), which GPU-Util cannot"));
+    experiment(dx, trace_run,
                _("where PM sampling is refused: the traced kernels' launch configurations show how full the SMs "
                  "were"));
   }
@@ -863,7 +922,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     /* what would decide: the kernel timeline splits idle time into launch,
      * sync and communication; the fixed-batch test settles the input side */
     if (!dx->total.from_timeline)
-      experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
+      experiment(dx, trace_run,
                  _("the kernel timeline splits the lost time into launch gaps, syncs, communication and waits for "
                    "input, which the counters cannot tell apart"));
   }
@@ -871,8 +930,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
    * stands aside): the trace tells launch gaps from re-planning */
   int launch_hidden = gw_rule_mem_churn(dx) && dx->host.has_main && dx->host.launch_busy_frac >= 0.3;
   if ((has_launch || launch_hidden) && !dx->total.from_timeline)
-    experiment(dx, "gpuwhy record --trace -o traced.db -- CMD",
-               _("counts kernels per step and the gaps between them, which settles launch overhead"));
+    experiment(dx, trace_run, _("counts kernels per step and the gaps between them, which settles launch overhead"));
 }
 
 /* The fixes the Python hook can apply whose cause was found
@@ -1018,6 +1076,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   if (dx->active_ns > 0 && dx->measured)
     gw_measured_verdict(dx);
   describe(rec, dx);
+  fill_in_command(rec, dx);
   build_mfu_goodput(rec, dx);
   try_experiments(rec, dx); /* after MFU: the tf32 fix's prediction reads it */
   for (int i = 0; i < rec->ngpus; i++) {

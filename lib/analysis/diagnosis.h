@@ -68,7 +68,10 @@ struct gw_gpu_profile {
   int mem_rises, mem_falls; /* device memory changes of at least mem_churn_step_bytes */
   double mem_changes_per_min;
   double power_med_w, power_limit_w, power_default_w, power_frac;
-  double mem_used_frac;
+  double mem_used_frac; /* median over the steady span */
+  /* the highest reading over the GPU's working span, as compare's "memory used,
+   * peak": a larger batch must fit the peak, not the median */
+  double mem_peak_frac;
   double sm_clock_med_mhz, sm_clock_max_mhz;
   double pcie_rx_med_bps;
   /* the receive is high with NCCL and an offloaded optimizer ruled out (gw_pcie_rx_is_input) */
@@ -171,6 +174,8 @@ struct gw_diagnosis {
   struct gw_fix experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
   /* the text of experiments made for this recording (its path, its command filled in) */
   char experiment_text[2][GW_TEXT * 3];
+  /* the experiments' commands with the recorded command in place of CMD (analysis/next_run.h) */
+  char experiment_commands[GW_MAX_FIXES][GW_TEXT];
   struct gw_multi_gpu *multi;    /* two or more GPUs worked: the multi-GPU summary; else NULL */
   struct gw_mfu *mfu;            /* one per GPU (analysis/mfu.h); measured 0 without a counted step */
   struct gw_goodput *goodput;    /* one per GPU: the ledger as goodput and badput */

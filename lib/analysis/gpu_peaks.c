@@ -74,6 +74,17 @@ const struct gw_gpu_peak *gw_gpu_peak_for(const char *gpu_name) {
   return NULL;
 }
 
+int gw_gpu_model_has_gpm(const char *gpu_name) {
+  /* GPM came with Hopper (compute capability 9.0); NVML refuses it before */
+  static const char *const gpm_models[] = {"H100", "H200", "H800", "H20", "GH200", "B100", "B200", "GB200", "B300"};
+  if (!gpu_name || !gpu_name[0])
+    return -1;
+  for (size_t i = 0; i < sizeof gpm_models / sizeof *gpm_models; i++)
+    if (has_word(gpu_name, gpm_models[i]))
+      return 1;
+  return gw_gpu_peak_for(gpu_name) ? 0 : -1;
+}
+
 const char *gw_peak_dtype_name(enum gw_peak_dtype d) {
   static const char *const names[GW_PEAK_NDTYPES] = {"FP32", "TF32", "BF16", "FP16", "FP8"};
   return d >= 0 && d < GW_PEAK_NDTYPES ? names[d] : "?";

@@ -22,6 +22,12 @@ struct gw_gpu_peak {
  * "NVIDIA A100-SXM4-80GB"); NULL for a GPU not in the table. */
 const struct gw_gpu_peak *gw_gpu_peak_for(const char *gpu_name);
 
+/* Whether a GPU model has GPM (NVML's GPU Performance Monitoring, the source
+ * of SM activity): 1 for Hopper and later (H100, H200, H800, H20, GH200,
+ * Blackwell), 0 for a model of the table before them (A100, L40, V100, ...),
+ * -1 for a name it does not know. What a report may say the GPU lacks. */
+int gw_gpu_model_has_gpm(const char *gpu_name);
+
 /* "bf16" ... for the report; and the dtype for a torch dtype name as the
  * hook writes it ("bfloat16", "float16", "tf32", "float32",
  * "float8_e4m3fn"), -1 for any other (integer ops, float64). */

@@ -105,7 +105,8 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   if (share < gw_thr.finding_min_share)
     return 0;
   double conf = 0.45;
-  int mem_free = !isnan(p->mem_used_frac) && p->mem_used_frac < gw_thr.mem_mostly_free_frac;
+  /* the peak, not the median: a larger batch must fit where memory is fullest */
+  int mem_free = !isnan(p->mem_peak_frac) && p->mem_peak_frac < gw_thr.mem_mostly_free_frac;
   if (mem_free)
     conf += 0.2;
   if (h->has_main && h->main_busy_frac < 0.5)
@@ -113,7 +114,7 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   int pi = (int)(p - dx->profiles);
   if (!isnan(p->math_fill) || fixed_work_heavy(dx, pi))
     conf += 0.1; /* the pipe counters, or the kernel trace, saw it directly */
-  if (!isnan(p->mem_used_frac) && p->mem_used_frac > gw_thr.mem_headroom_low_frac)
+  if (!isnan(p->mem_peak_frac) && p->mem_peak_frac > gw_thr.mem_headroom_low_frac)
     conf -= 0.15; /* no room to grow the batch: the cause may be elsewhere */
   f->share_of_active = share;
   f->confidence = conf;
@@ -148,9 +149,9 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   if (!isnan(p->occupancy_med_pct))
     gw_evidence(f, "sm_occupancy", p->gpu, p->active_start_ns, p->active_end_ns,
                 GW_NUM("occupancy_median", GW_UNIT_PCT, p->occupancy_med_pct));
-  if (!isnan(p->mem_used_frac))
+  if (!isnan(p->mem_peak_frac))
     gw_evidence(f, mem_free ? "memory_room" : "memory_tight", p->gpu, p->active_start_ns, p->active_end_ns,
-                GW_NUM("used_share", GW_UNIT_FRACTION, p->mem_used_frac));
+                GW_NUM("used_share", GW_UNIT_FRACTION, p->mem_peak_frac));
   if (!isnan(p->power_frac))
     gw_evidence(f, p->power_frac < gw_thr.at_limit_power_frac ? "power_below_limit" : "power_median", p->gpu,
                 p->active_start_ns, p->active_end_ns, GW_NUM("power_median", GW_UNIT_W, p->power_med_w),

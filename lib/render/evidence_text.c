@@ -113,8 +113,8 @@ static const struct gw_evidence_message messages[] = {
         "per-parameter work, doubling the batch would raise samples/s by about %.0f%% (an upper estimate)"),
      {"gpu", "doubling_gain"}},
     {"sm_occupancy", N_("SM occupancy median %.0f%%: few warps per SM"), {"occupancy_median"}},
-    {"memory_room", N_("device memory %.0f%% used: room for a larger batch"), {"used_share"}},
-    {"memory_tight", N_("device memory %.0f%% used: little room to grow the batch"), {"used_share"}},
+    {"memory_room", N_("device memory %.0f%% used at the peak: room for a larger batch"), {"used_share"}},
+    {"memory_tight", N_("device memory %.0f%% used at the peak: little room to grow the batch"), {"used_share"}},
     {"main_process_not_limit",
      N_("main process median %.0f%% of one core, yet kernels fill the SMs when they run: launches are not the main "
         "limit"),

@@ -439,8 +439,11 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
   fprintf(out, _("explains %.0f%% of the lost GPU time (confidence %.2f)."), f->share_of_lost * 100, f->confidence);
   if (dx->active_ns > 0) {
     fputs("<small>", out);
-    fprintf(out, _("%.0f%% of %.1f s of active GPU time was lost"), dx->lost_ns / dx->active_ns * 100,
-            dx->active_ns / 1e9);
+    /* milliseconds below a second: an imported step would read 0.0 s */
+    fprintf(out,
+            dx->active_ns >= 1e9 ? _("%.0f%% of %.1f s of active GPU time was lost")
+                                 : _("%.0f%% of %.2f ms of active GPU time was lost"),
+            dx->lost_ns / dx->active_ns * 100, dx->active_ns >= 1e9 ? dx->active_ns / 1e9 : dx->active_ns / 1e6);
   }
   if (dx->nfindings > 1) {
     fputs(_("; also: "), out);

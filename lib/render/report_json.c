@@ -84,6 +84,7 @@ static void print_profile(FILE *out, const struct gw_gpu_profile *p, int comma) 
   jkv_num(out, in, "power_median_w", p->power_med_w, 1);
   jkv_num(out, in, "power_limit_w", p->power_limit_w, 1);
   jkv_num(out, in, "mem_used_frac", p->mem_used_frac, 1);
+  jkv_num(out, in, "mem_used_peak_frac", p->mem_peak_frac, 1);
   jkv_num(out, in, "sm_clock_median_mhz", p->sm_clock_med_mhz, 1);
   jkv_num(out, in, "sm_clock_max_mhz", p->sm_clock_max_mhz, 1);
   jkv_num(out, in, "pcie_rx_median_bps", p->pcie_rx_med_bps, 1);

@@ -65,8 +65,11 @@ static void print_ledger(const struct gw_diagnosis *dx, FILE *out, const struct 
               s->dim, l->gpu, l->throttled_power_cap_ns / (double)l->wall_ns * 100, s->reset);
   }
   if (dx->active_ns > 0)
-    fprintf(out, _("  lost GPU time: %.1f%% of %.1f s active (all GPUs)\n"), dx->lost_ns / dx->active_ns * 100,
-            dx->active_ns / 1e9);
+    /* an import of one profiled step is active for milliseconds: seconds would read 0.0 */
+    fprintf(out,
+            dx->active_ns >= 1e9 ? _("  lost GPU time: %.1f%% of %.1f s active (all GPUs)\n")
+                                 : _("  lost GPU time: %.1f%% of %.2f ms active (all GPUs)\n"),
+            dx->lost_ns / dx->active_ns * 100, dx->active_ns >= 1e9 ? dx->active_ns / 1e9 : dx->active_ns / 1e6);
   fprintf(out, "\n");
 }
 
@@ -240,6 +243,10 @@ static void print_kernel_gpu(const struct gw_kernel_stats *k, int gpu, FILE *out
   if (k->sampled)
     fprintf(out, _("  GPU %d: %lld kernels in %.2f s of trace windows (%lld with kernels): %.0f launches/s\n"), gpu,
             (long long)k->nkernels, k->traced_s, (long long)k->nwindows, k->launches_per_s);
+  else if (k->traced_s < 0.1)
+    /* a profiled step or two (an import) lasts milliseconds: "0.00 s" beside its kernels would read as none */
+    fprintf(out, _("  GPU %d: %lld kernels in %.2f ms traced: %.0f launches/s\n"), gpu, (long long)k->nkernels,
+            k->traced_s * 1e3, k->launches_per_s);
   else
     fprintf(out, _("  GPU %d: %lld kernels in %.2f s traced: %.0f launches/s\n"), gpu, (long long)k->nkernels,
             k->traced_s, k->launches_per_s);

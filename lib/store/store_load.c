@@ -91,26 +91,32 @@ static int shell_word(char *buf, size_t cap, size_t *len, const char *word) {
   return 0;
 }
 
-/* run.command (a JSON array) as one shell line; a damaged or missing one,
- * or one too long for the buffer, leaves it unknown. */
+/* run.command is a JSON array of strings; anything else (an import, a
+ * damaged column) leaves the command unknown: suggestions then say CMD.
+ * Kept twice: as words (command_argv) and as one shell line (command, ""
+ * when it does not fit). */
 static void load_command(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
+  size_t len = 0;
+  int too_long = 0;
   rec->command[0] = 0;
   if (sqlite3_prepare_v2(db,
-                         "SELECT j.value FROM run, json_each(run.command) AS j "
-                         "WHERE run.id = 1 AND json_valid(run.command) AND json_type(run.command) = 'array' "
-                         "ORDER BY j.key",
+                         "SELECT j.value FROM run, json_each(run.command) AS j WHERE run.id = 1 AND"
+                         " json_valid(run.command) AND json_type(run.command) = 'array' AND j.type = 'text'"
+                         " ORDER BY j.key",
                          -1, &s, NULL) != SQLITE_OK)
     return;
-  size_t len = 0;
   while (sqlite3_step(s) == SQLITE_ROW) {
-    const unsigned char *w = sqlite3_column_text(s, 0);
-    if (shell_word(rec->command, sizeof rec->command, &len, w ? (const char *)w : "") != 0) {
-      rec->command[0] = 0;
-      break;
-    }
+    const unsigned char *t = sqlite3_column_text(s, 0);
+    rec->command_argv = gw_xrealloc(rec->command_argv, (size_t)(rec->command_argc + 2) * sizeof *rec->command_argv);
+    rec->command_argv[rec->command_argc++] = gw_xstrdup(t ? (const char *)t : "");
+    rec->command_argv[rec->command_argc] = NULL;
+    if (!too_long && shell_word(rec->command, sizeof rec->command, &len, t ? (const char *)t : "") != 0)
+      too_long = 1;
   }
   sqlite3_finalize(s);
+  if (too_long)
+    rec->command[0] = 0;
 }
 
 static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
@@ -1142,6 +1148,9 @@ void gw_recording_free(struct gw_recording *rec) {
     free(g->kstats);
   }
   free(rec->gpus);
+  for (int i = 0; i < rec->command_argc; i++)
+    free(rec->command_argv[i]);
+  free(rec->command_argv);
   struct gw_host_series *h = &rec->host;
   double *cols[] = {h->cpu_busy_pct,         h->iowait_pct,    h->on_battery,         h->main_cpu_pct,
                     h->main_threads_running, h->workers,       h->worker_cpu_max_pct, h->workers_saturated,

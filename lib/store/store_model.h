@@ -182,6 +182,10 @@ struct gw_recording {
   /* run.command as one shell line, each word quoted where the shell would
    * split or expand it; "" when not recorded (a followed pid, an import) */
   char command[2048];
+  /* run.command, the recorded program and its arguments (NULL-terminated);
+   * NULL when unknown (an import, a --pid recording, a damaged column) */
+  int command_argc;
+  char **command_argv;
   int nnodes;                   /* recordings merged into this one (1 for a plain file) */
   struct gw_nccl_summary *nccl; /* the nccl_log table and NCCL_* settings; never NULL once loaded */
   /* The thread sampler (record --thread-hz): every thread seen, sorted by
