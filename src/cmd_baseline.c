@@ -1,5 +1,6 @@
 /* gpuwhy baseline save NAME FILE | check NAME FILE [--tolerance PCT] | list.
  * The work is in lib/compare/baseline.c. */
+#include <getopt.h>
 #include <gpuwhy/compare.h>
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
@@ -26,9 +27,14 @@ static const char *baseline_usage(void) {
            "       bootstrap interval excludes no change; 0 otherwise.\n"
            "list   shows the saved baselines.\n"
            "\n"
-           "  --tolerance PCT     allowed slowdown in percent (0 to 100, default 5)\n"
-           "  --format FMT        text (default), json, md\n"
-           "  --ignore-arg NAME   an option whose value differs without being a change (repeatable)\n"
+           "  -f, --format FMT      text (default), json, md\n"
+           "      --tolerance PCT   allowed slowdown in percent (0 to 100, default 5)\n"
+           "      --ignore-arg NAME  an option whose value differs without being a change (repeatable)\n"
+           "      --color[=WHEN]    colour the text: auto (default: standard output is a terminal,\n"
+           "                        NO_COLOR unset or empty, TERM not dumb), always or never\n"
+           "  -h, --help            this help\n"
+           "  -V, --version         the version\n"
+           "\n"
            "Exit status: 0 ok, 1 regression (check), 2 usage error, 3 unreadable input.\n");
 }
 
@@ -51,54 +57,77 @@ int gw_cmd_baseline(int argc, char **argv) {
   if (!ignore)
     return GPUWHY_EXIT_INPUT;
   int rc = GPUWHY_EXIT_OK;
-  for (int i = 1; i < argc && rc == GPUWHY_EXIT_OK; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(baseline_usage(), stdout);
-      free(ignore);
-      return GPUWHY_EXIT_OK;
-    } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
-      const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      char have[64];
-      if (gw_format_pick(gw_baseline_formats(), v, &opts.format, have, sizeof have) != 0)
-        rc = gw_cli_usage_error(baseline_usage(), _("baseline: no format '%s' (baseline has %s)"), v ? v : "", have);
-    } else if (strcmp(a, "--tolerance") == 0 || strncmp(a, "--tolerance=", 12) == 0) {
-      const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || parse_percent(v, &tolerance) != 0)
-        rc = gw_cli_usage_error(baseline_usage(), _("baseline: --tolerance wants a percentage from 0 to 100, got '%s'"),
-                                v ? v : "");
-    } else if (strcmp(a, "--ignore-arg") == 0 || strncmp(a, "--ignore-arg=", 13) == 0) {
-      const char *v = a[12] == '=' ? a + 13 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || !v[0])
-        rc = gw_cli_usage_error(baseline_usage(), _("baseline: --ignore-arg needs an option name"));
+  enum { OPT_TOLERANCE = 1000, OPT_IGNORE_ARG };
+  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+                                           {"ignore-arg", required_argument, NULL, OPT_IGNORE_ARG},
+                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           {"colour", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           GW_CLI_COMMON_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
+  enum gw_color_mode color = GW_COLOR_AUTO;
+  int c, done = 0;
+  optind = 1;
+  while (rc == GPUWHY_EXIT_OK && !done && (c = getopt_long(argc, argv, ":f:hV", longopts, NULL)) != -1) {
+    char have[64];
+    switch (c) {
+    case 'f':
+      if (gw_format_pick(gw_baseline_formats(), optarg, &opts.format, have, sizeof have) != 0)
+        rc = gw_cli_usage_error(NULL, _("no format '%s' (baseline has %s)"), optarg, have);
+      break;
+    case OPT_TOLERANCE:
+      if (parse_percent(optarg, &tolerance) != 0)
+        rc = gw_cli_usage_error(NULL, _("--tolerance wants a percentage from 0 to 100, got '%s'"), optarg);
+      break;
+    case OPT_IGNORE_ARG:
+      if (!optarg[0])
+        rc = gw_cli_usage_error(NULL, _("--ignore-arg needs an option name"));
       else
-        ignore[opts.nignore++] = v;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      rc = gw_cli_usage_error(baseline_usage(), _("baseline: unknown option '%s'"), a);
-    } else if (npos < 3) {
-      pos[npos++] = a;
-    } else {
-      extra++;
+        ignore[opts.nignore++] = optarg;
+      break;
+    case GW_CLI_OPT_COLOR:
+      if (gw_cli_parse_color(optarg, &color) != 0)
+        rc = GPUWHY_EXIT_USAGE;
+      break;
+    case 'h':
+      fputs(baseline_usage(), stdout);
+      done = 1;
+      break;
+    case 'V':
+      gw_cli_version();
+      done = 1;
+      break;
+    default:
+      rc = gw_cli_option_error(c, argc, argv);
     }
+  }
+  if (done) {
+    free(ignore);
+    return GPUWHY_EXIT_OK;
+  }
+  for (int i = optind; i < argc; i++) {
+    if (npos < 3)
+      pos[npos++] = argv[i];
+    else
+      extra++;
   }
   opts.ignore_args = ignore;
   const char *sub = pos[0];
   if (rc == GPUWHY_EXIT_OK) {
     if (!sub)
-      rc = gw_cli_usage_error(baseline_usage(), _("baseline: say save, check or list"));
+      rc = gw_cli_usage_error(NULL, _("say save, check or list"));
     else if ((strcmp(sub, "save") == 0 || strcmp(sub, "check") == 0) && (npos != 3 || extra))
-      rc = gw_cli_usage_error(baseline_usage(), _("baseline %s: give NAME and FILE"), sub);
+      rc = gw_cli_usage_error(NULL, _("%s: give NAME and FILE"), sub);
     else if (strcmp(sub, "list") == 0 && npos != 1)
-      rc = gw_cli_usage_error(baseline_usage(), _("baseline list takes no arguments"));
+      rc = gw_cli_usage_error(NULL, _("list takes no arguments"));
     else if (strcmp(sub, "save") != 0 && strcmp(sub, "check") != 0 && strcmp(sub, "list") != 0)
-      rc = gw_cli_usage_error(baseline_usage(), _("baseline: unknown action '%s' (save, check or list)"), sub);
+      rc = gw_cli_usage_error(NULL, _("unknown action '%s' (save, check or list)"), sub);
   }
   if (rc != GPUWHY_EXIT_OK) {
     free(ignore);
     return rc;
   }
-  const char *no_color = getenv("NO_COLOR");
-  opts.color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+  opts.color = gw_color_use(color, STDOUT_FILENO);
   char err[1024] = "";
   if (strcmp(sub, "save") == 0)
     rc = gw_baseline_save(pos[1], pos[2], stdout, err, sizeof err);

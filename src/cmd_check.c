@@ -1,5 +1,6 @@
 /* gpuwhy check [--json | --format text|json] [--load] [--root DIR] [--nvml-lib PATH]: the
  * pre-flight checkup of driver, GPUs, kernel log and host. */
+#include <getopt.h>
 #include <gpuwhy/check.h>
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
@@ -10,77 +11,91 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
+
 int gw_cmd_check(int argc, char **argv);
 
 static const char *check_usage(void) {
-  return _("usage: gpuwhy check [--json] [--format text|json] [--load] [--data DIR] [--root DIR] [--nvml-lib PATH]\n"
+  return _("usage: gpuwhy check [OPTION]...\n"
            "\n"
            "Check the driver, each GPU, the kernel log and the host before touching training code.\n"
            "Every item says pass, note, warn or fail, with the numbers behind it and what to do.\n"
            "\n"
-           "  --json           one JSON document instead of the table (--format json)\n"
-           "  --format FMT     text (default) or json\n"
-           "  --load           run a short bf16 matmul loop on each GPU (needs python3 with PyTorch)\n"
-           "                   and judge clocks, power, temperature and the PCIe link under work;\n"
-           "                   without it those are idle readings\n"
-           "  --data DIR       judge the disk that holds DIR (default: the current directory)\n"
-           "  --root DIR       read /proc, /sys and /dev/kmsg under DIR (for tests and saved trees)\n"
-           "  --nvml-lib PATH  the libnvidia-ml to load (default: $GPUWHY_NVML_LIB, then the system's)\n"
+           "      --json           one JSON document instead of the table (--format json)\n"
+           "  -f, --format FMT     text (default) or json\n"
+           "      --load           run a short bf16 matmul loop on each GPU (needs python3 with PyTorch)\n"
+           "                       and judge clocks, power, temperature and the PCIe link under work;\n"
+           "                       without it those are idle readings\n"
+           "      --data DIR       judge the disk that holds DIR (default: the current directory)\n"
+           "      --root DIR       read /proc, /sys and /dev/kmsg under DIR (for tests and saved trees)\n"
+           "      --nvml-lib PATH  the libnvidia-ml to load (default: $GPUWHY_NVML_LIB, then the system's)\n"
+           "      --color[=WHEN]   colour the table: auto (default: standard output is a terminal,\n"
+           "                       NO_COLOR unset or empty, TERM not dumb), always or never\n"
+           "  -h, --help           this help\n"
+           "  -V, --version        the version\n"
            "\n"
            "Environment: GPUWHY_PYTHON names the Python asked about PyTorch and used by --load\n"
            "(default python3), GPUWHY_NVCC the nvcc asked for its version (default nvcc); with\n"
-           "--root they run only when set. NO_COLOR turns colour off; colour is used on a terminal only.\n"
+           "--root they run only when set.\n"
            "\n"
-           "Exit status: 0 every item passes (notes included), 1 some item warns, 2 some item fails\n"
-           "(no NVIDIA driver is a failure), 2 also for a usage error, 3 input error (a --root that\n"
-           "cannot be read).\n");
-}
-
-static int usage_error(const char *what, const char *arg) {
-  fprintf(stderr, "gpuwhy check: %s '%s'\n\n", what, arg);
-  fputs(check_usage(), stderr);
-  return GPUWHY_EXIT_USAGE;
+           "Exit status: 0 every item passes (notes included), 1 some item warns or fails (no\n"
+           "NVIDIA driver is a failure; the summary and the JSON say which), 2 usage error,\n"
+           "3 input error (a --root that cannot be read).\n");
 }
 
 int gw_cmd_check(int argc, char **argv) {
+  enum { OPT_JSON = 1000, OPT_LOAD, OPT_DATA, OPT_ROOT, OPT_NVML_LIB };
+  static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
+                                           {"format", required_argument, NULL, 'f'},
+                                           {"load", no_argument, NULL, OPT_LOAD},
+                                           {"data", required_argument, NULL, OPT_DATA},
+                                           {"root", required_argument, NULL, OPT_ROOT},
+                                           {"nvml-lib", required_argument, NULL, OPT_NVML_LIB},
+                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           {"colour", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           GW_CLI_COMMON_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
   struct gw_check_opts opts;
   memset(&opts, 0, sizeof opts);
   enum gw_report_format format = GW_REPORT_TEXT;
-  /* argv[0] is "check" */
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+  enum gw_color_mode color_mode = GW_COLOR_AUTO;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":f:hV", longopts, NULL)) != -1) {
+    char have[64];
+    switch (c) {
+    case OPT_JSON:
+      format = GW_REPORT_JSON;
+      break;
+    case 'f':
+      if (gw_format_pick(gw_check_formats(), optarg, &format, have, sizeof have) != 0)
+        return gw_cli_usage_error(NULL, _("no format '%s' (check has %s)"), optarg, have);
+      break;
+    case OPT_LOAD:
+      opts.load = 1;
+      break;
+    case OPT_DATA:
+    case OPT_ROOT:
+    case OPT_NVML_LIB:
+      if (!optarg[0])
+        return gw_cli_usage_error(NULL, _("option '%s' needs a value"), argv[optind - 1]);
+      *(c == OPT_DATA ? &opts.data_dir : c == OPT_ROOT ? &opts.root : &opts.nvml_lib) = optarg;
+      break;
+    case GW_CLI_OPT_COLOR:
+      if (gw_cli_parse_color(optarg, &color_mode) != 0)
+        return GPUWHY_EXIT_USAGE;
+      break;
+    case 'h':
       fputs(check_usage(), stdout);
       return GPUWHY_EXIT_OK;
-    } else if (strcmp(a, "--json") == 0) {
-      format = GW_REPORT_JSON;
-    } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
-      const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      char have[64];
-      if (gw_format_pick(gw_check_formats(), v, &format, have, sizeof have) != 0) {
-        fprintf(stderr, _("gpuwhy check: no format '%s' (check has %s)\n\n"), v ? v : "", have);
-        fputs(check_usage(), stderr);
-        return GPUWHY_EXIT_USAGE;
-      }
-    } else if (strcmp(a, "--load") == 0) {
-      opts.load = 1;
-    } else if (strcmp(a, "--root") == 0 || strcmp(a, "--nvml-lib") == 0 || strcmp(a, "--data") == 0) {
-      if (i + 1 >= argc || argv[i + 1][0] == '\0')
-        return usage_error(_("a value must follow"), a);
-      const char **target = a[2] == 'r' ? &opts.root : a[2] == 'd' ? &opts.data_dir : &opts.nvml_lib;
-      *target = argv[++i];
-    } else if (strncmp(a, "--root=", 7) == 0 && a[7]) {
-      opts.root = a + 7;
-    } else if (strncmp(a, "--data=", 7) == 0 && a[7]) {
-      opts.data_dir = a + 7;
-    } else if (strncmp(a, "--nvml-lib=", 11) == 0 && a[11]) {
-      opts.nvml_lib = a + 11;
-    } else if (a[0] == '-') {
-      return usage_error(_("unknown option"), a);
-    } else {
-      return usage_error(_("unexpected argument"), a);
+    case 'V':
+      return gw_cli_version();
+    default:
+      return gw_cli_option_error(c, argc, argv);
     }
   }
+  if (optind < argc)
+    return gw_cli_usage_error(NULL, _("unexpected argument '%s'"), argv[optind]);
   /* The items are written in the language of the messages when they are
    * judged; JSON is for machines and stays English in every language, so
    * its text is judged in the C locale (gettext then ignores LANGUAGE). */
@@ -94,8 +109,7 @@ int gw_cmd_check(int argc, char **argv) {
     fprintf(stderr, "gpuwhy check: %s\n", err);
     return rc;
   }
-  const char *no_color = getenv("NO_COLOR");
-  int color = !json && isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+  int color = !json && gw_color_use(color_mode, STDOUT_FILENO);
   gw_check_print(stdout, report, (int)format, color);
   int status = gw_check_exit_status(report);
   gw_check_free(report);

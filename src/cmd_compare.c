@@ -1,4 +1,5 @@
 /* gpuwhy compare A B [C ...]: did a change help? The work is in lib/compare. */
+#include <getopt.h>
 #include <gpuwhy/compare.h>
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
@@ -13,7 +14,7 @@ int gw_cmd_compare(int argc, char **argv);
 
 static const char *compare_usage(void) {
   /* xgettext:no-c-format */
-  return _("usage: gpuwhy compare A B [C ...] [--format text|json|md|html] [-o OUT] [--ignore-arg NAME]...\n"
+  return _("usage: gpuwhy compare [OPTION]... A B [C ...]\n"
            "\n"
            "Compares runs in the order given, each against the one before (and the last\n"
            "against the first when there are more than two): throughput and median step\n"
@@ -42,41 +43,62 @@ int gw_cmd_compare(int argc, char **argv) {
     free(ignore);
     return GPUWHY_EXIT_INPUT;
   }
-  for (int i = 1; i < argc && rc == GPUWHY_EXIT_OK; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+  enum { OPT_IGNORE_ARG = 1000 };
+  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"ignore-arg", required_argument, NULL, OPT_IGNORE_ARG},
+                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           {"colour", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           GW_CLI_COMMON_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
+  enum gw_color_mode color = GW_COLOR_AUTO;
+  int c, format_given = 0, done = 0;
+  optind = 1;
+  while (rc == GPUWHY_EXIT_OK && !done && (c = getopt_long(argc, argv, ":f:o:hV", longopts, NULL)) != -1) {
+    char have[64];
+    switch (c) {
+    case 'f':
+      if (gw_format_pick(gw_compare_formats(), optarg, &opts.format, have, sizeof have) != 0)
+        rc = gw_cli_usage_error(NULL, _("no format '%s' (compare has %s)"), optarg, have);
+      format_given = 1;
+      break;
+    case 'o':
+      outpath = optarg;
+      break;
+    case OPT_IGNORE_ARG:
+      if (!optarg[0])
+        rc = gw_cli_usage_error(NULL, _("--ignore-arg needs an option name"));
+      else
+        ignore[opts.nignore++] = optarg;
+      break;
+    case GW_CLI_OPT_COLOR:
+      if (gw_cli_parse_color(optarg, &color) != 0)
+        rc = GPUWHY_EXIT_USAGE;
+      break;
+    case 'h':
       fputs(compare_usage(), stdout);
-      free(paths);
-      free(ignore);
-      return GPUWHY_EXIT_OK;
-    } else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0 || strncmp(a, "--format=", 9) == 0) {
-      const char *v = strncmp(a, "--format=", 9) == 0 ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      char have[64];
-      if (gw_format_pick(gw_compare_formats(), v, &opts.format, have, sizeof have) != 0)
-        rc = gw_cli_usage_error(compare_usage(), _("compare: no format '%s' (compare has %s)"), v ? v : "", have);
-    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-      if (i + 1 >= argc)
-        rc = gw_cli_usage_error(compare_usage(), _("compare: %s needs a file name"), a);
-      else
-        outpath = argv[++i];
-    } else if (strcmp(a, "--ignore-arg") == 0 || strncmp(a, "--ignore-arg=", 13) == 0) {
-      const char *v = a[12] == '=' ? a + 13 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || !v[0])
-        rc = gw_cli_usage_error(compare_usage(), _("compare: --ignore-arg needs an option name"));
-      else
-        ignore[opts.nignore++] = v;
-    } else if (strcmp(a, "--") == 0) {
-      while (++i < argc)
-        paths[npaths++] = argv[i];
-    } else if (a[0] == '-' && a[1] != '\0') {
-      rc = gw_cli_usage_error(compare_usage(), _("compare: unknown option '%s'"), a);
-    } else {
-      paths[npaths++] = a;
+      done = 1;
+      break;
+    case 'V':
+      gw_cli_version();
+      done = 1;
+      break;
+    default:
+      rc = gw_cli_option_error(c, argc, argv);
     }
   }
+  if (done) {
+    free(paths);
+    free(ignore);
+    return GPUWHY_EXIT_OK;
+  }
+  for (int i = optind; rc == GPUWHY_EXIT_OK && i < argc; i++)
+    paths[npaths++] = argv[i];
   if (rc == GPUWHY_EXIT_OK && npaths < 2)
-    rc = gw_cli_usage_error(compare_usage(), "compare: %s",
-                            npaths ? _("give at least two runs to compare") : _("no runs given"));
+    rc = gw_cli_usage_error(NULL, "%s", npaths ? _("give at least two runs to compare") : _("no runs given"));
+  /* -o cmp.html: the extension names the format when --format does not */
+  if (rc == GPUWHY_EXIT_OK && !format_given && outpath)
+    gw_cli_format_from_path(outpath, gw_compare_formats(), &opts.format);
   if (rc != GPUWHY_EXIT_OK) {
     free(paths);
     free(ignore);
@@ -84,16 +106,20 @@ int gw_cmd_compare(int argc, char **argv) {
   }
   opts.ignore_args = ignore;
   FILE *out = stdout;
-  if (outpath && !(out = fopen(outpath, "w"))) {
+  int gz = outpath && gw_cli_path_is_gz(outpath); /* written to a temporary file, then compressed */
+  if (outpath && !(out = gz ? tmpfile() : fopen(outpath, "w"))) {
     fprintf(stderr, _("gpuwhy compare: cannot write %s\n"), outpath);
     free(paths);
     free(ignore);
     return GPUWHY_EXIT_INPUT;
   }
-  const char *no_color = getenv("NO_COLOR");
-  opts.color = !outpath && isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+  opts.color = outpath ? color == GW_COLOR_ALWAYS : gw_color_use(color, STDOUT_FILENO);
   char err[1024] = "";
   rc = gw_compare_files(paths, npaths, &opts, out, err, sizeof err);
+  if (gz && rc == GPUWHY_EXIT_OK && gw_cli_write_output(out, outpath) != 0) {
+    fprintf(stderr, _("gpuwhy compare: writing %s failed\n"), outpath);
+    rc = GPUWHY_EXIT_INPUT;
+  }
   if (out != stdout && fclose(out) != 0 && rc == GPUWHY_EXIT_OK) {
     fprintf(stderr, _("gpuwhy compare: writing %s failed\n"), outpath);
     rc = GPUWHY_EXIT_INPUT;

@@ -1,59 +1,69 @@
-/* gpuwhy export FILE --perfetto OUT.json */
+/* gpuwhy export FILE --perfetto OUT.json[.gz] */
+#include <getopt.h>
 #include <gpuwhy/export.h>
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
+
 int gw_cmd_export(int argc, char **argv);
 
 static void usage(FILE *out) {
-  fputs(_("usage: gpuwhy export FILE --perfetto OUT.json\n"
+  fputs(_("usage: gpuwhy export [OPTION]... FILE --perfetto OUT.json\n"
           "\n"
           "Write a recording as a trace in the Chrome Trace Event Format, which Perfetto\n"
           "(ui.perfetto.dev, works offline once loaded) and chrome://tracing open: counters\n"
           "of SM activity, GPU-Util, power, clocks, PCIe, CPU and disk; steps, activity dips\n"
           "and the findings' time ranges as slices; and, when the run was recorded with\n"
           "--trace, every kernel, copy and synchronising wait on its process and stream.\n"
-          "  --perfetto OUT  the trace file to write (- for standard output)\n"
+          "\n"
+          "  -o, --perfetto OUT  the trace file to write (- for standard output); OUT ending\n"
+          "                      in .gz (x.json.gz) is written gzip-compressed, which\n"
+          "                      Perfetto opens as it is\n"
+          "  -h, --help          this help\n"
+          "  -V, --version       the version\n"
+          "\n"
           "Exit status: 0 ok, 2 usage error, 3 unreadable input or unwritable output.\n"),
         out);
 }
 
 int gw_cmd_export(int argc, char **argv) {
+  static const struct option longopts[] = {{"perfetto", required_argument, NULL, 'p'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           GW_CLI_COMMON_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
   const char *path = NULL, *outpath = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'p':
+    case 'o':
+      outpath = optarg;
+      break;
+    case 'h':
       usage(stdout);
       return GPUWHY_EXIT_OK;
-    } else if (strcmp(a, "--perfetto") == 0) {
-      if (i + 1 >= argc) {
-        fputs(_("gpuwhy export: --perfetto needs a file name\n"), stderr);
-        return GPUWHY_EXIT_USAGE;
-      }
-      outpath = argv[++i];
-    } else if (strncmp(a, "--perfetto=", 11) == 0) {
-      outpath = a + 11;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, _("gpuwhy export: unknown option '%s'\n"), a);
-      usage(stderr);
-      return GPUWHY_EXIT_USAGE;
-    } else if (!path) {
-      path = a;
-    } else {
-      fprintf(stderr, _("gpuwhy export: one recording at a time ('%s' is extra)\n"), a);
-      return GPUWHY_EXIT_USAGE;
+    case 'V':
+      return gw_cli_version();
+    default:
+      return gw_cli_option_error(c, argc, argv);
     }
   }
-  if (!path || !outpath || !outpath[0]) {
-    if (path && !outpath)
-      fputs(_("gpuwhy export: say which format to write: --perfetto OUT.json\n"), stderr);
-    usage(stderr);
-    return GPUWHY_EXIT_USAGE;
-  }
+  if (optind < argc)
+    path = argv[optind];
+  if (argc - optind > 1)
+    return gw_cli_usage_error(NULL, _("one recording at a time ('%s' is extra)"), argv[optind + 1]);
+  if (!path)
+    return gw_cli_usage_error(NULL, _("which recording?"));
+  if (!outpath || !outpath[0])
+    return gw_cli_usage_error(NULL, _("say which file to write: --perfetto OUT.json"));
   int to_stdout = strcmp(outpath, "-") == 0;
-  FILE *out = to_stdout ? stdout : fopen(outpath, "w");
+  /* a .gz name is written compressed: the trace goes to a temporary file first */
+  int gz = !to_stdout && gw_cli_path_is_gz(outpath);
+  FILE *out = to_stdout ? stdout : gz ? tmpfile() : fopen(outpath, "w");
   if (!out) {
     fprintf(stderr, _("gpuwhy export: cannot write %s\n"), outpath);
     return GPUWHY_EXIT_INPUT;
@@ -62,11 +72,13 @@ int gw_cmd_export(int argc, char **argv) {
   unsigned long long n = 0;
   int rc = gw_export_perfetto_file(path, out, &n, err, sizeof err);
   int write_failed = ferror(out) != 0;
+  if (gz && rc == GPUWHY_EXIT_OK && !write_failed)
+    write_failed = gw_cli_write_output(out, outpath) != 0;
   if (!to_stdout && fclose(out) != 0)
     write_failed = 1;
   if (rc != GPUWHY_EXIT_OK) {
     fprintf(stderr, "gpuwhy export: %s\n", err); /* err is translated where it is made */
-    if (!to_stdout)
+    if (!to_stdout && !gz)
       remove(outpath);
     return rc;
   }

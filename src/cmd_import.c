@@ -1,6 +1,7 @@
 /* gpuwhy import TRACE -o FILE: a torch.profiler (Kineto) trace, an Nsight
  * Systems SQLite export or an nvidia-smi log becomes a gpuwhy recording. */
 #include <errno.h>
+#include <getopt.h>
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
 #include <gpuwhy/import.h>
@@ -12,14 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
+
 int gw_cmd_import(int argc, char **argv);
 
 /* Inputs smaller than this finish before a bar would be worth drawing. */
 #define PROGRESS_MIN_BYTES (16u << 20)
 
 static void usage(FILE *out) {
-  fputs(_("usage: gpuwhy import TRACE -o FILE [--interval S] [--start EPOCH_S] "
-          "[-q] [--force]\n"
+  fputs(_("usage: gpuwhy import [OPTION]... TRACE -o FILE\n"
           "\n"
           "Turn a trace made by another tool into a gpuwhy recording for report "
           "and compare.\n"
@@ -29,16 +31,17 @@ static void usage(FILE *out) {
           "  Nsight Systems SQLite export (nsys export --type sqlite)\n"
           "  nvidia-smi dmon output, or an nvidia-smi --query-gpu=... --format=csv "
           "log (counters only)\n"
-          "  -o FILE        the recording to write (replaced only when the import "
-          "succeeds)\n"
-          "  --interval S   nvidia-smi logs without date/time columns: seconds "
-          "between samples (default 1)\n"
-          "  --start T      ... and the first sample's time in seconds since the "
-          "epoch\n"
-          "                 (default: the file's modification time minus the "
-          "logged span)\n"
-          "  -q, --quiet    no progress bar and no summary\n"
-          "  --force        replace FILE even when it is not a gpuwhy recording\n"
+          "\n"
+          "  -o, --output FILE  the recording to write (replaced only when the import succeeds)\n"
+          "      --interval S   nvidia-smi logs without date/time columns: seconds between\n"
+          "                     samples (default 1)\n"
+          "      --start T      ... and the first sample's time in seconds since the epoch\n"
+          "                     (default: the file's modification time minus the logged span)\n"
+          "  -q, --quiet        no progress bar and no summary\n"
+          "      --force        replace FILE even when it is not a gpuwhy recording\n"
+          "  -h, --help         this help\n"
+          "  -V, --version      the version\n"
+          "\n"
           "Exit status: 0 ok, 2 usage error, 3 unreadable or malformed input.\n"),
         out);
 }
@@ -127,49 +130,54 @@ int gw_cmd_import(int argc, char **argv) {
   const char *input = NULL, *output = NULL;
   int quiet = 0;
   struct gw_import_opts opts = {0};
-  /* argv[0] is "import" */
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      return GPUWHY_EXIT_OK;
-    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, _("gpuwhy import: %s needs a file name\n"), a);
-        return GPUWHY_EXIT_USAGE;
-      }
-      output = argv[++i];
-    } else if (strcmp(a, "--interval") == 0 || strcmp(a, "--start") == 0) {
-      double v;
-      if (i + 1 >= argc || parse_positive(argv[i + 1], &v) != 0) {
-        fprintf(stderr, _("gpuwhy import: %s needs a positive number of seconds\n"), a);
-        return GPUWHY_EXIT_USAGE;
-      }
-      i++;
-      if (a[2] == 'i')
+  enum { OPT_INTERVAL = 1000, OPT_START, OPT_FORCE };
+  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                           {"interval", required_argument, NULL, OPT_INTERVAL},
+                                           {"start", required_argument, NULL, OPT_START},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"force", no_argument, NULL, OPT_FORCE},
+                                           GW_CLI_COMMON_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":o:qhV", longopts, NULL)) != -1) {
+    double v;
+    switch (c) {
+    case 'o':
+      output = optarg;
+      break;
+    case OPT_INTERVAL:
+    case OPT_START:
+      if (parse_positive(optarg, &v) != 0)
+        return gw_cli_usage_error(NULL, _("%s needs a positive number of seconds, got '%s'"),
+                                  c == OPT_INTERVAL ? "--interval" : "--start", optarg);
+      if (c == OPT_INTERVAL)
         opts.smi_interval_s = v;
       else
         opts.smi_start_ns = (int64_t)llround(v * 1e9);
-    } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+      break;
+    case 'q':
       quiet = 1;
-    } else if (strcmp(a, "--force") == 0) {
+      break;
+    case OPT_FORCE:
       opts.force = 1;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, _("gpuwhy import: unknown option '%s'\n"), a);
-      usage(stderr);
-      return GPUWHY_EXIT_USAGE;
-    } else if (!input) {
-      input = a;
-    } else {
-      fprintf(stderr, _("gpuwhy import: one trace (file or directory of ranks) at a time ('%s' is extra)\n"), a);
-      return GPUWHY_EXIT_USAGE;
+      break;
+    case 'h':
+      usage(stdout);
+      return GPUWHY_EXIT_OK;
+    case 'V':
+      return gw_cli_version();
+    default:
+      return gw_cli_option_error(c, argc, argv);
     }
   }
-  if (!input || !output) {
-    fprintf(stderr, "gpuwhy import: %s\n", !input ? _("which trace?") : _("-o FILE is required"));
-    usage(stderr);
-    return GPUWHY_EXIT_USAGE;
-  }
+  if (optind < argc)
+    input = argv[optind];
+  if (argc - optind > 1)
+    return gw_cli_usage_error(NULL, _("one trace (file or directory of ranks) at a time ('%s' is extra)"),
+                              argv[optind + 1]);
+  if (!input || !output)
+    return gw_cli_usage_error(NULL, "%s", !input ? _("which trace?") : _("-o FILE is required"));
   struct progress prog = {.enabled = !quiet && isatty(STDERR_FILENO)};
   opts.progress = draw_progress;
   opts.progress_ctx = &prog;

@@ -16,8 +16,7 @@ static const char *record_usage(void) {
            "                     (--pid PID | [--] CMD [ARGS...])\n"
            "\n"
            "Runs CMD (or follows process PID) and records GPU, CPU, disk and kernel-log\n"
-           "activity into one SQLite file until it ends. The command's exit status is\n"
-           "passed through.\n"
+           "activity into one SQLite file until it ends.\n"
            "\n"
            "  -o, --output FILE    recording to write (default gpuwhy-DATE-TIME.db); a file\n"
            "                       there that is not a gpuwhy recording is not replaced\n"
@@ -71,7 +70,17 @@ static const char *record_usage(void) {
            "      --step-range-replaces  the ranges replace the Python hook's steps too\n"
            "      --root DIR       read /proc, /sys and /dev/kmsg below DIR (tests)\n"
            "      --nvml-lib PATH  NVML library to load (default libnvidia-ml.so.1)\n"
-           "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n");
+           "      --kmsg PATH      kernel log to read, a path ending in /dev/kmsg\n"
+           "  -h, --help           this help\n"
+           "  -V, --version        the version\n"
+           "\n"
+           "The options come before CMD: the first argument that is not an option, or the\n"
+           "one after --, starts it.\n"
+           "\n"
+           "Exit status: CMD's own (128+N when signal N ended it; 0 with --pid), else, as\n"
+           "timeout(1) does, 125 when gpuwhy could not record (the output cannot be\n"
+           "written, a source failed, PID is gone), 126 when CMD was found but could not\n"
+           "be run, 127 when CMD was not found; 2 for a usage error (nothing was run).\n");
 }
 
 int gw_cmd_record(int argc, char **argv) {
@@ -96,7 +105,7 @@ int gw_cmd_record(int argc, char **argv) {
                                            {"dcgm", optional_argument, NULL, 'D'},
                                            {"force", no_argument, NULL, 'F'},
                                            {"thread-hz", required_argument, NULL, 1001 /* long only */},
-                                           {"help", no_argument, NULL, 'h'},
+                                           GW_CLI_COMMON_OPTIONS,
                                            {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
@@ -106,7 +115,7 @@ int gw_cmd_record(int argc, char **argv) {
   char default_out[64];
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+o:i:d:p:t::qg:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+:o:i:d:p:t::qg:hV", longopts, NULL)) != -1) {
     switch (c) {
     case 'o':
       o.out_path = optarg;
@@ -198,8 +207,10 @@ int gw_cmd_record(int argc, char **argv) {
     case 'h':
       fputs(record_usage(), stdout);
       return GPUWHY_EXIT_OK;
+    case GW_CLI_OPT_VERSION:
+      return gw_cli_version();
     default:
-      return gw_cli_usage_error(record_usage(), NULL);
+      return gw_cli_option_error(c, argc, argv);
     }
   }
   if (optind < argc)

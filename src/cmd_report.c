@@ -1,5 +1,6 @@
 /* gpuwhy report FILE... [--format text|json|md|html] [-o OUT] */
 #include <errno.h>
+#include <getopt.h>
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
 #include <gpuwhy/import.h>
@@ -11,31 +12,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
+
 int gw_cmd_report(int argc, char **argv);
 
 static void usage(FILE *out) {
-  fputs(_("usage: gpuwhy report FILE... [--format text|json|md|html] [-o OUT]\n"
+  fputs(_("usage: gpuwhy report [OPTION]... FILE...\n"
           "\n"
           "Explain where each GPU's time went in a recording and which bottleneck classes cost it.\n"
           "Several files (one recording per node of a multi-node job) are reported together.\n"
           "A FILE that is not a recording (a torch.profiler trace, an Nsight Systems SQLite export,\n"
           "an nvidia-smi log, a folder of per-rank traces) is imported first, as gpuwhy import does.\n"
-          "  --format FMT   text (default, colour on a terminal unless NO_COLOR is set), json, md,\n"
-          "                 or html (one self-contained page with charts; opens offline)\n"
-          "  -o OUT         write the report to OUT instead of standard output\n"
-          "  --step-range NAME  the NVTX ranges named NAME (recorded with --trace, or in an\n"
-          "                 imported trace) are the steps of every process without steps\n"
-          "  --step-range-replaces  the ranges replace the steps the Python hook recorded too\n"
-          "  --same-job     report several files together even when nothing shows they are\n"
-          "                 one job (without it, files recorded at times that do not overlap\n"
-          "                 or whose launchers name other jobs are refused)\n"
+          "Options may come before or after the files; -- ends them (for a file named like one).\n"
+          "\n"
+          "  -f, --format FMT      text (default), json, md, or html (one self-contained page\n"
+          "                        with charts; opens offline)\n"
+          "  -o, --output OUT      write the report to OUT instead of standard output; without\n"
+          "                        --format, OUT's extension (.json, .md, .html, .txt) names the\n"
+          "                        format; OUT ending in .gz is written gzip-compressed\n"
+          "      --color[=WHEN]    colour the text: auto (default: standard output is a terminal,\n"
+          "                        NO_COLOR unset or empty, TERM not dumb), always or never\n"
+          "      --step-range NAME  the NVTX ranges named NAME (recorded with --trace, or in an\n"
+          "                        imported trace) are the steps of every process without steps\n"
+          "      --step-range-replaces  the ranges replace the steps the Python hook recorded too\n"
+          "      --same-job        report several files together even when nothing shows they are\n"
+          "                        one job (without it, files recorded at times that do not overlap\n"
+          "                        or whose launchers name other jobs are refused)\n"
+          "  -h, --help            this help\n"
+          "  -V, --version         the version\n"
+          "\n"
+          "Text on a terminal is wrapped at its width (COLUMNS, when set, wins, also for a pipe);\n"
+          "table rows are never broken.\n"
+          "\n"
           "Exit status: 0 ok, 2 usage error (also: files that are not one job, or one file\n"
           "given twice), 3 unreadable or damaged input.\n"),
         out);
 }
 
-/* Parse the options into opts, outpath and paths (argc entries at most).
- * Returns -1 to go on, else the exit status. */
+struct report_output {
+  const char *path; /* -o; NULL or "-": standard output */
+  enum gw_color_mode color;
+};
+
 struct step_range_opts {
   const char *name; /* NULL: the recorded steps as they are */
   int replace;
@@ -60,73 +78,111 @@ static int same_file_twice(const char *const *paths, int npaths) {
   return 0;
 }
 
-static int parse_args(int argc, char **argv, struct gw_report_opts *opts, const char **outpath, const char **paths,
-                      int *npaths, struct step_range_opts *ranges) {
-  /* argv[0] is "report" */
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+/* Parse the options into opts, output and paths (argc entries at most).
+ * Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct gw_report_opts *opts, struct report_output *output,
+                      const char **paths, int *npaths, struct step_range_opts *ranges) {
+  enum { OPT_STEP_RANGE = 1000, OPT_STEP_RANGE_REPLACES, OPT_SAME_JOB };
+  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"step-range", required_argument, NULL, OPT_STEP_RANGE},
+                                           {"step-range-replaces", no_argument, NULL, OPT_STEP_RANGE_REPLACES},
+                                           {"same-job", no_argument, NULL, OPT_SAME_JOB},
+                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           {"colour", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           GW_CLI_COMMON_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
+  int c, format_given = 0;
+  optind = 1;
+  /* options anywhere: getopt_long permutes the file names to the end */
+  while ((c = getopt_long(argc, argv, ":f:o:hV", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'f': {
+      char have[64];
+      if (gw_format_pick(gw_report_formats(), optarg, &opts->format, have, sizeof have) != 0)
+        return gw_cli_usage_error(NULL, _("no format '%s' (report has %s)"), optarg, have);
+      format_given = 1;
+      break;
+    }
+    case 'o':
+      if (!optarg[0])
+        return gw_cli_usage_error(NULL, _("-o needs a file name"));
+      output->path = optarg;
+      break;
+    case OPT_STEP_RANGE:
+      if (!optarg[0])
+        return gw_cli_usage_error(NULL, _("--step-range needs the name of the NVTX range that marks a step"));
+      ranges->name = optarg;
+      break;
+    case OPT_STEP_RANGE_REPLACES:
+      ranges->replace = 1;
+      break;
+    case OPT_SAME_JOB:
+      opts->same_job = 1;
+      break;
+    case GW_CLI_OPT_COLOR:
+      if (gw_cli_parse_color(optarg, &output->color) != 0)
+        return GPUWHY_EXIT_USAGE;
+      break;
+    case 'h':
       usage(stdout);
       return GPUWHY_EXIT_OK;
-    } else if (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0 || strncmp(a, "--format=", 9) == 0) {
-      const char *v = a[2] == 'f' && a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      char have[64];
-      if (gw_format_pick(gw_report_formats(), v, &opts->format, have, sizeof have) != 0) {
-        fprintf(stderr, _("gpuwhy report: no format '%s' (report has %s)\n"), v ? v : "", have);
-        return GPUWHY_EXIT_USAGE;
-      }
-    } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, _("gpuwhy report: %s needs a file name\n"), a);
-        return GPUWHY_EXIT_USAGE;
-      }
-      *outpath = argv[++i];
-    } else if (strcmp(a, "--step-range") == 0) {
-      if (i + 1 >= argc || !argv[i + 1][0]) {
-        fprintf(stderr, _("gpuwhy report: %s needs the name of the NVTX range that marks a step\n"), a);
-        return GPUWHY_EXIT_USAGE;
-      }
-      ranges->name = argv[++i];
-    } else if (strcmp(a, "--step-range-replaces") == 0) {
-      ranges->replace = 1;
-    } else if (strcmp(a, "--same-job") == 0) {
-      opts->same_job = 1;
-    } else if (a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, _("gpuwhy report: unknown option '%s'\n"), a);
-      usage(stderr);
-      return GPUWHY_EXIT_USAGE;
-    } else {
-      paths[(*npaths)++] = a;
+    case 'V':
+      return gw_cli_version();
+    default:
+      return gw_cli_option_error(c, argc, argv);
     }
   }
-  if (*npaths == 0) {
-    usage(stderr);
-    return GPUWHY_EXIT_USAGE;
-  }
-  if (ranges->replace && !ranges->name) {
-    fprintf(stderr, _("gpuwhy report: --step-range-replaces needs --step-range NAME\n"));
-    return GPUWHY_EXIT_USAGE;
-  }
+  for (int i = optind; i < argc; i++)
+    paths[(*npaths)++] = argv[i];
+  if (*npaths == 0)
+    return gw_cli_usage_error(NULL, _("give a recording or a trace to report"));
+  if (ranges->replace && !ranges->name)
+    return gw_cli_usage_error(NULL, _("--step-range-replaces needs --step-range NAME"));
+  /* -o report.html: the extension names the format when --format does not */
+  if (!format_given && output->path)
+    gw_cli_format_from_path(output->path, gw_report_formats(), &opts->format);
   return same_file_twice(paths, *npaths) ? GPUWHY_EXIT_USAGE : -1;
 }
 
-static int report_recordings(const char *const *paths, int npaths, struct gw_report_opts *opts, const char *outpath) {
-  FILE *out = stdout;
-  if (outpath && !(out = fopen(outpath, "w"))) {
-    fprintf(stderr, _("gpuwhy report: cannot write %s\n"), outpath);
+/* Render into memory, then wrap (text on a terminal) or compress (.gz). */
+static int report_recordings(const char *const *paths, int npaths, struct gw_report_opts *opts,
+                             const struct report_output *output) {
+  const char *outpath = output->path;
+  int to_file = outpath && strcmp(outpath, "-") != 0;
+  opts->color = opts->format == GW_REPORT_TEXT &&
+                (to_file ? output->color == GW_COLOR_ALWAYS : gw_color_use(output->color, STDOUT_FILENO));
+  int width_cols = !to_file && opts->format == GW_REPORT_TEXT ? gw_term_width_cols(STDOUT_FILENO) : 0;
+  char *text = NULL;
+  size_t text_len = 0;
+  FILE *mem = open_memstream(&text, &text_len);
+  if (!mem) {
+    fprintf(stderr, _("gpuwhy report: out of memory\n"));
     return GPUWHY_EXIT_INPUT;
   }
-  const char *no_color = getenv("NO_COLOR");
-  opts->color = !outpath && isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
   char err[512] = "";
-  int rc = gw_report_files(paths, npaths, opts, out, err, sizeof err);
-  if (out != stdout && fclose(out) != 0 && rc == GPUWHY_EXIT_OK) {
-    fprintf(stderr, _("gpuwhy report: writing %s failed\n"), outpath);
+  int rc = gw_report_files(paths, npaths, opts, mem, err, sizeof err);
+  int failed = fflush(mem) != 0;
+  if (rc == GPUWHY_EXIT_OK && !failed) {
+    if (to_file) {
+      failed = gw_cli_write_output(mem, outpath) != 0;
+    } else {
+      gw_text_wrap(stdout, text, text_len, width_cols);
+      failed = fflush(stdout) != 0;
+    }
+  }
+  fclose(mem);
+  free(text);
+  if (rc != GPUWHY_EXIT_OK) {
+    fprintf(stderr, "gpuwhy report: %s\n", err);
+    return rc;
+  }
+  if (failed) {
+    fprintf(stderr, _("gpuwhy report: writing %s failed: %s\n"), to_file ? outpath : _("standard output"),
+            strerror(errno));
     return GPUWHY_EXIT_INPUT;
   }
-  if (rc != GPUWHY_EXIT_OK)
-    fprintf(stderr, "gpuwhy report: %s\n", err);
-  return rc;
+  return GPUWHY_EXIT_OK;
 }
 
 /* A path that is not a gpuwhy recording (a torch.profiler trace, an Nsight
@@ -207,7 +263,7 @@ static void remove_imported(const struct imported *im) {
     rmdir(im->dir);
 }
 
-static int report(const char *const *paths, int npaths, struct gw_report_opts *opts, const char *outpath,
+static int report(const char *const *paths, int npaths, struct gw_report_opts *opts, const struct report_output *output,
                   const struct step_range_opts *ranges) {
   struct imported *im = calloc((size_t)npaths, sizeof *im);
   const char **inputs = calloc((size_t)npaths, sizeof *inputs);
@@ -220,7 +276,7 @@ static int report(const char *const *paths, int npaths, struct gw_report_opts *o
     inputs[i] = im[i].path[0] ? im[i].path : paths[i];
   }
   if (rc == GPUWHY_EXIT_OK)
-    rc = report_recordings(inputs, npaths, opts, outpath);
+    rc = report_recordings(inputs, npaths, opts, output);
   else
     fprintf(stderr, "gpuwhy report: %s\n", err);
   for (int i = 0; im && i < npaths; i++)
@@ -232,16 +288,16 @@ static int report(const char *const *paths, int npaths, struct gw_report_opts *o
 
 int gw_cmd_report(int argc, char **argv) {
   struct gw_report_opts opts = {GW_REPORT_TEXT, 0};
-  const char *outpath = NULL;
+  struct report_output output = {NULL, GW_COLOR_AUTO};
   gw_i18n_init();
   const char **paths = calloc((size_t)argc + 1, sizeof *paths);
   if (!paths)
     return GPUWHY_EXIT_INPUT;
   int npaths = 0;
   struct step_range_opts ranges = {NULL, 0};
-  int rc = parse_args(argc, argv, &opts, &outpath, paths, &npaths, &ranges);
+  int rc = parse_args(argc, argv, &opts, &output, paths, &npaths, &ranges);
   if (rc < 0)
-    rc = report(paths, npaths, &opts, outpath, &ranges);
+    rc = report(paths, npaths, &opts, &output, &ranges);
   free(paths);
   return rc;
 }

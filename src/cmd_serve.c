@@ -28,6 +28,9 @@ static const char *serve_usage(void) {
            "  -r, --replay FILE       serve a recording's samples as if live, looping (demos, tests)\n"
            "  -c, --max-connections N open HTTP connections at once (default 16)\n"
            "  -d, --duration S        stop after S seconds (default: run until SIGINT or SIGTERM)\n"
+           "  -h, --help              this help\n"
+           "  -V, --version           the version\n"
+           "\n"
            "Exit status: 0 ok, 2 usage error, 3 cannot listen, sample or read the recording.\n");
 }
 
@@ -42,7 +45,7 @@ int gw_cmd_serve(int argc, char **argv) {
                                            {"nvml-lib", required_argument, NULL, 'N'},
                                            {"root", required_argument, NULL, 'R'},
                                            {"quiet", no_argument, NULL, 'q'},
-                                           {"help", no_argument, NULL, 'h'},
+                                           GW_CLI_COMMON_OPTIONS,
                                            {NULL, 0, NULL, 0}};
   struct gw_serve_opts o;
   memset(&o, 0, sizeof o);
@@ -53,7 +56,7 @@ int gw_cmd_serve(int argc, char **argv) {
   o.max_connections = 16;
   int c, n;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "l:i:s:w:r:c:d:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":l:i:s:w:r:c:d:qhV", longopts, NULL)) != -1) {
     switch (c) {
     case 'l':
       o.listen = optarg;
@@ -97,8 +100,10 @@ int gw_cmd_serve(int argc, char **argv) {
     case 'h':
       fputs(serve_usage(), stdout);
       return GPUWHY_EXIT_OK;
+    case GW_CLI_OPT_VERSION:
+      return gw_cli_version();
     default:
-      return gw_cli_usage_error(serve_usage(), NULL);
+      return gw_cli_option_error(c, argc, argv);
     }
   }
   if (optind < argc)

@@ -36,8 +36,20 @@ static const char *sweep_usage(void) {
            "  -f, --format FMT            text (default), json, md\n"
            "  -q, --quiet                 no recorder status lines\n"
            "      --from R1 R2 ...        use existing recordings instead of running CMD\n"
+           "      --color[=WHEN]          colour the text: auto (default: standard output is a\n"
+           "                              terminal, NO_COLOR unset or empty, TERM not dumb),\n"
+           "                              always or never\n"
            "      --nvml-lib PATH         NVML library to load (tests)\n"
+           "  -h, --help                  this help\n"
+           "  -V, --version               the version\n"
+           "\n"
+           "With --from, options may come before or after the recordings. Without it the\n"
+           "first argument that is not an option starts CMD (or put -- before CMD).\n"
+           "With --from --param NAME, the runs are ordered by NAME's value (read from each\n"
+           "command line); a NAME found in no command is said once on stderr.\n"
+           "\n"
            "Exit status: 0 ok, 2 usage error, 3 unreadable input or failed recording,\n"
+           "125 gpuwhy could not record, 126 CMD could not be run, 127 CMD not found,\n"
            "128+N when interrupted by signal N.\n");
 }
 
@@ -71,20 +83,35 @@ static int split_values(const char *list, char ***out) {
 }
 
 int gw_cmd_sweep(int argc, char **argv) {
-  static const struct option longopts[] = {
-      {"param", required_argument, NULL, 'p'},    {"output", required_argument, NULL, 'o'},
-      {"interval", required_argument, NULL, 'i'}, {"batch", no_argument, NULL, 'b'},
-      {"format", required_argument, NULL, 'f'},   {"quiet", no_argument, NULL, 'q'},
-      {"from", no_argument, NULL, 'F'},           {"nvml-lib", required_argument, NULL, 'N'},
-      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"param", required_argument, NULL, 'p'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"interval", required_argument, NULL, 'i'},
+                                           {"batch", no_argument, NULL, 'b'},
+                                           {"format", required_argument, NULL, 'f'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"from", no_argument, NULL, 'F'},
+                                           {"nvml-lib", required_argument, NULL, 'N'},
+                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
+                                           GW_CLI_COMMON_OPTIONS,
+                                           {NULL, 0, NULL, 0}};
   struct gw_sweep_opts opts = {GW_REPORT_TEXT, 0, NULL, 0};
+  enum gw_color_mode color = GW_COLOR_AUTO;
   struct gw_sweep_run_opts run;
   memset(&run, 0, sizeof run);
   run.interval_ms = 100;
   const char *param_arg = NULL;
   int from = 0, c;
+  /* With --from every argument is a recording and options may go anywhere
+   * (getopt_long permutes); otherwise the first non-option starts CMD, whose
+   * own options are not ours. */
+  const char *optstring = ":p:o:i:bf:qhV";
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--from") == 0)
+      from = 1;
+  if (!from)
+    optstring = "+:p:o:i:bf:qhV";
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+p:o:i:bf:qh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
     switch (c) {
     case 'p':
       param_arg = optarg;
@@ -94,8 +121,8 @@ int gw_cmd_sweep(int argc, char **argv) {
       break;
     case 'i':
       if (gw_cli_parse_int(optarg, 10, 600000, &run.interval_ms))
-        return gw_cli_usage_error(sweep_usage(),
-                                  _("sweep: --interval wants milliseconds between 10 and 600000, got '%s'"), optarg);
+        return gw_cli_usage_error(sweep_usage(), _("--interval wants milliseconds between 10 and 600000, got '%s'"),
+                                  optarg);
       break;
     case 'b':
       opts.param_is_batch = 1;
@@ -103,7 +130,7 @@ int gw_cmd_sweep(int argc, char **argv) {
     case 'f': {
       char have[64];
       if (gw_format_pick(gw_sweep_formats(), optarg, &opts.format, have, sizeof have) != 0)
-        return gw_cli_usage_error(sweep_usage(), _("sweep: no format '%s' (sweep has %s)"), optarg, have);
+        return gw_cli_usage_error(sweep_usage(), _("no format '%s' (sweep has %s)"), optarg, have);
       break;
     }
     case 'q':
@@ -115,42 +142,47 @@ int gw_cmd_sweep(int argc, char **argv) {
     case 'N':
       run.nvml_lib = optarg;
       break;
+    case GW_CLI_OPT_COLOR:
+      if (gw_cli_parse_color(optarg, &color) != 0)
+        return GPUWHY_EXIT_USAGE;
+      break;
     case 'h':
       fputs(sweep_usage(), stdout);
       return GPUWHY_EXIT_OK;
+    case GW_CLI_OPT_VERSION:
+      return gw_cli_version();
     default:
-      return gw_cli_usage_error(sweep_usage(), NULL);
+      return gw_cli_option_error(c, argc, argv);
     }
   }
-  const char *no_color = getenv("NO_COLOR");
-  opts.color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+  opts.color = gw_color_use(color, STDOUT_FILENO);
   char err[1024] = "";
   int rc;
   if (from) {
     if (optind >= argc)
-      return gw_cli_usage_error(sweep_usage(), _("sweep --from: give the recordings"));
+      return gw_cli_usage_error(sweep_usage(), _("--from: give the recordings"));
     if (param_arg && strchr(param_arg, '='))
-      return gw_cli_usage_error(sweep_usage(), _("sweep --from: --param takes a name only, the values come from the "
+      return gw_cli_usage_error(sweep_usage(), _("--from: --param takes a name only, the values come from the "
                                                  "recordings"));
     opts.param = param_arg;
     rc = gw_sweep_table((const char *const *)(argv + optind), NULL, argc - optind, &opts, stdout, err, sizeof err);
   } else {
     const char *eq = param_arg ? strchr(param_arg, '=') : NULL;
     if (!eq || eq == param_arg)
-      return gw_cli_usage_error(sweep_usage(), _("sweep: --param NAME=V1,V2,... is required"));
+      return gw_cli_usage_error(sweep_usage(), _("--param NAME=V1,V2,... is required"));
     if (optind >= argc)
-      return gw_cli_usage_error(sweep_usage(), _("sweep: give the command to run after --"));
+      return gw_cli_usage_error(sweep_usage(), _("give the command to run after --"));
     char name[128];
     size_t nlen = (size_t)(eq - param_arg);
     if (nlen >= sizeof name)
-      return gw_cli_usage_error(sweep_usage(), _("sweep: parameter name too long"));
+      return gw_cli_usage_error(sweep_usage(), _("parameter name too long"));
     memcpy(name, param_arg, nlen);
     name[nlen] = '\0';
     char **values = NULL;
     int nvalues = split_values(eq + 1, &values);
     if (nvalues <= 0) {
       free(values);
-      return gw_cli_usage_error(sweep_usage(), _("sweep: --param %s= has no values"), name);
+      return gw_cli_usage_error(sweep_usage(), _("--param %s= has no values"), name);
     }
     run.param = name;
     run.values = (const char *const *)values;

@@ -19,6 +19,7 @@
 struct watch {
   int plain;
   long count, frames;
+  int said_gpu_note; /* --plain: the "no GPU data" line is printed in the first frame only */
   struct gw_watch_view *view;
 };
 
@@ -35,6 +36,8 @@ static const char *watch_usage(void) {
            "  -p, --pid PID      follow this process and its children\n"
            "      --plain        print text frames instead of a full-screen view\n"
            "  -n, --count N      stop after N frames\n"
+           "  -h, --help         this help\n"
+           "  -V, --version      the version\n"
            "  q quits the full-screen view.\n");
 }
 
@@ -44,8 +47,19 @@ static int on_tick(void *ctx, const struct gw_tick *t) {
   w->frames++;
   int n = gw_watch_view_lines(w->view), alert;
   if (w->plain) {
-    for (int i = 0; i < n; i++)
-      printf("%s\n", gw_watch_view_line(w->view, i, &alert));
+    /* the view's own line (watch_view.c), the same text in every frame */
+    char note[600] = "";
+    if (t->gpu_note)
+      snprintf(note, sizeof note, _("no GPU data: %s"), t->gpu_note);
+    for (int i = 0; i < n; i++) {
+      const char *line = gw_watch_view_line(w->view, i, &alert);
+      if (note[0] && strcmp(line, note) == 0) {
+        if (w->said_gpu_note)
+          continue; /* a log of frames says it once, not every frame */
+        w->said_gpu_note = 1;
+      }
+      printf("%s\n", line);
+    }
     printf("\n");
     fflush(stdout);
   } else {
@@ -75,7 +89,7 @@ int gw_cmd_watch(int argc, char **argv) {
                                            {"count", required_argument, NULL, 'n'},
                                            {"root", required_argument, NULL, 'R'},
                                            {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"help", no_argument, NULL, 'h'},
+                                           GW_CLI_COMMON_OPTIONS,
                                            {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
@@ -85,7 +99,7 @@ int gw_cmd_watch(int argc, char **argv) {
   memset(&w, 0, sizeof w);
   int c, count = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+i:o:p:n:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+:i:o:p:n:hV", longopts, NULL)) != -1) {
     switch (c) {
     case 'i':
       if (gw_cli_parse_int(optarg, 100, 600000, &o.interval_ms))
@@ -115,8 +129,10 @@ int gw_cmd_watch(int argc, char **argv) {
     case 'h':
       fputs(watch_usage(), stdout);
       return GPUWHY_EXIT_OK;
+    case GW_CLI_OPT_VERSION:
+      return gw_cli_version();
     default:
-      return gw_cli_usage_error(watch_usage(), NULL);
+      return gw_cli_option_error(c, argc, argv);
     }
   }
   if (optind < argc)
@@ -136,6 +152,9 @@ int gw_cmd_watch(int argc, char **argv) {
   char msg[1024];
   w.view = gw_watch_view_new();
   int status = gw_record_run(&o, msg, sizeof msg);
+  /* Without a command there is no status of its own to keep apart from ours. */
+  if (!o.argv && status == GPUWHY_EXIT_TOOL_FAILED)
+    status = GPUWHY_EXIT_INPUT;
   gw_watch_view_free(w.view);
   if (!w.plain)
     endwin();

@@ -30,12 +30,45 @@ static const struct command commands[] = {
 };
 
 static void usage(FILE *out) {
-  fputs(_("usage: gpuwhy COMMAND [ARGS]   (gpuwhy COMMAND --help for details)\n\ncommands:\n"), out);
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    fprintf(out, "  %-9s %s\n", commands[i].name, _(commands[i].summary));
-  fputs(_("\nexit status: 0 ok, 1 findings over a threshold (where asked), 2 usage, 3 input error;\n"
-          "record passes the recorded command's own status through.\n"),
+  fputs(_("usage: gpuwhy COMMAND [ARGS]   (gpuwhy help COMMAND, or gpuwhy COMMAND --help, for details)\n"
+          "       gpuwhy --version\n"
+          "\n"
+          "Say why the GPUs of a training job are under-used, and whether a fix worked.\n"
+          "\n"
+          "commands:\n"),
         out);
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(out, "  %-10s  %s\n", commands[i].name, _(commands[i].summary));
+  fputs(_("\n"
+          "options:\n"
+          "  -h, --help     this help (gpuwhy help COMMAND: that command's)\n"
+          "  -V, --version  the version\n"
+          "\n"
+          "Options may come before or after file names; -- ends the options (a file named\n"
+          "like an option goes after it). Text output is coloured on a terminal (--color=\n"
+          "auto|always|never; NO_COLOR or TERM=dumb turn auto off) and wrapped at its width\n"
+          "(COLUMNS wins when set). -o FILE.json, .md, .html or .txt picks the format when\n"
+          "--format is not given; a name ending in .gz is written gzip-compressed.\n"
+          "\n"
+          "exit status: 0 ok, 1 findings over a threshold (where asked: baseline check,\n"
+          "check), 2 usage error, 3 input error. record, sweep and experiment start a\n"
+          "command; record exits with that command's status (128+N when signal N ended\n"
+          "it), or 125 when gpuwhy itself failed, 126 when the command could not be run,\n"
+          "127 when it was not found, as timeout(1) and env(1) do.\n"),
+        out);
+}
+
+static const struct command *find_command(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (strcmp(name, commands[i].name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+static int unknown_command(const char *name) {
+  fprintf(stderr, _("gpuwhy: unknown command '%s'\n"), name);
+  fputs(_("Try 'gpuwhy --help' for the list of commands.\n"), stderr);
+  return GPUWHY_EXIT_USAGE;
 }
 
 int main(int argc, char **argv) {
@@ -44,18 +77,27 @@ int main(int argc, char **argv) {
     usage(stderr);
     return GPUWHY_EXIT_USAGE;
   }
-  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-    printf("gpuwhy %s\n", gw_version());
-    return GPUWHY_EXIT_OK;
-  }
-  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+  const char *first = argv[1];
+  if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0 || strcmp(first, "version") == 0)
+    return gw_cli_version();
+  if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0 || strcmp(first, "help") == 0) {
+    if (argc > 2 && strcmp(first, "help") == 0) { /* gpuwhy help CMD: CMD --help */
+      const struct command *c = find_command(argv[2]);
+      if (!c)
+        return unknown_command(argv[2]);
+      gw_cli_set_command(c->name);
+      char *help_argv[] = {argv[2], "--help", NULL};
+      return c->run(2, help_argv);
+    }
     usage(stdout);
     return GPUWHY_EXIT_OK;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    if (strcmp(argv[1], commands[i].name) == 0)
-      return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, _("gpuwhy: unknown command '%s'\n\n"), argv[1]);
-  usage(stderr);
-  return GPUWHY_EXIT_USAGE;
+  const struct command *c = find_command(first);
+  if (!c)
+    return unknown_command(first);
+  gw_cli_set_command(c->name);
+  /* gpuwhy CMD --version, for the commands whose parsers do not see it */
+  if (argc == 3 && (strcmp(argv[2], "--version") == 0 || strcmp(argv[2], "-V") == 0))
+    return gw_cli_version();
+  return c->run(argc - 1, argv + 1);
 }

@@ -6,6 +6,13 @@
 #define GPUWHY_EXIT_FINDINGS 1
 #define GPUWHY_EXIT_USAGE 2
 #define GPUWHY_EXIT_INPUT 3
+/* Commands that run another (record, sweep, experiment) exit with its status,
+ * so their own failures use the statuses timeout(1) and env(1) use, which a
+ * program rarely exits with: gpuwhy itself failed (it could not record), the
+ * command was found but could not be run, the command was not found. */
+#define GPUWHY_EXIT_TOOL_FAILED 125
+#define GPUWHY_EXIT_CANNOT_RUN 126
+#define GPUWHY_EXIT_NOT_FOUND 127
 
 const char *gw_version(void);
 

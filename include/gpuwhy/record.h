@@ -70,7 +70,10 @@ struct gw_record_opts {
 
 /* Run a recording. Returns the exit status gpuwhy should exit with: the
  * command's own status (128+N when killed by signal N), 0 when following a pid
- * or for a watch, or GPUWHY_EXIT_INPUT / GPUWHY_EXIT_USAGE with msg filled. */
+ * or for a watch; with msg filled, GPUWHY_EXIT_USAGE for bad options,
+ * GPUWHY_EXIT_TOOL_FAILED when the recording could not be made (before the
+ * run began: output, sources, a --pid that is gone), GPUWHY_EXIT_NOT_FOUND
+ * or GPUWHY_EXIT_CANNOT_RUN when the command could not be started. */
 int gw_record_run(const struct gw_record_opts *opts, char *msg, unsigned msg_cap);
 
 /* report --step-range: the NVTX ranges named name (marker table) become the

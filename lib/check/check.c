@@ -441,9 +441,9 @@ int gw_check_exit_status(const struct gw_check_report *r) {
   for (int i = 0; r && i < r->nitems; i++)
     if (r->items[i].status > worst)
       worst = r->items[i].status;
-  if (worst == GW_CHECK_FAIL)
-    return 2;
-  return worst == GW_CHECK_WARN ? 1 : 0;
+  /* A failing or warning item is a finding (1), as baseline check's
+   * regression is: 2 stays the usage error's status alone (issue 35). */
+  return worst >= GW_CHECK_WARN ? GPUWHY_EXIT_FINDINGS : GPUWHY_EXIT_OK;
 }
 
 const char *gw_check_status_name(enum gw_check_status s) {

@@ -108,19 +108,36 @@ static int param_names_batch_size(const char *param) {
   return 0;
 }
 
-static void fill_values(struct sweep_row *rows, int n, const char *param) {
+/* Returns how many runs took their value from the option param on their
+ * command line (or from sweep's own note of it). */
+static int fill_values(struct sweep_row *rows, int n, const char *param) {
+  int from_param = 0;
   for (int i = 0; i < n; i++) {
     struct gw_run_summary *s = &rows[i].s;
     const char *opt = param ? gw_run_setup_option(&s->setup, param) : NULL;
-    if (rows[i].value[0])
+    if (rows[i].value[0]) {
+      from_param++;
       continue;
+    }
     if (s->sweep_value[0] && (!param || strcmp(param, s->sweep_param) == 0))
       gw_strlcpy(rows[i].value, s->sweep_value, sizeof rows[i].value);
     else if (opt)
       gw_strlcpy(rows[i].value, opt, sizeof rows[i].value);
-    else
+    else {
       gw_strlcpy(rows[i].value, s->name, sizeof rows[i].value);
+      continue;
+    }
+    from_param++;
   }
+  return from_param;
+}
+
+/* Values that are not all numbers (run names when the parameter is in no
+ * command) in natural order, "bs8" before "bs16", not the order of a glob. */
+static int by_value_text(const void *p, const void *q) {
+  const struct sweep_row *a = p, *b = q;
+  int c = strverscmp(a->value, b->value);
+  return c ? c : a->index - b->index;
 }
 
 static const char *param_label(const char *param) {
@@ -468,7 +485,12 @@ static int sweep_table(const char *const *paths, const char *const *values, int 
   }
   char found[128];
   const char *param = values ? opts->param : find_param(rows, n, opts->param, found, sizeof found);
-  fill_values(rows, n, param);
+  int from_param = fill_values(rows, n, param);
+  if (opts->param && !values && from_param < n)
+    fprintf(stderr,
+            _("gpuwhy sweep: --param %s: %d of %d recorded commands have no such option; those runs are named by their "
+              "recording and the table is ordered by those names\n"),
+            opts->param, n - from_param, n);
   int is_batch = opts->param_is_batch || param_names_batch_size(param);
   int numeric = 1;
   for (int i = 0; i < n; i++) {
@@ -479,6 +501,8 @@ static int sweep_table(const char *const *paths, const char *const *values, int 
   /* Sorting moves the summaries, so it must happen before anything points into them. */
   if (numeric)
     qsort(rows, (size_t)n, sizeof *rows, by_x);
+  else if (!values) /* values given to sweep stay in the order given */
+    qsort(rows, (size_t)n, sizeof *rows, by_value_text);
   int per_sample = 1;
   for (int i = 0; i < n; i++) {
     struct gw_run_summary *s = &rows[i].s;

@@ -93,6 +93,7 @@ static void on_signal(int sig) {
 struct recorder {
   int created_output; /* open_store made the file: a run that never began removes it */
   int run_began;      /* the command runs (or the process is followed): the file is kept */
+  int exec_errno;     /* why the command could not be started (ENOENT: not found) */
   const struct gw_record_opts *o;
   struct gw_store *store;
   struct gw_gpu *gpu; /* NULL: no GPU source */
@@ -632,6 +633,7 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
   close(pipefd[0]);
   if (n == (ssize_t)sizeof child_errno) {
     waitpid(pid, NULL, 0);
+    r->exec_errno = child_errno;
     snprintf(msg, cap, _("cannot run %s: %s"), r->o->argv[0], strerror(child_errno));
     return -1;
   }
@@ -770,14 +772,14 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   sigaction(SIGTERM, &sa, &old_term);
   sigaction(SIGHUP, &sa, &old_hup);
 
-  int status = GPUWHY_EXIT_INPUT;
+  int status = GPUWHY_EXIT_TOOL_FAILED; /* distinct from any status of the command's */
   if (open_store(r, msg, cap) != 0 || open_sources(r, msg, cap) != 0 || open_trace(r, msg, cap) != 0)
     goto out;
   open_nccl(r);
   open_pyhook(r);
   if (o->argv && o->argv[0]) {
     if (start_child(r, msg, cap) != 0) {
-      status = 127;
+      status = r->exec_errno == ENOENT ? GPUWHY_EXIT_NOT_FOUND : GPUWHY_EXIT_CANNOT_RUN;
       goto out;
     }
   } else if (o->pid > 0) {

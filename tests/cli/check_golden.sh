@@ -26,8 +26,8 @@ rc=$?
 run --json > "$SCRATCH/out.json"
 rj=$?
 set -e
-assert_eq "exit status (Xid 48 fails)" "$rc" 2
-assert_eq "exit status with --json" "$rj" 2
+assert_eq "exit status (Xid 48 fails)" "$rc" 1
+assert_eq "exit status with --json" "$rj" 1
 if [ "${GW_UPDATE_GOLDEN:-}" = 1 ]; then
   cp "$SCRATCH/out.txt" "$EXPECTED/troubled.txt"
   cp "$SCRATCH/out.json" "$EXPECTED/troubled.json"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpuwhy check on a machine without an NVIDIA driver (CI, this build machine):
 # one clear failed item for the driver, the kernel log and host items after it,
-# exit status 2; usage errors exit 2 and an unreadable --root exits 3.
+# exit status 1 (a failed item is a finding); usage errors alone exit 2 and an
+# unreadable --root exits 3.
 . "$(dirname "$0")/lib.bash"
 help_text=$("$GW_BIN" check --help 2>&1 || true)
 if [[ $help_text == *"unknown command"* ]]; then
@@ -16,8 +17,8 @@ rc=$?
 "$GW_BIN" check --json > out.json 2>> err.txt
 rj=$?
 set -e
-assert_eq "exit status without a driver" "$rc" 2
-assert_eq "exit status without a driver (--json)" "$rj" 2
+assert_eq "exit status without a driver" "$rc" 1
+assert_eq "exit status without a driver (--json)" "$rj" 1
 [ ! -s err.txt ] || fail "stderr not empty: $(cat err.txt)"
 assert_eq "driver items" "$(grep -c '^  [A-Z]\{4\}  NVIDIA driver ' out.txt)" 1
 grep -q '^  FAIL  NVIDIA driver  *no NVIDIA driver: ' out.txt || fail "no clear no-driver item: $(cat out.txt)"
@@ -27,8 +28,8 @@ for title in memory "CPU cores" disk; do
   grep -q "^  [A-Z]\{4\}  $title " out.txt || fail "host item '$title' missing: $(cat out.txt)"
 done
 grep -q '^Kernel log$' out.txt || fail "no kernel log section"
-tail -1 out.txt | grep -q '^1 fail, [0-9]* warn, [0-9]* note, [0-9]* pass: exit status 2$' || fail "summary: $(tail -1 out.txt)"
-grep -q '"exit_status": 2' out.json || fail "JSON exit status"
+tail -1 out.txt | grep -q '^1 fail, [0-9]* warn, [0-9]* note, [0-9]* pass: exit status 1$' || fail "summary: $(tail -1 out.txt)"
+grep -q '"exit_status": 1' out.json || fail "JSON exit status"
 assert_eq "JSON driver items" "$(grep -c '"group": "driver"' out.json)" 1
 grep -q '"id": "driver.nvml", "group": "driver", "gpu": null, "status": "fail"' out.json || fail "JSON driver item"
 grep -q '"driver": null' out.json || fail "JSON driver facts should be null"

@@ -96,12 +96,12 @@ run exp_en 0 C export tiny_en.db --perfetto en.json
 has exp_en.out " events to en.json"
 cmp -s zh.json en.json || fail "the Perfetto trace differs between languages"
 run exp_bad_zh 2 zh_CN.UTF-8 export tiny_en.db
-has exp_bad_zh.out "请指定要写入的格式"
+has exp_bad_zh.out "请指定要写入的文件"
 
 # serve: usage and a listen error
 run serve_bad_zh 2 zh_CN.UTF-8 serve --window 1
 has serve_bad_zh.out "--window 需要 10 到 86400 之间的秒数，实际是 '1'"
-has serve_bad_zh.out "用法：gpuwhy serve"
+has serve_bad_zh.out "运行 'gpuwhy serve --help' 了解更多" # a hint, not the whole usage
 run serve_listen_zh 2 zh_CN.UTF-8 serve --listen nocolon --replay "$GW_FIXTURES/scenarios/launch_tiny_ops.db"
 has serve_listen_zh.out "--listen 需要 HOST:PORT"
 echo "i18n commands ok"

@@ -187,5 +187,5 @@ if in_env LANG=zh_CN.UTF-8 only_one.db >/dev/null 2>err.txt; then
   fail "one run was accepted"
 fi
 has err.txt "至少给出两次运行来比较"
-has err.txt "用法：gpuwhy compare"
+has err.txt "运行 'gpuwhy compare --help' 了解更多" # one line and a hint, not the whole usage
 echo "i18n compare, baseline and sweep ok"

@@ -1,6 +1,9 @@
 # Shared helpers for the shell tests: a scratch folder and assertions.
 set -euo pipefail
 : "${GW_BIN:?GW_BIN must point at the gpuwhy binary}"
+# Text reports are wrapped at COLUMNS when it is set: golden files hold the
+# unwrapped text, whatever the developer's shell exports.
+unset COLUMNS
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 cd "$SCRATCH"

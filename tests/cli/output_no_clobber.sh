@@ -11,7 +11,7 @@ printf 'print("train")\n' > train.py
 cp train.py train.orig
 rc=0
 "$GW_BIN" record -q -o train.py -- true 2>err.txt || rc=$?
-assert_eq "exit of record over a user's file" "$rc" 3
+assert_eq "exit of record over a user's file (gpuwhy failed, 125)" "$rc" 125
 cmp -s train.py train.orig || fail "record -o replaced train.py"
 grep -q "not a gpuwhy recording" err.txt || fail "no reason: $(cat err.txt)"
 grep -q -- "--force" err.txt || fail "the message does not name --force: $(cat err.txt)"
@@ -19,7 +19,7 @@ grep -q -- "--force" err.txt || fail "the message does not name --force: $(cat e
 mkdir adir
 rc=0
 "$GW_BIN" record -q --force -o adir -- true 2>/dev/null || rc=$?
-assert_eq "exit of record over a folder, even with --force" "$rc" 3
+assert_eq "exit of record over a folder, even with --force (125)" "$rc" 125
 [ -d adir ] || fail "the folder is gone"
 
 # --force replaces it; a recording of ours is replaced without --force

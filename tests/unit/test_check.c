@@ -118,7 +118,7 @@ static void test_no_driver(void **state) {
   expect(r, "host.memory", GW_CHECK_PASS, "57.2 GiB of 62.8 GiB");
   assert_null(find(r, "host.numa")); /* no GPU to place */
   expect(r, "kmsg.xid", GW_CHECK_PASS, "No Xid");
-  assert_int_equal(gw_check_exit_status(r), 2);
+  assert_int_equal(gw_check_exit_status(r), 1);
   gw_check_free(r);
 
   /* A driver that loads but does not start is the same single failure. */
@@ -234,7 +234,7 @@ static void test_troubled_gpus(void **state) {
   expect(r, "host.disk", GW_CHECK_WARN, "partition sda1 of disk sda, a spinning disk");
   expect(r, "host.numa", GW_CHECK_NOTE, "GPU 0 sits on node 0 (CPUs 0-1). GPU 1 sits on node 1 (CPUs 2-3).");
   assert_int_equal(value(must_find(r, "host.numa"), "gpu1_numa_node"), 1);
-  assert_int_equal(gw_check_exit_status(r), 2); /* Xid 48 in the log */
+  assert_int_equal(gw_check_exit_status(r), 1); /* Xid 48 in the log */
   gw_check_free(r);
 }
 
@@ -657,7 +657,7 @@ static void test_render(void **state) {
   gw_check_print_json(out, r);
   fclose(out);
   assert_non_null(strstr(text, "\"schema\": \"gpuwhy-check/1\""));
-  assert_non_null(strstr(text, "\"exit_status\": 2"));
+  assert_non_null(strstr(text, "\"exit_status\": 1"));
   assert_non_null(strstr(text, "\"driver\": {\"version\": \"580.159.04\", \"cuda\": \"13.0\"}"));
   assert_non_null(strstr(text, "{\"id\": \"kmsg.xid.48\", \"group\": \"kmsg\", \"gpu\": null, \"status\": \"fail\""));
   assert_non_null(strstr(text, "\"count\": 1"));
@@ -679,7 +679,7 @@ static void test_exit_status(void **state) {
   assert_int_equal(gw_check_exit_status(&r), 1);
   r.nitems = 3;
   items[2].status = GW_CHECK_FAIL;
-  assert_int_equal(gw_check_exit_status(&r), 2);
+  assert_int_equal(gw_check_exit_status(&r), 1); /* 2 is the usage error's alone */
   assert_string_equal(gw_check_status_name(GW_CHECK_WARN), "warn");
 }
 
