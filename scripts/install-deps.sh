@@ -34,7 +34,7 @@ test_packages=(
   procps                            # ps/pkill used by the fault tests
   iproute2                          # ss: the exporter fault test checks which addresses listen
   python3 python3-jsonschema        # JSON checks in the shell tests, JSON Schema validation, the scenario scripts
-  man-db bash-completion            # installed man pages and shell completion (install test)
+  man-db bash-completion zsh        # installed man pages and shell completion (install test; zsh -n parses _gpuwhy)
   clang-format                      # scripts/check-format.sh
   prometheus curl                   # gpuwhy serve test: a real Prometheus server, promtool, HTTP queries
   chromium                          # HTML report test: headless rendering and screenshots
