@@ -14,6 +14,8 @@
 #include "sources/kmsg.h"
 #include "record/gpu_backends.h"
 
+/* 2: named "gpuwhy.check/2" like the other documents (1 was "gpuwhy-check/1") */
+#define GW_CHECK_JSON_SCHEMA_VERSION 2
 #define CHECK_MAX_PROCS 64
 #define CHECK_MAX_XID_CODES 64
 #define CHECK_MAX_NVRM_LINES 3

@@ -188,15 +188,10 @@ void gw_check_print_text(FILE *out, const struct gw_check_report *r, int color) 
           counts[GW_CHECK_NOTE], counts[GW_CHECK_PASS], gw_check_exit_status(r));
 }
 
-/* Integers print without a fraction, the rest with 6 significant digits;
+/* Integers print without a fraction, the rest round-trip exactly;
  * not-a-number never reaches JSON. */
 static void json_number(FILE *out, double v) {
-  if (!isfinite(v))
-    fputs("null", out);
-  else if (v == floor(v) && fabs(v) < 1e15)
-    fprintf(out, "%.0f", v);
-  else
-    fprintf(out, "%.6g", v);
+  gw_json_write_number(out, v);
 }
 
 static void json_key(FILE *out, const char *key) {
@@ -207,7 +202,8 @@ static void json_key(FILE *out, const char *key) {
 void gw_check_print_json(FILE *out, const struct gw_check_report *r) {
   int counts[4];
   count_statuses(r, counts);
-  fprintf(out, "{\n  \"schema\": \"gpuwhy-check/1\",\n  \"exit_status\": %d,\n", gw_check_exit_status(r));
+  fprintf(out, "{\n  \"schema\": \"gpuwhy.check/%d\",\n  \"schema_version\": %d,\n  \"exit_status\": %d,\n",
+          GW_CHECK_JSON_SCHEMA_VERSION, GW_CHECK_JSON_SCHEMA_VERSION, gw_check_exit_status(r));
   fprintf(out, "  \"summary\": {\"pass\": %d, \"note\": %d, \"warn\": %d, \"fail\": %d},\n", counts[GW_CHECK_PASS],
           counts[GW_CHECK_NOTE], counts[GW_CHECK_WARN], counts[GW_CHECK_FAIL]);
   fprintf(out, "  \"load\": {\"requested\": %s, \"ran\": %s, \"seconds\": ", r->load_requested ? "true" : "false",

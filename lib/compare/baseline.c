@@ -209,8 +209,8 @@ static void judge(const struct gw_comparison *c, double tol, int t, struct check
 
 static void check_json(const char *name, const char *path, double tol, const struct gw_comparison *c,
                        const struct check_result *r, FILE *out) {
-  fprintf(out, "{\n  \"schema\": \"gpuwhy.baseline_check\",\n  \"schema_version\": %d,\n  \"baseline\": ",
-          GW_COMPARE_JSON_SCHEMA_VERSION);
+  fprintf(out, "{\n  \"schema\": \"gpuwhy.baseline_check/%d\",\n  \"schema_version\": %d,\n  \"baseline\": ",
+          GW_BASELINE_CHECK_JSON_SCHEMA_VERSION, GW_BASELINE_CHECK_JSON_SCHEMA_VERSION);
   gw_json_write_string(out, name);
   fputs(",\n  \"recording\": ", out);
   gw_json_write_string(out, path);
@@ -396,7 +396,8 @@ int gw_baseline_list(const struct gw_compare_opts *opts, FILE *out, char *errbuf
   qsort(names, n, sizeof *names, by_name);
   int json = opts->format == GW_REPORT_JSON, md = opts->format == GW_REPORT_MD;
   if (json) {
-    fputs("{\n  \"schema\": \"gpuwhy.baseline_list\",\n  \"schema_version\": 1,\n  \"folder\": ", out);
+    fprintf(out, "{\n  \"schema\": \"gpuwhy.baseline_list/%d\",\n  \"schema_version\": %d,\n  \"folder\": ",
+            GW_BASELINE_LIST_JSON_SCHEMA_VERSION, GW_BASELINE_LIST_JSON_SCHEMA_VERSION);
     gw_json_write_string(out, dir);
     fputs(",\n  \"baselines\": [", out);
   } else if (n == 0) {
@@ -443,18 +444,17 @@ int gw_baseline_list(const struct gw_compare_opts *opts, FILE *out, char *errbuf
     if (json) {
       fprintf(out, "%s\n    {\"name\": ", printed ? "," : "");
       gw_json_write_string(out, info.name);
-      fprintf(out, ", \"saved_ns\": %lld, \"steps\": %ld, \"step_source\": ", (long long)info.saved_ns, info.nsteps);
+      fputs(", \"saved_ns\": ", out);
+      gw_json_write_int(out, (long long)info.saved_ns);
+      fprintf(out, ", \"steps\": %ld, \"step_source\": ", info.nsteps);
       gw_json_write_string(out, info.step_source);
       fputs(", \"samples_per_s\": ", out);
       if (samples)
-        fprintf(out, "%.6g", info.samples_per_s);
+        gw_json_write_number(out, info.samples_per_s);
       else
         fputs("null", out);
       fputs(", \"steps_per_s\": ", out);
-      if (!isnan(info.steps_per_s))
-        fprintf(out, "%.6g", info.steps_per_s);
-      else
-        fputs("null", out);
+      gw_json_write_number(out, info.steps_per_s);
       fputs(", \"recording\": ", out);
       gw_json_write_string(out, info.recording);
       fputs("}", out);

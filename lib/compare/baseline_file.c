@@ -9,11 +9,9 @@
 #include "store/json_read.h"
 #include "core/json_write.h"
 
+/* unknown is null; whole values as integers, others round-trip exactly */
 static void jnum(FILE *out, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", out);
-  else
-    fprintf(out, "%.10g", v);
+  gw_json_write_number(out, v);
 }
 
 static void kv_num(FILE *out, const char *key, double v) {
@@ -29,9 +27,13 @@ static void kv_str(FILE *out, const char *indent, const char *key, const char *v
 }
 
 void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const char *name, int64_t saved_ns) {
-  fprintf(out, "{\n  \"schema\": \"%s\",\n  \"schema_version\": %d,\n", GW_BASELINE_SCHEMA, GW_BASELINE_SCHEMA_VERSION);
+  fprintf(out, "{\n  \"schema\": \"%s/%d\",\n  \"schema_version\": %d,\n", GW_BASELINE_SCHEMA,
+          GW_BASELINE_SCHEMA_VERSION, GW_BASELINE_SCHEMA_VERSION);
   kv_str(out, "  ", "name", name);
-  fprintf(out, "  \"saved_ns\": %lld,\n", (long long)saved_ns);
+  /* epoch nanoseconds are above 2^53: a string, read back exactly */
+  fputs("  \"saved_ns\": ", out);
+  gw_json_write_int(out, (long long)saved_ns);
+  fputs(",\n", out);
   kv_str(out, "  ", "recording", s->path);
   kv_str(out, "  ", "recording_name", s->name);
   kv_str(out, "  ", "step_source", gw_step_source_id(s->step_source));
@@ -106,7 +108,10 @@ void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const cha
 
 static gw_status check_schema(const struct gw_json_doc *doc, struct gw_err *err) {
   char schema[64] = "";
-  if (gw_json_string(doc, "$.schema", schema, sizeof schema) != 0 || strcmp(schema, GW_BASELINE_SCHEMA) != 0) {
+  size_t stem = strlen(GW_BASELINE_SCHEMA);
+  /* "gpuwhy.baseline" (version 1) or "gpuwhy.baseline/N" */
+  if (gw_json_string(doc, "$.schema", schema, sizeof schema) != 0 || strncmp(schema, GW_BASELINE_SCHEMA, stem) != 0 ||
+      (schema[stem] != '\0' && schema[stem] != '/')) {
     gw_err_set(err, "%s: not a gpuwhy baseline (field \"schema\" is not \"%s\")", doc->path, GW_BASELINE_SCHEMA);
     return GW_EINPUT;
   }
@@ -251,7 +256,11 @@ gw_status gw_baseline_file_info(const char *path, struct gw_baseline_info *info,
     gw_json_string(&doc, "$.name", info->name, sizeof info->name);
     gw_json_string(&doc, "$.recording", info->recording, sizeof info->recording);
     gw_json_string(&doc, "$.step_source", info->step_source, sizeof info->step_source);
+    /* a string since version 2 (above 2^53), a number in version 1 */
+    char saved_text[32] = "";
     double saved = gw_json_number(&doc, "$.saved_ns");
+    if (isnan(saved) && gw_json_string(&doc, "$.saved_ns", saved_text, sizeof saved_text) == 0)
+      saved = strtod(saved_text, NULL);
     /* out-of-range doubles (a hand-edited file) must not reach the casts */
     info->saved_ns = saved >= 0 && saved < 9e18 ? (int64_t)saved : 0;
     info->samples_per_s = gw_json_number(&doc, "$.samples_per_s");

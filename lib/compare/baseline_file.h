@@ -1,5 +1,5 @@
 /* The baseline file: a run summary saved as JSON (schema
- * "gpuwhy.baseline", documented in docs/compare.md), with the per-step times
+ * "gpuwhy.baseline/2", documented in docs/compare.md), with the per-step times
  * so that a later check can put an interval on the difference. */
 #ifndef GW_COMPARE_BASELINE_FILE_H
 #define GW_COMPARE_BASELINE_FILE_H
@@ -9,8 +9,12 @@
 
 #include "compare/run_summary.h"
 
+/* Every JSON document is named "gpuwhy.<command>/<version>" (docs/schema/);
+ * version 1 of the baseline file said only "gpuwhy.baseline" and is still read. */
 #define GW_BASELINE_SCHEMA "gpuwhy.baseline"
-#define GW_BASELINE_SCHEMA_VERSION 1
+#define GW_BASELINE_SCHEMA_VERSION 2
+#define GW_BASELINE_CHECK_JSON_SCHEMA_VERSION 2
+#define GW_BASELINE_LIST_JSON_SCHEMA_VERSION 2
 #define GW_BASELINE_MAX_BYTES (256L << 20)
 
 void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const char *name, int64_t saved_ns);

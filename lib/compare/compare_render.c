@@ -407,11 +407,9 @@ void gw_compare_render_text(const struct gw_run_summary *runs, int n, const stru
 
 /* ---- JSON ---- */
 
+/* unknown is null; whole values as integers, others round-trip exactly */
 static void jnum(FILE *out, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", out);
-  else
-    fprintf(out, "%.6g", v);
+  gw_json_write_number(out, v);
 }
 
 static void jratio(FILE *out, const char *key, const struct gw_ratio_ci *r, const char *in) {
@@ -548,15 +546,16 @@ void gw_compare_json_pair(const struct gw_comparison *c, const char *la, const c
 }
 
 static void json_method(FILE *out) {
-  fprintf(out,
-          "  \"method\": {\"resamples\": %d, \"level\": %.2f, \"seed\": %llu, \"practical_change\": %.2f, "
-          "\"interval\": \"percentile\"},\n",
-          GW_BOOT_RESAMPLES, GW_BOOT_LEVEL, (unsigned long long)GW_BOOT_SEED, GW_PRACTICAL_CHANGE);
+  /* the seed is above 2^53: gw_json_write_uint writes it as a string */
+  fprintf(out, "  \"method\": {\"resamples\": %d, \"level\": %.2f, \"seed\": ", GW_BOOT_RESAMPLES, GW_BOOT_LEVEL);
+  gw_json_write_uint(out, (unsigned long long)GW_BOOT_SEED);
+  fprintf(out, ", \"practical_change\": %.2f, \"interval\": \"percentile\"},\n", GW_PRACTICAL_CHANGE);
 }
 
 void gw_compare_render_json(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
                             FILE *out) {
-  fprintf(out, "{\n  \"schema\": \"gpuwhy.compare\",\n  \"schema_version\": %d,\n", GW_COMPARE_JSON_SCHEMA_VERSION);
+  fprintf(out, "{\n  \"schema\": \"gpuwhy.compare/%d\",\n  \"schema_version\": %d,\n", GW_COMPARE_JSON_SCHEMA_VERSION,
+          GW_COMPARE_JSON_SCHEMA_VERSION);
   json_method(out);
   fputs("  \"runs\": [\n", out);
   char lab[16];

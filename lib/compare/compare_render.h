@@ -8,7 +8,10 @@
 #include "compare/comparison.h"
 #include "core/util.h"
 
-#define GW_COMPARE_JSON_SCHEMA_VERSION 1
+/* 2: "schema" carries the version ("gpuwhy.compare/2"); method.seed, above
+ * 2^53, is a string; numbers round-trip */
+#define GW_COMPARE_JSON_SCHEMA_VERSION 2
+#define GW_SWEEP_JSON_SCHEMA_VERSION 2
 
 struct gw_text_style {
   const char *bold, *dim, *red, *green, *yellow, *reset;

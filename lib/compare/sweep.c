@@ -240,17 +240,15 @@ static void fmt_gain(const struct gw_comparison *c, char *buf, size_t cap) {
     snprintf(buf, cap, "%s [%+.1f%%, %+.1f%%]", ch, (c->throughput.lo - 1) * 100, (c->throughput.hi - 1) * 100);
 }
 
+/* unknown is null; whole values as integers, others round-trip exactly */
 static void jnum(FILE *out, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", out);
-  else
-    fprintf(out, "%.6g", v);
+  gw_json_write_number(out, v);
 }
 
 static void render_json(const struct sweep_row *rows, int n, const char *pname, const char *unit,
                         const struct gw_comparison *gains, const struct gw_sweep_knee *k, const char *text, FILE *out) {
-  fprintf(out, "{\n  \"schema\": \"gpuwhy.sweep\",\n  \"schema_version\": %d,\n  \"param\": ",
-          GW_COMPARE_JSON_SCHEMA_VERSION);
+  fprintf(out, "{\n  \"schema\": \"gpuwhy.sweep/%d\",\n  \"schema_version\": %d,\n  \"param\": ",
+          GW_SWEEP_JSON_SCHEMA_VERSION, GW_SWEEP_JSON_SCHEMA_VERSION);
   gw_json_write_string(out, pname);
   fprintf(out, ",\n  \"throughput_unit\": \"%s\",\n  \"min_gain_per_doubling\": %.2f,\n  \"rows\": [\n", unit,
           GW_SWEEP_MIN_GAIN);

@@ -1,5 +1,7 @@
 #include "json_write.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t gw_utf8_seq_len(const unsigned char *s, size_t avail) {
@@ -126,4 +128,52 @@ long gw_json_quote(char *buf, size_t cap, const char *s) {
   buf[len++] = '"';
   buf[len] = '\0';
   return (long)len;
+}
+
+int gw_json_format_number(char *buf, size_t cap, double v) {
+  int n;
+  if (cap == 0)
+    return -1;
+  if (isnan(v) || isinf(v)) {
+    n = snprintf(buf, cap, "null");
+  } else if (v == floor(v) && fabs(v) <= (double)GW_JSON_MAX_EXACT_INT) {
+    /* -0.0 prints as "-0", which every reader takes; whole values keep no fraction */
+    n = snprintf(buf, cap, "%.0f", v);
+  } else {
+    /* the shortest of 15..17 significant digits that reads back unchanged:
+     * 17 always does (IEEE double), 15 is what most values need */
+    n = -1;
+    for (int digits = 15; digits <= 17; digits++) {
+      n = snprintf(buf, cap, "%.*g", digits, v);
+      if (n < 0 || (size_t)n >= cap || strtod(buf, NULL) == v)
+        break;
+    }
+  }
+  if (n < 0 || (size_t)n >= cap) {
+    buf[0] = '\0';
+    return -1;
+  }
+  return n;
+}
+
+void gw_json_write_number(FILE *out, double v) {
+  char buf[40];
+  if (gw_json_format_number(buf, sizeof buf, v) < 0)
+    fputs("null", out);
+  else
+    fputs(buf, out);
+}
+
+void gw_json_write_int(FILE *out, long long v) {
+  if (v > GW_JSON_MAX_EXACT_INT || v < -GW_JSON_MAX_EXACT_INT)
+    fprintf(out, "\"%lld\"", v);
+  else
+    fprintf(out, "%lld", v);
+}
+
+void gw_json_write_uint(FILE *out, unsigned long long v) {
+  if (v > (unsigned long long)GW_JSON_MAX_EXACT_INT)
+    fprintf(out, "\"%llu\"", v);
+  else
+    fprintf(out, "%llu", v);
 }

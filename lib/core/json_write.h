@@ -1,4 +1,4 @@
-/* Minimal JSON string output: escaping only. Document structure is written
+/* Minimal JSON output: strings and numbers. Document structure is written
  * by the callers; a full JSON library would add a dependency for one job. */
 #ifndef GW_JSON_WRITE_H
 #define GW_JSON_WRITE_H
@@ -20,5 +20,21 @@ size_t gw_utf8_seq_len(const unsigned char *s, size_t avail);
 
 /* Same into a buffer; returns the length written, or -1 when it does not fit. */
 long gw_json_quote(char *buf, size_t cap, const char *s);
+
+/* JSON readers hold numbers as IEEE doubles: integers beyond 2^53 lose digits. */
+#define GW_JSON_MAX_EXACT_INT 9007199254740992LL
+
+/* A double as JSON: null for NaN and infinities (unknown stays unknown,
+ * never 0), a whole value up to 2^53 as an integer without exponent
+ * (counts, bytes, ns), anything else in the shortest form that reads back
+ * as the same double (at most 17 significant digits). Returns the length
+ * written into buf (always terminated), or -1 when it does not fit. */
+int gw_json_format_number(char *buf, size_t cap, double v);
+void gw_json_write_number(FILE *out, double v);
+
+/* An integer as JSON: a number when a double reader keeps it exactly
+ * (|v| <= 2^53), otherwise a string of its decimal digits (seeds, ids). */
+void gw_json_write_int(FILE *out, long long v);
+void gw_json_write_uint(FILE *out, unsigned long long v);
 
 #endif

@@ -59,11 +59,9 @@ void gw_mfu_facts_text(const struct gw_diagnosis *dx, FILE *out, const char *bol
             b + 1 < GW_BADPUT_N ? "," : "\n\n");
 }
 
+/* unknown is null; whole values as integers, others round-trip exactly */
 static void jnum(FILE *out, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", out);
-  else
-    fprintf(out, "%.10g", v);
+  gw_json_write_number(out, v);
 }
 
 static void jkv(FILE *out, const char *key, double v, const char *sep) {

@@ -16,24 +16,18 @@ static void jstr(FILE *out, const char *s) {
   gw_json_write_string(out, s);
 }
 
+/* unknown is null; whole values as integers, others round-trip exactly */
 static void jnum(FILE *out, double v) {
-  if (isnan(v) || isinf(v))
-    fputs("null", out);
-  else
-    fprintf(out, "%.4f", v);
+  gw_json_write_number(out, v);
 }
 
 /* An evidence value: whole numbers (counts, GPUs, MHz) without a fraction,
- * others with six significant digits; unknown is null. */
+ * others exact; unknown is null. */
 static void jvalue(FILE *out, const struct gw_evidence_value *v) {
   if (v->unit == GW_UNIT_TEXT || v->unit == GW_UNIT_PHRASE)
     jstr(out, v->text);
-  else if (isnan(v->number) || isinf(v->number))
-    fputs("null", out);
-  else if (v->number == floor(v->number) && fabs(v->number) < 1e15)
-    fprintf(out, "%.0f", v->number);
   else
-    fprintf(out, "%.6g", v->number);
+    gw_json_write_number(out, v->number);
 }
 
 /* A line of evidence: its id, GPU, the English sentence, the time range and
@@ -45,9 +39,13 @@ static void print_evidence(FILE *out, const struct gw_evidence *e) {
   jstr(out, e->id ? e->id : "");
   fprintf(out, ", \"gpu\": %d, \"text\": ", e->gpu);
   jstr(out, line);
-  if (e->t0_ns || e->t1_ns)
-    fprintf(out, ", \"t0_ns\": %lld, \"t1_ns\": %lld", (long long)e->t0_ns, (long long)e->t1_ns);
-  else
+  if (e->t0_ns || e->t1_ns) {
+    /* epoch nanoseconds are above 2^53: strings (gw_json_write_int) */
+    fputs(", \"t0_ns\": ", out);
+    gw_json_write_int(out, (long long)e->t0_ns);
+    fputs(", \"t1_ns\": ", out);
+    gw_json_write_int(out, (long long)e->t1_ns);
+  } else
     fputs(", \"t0_ns\": null, \"t1_ns\": null", out);
   fputs(", \"values\": [", out);
   for (int i = 0; i < e->nvalues; i++) {
@@ -107,7 +105,7 @@ static void jkv_str(FILE *out, const char *indent, const char *key, const char *
 static void jkv_int(FILE *out, const char *indent, const char *key, long long v, int known, int comma) {
   jkey(out, indent, key);
   if (known)
-    fprintf(out, "%lld", v);
+    gw_json_write_int(out, v);
   else
     fputs("null", out);
   fputs(comma ? ",\n" : "\n", out);
@@ -133,7 +131,9 @@ static void print_kernels(FILE *out, const struct gw_kernel_stats *k) {
       fprintf(out, "%.0f", gw_kstats_bucket_lo_us(b + 1));
     else
       fputs("null", out);
-    fprintf(out, ", \"count\": %lld}", (long long)k->hist[b]);
+    fputs(", \"count\": ", out);
+    gw_json_write_int(out, (long long)k->hist[b]);
+    fputc('}', out);
   }
   fputs("],\n", out);
   int steps = k->step_source != GW_KSTEPS_NONE, seq = k->step_source == GW_KSTEPS_SEQUENCE;
@@ -152,7 +152,11 @@ static void print_kernels(FILE *out, const struct gw_kernel_stats *k) {
   for (int v = 0; v < k->nvarying; v++) {
     fputs(v ? ", {\"name\": " : "{\"name\": ", out);
     jstr(out, k->top[v].name);
-    fprintf(out, ", \"pairs\": %lld, \"varying\": %lld}", (long long)k->top[v].pairs, (long long)k->top[v].varying);
+    fputs(", \"pairs\": ", out);
+    gw_json_write_int(out, (long long)k->top[v].pairs);
+    fputs(", \"varying\": ", out);
+    gw_json_write_int(out, (long long)k->top[v].varying);
+    fputc('}', out);
   }
   fputs("],\n", out);
   /* sampled: the gap classification inside the windows; null for a full trace (the ledger has it) */
@@ -312,12 +316,16 @@ static void print_idle_attribution(FILE *out, const struct gw_idle_attribution *
 }
 
 void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
-  fputs("{\n  \"schema\": \"gpuwhy.report\",\n", out);
+  fprintf(out, "{\n  \"schema\": \"gpuwhy.report/%d\",\n", GW_REPORT_JSON_SCHEMA_VERSION);
   fprintf(out, "  \"schema_version\": %d,\n", GW_REPORT_JSON_SCHEMA_VERSION);
   fputs("  \"recording\": ", out);
   jstr(out, gw_render_basename(dx->path));
-  fprintf(out, ",\n  \"started_ns\": %lld,\n  \"ended_ns\": %lld,\n", (long long)dx->started_ns,
-          (long long)dx->ended_ns);
+  /* epoch nanoseconds are above 2^53: written as strings */
+  fputs(",\n  \"started_ns\": ", out);
+  gw_json_write_int(out, (long long)dx->started_ns);
+  fputs(",\n  \"ended_ns\": ", out);
+  gw_json_write_int(out, (long long)dx->ended_ns);
+  fputs(",\n", out);
   fputs("  \"verdict\": ", out);
   jstr(out, dx->verdict);
   fprintf(out, ",\n  \"sm_blind\": %s", dx->sm_blind ? "true" : "false");
@@ -337,8 +345,11 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     fprintf(out, "      \"sm_activity_source\": \"%s\",\n",
             gw_sm_activity_source_name((enum gw_sm_activity_source)dx->profiles[i].sm_source));
     jkv_num(out, "      ", "wall_s", (double)l->wall_ns / 1e9, 1);
-    fprintf(out, "      \"active_start_ns\": %lld,\n      \"active_end_ns\": %lld,\n", (long long)l->active_start_ns,
-            (long long)l->active_end_ns);
+    fputs("      \"active_start_ns\": ", out);
+    gw_json_write_int(out, (long long)l->active_start_ns);
+    fputs(",\n      \"active_end_ns\": ", out);
+    gw_json_write_int(out, (long long)l->active_end_ns);
+    fputs(",\n", out);
     jkv_num(out, "      ", "throttled_power_cap_share", l->wall_ns ? l->throttled_power_cap_ns / (double)l->wall_ns : 0,
             1);
     fputs("      \"ledger\": [\n", out);

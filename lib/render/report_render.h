@@ -7,7 +7,8 @@
 
 #include "analysis/diagnosis.h"
 
-#define GW_REPORT_JSON_SCHEMA_VERSION 1
+/* 2: "schema" carries the version ("gpuwhy.report/2"), numbers round-trip */
+#define GW_REPORT_JSON_SCHEMA_VERSION 2
 
 void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color);
 void gw_render_json(const struct gw_diagnosis *dx, FILE *out);

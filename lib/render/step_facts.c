@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "core/i18n.h"
+#include "core/json_write.h"
 
 /* Steps carry a pid only when the Python hook recorded them. */
 static int have_processes(const struct gw_diagnosis *dx) {
@@ -63,10 +64,9 @@ void gw_step_facts_text(const struct gw_diagnosis *dx, FILE *out, const char *bo
 }
 
 static void jnum(FILE *out, const char *key, double v, const char *sep) {
-  if (isnan(v) || isinf(v))
-    fprintf(out, "\"%s\": null%s", key, sep);
-  else
-    fprintf(out, "\"%s\": %.6g%s", key, v, sep);
+  fprintf(out, "\"%s\": ", key);
+  gw_json_write_number(out, v);
+  fputs(sep, out);
 }
 
 void gw_step_facts_json(const struct gw_diagnosis *dx, FILE *out) {

@@ -12,7 +12,7 @@ export GPUWHY_HOME=$SCRATCH/home
 dir="$GW_FIXTURES/scenarios"
 "$GW_BIN" baseline save stage1 "$dir/worked_case_s1.db" >save.txt || fail "save exited $?"
 [ -f "$GPUWHY_HOME/baselines/stage1.json" ] || fail "no baseline file"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"] == "gpuwhy.baseline" and d["steps"] == 586' \
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"] == "gpuwhy.baseline/2" and d["steps"] == 586' \
   "$GPUWHY_HOME/baselines/stage1.json" || fail "baseline file content"
 "$GW_BIN" baseline check stage1 "$dir/worked_case_s1.db" >same.txt || fail "the same run failed the check ($?)"
 grep -q "Result: holds" same.txt || fail "no result line"

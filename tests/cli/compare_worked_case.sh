@@ -18,7 +18,7 @@ grep -q $'\033' text.txt && fail "colour codes in output that is not a terminal"
 python3 - c.json <<'PY' || fail "JSON content"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "gpuwhy.compare", d["schema"]
+assert d["schema"] == "gpuwhy.compare/2", d["schema"]
 v = [c["verdict"] for c in d["comparisons"]]
 assert v == ["better", "better", "no_significant_change", "better"], v
 for c in d["comparisons"][:3]:

@@ -36,7 +36,7 @@ ev = evidence("input_cpu_transforms", "input_pipeline")
 wait = ev.get("input_wait_share_sm") or ev["input_wait_share"]
 share = value(wait, "share")
 assert share["unit"] == "fraction" and 0.6 <= share["value"] <= 0.8, f"input wait share {share}"
-assert wait["gpu"] == 0 and wait["t1_ns"] > wait["t0_ns"] > 0, wait
+assert wait["gpu"] == 0 and int(wait["t1_ns"]) > int(wait["t0_ns"]) > 0, wait
 assert f"waiting for input {share['value'] * 100:.0f}% of active time" in wait["text"], wait["text"]
 power = ev["power_median"]
 assert value(power, "power_limit")["unit"] == "W" and value(power, "power_limit")["value"] > 100, power

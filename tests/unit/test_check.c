@@ -656,7 +656,7 @@ static void test_render(void **state) {
   out = open_memstream(&text, &len);
   gw_check_print_json(out, r);
   fclose(out);
-  assert_non_null(strstr(text, "\"schema\": \"gpuwhy-check/1\""));
+  assert_non_null(strstr(text, "\"schema\": \"gpuwhy.check/2\""));
   assert_non_null(strstr(text, "\"exit_status\": 1"));
   assert_non_null(strstr(text, "\"driver\": {\"version\": \"580.159.04\", \"cuda\": \"13.0\"}"));
   assert_non_null(strstr(text, "{\"id\": \"kmsg.xid.48\", \"group\": \"kmsg\", \"gpu\": null, \"status\": \"fail\""));

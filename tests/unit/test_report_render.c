@@ -100,8 +100,8 @@ static void json_is_versioned_and_names_the_class(void **state) {
   size_t len;
   char *s = slurp(out, &len);
   fclose(out);
-  assert_non_null(strstr(s, "\"schema\": \"gpuwhy.report\""));
-  assert_non_null(strstr(s, "\"schema_version\": 1"));
+  assert_non_null(strstr(s, "\"schema\": \"gpuwhy.report/2\""));
+  assert_non_null(strstr(s, "\"schema_version\": 2"));
   assert_non_null(strstr(s, "\"verdict\": \"input_pipeline\""));
   assert_non_null(strstr(s, "\"row\": \"startup\""));
   assert_null(strstr(s, "nan"));
