@@ -4,6 +4,7 @@
  * be copied from other machines or edited by hand. */
 #include "compare/baseline_file.h"
 #include "compare/run_summary.h"
+#include "compare/run_load.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -3,6 +3,7 @@
  * gpuwhy compare, baseline and sweep through lib/core/json_path.h. The
  * recording is a small valid one made once; the input is the truth file. */
 #include "compare/run_summary.h"
+#include "compare/run_load.h"
 #include "fuzz_util.h"
 #include "store/store.h"
 

@@ -12,6 +12,7 @@
 #include "analysis/steady_steps.h"
 #include "compare/comparison.h"
 #include "compare/steady_watch.h"
+#include "compare/run_load.h"
 #include "core/i18n.h"
 #include "core/util.h"
 #include "store/store.h"

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/ledger.h"
@@ -14,7 +13,6 @@
 #include "analysis/stats.h"
 #include "analysis/step_process.h"
 #include "analysis/steps.h"
-#include "compare/baseline_file.h"
 #include "core/i18n.h"
 #include "core/json_path.h"
 #include "store/store.h"
@@ -376,7 +374,7 @@ static void read_meta(struct gw_store *store, struct gw_run_summary *s) {
     gw_strlcpy(s->sweep_value, v, sizeof s->sweep_value);
 }
 
-static void init_summary(struct gw_run_summary *s, const char *path) {
+void gw_run_summary_init(struct gw_run_summary *s, const char *path) {
   memset(s, 0, sizeof *s);
   gw_strlcpy(s->path, path, sizeof s->path);
   gw_strlcpy(s->name, base_name(path), sizeof s->name);
@@ -393,29 +391,7 @@ static void init_summary(struct gw_run_summary *s, const char *path) {
   gw_strlcpy(s->verdict, "no_data", sizeof s->verdict);
 }
 
-static int looks_like_json(const char *path) {
-  /* only a regular file is read: a pipe without a writer would block (the store refuses the rest) */
-  struct stat sb;
-  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-    return 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return 0;
-  int c;
-  while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t')
-    ;
-  fclose(f);
-  return c == '{';
-}
-
-gw_status gw_run_summary_load(const char *path, struct gw_run_summary *s, struct gw_err *err) {
-  init_summary(s, path);
-  if (looks_like_json(path)) {
-    gw_status rc = gw_baseline_file_read(path, s, err);
-    if (rc)
-      gw_run_summary_free(s);
-    return rc;
-  }
+gw_status gw_run_summary_from_recording(const char *path, struct gw_run_summary *s, struct gw_err *err) {
   struct gw_store *store = NULL;
   gw_status rc = gw_store_open(&store, path, 1, err);
   if (rc)

@@ -21,6 +21,7 @@
 #include "compare/comparison.h"
 #include "core/json_path.h"
 #include "compare/run_summary.h"
+#include "compare/run_load.h"
 
 static char g_scn[1024], g_tmp[64];
 
