@@ -17,8 +17,6 @@
 /* Path components: "a.b[2].c" is 4. */
 #define PATH_MAX_COMPONENTS 16
 
-/* ---- loading ---- */
-
 static char *read_whole(const char *path, long max_bytes, size_t *len_out, struct gw_err *err) {
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -55,58 +53,132 @@ static char *read_whole(const char *path, long max_bytes, size_t *len_out, struc
   return buf;
 }
 
-/* Checks the document: the callbacks stop the parse at a top level that is
- * not an object and only follow the depth otherwise. */
-struct checker {
-  int depth;
-  const char *top; /* what the top level is when it is no object */
+/* ---- walking a span ---- */
+
+static int is_space(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r'); /* the parser's whitespace */
+}
+
+/* One parse of a span of the document. The parser reports where a token
+ * ends; the walk also knows where each starts, so that a value found is a
+ * span again. Offsets are relative to the span. What a walk is for (check,
+ * find, list) is in its three hooks; each returns what a parser callback
+ * returns (1 go on, 0 stop, GW_JSON_SKIP for a container). */
+struct walk {
+  struct gw_json *j;
+  const char *text;         /* the span's first byte */
+  size_t base;              /* its offset in the document */
+  size_t last_end;          /* just after the previous token */
+  int depth;                /* containers open, not counting the one starting */
+  const unsigned char *str; /* a string value's decoded bytes, for value() */
+  size_t str_len;
+  int (*value)(struct walk *w, enum gw_json_type type, size_t start);
+  void (*key)(struct walk *w, const unsigned char *s, size_t n, size_t start);
+  int (*end)(struct walk *w); /* a container ends; 1: depth goes down */
 };
 
-static int chk_top(struct checker *c, const char *what) {
-  if (c->depth == 0)
-    c->top = what;
-  return c->depth > 0;
+/* Where the token being reported starts: after the previous one, its
+ * whitespace and its ',' or ':'. */
+static size_t token_start(const struct walk *w) {
+  size_t at = w->last_end;
+  while (is_space(w->text[at]) || w->text[at] == ',' || w->text[at] == ':')
+    at++;
+  return at;
 }
-static int chk_null(void *ctx) {
-  return chk_top(ctx, "null");
+
+static int on_value(struct walk *w, enum gw_json_type type) {
+  size_t start = token_start(w);
+  w->last_end = (size_t)gw_json_offset(w->j);
+  int r = w->value(w, type, start);
+  if (type == GW_JSON_ARRAY || type == GW_JSON_OBJECT)
+    w->depth++;
+  return r;
 }
-static int chk_bool(void *ctx, int v) {
-  (void)v;
-  return chk_top(ctx, "a boolean");
+static int on_null(void *ctx) {
+  return on_value(ctx, GW_JSON_NULL);
 }
-static int chk_number(void *ctx, const char *s, size_t n) {
+static int on_bool(void *ctx, int v) {
+  return on_value(ctx, v ? GW_JSON_TRUE : GW_JSON_FALSE);
+}
+static int on_number(void *ctx, const char *s, size_t n) {
   (void)s;
   (void)n;
-  return chk_top(ctx, "a number");
+  return on_value(ctx, GW_JSON_NUMBER);
 }
-static int chk_string(void *ctx, const unsigned char *s, size_t n) {
-  (void)s;
-  (void)n;
-  return chk_top(ctx, "a string");
+static int on_string(void *ctx, const unsigned char *s, size_t n) {
+  struct walk *w = ctx;
+  w->str = s;
+  w->str_len = n;
+  return on_value(w, GW_JSON_STRING);
 }
-static int chk_start_array(void *ctx) {
-  struct checker *c = ctx;
-  int go_on = chk_top(c, "an array");
-  c->depth++;
-  return go_on;
+static int on_start_map(void *ctx) {
+  return on_value(ctx, GW_JSON_OBJECT);
 }
-static int chk_start_map(void *ctx) {
-  ((struct checker *)ctx)->depth++;
+static int on_start_array(void *ctx) {
+  return on_value(ctx, GW_JSON_ARRAY);
+}
+static int on_key(void *ctx, const unsigned char *s, size_t n) {
+  struct walk *w = ctx;
+  size_t start = token_start(w);
+  w->last_end = (size_t)gw_json_offset(w->j);
+  if (w->key)
+    w->key(w, s, n, start);
   return 1;
 }
-static int chk_key(void *ctx, const unsigned char *s, size_t n) {
-  (void)ctx;
-  (void)s;
-  (void)n;
-  return 1;
+static int on_end(void *ctx) {
+  struct walk *w = ctx;
+  w->last_end = (size_t)gw_json_offset(w->j);
+  int r = w->end(w);
+  if (r)
+    w->depth--;
+  return r;
 }
-static int chk_end(void *ctx) {
-  ((struct checker *)ctx)->depth--;
+
+static const struct gw_json_callbacks WALK = {on_null, on_bool, on_number,      on_string, on_start_map,
+                                              on_key,  on_end,  on_start_array, on_end};
+
+/* Walks text[start, end) of doc with w's hooks (w's other fields zero);
+ * the parser's verdict, with its reason and offset when it is an error. */
+static enum gw_json_status walk_span(const struct gw_json_doc *doc, size_t start, size_t end, struct walk *w,
+                                     const char **why, uint64_t *at) {
+  w->text = doc->text + start;
+  w->base = start;
+  w->j = gw_json_new(&WALK, w, DOC_MAX_DEPTH);
+  size_t used = 0;
+  enum gw_json_status st = gw_json_parse(w->j, (const unsigned char *)w->text, end - start, 1, &used);
+  if (why)
+    *why = gw_json_error(w->j);
+  if (at)
+    *at = gw_json_offset(w->j);
+  gw_json_free(w->j);
+  w->j = NULL;
+  return st;
+}
+
+/* ---- loading ---- */
+
+/* The check: stops at a top level that is not an object. */
+struct checker {
+  struct walk w;
+  enum gw_json_type top;
+};
+
+static int check_value(struct walk *w, enum gw_json_type type, size_t start) {
+  (void)start;
+  if (w->depth == 0)
+    ((struct checker *)w)->top = type;
+  return w->depth > 0 || type == GW_JSON_OBJECT;
+}
+static int check_end(struct walk *w) {
+  (void)w;
   return 1;
 }
 
-static const struct gw_json_callbacks CHECK = {chk_null, chk_bool, chk_number,      chk_string, chk_start_map,
-                                               chk_key,  chk_end,  chk_start_array, chk_end};
+static const char *type_words(enum gw_json_type t) {
+  static const char *const words[] = {"nothing",  "null",     "false",    "true",
+                                      "a number", "a string", "an array", "an object"};
+  return words[t];
+}
 
 /* One valid JSON object, or a message saying where and why not. */
 static gw_status check_object(const struct gw_json_doc *doc, struct gw_err *err) {
@@ -114,21 +186,23 @@ static gw_status check_object(const struct gw_json_doc *doc, struct gw_err *err)
     gw_err_set(err, "%s: not a JSON object: holds NUL bytes", doc->path);
     return GW_EINPUT;
   }
-  struct checker c = {0, NULL};
-  struct gw_json *j = gw_json_new(&CHECK, &c, DOC_MAX_DEPTH);
-  size_t used = 0;
-  enum gw_json_status st = gw_json_parse(j, (const unsigned char *)doc->text, doc->len, 1, &used);
-  gw_status rc = st == GW_JSON_OK ? GW_OK : GW_EINPUT;
+  struct checker c;
+  memset(&c, 0, sizeof c);
+  c.w.value = check_value;
+  c.w.end = check_end;
+  const char *why = "";
+  uint64_t at = 0;
+  enum gw_json_status st = walk_span(doc, 0, doc->len, &c.w, &why, &at);
+  if (st == GW_JSON_OK)
+    return GW_OK;
   if (st == GW_JSON_CANCELED)
-    gw_err_set(err, "%s: not a JSON object (the document is %s)", doc->path, c.top ? c.top : "?");
+    gw_err_set(err, "%s: not a JSON object (the document is %s)", doc->path, type_words(c.top));
   else if (st == GW_JSON_TOO_DEEP)
     gw_err_set(err, "%s: not a JSON object gpuwhy reads: nested deeper than %d levels at byte %llu", doc->path,
-               DOC_MAX_DEPTH, (unsigned long long)gw_json_offset(j));
-  else if (st != GW_JSON_OK)
-    gw_err_set(err, "%s: not a JSON object: %s at byte %llu", doc->path, gw_json_error(j),
-               (unsigned long long)gw_json_offset(j));
-  gw_json_free(j);
-  return rc;
+               DOC_MAX_DEPTH, (unsigned long long)at);
+  else
+    gw_err_set(err, "%s: not a JSON object: %s at byte %llu", doc->path, why, (unsigned long long)at);
+  return GW_EINPUT;
 }
 
 gw_status gw_json_doc_load(const char *path, long max_bytes, struct gw_json_doc *doc, struct gw_err *err) {
@@ -205,32 +279,6 @@ static int parse_path(const char *path, struct component *c) {
   return n;
 }
 
-static int is_space(char c) {
-  return c == ' ' || (c >= '\t' && c <= '\r'); /* the parser's whitespace */
-}
-
-/* What one parse of a span knows; offsets are relative to the span. */
-struct walk {
-  struct gw_json *j;
-  const char *text; /* the span's first byte */
-  size_t base;      /* its offset in the document */
-  size_t last_end;  /* just after the previous token */
-  int depth;        /* containers open */
-};
-
-/* Where the token being reported starts: after the previous one, its
- * whitespace and its ',' or ':'. */
-static size_t token_start(const struct walk *w) {
-  size_t at = w->last_end;
-  while (is_space(w->text[at]) || w->text[at] == ',' || w->text[at] == ':')
-    at++;
-  return at;
-}
-
-static size_t token_end(const struct walk *w) {
-  return (size_t)gw_json_offset(w->j);
-}
-
 /* Follows a path: the containers on it are entered, all others skipped. */
 struct finder {
   struct walk w;
@@ -245,12 +293,10 @@ struct finder {
   size_t cap;
 };
 
-/* A value starts; returns what its callback returns. */
-static int find_value(struct finder *f, enum gw_json_type type) {
+static int find_value(struct walk *w, enum gw_json_type type, size_t start) {
+  struct finder *f = (struct finder *)w;
   int container = type == GW_JSON_ARRAY || type == GW_JSON_OBJECT;
-  size_t start = token_start(&f->w);
-  f->w.last_end = token_end(&f->w);
-  int level = f->w.depth; /* the length of this value's path */
+  int level = w->depth; /* the length of this value's path */
   if (level > 0) {
     const struct component *c = &f->comp[f->on_path - 1];
     int matches = c->key ? f->key_matches : f->index == c->index;
@@ -259,10 +305,15 @@ static int find_value(struct finder *f, enum gw_json_type type) {
       return container ? GW_JSON_SKIP : 1;
   }
   if (level == f->ncomp) {
-    f->out.start = f->w.base + start;
-    f->out.end = f->w.base + f->w.last_end;
+    f->out.start = w->base + start;
+    f->out.end = w->base + w->last_end;
     f->out.type = type;
     f->found = container ? 2 : 1;
+    if (type == GW_JSON_STRING && f->buf) {
+      size_t k = w->str_len < f->cap - 1 ? w->str_len : f->cap - 1;
+      memcpy(f->buf, w->str, k);
+      f->buf[k] = '\0';
+    }
     return container ? GW_JSON_SKIP : 0;
   }
   if (type != (f->comp[level].key ? GW_JSON_OBJECT : GW_JSON_ARRAY))
@@ -273,71 +324,21 @@ static int find_value(struct finder *f, enum gw_json_type type) {
   return 1;
 }
 
-static int find_null(void *ctx) {
-  return find_value(ctx, GW_JSON_NULL);
-}
-static int find_bool(void *ctx, int v) {
-  return find_value(ctx, v ? GW_JSON_TRUE : GW_JSON_FALSE);
-}
-static int find_number(void *ctx, const char *s, size_t n) {
-  (void)s;
-  (void)n;
-  return find_value(ctx, GW_JSON_NUMBER);
-}
-static int find_string(void *ctx, const unsigned char *s, size_t n) {
-  struct finder *f = ctx;
-  int r = find_value(f, GW_JSON_STRING);
-  if (f->found == 1 && f->buf && f->cap) {
-    size_t k = n < f->cap - 1 ? n : f->cap - 1;
-    memcpy(f->buf, s, k);
-    f->buf[k] = '\0';
-  }
-  return r;
-}
-static int find_start(struct finder *f, enum gw_json_type type) {
-  int r = find_value(f, type);
-  f->w.depth++;
-  return r;
-}
-static int find_start_map(void *ctx) {
-  return find_start(ctx, GW_JSON_OBJECT);
-}
-static int find_start_array(void *ctx) {
-  return find_start(ctx, GW_JSON_ARRAY);
-}
-static int find_key(void *ctx, const unsigned char *s, size_t n) {
-  struct finder *f = ctx;
-  f->w.last_end = token_end(&f->w);
-  const struct component *c = f->w.depth == f->on_path ? &f->comp[f->on_path - 1] : NULL;
+static void find_key(struct walk *w, const unsigned char *s, size_t n, size_t start) {
+  (void)start;
+  struct finder *f = (struct finder *)w;
+  const struct component *c = w->depth == f->on_path ? &f->comp[f->on_path - 1] : NULL;
   f->key_matches = c && c->key && c->key_len == n && memcmp(c->key, s, n) == 0;
-  return 1;
 }
-static int find_end(void *ctx) {
-  struct finder *f = ctx;
-  f->w.last_end = token_end(&f->w);
+
+static int find_end(struct walk *w) {
+  struct finder *f = (struct finder *)w;
   if (f->found == 2) {
-    f->out.end = f->w.base + f->w.last_end; /* only the target's own end is reported inside it */
+    f->out.end = w->base + w->last_end; /* only the target's own end is reported inside it */
     f->found = 1;
     return 0;
   }
-  if (f->w.depth == f->on_path)
-    return 0; /* the container on the path ends without the value */
-  f->w.depth--;
-  return 1;
-}
-
-static const struct gw_json_callbacks FIND = {find_null, find_bool, find_number,      find_string, find_start_map,
-                                              find_key,  find_end,  find_start_array, find_end};
-
-/* Runs callbacks over the span of v; the walk is the ctx's first member. */
-static void walk_span(struct gw_json_value v, const struct gw_json_callbacks *cb, struct walk *w) {
-  w->text = v.doc->text + v.start;
-  w->base = v.start;
-  w->j = gw_json_new(cb, w, DOC_MAX_DEPTH);
-  size_t used = 0;
-  (void)gw_json_parse(w->j, (const unsigned char *)w->text, v.end - v.start, 1, &used);
-  gw_json_free(w->j);
-  w->j = NULL;
+  return w->depth != f->on_path; /* the container on the path ends without the value */
 }
 
 static struct gw_json_value find(struct gw_json_value v, const char *path, char *buf, size_t cap) {
@@ -348,12 +349,15 @@ static struct gw_json_value find(struct gw_json_value v, const char *path, char 
     return none;
   struct finder f;
   memset(&f, 0, sizeof f);
+  f.w.value = find_value;
+  f.w.key = find_key;
+  f.w.end = find_end;
   f.comp = comp;
   f.ncomp = n;
   f.out = none;
   f.buf = buf;
   f.cap = cap;
-  walk_span(v, &FIND, &f.w);
+  walk_span(v.doc, v.start, v.end, &f.w, NULL, NULL);
   return f.found == 1 ? f.out : none;
 }
 
@@ -419,70 +423,35 @@ struct lister {
   size_t key_start, key_end; /* of the member coming */
 };
 
-static int list_value(struct lister *l, enum gw_json_type type) {
+static int list_value(struct walk *w, enum gw_json_type type, size_t start) {
+  struct lister *l = (struct lister *)w;
   int container = type == GW_JSON_ARRAY || type == GW_JSON_OBJECT;
-  size_t start = token_start(&l->w);
-  l->w.last_end = token_end(&l->w);
-  if (l->w.depth == 0)
+  if (w->depth == 0)
     return container; /* v itself: only a container has members */
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 64;
     l->m = gw_xrealloc(l->m, l->cap * sizeof *l->m);
   }
-  struct gw_json_value *m = &l->m[l->n++];
-  *m = (struct gw_json_value){NULL, l->w.base + start, l->w.base + l->w.last_end, l->key_start, l->key_end, type};
+  l->m[l->n++] = (struct gw_json_value){NULL, w->base + start, w->base + w->last_end, l->key_start, l->key_end, type};
   l->key_start = l->key_end = 0;
   return container ? GW_JSON_SKIP : 1;
 }
 
-static int list_null(void *ctx) {
-  return list_value(ctx, GW_JSON_NULL);
-}
-static int list_bool(void *ctx, int v) {
-  return list_value(ctx, v ? GW_JSON_TRUE : GW_JSON_FALSE);
-}
-static int list_number(void *ctx, const char *s, size_t n) {
+static void list_key(struct walk *w, const unsigned char *s, size_t n, size_t start) {
   (void)s;
   (void)n;
-  return list_value(ctx, GW_JSON_NUMBER);
-}
-static int list_string(void *ctx, const unsigned char *s, size_t n) {
-  (void)s;
-  (void)n;
-  return list_value(ctx, GW_JSON_STRING);
-}
-static int list_start(struct lister *l, enum gw_json_type type) {
-  int r = list_value(l, type);
-  l->w.depth++;
-  return r;
-}
-static int list_start_map(void *ctx) {
-  return list_start(ctx, GW_JSON_OBJECT);
-}
-static int list_start_array(void *ctx) {
-  return list_start(ctx, GW_JSON_ARRAY);
-}
-static int list_key(void *ctx, const unsigned char *s, size_t n) {
-  (void)s;
-  (void)n;
-  struct lister *l = ctx;
-  l->key_start = l->w.base + token_start(&l->w);
-  l->w.last_end = token_end(&l->w);
-  l->key_end = l->w.base + l->w.last_end;
-  return 1;
-}
-static int list_end(void *ctx) {
-  struct lister *l = ctx;
-  l->w.last_end = token_end(&l->w);
-  if (l->w.depth == 1)
-    return 0;                                     /* v itself ends */
-  l->m[l->n - 1].end = l->w.base + l->w.last_end; /* a skipped member's end */
-  l->w.depth--;
-  return 1;
+  struct lister *l = (struct lister *)w;
+  l->key_start = w->base + start;
+  l->key_end = w->base + w->last_end;
 }
 
-static const struct gw_json_callbacks LIST = {list_null, list_bool, list_number,      list_string, list_start_map,
-                                              list_key,  list_end,  list_start_array, list_end};
+static int list_end(struct walk *w) {
+  struct lister *l = (struct lister *)w;
+  if (w->depth == 1)
+    return 0;                                 /* v itself ends */
+  l->m[l->n - 1].end = w->base + w->last_end; /* a skipped member's end */
+  return 1;
+}
 
 size_t gw_json_members(struct gw_json_value v, struct gw_json_value **out) {
   *out = NULL;
@@ -490,7 +459,10 @@ size_t gw_json_members(struct gw_json_value v, struct gw_json_value **out) {
     return 0;
   struct lister l;
   memset(&l, 0, sizeof l);
-  walk_span(v, &LIST, &l.w);
+  l.w.value = list_value;
+  l.w.key = list_key;
+  l.w.end = list_end;
+  walk_span(v.doc, v.start, v.end, &l.w, NULL, NULL);
   for (size_t i = 0; i < l.n; i++)
     l.m[i].doc = v.doc;
   *out = l.m;
