@@ -190,7 +190,8 @@ static void read_setup(const struct gw_json_doc *doc, struct gw_run_setup *f) {
     gw_run_setup_add_env(f, key, text);
   }
   free(m);
-  qsort(f->env + first_env, (size_t)(f->nenv - first_env), sizeof *f->env, by_name); /* the setup keeps them sorted */
+  if (f->nenv > first_env) /* the setup keeps them sorted */
+    qsort(f->env + first_env, (size_t)(f->nenv - first_env), sizeof *f->env, by_name);
   gw_json_string(root, "setup.stem", f->stem, sizeof f->stem);
   gw_json_string(root, "setup.host", f->host, sizeof f->host);
   gw_json_string(root, "setup.driver", f->driver, sizeof f->driver);
