@@ -1,9 +1,10 @@
 /* A saved baseline (schema gpuwhy.baseline, docs/compare.md): what
  * `gpuwhy baseline check` and `baseline list` read from
- * $GPUWHY_HOME/baselines, through lib/store/json_read.h. Files there can
+ * $GPUWHY_HOME/baselines, through lib/core/json_path.h. Files there can
  * be copied from other machines or edited by hand. */
 #include "compare/baseline_file.h"
 #include "compare/run_summary.h"
+#include "compare/run_load.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -10,7 +10,7 @@
 #include <gpuwhy/export.h>
 #include <gpuwhy/report.h>
 
-#include "compare/run_summary.h"
+#include "compare/run_load.h"
 #include "fuzz_util.h"
 #include "render/report_html.h"
 #include "store/store.h"

@@ -1,8 +1,9 @@
 /* The ground-truth file a training program leaves beside its recording
  * (NAME.truth.json: steps, samples per step, the declared change), read by
- * gpuwhy compare, baseline and sweep through lib/store/json_read.h. The
+ * gpuwhy compare, baseline and sweep through lib/core/json_path.h. The
  * recording is a small valid one made once; the input is the truth file. */
 #include "compare/run_summary.h"
+#include "compare/run_load.h"
 #include "fuzz_util.h"
 #include "store/store.h"
 

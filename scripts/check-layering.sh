@@ -6,12 +6,15 @@
 #  2. Only lib/store talks to SQLite: no file elsewhere in lib/ includes
 #     sqlite3.h, names the SQLite API or takes the store's connection
 #     (gw_store_db); they use the store's functions instead.
+#  3. No include cycle between modules of lib/ (a .c/.h pair):
+#     scripts/check-include-cycles.py names each cycle and its includes.
 # tests/, fuzz/ and bench/ are not checked: they read recordings with SQLite
 # directly on purpose, as checks of what the store wrote that do not go
 # through the store.
 # usage: scripts/check-layering.sh [REPO_ROOT]
 set -euo pipefail
-cd "${1:-$(dirname "$0")/..}"
+scripts_dir=$(cd "$(dirname "$0")" && pwd)
+cd "${1:-$scripts_dir/..}"
 
 # Folders of lib/ allowed to query recordings themselves: none since the
 # store's loader and iterators serve analysis, render and serve too.
@@ -50,4 +53,6 @@ while IFS= read -r f; do
     bad=1
   fi
 done < <(find lib -name '*.[ch]' -not -path 'lib/store/*' | sort)
+
+python3 "$scripts_dir/check-include-cycles.py" . || bad=1
 exit $bad

@@ -64,19 +64,6 @@ struct gw_evidence_arg {
 #define GW_PHRASE(name, msgid)                                                                                         \
   { (name), GW_UNIT_PHRASE, 0, (msgid) }
 
-struct gw_finding;
-/* Adds the evidence id with nargs values to f (dropped past GW_MAX_EVIDENCE,
- * values past GW_EVIDENCE_MAX_VALUES); texts are copied. */
-void gw_finding_add_evidence(struct gw_finding *f, const char *id, int gpu, int64_t t0_ns, int64_t t1_ns, int nargs,
-                             const struct gw_evidence_arg *args);
-/* gw_evidence(f, id, gpu, t0_ns, t1_ns, GW_NUM(...), ...): the values listed
- * in place; an evidence without values calls gw_finding_add_evidence with 0. */
-#define gw_evidence(f, id, gpu, t0_ns, t1_ns, ...)                                                                     \
-  gw_finding_add_evidence(                                                                                             \
-      (f), (id), (gpu), (t0_ns), (t1_ns),                                                                              \
-      (int)(sizeof((const struct gw_evidence_arg[]){__VA_ARGS__}) / sizeof(struct gw_evidence_arg)),                   \
-      (const struct gw_evidence_arg[]){__VA_ARGS__})
-
 /* The value named name, or NULL. */
 const struct gw_evidence_value *gw_evidence_value(const struct gw_evidence *e, const char *name);
 /* The unit's name in JSON: "fraction", "pct", "W", ... */

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "analysis/diagnosis.h"
+#include "analysis/diagnosis_model.h"
 
 enum gw_fix_value {
   GW_FIX_FLAG,  /* no value: pin_memory */

@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 
-#include "analysis/series.h"
+#include "core/interval.h"
+#include "store/store_model.h" /* the recording, not the loader: series.c uses this module */
 
 struct gw_data_waits {
   struct gw_interval *iv; /* merged and sorted */

@@ -8,6 +8,7 @@
 
 #include "analysis/confidence_calibration.h"
 #include "analysis/evidence.h"
+#include "analysis/finding_rank.h"
 #include "analysis/idle_attribution.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"

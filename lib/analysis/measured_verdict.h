@@ -5,7 +5,7 @@
 #ifndef GW_MEASURED_VERDICT_H
 #define GW_MEASURED_VERDICT_H
 
-#include "analysis/diagnosis.h"
+#include "analysis/diagnosis_model.h"
 
 /* Run by gw_diagnose after the rules, when dx->measured; caps the shares again. */
 void gw_measured_verdict(struct gw_diagnosis *dx);

@@ -8,7 +8,7 @@
 #ifndef GW_MULTI_GPU_H
 #define GW_MULTI_GPU_H
 
-#include "analysis/diagnosis.h"
+#include "analysis/diagnosis_model.h"
 #include "analysis/nccl_transport.h"
 
 /* Why the straggler is slow, from its own profile and ledger. */

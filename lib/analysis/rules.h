@@ -4,7 +4,7 @@
 #ifndef GW_RULES_H
 #define GW_RULES_H
 
-#include "analysis/diagnosis.h"
+#include "analysis/diagnosis_model.h"
 
 struct gw_rule {
   const char *id;    /* fixed id used in JSON, tests and fixtures */

@@ -4,7 +4,10 @@
 #ifndef GW_ANALYSIS_STEP_PROCESS_H
 #define GW_ANALYSIS_STEP_PROCESS_H
 
-#include "analysis/series.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store_model.h" /* the recording, not the loader: gpu_loop.c uses this module */
 
 /* The pid whose steps stand for the run: the lowest rank, else the process
  * with most steps; -1 when the steps carry no pid (every step counts). */

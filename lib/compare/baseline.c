@@ -14,6 +14,7 @@
 
 #include "compare/baseline_file.h"
 #include "compare/compare_render.h"
+#include "compare/run_load.h"
 #include "core/i18n.h"
 #include "core/json_write.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "analysis/ledger.h"
-#include "store/json_read.h"
+#include "core/json_path.h"
 #include "core/json_write.h"
 
 /* unknown is null; whole values as integers, others round-trip exactly */
@@ -107,15 +107,16 @@ void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const cha
 }
 
 static gw_status check_schema(const struct gw_json_doc *doc, struct gw_err *err) {
+  struct gw_json_value root = gw_json_root(doc);
   char schema[64] = "";
   size_t stem = strlen(GW_BASELINE_SCHEMA);
   /* "gpuwhy.baseline" (version 1) or "gpuwhy.baseline/N" */
-  if (gw_json_string(doc, "$.schema", schema, sizeof schema) != 0 || strncmp(schema, GW_BASELINE_SCHEMA, stem) != 0 ||
+  if (gw_json_string(root, "schema", schema, sizeof schema) != 0 || strncmp(schema, GW_BASELINE_SCHEMA, stem) != 0 ||
       (schema[stem] != '\0' && schema[stem] != '/')) {
     gw_err_set(err, "%s: not a gpuwhy baseline (field \"schema\" is not \"%s\")", doc->path, GW_BASELINE_SCHEMA);
     return GW_EINPUT;
   }
-  double version = gw_json_number(doc, "$.schema_version");
+  double version = gw_json_number(root, "schema_version");
   if (isnan(version) || version < 1 || version > GW_BASELINE_SCHEMA_VERSION) {
     gw_err_set(err, "%s: baseline schema_version %g, this gpuwhy reads 1 to %d%s", doc->path, version,
                GW_BASELINE_SCHEMA_VERSION, version > GW_BASELINE_SCHEMA_VERSION ? " (saved by a newer gpuwhy)" : "");
@@ -134,59 +135,74 @@ static enum gw_step_source source_from_id(const char *id) {
   return GW_STEPS_NONE;
 }
 
-static int json_true(const struct gw_json_doc *doc, const char *jpath) {
-  char type[16];
-  return gw_json_type(doc, jpath, type, sizeof type) == 0 && strcmp(type, "true") == 0;
+static int json_true(struct gw_json_value root, const char *path) {
+  return gw_json_type_at(root, path) == GW_JSON_TRUE;
 }
 
 static gw_status read_step_times(const struct gw_json_doc *doc, struct gw_run_summary *s, struct gw_err *err) {
-  static const char *const member[] = {"$"};
-  struct gw_json_members *st = gw_json_members_open(doc, "$.step_times_s", member, 1, 0);
-  if (!st) {
-    gw_err_set(err, "%s: cannot read step_times_s", doc->path);
+  struct gw_json_value times = gw_json_get(gw_json_root(doc), "step_times_s");
+  if (times.type != GW_JSON_ABSENT && times.type != GW_JSON_ARRAY) {
+    gw_err_set(err, "%s: step_times_s is not an array of seconds", doc->path);
     return GW_EINPUT;
   }
-  size_t cap = 256;
-  s->step_s = gw_xcalloc(cap, sizeof *s->step_s);
+  struct gw_json_value *m = NULL;
+  size_t n = gw_json_members(times, &m);
+  s->step_s = gw_xcalloc(n ? n : 1, sizeof *s->step_s);
   gw_status rc = GW_OK;
-  while (gw_json_members_next(st)) {
-    const char *type = gw_json_members_type(st, 0);
-    double v = gw_json_members_number(st, 0);
-    if (!type || (strcmp(type, "real") != 0 && strcmp(type, "integer") != 0) || !(v > 0)) {
-      gw_err_set(err, "%s: step_times_s[%d] is not a positive number of seconds", doc->path, gw_json_members_index(st));
+  for (size_t i = 0; i < n; i++) {
+    double v = gw_json_number(m[i], "");
+    if (!(v > 0)) {
+      gw_err_set(err, "%s: step_times_s[%zu] is not a positive number of seconds", doc->path, i);
       rc = GW_EINPUT;
       break;
     }
-    if (s->nsteps == cap) {
-      cap *= 2;
-      s->step_s = gw_xrealloc(s->step_s, cap * sizeof *s->step_s);
-    }
     s->step_s[s->nsteps++] = v;
   }
-  gw_json_members_close(st);
+  free(m);
   return rc;
 }
 
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const struct gw_setup_kv *)a)->name, ((const struct gw_setup_kv *)b)->name);
+}
+
+/* A command word or an environment value: a string as it is, a number as written. */
+static void member_text(struct gw_json_value m, char *buf, size_t cap) {
+  buf[0] = '\0';
+  if (gw_json_string(m, "", buf, cap) != 0 && m.type == GW_JSON_NUMBER) {
+    size_t len = m.end - m.start < cap - 1 ? m.end - m.start : cap - 1;
+    memcpy(buf, m.doc->text + m.start, len);
+    buf[len] = '\0';
+  }
+}
+
 static void read_setup(const struct gw_json_doc *doc, struct gw_run_setup *f) {
-  static const char *const member[] = {"$"};
-  struct gw_json_members *st = gw_json_members_open(doc, "$.setup.command", member, 1, 1);
-  while (st && gw_json_members_next(st)) {
-    const char *v = gw_json_members_text(st, 0);
-    gw_run_setup_add_arg(f, v ? v : "");
+  struct gw_json_value root = gw_json_root(doc);
+  struct gw_json_value *m = NULL;
+  char key[1024], text[4096];
+  size_t n = gw_json_members(gw_json_get(root, "setup.command"), &m);
+  for (size_t i = 0; i < n; i++) {
+    member_text(m[i], text, sizeof text);
+    gw_run_setup_add_arg(f, text);
   }
-  gw_json_members_close(st);
-  st = gw_json_members_open(doc, "$.setup.env", member, 1, 1);
-  while (st && gw_json_members_next(st)) {
-    const char *k = gw_json_members_key(st), *v = gw_json_members_text(st, 0);
-    gw_run_setup_add_env(f, k ? k : "", v ? v : "");
+  free(m);
+  n = gw_json_members(gw_json_get(root, "setup.env"), &m);
+  int first_env = f->nenv;
+  for (size_t i = 0; i < n; i++) {
+    if (gw_json_key(m[i], key, sizeof key) != 0)
+      continue; /* an array where an object belongs */
+    member_text(m[i], text, sizeof text);
+    gw_run_setup_add_env(f, key, text);
   }
-  gw_json_members_close(st);
-  gw_json_string(doc, "$.setup.stem", f->stem, sizeof f->stem);
-  gw_json_string(doc, "$.setup.host", f->host, sizeof f->host);
-  gw_json_string(doc, "$.setup.driver", f->driver, sizeof f->driver);
-  gw_json_string(doc, "$.setup.gpu", f->gpu, sizeof f->gpu);
-  gw_json_string(doc, "$.setup.change", f->change, sizeof f->change);
-  gw_json_string(doc, "$.setup.change_from", f->change_from, sizeof f->change_from);
+  free(m);
+  if (f->nenv > first_env) /* the setup keeps them sorted */
+    qsort(f->env + first_env, (size_t)(f->nenv - first_env), sizeof *f->env, by_name);
+  gw_json_string(root, "setup.stem", f->stem, sizeof f->stem);
+  gw_json_string(root, "setup.host", f->host, sizeof f->host);
+  gw_json_string(root, "setup.driver", f->driver, sizeof f->driver);
+  gw_json_string(root, "setup.gpu", f->gpu, sizeof f->gpu);
+  gw_json_string(root, "setup.change", f->change, sizeof f->change);
+  gw_json_string(root, "setup.change_from", f->change_from, sizeof f->change_from);
 }
 
 gw_status gw_baseline_file_read(const char *path, struct gw_run_summary *s, struct gw_err *err) {
@@ -199,48 +215,49 @@ gw_status gw_baseline_file_read(const char *path, struct gw_run_summary *s, stru
     return rc;
   }
   s->from_baseline = 1;
+  struct gw_json_value root = gw_json_root(&doc);
   char buf[320];
-  if (gw_json_string(&doc, "$.name", buf, sizeof buf) == 0 && buf[0])
+  if (gw_json_string(root, "name", buf, sizeof buf) == 0 && buf[0])
     gw_strlcpy(s->name, buf, sizeof s->name);
-  if (gw_json_string(&doc, "$.step_source", buf, sizeof buf) == 0)
+  if (gw_json_string(root, "step_source", buf, sizeof buf) == 0)
     s->step_source = s->nsteps ? source_from_id(buf) : GW_STEPS_NONE;
-  gw_json_string(&doc, "$.step_log", s->step_log, sizeof s->step_log);
-  s->samples_per_step = gw_json_number(&doc, "$.samples_per_step");
-  gw_json_string(&doc, "$.samples_per_step_from", s->samples_per_step_from, sizeof s->samples_per_step_from);
-  s->samples_per_s = gw_json_number(&doc, "$.samples_per_s");
-  s->samples_per_s_reported = json_true(&doc, "$.samples_per_s_reported");
+  gw_json_string(root, "step_log", s->step_log, sizeof s->step_log);
+  s->samples_per_step = gw_json_number(root, "samples_per_step");
+  gw_json_string(root, "samples_per_step_from", s->samples_per_step_from, sizeof s->samples_per_step_from);
+  s->samples_per_s = gw_json_number(root, "samples_per_s");
+  s->samples_per_s_reported = json_true(root, "samples_per_s_reported");
   /* step statistics are recomputed from the times, the rest is as saved */
   gw_run_summary_step_stats(s);
-  s->window_s = gw_json_number(&doc, "$.window_s");
-  s->sm_mean_pct = gw_json_number(&doc, "$.sm_mean_pct");
-  s->sm_from_util = json_true(&doc, "$.sm_from_util");
-  s->util_mean_pct = gw_json_number(&doc, "$.util_mean_pct");
-  s->power_mean_w = gw_json_number(&doc, "$.power_mean_w");
-  s->mem_used_peak_bytes = gw_json_number(&doc, "$.mem_used_peak_bytes");
-  s->mem_total_bytes = gw_json_number(&doc, "$.mem_total_bytes");
+  s->window_s = gw_json_number(root, "window_s");
+  s->sm_mean_pct = gw_json_number(root, "sm_mean_pct");
+  s->sm_from_util = json_true(root, "sm_from_util");
+  s->util_mean_pct = gw_json_number(root, "util_mean_pct");
+  s->power_mean_w = gw_json_number(root, "power_mean_w");
+  s->mem_used_peak_bytes = gw_json_number(root, "mem_used_peak_bytes");
+  s->mem_total_bytes = gw_json_number(root, "mem_total_bytes");
   /* absent in baselines saved before MFU: unknown, as NAN */
-  s->mfu_pct = gw_json_number(&doc, "$.mfu_pct");
-  s->achieved_tflops = gw_json_number(&doc, "$.achieved_tflops");
-  s->has_gpu_data = json_true(&doc, "$.has_gpu_data");
-  s->ledger_estimated = json_true(&doc, "$.ledger_estimated");
-  s->active_s = gw_json_number(&doc, "$.active_s");
+  s->mfu_pct = gw_json_number(root, "mfu_pct");
+  s->achieved_tflops = gw_json_number(root, "achieved_tflops");
+  s->has_gpu_data = json_true(root, "has_gpu_data");
+  s->ledger_estimated = json_true(root, "ledger_estimated");
+  s->active_s = gw_json_number(root, "active_s");
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     char jpath[96];
-    snprintf(jpath, sizeof jpath, "$.ledger_share_of_active.%s", gw_ledger_row_id((enum gw_ledger_row)r));
-    s->ledger_share[r] = gw_json_number(&doc, jpath);
+    snprintf(jpath, sizeof jpath, "ledger_share_of_active.%s", gw_ledger_row_id((enum gw_ledger_row)r));
+    s->ledger_share[r] = gw_json_number(root, jpath);
   }
-  s->lost_share = gw_json_number(&doc, "$.lost_share");
-  gw_json_string(&doc, "$.verdict", s->verdict, sizeof s->verdict);
-  static const char *const finding[] = {"$.class", "$.share_of_lost", "$.confidence"};
-  struct gw_json_members *st = gw_json_members_open(&doc, "$.findings", finding, 3, 0);
-  while (st && gw_json_members_next(st) && s->nfindings < GW_MAX_FINDINGS) {
+  s->lost_share = gw_json_number(root, "lost_share");
+  gw_json_string(root, "verdict", s->verdict, sizeof s->verdict);
+  struct gw_json_value *m = NULL;
+  size_t n = gw_json_members(gw_json_get(root, "findings"), &m);
+  for (size_t i = 0; i < n && s->nfindings < GW_MAX_FINDINGS; i++) {
     struct gw_finding_brief *f = &s->findings[s->nfindings++];
-    const char *c = gw_json_members_text(st, 0);
-    gw_strlcpy(f->class_id, c ? c : "?", sizeof f->class_id);
-    f->share_of_lost = gw_json_members_null(st, 1) ? NAN : gw_json_members_number(st, 1);
-    f->confidence = gw_json_members_null(st, 2) ? NAN : gw_json_members_number(st, 2);
+    if (gw_json_string(m[i], "class", f->class_id, sizeof f->class_id) != 0)
+      gw_strlcpy(f->class_id, "?", sizeof f->class_id);
+    f->share_of_lost = gw_json_number(m[i], "share_of_lost"); /* null: unknown */
+    f->confidence = gw_json_number(m[i], "confidence");
   }
-  gw_json_members_close(st);
+  free(m);
   read_setup(&doc, &s->setup);
   gw_json_doc_free(&doc);
   return GW_OK;
@@ -253,20 +270,21 @@ gw_status gw_baseline_file_info(const char *path, struct gw_baseline_info *info,
   if (rc)
     return rc;
   if ((rc = check_schema(&doc, err)) == GW_OK) {
-    gw_json_string(&doc, "$.name", info->name, sizeof info->name);
-    gw_json_string(&doc, "$.recording", info->recording, sizeof info->recording);
-    gw_json_string(&doc, "$.step_source", info->step_source, sizeof info->step_source);
+    struct gw_json_value root = gw_json_root(&doc);
+    gw_json_string(root, "name", info->name, sizeof info->name);
+    gw_json_string(root, "recording", info->recording, sizeof info->recording);
+    gw_json_string(root, "step_source", info->step_source, sizeof info->step_source);
     /* a string since version 2 (above 2^53), a number in version 1 */
     char saved_text[32] = "";
-    double saved = gw_json_number(&doc, "$.saved_ns");
-    if (isnan(saved) && gw_json_string(&doc, "$.saved_ns", saved_text, sizeof saved_text) == 0)
+    double saved = gw_json_number(root, "saved_ns");
+    if (isnan(saved) && gw_json_string(root, "saved_ns", saved_text, sizeof saved_text) == 0)
       saved = strtod(saved_text, NULL);
     /* out-of-range doubles (a hand-edited file) must not reach the casts */
     info->saved_ns = saved >= 0 && saved < 9e18 ? (int64_t)saved : 0;
-    info->samples_per_s = gw_json_number(&doc, "$.samples_per_s");
-    info->steps_per_s = gw_json_number(&doc, "$.steps_per_s");
-    info->step_median_s = gw_json_number(&doc, "$.step_median_s");
-    double n = gw_json_number(&doc, "$.steps");
+    info->samples_per_s = gw_json_number(root, "samples_per_s");
+    info->steps_per_s = gw_json_number(root, "steps_per_s");
+    info->step_median_s = gw_json_number(root, "step_median_s");
+    double n = gw_json_number(root, "steps");
     info->nsteps = n >= 0 && n < 1e15 ? (long)n : 0;
   }
   gw_json_doc_free(&doc);

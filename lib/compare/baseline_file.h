@@ -18,7 +18,7 @@
 #define GW_BASELINE_MAX_BYTES (256L << 20)
 
 void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const char *name, int64_t saved_ns);
-/* Read a baseline into s (initialised by the caller, see gw_run_summary_load). */
+/* Read a baseline into s (initialised by gw_run_summary_init). */
 GW_NODISCARD gw_status gw_baseline_file_read(const char *path, struct gw_run_summary *s, struct gw_err *err);
 
 /* Fields shown by `baseline list`, read without loading everything. */

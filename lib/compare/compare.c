@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "compare/compare_render.h"
+#include "compare/run_load.h"
 #include "core/i18n.h"
 
 static void render_text(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,

@@ -18,6 +18,7 @@
 
 #include "analysis/series.h"
 #include "compare/comparison.h"
+#include "compare/run_load.h"
 #include "analysis/fix_catalog.h"
 #include "compare/steady_run.h"
 #include "core/i18n.h"

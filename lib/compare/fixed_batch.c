@@ -11,6 +11,7 @@
 
 #include "analysis/steady_steps.h"
 #include "compare/comparison.h"
+#include "compare/run_load.h"
 #include "compare/steady_run.h"
 #include "core/i18n.h"
 #include "core/util.h"

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/ledger.h"
@@ -14,9 +13,8 @@
 #include "analysis/stats.h"
 #include "analysis/step_process.h"
 #include "analysis/steps.h"
-#include "compare/baseline_file.h"
-#include "store/json_read.h"
 #include "core/i18n.h"
+#include "core/json_path.h"
 #include "store/store.h"
 #include "store/store_setup.h"
 
@@ -129,38 +127,33 @@ static const char *base_name(const char *path) {
  * (evaluation, checkpoints) fall into the time of the step they follow. */
 static gw_status read_log_steps(const struct gw_json_doc *doc, struct gw_run_summary *s, int64_t *w0, int64_t *w1,
                                 struct gw_err *err) {
-  char type[16];
-  int absent = gw_json_type(doc, "$.steps", type, sizeof type) != 0;
-  int is_array = !absent && strcmp(type, "array") == 0;
-  if (absent)
+  struct gw_json_value steps = gw_json_get(gw_json_root(doc), "steps");
+  if (steps.type == GW_JSON_ABSENT)
     return GW_OK;
-  if (!is_array) {
+  if (steps.type != GW_JSON_ARRAY) {
     gw_err_set(err, "%s: field \"steps\" is not an array", doc->path);
     return GW_EINPUT;
   }
-  static const char *const fields[] = {"$.start_ns", "$.end_ns", "$.kind"};
-  struct gw_json_members *st = gw_json_members_open(doc, "$.steps", fields, 3, 0);
-  if (!st) {
-    gw_err_set(err, "%s: cannot read \"steps\"", doc->path);
-    return GW_EINPUT;
-  }
+  struct gw_json_value *m = NULL;
+  size_t nm = gw_json_members(steps, &m);
   size_t cap = 256, n = 0;
   int64_t *start = gw_xcalloc(cap, sizeof *start), *end = gw_xcalloc(cap, sizeof *end);
   gw_status rc = GW_OK;
-  while (gw_json_members_next(st)) {
-    int idx = gw_json_members_index(st);
-    const char *ts = gw_json_members_type(st, 0), *te = gw_json_members_type(st, 1);
-    const char *kind = gw_json_members_text(st, 2);
-    int64_t t0 = gw_json_members_i64(st, 0), t1 = gw_json_members_i64(st, 1);
+  for (size_t idx = 0; idx < nm; idx++) {
+    int64_t t0 = 0, t1 = 0;
+    char kind[16];
+    struct gw_json_value k = gw_json_get(m[idx], "kind");
+    int train = k.type == GW_JSON_ABSENT || k.type == GW_JSON_NULL ||
+                (gw_json_string(k, "", kind, sizeof kind) == 0 && strcmp(kind, "train") == 0);
     /* ns since 1970, before 2096: step times are differences of these and must not overflow */
-    if (!ts || !te || strcmp(ts, "integer") != 0 || strcmp(te, "integer") != 0 || t1 < t0 || t0 < 0 ||
+    if (gw_json_i64(m[idx], "start_ns", &t0) != 0 || gw_json_i64(m[idx], "end_ns", &t1) != 0 || t1 < t0 || t0 < 0 ||
         t1 > 4000000000000000000LL) {
-      gw_err_set(err, "%s: steps[%d]: start_ns and end_ns must be integers (ns since 1970) with end_ns >= start_ns",
+      gw_err_set(err, "%s: steps[%zu]: start_ns and end_ns must be integers (ns since 1970) with end_ns >= start_ns",
                  doc->path, idx);
       rc = GW_EINPUT;
       break;
     }
-    if (kind && strcmp(kind, "train") != 0)
+    if (!train)
       continue;
     if (n == cap) {
       cap *= 2;
@@ -171,7 +164,7 @@ static gw_status read_log_steps(const struct gw_json_doc *doc, struct gw_run_sum
     end[n] = t1;
     n++;
   }
-  gw_json_members_close(st);
+  free(m);
   if (rc == GW_OK && n > 0) {
     s->step_s = gw_xcalloc(n, sizeof *s->step_s);
     s->nsteps = gw_step_times_from_marks(start, end, n, s->step_s);
@@ -191,7 +184,8 @@ static gw_status read_truth(const char *tpath, struct gw_run_summary *s, int wan
   gw_status rc = gw_json_doc_load(tpath, TRUTH_MAX_BYTES, &doc, err);
   if (rc)
     return rc;
-  double sps = gw_json_number(&doc, "$.samples_per_step");
+  struct gw_json_value root = gw_json_root(&doc);
+  double sps = gw_json_number(root, "samples_per_step");
   if (!isnan(sps)) {
     if (!(sps > 0)) {
       gw_err_set(err, "%s: samples_per_step must be positive, got %g", tpath, sps);
@@ -201,13 +195,13 @@ static gw_status read_truth(const char *tpath, struct gw_run_summary *s, int wan
     s->samples_per_step = sps;
     gw_strlcpy(s->samples_per_step_from, base_name(tpath), sizeof s->samples_per_step_from);
   }
-  double rate = gw_json_number(&doc, "$.samples_per_s");
+  double rate = gw_json_number(root, "samples_per_s");
   if (!isnan(rate) && rate > 0) {
     s->samples_per_s = rate;
     s->samples_per_s_reported = 1;
   }
   char change[1024];
-  if (gw_json_string(&doc, "$.change", change, sizeof change) == 0 && change[0]) {
+  if (gw_json_string(root, "change", change, sizeof change) == 0 && change[0]) {
     gw_strlcpy(s->setup.change, change, sizeof s->setup.change);
     gw_strlcpy(s->setup.change_from, base_name(tpath), sizeof s->setup.change_from);
   }
@@ -380,7 +374,7 @@ static void read_meta(struct gw_store *store, struct gw_run_summary *s) {
     gw_strlcpy(s->sweep_value, v, sizeof s->sweep_value);
 }
 
-static void init_summary(struct gw_run_summary *s, const char *path) {
+void gw_run_summary_init(struct gw_run_summary *s, const char *path) {
   memset(s, 0, sizeof *s);
   gw_strlcpy(s->path, path, sizeof s->path);
   gw_strlcpy(s->name, base_name(path), sizeof s->name);
@@ -397,29 +391,7 @@ static void init_summary(struct gw_run_summary *s, const char *path) {
   gw_strlcpy(s->verdict, "no_data", sizeof s->verdict);
 }
 
-static int looks_like_json(const char *path) {
-  /* only a regular file is read: a pipe without a writer would block (the store refuses the rest) */
-  struct stat sb;
-  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-    return 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return 0;
-  int c;
-  while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\r' || c == '\t')
-    ;
-  fclose(f);
-  return c == '{';
-}
-
-gw_status gw_run_summary_load(const char *path, struct gw_run_summary *s, struct gw_err *err) {
-  init_summary(s, path);
-  if (looks_like_json(path)) {
-    gw_status rc = gw_baseline_file_read(path, s, err);
-    if (rc)
-      gw_run_summary_free(s);
-    return rc;
-  }
+gw_status gw_run_summary_from_recording(const char *path, struct gw_run_summary *s, struct gw_err *err) {
   struct gw_store *store = NULL;
   gw_status rc = gw_store_open(&store, path, 1, err);
   if (rc)

@@ -66,8 +66,12 @@ struct gw_run_summary {
   struct gw_run_setup setup;
 };
 
-/* Load a recording (or a baseline JSON file) and summarise it. */
-GW_NODISCARD gw_status gw_run_summary_load(const char *path, struct gw_run_summary *s, struct gw_err *err);
+/* Unknowns as NAN, the name from path: the start of every summary. */
+void gw_run_summary_init(struct gw_run_summary *s, const char *path);
+/* Summarise a recording (and the ground-truth file beside it) into s,
+ * initialised by gw_run_summary_init; on error s is freed. A path that may
+ * be a baseline goes through gw_run_summary_load (compare/run_load.h). */
+GW_NODISCARD gw_status gw_run_summary_from_recording(const char *path, struct gw_run_summary *s, struct gw_err *err);
 void gw_run_summary_free(struct gw_run_summary *s);
 
 /* Fill the step statistics (median, p90, dispersion, steps/s, samples/s)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compare/compare_render.h"
+#include "compare/run_load.h"
 #include "core/i18n.h"
 #include "core/json_write.h"
 

@@ -3,7 +3,7 @@
 #include "core/cuda_calls.h"
 #include "core/i18n.h"
 #include "import/import_pipe.h"
-#include "import/json_stream.h"
+#include "core/json_stream.h"
 #include "import/import_sink.h"
 #include "store/store_write.h"
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/json_stream.h"
 #include "store/store.h"
 
 /* Append n bytes to out[*len], keeping room for the NUL; returns 0 when it did not fit. */
@@ -15,98 +16,80 @@ static int append(char *out, size_t cap, size_t *len, const char *s, size_t n) {
   return 1;
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-/* Decode one JSON string starting after its opening quote into arg (UTF-8).
- * Returns a pointer after the closing quote, or NULL when malformed. */
-static const char *json_string(const char *p, char *arg, size_t cap) {
-  size_t len = 0;
-  arg[0] = '\0';
-  while (*p && *p != '"') {
-    char c = *p++;
-    if (c != '\\') {
-      append(arg, cap, &len, &c, 1);
-      continue;
-    }
-    char e = *p++;
-    const char *simple = NULL;
-    switch (e) {
-    case '"':
-      simple = "\"";
-      break;
-    case '\\':
-      simple = "\\";
-      break;
-    case '/':
-      simple = "/";
-      break;
-    case 'n':
-      simple = "\n";
-      break;
-    case 't':
-      simple = "\t";
-      break;
-    case 'r':
-      simple = "\r";
-      break;
-    case 'b':
-      simple = "\b";
-      break;
-    case 'f':
-      simple = "\f";
-      break;
-    case 'u': {
-      unsigned cp = 0;
-      for (int i = 0; i < 4; i++) {
-        int h = hexval(p[i]);
-        if (h < 0)
-          return NULL;
-        cp = cp << 4 | (unsigned)h;
-      }
-      p += 4;
-      char u[4];
-      size_t n;
-      if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-      } else if (cp < 0x800) {
-        u[0] = (char)(0xc0 | cp >> 6);
-        u[1] = (char)(0x80 | (cp & 0x3f));
-        n = 2;
-      } else { /* surrogate halves stay as they are; the HTML writer repairs them */
-        u[0] = (char)(0xe0 | cp >> 12);
-        u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        u[2] = (char)(0x80 | (cp & 0x3f));
-        n = 3;
-      }
-      append(arg, cap, &len, u, n);
-      continue;
-    }
-    default:
-      return NULL;
-    }
-    append(arg, cap, &len, simple, 1);
-  }
-  return *p == '"' ? p + 1 : NULL;
-}
-
-static int needs_quotes(const char *s) {
-  if (!*s)
+static int needs_quotes(const unsigned char *s, size_t n) {
+  if (n == 0)
     return 1;
-  for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-          strchr("-_./=:,+@%", *s) || (unsigned char)*s >= 0x80))
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-_./=:,+@%", c) ||
+          c >= 0x80))
       return 1;
+  }
   return 0;
 }
+
+/* The recorded command, a JSON array of strings, read by the project's
+ * JSON parser: each word goes to the line as a shell would take it back;
+ * anything else stops the parse and the text is shown raw. */
+struct command_line {
+  char *out;
+  size_t cap, len;
+  int depth, words;
+};
+
+static int cmd_stop(void *ctx) {
+  (void)ctx;
+  return 0;
+}
+static int cmd_stop_bool(void *ctx, int v) {
+  (void)v;
+  return cmd_stop(ctx);
+}
+static int cmd_stop_number(void *ctx, const char *s, size_t n) {
+  (void)s;
+  (void)n;
+  return cmd_stop(ctx);
+}
+static int cmd_stop_key(void *ctx, const unsigned char *s, size_t n) {
+  (void)s;
+  (void)n;
+  return cmd_stop(ctx);
+}
+static int cmd_start_array(void *ctx) {
+  return ++((struct command_line *)ctx)->depth == 1; /* a nested array is no command */
+}
+static int cmd_end_array(void *ctx) {
+  (void)ctx;
+  return 1;
+}
+
+static int cmd_word(void *ctx, const unsigned char *s, size_t n) {
+  struct command_line *c = ctx;
+  if (c->depth != 1)
+    return 0;
+  const unsigned char *nul = memchr(s, '\0', n); /* a word ends at an escaped NUL, as argv's did */
+  if (nul)
+    n = (size_t)(nul - s);
+  if (c->words++)
+    append(c->out, c->cap, &c->len, " ", 1);
+  if (!needs_quotes(s, n)) {
+    append(c->out, c->cap, &c->len, (const char *)s, n);
+    return 1;
+  }
+  /* single quotes; an embedded one becomes '\'' */
+  append(c->out, c->cap, &c->len, "'", 1);
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\'')
+      append(c->out, c->cap, &c->len, "'\\''", 4);
+    else
+      append(c->out, c->cap, &c->len, (const char *)s + i, 1);
+  }
+  append(c->out, c->cap, &c->len, "'", 1);
+  return 1;
+}
+
+static const struct gw_json_callbacks COMMAND = {cmd_stop,     cmd_stop_bool, cmd_stop_number, cmd_word,     cmd_stop,
+                                                 cmd_stop_key, cmd_end_array, cmd_start_array, cmd_end_array};
 
 void gw_command_for_people(const char *json, char *out, size_t cap) {
   if (cap == 0)
@@ -114,44 +97,14 @@ void gw_command_for_people(const char *json, char *out, size_t cap) {
   out[0] = '\0';
   if (!json)
     return;
-  const char *p = json;
-  while (*p == ' ')
-    p++;
-  size_t len = 0;
-  char arg[1024];
-  if (*p++ != '[')
-    goto raw;
-  for (int first = 1;; first = 0) {
-    while (*p == ' ' || *p == '\n')
-      p++;
-    if (*p == ']')
-      return;
-    if (!first) {
-      if (*p++ != ',')
-        goto raw;
-      while (*p == ' ')
-        p++;
-    }
-    if (*p++ != '"' || !(p = json_string(p, arg, sizeof arg)))
-      goto raw;
-    if (!first)
-      append(out, cap, &len, " ", 1);
-    if (!needs_quotes(arg)) {
-      append(out, cap, &len, arg, strlen(arg));
-      continue;
-    }
-    /* single quotes; an embedded one becomes '\'' */
-    append(out, cap, &len, "'", 1);
-    for (const char *a = arg; *a; a++) {
-      if (*a == '\'')
-        append(out, cap, &len, "'\\''", 4);
-      else
-        append(out, cap, &len, a, 1);
-    }
-    append(out, cap, &len, "'", 1);
-  }
-raw:
-  gw_strlcpy(out, json, cap);
+  struct command_line c = {out, cap, 0, 0, 0};
+  /* one level of array; the limit only bounds the parser's stack */
+  struct gw_json *j = gw_json_new(&COMMAND, &c, 2);
+  size_t used = 0;
+  enum gw_json_status st = gw_json_parse(j, (const unsigned char *)json, strlen(json), 1, &used);
+  gw_json_free(j);
+  if (st != GW_JSON_OK || c.depth != 1)
+    gw_strlcpy(out, json, cap); /* not a list of words: shown as recorded */
 }
 
 const struct gw_gpu_facts *gw_run_facts_gpu(const struct gw_run_facts *f, int gpu) {

@@ -1,4 +1,4 @@
-/* The import's streaming JSON reader (lib/import/json_stream.c) against
+/* The import's streaming JSON reader (lib/core/json_stream.c) against
  * yajl, which it replaced: the same callbacks with the same bytes for every
  * document, however the input is cut into reads; the same documents
  * refused; skipping; the depth limit. */
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <yajl/yajl_parse.h>
 
-#include "import/json_stream.h"
+#include "core/json_stream.h"
 
 /* Every callback as text, so two parses compare with one strcmp. */
 struct log {

@@ -1,4 +1,4 @@
-#include "import/json_stream.h"
+#include "core/json_stream.h"
 
 #include <stdlib.h>
 #include <string.h>

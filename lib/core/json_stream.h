@@ -11,8 +11,8 @@
  * takes about 1.0 s. yajl stays the reference: tests/unit/
  * test_import_json_stream.c checks that both accept, reject and report the
  * same on valid, damaged and randomly cut documents. */
-#ifndef GW_IMPORT_JSON_STREAM_H
-#define GW_IMPORT_JSON_STREAM_H
+#ifndef GW_CORE_JSON_STREAM_H
+#define GW_CORE_JSON_STREAM_H
 
 #include <stddef.h>
 #include <stdint.h>
