@@ -18,8 +18,19 @@ _gpuwhy_options() {
 }
 
 # The values a help text lists for an option: "--format text|json|md".
+# Help texts that describe the values in prose ("text (default), json, md,
+# or html") give them through the second form: the words after the option's
+# metavar on its line, those that are plain lower-case names.
 _gpuwhy_values() {
-  "$1" "$2" --help 2>/dev/null | grep -oE -- "$3[ =][a-z]+(\|[a-z]+)+" | head -1 | sed 's/^[^ =]*[ =]//' | tr '|' ' '
+  local help listed
+  help=$("$1" "$2" --help 2>/dev/null)
+  listed=$(grep -oE -- "$3[ =][a-z]+(\|[a-z]+)+" <<<"$help" | head -1 | sed 's/^[^ =]*[ =]//' | tr '|' ' ')
+  if [[ -n $listed ]]; then
+    echo "$listed"
+    return
+  fi
+  grep -E -- "(^|[ ,])$3[ =][A-Z]+ " <<<"$help" | head -1 | sed -E "s/.*$3[ =][A-Z]+ +//" |
+    grep -oE '\b[a-z]+\b' | grep -vxE 'default|or|and|the|a|one|of|to|page|self|contained|for|with|in|on|off|when'
 }
 
 _gpuwhy() {

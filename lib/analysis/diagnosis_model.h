@@ -157,10 +157,10 @@ struct gw_diagnosis {
   char experiment_text[2][GW_TEXT * 3];
   /* the experiments' commands with the recorded command in place of CMD (analysis/next_run.h) */
   char experiment_commands[GW_MAX_FIXES][GW_TEXT];
-  struct gw_multi_gpu *multi;              /* two or more GPUs worked: the multi-GPU summary; else NULL */
-  struct gw_mfu *mfu;                      /* one per GPU (analysis/mfu.h); measured 0 without a counted step */
-  struct gw_goodput *goodput;              /* one per GPU: the ledger as goodput and badput */
-  struct gw_goodput goodput_job;           /* all GPUs added */
+  struct gw_multi_gpu *multi;    /* two or more GPUs worked: the multi-GPU summary; else NULL */
+  struct gw_mfu *mfu;            /* one per GPU (analysis/mfu.h); measured 0 without a counted step */
+  struct gw_goodput *goodput;    /* one per GPU: the ledger as goodput and badput */
+  struct gw_goodput goodput_job; /* all GPUs added */
 };
 
 /* Everything the rules read. */
