@@ -20,17 +20,21 @@ _gpuwhy_options() {
 # The values a help text lists for an option: "--format text|json|md".
 # Help texts that describe the values in prose ("text (default), json, md,
 # or html") give them through the second form: the words after the option's
-# metavar on its line, those that are plain lower-case names.
+# metavar on its line (and the next) that name an output format.
 _gpuwhy_values() {
   local help listed
+  if [[ $3 == --color ]]; then # every command takes the same three (lib/core/term.c)
+    echo auto always never
+    return
+  fi
   help=$("$1" "$2" --help 2>/dev/null)
   listed=$(grep -oE -- "$3[ =][a-z]+(\|[a-z]+)+" <<<"$help" | head -1 | sed 's/^[^ =]*[ =]//' | tr '|' ' ')
   if [[ -n $listed ]]; then
     echo "$listed"
     return
   fi
-  grep -E -- "(^|[ ,])$3[ =][A-Z]+ " <<<"$help" | head -1 | sed -E "s/.*$3[ =][A-Z]+ +//" |
-    grep -oE '\b[a-z]+\b' | grep -vxE 'default|or|and|the|a|one|of|to|page|self|contained|for|with|in|on|off|when'
+  grep -A1 -E -- "(^|[ ,])$3(\[?=|[ ])[A-Z]+\]? " <<<"$help" | head -2 | sed -E "s/.*$3(\[?=|[ ])[A-Z]+\]? +//" |
+    grep -oE '\b[a-z]+\b' | grep -xE 'text|json|md|html|csv' | sort -u
 }
 
 _gpuwhy() {
