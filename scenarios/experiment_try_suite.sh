@@ -12,8 +12,10 @@
 # one NAME per 10-minute device command, then the table:
 #   python3 tests/accuracy/experiment_table.py OUTDIR/*/
 # The loader-bound ones take the fixes their diagnosis points to (no --fix);
-# the healthy compute-bound one is given every loader and copy fix, which
-# should all show no significant change. Needs the hook's fixes (docs/FIXES.md).
+# the healthy compute-bound one is given fixes that should all show no
+# significant change; small_batch is the healthy transformer at batch 1 with
+# the batch-size fix (samples per second); input_pageable_copies serves its
+# pageable batches through a DataLoader without pin_memory. Needs the hook's fixes (docs/FIXES.md).
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 GPUWHY=${1:?usage: experiment_try_suite.sh GPUWHY_BIN OUTDIR [NAME...]}
@@ -28,14 +30,17 @@ for name in "${names[@]}"; do
   fixes=()
   case $name in
   input_cpu_transforms) script=(input_cpu_transforms.py) ;;
-  input_pageable_copies) script=(input_pageable_copies.py) ;;
-  small_batch) script=(small_batch.py --batch-size 4) ;;
-  healthy) script=(healthy_dataloader.py) fixes=(--fix workers=4 --fix pin_memory --fix non_blocking --fix persistent_workers) ;;
+  # the batches come from a DataLoader without pin_memory (the fixes act on loaders and on pinned sources)
+  input_pageable_copies) script=(input_pageable_copies.py --loader --batch-mib 64) fixes=(--fix pin_memory --fix non_blocking) ;;
+  # the healthy transformer at one sequence a batch: the batch-size fix acts on its DataLoader
+  small_batch) script=(healthy_dataloader.py --batch-size 1) fixes=(--fix batch_size=x4) ;;
+  healthy) script=(healthy_dataloader.py) fixes=(--fix workers=4 --fix prefetch_factor=8 --fix cudnn_benchmark) ;;
   *) echo "unknown scenario $name" >&2; exit 2 ;;
   esac
   [ -e "$OUT/$name" ] && { echo "$OUT/$name exists: skipped" >&2; continue; }
   # the experiment stops each run once it has its steady seconds: the scenario's own duration is only a ceiling
-  "$GPUWHY" experiment try "${fixes[@]}" --rounds 2 --seconds "$SECONDS_STEADY" --max-seconds 240 --keep "$OUT/$name" \
+  "$GPUWHY" experiment try "${fixes[@]}" --rounds "${TRY_ROUNDS:-2}" --seconds "$SECONDS_STEADY" \
+    --max-seconds "${TRY_MAX_SECONDS:-240}" --keep "$OUT/$name" \
     --format text -- "$PY" -u "$HERE/${script[0]}" "${script[@]:1}" --duration 3600 --max-setup-s 600 \
     > "$OUT/$name.txt" 2> "$OUT/$name.log"
   echo "$name: exit $?"

@@ -21,6 +21,10 @@ def main():
     p.add_argument("--batch-mib", type=int, default=256)
     p.add_argument("--features", type=int, default=4096)
     p.add_argument("--buffers", type=int, default=2, help="distinct host batches cycled through")
+    p.add_argument("--loader", action="store_true",
+                   help="serve the host batches through a torch DataLoader (1 persistent worker, pin_memory=False, "
+                        "whole batches, no collation), as a program that forgot pin_memory does; the copies stay "
+                        "plain .to('cuda') from pageable memory")
     args = common.parse_args(p)
     dev = common.setup_cuda(args.seed)
 
@@ -42,18 +46,38 @@ def main():
     loss_fn = torch.nn.CrossEntropyLoss()
     state = {"k": 0}
 
+    batches = None
+    if args.loader:
+        class HostBatches(torch.utils.data.Dataset):
+            """Item i is a whole pre-made batch (the DataLoader's batch_size=None: no collation)."""
+
+            def __len__(self):
+                return 1 << 30
+
+            def __getitem__(self, i):
+                return host[i % len(host)], labels[i % len(labels)]
+
+        loader = torch.utils.data.DataLoader(HostBatches(), batch_size=None, num_workers=1, pin_memory=False,
+                                             persistent_workers=True, prefetch_factor=2)
+        batches = iter(loader)
+
     def step():
-        k = state["k"] % len(host)
-        state["k"] += 1
-        x = host[k].to(dev)  # pageable, synchronous
-        y = labels[k].to(dev)
+        if batches is not None:
+            xh, yh = next(batches)
+            x = xh.to(dev)  # pageable unless a fix pinned it, synchronous unless a fix made it not
+            y = yh.to(dev)
+        else:
+            k = state["k"] % len(host)
+            state["k"] += 1
+            x = host[k].to(dev)  # pageable, synchronous
+            y = labels[k].to(dev)
         loss = loss_fn(model(x), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
     params = common.vars_of(args)
-    params.update(rows=rows, pinned=False, non_blocking=False,
+    params.update(rows=rows, pinned=False, non_blocking=False, loader=bool(args.loader),
                   bytes_per_step=rows * args.features * 4 + rows * 8)
     gt = common.GroundTruth(
         args, "input_pageable_copies", ["input_pipeline"],
