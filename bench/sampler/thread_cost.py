@@ -9,7 +9,11 @@ The recorder's CPU time is its own (every thread, the sampler's included; not th
 the end of the run, which record puts in the meta table (recorder_cpu_user_s + recorder_cpu_system_s), over the run's
 length (run.ended_ns - started_ns). Standard library only.
 
-usage: bench/sampler/thread_cost.py GPUWHY_BIN [ROUNDS] [SECONDS]
+usage: bench/sampler/thread_cost.py GPUWHY_BIN [ROUNDS] [SECONDS] [OTHER_BIN]
+
+OTHER_BIN: another build, run at 20 Hz in the same rounds (a third run each, the order rotating), with its own
+difference to GPUWHY_BIN's --thread-hz 0: two versions of the sampler side by side on one machine.
+Environment: WORKERS per rank (default 16).
 """
 import os
 import sqlite3
@@ -20,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tracer"))
 from stats_ci import mean_ci  # noqa: E402
 
-RANKS, WORKERS = 2, 16
+RANKS, WORKERS = 2, int(os.environ.get("WORKERS", "16"))
 
 JOB = r'''
 import multiprocessing as mp, os, subprocess, sys, time
@@ -56,7 +60,9 @@ else:  # the launcher: two ranks, each a process of its own command line, as tor
 
 
 def one_run(binary, hz, seconds, workdir):
-    db = os.path.join(workdir, "hz%d.db" % hz)
+    db = os.path.join(workdir, "hz%d_%s.db" % (hz, os.path.basename(binary)))
+    if os.path.exists(db):
+        os.remove(db)
     job = os.path.join(workdir, "job.py")
     env = dict(os.environ, GPUWHY_NVML_LIB="/nonexistent/libnvidia-ml.so.1")
     subprocess.run([binary, "record", "-q", "--no-python-hook", "--thread-hz", str(hz), "-o", db, "--",
@@ -78,13 +84,21 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 6
     seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 8
-    diffs, on, off, inside = [], [], [], []
+    other = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
+    diffs, on, off, inside, other_on, other_diffs = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as workdir:
         with open(os.path.join(workdir, "job.py"), "w") as f:
             f.write(JOB)
         for r in range(rounds):
-            order = (20, 0) if r % 2 == 0 else (0, 20)
-            got = {hz: one_run(binary, hz, seconds, workdir) for hz in order}
+            arms = [(binary, 20), (binary, 0)] + ([(other, 20)] if other else [])
+            arms = arms[r % len(arms):] + arms[:r % len(arms)]
+            got = {}
+            for b, hz in arms:
+                got[(b == other and b != binary, hz)] = one_run(b, hz, seconds, workdir)
+            if other:
+                other_on.append(got[(True, 20)][0])
+                other_diffs.append(got[(True, 20)][0] - got[(False, 0)][0])
+            got = {hz: got[(False, hz)] for hz in (20, 0)}
             on.append(got[20][0])
             off.append(got[0][0])
             inside.append(got[20][1])
@@ -92,8 +106,12 @@ def main():
             print("round %d: recorder %.2f ms/s at 20 Hz, %.2f ms/s off; the sampler's thread %.2f ms/s; "
                   "%d threads seen, %.0f samples/s" % (r + 1, got[20][0], got[0][0], got[20][1], got[20][2],
                                                       got[20][3]), flush=True)
-    for label, values in (("--thread-hz 20", on), ("--thread-hz 0", off), ("the sampler's own thread", inside),
-                          ("difference (20 - 0)", diffs)):
+    rows = [("--thread-hz 20", on), ("--thread-hz 0", off), ("the sampler's own thread", inside),
+            ("difference (20 - 0)", diffs)]
+    if other:
+        rows += [("OTHER_BIN --thread-hz 20", other_on), ("OTHER_BIN difference", other_diffs),
+                 ("GPUWHY_BIN - OTHER_BIN", [a - b for a, b in zip(on, other_on)])]
+    for label, values in rows:
         m, h = mean_ci(values)
         print("%-26s %6.2f ms CPU per s of recording +- %.2f (95%%, %d rounds) = %.3f%% +- %.3f%% of a core" %
               (label, m, h, len(values), m / 10, h / 10))
