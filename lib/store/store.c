@@ -307,6 +307,60 @@ static gw_status quick_check(struct gw_store *st, struct gw_err *err) {
   return rc;
 }
 
+/* 1 when the first bytes of a database image carry gpuwhy's application id
+ * (offset 68, big-endian), so a damaged image is still known as ours. */
+static int image_header_is_ours(const unsigned char *image, size_t size) {
+  if (size < 72 || memcmp(image, "SQLite format 3", 16) != 0)
+    return 0;
+  uint32_t id = (uint32_t)image[68] << 24 | (uint32_t)image[69] << 16 | (uint32_t)image[70] << 8 | image[71];
+  return id == GW_STORE_APPLICATION_ID;
+}
+
+/* The checks of every open, once SQLite holds the database: gpuwhy's
+ * application id, a schema version this build reads, quick_check (read-only
+ * opens of up to QUICK_CHECK_MAX_BYTES), a readable run table.
+ * header_is_ours: whether the raw header names gpuwhy, for the message when
+ * SQLite cannot even read the header. */
+static gw_status check_opened(struct gw_store *st, int readonly, long long size_bytes, int header_is_ours,
+                              struct gw_err *err) {
+  const char *path = st->path;
+  int app_id = 0, version = 0;
+  gw_status rc;
+  if (pragma_int(st->db, "PRAGMA application_id", &app_id) || pragma_int(st->db, "PRAGMA user_version", &version)) {
+    /* a header that names gpuwhy makes this a damaged recording, not another file */
+    if (header_is_ours)
+      gw_err_set(err, "%s: damaged recording (%s)", path, sqlite3_errmsg(st->db));
+    else
+      gw_err_set(err, "%s: not a gpuwhy recording (not a readable SQLite database: %s)", path, sqlite3_errmsg(st->db));
+    return GW_EINPUT;
+  }
+  if (app_id != GW_STORE_APPLICATION_ID) {
+    gw_err_set(err, "%s: not a gpuwhy recording (SQLite application_id is 0x%x, expected 0x%x)", path, (unsigned)app_id,
+               (unsigned)GW_STORE_APPLICATION_ID);
+    return GW_EINPUT;
+  }
+  if (version > GW_STORE_SCHEMA_VERSION) {
+    gw_err_set(err,
+               "%s: recording schema version %d is newer than this gpuwhy reads (versions 1 to %d): it was made "
+               "by a newer gpuwhy; read it with that one",
+               path, version, GW_STORE_SCHEMA_VERSION);
+    return GW_EINPUT;
+  }
+  if (version < 1) {
+    gw_err_set(err, "%s: recording schema version %d is not one gpuwhy ever wrote (1 to %d): damaged header", path,
+               version, GW_STORE_SCHEMA_VERSION);
+    return GW_EINPUT;
+  }
+  if (readonly && size_bytes <= QUICK_CHECK_MAX_BYTES && (rc = quick_check(st, err)))
+    return rc;
+  /* Reading a table proves the file is not truncated garbage behind a valid header. */
+  if (exec(st, "SELECT count(*) FROM run", err))
+    return GW_EINPUT;
+  if (!readonly && (rc = prepare_all(st, err)))
+    return rc;
+  return GW_OK;
+}
+
 gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, struct gw_err *err) {
   *out = NULL;
   struct stat sb;
@@ -338,40 +392,49 @@ gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, s
     goto fail;
   }
   sqlite3_busy_timeout(st->db, 2000);
-  int app_id = 0, version = 0;
-  if (pragma_int(st->db, "PRAGMA application_id", &app_id) || pragma_int(st->db, "PRAGMA user_version", &version)) {
-    /* a header that names gpuwhy makes this a damaged recording, not another file */
-    if (gw_store_file_is_recording(path))
-      gw_err_set(err, "%s: damaged recording (%s)", path, sqlite3_errmsg(st->db));
-    else
-      gw_err_set(err, "%s: not a gpuwhy recording (not a readable SQLite database: %s)", path, sqlite3_errmsg(st->db));
+  /* the raw header is read only when SQLite cannot read it */
+  int app_id = 0;
+  int header_unreadable = pragma_int(st->db, "PRAGMA application_id", &app_id) != 0;
+  if ((rc = check_opened(st, readonly, (long long)sb.st_size, header_unreadable && gw_store_file_is_recording(path),
+                         err)))
+    goto fail;
+  *out = st;
+  return GW_OK;
+fail:
+  gw_store_close(st);
+  return rc;
+}
+
+gw_status gw_store_open_buffer(struct gw_store **out, const void *data, size_t size, const char *name,
+                               struct gw_err *err) {
+  *out = NULL;
+  struct gw_store *st = store_new(name ? name : "(buffer)");
+  st->readonly = 1;
+  gw_status rc = GW_EINPUT;
+  if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
+    rc = fail_db(st, err, "cannot open an in-memory database");
     goto fail;
   }
-  if (app_id != GW_STORE_APPLICATION_ID) {
-    gw_err_set(err, "%s: not a gpuwhy recording (SQLite application_id is 0x%x, expected 0x%x)", path, (unsigned)app_id,
-               (unsigned)GW_STORE_APPLICATION_ID);
+  /* SQLite owns the copy (FREEONCLOSE) and frees it also when deserialize fails */
+  unsigned char *image = sqlite3_malloc64(size ? size : 1);
+  if (!image) {
+    gw_err_set(err, "%s: out of memory for a %zu-byte recording", st->path, size);
+    rc = GW_ERR;
     goto fail;
   }
-  if (version > GW_STORE_SCHEMA_VERSION) {
-    gw_err_set(err,
-               "%s: recording schema version %d is newer than this gpuwhy reads (versions 1 to %d): it was made "
-               "by a newer gpuwhy; read it with that one",
-               path, version, GW_STORE_SCHEMA_VERSION);
+  memcpy(image, data, size);
+  /* WAL mode in the header (read and write versions 2): an image has no -wal
+   * beside it, so it is read as a file without one is (immutable): as a
+   * rollback-journal database. memdb cannot open WAL. */
+  if (size >= 20 && image[18] == 2 && image[19] == 2)
+    image[18] = image[19] = 1;
+  int header_is_ours = image_header_is_ours(image, size);
+  if (sqlite3_deserialize(st->db, "main", image, (sqlite3_int64)size, (sqlite3_int64)size,
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
+    rc = fail_db(st, err, "cannot read the recording's bytes");
     goto fail;
   }
-  if (version < 1) {
-    gw_err_set(err, "%s: recording schema version %d is not one gpuwhy ever wrote (1 to %d): damaged header", path,
-               version, GW_STORE_SCHEMA_VERSION);
-    goto fail;
-  }
-  if (readonly && sb.st_size <= QUICK_CHECK_MAX_BYTES && (rc = quick_check(st, err)))
-    goto fail;
-  /* Reading a table proves the file is not truncated garbage behind a valid header. */
-  if (exec(st, "SELECT count(*) FROM run", err)) {
-    rc = GW_EINPUT;
-    goto fail;
-  }
-  if (!readonly && (rc = prepare_all(st, err)))
+  if ((rc = check_opened(st, 1, (long long)size, header_is_ours, err)))
     goto fail;
   *out = st;
   return GW_OK;

@@ -48,10 +48,15 @@ static void col_text(sqlite3_stmt *s, int i, char *dst, size_t cap) {
   gw_strlcpy(dst, t ? (const char *)t : "", cap);
 }
 
+/* The recording's name for messages: its path (a recording read from memory has no file name). */
+static const char *recording_name(sqlite3 *db) {
+  return loading ? gw_store_path(loading) : sqlite3_db_filename(db, "main");
+}
+
 static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_err *err) {
   if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
     /* a table or column of schema 1 that is gone: damage, named */
-    gw_err_set(err, "%s: damaged recording: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+    gw_err_set(err, "%s: damaged recording: %s", recording_name(db), sqlite3_errmsg(db));
     return GW_EINPUT;
   }
   return GW_OK;
@@ -153,7 +158,14 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
     if (gw_gpu_metric_info[m].table != table)
       continue;
     const char *id = gw_gpu_metric_info[m].id;
-    len += (size_t)snprintf(sql + len, sizeof sql - len, column_exists(db, tname, id) ? ", %s" : ", NULL /* %s */", id);
+    int here = column_exists(db, tname, id);
+    /* every version wrote every metric into one of the two tables: in neither, a column was dropped */
+    if (!here && !column_exists(db, table == GW_TABLE_FAST ? "gpu_health" : "gpu_sample", id)) {
+      gw_err_set(err, "%s: damaged recording: the column %s is in neither gpu_sample nor gpu_health",
+                 recording_name(db), id);
+      return GW_EINPUT;
+    }
+    len += (size_t)snprintf(sql + len, sizeof sql - len, here ? ", %s" : ", NULL /* %s */", id);
     cols[ncols++] = m;
   }
   snprintf(sql + len, sizeof sql - len, " FROM %s WHERE gpu = ? ORDER BY t_ns", tname);

@@ -1,0 +1,54 @@
+/* A recording read the way `gpuwhy report` reads one, but from bytes in
+ * memory: gw_store_open_buffer (the same header, version and quick_check
+ * checks as a file), the loader, the diagnosis and the JSON report. No file,
+ * no fsync: what the fuzzer spends its time on is the parsing and the
+ * analysis. The readers that take a path (HTML, Perfetto, the compare
+ * summary, a read-write open) stay in fuzz_recording.h, run on a file for a
+ * share of the inputs. */
+#ifndef GW_FUZZ_MEMORY_H
+#define GW_FUZZ_MEMORY_H
+
+#include "analysis/diagnosis.h"
+#include "analysis/series.h"
+#include "fuzz_util.h"
+#include "render/report_render.h"
+#include "store/store.h"
+
+static inline FILE *fuzz_null_out(void) {
+  static FILE *f;
+  if (!f && !(f = fopen("/dev/null", "w")))
+    abort();
+  return f;
+}
+
+/* Diagnose the recording image: 0 with its verdict in verdict, or 3 with
+ * the reason in msg (never empty then). */
+static inline int fuzz_diagnose_image(const void *data, size_t size, char *verdict, size_t vcap, char *msg,
+                                      size_t mcap) {
+  struct gw_err err = {{0}};
+  struct gw_store *st = NULL;
+  struct gw_recording *rec = NULL;
+  struct gw_diagnosis *dx = NULL;
+  verdict[0] = '\0';
+  msg[0] = '\0';
+  int rc = 3;
+  if (gw_store_open_buffer(&st, data, size, "fuzz-input.db", &err) == GW_OK) {
+    FUZZ_CHECK(st != NULL);
+    if (gw_recording_load_store(st, &rec, &err) == GW_OK && gw_diagnose(rec, &dx, &err) == GW_OK) {
+      gw_render_json(dx, fuzz_null_out());
+      FUZZ_CHECK(dx->verdict && dx->verdict[0]);
+      snprintf(verdict, vcap, "%s", dx->verdict);
+      rc = 0;
+    }
+  }
+  if (rc != 0) {
+    FUZZ_CHECK(err.msg[0] != '\0'); /* a refusal always says why */
+    snprintf(msg, mcap, "%s", err.msg);
+  }
+  gw_diagnosis_free(dx);
+  gw_recording_free(rec);
+  gw_store_close(st);
+  return rc;
+}
+
+#endif
