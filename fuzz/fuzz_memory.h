@@ -13,6 +13,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/series.h"
 #include "fuzz_util.h"
+#include "render/report_html.h"
 #include "render/report_render.h"
 #include "store/store.h"
 
@@ -39,10 +40,14 @@ static inline FILE *fuzz_null_out(void) {
   return f;
 }
 
-/* Diagnose the recording image: 0 with its verdict in verdict, or 3 with
- * the reason in msg (never empty then). */
-static inline int fuzz_diagnose_image(const void *data, size_t size, char *verdict, size_t vcap, char *msg,
-                                      size_t mcap) {
+/* What else is rendered from a diagnosis read in memory (fuzz_read_image). */
+enum fuzz_render { FUZZ_RENDER_JSON, FUZZ_RENDER_TEXT_MD, FUZZ_RENDER_HTML, FUZZ_NRENDERS };
+
+/* Diagnose the recording image and render it as JSON and as render says:
+ * 0 with its verdict in verdict, or 3 with the reason in msg (never empty
+ * then). */
+static inline int fuzz_read_image(const void *data, size_t size, enum fuzz_render render, char *verdict, size_t vcap,
+                                  char *msg, size_t mcap) {
   struct gw_err err = {{0}};
   struct gw_store *st = NULL;
   struct gw_recording *rec = NULL;
@@ -54,6 +59,12 @@ static inline int fuzz_diagnose_image(const void *data, size_t size, char *verdi
     FUZZ_CHECK(st != NULL);
     if (gw_recording_load_store(st, &rec, &err) == GW_OK && gw_diagnose(rec, &dx, &err) == GW_OK) {
       gw_render_json(dx, fuzz_null_out());
+      if (render == FUZZ_RENDER_TEXT_MD) {
+        gw_render_text(dx, fuzz_null_out(), 1);
+        gw_render_md(dx, fuzz_null_out());
+      } else if (render == FUZZ_RENDER_HTML) {
+        gw_render_html(rec, dx, NULL, fuzz_null_out());
+      }
       FUZZ_CHECK(dx->verdict && dx->verdict[0]);
       snprintf(verdict, vcap, "%s", dx->verdict);
       rc = 0;
@@ -67,6 +78,11 @@ static inline int fuzz_diagnose_image(const void *data, size_t size, char *verdi
   gw_recording_free(rec);
   gw_store_close(st);
   return rc;
+}
+
+static inline int fuzz_diagnose_image(const void *data, size_t size, char *verdict, size_t vcap, char *msg,
+                                      size_t mcap) {
+  return fuzz_read_image(data, size, FUZZ_RENDER_JSON, verdict, vcap, msg, mcap);
 }
 
 #endif

@@ -443,6 +443,23 @@ fail:
   return rc;
 }
 
+unsigned char *gw_store_serialize(struct gw_store *st, size_t *size) {
+  *size = 0;
+  if (!st || !st->db || gw_store_commit(st) != GW_OK)
+    return NULL;
+  sqlite3_int64 n = 0;
+  unsigned char *image = sqlite3_serialize(st->db, "main", &n, 0);
+  if (!image || n <= 0) {
+    sqlite3_free(image);
+    return NULL;
+  }
+  unsigned char *copy = gw_xcalloc(1, (size_t)n);
+  memcpy(copy, image, (size_t)n);
+  sqlite3_free(image);
+  *size = (size_t)n;
+  return copy;
+}
+
 void gw_store_close(struct gw_store *st) {
   if (!st)
     return;
