@@ -2,6 +2,7 @@
 #include "store_trace.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,37 +202,92 @@ static gw_status set_pragmas(struct gw_store *st, struct gw_err *err) {
   return exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
 }
 
-gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err *err) {
-  *out = NULL;
-  struct gw_store *st = store_new(path);
+/* Every table of a new recording, its version and application id, in one transaction. */
+static gw_status create_schema(struct gw_store *st, struct gw_err *err) {
   gw_status rc;
   char table_sql[8192];
-  /* Replace an old file and its WAL side files so no stale pages mix in. */
-  gw_store_remove_files(path);
-  if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-    rc = fail_db(st, err, "cannot create recording");
-    goto fail;
-  }
   if ((rc = set_pragmas(st, err)))
-    goto fail;
+    return rc;
   if ((rc = exec(st, "BEGIN", err)) || (rc = exec(st, SCHEMA_FIXED, err)))
-    goto fail;
+    return rc;
   for (int t = GW_TABLE_FAST; t <= GW_TABLE_SLOW; t++) {
     if (metric_table_sql((enum gw_metric_table)t, 0, table_sql, sizeof table_sql)) {
       gw_err_set(err, "internal: metric table statement too long");
-      rc = GW_ERR;
-      goto fail;
+      return GW_ERR;
     }
     if ((rc = exec(st, table_sql, err)))
-      goto fail;
+      return rc;
   }
   /* The tracer's tables exist in every recording, empty when not traced. */
   if ((rc = gw_store_trace_create_tables(st->db, err)))
-    goto fail;
+    return rc;
   char pragma[128];
   snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d; PRAGMA application_id=%d;", GW_STORE_SCHEMA_VERSION,
            GW_STORE_APPLICATION_ID);
   if ((rc = exec(st, pragma, err)) || (rc = exec(st, "COMMIT", err)))
+    return rc;
+  return GW_OK;
+}
+
+/* An empty recording's bytes, made once per process: a recording made in
+ * memory starts as a copy of them. Running the CREATE statements took most
+ * of a small import's time (each one parses and rewrites the schema). */
+static struct {
+  pthread_once_t once;
+  unsigned char *bytes;
+  sqlite3_int64 size;
+} empty_image = {PTHREAD_ONCE_INIT, NULL, 0};
+
+static void make_empty_image(void) {
+  struct gw_store *st = store_new(":memory:");
+  struct gw_err err;
+  if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) == SQLITE_OK &&
+      create_schema(st, &err) == GW_OK) {
+    sqlite3_int64 n = 0;
+    unsigned char *image = sqlite3_serialize(st->db, "main", &n, 0);
+    if (image && n > 0) {
+      empty_image.bytes = gw_xcalloc(1, (size_t)n);
+      memcpy(empty_image.bytes, image, (size_t)n);
+      empty_image.size = n;
+    }
+    sqlite3_free(image);
+  }
+  gw_store_close(st);
+}
+
+/* The schema of a new recording into st: copied from the empty image for
+ * a store in memory, else created. */
+static gw_status new_schema(struct gw_store *st, int in_memory, struct gw_err *err) {
+  if (!in_memory)
+    return create_schema(st, err);
+  pthread_once(&empty_image.once, make_empty_image);
+  if (!empty_image.bytes)
+    return create_schema(st, err);
+  unsigned char *copy = sqlite3_malloc64((sqlite3_uint64)empty_image.size);
+  if (!copy) {
+    gw_err_set(err, "out of memory for a recording in memory");
+    return GW_ERR;
+  }
+  memcpy(copy, empty_image.bytes, (size_t)empty_image.size);
+  if (sqlite3_deserialize(st->db, "main", copy, empty_image.size, empty_image.size,
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK)
+    return fail_db(st, err, "cannot make a recording in memory");
+  return GW_OK;
+}
+
+gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err *err) {
+  *out = NULL;
+  struct gw_store *st = store_new(path);
+  gw_status rc;
+  int in_memory = strcmp(path, ":memory:") == 0;
+  /* Replace an old file and its WAL side files so no stale pages mix in. */
+  if (!in_memory)
+    gw_store_remove_files(path);
+  if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    rc = fail_db(st, err, "cannot create recording");
+    goto fail;
+  }
+  if ((rc = new_schema(st, in_memory, err)))
     goto fail;
   if ((rc = prepare_all(st, err)))
     goto fail;
