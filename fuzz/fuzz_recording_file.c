@@ -140,6 +140,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char verdict[64], msg[1024];
   int rc = fuzz_diagnose_image(data, body, verdict, sizeof verdict, msg, sizeof msg);
   FUZZ_CHECK(rc == 0 || (rc == 3 && msg[0] != '\0'));
+  if (getenv("GW_FUZZ_VERBOSE")) /* triage: what the input gave */
+    fprintf(stderr, "verdict '%s' (original '%s', damage 0x%llx) %s\n", verdict, t.verdict,
+            (unsigned long long)t.damage, msg);
   if (body == size) /* no trailer: this is an original for the mutations to come */
     remember_verdict(hash64(data, size), rc == 0 ? verdict : "");
   if (rc != 0 || !t.damage || !t.verdict[0] || (t.damage & ~(uint64_t)DAMAGE_TELLABLE))

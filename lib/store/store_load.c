@@ -43,6 +43,13 @@ static double metric_value(int m, double v) {
   return v;
 }
 
+/* An integer column (a pid, a GPU index): text there is damage, noted as
+ * for a number (SQLite would read '12abc' as 12), and the value is SQLite's. */
+static int64_t col_int(sqlite3_stmt *s, int i) {
+  (void)col_double(s, i);
+  return sqlite3_column_int64(s, i);
+}
+
 static void col_text(sqlite3_stmt *s, int i, char *dst, size_t cap) {
   const unsigned char *t = sqlite3_column_text(s, i);
   gw_strlcpy(dst, t ? (const char *)t : "", cap);
@@ -584,13 +591,14 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
           SQLITE_OK) {
     int64_t *best = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *best);
     while (next_row(s)) {
-      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+      struct gw_gpu_series *g = gpu_by_id(rec, (int)col_int(s, 0));
+      int64_t pid = col_int(s, 1);
       if (!g)
         continue;
       int64_t n = sqlite3_column_int64(s, 2);
       if (n > best[g - rec->gpus]) {
         best[g - rec->gpus] = n;
-        g->trace_pid = sqlite3_column_int64(s, 1);
+        g->trace_pid = pid;
       }
     }
     sqlite3_finalize(s);
@@ -639,10 +647,11 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
     return;
   while (next_row(s)) { /* ascending count: the last row of a GPU wins */
-    struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+    struct gw_gpu_series *g = gpu_by_id(rec, (int)col_int(s, 0));
+    int64_t pid = col_int(s, 1); /* text here would make any pid look foreign */
     if (!g)
       continue;
-    g->other_pid = sqlite3_column_int64(s, 1);
+    g->other_pid = pid;
     double n = sqlite3_column_double(s, 2), all = sqlite3_column_double(s, 3);
     g->other_share_of_samples = all > 0 ? n / all : NAN;
     g->other_mem_bytes = col_double(s, 4);
