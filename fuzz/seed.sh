@@ -254,13 +254,19 @@ if [ -d "$fx/import" ]; then
 fi
 
 # ---- the importers' file sink (fuzz_import_file): a byte picking the importer, then the input ----
-import_file_seed() { # IMPORTER_BYTE FILE
-  { printf "\\$1"; cat "$2"; } >"$tmp/if"
-  add import_file "$tmp/if"
+# import_file_seeds IMPORTER_BYTE (octal) COUNT CORPUS: the first COUNT seeds of CORPUS
+import_file_seeds() {
+  local f n=0
+  for f in "$out/$3"/*; do
+    [ -f "$f" ] && [ $n -lt "$2" ] || continue
+    { printf '%b' "\\$1"; cat "$f"; } >"$tmp/if"
+    add import_file "$tmp/if"
+    n=$((n + 1))
+  done
 }
-for f in $(ls "$out"/import_kineto/* 2>/dev/null | head -3); do import_file_seed 000 "$f"; done
-for f in $(ls "$out"/import_nsys/* 2>/dev/null | head -2); do import_file_seed 001 "$f"; done
-for f in $(ls "$out"/import_smi/* 2>/dev/null | head -3); do import_file_seed 002 "$f"; done
+import_file_seeds 000 3 import_kineto
+import_file_seeds 001 2 import_nsys
+import_file_seeds 002 3 import_smi
 
 # ---- the exporter's HTTP side ----
 add_text http $'GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n'
