@@ -68,6 +68,17 @@ struct gw_run_summary {
 
 /* Load a recording (or a baseline JSON file) and summarise it. */
 GW_NODISCARD gw_status gw_run_summary_load(const char *path, struct gw_run_summary *s, struct gw_err *err);
+/* The first part of gw_run_summary_load for a recording: s initialised,
+ * the run's setup and meta read from the file at path. */
+GW_NODISCARD gw_status gw_run_summary_begin(const char *path, struct gw_run_summary *s, struct gw_err *err);
+/* The part of gw_run_summary_load after the recording at path is loaded:
+ * the steps (the step table, the truth file beside path, or GPU activity),
+ * the GPU means and the diagnosis, into s as gw_run_summary_begin left it. On failure s keeps what it owned (the
+ * caller frees it). For a reader that holds the recording already: the
+ * truth-file fuzzer loads it once. */
+struct gw_recording;
+GW_NODISCARD gw_status gw_run_summary_from_recording(const struct gw_recording *rec, const char *path,
+                                                     struct gw_run_summary *s, struct gw_err *err);
 void gw_run_summary_free(struct gw_run_summary *s);
 
 /* Fill the step statistics (median, p90, dispersion, steps/s, samples/s)
