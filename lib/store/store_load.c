@@ -78,8 +78,8 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
   if (rc)
     return rc;
   if (next_row(s)) {
-    rec->started_ns = time_ok(sqlite3_column_int64(s, 0)) ? sqlite3_column_int64(s, 0) : 0;
-    rec->ended_ns = time_ok(sqlite3_column_int64(s, 1)) ? sqlite3_column_int64(s, 1) : 0;
+    rec->started_ns = time_ok(col_int(s, 0)) ? sqlite3_column_int64(s, 0) : 0;
+    rec->ended_ns = time_ok(col_int(s, 1)) ? sqlite3_column_int64(s, 1) : 0;
     rec->physical_cores = sqlite3_column_int(s, 2);
     rec->logical_cpus = sqlite3_column_int(s, 3);
     rec->interval_ms = sqlite3_column_int(s, 4);
@@ -220,7 +220,7 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
   int64_t *t = NULL;
   double **arr = table == GW_TABLE_FAST ? g->m : g->h;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
+    if (!time_ok(col_int(s, 0)))
       continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 256;
@@ -266,7 +266,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
     return rc;
   size_t cap = 0;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
+    if (!time_ok(col_int(s, 0)))
       continue;
     if (h->n == cap) {
       cap = cap ? cap * 2 : 256;
@@ -378,7 +378,7 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     return rc;
   size_t cap = 0;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
+    if (!time_ok(col_int(s, 0)))
       continue;
     if (rec->nevents == cap) {
       cap = cap ? cap * 2 : 64;
@@ -412,7 +412,7 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
   int compile_columns = sqlite3_column_count(s) > 9;
   cap = 0;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 0)) || !time_ok(sqlite3_column_int64(s, 1)))
+    if (!time_ok(col_int(s, 0)) || !time_ok(col_int(s, 1)))
       continue;
     if (rec->nsteps == cap) {
       cap = cap ? cap * 2 : 256;
@@ -467,7 +467,7 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
     return;
   size_t cap = 0;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+    if (!time_ok(col_int(s, 1)) || !time_ok(col_int(s, 2)))
       continue;
     if (rec->nwindows == cap) {
       cap = cap ? cap * 2 : 64;
@@ -495,7 +495,7 @@ static void load_tracer_aside(sqlite3 *db, struct gw_recording *rec) {
   int64_t pid = -1, since_ns = 0; /* since_ns: the open episode's start, 0 none */
   for (;;) {
     int row = next_row(s);
-    int64_t p = row ? sqlite3_column_int64(s, 0) : -2, t = row ? sqlite3_column_int64(s, 1) : 0;
+    int64_t p = row ? col_int(s, 0) : -2, t = row ? col_int(s, 1) : 0;
     if (row && !time_ok(t))
       continue;
     if (p != pid && since_ns && rec->ended_ns > since_ns) /* still aside when that process's trace ended */
@@ -550,7 +550,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
                                                              " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
                                                              -1, &s, NULL) == SQLITE_OK) {
     while (next_row(s)) {
-      int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+      int64_t pid = col_int(s, 0), a = col_int(s, 1), b = col_int(s, 2);
       if (!time_ok(a) || !time_ok(b))
         continue;
       const char *domain = (const char *)sqlite3_column_text(s, 3);
@@ -574,7 +574,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
                          " AND start_ns IS NOT NULL AND end_ns IS NOT NULL",
                          -1, &s, NULL) == SQLITE_OK) {
     while (next_row(s)) {
-      int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+      int64_t pid = col_int(s, 0), a = col_int(s, 1), b = col_int(s, 2);
       if (time_ok(a) && time_ok(b))
         push_host_iv(rec, pid, a, b, HOST_SYNC);
     }
@@ -888,7 +888,7 @@ static void load_thread_ticks(sqlite3 *db, struct gw_recording *rec) {
   size_t cap = 0;
   int sorted = 1;
   while (next_row(s)) {
-    int64_t t = sqlite3_column_int64(s, 0), tid = sqlite3_column_int64(s, 1);
+    int64_t t = col_int(s, 0), tid = col_int(s, 1);
     if (!time_ok(t) || tid <= 0 || tid > INT32_MAX)
       continue;
     const struct gw_thread_meta *m = thread_of(rec, (int32_t)tid);
@@ -971,8 +971,8 @@ static void load_py_samples(sqlite3 *db, struct gw_recording *rec) {
   int npids = 0;
   size_t cap = 0;
   while (next_row(s)) {
-    int64_t t = sqlite3_column_int64(s, 0), pid = sqlite3_column_int64(s, 1), tid = sqlite3_column_int64(s, 2);
-    int64_t activity = sqlite3_column_int64(s, 3);
+    int64_t t = col_int(s, 0), pid = col_int(s, 1), tid = col_int(s, 2);
+    int64_t activity = col_int(s, 3);
     if (!time_ok(t) || pid <= 0 || pid > INT32_MAX || tid <= 0 || tid > INT32_MAX || activity < 0 ||
         activity >= GW_PYACT_COUNT)
       continue;
@@ -1016,7 +1016,7 @@ static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
     return 0;
   while (next_row(s)) {
     struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-    if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+    if (!g || !time_ok(col_int(s, 1)) || !time_ok(col_int(s, 2)))
       continue;
     int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
     if (is_nccl)
@@ -1039,7 +1039,7 @@ static void load_copies(sqlite3 *db, struct gw_recording *rec) {
                                                                 -1, &s, NULL) == SQLITE_OK) {
     while (next_row(s)) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-      if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+      if (!g || !time_ok(col_int(s, 1)) || !time_ok(col_int(s, 2)))
         continue;
       if (sqlite3_column_int(s, 3) == 1)
         push_iv(&g->h2d, &g->nh2d, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
