@@ -449,8 +449,9 @@ gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, s
   }
   sqlite3_busy_timeout(st->db, 2000);
   /* the raw header is read only when SQLite cannot read it */
-  int app_id = 0;
-  int header_unreadable = pragma_int(st->db, "PRAGMA application_id", &app_id) != 0;
+  int app_id = 0, version = 0;
+  int header_unreadable =
+      pragma_int(st->db, "PRAGMA application_id", &app_id) || pragma_int(st->db, "PRAGMA user_version", &version);
   if ((rc = check_opened(st, readonly, (long long)sb.st_size, header_unreadable && gw_store_file_is_recording(path),
                          err)))
     goto fail;
