@@ -251,6 +251,20 @@ static double *host_col(struct gw_host_series *h) {
   return a;
 }
 
+/* Text or a blob in an integer column the loader only compares in SQL is
+ * noted as damage (naming the table and column); the load is refused at
+ * its end, as for any damage. */
+static void note_text(sqlite3 *db, const char *table, const char *column) {
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE typeof(%s) IN ('text', 'blob') LIMIT 1", column, table, column);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return; /* a missing column fails the loader's own query, which names it */
+  if (next_row(s))
+    (void)col_double(s, 0); /* notes it */
+  sqlite3_finalize(s);
+}
+
 /* Exact tick lookup: the per-process and disk rows share host_sample's t_ns. */
 static size_t host_tick(const struct gw_host_series *h, int64_t t_ns) {
   size_t lo = gw_first_at_or_after(h->t_ns, h->n, t_ns);
@@ -299,6 +313,12 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
    * Their CPU is the main thread's story; other descendants are loaders. */
   /* A recording without gpu_proc (damaged or hand-made) keeps the roles as stored. */
   const char *ranks = gw_store_table_exists(db, "gpu_proc") ? "pid IN (SELECT pid FROM gpu_proc)" : "0";
+  /* The queries below pick rows by role and pid in SQL, where text ('high' = 0 is false) would drop or
+   * add a row with no value of ours to check: such a row is damage. */
+  note_text(db, "proc_sample", "role");
+  note_text(db, "proc_sample", "pid");
+  if (gw_store_table_exists(db, "gpu_proc"))
+    note_text(db, "gpu_proc", "pid");
   char main_sql[256], worker_sql[512];
   snprintf(main_sql, sizeof main_sql,
            "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0 OR %s GROUP BY t_ns",
@@ -306,7 +326,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
   if ((rc = prep(db, main_sql, &s, err)))
     return rc;
   while (next_row(s)) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    size_t i = host_tick(h, col_int(s, 0));
     if (i == SIZE_MAX)
       continue;
     h->main_cpu_pct[i] = col_double(s, 1);
@@ -322,7 +342,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
                    &s, err)))
       return rc;
     while (next_row(s)) {
-      size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+      size_t i = host_tick(h, col_int(s, 0));
       if (i != SIZE_MAX)
         h->launch_cpu_pct[i] = col_double(s, 1);
     }
@@ -345,7 +365,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
    * DataLoader worker (pt_data_worker): a worker that waits on a remote store works at 2% of a core */
   sqlite3_bind_double(s, 2, p->worker_min_avg_cpu_pct);
   while (next_row(s)) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    size_t i = host_tick(h, col_int(s, 0));
     if (i == SIZE_MAX)
       continue;
     h->workers[i] = col_double(s, 1);
@@ -360,7 +380,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
                  err)))
     return rc;
   while (next_row(s)) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    size_t i = host_tick(h, col_int(s, 0));
     if (i == SIZE_MAX)
       continue;
     h->disk_util_max_pct[i] = col_double(s, 1);
