@@ -1,8 +1,15 @@
-/* A PyTorch profiler (Kineto) or Chrome trace, JSON or gzip of JSON
- * (gw_import_kineto_buffer), then the report on the recording it made. */
+/* A PyTorch profiler (Kineto) or Chrome trace, JSON or gzip of JSON, imported into an in-memory
+ * recording (fuzz_import.h), then the report on that recording. */
 #include "fuzz_import.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  fuzz_sqlite_setup();
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  fuzz_import(gw_import_kineto_buffer, data, size);
+  fuzz_import_memory(GW_IMPORT_KINETO, data, size);
   return 0;
 }

@@ -1,8 +1,15 @@
-/* nvidia-smi dmon output and --query-gpu CSV logs (gw_import_smi_buffer),
- * then the report on the recording it made. */
+/* An nvidia-smi dmon or --query-gpu CSV log, imported into an in-memory
+ * recording (fuzz_import.h), then the report on that recording. */
 #include "fuzz_import.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  fuzz_sqlite_setup();
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  fuzz_import(gw_import_smi_buffer, data, size);
+  fuzz_import_memory(GW_IMPORT_SMI_DMON, data, size);
   return 0;
 }

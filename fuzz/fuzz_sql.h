@@ -45,17 +45,41 @@ static inline int fuzz_sql_refused(const char *sql) {
   return 0;
 }
 
-/* Run sql on the database file at path; errors in the SQL are the input's business. */
-static inline void fuzz_sql_run(const char *path, const char *sql) {
-  sqlite3 *db = NULL;
-  if (sqlite3_open(path, &db) != SQLITE_OK)
-    abort();
+/* Run sql on an open database; errors in the SQL are the input's business. */
+static inline void fuzz_sql_exec(sqlite3 *db, const char *sql) {
   int steps = 0;
   sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1 << 20);
   sqlite3_progress_handler(db, 1000, fuzz_sql_progress, &steps);
   sqlite3_set_authorizer(db, fuzz_sql_authorize, NULL);
   sqlite3_exec(db, sql, NULL, NULL, NULL);
-  sqlite3_close(db);
+  sqlite3_progress_handler(db, 0, NULL, NULL);
+  sqlite3_set_authorizer(db, NULL, NULL);
+}
+
+/* A writable in-memory database holding a copy of image (empty when size
+ * is 0): the input's SQL runs there, with no file and no fsync. */
+static inline sqlite3 *fuzz_sql_memory_db(const unsigned char *image, size_t size) {
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK)
+    abort();
+  if (size) {
+    unsigned char *copy = sqlite3_malloc64(size);
+    if (!copy)
+      abort();
+    memcpy(copy, image, size);
+    if (sqlite3_deserialize(db, "main", copy, (sqlite3_int64)size, (sqlite3_int64)size,
+                            SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK)
+      abort();
+  }
+  return db;
+}
+
+/* The database's bytes after the SQL (sqlite3_free them); NULL when it has none. */
+static inline unsigned char *fuzz_sql_image(sqlite3 *db, size_t *size) {
+  sqlite3_int64 n = 0;
+  unsigned char *bytes = sqlite3_serialize(db, "main", &n, 0);
+  *size = bytes && n > 0 ? (size_t)n : 0;
+  return bytes;
 }
 
 #endif

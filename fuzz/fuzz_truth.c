@@ -1,13 +1,17 @@
 /* The ground-truth file a training program leaves beside its recording
  * (NAME.truth.json: steps, samples per step, the declared change), read by
  * gpuwhy compare, baseline and sweep through lib/core/json_path.h. The
- * recording is a small valid one made once; the input is the truth file. */
+ * recording is a small valid one made and loaded once; the input is the
+ * truth file, read into the run summary as gw_run_summary_load does
+ * (gw_run_summary_begin, then gw_run_summary_from_recording). */
+#include "analysis/series.h"
 #include "compare/run_summary.h"
 #include "compare/run_load.h"
 #include "fuzz_util.h"
 #include "store/store.h"
 
 static char db_path[600], truth_path[600];
+static struct gw_recording *rec;
 
 /* Two seconds of one GPU at 100 ms: enough for a summary. */
 static void make_recording(void) {
@@ -49,6 +53,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   fuzz_path(db_path, sizeof db_path, "run.db");
   fuzz_path(truth_path, sizeof truth_path, "run.truth.json");
   make_recording();
+  struct gw_err err = {{0}};
+  if (gw_recording_load(db_path, &rec, &err) != GW_OK) {
+    fprintf(stderr, "fuzz_truth: %s\n", err.msg);
+    exit(1);
+  }
   return 0;
 }
 
@@ -56,7 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_write_file(truth_path, data, size);
   struct gw_run_summary *s = calloc(1, sizeof *s);
   struct gw_err err = {{0}};
-  if (gw_run_summary_load(db_path, s, &err) == GW_OK) {
+  gw_status rc = gw_run_summary_begin(db_path, s, &err);
+  if (rc == GW_OK && (rc = gw_run_summary_from_recording(rec, db_path, s, &err)) != GW_OK)
+    gw_run_summary_free(s);
+  if (rc == GW_OK) {
     FUZZ_CHECK(s->nsteps == 0 || s->step_s != NULL);
     for (size_t i = 0; i < s->nsteps; i++)
       FUZZ_CHECK(s->step_s[i] >= 0); /* a step never takes negative time */

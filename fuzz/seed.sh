@@ -139,6 +139,10 @@ spool_seed 144 "$tmp/lines"
 # ---- tracer wire files ----
 for f in "$fx"/trace/*.gwt; do add trace_reader "$f"; done
 
+# The schema version this build writes; "a newer recording" is one above it.
+schema=$(sed -n 's/^#define GW_STORE_SCHEMA_VERSION \([0-9]*\).*/\1/p' "$src/lib/store/store.h")
+newer=$((schema + 1))
+
 # ---- recordings: the scenario fixtures cut to their first seconds ----
 shrink="CREATE TEMP TABLE w AS SELECT min(t_ns) + 5000000000 AS t1 FROM gpu_sample;
 DELETE FROM gpu_sample WHERE t_ns > (SELECT t1 FROM w); DELETE FROM gpu_health WHERE t_ns > (SELECT t1 FROM w);
@@ -150,12 +154,15 @@ for name in healthy hardware_xid input_slow_read schedule_eval launch_tiny_ops p
   cp "$fx/scenarios/$name.db" "$tmp/r.db"
   sqlite3 -batch "$tmp/r.db" "$shrink" >/dev/null
   add recording "$tmp/r.db"
+  # the same, whole, for the damage mutator of fuzz_recording_file
+  add recording_file "$tmp/r.db"
 done
-# Hostile headers on a valid file: another application, schema versions
-# 0 and 2, a file cut after its first pages, WAL mode without its -wal file.
+# Hostile headers on a valid file: another application, schema version 0
+# and one newer than this build's, a file cut after its first pages, WAL
+# mode without its -wal file.
 cp "$tmp/r.db" "$tmp/base.db"
 for pragma in "PRAGMA application_id=0" "PRAGMA application_id=1179011410" "PRAGMA user_version=0" \
-  "PRAGMA user_version=2" "DROP TABLE run" "PRAGMA journal_mode=WAL"; do
+  "PRAGMA user_version=$newer" "DROP TABLE run" "PRAGMA journal_mode=WAL"; do
   cp "$tmp/base.db" "$tmp/h.db"
   sqlite3 -batch "$tmp/h.db" "$pragma" >/dev/null
   add recording "$tmp/h.db"
@@ -182,7 +189,7 @@ sqlseed schedule_eval 'UPDATE gpu_sample SET sm_active_pct = (rowid % 40) * 2.5,
 sqlseed input_slow_read 'UPDATE proc_sample SET cpu_pct = 1e300, role = 5; UPDATE disk_sample SET util_pct = -1;'
 sqlseed launch_tiny_ops 'UPDATE cpu_sample SET core = 100000; UPDATE host_sample SET ncores = -1;'
 sqlseed power_cap 'UPDATE gpu_health SET power_limit_mw = 0, viol_power_cap_ns = -1;'
-sqlseed healthy 'PRAGMA user_version = 2;'
+sqlseed healthy "PRAGMA user_version = $newer;"
 sqlseed healthy 'ALTER TABLE gpu_sample DROP COLUMN sm_active_pct; ALTER TABLE run RENAME TO r;'
 
 # ---- ground-truth files: the scenarios' own, their step lists cut ----
@@ -245,6 +252,21 @@ if [ -d "$fx/import" ]; then
     done
   fi
 fi
+
+# ---- the importers' file sink (fuzz_import_file): a byte picking the importer, then the input ----
+# import_file_seeds IMPORTER_BYTE (octal) COUNT CORPUS: the first COUNT seeds of CORPUS
+import_file_seeds() {
+  local f n=0
+  for f in "$out/$3"/*; do
+    [ -f "$f" ] && [ $n -lt "$2" ] || continue
+    { printf '%b' "\\$1"; cat "$f"; } >"$tmp/if"
+    add import_file "$tmp/if"
+    n=$((n + 1))
+  done
+}
+import_file_seeds 000 3 import_kineto
+import_file_seeds 001 2 import_nsys
+import_file_seeds 002 3 import_smi
 
 # ---- the exporter's HTTP side ----
 add_text http $'GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n'

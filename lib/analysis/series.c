@@ -189,13 +189,19 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
   gw_status rc = gw_store_open(&st, path, 1, err);
   if (rc)
     return rc;
+  rc = gw_recording_load_store(st, out, err);
+  gw_store_close(st);
+  return rc;
+}
+
+gw_status gw_recording_load_store(struct gw_store *st, struct gw_recording **out, struct gw_err *err) {
+  *out = NULL;
   const struct gw_store_load_params params = {.worker_saturated_cpu_pct = gw_thr.worker_saturated_cpu_pct,
                                               .worker_min_avg_cpu_pct = gw_thr.worker_min_avg_cpu_pct};
   struct gw_recording *rec = NULL;
-  if ((rc = gw_store_load_recording(st, &params, &rec, err))) {
-    gw_store_close(st);
+  gw_status rc;
+  if ((rc = gw_store_load_recording(st, &params, &rec, err)))
     return rc;
-  }
   for (int i = 0; i < rec->ngpus; i++)
     fill_sparse_metrics(&rec->gpus[i]);
   gw_sm_fill(st, rec);
@@ -216,12 +222,10 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
     gw_nccl_summary_init(rec->nccl);
   /* a table the kernel statistics or SM fill could not read to its end is damage, not a shorter run */
   if (gw_store_damage(st)) {
-    gw_err_set(err, "%s: damaged recording: %s", path, gw_store_damage(st));
-    gw_store_close(st);
+    gw_err_set(err, "%s: damaged recording: %s", gw_store_path(st), gw_store_damage(st));
     gw_recording_free(rec);
     return GW_EINPUT;
   }
-  gw_store_close(st);
   *out = rec;
   return GW_OK;
 }

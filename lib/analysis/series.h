@@ -32,6 +32,10 @@ int gw_launching_saturated_at(const struct gw_host_series *h, size_t j);
  * metrics filled between their reads, then the derived parts above. Free
  * with gw_recording_free (store/store_model.h). */
 GW_NODISCARD gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err);
+/* The same from a store already open read-only (gw_store_open_buffer for a
+ * recording in memory); the store stays open. */
+struct gw_store;
+GW_NODISCARD gw_status gw_recording_load_store(struct gw_store *st, struct gw_recording **out, struct gw_err *err);
 
 /* Index of the host tick whose interval covers t_ns (the first at or after
  * it; the last when t_ns is later than all); SIZE_MAX when there are none. */

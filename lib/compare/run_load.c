@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "analysis/series.h"
 #include "compare/baseline_file.h"
 
 static int looks_like_json(const char *path) {
@@ -23,9 +24,22 @@ static int looks_like_json(const char *path) {
 
 gw_status gw_run_summary_load(const char *path, struct gw_run_summary *s, struct gw_err *err) {
   gw_run_summary_init(s, path);
-  if (!looks_like_json(path))
-    return gw_run_summary_from_recording(path, s, err);
-  gw_status rc = gw_baseline_file_read(path, s, err);
+  if (looks_like_json(path)) {
+    gw_status rc = gw_baseline_file_read(path, s, err);
+    if (rc)
+      gw_run_summary_free(s);
+    return rc;
+  }
+  gw_status rc = gw_run_summary_begin(path, s, err);
+  if (rc)
+    return rc;
+  struct gw_recording *rec = NULL;
+  if ((rc = gw_recording_load(path, &rec, err))) {
+    gw_run_summary_free(s);
+    return rc;
+  }
+  rc = gw_run_summary_from_recording(rec, path, s, err);
+  gw_recording_free(rec);
   if (rc)
     gw_run_summary_free(s);
   return rc;

@@ -391,7 +391,8 @@ void gw_run_summary_init(struct gw_run_summary *s, const char *path) {
   gw_strlcpy(s->verdict, "no_data", sizeof s->verdict);
 }
 
-gw_status gw_run_summary_from_recording(const char *path, struct gw_run_summary *s, struct gw_err *err) {
+gw_status gw_run_summary_begin(const char *path, struct gw_run_summary *s, struct gw_err *err) {
+  gw_run_summary_init(s, path);
   struct gw_store *store = NULL;
   gw_status rc = gw_store_open(&store, path, 1, err);
   if (rc)
@@ -400,36 +401,27 @@ gw_status gw_run_summary_from_recording(const char *path, struct gw_run_summary 
   if (rc == GW_OK)
     read_meta(store, s);
   gw_store_close(store);
-  if (rc)
-    return rc;
+  return rc;
+}
 
-  struct gw_recording *rec = NULL;
-  if ((rc = gw_recording_load(path, &rec, err))) {
-    gw_run_summary_free(s);
-    return rc;
-  }
+gw_status gw_run_summary_from_recording(const struct gw_recording *rec, const char *path, struct gw_run_summary *s,
+                                        struct gw_err *err) {
+  gw_status rc;
   int64_t w0 = 0, w1 = 0;
   if (rec->nsteps > 0)
     steps_from_table(rec, s, &w0, &w1);
   char tpath[1100];
   if (truth_path(path, tpath, sizeof tpath) == 0 &&
-      (rc = read_truth(tpath, s, s->step_source == GW_STEPS_NONE, &w0, &w1, err))) {
-    gw_recording_free(rec);
-    gw_run_summary_free(s);
+      (rc = read_truth(tpath, s, s->step_source == GW_STEPS_NONE, &w0, &w1, err)))
     return rc;
-  }
   if (s->step_source == GW_STEPS_NONE)
     steps_from_activity(rec, s);
   gw_run_summary_step_stats(s);
   gpu_means(rec, w0, w1, s);
 
   struct gw_diagnosis *dx = NULL;
-  rc = gw_diagnose(rec, &dx, err);
-  gw_recording_free(rec);
-  if (rc) {
-    gw_run_summary_free(s);
+  if ((rc = gw_diagnose(rec, &dx, err)))
     return rc;
-  }
   copy_diagnosis(dx, s);
   gw_diagnosis_free(dx);
   return GW_OK;

@@ -68,10 +68,18 @@ struct gw_run_summary {
 
 /* Unknowns as NAN, the name from path: the start of every summary. */
 void gw_run_summary_init(struct gw_run_summary *s, const char *path);
-/* Summarise a recording (and the ground-truth file beside it) into s,
- * initialised by gw_run_summary_init; on error s is freed. A path that may
- * be a baseline goes through gw_run_summary_load (compare/run_load.h). */
-GW_NODISCARD gw_status gw_run_summary_from_recording(const char *path, struct gw_run_summary *s, struct gw_err *err);
+/* The first part of gw_run_summary_load (compare/run_load.h) for a
+ * recording: s initialised, the run's setup and meta read from the file at
+ * path. */
+GW_NODISCARD gw_status gw_run_summary_begin(const char *path, struct gw_run_summary *s, struct gw_err *err);
+/* The part after the recording at path is loaded: the steps (the step
+ * table, the truth file beside path, or GPU activity), the GPU means and the
+ * diagnosis, into s as gw_run_summary_begin left it. On failure s keeps what
+ * it owned (the caller frees it). For a reader that holds the recording
+ * already: the truth-file fuzzer loads it once. */
+struct gw_recording;
+GW_NODISCARD gw_status gw_run_summary_from_recording(const struct gw_recording *rec, const char *path,
+                                                     struct gw_run_summary *s, struct gw_err *err);
 void gw_run_summary_free(struct gw_run_summary *s);
 
 /* Fill the step statistics (median, p90, dispersion, steps/s, samples/s)

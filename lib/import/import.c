@@ -464,9 +464,15 @@ static int finish_error(struct gw_err *e, char *errbuf, size_t errcap) {
   return GPUWHY_EXIT_INPUT;
 }
 
+/* image: when not NULL (output ":memory:"), the recording's bytes on success */
+struct import_image {
+  unsigned char *bytes;
+  size_t size;
+};
+
 static int run_import(const struct source *src, int is_dir, enum gw_import_format want, const char *output,
-                      const struct gw_import_opts *opts, struct gw_import_summary *sum_out, char *errbuf,
-                      size_t errcap) {
+                      const struct gw_import_opts *opts, struct gw_import_summary *sum_out, struct import_image *image,
+                      char *errbuf, size_t errcap) {
   struct gw_err err = {{0}};
   struct gw_import_summary sum_local;
   struct gw_import_summary *sum = sum_out ? sum_out : &sum_local;
@@ -557,6 +563,10 @@ static int run_import(const struct source *src, int is_dir, enum gw_import_forma
     if (!sum->ranks)
       sum->ranks = 1;
   }
+  if (!rc && image && !(image->bytes = gw_store_serialize(gw_sink_store(sink), &image->size))) {
+    gw_err_set(&err, "%s: the recording made in memory could not be read back", src->path ? src->path : src->name);
+    rc = GW_EIO;
+  }
   gw_sink_close(sink);
   if (!rc)
     rc = output_commit(&out, &err);
@@ -582,23 +592,37 @@ int gw_import(const char *input, const char *output, const struct gw_import_opts
     return GPUWHY_EXIT_INPUT;
   }
   struct source src = {.path = input, .name = input};
-  return run_import(&src, S_ISDIR(sb.st_mode), GW_IMPORT_UNKNOWN, output, opts, summary, errbuf, errcap);
+  return run_import(&src, S_ISDIR(sb.st_mode), GW_IMPORT_UNKNOWN, output, opts, summary, NULL, errbuf, errcap);
 }
 
 int gw_import_kineto_buffer(const void *data, size_t len, const char *name, const char *output, char *errbuf,
                             size_t errcap) {
   struct source src = {.data = data, .len = len, .name = name ? name : "(buffer)"};
-  return run_import(&src, 0, GW_IMPORT_KINETO, output, NULL, NULL, errbuf, errcap);
+  return run_import(&src, 0, GW_IMPORT_KINETO, output, NULL, NULL, NULL, errbuf, errcap);
 }
 
 int gw_import_nsys_buffer(const void *data, size_t len, const char *name, const char *output, char *errbuf,
                           size_t errcap) {
   struct source src = {.data = data, .len = len, .name = name ? name : "(buffer)"};
-  return run_import(&src, 0, GW_IMPORT_NSYS, output, NULL, NULL, errbuf, errcap);
+  return run_import(&src, 0, GW_IMPORT_NSYS, output, NULL, NULL, NULL, errbuf, errcap);
 }
 
 int gw_import_smi_buffer(const void *data, size_t len, const char *name, const char *output, char *errbuf,
                          size_t errcap) {
   struct source src = {.data = data, .len = len, .name = name ? name : "(buffer)"};
-  return run_import(&src, 0, GW_IMPORT_SMI_DMON, output, NULL, NULL, errbuf, errcap);
+  return run_import(&src, 0, GW_IMPORT_SMI_DMON, output, NULL, NULL, NULL, errbuf, errcap);
+}
+
+int gw_import_buffer_image(enum gw_import_format format, const void *data, size_t len, const char *name,
+                           unsigned char **image, size_t *image_size, char *errbuf, size_t errcap) {
+  struct source src = {.data = data, .len = len, .name = name ? name : "(buffer)"};
+  struct import_image out = {NULL, 0};
+  *image = NULL;
+  *image_size = 0;
+  int rc = run_import(&src, 0, format, ":memory:", NULL, NULL, &out, errbuf, errcap);
+  if (rc == GPUWHY_EXIT_OK) {
+    *image = out.bytes;
+    *image_size = out.size;
+  }
+  return rc;
 }

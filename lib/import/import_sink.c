@@ -15,7 +15,9 @@
 #define COMMIT_EVERY_ROWS 100000u
 
 /* Name table bounds: when either fills, the table starts afresh and names
- * seen again get new ids (ids are never reused within a process). */
+ * seen again get new ids (ids are never reused within a process). The
+ * table starts small and doubles up to them: a small import (and every
+ * fuzzer input) need not clear 10 MB first. */
 #define NAME_SLOTS (1u << 17)
 #define NAME_MAX_ENTRIES (1u << 16)
 #define NAME_ARENA_BYTES (8u << 20)
@@ -32,12 +34,19 @@ struct name_entry {
   uint32_t off, len, id;
 };
 
+#define NAME_SLOTS_FIRST 1024u
+#define NAME_ENTRIES_FIRST 512u
+#define NAME_ARENA_FIRST (64u << 10)
+#define QUEUE_ENTRIES_FIRST 64u
+#define QUEUE_ARENA_FIRST (4u << 10)
+
 struct name_table {
   uint32_t *slots; /* entry index + 1, 0 = empty */
+  uint32_t nslots; /* a power of two, at most NAME_SLOTS */
   struct name_entry *entries;
-  uint32_t n;
+  uint32_t n, entries_cap;
   char *arena;
-  size_t arena_len;
+  size_t arena_len, arena_cap;
   uint32_t next_id;
 };
 
@@ -81,9 +90,9 @@ struct gw_import_sink {
   struct name_table names;
   /* queue */
   struct queued *queue;
-  uint32_t nqueue;
+  uint32_t nqueue, queue_cap;
   char *queue_arena;
-  size_t queue_arena_len;
+  size_t queue_arena_len, queue_arena_cap;
   /* devices and GPUs */
   struct gw_sink_device devices[MAX_DEVICES];
   int ndevices;
@@ -110,11 +119,16 @@ gw_status gw_sink_open(struct gw_import_sink **out, const char *path, const char
   s->t_min = INT64_MAX;
   s->t_max = INT64_MIN;
   s->next_synthetic_pid = GW_SINK_SYNTHETIC_PID_BASE;
-  s->names.slots = gw_xcalloc(NAME_SLOTS, sizeof *s->names.slots);
-  s->names.entries = gw_xcalloc(NAME_MAX_ENTRIES, sizeof *s->names.entries);
-  s->names.arena = gw_xcalloc(1, NAME_ARENA_BYTES);
-  s->queue = gw_xcalloc(QUEUE_MAX_ENTRIES, sizeof *s->queue);
-  s->queue_arena = gw_xcalloc(1, QUEUE_ARENA_BYTES);
+  s->names.nslots = NAME_SLOTS_FIRST;
+  s->names.slots = gw_xcalloc(s->names.nslots, sizeof *s->names.slots);
+  s->names.entries_cap = NAME_ENTRIES_FIRST;
+  s->names.entries = gw_xcalloc(s->names.entries_cap, sizeof *s->names.entries);
+  s->names.arena_cap = NAME_ARENA_FIRST;
+  s->names.arena = gw_xcalloc(1, s->names.arena_cap);
+  s->queue_cap = QUEUE_ENTRIES_FIRST;
+  s->queue = gw_xcalloc(s->queue_cap, sizeof *s->queue);
+  s->queue_arena_cap = QUEUE_ARENA_FIRST;
+  s->queue_arena = gw_xcalloc(1, s->queue_arena_cap);
   gw_status rc = gw_store_create(&s->store, path, err);
   if (rc)
     goto fail;
@@ -232,11 +246,36 @@ static uint64_t hash_bytes(const char *p, size_t n) {
 }
 
 static void names_reset(struct name_table *t, int restart_ids) {
-  memset(t->slots, 0, NAME_SLOTS * sizeof *t->slots);
+  memset(t->slots, 0, t->nslots * sizeof *t->slots);
   t->n = 0;
   t->arena_len = 0;
   if (restart_ids)
     t->next_id = 1;
+}
+
+/* Room for one more entry of len bytes, within the bounds above: the slots
+ * kept at most half full (rehashed from the entries' hashes when they
+ * double), the entries and the arena doubled as needed. */
+static void names_grow(struct name_table *t, size_t len) {
+  if (t->n >= t->entries_cap) {
+    t->entries_cap = t->entries_cap * 2 < NAME_MAX_ENTRIES ? t->entries_cap * 2 : NAME_MAX_ENTRIES;
+    t->entries = gw_xrealloc(t->entries, t->entries_cap * sizeof *t->entries);
+  }
+  while (t->arena_len + len > t->arena_cap) {
+    t->arena_cap = t->arena_cap * 2 < NAME_ARENA_BYTES ? t->arena_cap * 2 : NAME_ARENA_BYTES;
+    t->arena = gw_xrealloc(t->arena, t->arena_cap);
+  }
+  if ((t->n + 1) * 2 > t->nslots && t->nslots < NAME_SLOTS) {
+    free(t->slots);
+    t->nslots *= 2;
+    t->slots = gw_xcalloc(t->nslots, sizeof *t->slots);
+    for (uint32_t i = 0; i < t->n; i++) {
+      uint32_t slot = (uint32_t)t->entries[i].hash & (t->nslots - 1);
+      while (t->slots[slot])
+        slot = (slot + 1) & (t->nslots - 1);
+      t->slots[slot] = i + 1;
+    }
+  }
 }
 
 /* Id of name in the current process, defining it on first use. */
@@ -245,7 +284,7 @@ static gw_status name_id(struct gw_import_sink *s, const char *name, size_t len,
   if (len > GW_WIRE_NAME_MAX_BYTES)
     len = GW_WIRE_NAME_MAX_BYTES; /* the tracer caps names the same way */
   uint64_t h = hash_bytes(name, len);
-  uint32_t slot = (uint32_t)h & (NAME_SLOTS - 1);
+  uint32_t slot = (uint32_t)h & (t->nslots - 1);
   for (;;) {
     uint32_t e = t->slots[slot];
     if (!e)
@@ -255,12 +294,14 @@ static gw_status name_id(struct gw_import_sink *s, const char *name, size_t len,
       *id = ne->id;
       return GW_OK;
     }
-    slot = (slot + 1) & (NAME_SLOTS - 1);
+    slot = (slot + 1) & (t->nslots - 1);
   }
-  if (t->n >= NAME_MAX_ENTRIES || t->arena_len + len > NAME_ARENA_BYTES) {
+  if (t->n >= NAME_MAX_ENTRIES || t->arena_len + len > NAME_ARENA_BYTES)
     names_reset(t, 0);
-    slot = (uint32_t)h & (NAME_SLOTS - 1);
-  }
+  names_grow(t, len);
+  slot = (uint32_t)h & (t->nslots - 1);
+  while (t->slots[slot])
+    slot = (slot + 1) & (t->nslots - 1);
   struct name_entry *ne = &t->entries[t->n];
   ne->hash = h;
   ne->off = (uint32_t)t->arena_len;
@@ -528,6 +569,14 @@ static gw_status maybe_queue(struct gw_import_sink *s, enum queued_type type, co
     name_len = GW_WIRE_NAME_MAX_BYTES;
   if (s->nqueue >= QUEUE_MAX_ENTRIES || s->queue_arena_len + name_len + domain_len > QUEUE_ARENA_BYTES)
     return gw_sink_set_pid(s, 0, err);
+  if (s->nqueue >= s->queue_cap) { /* doubled up to the bounds above, as the name table is */
+    s->queue_cap = s->queue_cap * 2 < QUEUE_MAX_ENTRIES ? s->queue_cap * 2 : QUEUE_MAX_ENTRIES;
+    s->queue = gw_xrealloc(s->queue, s->queue_cap * sizeof *s->queue);
+  }
+  while (s->queue_arena_len + name_len + domain_len > s->queue_arena_cap) {
+    s->queue_arena_cap = s->queue_arena_cap * 2 < QUEUE_ARENA_BYTES ? s->queue_arena_cap * 2 : QUEUE_ARENA_BYTES;
+    s->queue_arena = gw_xrealloc(s->queue_arena, s->queue_arena_cap);
+  }
   struct queued *q = &s->queue[s->nqueue++];
   q->type = type;
   memcpy(&q->r, rec, size);

@@ -2,6 +2,7 @@
 #include "store_trace.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,37 +202,92 @@ static gw_status set_pragmas(struct gw_store *st, struct gw_err *err) {
   return exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err);
 }
 
-gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err *err) {
-  *out = NULL;
-  struct gw_store *st = store_new(path);
+/* Every table of a new recording, its version and application id, in one transaction. */
+static gw_status create_schema(struct gw_store *st, struct gw_err *err) {
   gw_status rc;
   char table_sql[8192];
-  /* Replace an old file and its WAL side files so no stale pages mix in. */
-  gw_store_remove_files(path);
-  if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-    rc = fail_db(st, err, "cannot create recording");
-    goto fail;
-  }
   if ((rc = set_pragmas(st, err)))
-    goto fail;
+    return rc;
   if ((rc = exec(st, "BEGIN", err)) || (rc = exec(st, SCHEMA_FIXED, err)))
-    goto fail;
+    return rc;
   for (int t = GW_TABLE_FAST; t <= GW_TABLE_SLOW; t++) {
     if (metric_table_sql((enum gw_metric_table)t, 0, table_sql, sizeof table_sql)) {
       gw_err_set(err, "internal: metric table statement too long");
-      rc = GW_ERR;
-      goto fail;
+      return GW_ERR;
     }
     if ((rc = exec(st, table_sql, err)))
-      goto fail;
+      return rc;
   }
   /* The tracer's tables exist in every recording, empty when not traced. */
   if ((rc = gw_store_trace_create_tables(st->db, err)))
-    goto fail;
+    return rc;
   char pragma[128];
   snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d; PRAGMA application_id=%d;", GW_STORE_SCHEMA_VERSION,
            GW_STORE_APPLICATION_ID);
   if ((rc = exec(st, pragma, err)) || (rc = exec(st, "COMMIT", err)))
+    return rc;
+  return GW_OK;
+}
+
+/* An empty recording's bytes, made once per process: a recording made in
+ * memory starts as a copy of them. Running the CREATE statements took most
+ * of a small import's time (each one parses and rewrites the schema). */
+static struct {
+  pthread_once_t once;
+  unsigned char *bytes;
+  sqlite3_int64 size;
+} empty_image = {PTHREAD_ONCE_INIT, NULL, 0};
+
+static void make_empty_image(void) {
+  struct gw_store *st = store_new(":memory:");
+  struct gw_err err;
+  if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) == SQLITE_OK &&
+      create_schema(st, &err) == GW_OK) {
+    sqlite3_int64 n = 0;
+    unsigned char *image = sqlite3_serialize(st->db, "main", &n, 0);
+    if (image && n > 0) {
+      empty_image.bytes = gw_xcalloc(1, (size_t)n);
+      memcpy(empty_image.bytes, image, (size_t)n);
+      empty_image.size = n;
+    }
+    sqlite3_free(image);
+  }
+  gw_store_close(st);
+}
+
+/* The schema of a new recording into st: copied from the empty image for
+ * a store in memory, else created. */
+static gw_status new_schema(struct gw_store *st, int in_memory, struct gw_err *err) {
+  if (!in_memory)
+    return create_schema(st, err);
+  pthread_once(&empty_image.once, make_empty_image);
+  if (!empty_image.bytes)
+    return create_schema(st, err);
+  unsigned char *copy = sqlite3_malloc64((sqlite3_uint64)empty_image.size);
+  if (!copy) {
+    gw_err_set(err, "out of memory for a recording in memory");
+    return GW_ERR;
+  }
+  memcpy(copy, empty_image.bytes, (size_t)empty_image.size);
+  if (sqlite3_deserialize(st->db, "main", copy, empty_image.size, empty_image.size,
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) != SQLITE_OK)
+    return fail_db(st, err, "cannot make a recording in memory");
+  return GW_OK;
+}
+
+gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err *err) {
+  *out = NULL;
+  struct gw_store *st = store_new(path);
+  gw_status rc;
+  int in_memory = strcmp(path, ":memory:") == 0;
+  /* Replace an old file and its WAL side files so no stale pages mix in. */
+  if (!in_memory)
+    gw_store_remove_files(path);
+  if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    rc = fail_db(st, err, "cannot create recording");
+    goto fail;
+  }
+  if ((rc = new_schema(st, in_memory, err)))
     goto fail;
   if ((rc = prepare_all(st, err)))
     goto fail;
@@ -307,6 +363,60 @@ static gw_status quick_check(struct gw_store *st, struct gw_err *err) {
   return rc;
 }
 
+/* 1 when the first bytes of a database image carry gpuwhy's application id
+ * (offset 68, big-endian), so a damaged image is still known as ours. */
+static int image_header_is_ours(const unsigned char *image, size_t size) {
+  if (size < 72 || memcmp(image, "SQLite format 3", 16) != 0)
+    return 0;
+  uint32_t id = (uint32_t)image[68] << 24 | (uint32_t)image[69] << 16 | (uint32_t)image[70] << 8 | image[71];
+  return id == GW_STORE_APPLICATION_ID;
+}
+
+/* The checks of every open, once SQLite holds the database: gpuwhy's
+ * application id, a schema version this build reads, quick_check (read-only
+ * opens of up to QUICK_CHECK_MAX_BYTES), a readable run table.
+ * header_is_ours: whether the raw header names gpuwhy, for the message when
+ * SQLite cannot even read the header. */
+static gw_status check_opened(struct gw_store *st, int readonly, long long size_bytes, int header_is_ours,
+                              struct gw_err *err) {
+  const char *path = st->path;
+  int app_id = 0, version = 0;
+  gw_status rc;
+  if (pragma_int(st->db, "PRAGMA application_id", &app_id) || pragma_int(st->db, "PRAGMA user_version", &version)) {
+    /* a header that names gpuwhy makes this a damaged recording, not another file */
+    if (header_is_ours)
+      gw_err_set(err, "%s: damaged recording (%s)", path, sqlite3_errmsg(st->db));
+    else
+      gw_err_set(err, "%s: not a gpuwhy recording (not a readable SQLite database: %s)", path, sqlite3_errmsg(st->db));
+    return GW_EINPUT;
+  }
+  if (app_id != GW_STORE_APPLICATION_ID) {
+    gw_err_set(err, "%s: not a gpuwhy recording (SQLite application_id is 0x%x, expected 0x%x)", path, (unsigned)app_id,
+               (unsigned)GW_STORE_APPLICATION_ID);
+    return GW_EINPUT;
+  }
+  if (version > GW_STORE_SCHEMA_VERSION) {
+    gw_err_set(err,
+               "%s: recording schema version %d is newer than this gpuwhy reads (versions 1 to %d): it was made "
+               "by a newer gpuwhy; read it with that one",
+               path, version, GW_STORE_SCHEMA_VERSION);
+    return GW_EINPUT;
+  }
+  if (version < 1) {
+    gw_err_set(err, "%s: recording schema version %d is not one gpuwhy ever wrote (1 to %d): damaged header", path,
+               version, GW_STORE_SCHEMA_VERSION);
+    return GW_EINPUT;
+  }
+  if (readonly && size_bytes <= QUICK_CHECK_MAX_BYTES && (rc = quick_check(st, err)))
+    return rc;
+  /* Reading a table proves the file is not truncated garbage behind a valid header. */
+  if (exec(st, "SELECT count(*) FROM run", err))
+    return GW_EINPUT;
+  if (!readonly && (rc = prepare_all(st, err)))
+    return rc;
+  return GW_OK;
+}
+
 gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, struct gw_err *err) {
   *out = NULL;
   struct stat sb;
@@ -338,46 +448,73 @@ gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, s
     goto fail;
   }
   sqlite3_busy_timeout(st->db, 2000);
+  /* the raw header is read only when SQLite cannot read it */
   int app_id = 0, version = 0;
-  if (pragma_int(st->db, "PRAGMA application_id", &app_id) || pragma_int(st->db, "PRAGMA user_version", &version)) {
-    /* a header that names gpuwhy makes this a damaged recording, not another file */
-    if (gw_store_file_is_recording(path))
-      gw_err_set(err, "%s: damaged recording (%s)", path, sqlite3_errmsg(st->db));
-    else
-      gw_err_set(err, "%s: not a gpuwhy recording (not a readable SQLite database: %s)", path, sqlite3_errmsg(st->db));
-    goto fail;
-  }
-  if (app_id != GW_STORE_APPLICATION_ID) {
-    gw_err_set(err, "%s: not a gpuwhy recording (SQLite application_id is 0x%x, expected 0x%x)", path, (unsigned)app_id,
-               (unsigned)GW_STORE_APPLICATION_ID);
-    goto fail;
-  }
-  if (version > GW_STORE_SCHEMA_VERSION) {
-    gw_err_set(err,
-               "%s: recording schema version %d is newer than this gpuwhy reads (versions 1 to %d): it was made "
-               "by a newer gpuwhy; read it with that one",
-               path, version, GW_STORE_SCHEMA_VERSION);
-    goto fail;
-  }
-  if (version < 1) {
-    gw_err_set(err, "%s: recording schema version %d is not one gpuwhy ever wrote (1 to %d): damaged header", path,
-               version, GW_STORE_SCHEMA_VERSION);
-    goto fail;
-  }
-  if (readonly && sb.st_size <= QUICK_CHECK_MAX_BYTES && (rc = quick_check(st, err)))
-    goto fail;
-  /* Reading a table proves the file is not truncated garbage behind a valid header. */
-  if (exec(st, "SELECT count(*) FROM run", err)) {
-    rc = GW_EINPUT;
-    goto fail;
-  }
-  if (!readonly && (rc = prepare_all(st, err)))
+  int header_unreadable =
+      pragma_int(st->db, "PRAGMA application_id", &app_id) || pragma_int(st->db, "PRAGMA user_version", &version);
+  if ((rc = check_opened(st, readonly, (long long)sb.st_size, header_unreadable && gw_store_file_is_recording(path),
+                         err)))
     goto fail;
   *out = st;
   return GW_OK;
 fail:
   gw_store_close(st);
   return rc;
+}
+
+gw_status gw_store_open_buffer(struct gw_store **out, const void *data, size_t size, const char *name,
+                               struct gw_err *err) {
+  *out = NULL;
+  struct gw_store *st = store_new(name ? name : "(buffer)");
+  st->readonly = 1;
+  gw_status rc = GW_EINPUT;
+  if (sqlite3_open_v2(":memory:", &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
+    rc = fail_db(st, err, "cannot open an in-memory database");
+    goto fail;
+  }
+  /* SQLite owns the copy (FREEONCLOSE) and frees it also when deserialize fails */
+  unsigned char *image = sqlite3_malloc64(size ? size : 1);
+  if (!image) {
+    gw_err_set(err, "%s: out of memory for a %zu-byte recording", st->path, size);
+    rc = GW_ERR;
+    goto fail;
+  }
+  memcpy(image, data, size);
+  /* WAL mode in the header (read and write versions 2): an image has no -wal
+   * beside it, so it is read as a file without one is (immutable): as a
+   * rollback-journal database. memdb cannot open WAL. */
+  if (size >= 20 && image[18] == 2 && image[19] == 2)
+    image[18] = image[19] = 1;
+  int header_is_ours = image_header_is_ours(image, size);
+  if (sqlite3_deserialize(st->db, "main", image, (sqlite3_int64)size, (sqlite3_int64)size,
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) != SQLITE_OK) {
+    rc = fail_db(st, err, "cannot read the recording's bytes");
+    goto fail;
+  }
+  if ((rc = check_opened(st, 1, (long long)size, header_is_ours, err)))
+    goto fail;
+  *out = st;
+  return GW_OK;
+fail:
+  gw_store_close(st);
+  return rc;
+}
+
+unsigned char *gw_store_serialize(struct gw_store *st, size_t *size) {
+  *size = 0;
+  if (!st || !st->db || gw_store_commit(st) != GW_OK)
+    return NULL;
+  sqlite3_int64 n = 0;
+  unsigned char *image = sqlite3_serialize(st->db, "main", &n, 0);
+  if (!image || n <= 0) {
+    sqlite3_free(image);
+    return NULL;
+  }
+  unsigned char *copy = gw_xcalloc(1, (size_t)n);
+  memcpy(copy, image, (size_t)n);
+  sqlite3_free(image);
+  *size = (size_t)n;
+  return copy;
 }
 
 void gw_store_close(struct gw_store *st) {

@@ -38,6 +38,16 @@ GW_NODISCARD gw_status gw_store_create(struct gw_store **out, const char *path, 
 /* Open an existing recording. readonly: no migration, no writes. Checks that
  * the file is a gpuwhy recording of a schema this build reads. */
 GW_NODISCARD gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, struct gw_err *err);
+/* Open a recording held in memory (a whole file's bytes, copied), read-only,
+ * with the same checks as gw_store_open: for readers of recordings that are
+ * not files (the fuzzer's inputs). name stands for the path in messages.
+ * A header in WAL mode is read as a file without its -wal is. */
+GW_NODISCARD gw_status gw_store_open_buffer(struct gw_store **out, const void *data, size_t size, const char *name,
+                                            struct gw_err *err);
+/* The whole database as the bytes of a recording file (malloc'd, free()
+ * them), after committing what is pending; NULL with *size 0 when SQLite
+ * cannot give it. For a recording made in memory (":memory:"). */
+unsigned char *gw_store_serialize(struct gw_store *st, size_t *size);
 /* Commit what is pending and close. NULL is fine. */
 void gw_store_close(struct gw_store *st);
 

@@ -43,15 +43,27 @@ static double metric_value(int m, double v) {
   return v;
 }
 
+/* An integer column (a pid, a GPU index): text there is damage, noted as
+ * for a number (SQLite would read '12abc' as 12), and the value is SQLite's. */
+static int64_t col_int(sqlite3_stmt *s, int i) {
+  (void)col_double(s, i);
+  return sqlite3_column_int64(s, i);
+}
+
 static void col_text(sqlite3_stmt *s, int i, char *dst, size_t cap) {
   const unsigned char *t = sqlite3_column_text(s, i);
   gw_strlcpy(dst, t ? (const char *)t : "", cap);
 }
 
+/* The recording's name for messages: its path (a recording read from memory has no file name). */
+static const char *recording_name(sqlite3 *db) {
+  return loading ? gw_store_path(loading) : sqlite3_db_filename(db, "main");
+}
+
 static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_err *err) {
   if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK) {
     /* a table or column of schema 1 that is gone: damage, named */
-    gw_err_set(err, "%s: damaged recording: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+    gw_err_set(err, "%s: damaged recording: %s", recording_name(db), sqlite3_errmsg(db));
     return GW_EINPUT;
   }
   return GW_OK;
@@ -128,8 +140,8 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
   if (rc)
     return rc;
   if (next_row(s)) {
-    rec->started_ns = time_ok(sqlite3_column_int64(s, 0)) ? sqlite3_column_int64(s, 0) : 0;
-    rec->ended_ns = time_ok(sqlite3_column_int64(s, 1)) ? sqlite3_column_int64(s, 1) : 0;
+    rec->started_ns = time_ok(col_int(s, 0)) ? sqlite3_column_int64(s, 0) : 0;
+    rec->ended_ns = time_ok(col_int(s, 1)) ? sqlite3_column_int64(s, 1) : 0;
     rec->physical_cores = sqlite3_column_int(s, 2);
     rec->logical_cpus = sqlite3_column_int(s, 3);
     rec->interval_ms = sqlite3_column_int(s, 4);
@@ -203,6 +215,36 @@ static int column_exists(sqlite3 *db, const char *table, const char *col) {
   return found;
 }
 
+/* The column names of a table, read once: asking SQLite column by column
+ * (a pragma_table_info query prepared per metric) cost more than loading
+ * a small recording's rows. */
+struct column_set {
+  int n;
+  char names[96][48];
+};
+
+static void column_set_read(sqlite3 *db, const char *table, struct column_set *cs) {
+  char sql[128];
+  cs->n = 0;
+  snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')", table);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return;
+  while (sqlite3_step(s) == SQLITE_ROW && cs->n < (int)(sizeof cs->names / sizeof cs->names[0])) {
+    const unsigned char *name = sqlite3_column_text(s, 0);
+    if (name)
+      gw_strlcpy(cs->names[cs->n++], (const char *)name, sizeof cs->names[0]);
+  }
+  sqlite3_finalize(s);
+}
+
+static int column_set_has(const struct column_set *cs, const char *name) {
+  for (int i = 0; i < cs->n; i++)
+    if (strcmp(cs->names[i], name) == 0)
+      return 1;
+  return 0;
+}
+
 /* Load one metric table (gpu_sample or gpu_health) of one GPU. A column the
  * file lacks reads as NULL: a metric may have moved between the fast and the
  * slow table since the file was written (energy_mj did). */
@@ -212,13 +254,25 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
   char sql[4096];
   size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT t_ns");
   int cols[GW_GPU_NMETRICS], ncols = 0;
+  struct column_set *here = gw_xcalloc(2, sizeof *here), *other = here + 1;
+  column_set_read(db, tname, here);
+  column_set_read(db, table == GW_TABLE_FAST ? "gpu_health" : "gpu_sample", other);
   for (int m = 0; m < GW_GPU_NMETRICS; m++) {
     if (gw_gpu_metric_info[m].table != table)
       continue;
     const char *id = gw_gpu_metric_info[m].id;
-    len += (size_t)snprintf(sql + len, sizeof sql - len, column_exists(db, tname, id) ? ", %s" : ", NULL /* %s */", id);
+    int present = column_set_has(here, id);
+    /* every version wrote every metric into one of the two tables: in neither, a column was dropped */
+    if (!present && !column_set_has(other, id)) {
+      gw_err_set(err, "%s: damaged recording: the column %s is in neither gpu_sample nor gpu_health",
+                 recording_name(db), id);
+      free(here);
+      return GW_EINPUT;
+    }
+    len += (size_t)snprintf(sql + len, sizeof sql - len, present ? ", %s" : ", NULL /* %s */", id);
     cols[ncols++] = m;
   }
+  free(here);
   snprintf(sql + len, sizeof sql - len, " FROM %s WHERE gpu = ? ORDER BY t_ns", tname);
   sqlite3_stmt *s;
   gw_status rc = prep(db, sql, &s, err);
@@ -229,7 +283,7 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
   int64_t *t = NULL;
   double **arr = table == GW_TABLE_FAST ? g->m : g->h;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
+    if (!time_ok(col_int(s, 0)))
       continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 256;
@@ -260,6 +314,20 @@ static double *host_col(struct gw_host_series *h) {
   return a;
 }
 
+/* Text or a blob in an integer column the loader only compares in SQL is
+ * noted as damage (naming the table and column); the load is refused at
+ * its end, as for any damage. */
+static void note_text(sqlite3 *db, const char *table, const char *column) {
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE typeof(%s) IN ('text', 'blob') LIMIT 1", column, table, column);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return; /* a missing column fails the loader's own query, which names it */
+  if (next_row(s))
+    (void)col_double(s, 0); /* notes it */
+  sqlite3_finalize(s);
+}
+
 /* Exact tick lookup: the per-process and disk rows share host_sample's t_ns. */
 static size_t host_tick(const struct gw_host_series *h, int64_t t_ns) {
   size_t lo = gw_first_at_or_after(h->t_ns, h->n, t_ns);
@@ -275,7 +343,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
     return rc;
   size_t cap = 0;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
+    if (!time_ok(col_int(s, 0)))
       continue;
     if (h->n == cap) {
       cap = cap ? cap * 2 : 256;
@@ -308,6 +376,12 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
    * Their CPU is the main thread's story; other descendants are loaders. */
   /* A recording without gpu_proc (damaged or hand-made) keeps the roles as stored. */
   const char *ranks = gw_store_table_exists(db, "gpu_proc") ? "pid IN (SELECT pid FROM gpu_proc)" : "0";
+  /* The queries below pick rows by role and pid in SQL, where text ('high' = 0 is false) would drop or
+   * add a row with no value of ours to check: such a row is damage. */
+  note_text(db, "proc_sample", "role");
+  note_text(db, "proc_sample", "pid");
+  if (gw_store_table_exists(db, "gpu_proc"))
+    note_text(db, "gpu_proc", "pid");
   char main_sql[256], worker_sql[512];
   snprintf(main_sql, sizeof main_sql,
            "SELECT t_ns, max(cpu_pct), max(threads_running) FROM proc_sample WHERE role = 0 OR %s GROUP BY t_ns",
@@ -315,7 +389,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
   if ((rc = prep(db, main_sql, &s, err)))
     return rc;
   while (next_row(s)) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    size_t i = host_tick(h, col_int(s, 0));
     if (i == SIZE_MAX)
       continue;
     h->main_cpu_pct[i] = col_double(s, 1);
@@ -331,7 +405,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
                    &s, err)))
       return rc;
     while (next_row(s)) {
-      size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+      size_t i = host_tick(h, col_int(s, 0));
       if (i != SIZE_MAX)
         h->launch_cpu_pct[i] = col_double(s, 1);
     }
@@ -354,7 +428,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
    * DataLoader worker (pt_data_worker): a worker that waits on a remote store works at 2% of a core */
   sqlite3_bind_double(s, 2, p->worker_min_avg_cpu_pct);
   while (next_row(s)) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    size_t i = host_tick(h, col_int(s, 0));
     if (i == SIZE_MAX)
       continue;
     h->workers[i] = col_double(s, 1);
@@ -369,7 +443,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
                  err)))
     return rc;
   while (next_row(s)) {
-    size_t i = host_tick(h, sqlite3_column_int64(s, 0));
+    size_t i = host_tick(h, col_int(s, 0));
     if (i == SIZE_MAX)
       continue;
     h->disk_util_max_pct[i] = col_double(s, 1);
@@ -387,7 +461,7 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     return rc;
   size_t cap = 0;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 0)))
+    if (!time_ok(col_int(s, 0)))
       continue;
     if (rec->nevents == cap) {
       cap = cap ? cap * 2 : 64;
@@ -421,7 +495,7 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
   int compile_columns = sqlite3_column_count(s) > 9;
   cap = 0;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 0)) || !time_ok(sqlite3_column_int64(s, 1)))
+    if (!time_ok(col_int(s, 0)) || !time_ok(col_int(s, 1)))
       continue;
     if (rec->nsteps == cap) {
       cap = cap ? cap * 2 : 256;
@@ -476,7 +550,7 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
     return;
   size_t cap = 0;
   while (next_row(s)) {
-    if (!time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+    if (!time_ok(col_int(s, 1)) || !time_ok(col_int(s, 2)))
       continue;
     if (rec->nwindows == cap) {
       cap = cap ? cap * 2 : 64;
@@ -504,7 +578,7 @@ static void load_tracer_aside(sqlite3 *db, struct gw_recording *rec) {
   int64_t pid = -1, since_ns = 0; /* since_ns: the open episode's start, 0 none */
   for (;;) {
     int row = next_row(s);
-    int64_t p = row ? sqlite3_column_int64(s, 0) : -2, t = row ? sqlite3_column_int64(s, 1) : 0;
+    int64_t p = row ? col_int(s, 0) : -2, t = row ? col_int(s, 1) : 0;
     if (row && !time_ok(t))
       continue;
     if (p != pid && since_ns && rec->ended_ns > since_ns) /* still aside when that process's trace ended */
@@ -559,7 +633,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
                                                              " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
                                                              -1, &s, NULL) == SQLITE_OK) {
     while (next_row(s)) {
-      int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+      int64_t pid = col_int(s, 0), a = col_int(s, 1), b = col_int(s, 2);
       if (!time_ok(a) || !time_ok(b))
         continue;
       const char *domain = (const char *)sqlite3_column_text(s, 3);
@@ -583,7 +657,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
                          " AND start_ns IS NOT NULL AND end_ns IS NOT NULL",
                          -1, &s, NULL) == SQLITE_OK) {
     while (next_row(s)) {
-      int64_t pid = sqlite3_column_int64(s, 0), a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+      int64_t pid = col_int(s, 0), a = col_int(s, 1), b = col_int(s, 2);
       if (time_ok(a) && time_ok(b))
         push_host_iv(rec, pid, a, b, HOST_SYNC);
     }
@@ -600,13 +674,14 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
           SQLITE_OK) {
     int64_t *best = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *best);
     while (next_row(s)) {
-      struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+      struct gw_gpu_series *g = gpu_by_id(rec, (int)col_int(s, 0));
+      int64_t pid = col_int(s, 1);
       if (!g)
         continue;
       int64_t n = sqlite3_column_int64(s, 2);
       if (n > best[g - rec->gpus]) {
         best[g - rec->gpus] = n;
-        g->trace_pid = sqlite3_column_int64(s, 1);
+        g->trace_pid = pid;
       }
     }
     sqlite3_finalize(s);
@@ -655,10 +730,11 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
     return;
   while (next_row(s)) { /* ascending count: the last row of a GPU wins */
-    struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
+    struct gw_gpu_series *g = gpu_by_id(rec, (int)col_int(s, 0));
+    int64_t pid = col_int(s, 1); /* text here would make any pid look foreign */
     if (!g)
       continue;
-    g->other_pid = sqlite3_column_int64(s, 1);
+    g->other_pid = pid;
     double n = sqlite3_column_double(s, 2), all = sqlite3_column_double(s, 3);
     g->other_share_of_samples = all > 0 ? n / all : NAN;
     g->other_mem_bytes = col_double(s, 4);
@@ -895,7 +971,7 @@ static void load_thread_ticks(sqlite3 *db, struct gw_recording *rec) {
   size_t cap = 0;
   int sorted = 1;
   while (next_row(s)) {
-    int64_t t = sqlite3_column_int64(s, 0), tid = sqlite3_column_int64(s, 1);
+    int64_t t = col_int(s, 0), tid = col_int(s, 1);
     if (!time_ok(t) || tid <= 0 || tid > INT32_MAX)
       continue;
     const struct gw_thread_meta *m = thread_of(rec, (int32_t)tid);
@@ -978,8 +1054,8 @@ static void load_py_samples(sqlite3 *db, struct gw_recording *rec) {
   int npids = 0;
   size_t cap = 0;
   while (next_row(s)) {
-    int64_t t = sqlite3_column_int64(s, 0), pid = sqlite3_column_int64(s, 1), tid = sqlite3_column_int64(s, 2);
-    int64_t activity = sqlite3_column_int64(s, 3);
+    int64_t t = col_int(s, 0), pid = col_int(s, 1), tid = col_int(s, 2);
+    int64_t activity = col_int(s, 3);
     if (!time_ok(t) || pid <= 0 || pid > INT32_MAX || tid <= 0 || tid > INT32_MAX || activity < 0 ||
         activity >= GW_PYACT_COUNT)
       continue;
@@ -1023,7 +1099,7 @@ static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
     return 0;
   while (next_row(s)) {
     struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-    if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+    if (!g || !time_ok(col_int(s, 1)) || !time_ok(col_int(s, 2)))
       continue;
     int is_nccl = sqlite3_column_type(s, 3) != SQLITE_NULL && sqlite3_column_int(s, 3) != 0;
     if (is_nccl)
@@ -1046,7 +1122,7 @@ static void load_copies(sqlite3 *db, struct gw_recording *rec) {
                                                                 -1, &s, NULL) == SQLITE_OK) {
     while (next_row(s)) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
-      if (!g || !time_ok(sqlite3_column_int64(s, 1)) || !time_ok(sqlite3_column_int64(s, 2)))
+      if (!g || !time_ok(col_int(s, 1)) || !time_ok(col_int(s, 2)))
         continue;
       if (sqlite3_column_int(s, 3) == 1)
         push_iv(&g->h2d, &g->nh2d, sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2));
