@@ -55,7 +55,6 @@ struct ts_thread {
    * has not run since the last sample (same state, same call) */
   int have_sched;            /* 1 read at the last sample */
   uint64_t exec_ns, runs;    /* at the last sample */
-  int call_only_next;        /* ran since the sample before: the next sample reads its system call alone */
   struct gw_thread_row last; /* the last sample */
   int role;
   char comm[16];
@@ -537,12 +536,7 @@ static void rescan_tasks(struct gw_thread_sampler *s, int64_t t_ns) {
                                 .first_t_ns = t_ns};
       }
       t->seen = 1;
-      /* DataLoader workers, ranks and compile workers are started by their
-       * process's main thread; children of other threads (rarer) come with
-       * the host source's scans of /proc, every two seconds. One read per
-       * process a second instead of one per thread. */
-      if (tid == s->procs[i].pid)
-        add_children(s, &s->procs[i], tid);
+      add_children(s, &s->procs[i], tid);
     }
     closedir(d);
   }
@@ -682,14 +676,26 @@ static void emit_sample(struct gw_thread_sampler *s, struct ts_thread *t, struct
   t->last = *row;
 }
 
-/* Where a thread sits now from its system call alone (running, or asleep
- * in a call that needs no stat to place). cpu_ns: the CPU time to put in
- * the row, -1 unknown. 1 when done; 0 leaves the thread to stat, with the
- * call read in *pre when one was. */
-static int sample_from_syscall(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, int64_t cpu_ns,
-                               struct syscall_read *pre) {
+/* The cheap way, for a thread read fully before (exec_ns and runs just read
+ * from its schedstat): asleep then and its run count unchanged means it sat
+ * where it was, cpu_ns included; else its system call says whether it runs
+ * now or sleeps where stat is not needed. Stat (8 us to read where schedstat
+ * takes 2) is left for what only it tells: D, T, renames. 1 when done. */
+static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, uint64_t exec_ns,
+                                 uint64_t runs, struct syscall_read *pre) {
   struct gw_thread_row row = t->last;
   row.t_ns = t_ns;
+  int was_running = t->last.state == GW_TSTATE_RUNNING;
+  int64_t cpu_ns = exec_ns <= (uint64_t)INT64_MAX ? (int64_t)exec_ns : -1;
+  if (!was_running && runs == t->runs) {
+    /* not put on a CPU since it slept: still where it was (or woken and
+     * waiting for a CPU, for the length of a run-queue delay). A thread
+     * that was running may have gone to sleep since: its call says. */
+    row.cpu_ns = cpu_ns;
+    t->exec_ns = exec_ns;
+    emit_sample(s, t, &row);
+    return 1;
+  }
   struct ts_proc *p = find_proc(s, t->pid);
   char path[96], buf[TS_SYSCALL_CAP];
   long nr;
@@ -716,60 +722,24 @@ static int sample_from_syscall(struct gw_thread_sampler *s, struct ts_thread *t,
     return 0;
   }
   row.cpu_ns = cpu_ns;
-  emit_sample(s, t, &row);
-  return 1;
-}
-
-/* The cheap way, for a thread read fully before (exec_ns and runs just read
- * from its schedstat): asleep then and its run count unchanged means it sat
- * where it was, cpu_ns included; else its system call says whether it runs
- * now or sleeps where stat is not needed. Stat (8 us to read where schedstat
- * takes 2) is left for what only it tells: D, T, renames. 1 when done. */
-static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, uint64_t exec_ns,
-                                 uint64_t runs, struct syscall_read *pre) {
-  int was_running = t->last.state == GW_TSTATE_RUNNING;
-  int64_t cpu_ns = exec_ns <= (uint64_t)INT64_MAX ? (int64_t)exec_ns : -1;
-  if (!was_running && runs == t->runs) {
-    /* not put on a CPU since it slept: still where it was (or woken and
-     * waiting for a CPU, for the length of a run-queue delay). A thread
-     * that was running may have gone to sleep since: its call says. */
-    struct gw_thread_row row = t->last;
-    row.t_ns = t_ns;
-    row.cpu_ns = cpu_ns;
-    t->exec_ns = exec_ns;
-    emit_sample(s, t, &row);
-    return 1;
-  }
-  if (!sample_from_syscall(s, t, t_ns, cpu_ns, pre))
-    return 0;
   t->exec_ns = exec_ns;
   t->runs = runs;
-  /* It ran since the last sample: a thread that runs often (the launching
-   * thread, a worker woken every batch) most likely ran again by the next,
-   * where schedstat would only say "read the call". Skipping it then saves
-   * its 2 us read; the run count read the tick after is two ticks old, which
-   * errs towards reading the call, never towards a stale sample. */
-  t->call_only_next = 1;
+  emit_sample(s, t, &row);
   return 1;
 }
 
 /* full: read stat whatever schedstat says (once a second, for names that
  * change without the thread running). */
 static void sample_thread(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, int full) {
-  /* Stat carries the name, and a new process names itself in its first
-   * moments (an exec into python, a DataLoader worker writing its comm):
-   * read fully for a second, then the once-a-second full reads see renames. */
-  int settled = t_ns - t->first_t_ns >= TS_SETTLE_NS;
-  struct syscall_read pre = {0};
-  int call_only = t->call_only_next;
-  t->call_only_next = 0;
-  if (call_only && !full && settled && t->info_sent && t->have_sched &&
-      sample_from_syscall(s, t, t_ns, -1, &pre)) /* CPU time unknown at this sample; read at the next */
-    return;
   /* schedstat before anything else: a run after this read shows as a new
    * run count at the next sample, so an unchanged count is never stale */
   uint64_t exec_ns = 0, runs = 0;
   int sched_read = read_schedstat(s, t, &exec_ns, &runs) == 0;
+  struct syscall_read pre = {0};
+  /* Stat carries the name, and a new process names itself in its first
+   * moments (an exec into python, a DataLoader worker writing its comm):
+   * read fully for a second, then the once-a-second full reads see renames. */
+  int settled = t_ns - t->first_t_ns >= TS_SETTLE_NS;
   if (!full && settled && t->info_sent && t->have_sched && sched_read &&
       sample_from_schedstat(s, t, t_ns, exec_ns, runs, &pre))
     return;

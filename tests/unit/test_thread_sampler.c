@@ -310,9 +310,8 @@ static void test_live_futex_and_spin(void **state) {
   gw_thread_sampler_set_procs(s, &p, 1);
   assert_int_equal(gw_thread_sampler_start(s, &err), GW_OK);
   /* past the first second, so that the cheap reads (schedstat, then the
-   * system call only if the thread ran; the call alone at the sample after
-   * one where it ran) give the samples after it */
-  struct timespec run = {2, 500000000};
+   * system call only if the thread ran) give the samples after it */
+  struct timespec run = {1, 500000000};
   nanosleep(&run, NULL);
   assert_true(gw_thread_sampler_cpu_ns(s) >= 0);
   gw_thread_sampler_stop(s);
@@ -333,8 +332,7 @@ static void test_live_futex_and_spin(void **state) {
       assert_int_equal(rows[i].role, GW_TROLE_HELPER);
     }
   assert_true(waiter_tid > 0 && spinner_tid > 0);
-  int waiter_n = 0, waiter_futex = 0, spinner_n = 0, spinner_running = 0, spinner_call_only = 0;
-  int64_t spinner_cpu_ns = -1;
+  int waiter_n = 0, waiter_futex = 0, spinner_n = 0, spinner_running = 0;
   for (size_t i = 0; i < n; i++) {
     if (rows[i].kind != GW_THREAD_ROW_SAMPLE)
       continue;
@@ -345,25 +343,13 @@ static void test_live_futex_and_spin(void **state) {
     } else if (rows[i].tid == spinner_tid) {
       spinner_n++;
       spinner_running += rows[i].state == GW_TSTATE_RUNNING && rows[i].wait == GW_WAIT_NONE;
-      /* a sample from its call alone has no CPU time; the others grow */
-      if (rows[i].cpu_ns < 0) {
-        spinner_call_only++;
-      } else {
-        assert_true(rows[i].cpu_ns >= spinner_cpu_ns);
-        spinner_cpu_ns = rows[i].cpu_ns;
-      }
     }
   }
-  /* helpers are read every fifth tick: 50 ticks in 2.5 s give at least 8 */
-  assert_true(waiter_n >= 8);
+  /* helpers are read every fifth tick: 30 ticks in 1.5 s give at least 5 */
+  assert_true(waiter_n >= 5);
   assert_int_equal(waiter_futex, waiter_n);
-  assert_true(spinner_n >= 8);
+  assert_true(spinner_n >= 5);
   assert_int_equal(spinner_running, spinner_n); /* runnable or running: R either way */
-  /* the spinner ran between every two samples: past its first second, every
-   * sample after a cheap one that saw it run is read from its call alone
-   * (ticks 30 and 50 at least; 20 and 40 are the once-a-second full reads) */
-  assert_true(spinner_call_only >= 1);
-  assert_true(spinner_cpu_ns > 0);
   gw_thread_sampler_close(s);
 }
 
