@@ -536,7 +536,12 @@ static void rescan_tasks(struct gw_thread_sampler *s, int64_t t_ns) {
                                 .first_t_ns = t_ns};
       }
       t->seen = 1;
-      add_children(s, &s->procs[i], tid);
+      /* DataLoader workers, ranks and compile workers are started by their
+       * process's main thread; children of other threads (rarer) come with
+       * the host source's scans of /proc, every two seconds. One read per
+       * process a second instead of one per thread. */
+      if (tid == s->procs[i].pid)
+        add_children(s, &s->procs[i], tid);
     }
     closedir(d);
   }
