@@ -50,7 +50,8 @@ Variants (each only where it means something for the recording):
   second_proc     another process on GPU 0 (gpu_proc rows of a pid outside
                   the target's tree); scored also on whether the report names
                   it (recordings with a gpu_proc table only)
-  respawn_workers the target's child processes (loader workers) made to look
+  respawn_workers the target's child processes (loader workers; not ranks,
+                  the children that hold a GPU) made to look
                   respawned every pass, as DataLoader workers without
                   persistent_workers are: every 1.5 s each worker process and
                   its threads take new pids and tids (proc_sample,
@@ -302,11 +303,14 @@ def respawn_workers(con, t):
     worker processes."""
     if "proc_sample" not in t:
         return False
-    workers = [r[0] for r in con.execute("SELECT DISTINCT pid FROM proc_sample WHERE role = 1 ORDER BY pid")]
+    # the ranks of a launcher (children holding a GPU) are not workers
+    ranks = target_pids(con)
+    workers = [r[0] for r in con.execute("SELECT DISTINCT pid FROM proc_sample WHERE role = 1 ORDER BY pid")
+               if r[0] not in ranks]
     if not workers:
         return False
-    t0 = con.execute("SELECT min(t_ns) FROM proc_sample WHERE role = 1").fetchone()[0]
     q = ",".join("?" * len(workers))
+    t0 = con.execute("SELECT min(t_ns) FROM proc_sample WHERE pid IN (%s)" % q, workers).fetchone()[0]
     threads = [r[0] for r in con.execute("SELECT tid FROM thread_info WHERE pid IN (%s) ORDER BY tid" % q,
                                          workers)] if "thread_info" in t else []
     if threads:
