@@ -11,6 +11,7 @@
 #include "analysis/gpu_peaks.h"
 #include "analysis/next_run.h"
 #include "analysis/confidence_calibration.h"
+#include "analysis/confidence_share.h"
 #include "analysis/correlate.h"
 #include "analysis/gpu_loop.h"
 #include "analysis/idle_attribution.h"
@@ -1024,6 +1025,8 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   if (dx->active_ns > 0 && dx->measured)
     gw_measured_verdict(dx);
   describe(rec, dx);
+  /* after describe: its experiments follow the rules' own scores */
+  gw_confidence_by_share(dx);
   fill_in_command(rec, dx);
   build_mfu_goodput(rec, dx);
   try_experiments(rec, dx); /* after MFU: the tf32 fix's prediction reads it */

@@ -50,6 +50,25 @@ Variants (each only where it means something for the recording):
   second_proc     another process on GPU 0 (gpu_proc rows of a pid outside
                   the target's tree); scored also on whether the report names
                   it (recordings with a gpu_proc table only)
+  respawn_workers the target's child processes (loader workers; not ranks,
+                  the children that hold a GPU) made to look
+                  respawned every pass, as DataLoader workers without
+                  persistent_workers are: every 1.5 s each worker process and
+                  its threads take new pids and tids (proc_sample,
+                  thread_info, thread_sample rewritten), so no worker pid
+                  lives longer than 1.5 s; what they did is unchanged, and so
+                  is the truth (recordings with worker processes)
+  short_steps     steps shorter than the GPM window: the GPM columns held
+                  over 4 s windows (each window's GPM rows averaged into its
+                  last one, the others nulled), what a GPM or DCGM sampling
+                  period of 4 s gives. The recorded steps (2-200 ms) are
+                  already shorter than the 0.5-1 s windows, so cutting the
+                  hook's step rows would change nothing the GPM sees; what
+                  the window hides is what is shorter than it (steps, their
+                  spread, stalls and eval or checkpoint passes of 1.5-3 s),
+                  and a 4 s window puts every step and every such pass under
+                  it while the hook's steps and the 10 Hz counters stay as
+                  recorded (recordings with GPM rows)
 
 Exit status 1 when a figure falls below the committed floor
 (tests/accuracy/floors.json); --write-floors writes today's figures there.
@@ -59,6 +78,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -74,13 +94,20 @@ GPM_COLUMNS = ["gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_act
 TRACE_TABLES = ["kernel", "api", "memcpy", "memset", "sync", "graph_launch", "launch_count", "marker", "memory",
                 "trace_window", "trace_process", "trace_dropped", "trace_overhead", "trace_note", "trace_name"]
 VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "no_steps", "no_samples", "idle_workers", "one_period", "one_rank",
-            "helper_proc", "busy_thread", "second_proc"]
+            "helper_proc", "busy_thread", "second_proc", "respawn_workers", "short_steps"]
 OTHER_PID = 999001  # the second process on the GPU
 HELPER_PID = 999002
+# respawn_workers: a worker's life (a pass), and where the new pids and tids start
+RESPAWN_PASS_NS = 1_500_000_000
+RESPAWN_ID_BASE = 3_000_000
+# short_steps: the GPM window the variant holds the GPM columns over
+COARSE_GPM_WINDOW_NS = 4_000_000_000
 CONF_BUCKETS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01)]
 # bands of raw rule scores (a finding needs 0.30: thresholds.c finding_min_conf)
 # that lib/analysis/confidence_calibration.c maps to calibrated confidences
-RAW_BANDS = [(0.30, 0.45), (0.45, 0.60), (0.60, 0.75), (0.75, 0.90), (0.90, 1.01)]
+# and to the share of the lost time it explains (lib/analysis/confidence_share.c),
+# which can take a score under 0.30: the first band holds those
+RAW_BANDS = [(0.0, 0.30), (0.30, 0.45), (0.45, 0.60), (0.60, 0.75), (0.75, 0.90), (0.90, 1.01)]
 # gates read from the JSON profile: (name, profile key, threshold, rule that uses it)
 GATES = [
     ("at_limit_power_frac", "power_frac", 0.90, "small_batch"),
@@ -259,9 +286,95 @@ def make_variant(src, dst, variant, truth):
                 con.execute("INSERT INTO gpu_proc(t_ns, gpu, pid, used_mem_bytes, sm_pct%s) VALUES(?,0,?,?,?%s)"
                             % ((", comm", ",'other-job'") if named else ("", "")),
                             (t_ns, OTHER_PID, 6 << 30, 35.0))
+    elif variant == "respawn_workers":
+        ok = respawn_workers(con, t)
+    elif variant == "short_steps":
+        ok = coarsen_gpm(con)
     con.commit()
     con.close()
     return ok
+
+
+def respawn_workers(con, t):
+    """Every RESPAWN_PASS_NS from the workers' first sample, each worker
+    process (a child of the target) and each of its threads take a new id:
+    the pass k of worker pid P is pid RESPAWN_ID_BASE + k * 10000 + the
+    worker's index, its threads likewise from the tids. False without
+    worker processes."""
+    if "proc_sample" not in t:
+        return False
+    # the ranks of a launcher (children holding a GPU) are not workers
+    ranks = target_pids(con)
+    workers = [r[0] for r in con.execute("SELECT DISTINCT pid FROM proc_sample WHERE role = 1 ORDER BY pid")
+               if r[0] not in ranks]
+    if not workers:
+        return False
+    q = ",".join("?" * len(workers))
+    t0 = con.execute("SELECT min(t_ns) FROM proc_sample WHERE pid IN (%s)" % q, workers).fetchone()[0]
+    threads = [r[0] for r in con.execute("SELECT tid FROM thread_info WHERE pid IN (%s) ORDER BY tid" % q,
+                                         workers)] if "thread_info" in t else []
+    if threads:
+        t0 = min(t0, con.execute("SELECT min(t_ns) FROM thread_sample WHERE tid IN (%s)" % ",".join("?" * len(threads)),
+                                 threads).fetchone()[0] or t0)
+    widx = {p: i for i, p in enumerate(workers)}
+    tidx = {x: i + len(workers) for i, x in enumerate(threads)}  # thread ids after the pids: none collide
+
+    def new_id(index, t_ns):
+        return RESPAWN_ID_BASE + ((t_ns - t0) // RESPAWN_PASS_NS) * 10000 + index
+
+    rows = con.execute("SELECT rowid, t_ns, pid FROM proc_sample WHERE pid IN (%s)" % q, workers).fetchall()
+    for rowid, t_ns, pid in rows:
+        con.execute("UPDATE proc_sample SET pid = ? WHERE rowid = ?", (new_id(widx[pid], t_ns), rowid))
+    # the workers' own children (rare) keep their ids, under the pass's pid
+    for rowid, t_ns, ppid in con.execute("SELECT rowid, t_ns, ppid FROM proc_sample WHERE ppid IN (%s)" % q,
+                                         workers).fetchall():
+        con.execute("UPDATE proc_sample SET ppid = ? WHERE rowid = ?", (new_id(widx[ppid], t_ns), rowid))
+    if threads:
+        info = {r[0]: r[1:] for r in con.execute("SELECT tid, pid, role, comm, first_t_ns FROM thread_info WHERE tid IN"
+                                                 " (%s)" % ",".join("?" * len(threads)), threads)}
+        seen = {}
+        for rowid, t_ns, tid in con.execute("SELECT rowid, t_ns, tid FROM thread_sample WHERE tid IN (%s)"
+                                            % ",".join("?" * len(threads)), threads).fetchall():
+            nt = new_id(tidx[tid], t_ns)
+            con.execute("UPDATE thread_sample SET tid = ? WHERE rowid = ?", (nt, rowid))
+            if nt not in seen:
+                pid, role, comm, _ = info[tid]
+                seen[nt] = (new_id(widx[pid], t_ns), role, comm, t_ns)
+        con.execute("DELETE FROM thread_info WHERE tid IN (%s)" % ",".join("?" * len(threads)), threads)
+        for nt, (pid, role, comm, first) in seen.items():
+            con.execute("INSERT INTO thread_info(tid, pid, role, comm, first_t_ns) VALUES(?,?,?,?,?)",
+                        (nt, pid, role, comm, first))
+    return True
+
+
+def coarsen_gpm(con):
+    """The GPM columns held over COARSE_GPM_WINDOW_NS windows per GPU: each
+    window's GPM rows averaged (every recorded window is as long as the
+    next) into its last row, the window's other rows nulled. False without
+    GPM rows."""
+    cols = [c for c in GPM_COLUMNS if c in columns(con, "gpu_sample")]
+    if "sm_active_pct" not in cols:
+        return False
+    rows = con.execute("SELECT rowid, gpu, t_ns, %s FROM gpu_sample WHERE sm_active_pct IS NOT NULL ORDER BY gpu, t_ns"
+                       % ", ".join(cols)).fetchall()
+    if len(rows) < 2:
+        return False
+    t0 = {}
+    windows = {}
+    for r in rows:
+        gpu, t_ns = r[1], r[2]
+        t0.setdefault(gpu, t_ns)
+        windows.setdefault((gpu, (t_ns - t0[gpu]) // COARSE_GPM_WINDOW_NS), []).append(r)
+    for ws in windows.values():
+        means = []
+        for k in range(len(cols)):
+            v = [w[3 + k] for w in ws if w[3 + k] is not None]
+            means.append(sum(v) / len(v) if v else None)
+        con.execute("UPDATE gpu_sample SET %s WHERE rowid = ?" % ", ".join("%s = ?" % c for c in cols),
+                    means + [ws[-1][0]])
+        for w in ws[:-1]:
+            con.execute("UPDATE gpu_sample SET %s WHERE rowid = ?" % ", ".join("%s = NULL" % c for c in cols), (w[0],))
+    return True
 
 
 def run_report(binary, db):
@@ -404,27 +517,75 @@ def calibration_table(pairs):
     return [(n[i], right[i], cal[i]) for i in range(len(RAW_BANDS))]
 
 
-def calibrate_loso(results):
+def program_of(name, truth, by_stem=None):
+    """The program a labelled recording ran: its script, with --mode where
+    the script has several (scenarios/ddp.py, weak_spots.py), from the
+    truth's argv; a truth without argv takes the program of a recording of
+    the same scenario that has one (by_stem), else its scenario's stem with
+    a sweep point, stage, level or variant suffix cut (sweep_bs32 -> sweep,
+    worked_case_s2 -> worked_case, logging_helper_45 -> logging_helper).
+    Recordings of one program share code and behaviour: a calibration that
+    leaves out one of them and keeps its siblings is still in sample."""
+    stem = truth.get("scenario") or name.rsplit("/", 1)[-1]
+    argv = truth.get("argv")
+    if isinstance(argv, list) and argv:
+        prog = os.path.basename(str(argv[0]))
+        if prog.endswith(".py"):
+            prog = prog[:-3]
+        if "--mode" in argv and argv.index("--mode") + 1 < len(argv):
+            prog += ":" + str(argv[argv.index("--mode") + 1])
+        return prog
+    if by_stem and stem in by_stem:
+        return by_stem[stem]
+    return re.sub(r"_(bs\d+|s\d+|k\d+|\d+)$", "", stem)
+
+
+def programs(results):
+    """name -> program for every result (program_of over the corpus)."""
+    by_stem = {}
+    for r in results:
+        t = r.get("truth") or {}
+        if isinstance(t.get("argv"), list) and t["argv"]:
+            by_stem[t.get("scenario") or r["name"].rsplit("/", 1)[-1]] = program_of(r["name"], t)
+    return {r["name"]: program_of(r["name"], r.get("truth") or {}, by_stem) for r in results}
+
+
+def calibrate_lopo(results, with_name=False):
     """(calibrated, right) per finding, each calibrated by a table made
-    without any variant of its own recording: out of sample."""
-    names = sorted({r["name"] for r in results if r.get("score")})
+    without any recording of its program (every variant, every corpus):
+    out of sample. with_name: (calibrated, right, recording name)."""
+    prog = programs(results)
     out = []
-    for name in names:
-        rest = [p for r in results if r.get("score") and r["name"] != name for p in r["score"]["raw"]]
+    for p in sorted(set(prog.values())):
+        rest = [x for r in results if r.get("score") and prog[r["name"]] != p for x in r["score"]["raw"]]
         table = calibration_table(rest)
         for r in results:
-            if r.get("score") and r["name"] == name:
-                out += [(table[band_of(raw)][2], ok) for raw, ok in r["score"]["raw"]]
+            if r.get("score") and prog[r["name"]] == p:
+                out += [(table[band_of(raw)][2], ok) + ((r["name"],) if with_name else ())
+                        for raw, ok in r["score"]["raw"]]
+    return out
+
+
+def top_bucket_by_corpus(results):
+    """corpus -> (findings, right) of the 0.90-1.00 bucket out of sample,
+    where the names carry their corpus (several --dir)."""
+    out = {}
+    lo = CONF_BUCKETS[-1][0]
+    for c, ok, name in calibrate_lopo(results, with_name=True):
+        if "/" not in name or c < lo:
+            continue
+        n, right = out.get(name.split("/")[0], (0, 0))
+        out[name.split("/")[0]] = (n + 1, right + bool(ok))
     return out
 
 
 def reliability(results, which="conf"):
     """Findings bucketed by confidence, with the share that named a true
-    class. which: "conf" as printed, "raw" the rules' raw scores, "loso"
-    calibrated leave-one-scenario-out."""
+    class. which: "conf" as printed, "raw" the rules' raw scores, "lopo"
+    calibrated leaving one program out."""
     rows = []
-    if which == "loso":
-        conf = calibrate_loso(results)
+    if which == "lopo":
+        conf = calibrate_lopo(results)
     else:
         conf = [c for r in results if r.get("score") for c in r["score"][which]]
     for lo, hi in CONF_BUCKETS:
@@ -473,12 +634,16 @@ def print_tables(results, summary, show_margins):
                                                                         m["untraced_verdict_right"], m["untraced_runs"]))
         print()
     for which, title in (("raw", "raw rule score (before calibration)"),
-                         ("loso", "calibrated, each recording by a table made without it (out of sample)"),
+                         ("lopo", "calibrated, each recording by a table made without its program (out of sample)"),
                          ("conf", "printed confidence (the committed table: in-sample for this corpus)")):
         print("== reliability: %s, against outcome (all variants) ==" % title)
         print("%-12s %8s %10s" % ("confidence", "findings", "right"))
         for lo, hi, n, frac in reliability(results, which):
             print("%4.2f-%-7.2f %8d %10s" % (lo, hi, n, "-" if frac is None else "%.2f" % frac))
+        if which == "lopo":
+            for corpus, (n, right) in sorted(top_bucket_by_corpus(results).items()):
+                print("  %s: %d at %.2f-1.00, %s right" % (corpus, n, CONF_BUCKETS[-1][0],
+                                                          "%.2f" % (right / n) if n else "-"))
         print()
     if show_margins:
         print("== gate margins (recorded): value - threshold, per GPU ==")
@@ -539,7 +704,8 @@ def main():
         def one(job):
             name, v, dst, truth, traced = job
             rep, err = run_report(a.bin, dst)
-            r = {"name": name, "variant": v, "expected": sorted(expected_of(truth, v)), "traced": traced}
+            r = {"name": name, "variant": v, "expected": sorted(expected_of(truth, v)), "traced": traced,
+                 "truth": {k: truth[k] for k in ("scenario", "argv") if k in truth}}
             if rep is None:
                 r["error"] = err
             else:
@@ -556,7 +722,7 @@ def main():
         with open(a.json, "w") as fh:
             json.dump({"summary": summary, "reliability": reliability(results),
                        "reliability_raw": reliability(results, "raw"),
-                       "reliability_loso": reliability(results, "loso"), "results": results}, fh, indent=1)
+                       "reliability_lopo": reliability(results, "lopo"), "results": results}, fh, indent=1)
     errors = [r for r in results if "error" in r]
     if errors:
         print("accuracy: %d report(s) failed" % len(errors), file=sys.stderr)

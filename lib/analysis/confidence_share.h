@@ -1,0 +1,24 @@
+/* A finding's confidence scaled by how much of the lost time it explains
+ * and by how much of it stays unexplained (analysis/confidence_share.c says
+ * why the shape). */
+#ifndef GW_CONFIDENCE_SHARE_H
+#define GW_CONFIDENCE_SHARE_H
+
+#include "analysis/diagnosis_model.h"
+
+/* The share of the lost time (all GPUs) in the largest row that nothing
+ * explains: the ledger's idle: other less what findings claim of it, or the
+ * samples' largest cause charged to no class; at most what the findings
+ * leave. 0..1; 0 where nothing was lost. */
+double gw_unexplained_row_share(const struct gw_diagnosis *dx);
+
+/* The factor, 0..1, a finding's rule score is scaled by: its share of the
+ * lost time up to half of it, times what the largest unexplained row leaves. */
+double gw_confidence_share_factor(double share_of_lost, double unexplained_share);
+
+/* Scales every finding's confidence_raw by that factor and recalibrates its
+ * confidence; faults to fix first and runs that lost nothing keep theirs.
+ * Run by gw_diagnose once the shares are final (after the verdict). */
+void gw_confidence_by_share(struct gw_diagnosis *dx);
+
+#endif
