@@ -22,6 +22,7 @@ struct pty {
 /* A pseudo-terminal, so "is a terminal" is true without a real one; skipped
  * where the system has none to give. */
 static int open_pty(struct pty *p) {
+  p->slave = -1;
   p->master = posix_openpt(O_RDWR | O_NOCTTY);
   if (p->master < 0 || grantpt(p->master) != 0 || unlockpt(p->master) != 0)
     return -1;
