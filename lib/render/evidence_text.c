@@ -277,13 +277,13 @@ static const struct gw_evidence_message messages[] = {
         "step time"),
      {"shapes", "first_visits", "share"}},
     {"periodic_slow_steps",
-     N_("%d slow steps recur every %d steps (about every %.1f s) and took %.1f s more than the median step; in them "
-        "the training thread was mostly %s (%s)"),
-     {"count", "period_steps", "period", "extra", "activity", "frame"}},
+     N_("slow steps recur every %d steps (about every %.1f s), %d times, and took %.1f s more than the median step; "
+        "in them the training thread was mostly %s (%s)"),
+     {"period_steps", "period", "count", "extra", "activity", "frame"}},
     {"periodic_slow_steps_no_frame",
-     N_("%d slow steps recur every %d steps (about every %.1f s) and took %.1f s more than the median step; in them "
-        "the training thread was mostly %s"),
-     {"count", "period_steps", "period", "extra", "activity"}},
+     N_("slow steps recur every %d steps (about every %.1f s), %d times, and took %.1f s more than the median step; "
+        "in them the training thread was mostly %s"),
+     {"period_steps", "period", "count", "extra", "activity"}},
     {"step_time_follows_shape",
      N_("the step time follows the input shape: %d shapes explain %.0f%% of the step time's variance (correlation "
         "with the element count %.2f, step-time CV %.2f)"),

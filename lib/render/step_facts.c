@@ -172,7 +172,7 @@ void gw_step_breakdown_text(const struct gw_diagnosis *dx, FILE *out, const char
     fputs(_("): the split above sums the samples of all of them\n"), out);
   }
   if (b->recurring) {
-    fprintf(out, _("  slow steps recur every %d steps (about every %.2f s): %d steps, %.2f s above the median step"),
+    fprintf(out, _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step"),
             b->period_steps, b->period_s, b->count, b->extra_s);
     if (b->activity >= 0) {
       fprintf(out, _("; in them: %s, +"), _(activity_label(b->activity)));
@@ -186,7 +186,7 @@ void gw_step_breakdown_text(const struct gw_diagnosis *dx, FILE *out, const char
     fprintf(out, _("  no slow steps recur at a fixed spacing (%zu above %.2f ms)\n"), b->nslow,
             b->slow_threshold_s * 1e3);
   }
-  if (b->shape_known)
+  if (b->shape_known && b->nshapes >= 2)
     fprintf(out,
             b->follows_shape ? _("  the step time follows the input shape: %d shapes explain %.0f%% of its variance\n")
                              : _("  %d input shapes explain %.0f%% of the step time's variance\n"),
