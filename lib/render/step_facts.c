@@ -113,18 +113,22 @@ static const char *activity_label(int a) {
   return a >= 0 && a < GW_PYACT_COUNT ? L[a] : L[GW_PYACT_OTHER];
 }
 
-/* A duration in ms, "-" when unknown. */
-static void ms(FILE *out, double s) {
+/* A duration in ms into buf, "-" when unknown. */
+static const char *ms(char *buf, size_t size, double s) {
   if (isnan(s))
-    fputs("-", out);
+    snprintf(buf, size, "-");
   else
-    fprintf(out, "%.2f ms", s * 1e3);
+    snprintf(buf, size, "%.2f ms", s * 1e3);
+  return buf;
 }
 
-/* The host activities of a split, largest first, those of at least 1% of the step. */
-static void host_line(FILE *out, const struct gw_step_split *k) {
-  int done[GW_PYACT_COUNT] = {0}, shown = 0;
-  for (int n = 0; n < GW_PYACT_COUNT; n++) {
+/* The host activities of a split into buf, largest first, those of at
+ * least 1% of the step; "" when none was sampled. */
+static void host_list(char *buf, size_t size, const struct gw_step_split *k) {
+  int done[GW_PYACT_COUNT] = {0};
+  size_t at = 0;
+  buf[0] = 0;
+  for (int n = 0; n < GW_PYACT_COUNT && at < size; n++) {
     int best = -1;
     for (int a = 0; a < GW_PYACT_COUNT; a++)
       if (!done[a] && !isnan(k->host_s[a]) && k->host_s[a] >= 0.01 * k->wall_s &&
@@ -133,11 +137,11 @@ static void host_line(FILE *out, const struct gw_step_split *k) {
     if (best < 0)
       break;
     done[best] = 1;
-    fprintf(out, "%s%s ", shown++ ? ", " : "", _(activity_label(best)));
-    ms(out, k->host_s[best]);
+    char t[32];
+    int w = snprintf(buf + at, size - at, "%s%s %s", at ? ", " : "", _(activity_label(best)),
+                     ms(t, sizeof t, k->host_s[best]));
+    at += w > 0 ? (size_t)w : 0;
   }
-  if (!shown)
-    fputs(_("not sampled"), out);
 }
 
 void gw_step_breakdown_text(const struct gw_diagnosis *dx, FILE *out, const char *bold, const char *reset) {
@@ -145,43 +149,46 @@ void gw_step_breakdown_text(const struct gw_diagnosis *dx, FILE *out, const char
   if (!b->found)
     return;
   const struct gw_step_split *k = &b->kinds[GW_STEP_KIND_TYPICAL];
-  fprintf(out, _("%sSteps decomposed%s (%zu steady steps"), bold, reset, b->nsteady);
   if (b->pid >= 0)
-    fprintf(out, _(" of pid %lld"), (long long)b->pid);
-  fputs(")\n", out);
-  fprintf(out, _("  median step %.2f ms; the mean of %zu typical steps: data wait "), b->step_median_s * 1e3, k->nsteps);
-  ms(out, k->data_wait_s);
-  fputs(_(", sync "), out);
-  ms(out, k->sync_s);
-  fputs(_(", GPU busy "), out);
-  ms(out, k->gpu_busy_s);
+    fprintf(out, _("%sSteps decomposed%s (%zu steady steps of pid %lld)\n"), bold, reset, b->nsteady,
+            (long long)b->pid);
+  else
+    fprintf(out, _("%sSteps decomposed%s (%zu steady steps)\n"), bold, reset, b->nsteady);
+  char dw[32], sy[32], busy[32], fill[64] = "", host[512];
   if (!isnan(k->sm_fill_pct))
-    fprintf(out, _(" (SM fill %.0f%%)"), k->sm_fill_pct);
-  fputs(_("\n  host: "), out);
-  host_line(out, k);
-  fputs("\n", out);
+    snprintf(fill, sizeof fill, _(" (SM fill %.0f%%)"), k->sm_fill_pct);
+  fprintf(out, _("  median step %.2f ms; the mean of %zu typical steps: data wait %s, sync %s, GPU busy %s%s\n"),
+          b->step_median_s * 1e3, k->nsteps, ms(dw, sizeof dw, k->data_wait_s), ms(sy, sizeof sy, k->sync_s),
+          ms(busy, sizeof busy, k->gpu_busy_s), fill);
+  host_list(host, sizeof host, k);
+  if (host[0])
+    fprintf(out, _("  host: %s\n"), host);
+  else
+    fputs(_("  host: not sampled (no Python stack samples in these steps)\n"), out);
   if (!k->host_per_step || !k->gpu_per_step) {
-    fputs(_("  per step: not measurable in this recording ("), out);
-    if (!k->host_per_step && b->py_hz > 0)
-      fprintf(out, _("shorter than %d periods of the %.0f Hz stack sampler"), GW_STEP_MIN_SAMPLE_PERIODS, b->py_hz);
-    else if (!k->host_per_step)
-      fputs(_("no stack samples"), out);
-    if (!k->gpu_per_step)
-      fprintf(out, _("%sshorter than %d of the %.0f ms GPU samples"), !k->host_per_step ? "; " : "",
-              GW_STEP_MIN_SAMPLE_PERIODS, b->gpu_period_s * 1e3);
-    fputs(_("): the split above sums the samples of all of them\n"), out);
+    if (b->py_hz > 0 && !b->gpu_from_trace)
+      fprintf(out,
+              _("  per step: not measurable in this recording (a step spans fewer than %d periods of the %.0f Hz "
+                "stack sampler or of the %.0f ms GPU samples); the split above sums the samples of all of them\n"),
+              GW_STEP_MIN_SAMPLE_PERIODS, b->py_hz, b->gpu_period_s * 1e3);
+    else
+      fprintf(out,
+              _("  per step: not measurable in this recording (a step spans fewer than %d periods of the samplers); "
+                "the split above sums the samples of all of them\n"),
+              GW_STEP_MIN_SAMPLE_PERIODS);
   }
-  if (b->recurring) {
-    fprintf(out, _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step"),
+  if (b->recurring && b->activity >= 0) {
+    char extra[32], frame[128] = "";
+    if (b->frame_text[0])
+      snprintf(frame, sizeof frame, " (%s)", b->frame_text);
+    fprintf(out,
+            _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step; in "
+              "them: %s, +%s a step%s\n"),
+            b->period_steps, b->period_s, b->count, b->extra_s, _(activity_label(b->activity)),
+            ms(extra, sizeof extra, b->activity_extra_s), frame);
+  } else if (b->recurring) {
+    fprintf(out, _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step\n"),
             b->period_steps, b->period_s, b->count, b->extra_s);
-    if (b->activity >= 0) {
-      fprintf(out, _("; in them: %s, +"), _(activity_label(b->activity)));
-      ms(out, b->activity_extra_s);
-      fputs(_(" a step"), out);
-      if (b->frame_text[0])
-        fprintf(out, " (%s)", b->frame_text);
-    }
-    fputs("\n", out);
   } else {
     fprintf(out, _("  no slow steps recur at a fixed spacing (%zu above %.2f ms)\n"), b->nslow,
             b->slow_threshold_s * 1e3);
