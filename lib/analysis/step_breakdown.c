@@ -182,8 +182,8 @@ static void finish(const struct ctx *c, const struct acc *a, struct gw_step_spli
   out->wall_s = a->n ? a->wall_s / n : NAN;
   out->data_wait_s = a->n && a->dw_n == a->n ? a->dw_s / n : NAN;
   for (int k = 0; k < GW_PYACT_COUNT; k++)
-    out->host_s[k] = a->n && a->nsamp > 0 && rec->py_sampling_hz > 0 ? (double)a->counts[k] / rec->py_sampling_hz / n
-                                                                     : NAN;
+    out->host_s[k] =
+        a->n && a->nsamp > 0 && rec->py_sampling_hz > 0 ? (double)a->counts[k] / rec->py_sampling_hz / n : NAN;
   /* busy time where every tick inside the steps was known; partly unknown
    * stays unknown rather than read as idle */
   int busy_known = a->n && c->g && (c->busy || a->busy_known_s >= 0.99 * a->wall_s);
@@ -191,13 +191,13 @@ static void finish(const struct ctx *c, const struct acc *a, struct gw_step_spli
   /* SM fill: the SMs' active share over the share the GPU was busy, both
    * over the time each was known */
   double busy_frac = a->busy_known_s > 0 ? a->busy_s / a->busy_known_s : NAN;
-  out->sm_fill_pct = busy_known && a->sm_known_s > 0 && busy_frac > 0
-                         ? fmin(100, a->sm_s / a->sm_known_s / busy_frac * 100)
-                         : NAN;
+  out->sm_fill_pct =
+      busy_known && a->sm_known_s > 0 && busy_frac > 0 ? fmin(100, a->sm_s / a->sm_known_s / busy_frac * 100) : NAN;
   out->sync_s = c->traced && a->n ? a->sync_s / n : out->host_s[GW_PYACT_SYNC];
   out->host_per_step = rec->py_sampling_hz > 0 && out->wall_s * rec->py_sampling_hz >= GW_STEP_MIN_SAMPLE_PERIODS;
-  out->gpu_per_step = c->g && (c->busy || (c->typical_dt_ns > 0 && out->wall_s * 1e9 >= GW_STEP_MIN_SAMPLE_PERIODS *
-                                                                                   (double)c->typical_dt_ns));
+  out->gpu_per_step =
+      c->g &&
+      (c->busy || (c->typical_dt_ns > 0 && out->wall_s * 1e9 >= GW_STEP_MIN_SAMPLE_PERIODS * (double)c->typical_dt_ns));
 }
 
 /* The GPU the process ran on: the one it launched most kernels on (traced),
@@ -517,8 +517,8 @@ static void shape_fit(const struct gw_step_row *const *rows, const unsigned char
       }
     double vx = c * sxx - sx * sx, vy = c * syy - sy * sy;
     out->shape_corr = c >= 3 && vx > 0 && vy > 0 ? (c * sxy - sx * sy) / sqrt(vx * vy) : NAN;
-    out->follows_shape = out->nshapes >= 2 && out->shape_explained >= GW_SHAPE_EXPLAINED_MIN &&
-                         out->step_cv >= gw_thr.step_jitter_cv;
+    out->follows_shape =
+        out->nshapes >= 2 && out->shape_explained >= GW_SHAPE_EXPLAINED_MIN && out->step_cv >= gw_thr.step_jitter_cv;
   }
   free(v);
   free(d);

@@ -67,9 +67,9 @@ struct gw_step_split {
 };
 
 struct gw_step_breakdown {
-  int found;   /* the recording has steps (hook or NVTX): everything below is set */
-  int64_t pid; /* the process whose steps are used; -1 every step */
-  int gpu;     /* the GPU its steps ran on (report number); -1 unknown */
+  int found;                    /* the recording has steps (hook or NVTX): everything below is set */
+  int64_t pid;                  /* the process whose steps are used; -1 every step */
+  int gpu;                      /* the GPU its steps ran on (report number); -1 unknown */
   size_t nsteady, first_steady; /* steady steps, after the loop's first (warm-up) and MSER's cut */
   double step_median_s, step_mad_s, slow_threshold_s;
   double py_hz;        /* the Python sampler's rate, 0 none */
