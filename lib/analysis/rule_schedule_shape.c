@@ -327,18 +327,19 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
 static void add_step_breakdown_evidence(const struct gw_step_breakdown *b, struct gw_finding *f) {
   if (!b->found)
     return;
-  if (b->recurring) {
-    int cause = b->activity >= 0 ? b->activity : GW_CAUSE_UNSAMPLED;
-    if (b->frame_text[0])
-      gw_evidence(f, "periodic_slow_steps", b->gpu, 0, 0, GW_NUM("count", GW_UNIT_COUNT, b->count),
-                  GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps), GW_NUM("period", GW_UNIT_S, b->period_s),
-                  GW_NUM("extra", GW_UNIT_S, b->extra_s), GW_PHRASE("activity", gw_idle_cause_phrase(cause)),
-                  GW_TEXT_VALUE("frame", b->frame_text));
-    else
-      gw_evidence(f, "periodic_slow_steps_no_frame", b->gpu, 0, 0, GW_NUM("count", GW_UNIT_COUNT, b->count),
-                  GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps), GW_NUM("period", GW_UNIT_S, b->period_s),
-                  GW_NUM("extra", GW_UNIT_S, b->extra_s), GW_PHRASE("activity", gw_idle_cause_phrase(cause)));
-  }
+  if (b->recurring && b->activity < 0) /* no stack samples and no measured data wait in them */
+    gw_evidence(f, "periodic_slow_steps_unsampled", b->gpu, 0, 0, GW_NUM("count", GW_UNIT_COUNT, b->count),
+                GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps), GW_NUM("period", GW_UNIT_S, b->period_s),
+                GW_NUM("extra", GW_UNIT_S, b->extra_s));
+  else if (b->recurring && b->frame_text[0])
+    gw_evidence(f, "periodic_slow_steps", b->gpu, 0, 0, GW_NUM("count", GW_UNIT_COUNT, b->count),
+                GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps), GW_NUM("period", GW_UNIT_S, b->period_s),
+                GW_NUM("extra", GW_UNIT_S, b->extra_s), GW_PHRASE("activity", gw_idle_cause_phrase(b->activity)),
+                GW_TEXT_VALUE("frame", b->frame_text));
+  else if (b->recurring)
+    gw_evidence(f, "periodic_slow_steps_no_frame", b->gpu, 0, 0, GW_NUM("count", GW_UNIT_COUNT, b->count),
+                GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps), GW_NUM("period", GW_UNIT_S, b->period_s),
+                GW_NUM("extra", GW_UNIT_S, b->extra_s), GW_PHRASE("activity", gw_idle_cause_phrase(b->activity)));
   if (b->follows_shape)
     gw_evidence(f, "step_time_follows_shape", b->gpu, 0, 0, GW_NUM("shapes", GW_UNIT_COUNT, b->nshapes),
                 GW_NUM("explained", GW_UNIT_FRACTION, b->shape_explained),

@@ -393,22 +393,22 @@ static void find_recurrence(const size_t *slow, const double *excess, size_t ns,
    * a spacing of two periods) gives the period and its spread. */
   long tol = tol_of(best_n);
   double *per = gw_xcalloc(best + 1, sizeof *per);
-  size_t np = 0, occ = 0, prev = SIZE_MAX;
+  size_t np = 0, occ = 0, last = SIZE_MAX, start = SIZE_MAX;
   for (size_t i = 0; i < ns; i++) {
     if (!member[i])
       continue;
-    if (prev != SIZE_MAX && (long)(slow[i] - slow[prev]) <= tol) {
-      prev = i; /* the same occurrence goes on */
+    if (last != SIZE_MAX && (long)(slow[i] - slow[last]) <= tol) {
+      last = i; /* the same occurrence goes on */
       continue;
     }
-    if (occ > 0) {
-      double sp = (double)(slow[i] - slow[prev]);
+    if (start != SIZE_MAX) {
+      double sp = (double)(slow[i] - slow[start]);
       double k = round(sp / (double)best_n);
       if (k >= 1)
         per[np++] = sp / k;
     }
     occ++;
-    prev = i;
+    start = last = i;
   }
   double n_steps = gw_stats_median(per, np), spread = gw_stats_mad(per, np);
   free(per);

@@ -284,6 +284,9 @@ static const struct gw_evidence_message messages[] = {
      N_("slow steps recur every %d steps (about every %.1f s), %d times, and took %.1f s more than the median step; "
         "in them the training thread was mostly %s"),
      {"period_steps", "period", "count", "extra", "activity"}},
+    {"periodic_slow_steps_unsampled",
+     N_("slow steps recur every %d steps (about every %.1f s), %d times, and took %.1f s more than the median step"),
+     {"period_steps", "period", "count", "extra"}},
     {"step_time_follows_shape",
      N_("the step time follows the input shape: %d shapes explain %.0f%% of the step time's variance (correlation "
         "with the element count %.2f, step-time CV %.2f)"),
