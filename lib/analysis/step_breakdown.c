@@ -412,8 +412,11 @@ static void find_recurrence(const size_t *slow, const double *excess, size_t ns,
   }
   double n_steps = gw_stats_median(per, np), spread = gw_stats_mad(per, np);
   free(per);
+  /* the occurrences must fit the steady span at that spacing, with two
+   * spacings at least to have a spread */
   size_t expected = m / (size_t)best_n;
-  if (isnan(n_steps) || occ < GW_RECUR_MIN_COUNT || spread > (double)tol || 2 * occ < expected) {
+  if (isnan(n_steps) || occ < GW_RECUR_MIN_COUNT || np + 1 < GW_RECUR_MIN_COUNT || occ > expected + 1 ||
+      spread > (double)tol || 2 * occ < expected) {
     memset(member, 0, ns);
     return;
   }
@@ -682,6 +685,14 @@ void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown 
       slow_step[slow[i]] = 1;
       out->extra_s += d[slow[i]] - out->step_median_s;
     }
+  double steady_s = 0;
+  for (size_t i = 0; i < m; i++)
+    steady_s += d[i];
+  if (out->recurring && out->extra_s < GW_RECUR_MIN_SHARE * steady_s) {
+    out->recurring = 0; /* real, but too small to matter */
+    out->extra_s = NAN;
+    memset(slow_step, 0, m);
+  }
   if (out->recurring)
     out->period_s = out->period_steps * out->step_median_s;
 

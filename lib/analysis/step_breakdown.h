@@ -43,6 +43,11 @@
  * reach that). */
 #define GW_RECUR_TOL_FRAC 0.05
 #define GW_RECUR_MIN_COUNT 3
+/* A recurrence is reported when its steps' time above the median is at
+ * least 2% of the steady steps' time: removing less changes the loop's rate
+ * by less than a comparison of two runs calls a change (compare's
+ * GW_PRACTICAL_CHANGE, 2%: run-to-run noise). */
+#define GW_RECUR_MIN_SHARE 0.02
 
 /* The share of the step time's variance that the input shape explains (the
  * correlation ratio eta^2, between-shape over total) above which the steps
