@@ -983,6 +983,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   }
   profile_host(rec, rec->ngpus ? &w[0] : NULL, span0, span1, &dx->host);
   profile_steps(rec, rec->ngpus ? &w[0] : NULL, &dx->steps);
+  gw_step_breakdown(rec, &dx->step_breakdown);
   /* The Python hook, enabled, saw no DataLoader iteration: no step spent a
    * nanosecond in __next__ and none was a loader step. The process's busy
    * children are then something else (a metrics uploader, a compile worker

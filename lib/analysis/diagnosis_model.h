@@ -14,6 +14,7 @@
 #include "analysis/ledger.h"
 #include "analysis/periodicity.h"
 #include "analysis/series.h"
+#include "analysis/step_breakdown.h"
 #include "analysis/step_process.h"
 
 #define GW_MAX_NOTES 24
@@ -127,6 +128,7 @@ struct gw_diagnosis {
   struct gw_ledger total;          /* all GPUs added */
   struct gw_host_profile host;
   struct gw_step_profile steps;
+  struct gw_step_breakdown step_breakdown; /* found 0 without steps */
   double active_ns, lost_ns; /* all GPUs: active time, and the part that was not productive or at the power cap */
   int estimated;             /* 1: some ledger came from counters only */
   int nfindings;

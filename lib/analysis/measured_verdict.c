@@ -179,5 +179,9 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       break;
     }
   gw_diagnosis_cap_shares(dx);
-  dx->verdict = dx->findings[0].class_id;
+  /* the measured class can lead the lost time yet stay under the share of
+   * the active time a finding needs (a healthy loop's few % of idle): with
+   * no finding at all the rules' verdict ("none") stands */
+  if (dx->nfindings > 0)
+    dx->verdict = dx->findings[0].class_id;
 }

@@ -139,7 +139,7 @@ static int compile_shape_finding(const struct gw_compile_shapes *cs, double shar
   return 1;
 }
 
-int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f) {
+static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
   struct gw_compile_shapes cs;
   gw_compile_shapes(in->rec, &cs);
@@ -317,6 +317,39 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
   }
   if (!shapes)
     add_shape_fix(f);
+  return 1;
+}
+
+/* The steps decomposed (analysis/step_breakdown.h) as evidence of a finding
+ * the signals above made: slow steps that recur every N steps with what the
+ * thread did in them, and step times that follow the input shape. They add
+ * evidence only; whether the class holds and its share are decided above. */
+static void add_step_breakdown_evidence(const struct gw_step_breakdown *b, struct gw_finding *f) {
+  if (!b->found)
+    return;
+  if (b->recurring && b->activity < 0) /* no stack samples and no measured data wait in them */
+    gw_evidence(f, "periodic_slow_steps_unsampled", b->gpu, 0, 0, GW_NUM("count", GW_UNIT_COUNT, b->count),
+                GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps), GW_NUM("period", GW_UNIT_S, b->period_s),
+                GW_NUM("extra", GW_UNIT_S, b->extra_s));
+  else if (b->recurring && b->frame_text[0])
+    gw_evidence(f, "periodic_slow_steps", b->gpu, 0, 0, GW_NUM("count", GW_UNIT_COUNT, b->count),
+                GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps), GW_NUM("period", GW_UNIT_S, b->period_s),
+                GW_NUM("extra", GW_UNIT_S, b->extra_s), GW_PHRASE("activity", gw_idle_cause_phrase(b->activity)),
+                GW_TEXT_VALUE("frame", b->frame_text));
+  else if (b->recurring)
+    gw_evidence(f, "periodic_slow_steps_no_frame", b->gpu, 0, 0, GW_NUM("count", GW_UNIT_COUNT, b->count),
+                GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps), GW_NUM("period", GW_UNIT_S, b->period_s),
+                GW_NUM("extra", GW_UNIT_S, b->extra_s), GW_PHRASE("activity", gw_idle_cause_phrase(b->activity)));
+  if (b->follows_shape)
+    gw_evidence(f, "step_time_follows_shape", b->gpu, 0, 0, GW_NUM("shapes", GW_UNIT_COUNT, b->nshapes),
+                GW_NUM("explained", GW_UNIT_FRACTION, b->shape_explained),
+                GW_NUM("correlation", GW_UNIT_CORRELATION, b->shape_corr), GW_NUM("cv", GW_UNIT_RATIO, b->step_cv));
+}
+
+int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f) {
+  if (!schedule_shape_holds(in, f))
+    return 0;
+  add_step_breakdown_evidence(&in->dx->step_breakdown, f);
   return 1;
 }
 

@@ -276,6 +276,21 @@ static const struct gw_evidence_message messages[] = {
      N_("%d distinct input shapes and no shape came back: %d steps were each the first of their shape, %.0f%% of the "
         "step time"),
      {"shapes", "first_visits", "share"}},
+    {"periodic_slow_steps",
+     N_("slow steps recur every %d steps (about every %.1f s), %d times, and took %.1f s more than the median step; "
+        "in them the training thread was mostly %s (%s)"),
+     {"period_steps", "period", "count", "extra", "activity", "frame"}},
+    {"periodic_slow_steps_no_frame",
+     N_("slow steps recur every %d steps (about every %.1f s), %d times, and took %.1f s more than the median step; "
+        "in them the training thread was mostly %s"),
+     {"period_steps", "period", "count", "extra", "activity"}},
+    {"periodic_slow_steps_unsampled",
+     N_("slow steps recur every %d steps (about every %.1f s), %d times, and took %.1f s more than the median step"),
+     {"period_steps", "period", "count", "extra"}},
+    {"step_time_follows_shape",
+     N_("the step time follows the input shape: %d shapes explain %.0f%% of the step time's variance (correlation "
+        "with the element count %.2f, step-time CV %.2f)"),
+     {"shapes", "explained", "correlation", "cv"}},
     {"slowest_shapes_1", N_("slowest first visit: shape %s, %.1f s"), {"shape_1", "first_1"}},
     {"slowest_shapes_2",
      N_("slowest first visits: shape %s %.1f s, %s %.1f s"),

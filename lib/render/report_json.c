@@ -374,6 +374,7 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   if (dx->multi)
     print_multi_gpu(out, dx->multi);
   gw_step_facts_json(dx, out);
+  gw_step_breakdown_json(dx, out);
   gw_mfu_facts_json(dx, out);
   fputs("  \"findings\": [\n", out);
   for (int i = 0; i < dx->nfindings; i++) {

@@ -374,6 +374,7 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
   print_kernels(dx, out, &s);
   gw_mfu_facts_text(dx, out, s.bold, s.reset);
   gw_step_facts_text(dx, out, s.bold, s.reset);
+  gw_step_breakdown_text(dx, out, s.bold, s.reset);
   if (dx->nfindings > 0) {
     fprintf(out, _("%sFindings%s\n"), s.bold, s.reset);
     for (int i = 0; i < dx->nfindings; i++) {

@@ -1,0 +1,255 @@
+/* Steps decomposed (analysis/step_breakdown.h) on synthetic recordings
+ * (report_synth.h) loaded for real, with the hook's steps and Python stack
+ * samples filled into the model directly (as test_idle_attribution.c does). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "analysis/diagnosis.h"
+#include "analysis/step_breakdown.h"
+#include "render/report_render.h"
+#include "report_synth.h"
+
+#define SECONDS 30.0
+#define PY_HZ 50.0
+static char g_path[64];
+
+/* The loop being described: steps of step_s (+-2% alternating, so MAD is
+ * 2% of the median), every period-th step (index % period == period - 1)
+ * a slow one of slow_s in which the thread does slow_activity; period 0:
+ * none. Extra stray slow steps at the listed indices (no common spacing). */
+struct loop {
+  double step_s, slow_s;
+  int period, slow_activity;
+  const int *strays;
+  int nstrays;
+};
+static struct loop g_loop;
+
+static double step_len(int i) {
+  if (g_loop.period && i % g_loop.period == g_loop.period - 1)
+    return g_loop.slow_s;
+  for (int k = 0; k < g_loop.nstrays; k++)
+    if (g_loop.strays[k] == i)
+      return 1.5 * g_loop.step_s;
+  return g_loop.step_s * (1 + 0.02 * (i % 2 ? 1 : -1));
+}
+
+/* The GPU idles through the slow steps and works in the others. */
+static int gpu_idle_at(double t) {
+  double at = SYNTH_STARTUP_S;
+  for (int i = 0; at < SECONDS; i++) {
+    double len = step_len(i);
+    if (t < at + len)
+      return g_loop.period && i % g_loop.period == g_loop.period - 1;
+    at += len;
+  }
+  return 0;
+}
+
+static void gpu_loop_fn(int gpu, double t, struct synth_gpu *o) {
+  (void)gpu;
+  synth_idle(o);
+  if (t < SYNTH_STARTUP_S || gpu_idle_at(t))
+    return;
+  o->util = 95;
+  o->sm = 85;
+  o->power_w = 500;
+  o->clock_mhz = 1980;
+  o->reasons = 0;
+}
+static void host_plain(double t, struct synth_host *o) {
+  (void)t;
+  o->main_cpu = 60;
+  o->main_running = 1;
+  o->workers = 0;
+}
+
+/* The recording with the loop's steps and, at PY_HZ, its stack samples:
+ * the slow steps' activity inside them (frame 2), forward/backward
+ * elsewhere (frame 1). */
+static struct gw_recording *load_loop(const struct loop *lp) {
+  g_loop = *lp;
+  snprintf(g_path, sizeof g_path, "/tmp/gw_step_breakdown_%d.db", (int)getpid());
+  unlink(g_path);
+  assert_int_equal(synth_write(g_path, 1, SECONDS, 0, gpu_loop_fn, host_plain), 0);
+  struct gw_recording *rec = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_recording_load(g_path, &rec, &err), GW_OK);
+  size_t cap = (size_t)(SECONDS / (lp->step_s * 0.98)) + 2;
+  rec->steps = calloc(cap, sizeof *rec->steps);
+  double at = SYNTH_STARTUP_S;
+  for (int i = 0; (size_t)i < cap && at + step_len(i) < SECONDS; i++) {
+    double len = step_len(i);
+    rec->steps[rec->nsteps++] = (struct gw_step_row){.start_ns = SYNTH_T0_NS + (int64_t)(at * 1e9),
+                                                     .end_ns = SYNTH_T0_NS + (int64_t)((at + len) * 1e9),
+                                                     .step = i + 1,
+                                                     .pid = 1000,
+                                                     .rank = -1,
+                                                     .data_wait_ns = -1,
+                                                     .batch_size = 32,
+                                                     .samples = 32,
+                                                     .compile_ns = -1};
+    at += len;
+  }
+  rec->python_hook_enabled = 1;
+  size_t n = (size_t)(SECONDS * PY_HZ);
+  rec->py_ticks = calloc(n, sizeof *rec->py_ticks);
+  rec->py_frames = calloc(2, sizeof *rec->py_frames);
+  rec->py_frames[0] = (struct gw_py_frame_info){1, 41, "/home/u/train.py", "train_epoch"};
+  rec->py_frames[1] = (struct gw_py_frame_info){2, 12, "/home/u/ckpt.py", "save"};
+  rec->npy_frames = 2;
+  for (size_t i = 0; i < n; i++) {
+    double t = ((double)i + 0.3) / PY_HZ;
+    if (t < SYNTH_STARTUP_S)
+      continue;
+    int slow = gpu_idle_at(t);
+    rec->py_ticks[rec->npy_ticks++] =
+        (struct gw_py_tick){SYNTH_T0_NS + (int64_t)(t * 1e9), 1000, 1000,
+                            (uint8_t)(slow ? lp->slow_activity : GW_PYACT_FORWARD_BACKWARD), slow ? 2 : 1};
+  }
+  rec->py_sampling_hz = PY_HZ;
+  return rec;
+}
+
+static void free_rec(struct gw_recording *rec) {
+  free(rec->py_ticks);
+  free(rec->py_frames);
+  free(rec->steps);
+  rec->py_ticks = NULL;
+  rec->py_frames = NULL;
+  rec->steps = NULL;
+  rec->npy_ticks = rec->npy_frames = rec->nsteps = 0;
+  gw_recording_free(rec);
+  unlink(g_path);
+}
+
+static char *render(const struct gw_diagnosis *dx, int json) {
+  static char buf[1 << 17];
+  FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+  if (json)
+    gw_render_json(dx, f);
+  else
+    gw_render_text(dx, f, 0);
+  fclose(f);
+  return buf;
+}
+
+/* A checkpoint every 50 steps (0.3 s in a loop of 20 ms steps): found with
+ * N = 50, its activity and user frame named, about 0.28 s over the median
+ * step each time; the typical step's split leaves it out. */
+static void test_checkpoint_every_50(void **state) {
+  (void)state;
+  struct loop lp = {0.020, 0.300, 50, GW_PYACT_CHECKPOINT, NULL, 0};
+  struct gw_recording *rec = load_loop(&lp);
+  struct gw_step_breakdown b;
+  gw_step_breakdown(rec, &b);
+  assert_true(b.found);
+  assert_true(b.recurring);
+  assert_int_equal(b.period_steps, 50);
+  assert_int_equal(b.activity, GW_PYACT_CHECKPOINT);
+  assert_string_equal(b.frame_text, "ckpt.py:12 in save");
+  /* 27 s of 1.28 s periods: 21 checkpoints, the last may fall past the end */
+  assert_true(b.count >= 19 && b.count <= 21);
+  assert_true(fabs(b.extra_s / b.count - 0.28) < 0.01);
+  assert_true(fabs(b.step_median_s - 0.020) < 0.001);
+  /* the typical step: 20 ms of forward/backward, no checkpoint in it */
+  const struct gw_step_split *ty = &b.kinds[GW_STEP_KIND_TYPICAL];
+  assert_true(fabs(ty->host_s[GW_PYACT_FORWARD_BACKWARD] - 0.020) < 0.002);
+  assert_true(ty->host_s[GW_PYACT_CHECKPOINT] == 0);
+  assert_true(isnan(ty->data_wait_s)); /* the hook saw no DataLoader: unknown, not 0 */
+  /* the slow steps' own split: the checkpoint's 0.3 s */
+  assert_true(fabs(b.kinds[GW_STEP_KIND_SLOW].host_s[GW_PYACT_CHECKPOINT] - 0.3) < 0.03);
+
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
+  char *text = render(dx, 0);
+  assert_non_null(strstr(text, "Steps decomposed"));
+  assert_non_null(strstr(text, "slow steps recur every 50 steps"));
+  assert_non_null(strstr(text, "checkpoint"));
+  char *json = render(dx, 1);
+  assert_non_null(strstr(json, "\"steps_breakdown\""));
+  assert_non_null(strstr(json, "\"period_steps\": 50"));
+  assert_non_null(strstr(json, "\"activity\": \"checkpoint\""));
+  /* the GPU idles in the checkpoints: schedule_shape holds and carries the recurrence as evidence */
+  int seen = 0;
+  for (int i = 0; i < dx->nfindings; i++)
+    for (int e = 0; e < dx->findings[i].nevidence; e++)
+      seen |= !strcmp(dx->findings[i].class_id, "schedule_shape") &&
+              !strcmp(dx->findings[i].evidence[e].id, "periodic_slow_steps");
+  assert_true(seen);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+/* A steady loop with a few stray slow steps at no common spacing: slow
+ * steps are seen, none recurs. */
+static void test_steady_loop_none(void **state) {
+  (void)state;
+  static const int strays[] = {100, 377, 801, 850};
+  struct loop lp = {0.020, 0, 0, GW_PYACT_OTHER, strays, 4};
+  struct gw_recording *rec = load_loop(&lp);
+  struct gw_step_breakdown b;
+  gw_step_breakdown(rec, &b);
+  assert_true(b.found);
+  assert_int_equal((int)b.nslow, 4);
+  assert_false(b.recurring);
+  assert_true(isnan(b.extra_s));
+  assert_int_equal(b.activity, -1);
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
+  assert_non_null(strstr(render(dx, 0), "no slow steps recur at a fixed spacing (4 above"));
+  assert_non_null(strstr(render(dx, 1), "\"slow_recurring\": null"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+/* 20 ms steps span one period of the 50 Hz sampler, not four: no step is
+ * split on its own, while the aggregate over all of them is. 0.5 s steps
+ * span 25 of its periods and 5 of the 100 ms GPU samples: split. */
+static void test_short_steps_not_measurable(void **state) {
+  (void)state;
+  struct loop lp = {0.020, 0, 0, GW_PYACT_OTHER, NULL, 0};
+  struct gw_recording *rec = load_loop(&lp);
+  struct gw_step_split one;
+  assert_int_equal(gw_step_split_one(rec, &rec->steps[100], &one), 0);
+  assert_false(one.host_per_step);
+  assert_true(isnan(one.host_s[GW_PYACT_FORWARD_BACKWARD]));
+  assert_true(isnan(one.gpu_busy_s));
+  struct gw_step_breakdown b;
+  gw_step_breakdown(rec, &b);
+  assert_false(b.kinds[GW_STEP_KIND_TYPICAL].host_per_step);
+  assert_true(fabs(b.kinds[GW_STEP_KIND_TYPICAL].host_s[GW_PYACT_FORWARD_BACKWARD] - 0.020) < 0.002);
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
+  assert_non_null(strstr(render(dx, 0), "not measurable in this recording"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+
+  lp.step_s = 0.5;
+  rec = load_loop(&lp);
+  assert_int_equal(gw_step_split_one(rec, &rec->steps[10], &one), 1);
+  assert_true(fabs(one.host_s[GW_PYACT_FORWARD_BACKWARD] - 0.5) < 0.05);
+  assert_true(one.gpu_busy_s > 0.4 && one.gpu_busy_s <= 0.5);
+  assert_true(fabs(one.sm_fill_pct - 85.0 / 95.0 * 100) < 2);
+  free_rec(rec);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_checkpoint_every_50),
+      cmocka_unit_test(test_steady_loop_none),
+      cmocka_unit_test(test_short_steps_not_measurable),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
