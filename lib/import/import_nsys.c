@@ -216,9 +216,7 @@ static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
   int step;
   while ((step = gw_nsys_rows_next(s)) == 1 && !rc) {
     struct gw_wire_kernel k;
-    memset(&k, 0, sizeof k);
-    k.h.type = GW_WIRE_KERNEL;
-    k.h.size_bytes = sizeof k;
+    gw_wire_kernel_init(&k, 0);
     if (!span(x, s, 0, 1, &k.start_ns, &k.end_ns)) {
       k.h.flags |= GW_WIRE_KERNEL_NO_TIMESTAMP;
       k.start_ns = k.end_ns = 0;
@@ -294,9 +292,7 @@ static gw_status import_copies(struct nsys *x, uint32_t pid, int first, int is_m
     int64_t k7 = col_i64(s, 7, -1), k8 = col_i64(s, 8, -1), k9 = col_i64(s, 9, -1);
     if (is_memset) {
       struct gw_wire_memset m;
-      memset(&m, 0, sizeof m);
-      m.h.type = GW_WIRE_MEMSET;
-      m.h.size_bytes = sizeof m;
+      gw_wire_memset_init(&m, 0);
       m.start_ns = a;
       m.end_ns = b;
       m.device = (uint32_t)gpu;
@@ -309,9 +305,7 @@ static gw_status import_copies(struct nsys *x, uint32_t pid, int first, int is_m
       rc = gw_sink_memset(x->sink, &m, x->err);
     } else {
       struct gw_wire_memcpy m;
-      memset(&m, 0, sizeof m);
-      m.h.type = GW_WIRE_MEMCPY;
-      m.h.size_bytes = sizeof m;
+      gw_wire_memcpy_init(&m, 0);
       m.start_ns = a;
       m.end_ns = b;
       m.device = (uint32_t)gpu;
@@ -346,9 +340,7 @@ static gw_status import_syncs(struct nsys *x, uint32_t pid, int first) {
   int step;
   while ((step = gw_nsys_rows_next(s)) == 1 && !rc) {
     struct gw_wire_sync y;
-    memset(&y, 0, sizeof y);
-    y.h.type = GW_WIRE_SYNC;
-    y.h.size_bytes = sizeof y;
+    gw_wire_sync_init(&y, 0);
     if (!span(x, s, 0, 1, &y.start_ns, &y.end_ns)) {
       gw_sink_counts(x->sink)->skipped++;
       continue;
@@ -389,9 +381,7 @@ static gw_status import_api(struct nsys *x, uint32_t pid, int first, int driver)
   int step;
   while ((step = gw_nsys_rows_next(s)) == 1 && !rc) {
     struct gw_wire_api a;
-    memset(&a, 0, sizeof a);
-    a.h.type = GW_WIRE_API;
-    a.h.size_bytes = sizeof a;
+    gw_wire_api_init(&a, 0);
     if (!span(x, s, 0, 1, &a.start_ns, &a.end_ns)) {
       gw_sink_counts(x->sink)->skipped++;
       continue;
@@ -500,9 +490,7 @@ static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
       continue;
     }
     struct gw_wire_marker m;
-    memset(&m, 0, sizeof m);
-    m.h.type = GW_WIRE_MARKER;
-    m.h.size_bytes = sizeof m;
+    gw_wire_marker_init(&m, 0);
     if (instant)
       m.h.flags |= GW_WIRE_MARKER_INSTANT;
     m.start_ns = a;
