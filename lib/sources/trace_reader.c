@@ -36,8 +36,8 @@ struct gw_trace_reader {
 
 static const char *type_label(uint16_t type) {
   static const char *const labels[GW_WIRE_TYPE_COUNT] = {
-#define LABEL_(KIND, id, kind, bytes, shape, table, key) [GW_WIRE_##KIND] = #KIND,
-      GW_WIRE_KINDS(LABEL_)
+#define LABEL_(KIND, id, kind, bytes, table, key) [GW_WIRE_##KIND] = #KIND,
+      GW_WIRE_KINDS(LABEL_, LABEL_)
 #undef LABEL_
   };
   if (type < GW_WIRE_TYPE_COUNT && labels[type])
@@ -48,8 +48,8 @@ static const char *type_label(uint16_t type) {
 /* Fixed part of each known record; NAME and NOTE carry text after it. */
 static uint32_t fixed_bytes(uint16_t type) {
   static const uint32_t bytes[GW_WIRE_TYPE_COUNT] = {
-#define BYTES_(KIND, id, kind, bytes_, shape, table, key) [GW_WIRE_##KIND] = sizeof(struct gw_wire_##kind),
-      GW_WIRE_KINDS(BYTES_)
+#define BYTES_(KIND, id, kind, bytes_, table, key) [GW_WIRE_##KIND] = sizeof(struct gw_wire_##kind),
+      GW_WIRE_KINDS(BYTES_, BYTES_)
 #undef BYTES_
   };
   return type < GW_WIRE_TYPE_COUNT ? bytes[type] : 0;
@@ -346,8 +346,8 @@ static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_call
     return fail(rd, err, off, "%s record of %u bytes (expected at least %u)", at.label, size_bytes, need);
   /* An aligned copy of the fixed part. */
   union {
-#define MEMBER_(KIND, id, kind, bytes, shape, table, key) struct gw_wire_##kind kind;
-    GW_WIRE_KINDS(MEMBER_)
+#define MEMBER_(KIND, id, kind, bytes, table, key) struct gw_wire_##kind kind;
+    GW_WIRE_KINDS(MEMBER_, MEMBER_)
 #undef MEMBER_
   } r;
   memcpy(&r, p, need);
@@ -362,16 +362,12 @@ static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_call
     CHECK(check_note(&at, &r.note, size_bytes));
     return cb && cb->on_note ? cb->on_note(cb->ctx, pid, &r.note, (const char *)p + need, r.note.len_bytes) : GW_OK;
     /* every FIXED kind: its checks, then its callback */
-#define DISPATCH_FIXED_(KIND, kind)                                                                                    \
+#define DISPATCH_(KIND, id, kind, bytes, table, key)                                                                   \
   case GW_WIRE_##KIND:                                                                                                 \
     CHECK(check_##kind(&at, &r.kind));                                                                                 \
     return cb && cb->on_##kind ? cb->on_##kind(cb->ctx, pid, &r.kind) : GW_OK;
-#define DISPATCH_TEXT_(KIND, kind)
-#define DISPATCH_(KIND, id, kind, bytes, shape, table, key) DISPATCH_##shape##_(KIND, kind)
-    GW_WIRE_KINDS(DISPATCH_)
+    GW_WIRE_KINDS(DISPATCH_, GW_WIRE_NONE)
 #undef DISPATCH_
-#undef DISPATCH_TEXT_
-#undef DISPATCH_FIXED_
   default:
     return fail(rd, err, off, "record type %u is not handled", type);
   }

@@ -32,13 +32,10 @@ struct gw_trace_callbacks {
   /* text is not NUL-terminated; len_bytes <= GW_WIRE_NOTE_MAX_BYTES */
   gw_status (*on_note)(void *ctx, uint32_t pid, const struct gw_wire_note *r, const char *text, uint32_t len_bytes);
   /* on_kernel, on_memcpy, ...: one per FIXED kind of wire_kinds.h */
-#define GW_TRACE_CALLBACK_FIXED_(kind) gw_status (*on_##kind)(void *ctx, uint32_t pid, const struct gw_wire_##kind *r);
-#define GW_TRACE_CALLBACK_TEXT_(kind)
-#define GW_TRACE_CALLBACK_(KIND, id, kind, bytes, shape, table, key) GW_TRACE_CALLBACK_##shape##_(kind)
-  GW_WIRE_KINDS(GW_TRACE_CALLBACK_)
+#define GW_TRACE_CALLBACK_(KIND, id, kind, bytes, table, key)                                                          \
+  gw_status (*on_##kind)(void *ctx, uint32_t pid, const struct gw_wire_##kind *r);
+  GW_WIRE_KINDS(GW_TRACE_CALLBACK_, GW_WIRE_NONE)
 #undef GW_TRACE_CALLBACK_
-#undef GW_TRACE_CALLBACK_TEXT_
-#undef GW_TRACE_CALLBACK_FIXED_
 };
 
 /* Counters of what the reader has seen, for messages and tests. */

@@ -19,9 +19,9 @@ static const char PROCESS_INSERT[] = "INSERT INTO trace_process VALUES (?,?,?,?,
 
 /* Each kind's columns, "name TYPE", in its table's order. */
 #define COLUMN_DECL_(column, type, bind, value) #column " " type,
-#define COLUMNS_(KIND, id, kind, bytes, shape, table, key)                                                             \
+#define COLUMNS_(KIND, id, kind, bytes, table, key)                                                                    \
   static const char *const COLUMNS_##kind[] = {GW_WIRE_COLUMNS_##KIND(COLUMN_DECL_)};
-GW_WIRE_KINDS(COLUMNS_)
+GW_WIRE_KINDS(COLUMNS_, COLUMNS_)
 #undef COLUMNS_
 #undef COLUMN_DECL_
 #define NCOLUMNS(kind) ((int)(sizeof COLUMNS_##kind / sizeof COLUMNS_##kind[0]))
@@ -34,9 +34,8 @@ struct trace_table {
 };
 
 static const struct trace_table TABLES[ST_COUNT] = {
-#define TABLE_(KIND, id, kind, bytes, shape, table, key)                                                               \
-  [GW_WIRE_##KIND] = {#table, key, COLUMNS_##kind, NCOLUMNS(kind)},
-    GW_WIRE_KINDS(TABLE_)
+#define TABLE_(KIND, id, kind, bytes, table, key) [GW_WIRE_##KIND] = {#table, key, COLUMNS_##kind, NCOLUMNS(kind)},
+    GW_WIRE_KINDS(TABLE_, TABLE_)
 #undef TABLE_
 };
 
@@ -209,12 +208,12 @@ static void bind_stamp(sqlite3_stmt *s, int col, uint16_t flags, uint64_t v) {
 #define BIND_STR(col, v) bind_str(s, col, v)
 #define BIND_TEXT(col, len) bind_text(s, col, text, len)
 #define COLUMN_BIND_(column, type, bind, value) BIND_##bind(c++, value);
-#define BIND_FN_(KIND, id, kind, bytes, shape, table, key)                                                             \
+#define BIND_FN_(KIND, id, kind, bytes, table, key)                                                                    \
   static void bind_##kind(sqlite3_stmt *s, int c, uint32_t pid, const struct gw_wire_##kind *r, const char *text) {    \
     (void)text;                                                                                                        \
     GW_WIRE_COLUMNS_##KIND(COLUMN_BIND_)                                                                               \
   }
-GW_WIRE_KINDS(BIND_FN_)
+GW_WIRE_KINDS(BIND_FN_, BIND_FN_)
 #undef BIND_FN_
 #undef COLUMN_BIND_
 
@@ -263,23 +262,19 @@ static gw_status put_note(void *ctx, uint32_t pid, const struct gw_wire_note *n,
 }
 
 /* put_<kind> for every FIXED kind: one row. */
-#define PUT_FIXED_(KIND, kind)                                                                                         \
+#define PUT_(KIND, id, kind, bytes, table, key)                                                                        \
   static gw_status put_##kind(void *ctx, uint32_t pid, const struct gw_wire_##kind *r) {                               \
     struct gw_store_trace *st = ctx;                                                                                   \
     bind_##kind(st->stmt[GW_WIRE_##KIND], 1, pid, r, NULL);                                                            \
     return step(st, GW_WIRE_##KIND);                                                                                   \
   }
-#define PUT_TEXT_(KIND, kind)
-#define PUT_(KIND, id, kind, bytes, shape, table, key) PUT_##shape##_(KIND, kind)
-GW_WIRE_KINDS(PUT_)
+GW_WIRE_KINDS(PUT_, GW_WIRE_NONE)
 #undef PUT_
 
 struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st) {
   struct gw_trace_callbacks cb = {.ctx = st, .on_header = put_header, .on_name = put_name, .on_note = put_note};
-#define CALLBACK_FIXED_(kind) cb.on_##kind = put_##kind;
-#define CALLBACK_TEXT_(kind)
-#define CALLBACK_(KIND, id, kind, bytes, shape, table, key) CALLBACK_##shape##_(kind)
-  GW_WIRE_KINDS(CALLBACK_)
+#define CALLBACK_(KIND, id, kind, bytes, table, key) cb.on_##kind = put_##kind;
+  GW_WIRE_KINDS(CALLBACK_, GW_WIRE_NONE)
 #undef CALLBACK_
   return cb;
 }
