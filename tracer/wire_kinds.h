@@ -55,6 +55,19 @@
   FIXED(DEVICE, 15, device, 56, trace_device, "")             /* since 1.1 */            \
   FIXED(PM_SAMPLE, 16, pm_sample, 48, pm_sample, "")          /* since 1.1 */
 
+/* Groups that several kinds share: a time range, and where a GPU activity
+ * ran (device, context, stream, the correlation to its API call). */
+#define GW_WIRE_SPAN_FIELDS(F) F(uint64_t, start_ns) F(uint64_t, end_ns)
+#define GW_WIRE_STREAM_FIELDS(F) F(uint32_t, device) F(uint32_t, context) F(uint32_t, stream) F(uint32_t, correlation)
+#define GW_WIRE_SPAN_COLUMNS(C) C(start_ns, "INTEGER", INT, r->start_ns) C(end_ns, "INTEGER", INT, r->end_ns)
+/* pid, device, context, stream, start_ns, end_ns: a GPU activity's table starts so */
+#define GW_WIRE_STREAM_COLUMNS(C)                                                        \
+  C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
+  C(device, "INTEGER", INT, r->device)                                                   \
+  C(context, "INTEGER", INT, r->context)                                                 \
+  C(stream, "INTEGER", INT, r->stream)                                                   \
+  GW_WIRE_SPAN_COLUMNS(C)
+
 /* NAME: defines name_id (1, 2, 3, ...; 0 means "no name") for the rest of the
  * file; len_bytes of text follow, zero padded to a multiple of 8. */
 #define GW_WIRE_FIELDS_NAME(F) F(uint32_t, name_id) F(uint32_t, len_bytes)
@@ -65,8 +78,8 @@
 
 /* KERNEL: flags GW_WIRE_KERNEL_*; grid and block dimensions are >= 1. */
 #define GW_WIRE_FIELDS_KERNEL(F)                                                         \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
-  F(uint32_t, device) F(uint32_t, context) F(uint32_t, stream) F(uint32_t, correlation)  \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
+  GW_WIRE_STREAM_FIELDS(F)                                                               \
   F(uint32_t, name_id)                                                                   \
   F(uint32_t, grid_x) F(uint32_t, grid_y) F(uint32_t, grid_z)                            \
   F(uint32_t, block_x) F(uint32_t, block_y) F(uint32_t, block_z)                         \
@@ -100,18 +113,13 @@
 
 /* MEMCPY: kinds as in wire.h (GW_WIRE_COPY_KIND_MAX, GW_WIRE_MEM_KIND_*). */
 #define GW_WIRE_FIELDS_MEMCPY(F)                                                         \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint64_t, bytes)                                                                     \
-  F(uint32_t, device) F(uint32_t, context) F(uint32_t, stream) F(uint32_t, correlation)  \
+  GW_WIRE_STREAM_FIELDS(F)                                                               \
   F(uint8_t, copy_kind) F(uint8_t, src_kind) F(uint8_t, dst_kind) F(uint8_t, reserved0)  \
   F(uint32_t, graph_id)
 #define GW_WIRE_COLUMNS_MEMCPY(C)                                                        \
-  C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
-  C(device, "INTEGER", INT, r->device)                                                   \
-  C(context, "INTEGER", INT, r->context)                                                 \
-  C(stream, "INTEGER", INT, r->stream)                                                   \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_STREAM_COLUMNS(C)                                                              \
   C(bytes, "INTEGER", INT, r->bytes)                                                     \
   C(copy_kind, "INTEGER", INT, r->copy_kind)                                             \
   C(src_kind, "INTEGER", INT, r->src_kind)                                               \
@@ -121,19 +129,14 @@
   C(correlation, "INTEGER", INT, r->correlation)
 
 #define GW_WIRE_FIELDS_MEMSET(F)                                                         \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint64_t, bytes)                                                                     \
-  F(uint32_t, device) F(uint32_t, context) F(uint32_t, stream) F(uint32_t, correlation)  \
+  GW_WIRE_STREAM_FIELDS(F)                                                               \
   F(uint32_t, value)                                                                     \
   F(uint16_t, mem_kind)                                                                  \
   F(uint16_t, reserved0)
 #define GW_WIRE_COLUMNS_MEMSET(C)                                                        \
-  C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
-  C(device, "INTEGER", INT, r->device)                                                   \
-  C(context, "INTEGER", INT, r->context)                                                 \
-  C(stream, "INTEGER", INT, r->stream)                                                   \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_STREAM_COLUMNS(C)                                                              \
   C(bytes, "INTEGER", INT, r->bytes)                                                     \
   C(value, "INTEGER", INT, r->value)                                                     \
   C(mem_kind, "INTEGER", INT, r->mem_kind)                                               \
@@ -141,7 +144,7 @@
 
 /* SYNC: sync_type as in wire.h (GW_WIRE_SYNC_TYPE_MAX). */
 #define GW_WIRE_FIELDS_SYNC(F)                                                           \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint32_t, sync_type)                                                                 \
   F(uint32_t, context) F(uint32_t, stream) F(uint32_t, correlation)                      \
   F(uint32_t, cuda_event_id)                                                             \
@@ -150,8 +153,7 @@
   C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
   C(context, "INTEGER", INT, r->context)                                                 \
   C(stream, "INTEGER", INT, r->stream)                                                   \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_SPAN_COLUMNS(C)                                                                \
   C(sync_type, "INTEGER", INT, r->sync_type)                                             \
   C(correlation, "INTEGER", INT, r->correlation)                                         \
   C(cuda_event_id, "INTEGER", INT, r->cuda_event_id)
@@ -159,7 +161,7 @@
 /* API: cbid is CUPTI's callback id of the runtime or driver function, domain
  * an enum gw_wire_api_domain, tid CUPTI's thread id (the OS one on Linux). */
 #define GW_WIRE_FIELDS_API(F)                                                            \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint32_t, cbid)                                                                      \
   F(uint32_t, domain)                                                                    \
   F(uint32_t, tid)                                                                       \
@@ -169,8 +171,7 @@
 #define GW_WIRE_COLUMNS_API(C)                                                           \
   C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
   C(tid, "INTEGER", INT, r->tid)                                                         \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_SPAN_COLUMNS(C)                                                                \
   C(domain, "TEXT", STR, r->domain == GW_WIRE_API_RUNTIME ? "runtime" : "driver")        \
   C(cbid, "INTEGER", INT, r->cbid)                                                       \
   C(correlation, "INTEGER", INT, r->correlation)                                         \
@@ -181,7 +182,7 @@
  * id, 0 for a push/pop range or a mark); domain_name_id 0 is the default
  * domain. marker_id is not stored. */
 #define GW_WIRE_FIELDS_MARKER(F)                                                         \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint32_t, name_id)                                                                   \
   F(uint32_t, domain_name_id)                                                            \
   F(uint32_t, tid)                                                                       \
@@ -189,8 +190,7 @@
 #define GW_WIRE_COLUMNS_MARKER(C)                                                        \
   C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
   C(tid, "INTEGER", INT, r->tid)                                                         \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_SPAN_COLUMNS(C)                                                                \
   C(name_id, "INTEGER", NONZERO, r->name_id)                                             \
   C(domain_name_id, "INTEGER", NONZERO, r->domain_name_id)                               \
   C(instant, "INTEGER", INT, (r->h.flags & GW_WIRE_MARKER_INSTANT) ? 1 : 0)
@@ -223,13 +223,12 @@
  * gw_wire_mode, kinds the GW_WIRE_KINDS_* bits of what was traced. Statistics
  * over the records are exact inside windows and must be scaled outside them. */
 #define GW_WIRE_FIELDS_WINDOW(F)                                                         \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint32_t, mode)                                                                      \
   F(uint32_t, kinds)
 #define GW_WIRE_COLUMNS_WINDOW(C)                                                        \
   C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_SPAN_COLUMNS(C)                                                                \
   C(mode, "TEXT", STR, gw_wire_mode_name(r->mode))                                       \
   C(kinds, "INTEGER", INT, r->kinds)
 
@@ -239,13 +238,12 @@
  * cuLaunchKernel / cuLaunchKernelEx / cuGraphLaunch. A runtime launch is not
  * also counted as a driver launch unless CUPTI reports the nested driver call. */
 #define GW_WIRE_FIELDS_LAUNCH_COUNT(F)                                                   \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint64_t, runtime_launches)                                                          \
   F(uint64_t, driver_launches)
 #define GW_WIRE_COLUMNS_LAUNCH_COUNT(C)                                                  \
   C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_SPAN_COLUMNS(C)                                                                \
   C(runtime_launches, "INTEGER", INT, r->runtime_launches)                               \
   C(driver_launches, "INTEGER", INT, r->driver_launches)
 
@@ -276,32 +274,26 @@
 /* OVERHEAD: CUPTI's own overhead (CUpti_ActivityOverheadKind, object kind
  * and id as CUPTI gives them) or gpuwhy's (GW_WIRE_OVERHEAD_GW_*). */
 #define GW_WIRE_FIELDS_OVERHEAD(F)                                                       \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint32_t, overhead_kind)                                                             \
   F(uint32_t, object_kind)                                                               \
   F(uint32_t, object_id)                                                                 \
   F(uint32_t, reserved0)
 #define GW_WIRE_COLUMNS_OVERHEAD(C)                                                      \
   C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_SPAN_COLUMNS(C)                                                                \
   C(overhead_kind, "INTEGER", INT, r->overhead_kind)                                     \
   C(object_kind, "INTEGER", INT, r->object_kind)                                         \
   C(object_id, "INTEGER", INT, r->object_id)
 
 /* GRAPH: one CUDA graph launch, GPU side (CUPTI GRAPH_TRACE). */
 #define GW_WIRE_FIELDS_GRAPH(F)                                                          \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
-  F(uint32_t, device) F(uint32_t, context) F(uint32_t, stream) F(uint32_t, correlation)  \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
+  GW_WIRE_STREAM_FIELDS(F)                                                               \
   F(uint32_t, graph_id)                                                                  \
   F(uint32_t, reserved0)
 #define GW_WIRE_COLUMNS_GRAPH(C)                                                         \
-  C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
-  C(device, "INTEGER", INT, r->device)                                                   \
-  C(context, "INTEGER", INT, r->context)                                                 \
-  C(stream, "INTEGER", INT, r->stream)                                                   \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_STREAM_COLUMNS(C)                                                              \
   C(graph_id, "INTEGER", INT, r->graph_id)                                               \
   C(correlation, "INTEGER", INT, r->correlation)
 
@@ -346,7 +338,7 @@
  * SMs (sm__cycles_active.avg, sm__cycles_elapsed.avg). Their ratio is the
  * share of SM time active, GPM's SM activity. Timestamps are CUPTI's. */
 #define GW_WIRE_FIELDS_PM_SAMPLE(F)                                                      \
-  F(uint64_t, start_ns) F(uint64_t, end_ns)                                              \
+  GW_WIRE_SPAN_FIELDS(F)                                                                 \
   F(uint32_t, device)                                                                    \
   F(uint32_t, reserved0)                                                                 \
   F(double, sm_cycles_active_avg)                                                        \
@@ -354,8 +346,7 @@
 #define GW_WIRE_COLUMNS_PM_SAMPLE(C)                                                     \
   C(pid, "INTEGER NOT NULL", INT, pid)                                                   \
   C(device, "INTEGER", INT, r->device)                                                   \
-  C(start_ns, "INTEGER", INT, r->start_ns)                                               \
-  C(end_ns, "INTEGER", INT, r->end_ns)                                                   \
+  GW_WIRE_SPAN_COLUMNS(C)                                                                \
   C(sm_cycles_active_avg, "REAL", REAL, r->sm_cycles_active_avg)                         \
   C(sm_cycles_elapsed_avg, "REAL", REAL, r->sm_cycles_elapsed_avg)
 /* clang-format on */
