@@ -47,7 +47,7 @@ static gw_status on_note(void *ctx, uint32_t pid, const struct gw_wire_note *r, 
     return GW_OK;                                                                                                      \
   }
 /* on_kernel, on_memcpy, ...: every FIXED kind of tracer/wire_kinds.h */
-#define COUNTER_KIND_(KIND, id, kind, bytes, table, key) COUNTER(on_##kind, struct gw_wire_##kind)
+#define COUNTER_KIND_(KIND, id, kind, bytes, table, key, check) COUNTER(on_##kind, struct gw_wire_##kind)
 GW_WIRE_KINDS(COUNTER_KIND_, GW_WIRE_NONE)
 
 struct outcome {
@@ -59,7 +59,7 @@ struct outcome {
 
 static struct gw_trace_callbacks counting(struct tally *t) {
   struct gw_trace_callbacks cb = {.ctx = t, .on_header = on_header, .on_name = on_name, .on_note = on_note};
-#define CALLBACK_KIND_(KIND, id, kind, bytes, table, key) cb.on_##kind = on_##kind;
+#define CALLBACK_KIND_(KIND, id, kind, bytes, table, key, check) cb.on_##kind = on_##kind;
   GW_WIRE_KINDS(CALLBACK_KIND_, GW_WIRE_NONE)
   return cb;
 }

@@ -68,7 +68,7 @@ _Static_assert(sizeof(struct gw_wire_file_header) == 48, "wire file header layou
 /* The record types: one per row of GW_WIRE_KINDS (wire_kinds.h). */
 /* clang-format off */
 enum gw_wire_type {
-#define GW_WIRE_TYPE_ENUM_(KIND, id, kind, bytes, table, key) GW_WIRE_##KIND = id,
+#define GW_WIRE_TYPE_ENUM_(KIND, id, kind, bytes, table, key, check) GW_WIRE_##KIND = id,
   GW_WIRE_KINDS(GW_WIRE_TYPE_ENUM_, GW_WIRE_TYPE_ENUM_)
 #undef GW_WIRE_TYPE_ENUM_
   GW_WIRE_TYPE_COUNT /* one past the last type this version knows */
@@ -147,7 +147,7 @@ enum gw_wire_note_level {
 /* The record structs: the header, then the fields of GW_WIRE_FIELDS_<KIND>
  * (wire_kinds.h) in order, each struct's size checked against the table. */
 #define GW_WIRE_FIELD_DECL_(type, field) type field;
-#define GW_WIRE_STRUCT_(KIND, id, kind, bytes, table, key)                                                             \
+#define GW_WIRE_STRUCT_(KIND, id, kind, bytes, table, key, check)                                                      \
   struct gw_wire_##kind {                                                                                              \
     struct gw_wire_rec_header h;                                                                                       \
     GW_WIRE_FIELDS_##KIND(GW_WIRE_FIELD_DECL_)                                                                         \

@@ -38,7 +38,7 @@ static inline void gw_wire_file_header_init(struct gw_wire_file_header *h, uint3
 
 /* A typed initialiser per kind (wire_kinds.h): gw_wire_kernel_init(&k, flags)
  * zeroes the record and sets its header, so the type always matches the struct. */
-#define GW_WIRE_INIT_FN_(KIND, id, kind, bytes, table, key)                                                            \
+#define GW_WIRE_INIT_FN_(KIND, id, kind, bytes, table, key, check)                                                     \
   static inline void gw_wire_##kind##_init(struct gw_wire_##kind *rec, uint16_t flags) {                               \
     GW_WIRE_REC_INIT(rec, GW_WIRE_##KIND, flags);                                                                      \
   }

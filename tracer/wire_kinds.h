@@ -5,7 +5,7 @@
  * and its callback set (lib/sources/trace_reader.*), and the store's trace
  * tables, INSERT statements and binds (lib/store/store_trace.c).
  *
- * GW_WIRE_KINDS(FIXED, TEXT) calls FIXED(KIND, id, kind, bytes, table, key) per
+ * GW_WIRE_KINDS(FIXED, TEXT) calls FIXED(KIND, id, kind, bytes, table, key, check) per
  * kind whose callback gets the struct, and TEXT(...) the same way per kind
  * that len_bytes of text follow (NAME, NOTE), whose callback gets the text
  * too; GW_WIRE_KINDS(X, X) goes over every kind, GW_WIRE_KINDS(X, GW_WIRE_NONE)
@@ -15,7 +15,10 @@
  *   id          the type number on the wire (never reused);
  *   bytes       sizeof the struct, checked, so a layout change fails to build;
  *   table, key  the recording's table, and its table constraint ("" for none;
- *               a keyed table is written with INSERT OR IGNORE).
+ *               a keyed table is written with INSERT OR IGNORE);
+ *   check       what the reader checks before the callback: SPAN (start_ns,
+ *               end_ns below 2^63 and in order), INSTANT (t_ns below 2^63),
+ *               OWN (check_<kind> in lib/sources/trace_reader.c).
  * GW_WIRE_FIELDS_KIND(F) calls F(type, field) per field after the record
  * header, in wire order: explicit padding included, little-endian.
  * GW_WIRE_COLUMNS_KIND(C) calls C(column, "SQL type", bind, value) per column
@@ -27,8 +30,8 @@
  *
  * To add a kind: a row in GW_WIRE_KINDS (the next id; a new minor version,
  * see wire.h), its FIELDS and COLUMNS here, a check_<kind> in
- * trace_reader.c, and the code that makes the record (tracer/convert.c for
- * CUPTI, an importer). Appending a field to an existing kind: a line in its
+ * trace_reader.c if SPAN or INSTANT do not say enough, and the code that
+ * makes the record (tracer/convert.c for CUPTI, an importer). Appending a field to an existing kind: a line in its
  * FIELDS (and COLUMNS, with the table's new column) and its new size. */
 #ifndef GW_TRACER_WIRE_KINDS_H
 #define GW_TRACER_WIRE_KINDS_H
@@ -36,24 +39,34 @@
 /* Expands to nothing: GW_WIRE_KINDS(X, GW_WIRE_NONE) skips the TEXT kinds. */
 #define GW_WIRE_NONE(...)
 
+/* A test may compile the reader and the store with one more kind: the header
+ * GW_WIRE_EXTRA_KINDS names defines GW_WIRE_EXTRA_KINDS_(FIXED, TEXT) and its
+ * FIELDS and COLUMNS (tests/wire17). No product target defines it. */
+#ifdef GW_WIRE_EXTRA_KINDS
+#include GW_WIRE_EXTRA_KINDS
+#else
+#define GW_WIRE_EXTRA_KINDS_(FIXED, TEXT)
+#endif
+
 /* clang-format off */
 #define GW_WIRE_KINDS(FIXED, TEXT)                                                       \
-  TEXT(NAME, 1, name, 16, trace_name, ", PRIMARY KEY (pid, id)")                         \
-  FIXED(KERNEL, 2, kernel, 96, kernel, "")                                               \
-  FIXED(MEMCPY, 3, memcpy, 56, memcpy, "")                                               \
-  FIXED(MEMSET, 4, memset, 56, memset, "")                                               \
-  FIXED(SYNC, 5, sync, 48, sync, "")                                                     \
-  FIXED(API, 6, api, 48, api, "")                                                        \
-  FIXED(MARKER, 7, marker, 40, marker, "")                                               \
-  FIXED(MEMORY, 8, memory, 56, memory, "")                                               \
-  FIXED(WINDOW, 9, window, 32, trace_window, "")                                         \
-  FIXED(LAUNCH_COUNT, 10, launch_count, 40, launch_count, "")                            \
-  FIXED(DROPPED, 11, dropped, 32, trace_dropped, "")                                     \
-  TEXT(NOTE, 12, note, 24, trace_note, "")                                               \
-  FIXED(OVERHEAD, 13, overhead, 40, trace_overhead, "")                                  \
-  FIXED(GRAPH, 14, graph, 48, graph_launch, "")                                          \
-  FIXED(DEVICE, 15, device, 56, trace_device, "")             /* since 1.1 */            \
-  FIXED(PM_SAMPLE, 16, pm_sample, 48, pm_sample, "")          /* since 1.1 */
+  TEXT(NAME, 1, name, 16, trace_name, ", PRIMARY KEY (pid, id)", OWN)                    \
+  FIXED(KERNEL, 2, kernel, 96, kernel, "", OWN)                                          \
+  FIXED(MEMCPY, 3, memcpy, 56, memcpy, "", OWN)                                          \
+  FIXED(MEMSET, 4, memset, 56, memset, "", OWN)                                          \
+  FIXED(SYNC, 5, sync, 48, sync, "", OWN)                                                \
+  FIXED(API, 6, api, 48, api, "", OWN)                                                   \
+  FIXED(MARKER, 7, marker, 40, marker, "", OWN)                                          \
+  FIXED(MEMORY, 8, memory, 56, memory, "", OWN)                                          \
+  FIXED(WINDOW, 9, window, 32, trace_window, "", OWN)                                    \
+  FIXED(LAUNCH_COUNT, 10, launch_count, 40, launch_count, "", SPAN)                      \
+  FIXED(DROPPED, 11, dropped, 32, trace_dropped, "", INSTANT)                            \
+  TEXT(NOTE, 12, note, 24, trace_note, "", OWN)                                          \
+  FIXED(OVERHEAD, 13, overhead, 40, trace_overhead, "", SPAN)                            \
+  FIXED(GRAPH, 14, graph, 48, graph_launch, "", SPAN)                                    \
+  FIXED(DEVICE, 15, device, 56, trace_device, "", OWN)             /* since 1.1 */       \
+  FIXED(PM_SAMPLE, 16, pm_sample, 48, pm_sample, "", OWN)          /* since 1.1 */       \
+  GW_WIRE_EXTRA_KINDS_(FIXED, TEXT)
 
 /* Groups that several kinds share: a time range, and where a GPU activity
  * ran (device, context, stream, the correlation to its API call). */

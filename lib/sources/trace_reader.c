@@ -36,7 +36,7 @@ struct gw_trace_reader {
 
 static const char *type_label(uint16_t type) {
   static const char *const labels[GW_WIRE_TYPE_COUNT] = {
-#define LABEL_(KIND, id, kind, bytes, table, key) [GW_WIRE_##KIND] = #KIND,
+#define LABEL_(KIND, id, kind, bytes, table, key, check) [GW_WIRE_##KIND] = #KIND,
       GW_WIRE_KINDS(LABEL_, LABEL_)
 #undef LABEL_
   };
@@ -48,7 +48,7 @@ static const char *type_label(uint16_t type) {
 /* Fixed part of each known record; NAME and NOTE carry text after it. */
 static uint32_t fixed_bytes(uint16_t type) {
   static const uint32_t bytes[GW_WIRE_TYPE_COUNT] = {
-#define BYTES_(KIND, id, kind, bytes_, table, key) [GW_WIRE_##KIND] = sizeof(struct gw_wire_##kind),
+#define BYTES_(KIND, id, kind, bytes_, table, key, check) [GW_WIRE_##KIND] = sizeof(struct gw_wire_##kind),
       GW_WIRE_KINDS(BYTES_, BYTES_)
 #undef BYTES_
   };
@@ -283,14 +283,6 @@ static gw_status check_window(const struct at *at, const struct gw_wire_window *
   return GW_OK;
 }
 
-static gw_status check_launch_count(const struct at *at, const struct gw_wire_launch_count *l) {
-  return check_span(at, l->start_ns, l->end_ns);
-}
-
-static gw_status check_dropped(const struct at *at, const struct gw_wire_dropped *d) {
-  return check_instant(at, d->t_ns);
-}
-
 static gw_status check_note(const struct at *at, const struct gw_wire_note *n, uint32_t size_bytes) {
   CHECK(check_instant(at, n->t_ns));
   if (n->level > GW_WIRE_NOTE_ERROR)
@@ -301,14 +293,6 @@ static gw_status check_note(const struct at *at, const struct gw_wire_note *n, u
   if (size_bytes < sizeof *n + GW_WIRE_ALIGN8(n->len_bytes))
     return fail(at->rd, at->err, at->off, "NOTE record: %u bytes cannot hold a %u-byte text", size_bytes, n->len_bytes);
   return GW_OK;
-}
-
-static gw_status check_overhead(const struct at *at, const struct gw_wire_overhead *o) {
-  return check_span(at, o->start_ns, o->end_ns);
-}
-
-static gw_status check_graph(const struct at *at, const struct gw_wire_graph *g) {
-  return check_span(at, g->start_ns, g->end_ns);
 }
 
 static gw_status check_device(const struct at *at, const struct gw_wire_device *d) {
@@ -335,6 +319,11 @@ static gw_status check_pm_sample(const struct at *at, const struct gw_wire_pm_sa
   return GW_OK;
 }
 
+/* The check column of wire_kinds.h: a kind's own checks, or the shared ones. */
+#define CHECK_OWN(at, rec, kind) check_##kind(at, rec)
+#define CHECK_SPAN(at, rec, kind) check_span(at, (rec)->start_ns, (rec)->end_ns)
+#define CHECK_INSTANT(at, rec, kind) check_instant(at, (rec)->t_ns)
+
 /* Validates one complete record at p (size_bytes long, at file offset off)
  * and hands it to its callback. */
 static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_callbacks *cb, const unsigned char *p,
@@ -346,7 +335,7 @@ static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_call
     return fail(rd, err, off, "%s record of %u bytes (expected at least %u)", at.label, size_bytes, need);
   /* An aligned copy of the fixed part. */
   union {
-#define MEMBER_(KIND, id, kind, bytes, table, key) struct gw_wire_##kind kind;
+#define MEMBER_(KIND, id, kind, bytes, table, key, check) struct gw_wire_##kind kind;
     GW_WIRE_KINDS(MEMBER_, MEMBER_)
 #undef MEMBER_
   } r;
@@ -361,10 +350,10 @@ static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_call
   case GW_WIRE_NOTE:
     CHECK(check_note(&at, &r.note, size_bytes));
     return cb && cb->on_note ? cb->on_note(cb->ctx, pid, &r.note, (const char *)p + need, r.note.len_bytes) : GW_OK;
-    /* every FIXED kind: its checks, then its callback */
-#define DISPATCH_(KIND, id, kind, bytes, table, key)                                                                   \
+    /* every FIXED kind: its checks (the table's check column), then its callback */
+#define DISPATCH_(KIND, id, kind, bytes, table, key, check)                                                            \
   case GW_WIRE_##KIND:                                                                                                 \
-    CHECK(check_##kind(&at, &r.kind));                                                                                 \
+    CHECK(CHECK_##check(&at, &r.kind, kind));                                                                          \
     return cb && cb->on_##kind ? cb->on_##kind(cb->ctx, pid, &r.kind) : GW_OK;
     GW_WIRE_KINDS(DISPATCH_, GW_WIRE_NONE)
 #undef DISPATCH_

@@ -32,7 +32,7 @@ struct gw_trace_callbacks {
   /* text is not NUL-terminated; len_bytes <= GW_WIRE_NOTE_MAX_BYTES */
   gw_status (*on_note)(void *ctx, uint32_t pid, const struct gw_wire_note *r, const char *text, uint32_t len_bytes);
   /* on_kernel, on_memcpy, ...: one per FIXED kind of wire_kinds.h */
-#define GW_TRACE_CALLBACK_(KIND, id, kind, bytes, table, key)                                                          \
+#define GW_TRACE_CALLBACK_(KIND, id, kind, bytes, table, key, check)                                                   \
   gw_status (*on_##kind)(void *ctx, uint32_t pid, const struct gw_wire_##kind *r);
   GW_WIRE_KINDS(GW_TRACE_CALLBACK_, GW_WIRE_NONE)
 #undef GW_TRACE_CALLBACK_

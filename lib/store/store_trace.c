@@ -19,7 +19,7 @@ static const char PROCESS_INSERT[] = "INSERT INTO trace_process VALUES (?,?,?,?,
 
 /* Each kind's columns, "name TYPE", in its table's order. */
 #define COLUMN_DECL_(column, type, bind, value) #column " " type,
-#define COLUMNS_(KIND, id, kind, bytes, table, key)                                                                    \
+#define COLUMNS_(KIND, id, kind, bytes, table, key, check)                                                             \
   static const char *const COLUMNS_##kind[] = {GW_WIRE_COLUMNS_##KIND(COLUMN_DECL_)};
 GW_WIRE_KINDS(COLUMNS_, COLUMNS_)
 #undef COLUMNS_
@@ -34,7 +34,8 @@ struct trace_table {
 };
 
 static const struct trace_table TABLES[ST_COUNT] = {
-#define TABLE_(KIND, id, kind, bytes, table, key) [GW_WIRE_##KIND] = {#table, key, COLUMNS_##kind, NCOLUMNS(kind)},
+#define TABLE_(KIND, id, kind, bytes, table, key, check)                                                               \
+  [GW_WIRE_##KIND] = {#table, key, COLUMNS_##kind, NCOLUMNS(kind)},
     GW_WIRE_KINDS(TABLE_, TABLE_)
 #undef TABLE_
 };
@@ -44,12 +45,14 @@ static const struct trace_table TABLES[ST_COUNT] = {
  * SQLite about 40% less per row than a statement per row. */
 #define BATCH_ROWS 32
 #define BATCHED_KINDS(B) B(KERNEL, kernel) B(API, api) B(MARKER, marker)
+/* clang-format off */
 enum batch_id {
 #define BATCH_ID_(KIND, kind) B_##KIND,
   BATCHED_KINDS(BATCH_ID_)
 #undef BATCH_ID_
-      B_COUNT
+  B_COUNT
 };
+/* clang-format on */
 static const enum gw_wire_type BATCH_TYPE[B_COUNT] = {
 #define BATCH_TYPE_(KIND, kind) [B_##KIND] = GW_WIRE_##KIND,
     BATCHED_KINDS(BATCH_TYPE_)
@@ -208,7 +211,7 @@ static void bind_stamp(sqlite3_stmt *s, int col, uint16_t flags, uint64_t v) {
 #define BIND_STR(col, v) bind_str(s, col, v)
 #define BIND_TEXT(col, len) bind_text(s, col, text, len)
 #define COLUMN_BIND_(column, type, bind, value) BIND_##bind(c++, value);
-#define BIND_FN_(KIND, id, kind, bytes, table, key)                                                                    \
+#define BIND_FN_(KIND, id, kind, bytes, table, key, check)                                                             \
   static void bind_##kind(sqlite3_stmt *s, int c, uint32_t pid, const struct gw_wire_##kind *r, const char *text) {    \
     (void)text;                                                                                                        \
     GW_WIRE_COLUMNS_##KIND(COLUMN_BIND_)                                                                               \
@@ -262,7 +265,7 @@ static gw_status put_note(void *ctx, uint32_t pid, const struct gw_wire_note *n,
 }
 
 /* put_<kind> for every FIXED kind: one row. */
-#define PUT_(KIND, id, kind, bytes, table, key)                                                                        \
+#define PUT_(KIND, id, kind, bytes, table, key, check)                                                                 \
   static gw_status put_##kind(void *ctx, uint32_t pid, const struct gw_wire_##kind *r) {                               \
     struct gw_store_trace *st = ctx;                                                                                   \
     bind_##kind(st->stmt[GW_WIRE_##KIND], 1, pid, r, NULL);                                                            \
@@ -273,7 +276,7 @@ GW_WIRE_KINDS(PUT_, GW_WIRE_NONE)
 
 struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st) {
   struct gw_trace_callbacks cb = {.ctx = st, .on_header = put_header, .on_name = put_name, .on_note = put_note};
-#define CALLBACK_(KIND, id, kind, bytes, table, key) cb.on_##kind = put_##kind;
+#define CALLBACK_(KIND, id, kind, bytes, table, key, check) cb.on_##kind = put_##kind;
   GW_WIRE_KINDS(CALLBACK_, GW_WIRE_NONE)
 #undef CALLBACK_
   return cb;
