@@ -46,18 +46,9 @@ static gw_status on_note(void *ctx, uint32_t pid, const struct gw_wire_note *r, 
     ((struct tally *)ctx)->calls++;                                                                                    \
     return GW_OK;                                                                                                      \
   }
-COUNTER(on_kernel, struct gw_wire_kernel)
-COUNTER(on_memcpy, struct gw_wire_memcpy)
-COUNTER(on_memset, struct gw_wire_memset)
-COUNTER(on_sync, struct gw_wire_sync)
-COUNTER(on_api, struct gw_wire_api)
-COUNTER(on_marker, struct gw_wire_marker)
-COUNTER(on_memory, struct gw_wire_memory)
-COUNTER(on_window, struct gw_wire_window)
-COUNTER(on_launch_count, struct gw_wire_launch_count)
-COUNTER(on_dropped, struct gw_wire_dropped)
-COUNTER(on_overhead, struct gw_wire_overhead)
-COUNTER(on_graph, struct gw_wire_graph)
+/* on_kernel, on_memcpy, ...: every FIXED kind of tracer/wire_kinds.h */
+#define COUNTER_KIND_(KIND, id, kind, bytes, table, key, check) COUNTER(on_##kind, struct gw_wire_##kind)
+GW_WIRE_KINDS(COUNTER_KIND_, GW_WIRE_NONE)
 
 struct outcome {
   gw_status poll_rc, finish_rc;
@@ -67,24 +58,9 @@ struct outcome {
 };
 
 static struct gw_trace_callbacks counting(struct tally *t) {
-  struct gw_trace_callbacks cb = {
-      .ctx = t,
-      .on_header = on_header,
-      .on_name = on_name,
-      .on_kernel = on_kernel,
-      .on_memcpy = on_memcpy,
-      .on_memset = on_memset,
-      .on_sync = on_sync,
-      .on_api = on_api,
-      .on_marker = on_marker,
-      .on_memory = on_memory,
-      .on_window = on_window,
-      .on_launch_count = on_launch_count,
-      .on_dropped = on_dropped,
-      .on_note = on_note,
-      .on_overhead = on_overhead,
-      .on_graph = on_graph,
-  };
+  struct gw_trace_callbacks cb = {.ctx = t, .on_header = on_header, .on_name = on_name, .on_note = on_note};
+#define CALLBACK_KIND_(KIND, id, kind, bytes, table, key, check) cb.on_##kind = on_##kind;
+  GW_WIRE_KINDS(CALLBACK_KIND_, GW_WIRE_NONE)
   return cb;
 }
 

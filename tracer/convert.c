@@ -66,7 +66,7 @@ static void convert_kernel(const CUpti_ActivityKernel10 *k) {
     flags |= GW_WIRE_KERNEL_NCCL;
   if (k->start == 0 && k->end == 0)
     flags |= GW_WIRE_KERNEL_NO_TIMESTAMP;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_KERNEL, flags);
+  gw_wire_kernel_init(&w, flags);
   w.start_ns = k->start;
   w.end_ns = (flags & GW_WIRE_KERNEL_NO_TIMESTAMP) ? 0 : gwt_sane_end(k->start, k->end);
   w.device = k->deviceId;
@@ -92,7 +92,7 @@ static void convert_kernel(const CUpti_ActivityKernel10 *k) {
 
 static void convert_memcpy(const CUpti_ActivityMemcpy6 *m) {
   struct gw_wire_memcpy w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMCPY, (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GW_WIRE_MEMCPY_ASYNC : 0);
+  gw_wire_memcpy_init(&w, (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GW_WIRE_MEMCPY_ASYNC : 0);
   w.start_ns = m->start;
   w.end_ns = gwt_sane_end(m->start, m->end);
   w.bytes = m->bytes;
@@ -109,7 +109,7 @@ static void convert_memcpy(const CUpti_ActivityMemcpy6 *m) {
 
 static void convert_memset(const CUpti_ActivityMemset4 *m) {
   struct gw_wire_memset w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMSET, 0);
+  gw_wire_memset_init(&w, 0);
   w.start_ns = m->start;
   w.end_ns = gwt_sane_end(m->start, m->end);
   w.bytes = m->bytes;
@@ -124,7 +124,7 @@ static void convert_memset(const CUpti_ActivityMemset4 *m) {
 
 static void convert_sync(const CUpti_ActivitySynchronization2 *s) {
   struct gw_wire_sync w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_SYNC, 0);
+  gw_wire_sync_init(&w, 0);
   w.start_ns = s->start;
   w.end_ns = gwt_sane_end(s->start, s->end);
   w.sync_type = (uint32_t)s->type <= GW_WIRE_SYNC_TYPE_MAX ? (uint32_t)s->type : 0;
@@ -139,7 +139,7 @@ static void convert_api(const CUpti_ActivityAPI *a, uint32_t domain) {
   if (!cbid_kept(domain == GW_WIRE_API_RUNTIME ? runtime_keep_bits : driver_keep_bits, a->cbid))
     return;
   struct gw_wire_api w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_API, 0);
+  gw_wire_api_init(&w, 0);
   w.start_ns = a->start;
   w.end_ns = gwt_sane_end(a->start, a->end);
   w.cbid = a->cbid;
@@ -153,7 +153,7 @@ static void convert_api(const CUpti_ActivityAPI *a, uint32_t domain) {
 static void emit_marker(uint64_t start_ns, uint64_t end_ns, uint32_t name_id, uint32_t domain_id, uint32_t tid,
                         uint32_t marker_id, uint16_t flags) {
   struct gw_wire_marker w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_MARKER, flags);
+  gw_wire_marker_init(&w, flags);
   w.start_ns = start_ns;
   w.end_ns = gwt_sane_end(start_ns, end_ns);
   w.name_id = name_id;
@@ -213,7 +213,7 @@ static void convert_memory(const CUpti_ActivityMemory4 *m) {
   else
     return;
   struct gw_wire_memory w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_MEMORY, m->isAsync ? GW_WIRE_MEMORY_ASYNC : 0);
+  gw_wire_memory_init(&w, m->isAsync ? GW_WIRE_MEMORY_ASYNC : 0);
   w.t_ns = m->timestamp;
   w.address = m->address;
   w.bytes = m->bytes;
@@ -227,7 +227,7 @@ static void convert_memory(const CUpti_ActivityMemory4 *m) {
 
 static void convert_overhead(const CUpti_ActivityOverhead3 *o) {
   struct gw_wire_overhead w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_OVERHEAD, 0);
+  gw_wire_overhead_init(&w, 0);
   w.start_ns = o->start;
   w.end_ns = gwt_sane_end(o->start, o->end);
   w.overhead_kind = (uint32_t)o->overheadKind;
@@ -242,7 +242,7 @@ static void convert_overhead(const CUpti_ActivityOverhead3 *o) {
 static void convert_graph(const CUpti_ActivityGraphTrace2 *g) {
   atomic_store_explicit(&saw_graph, 1, memory_order_relaxed);
   struct gw_wire_graph w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_GRAPH, 0);
+  gw_wire_graph_init(&w, 0);
   w.start_ns = g->start;
   w.end_ns = gwt_sane_end(g->start, g->end);
   w.device = g->deviceId;
@@ -259,7 +259,7 @@ static uint32_t clamp_u32(uint64_t v) {
 
 static void convert_device(const CUpti_ActivityDevice5 *d) {
   struct gw_wire_device w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_DEVICE, 0);
+  gw_wire_device_init(&w, 0);
   w.device = d->id;
   w.sm_count = d->numMultiprocessors;
   w.max_warps_per_sm = d->maxWarpsPerMultiprocessor;

@@ -405,7 +405,7 @@ static void report_dropped_locked(void) {
   if (refused == dropped_reported_refused && cupti_dropped_total == dropped_reported_cupti)
     return;
   struct gw_wire_dropped w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_DROPPED, 0);
+  gw_wire_dropped_init(&w, 0);
   w.t_ns = now_ns();
   w.cupti_dropped_records = cupti_dropped_total;
   w.buffers_refused = refused;
@@ -485,7 +485,7 @@ static void CUPTIAPI on_api_callback(void *userdata, CUpti_CallbackDomain domain
       return;
     }
     struct gw_wire_api w;
-    GW_WIRE_REC_INIT(&w, GW_WIRE_API, 0);
+    gw_wire_api_init(&w, 0);
     w.start_ns = info->correlationData && *info->correlationData ? *info->correlationData : t;
     w.end_ns = gwt_sane_end(w.start_ns, t);
     w.cbid = cbid;
@@ -627,7 +627,7 @@ static uint64_t mono_ms(void) {
 
 static void put_window(uint64_t start_ns, uint64_t end_ns, uint32_t kinds) {
   struct gw_wire_window w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_WINDOW, 0);
+  gw_wire_window_init(&w, 0);
   w.start_ns = start_ns;
   w.end_ns = gwt_sane_end(start_ns, end_ns);
   w.mode = cfg.mode;
@@ -641,7 +641,7 @@ static void put_launch_count(uint64_t end_ns) {
   if (!cfg.count_launches)
     return;
   struct gw_wire_launch_count w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_LAUNCH_COUNT, 0);
+  gw_wire_launch_count_init(&w, 0);
   w.start_ns = count_period_start_ns;
   w.end_ns = gwt_sane_end(count_period_start_ns, end_ns);
   w.runtime_launches = atomic_exchange(&runtime_launches, 0);
@@ -970,7 +970,7 @@ static const char *window_end_word(void) {
 
 static void put_gw_overhead(uint32_t kind, uint64_t start_ns, uint64_t dur_ns) {
   struct gw_wire_overhead w;
-  GW_WIRE_REC_INIT(&w, GW_WIRE_OVERHEAD, 0);
+  gw_wire_overhead_init(&w, 0);
   w.start_ns = start_ns;
   w.end_ns = start_ns + dur_ns;
   w.overhead_kind = kind;

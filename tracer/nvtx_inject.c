@@ -304,7 +304,7 @@ static struct thread_buffer *thread_buffer(void) {
 static void put_range(struct thread_buffer *b, uint64_t start_ns, uint64_t end_ns, uint32_t name_id, uint32_t domain_id,
                       uint32_t range_id, uint16_t flags) {
   struct gw_wire_marker m;
-  GW_WIRE_REC_INIT(&m, GW_WIRE_MARKER, flags);
+  gw_wire_marker_init(&m, flags);
   m.start_ns = start_ns;
   m.end_ns = end_ns < start_ns ? start_ns : end_ns;
   m.name_id = name_id;

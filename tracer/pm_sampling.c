@@ -356,7 +356,7 @@ static int drain(void) {
           .pMetricValues = values};
       CALL(cuptiProfilerHostEvaluateToGpuValues, &ev);
       struct gw_wire_pm_sample w;
-      GW_WIRE_REC_INIT(&w, GW_WIRE_PM_SAMPLE, 0);
+      gw_wire_pm_sample_init(&w, 0);
       w.start_ns = si.startTimestamp;
       w.end_ns = si.endTimestamp < si.startTimestamp ? si.startTimestamp : si.endTimestamp;
       w.device = pm.device;

@@ -36,9 +36,34 @@ static inline void gw_wire_file_header_init(struct gw_wire_file_header *h, uint3
     (rec)->h.size_bytes = (uint32_t)sizeof *(rec);                                                                     \
   } while (0)
 
+/* A typed initialiser per kind (wire_kinds.h): gw_wire_kernel_init(&k, flags)
+ * zeroes the record and sets its header, so the type always matches the struct. */
+#define GW_WIRE_INIT_FN_(KIND, id, kind, bytes, table, key, check)                                                     \
+  static inline void gw_wire_##kind##_init(struct gw_wire_##kind *rec, uint16_t flags) {                               \
+    GW_WIRE_REC_INIT(rec, GW_WIRE_##KIND, flags);                                                                      \
+  }
+GW_WIRE_KINDS(GW_WIRE_INIT_FN_, GW_WIRE_INIT_FN_)
+#undef GW_WIRE_INIT_FN_
+
 /* Bytes a text record (NAME or NOTE) takes for len bytes of text. */
 static inline uint32_t gw_wire_text_record_bytes(uint32_t fixed_bytes, uint32_t len) {
   return fixed_bytes + GW_WIRE_ALIGN8(len);
+}
+
+/* Writes the fixed part rec (whose size_bytes it sets) and len bytes of text,
+ * zero padded, at dst (cap bytes free). Returns the bytes written, 0 when
+ * they do not fit. */
+static inline size_t gw_wire_encode_text(void *dst, size_t cap, void *rec, size_t fixed_bytes, const char *text,
+                                         size_t len) {
+  uint32_t total = gw_wire_text_record_bytes((uint32_t)fixed_bytes, (uint32_t)len);
+  if (total > cap)
+    return 0;
+  ((struct gw_wire_rec_header *)rec)->size_bytes = total;
+  unsigned char *p = dst;
+  memcpy(p, rec, fixed_bytes);
+  memcpy(p + fixed_bytes, text, len);
+  memset(p + fixed_bytes + len, 0, total - fixed_bytes - len);
+  return total;
 }
 
 /* Writes a NAME record at dst (cap bytes free). The name is cut to
@@ -47,19 +72,10 @@ static inline size_t gw_wire_encode_name(void *dst, size_t cap, uint32_t name_id
   if (len > GW_WIRE_NAME_MAX_BYTES)
     len = GW_WIRE_NAME_MAX_BYTES;
   struct gw_wire_name rec;
-  uint32_t total = gw_wire_text_record_bytes(sizeof rec, (uint32_t)len);
-  if (total > cap)
-    return 0;
-  memset(&rec, 0, sizeof rec);
-  rec.h.type = GW_WIRE_NAME;
-  rec.h.size_bytes = total;
+  gw_wire_name_init(&rec, 0);
   rec.name_id = name_id;
   rec.len_bytes = (uint32_t)len;
-  unsigned char *p = dst;
-  memcpy(p, &rec, sizeof rec);
-  memcpy(p + sizeof rec, name, len);
-  memset(p + sizeof rec + len, 0, total - sizeof rec - len);
-  return total;
+  return gw_wire_encode_text(dst, cap, &rec, sizeof rec, name, len);
 }
 
 /* Writes a NOTE record; the text is cut to GW_WIRE_NOTE_MAX_BYTES. */
@@ -68,20 +84,11 @@ static inline size_t gw_wire_encode_note(void *dst, size_t cap, uint64_t t_ns, u
   if (len > GW_WIRE_NOTE_MAX_BYTES)
     len = GW_WIRE_NOTE_MAX_BYTES;
   struct gw_wire_note rec;
-  uint32_t total = gw_wire_text_record_bytes(sizeof rec, (uint32_t)len);
-  if (total > cap)
-    return 0;
-  memset(&rec, 0, sizeof rec);
-  rec.h.type = GW_WIRE_NOTE;
-  rec.h.size_bytes = total;
+  gw_wire_note_init(&rec, 0);
   rec.t_ns = t_ns;
   rec.level = level;
   rec.len_bytes = (uint32_t)len;
-  unsigned char *p = dst;
-  memcpy(p, &rec, sizeof rec);
-  memcpy(p + sizeof rec, text, len);
-  memset(p + sizeof rec + len, 0, total - sizeof rec - len);
-  return total;
+  return gw_wire_encode_text(dst, cap, &rec, sizeof rec, text, len);
 }
 
 /* 1 when a kernel name belongs to NCCL (both generations of its naming).

@@ -591,9 +591,7 @@ static gw_status take_flow(struct parser *p) {
 static gw_status do_kernel(struct parser *p) {
   struct event *e = &p->ev;
   struct gw_wire_kernel k;
-  memset(&k, 0, sizeof k);
-  k.h.type = GW_WIRE_KERNEL;
-  k.h.size_bytes = sizeof k;
+  gw_wire_kernel_init(&k, 0);
   int64_t start, end;
   if (event_span(p, &start, &end)) {
     k.start_ns = (uint64_t)start;
@@ -636,9 +634,7 @@ static gw_status do_copy(struct parser *p, int is_memset) {
   uint64_t bytes = (e->have & HAVE_BYTES) && e->bytes > 0 ? (uint64_t)e->bytes : 0;
   if (is_memset) {
     struct gw_wire_memset m;
-    memset(&m, 0, sizeof m);
-    m.h.type = GW_WIRE_MEMSET;
-    m.h.size_bytes = sizeof m;
+    gw_wire_memset_init(&m, 0);
     m.start_ns = (uint64_t)start;
     m.end_ns = (uint64_t)end;
     m.bytes = bytes;
@@ -652,9 +648,7 @@ static gw_status do_copy(struct parser *p, int is_memset) {
     return put_or_hold(p, HELD_MEMSET, &m, sizeof m);
   }
   struct gw_wire_memcpy m;
-  memset(&m, 0, sizeof m);
-  m.h.type = GW_WIRE_MEMCPY;
-  m.h.size_bytes = sizeof m;
+  gw_wire_memcpy_init(&m, 0);
   m.start_ns = (uint64_t)start;
   m.end_ns = (uint64_t)end;
   m.bytes = bytes;
@@ -675,9 +669,7 @@ static gw_status do_api(struct parser *p, int driver) {
     return GW_OK;
   }
   struct gw_wire_api a;
-  memset(&a, 0, sizeof a);
-  a.h.type = GW_WIRE_API;
-  a.h.size_bytes = sizeof a;
+  gw_wire_api_init(&a, 0);
   a.start_ns = (uint64_t)start;
   a.end_ns = (uint64_t)end;
   a.domain = driver ? GW_WIRE_API_DRIVER : GW_WIRE_API_RUNTIME;
@@ -696,9 +688,7 @@ static gw_status do_sync(struct parser *p) {
     return GW_OK;
   }
   struct gw_wire_sync y;
-  memset(&y, 0, sizeof y);
-  y.h.type = GW_WIRE_SYNC;
-  y.h.size_bytes = sizeof y;
+  gw_wire_sync_init(&y, 0);
   y.start_ns = (uint64_t)start;
   y.end_ns = (uint64_t)end;
   y.sync_type = sync_type_of(e->name, e->name_len);
@@ -744,9 +734,7 @@ static gw_status do_marker(struct parser *p, const char *domain, int on_gpu) {
   if (e->cat == CAT_CPU_OP && (e->have & HAVE_FLOPS) && e->flops > 0)
     keep_flop_op(p, u32_or(e->have & HAVE_TID, e->tid, 0), start, end, e->flops);
   struct gw_wire_marker m;
-  memset(&m, 0, sizeof m);
-  m.h.type = GW_WIRE_MARKER;
-  m.h.size_bytes = sizeof m;
+  gw_wire_marker_init(&m, 0);
   m.start_ns = (uint64_t)start;
   m.end_ns = (uint64_t)end;
   if (e->ph == 'i' || e->ph == 'I')

@@ -161,6 +161,64 @@ static int gpu_of(struct nsys *x, const struct gw_nsys_rows *r, int col, gw_stat
   return g;
 }
 
+/* What a row function needs besides the row. */
+struct pass {
+  int first;    /* the first process of the export: steps are taken from it */
+  int variant;  /* driver API calls rather than runtime; memsets rather than copies */
+  int name_col; /* the column of the row's name */
+};
+
+/* Runs q and hands each row to row until one fails; what names the reading
+ * in messages. */
+static gw_status each_row(struct nsys *x, const struct gw_nsys_query *q, const char *what,
+                          gw_status (*row)(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass),
+                          const struct pass *pass) {
+  struct gw_nsys_rows *s;
+  gw_status rc = gw_nsys_rows_open(x->db, q, what, &s, x->err);
+  if (rc)
+    return rc;
+  int step = 0;
+  while (!rc && (step = gw_nsys_rows_next(s)) == 1)
+    rc = row(x, s, pass);
+  if (!rc && step != 0)
+    rc = gw_nsys_db_fail(x->db, what, x->err);
+  gw_nsys_rows_close(s);
+  return rc;
+}
+
+static gw_status kernel_row(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass) {
+  gw_status rc = GW_OK;
+  struct gw_wire_kernel k;
+  gw_wire_kernel_init(&k, 0);
+  if (!span(x, s, 0, 1, &k.start_ns, &k.end_ns)) {
+    k.h.flags |= GW_WIRE_KERNEL_NO_TIMESTAMP;
+    k.start_ns = k.end_ns = 0;
+  }
+  int gpu = gpu_of(x, s, 2, &rc);
+  if (gpu < 0)
+    return rc;
+  k.device = (uint32_t)gpu;
+  k.stream = col_u32(s, 3);
+  k.context = col_u32(s, 4);
+  k.correlation = col_u32(s, 5);
+  k.grid_x = col_u32(s, 6);
+  k.grid_y = col_u32(s, 7);
+  k.grid_z = col_u32(s, 8);
+  k.block_x = col_u32(s, 9);
+  k.block_y = col_u32(s, 10);
+  k.block_z = col_u32(s, 11);
+  k.regs_per_thread = col_u32(s, 12);
+  k.static_shmem_bytes = col_u32(s, 13);
+  k.dynamic_shmem_bytes = col_u32(s, 14);
+  int64_t node = col_i64(s, 15, 0);
+  k.graph_node_id = node > 0 ? (uint64_t)node : 0;
+  size_t len;
+  const char *nm = gw_nsys_rows_text(s, pass->name_col, &len);
+  if (nm && ((len >= 11 && memcmp(nm, "ncclKernel_", 11) == 0) || (len >= 14 && memcmp(nm, "ncclDevKernel_", 14) == 0)))
+    k.h.flags |= GW_WIRE_KERNEL_NCCL;
+  return gw_sink_kernel(x->sink, &k, nm ? nm : "", len, x->err);
+}
+
 static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
   const char *table = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!gw_nsys_db_has_table(x->db, table))
@@ -209,49 +267,49 @@ static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
                                   .first_process = first,
                                   .name = GW_NSYS_NAME_ID,
                                   .name_id_column = demangled ? "demangledName" : "shortName"};
-  struct gw_nsys_rows *s;
-  gw_status rc = gw_nsys_rows_open(x->db, &q, "reading kernels", &s, x->err);
-  if (rc)
-    return rc;
-  int step;
-  while ((step = gw_nsys_rows_next(s)) == 1 && !rc) {
-    struct gw_wire_kernel k;
-    memset(&k, 0, sizeof k);
-    k.h.type = GW_WIRE_KERNEL;
-    k.h.size_bytes = sizeof k;
-    if (!span(x, s, 0, 1, &k.start_ns, &k.end_ns)) {
-      k.h.flags |= GW_WIRE_KERNEL_NO_TIMESTAMP;
-      k.start_ns = k.end_ns = 0;
-    }
-    int gpu = gpu_of(x, s, 2, &rc);
-    if (gpu < 0)
-      break;
-    k.device = (uint32_t)gpu;
-    k.stream = col_u32(s, 3);
-    k.context = col_u32(s, 4);
-    k.correlation = col_u32(s, 5);
-    k.grid_x = col_u32(s, 6);
-    k.grid_y = col_u32(s, 7);
-    k.grid_z = col_u32(s, 8);
-    k.block_x = col_u32(s, 9);
-    k.block_y = col_u32(s, 10);
-    k.block_z = col_u32(s, 11);
-    k.regs_per_thread = col_u32(s, 12);
-    k.static_shmem_bytes = col_u32(s, 13);
-    k.dynamic_shmem_bytes = col_u32(s, 14);
-    int64_t node = col_i64(s, 15, 0);
-    k.graph_node_id = node > 0 ? (uint64_t)node : 0;
-    size_t len;
-    const char *nm = gw_nsys_rows_text(s, ncols, &len);
-    if (nm &&
-        ((len >= 11 && memcmp(nm, "ncclKernel_", 11) == 0) || (len >= 14 && memcmp(nm, "ncclDevKernel_", 14) == 0)))
-      k.h.flags |= GW_WIRE_KERNEL_NCCL;
-    rc = gw_sink_kernel(x->sink, &k, nm ? nm : "", len, x->err);
+  const struct pass pass = {.first = first, .name_col = ncols};
+  return each_row(x, &q, "reading kernels", kernel_row, &pass);
+}
+
+static gw_status copy_row(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass) {
+  uint64_t a, b;
+  if (!span(x, s, 0, 1, &a, &b)) {
+    gw_sink_counts(x->sink)->skipped++;
+    return GW_OK;
   }
-  if (!rc && step != 0)
-    rc = gw_nsys_db_fail(x->db, "reading kernels", x->err);
-  gw_nsys_rows_close(s);
-  return rc;
+  gw_status rc = GW_OK;
+  int gpu = gpu_of(x, s, 2, &rc);
+  if (gpu < 0)
+    return rc;
+  int64_t bytes = col_i64(s, 6, 0);
+  int64_t k7 = col_i64(s, 7, -1), k8 = col_i64(s, 8, -1), k9 = col_i64(s, 9, -1);
+  if (pass->variant) {
+    struct gw_wire_memset m;
+    gw_wire_memset_init(&m, 0);
+    m.start_ns = a;
+    m.end_ns = b;
+    m.device = (uint32_t)gpu;
+    m.stream = col_u32(s, 3);
+    m.context = col_u32(s, 4);
+    m.correlation = col_u32(s, 5);
+    m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
+    m.mem_kind = k7 >= 0 && k7 < 32 ? x->mem_kind[k7] : 0;
+    m.value = k8 >= 0 && k8 <= UINT32_MAX ? (uint32_t)k8 : 0;
+    return gw_sink_memset(x->sink, &m, x->err);
+  }
+  struct gw_wire_memcpy m;
+  gw_wire_memcpy_init(&m, 0);
+  m.start_ns = a;
+  m.end_ns = b;
+  m.device = (uint32_t)gpu;
+  m.stream = col_u32(s, 3);
+  m.context = col_u32(s, 4);
+  m.correlation = col_u32(s, 5);
+  m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
+  m.copy_kind = k7 >= 0 && k7 < 32 ? x->copy_kind[k7] : 0;
+  m.src_kind = k8 >= 0 && k8 < 32 ? x->mem_kind[k8] : 0;
+  m.dst_kind = k9 >= 0 && k9 < 32 ? x->mem_kind[k9] : 0;
+  return gw_sink_memcpy(x->sink, &m, x->err);
 }
 
 static gw_status import_copies(struct nsys *x, uint32_t pid, int first, int is_memset) {
@@ -276,59 +334,25 @@ static gw_status import_copies(struct nsys *x, uint32_t pid, int first, int is_m
                                   .process_column = "globalPid",
                                   .pid = pid,
                                   .first_process = first};
-  struct gw_nsys_rows *s;
-  gw_status rc = gw_nsys_rows_open(x->db, &q, is_memset ? "reading memsets" : "reading copies", &s, x->err);
-  if (rc)
-    return rc;
-  int step;
-  while ((step = gw_nsys_rows_next(s)) == 1 && !rc) {
-    uint64_t a, b;
-    if (!span(x, s, 0, 1, &a, &b)) {
-      gw_sink_counts(x->sink)->skipped++;
-      continue;
-    }
-    int gpu = gpu_of(x, s, 2, &rc);
-    if (gpu < 0)
-      break;
-    int64_t bytes = col_i64(s, 6, 0);
-    int64_t k7 = col_i64(s, 7, -1), k8 = col_i64(s, 8, -1), k9 = col_i64(s, 9, -1);
-    if (is_memset) {
-      struct gw_wire_memset m;
-      memset(&m, 0, sizeof m);
-      m.h.type = GW_WIRE_MEMSET;
-      m.h.size_bytes = sizeof m;
-      m.start_ns = a;
-      m.end_ns = b;
-      m.device = (uint32_t)gpu;
-      m.stream = col_u32(s, 3);
-      m.context = col_u32(s, 4);
-      m.correlation = col_u32(s, 5);
-      m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
-      m.mem_kind = k7 >= 0 && k7 < 32 ? x->mem_kind[k7] : 0;
-      m.value = k8 >= 0 && k8 <= UINT32_MAX ? (uint32_t)k8 : 0;
-      rc = gw_sink_memset(x->sink, &m, x->err);
-    } else {
-      struct gw_wire_memcpy m;
-      memset(&m, 0, sizeof m);
-      m.h.type = GW_WIRE_MEMCPY;
-      m.h.size_bytes = sizeof m;
-      m.start_ns = a;
-      m.end_ns = b;
-      m.device = (uint32_t)gpu;
-      m.stream = col_u32(s, 3);
-      m.context = col_u32(s, 4);
-      m.correlation = col_u32(s, 5);
-      m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
-      m.copy_kind = k7 >= 0 && k7 < 32 ? x->copy_kind[k7] : 0;
-      m.src_kind = k8 >= 0 && k8 < 32 ? x->mem_kind[k8] : 0;
-      m.dst_kind = k9 >= 0 && k9 < 32 ? x->mem_kind[k9] : 0;
-      rc = gw_sink_memcpy(x->sink, &m, x->err);
-    }
+  const struct pass pass = {.first = first, .variant = is_memset};
+  return each_row(x, &q, is_memset ? "reading memsets" : "reading copies", copy_row, &pass);
+}
+
+static gw_status sync_row(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass) {
+  (void)pass;
+  struct gw_wire_sync y;
+  gw_wire_sync_init(&y, 0);
+  if (!span(x, s, 0, 1, &y.start_ns, &y.end_ns)) {
+    gw_sink_counts(x->sink)->skipped++;
+    return GW_OK;
   }
-  if (!rc && step != 0)
-    rc = gw_nsys_db_fail(x->db, "reading copies", x->err);
-  gw_nsys_rows_close(s);
-  return rc;
+  int64_t type = col_i64(s, 2, 0);
+  y.sync_type = type >= 0 && type <= 4 ? (uint32_t)type : 0;
+  y.context = col_u32(s, 3);
+  y.stream = col_u32(s, 4);
+  y.correlation = col_u32(s, 5);
+  y.cuda_event_id = col_u32(s, 6);
+  return gw_sink_sync(x->sink, &y, x->err);
 }
 
 static gw_status import_syncs(struct nsys *x, uint32_t pid, int first) {
@@ -339,32 +363,25 @@ static gw_status import_syncs(struct nsys *x, uint32_t pid, int first) {
                                         {"streamId", 0}, {"correlationId", 0}, {"eventId", 0}};
   const struct gw_nsys_query q = {
       .table = table, .cols = cols, .ncols = 7, .process_column = "globalPid", .pid = pid, .first_process = first};
-  struct gw_nsys_rows *s;
-  gw_status rc = gw_nsys_rows_open(x->db, &q, "reading synchronisations", &s, x->err);
-  if (rc)
-    return rc;
-  int step;
-  while ((step = gw_nsys_rows_next(s)) == 1 && !rc) {
-    struct gw_wire_sync y;
-    memset(&y, 0, sizeof y);
-    y.h.type = GW_WIRE_SYNC;
-    y.h.size_bytes = sizeof y;
-    if (!span(x, s, 0, 1, &y.start_ns, &y.end_ns)) {
-      gw_sink_counts(x->sink)->skipped++;
-      continue;
-    }
-    int64_t type = col_i64(s, 2, 0);
-    y.sync_type = type >= 0 && type <= 4 ? (uint32_t)type : 0;
-    y.context = col_u32(s, 3);
-    y.stream = col_u32(s, 4);
-    y.correlation = col_u32(s, 5);
-    y.cuda_event_id = col_u32(s, 6);
-    rc = gw_sink_sync(x->sink, &y, x->err);
+  const struct pass pass = {.first = first};
+  return each_row(x, &q, "reading synchronisations", sync_row, &pass);
+}
+
+static gw_status api_row(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass) {
+  struct gw_wire_api a;
+  gw_wire_api_init(&a, 0);
+  if (!span(x, s, 0, 1, &a.start_ns, &a.end_ns)) {
+    gw_sink_counts(x->sink)->skipped++;
+    return GW_OK;
   }
-  if (!rc && step != 0)
-    rc = gw_nsys_db_fail(x->db, "reading synchronisations", x->err);
-  gw_nsys_rows_close(s);
-  return rc;
+  a.tid = tid_of(col_i64(s, 2, 0));
+  a.correlation = col_u32(s, 3);
+  a.return_value = col_u32(s, 4);
+  a.domain = pass->variant ? GW_WIRE_API_DRIVER : GW_WIRE_API_RUNTIME;
+  size_t call_len;
+  const char *call = gw_nsys_rows_text(s, 6, &call_len);
+  a.cbid = gw_cuda_call_cbid(call, call_len, pass->variant);
+  return gw_sink_api(x->sink, &a, x->err);
 }
 
 static gw_status import_api(struct nsys *x, uint32_t pid, int first, int driver) {
@@ -382,33 +399,8 @@ static gw_status import_api(struct nsys *x, uint32_t pid, int first, int driver)
                                   .first_process = first,
                                   .name = GW_NSYS_NAME_ID,
                                   .name_id_column = "nameId"};
-  struct gw_nsys_rows *s;
-  gw_status rc = gw_nsys_rows_open(x->db, &q, "reading API calls", &s, x->err);
-  if (rc)
-    return rc;
-  int step;
-  while ((step = gw_nsys_rows_next(s)) == 1 && !rc) {
-    struct gw_wire_api a;
-    memset(&a, 0, sizeof a);
-    a.h.type = GW_WIRE_API;
-    a.h.size_bytes = sizeof a;
-    if (!span(x, s, 0, 1, &a.start_ns, &a.end_ns)) {
-      gw_sink_counts(x->sink)->skipped++;
-      continue;
-    }
-    a.tid = tid_of(col_i64(s, 2, 0));
-    a.correlation = col_u32(s, 3);
-    a.return_value = col_u32(s, 4);
-    a.domain = driver ? GW_WIRE_API_DRIVER : GW_WIRE_API_RUNTIME;
-    size_t call_len;
-    const char *call = gw_nsys_rows_text(s, 6, &call_len);
-    a.cbid = gw_cuda_call_cbid(call, call_len, driver);
-    rc = gw_sink_api(x->sink, &a, x->err);
-  }
-  if (!rc && step != 0)
-    rc = gw_nsys_db_fail(x->db, "reading API calls", x->err);
-  gw_nsys_rows_close(s);
-  return rc;
+  const struct pass pass = {.first = first, .variant = driver};
+  return each_row(x, &q, "reading API calls", api_row, &pass);
 }
 
 int gw_nsys_step_number(const char *name, size_t len, int64_t *step) {
@@ -449,6 +441,32 @@ int gw_nsys_step_number(const char *name, size_t len, int64_t *step) {
   return 0;
 }
 
+static gw_status nvtx_row(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass) {
+  int64_t type = col_i64(s, 2, 0);
+  uint64_t a, b;
+  int instant = type == NVTX_MARK;
+  if (instant ? !span(x, s, 0, 0, &a, &b) : !span(x, s, 0, 1, &a, &b)) {
+    gw_sink_counts(x->sink)->skipped++; /* a range never closed */
+    return GW_OK;
+  }
+  size_t len;
+  const char *text = gw_nsys_rows_text(s, 7, &len);
+  int64_t number;
+  if (!instant && text && gw_nsys_step_number(text, len, &number)) {
+    x->res->nvtx_steps++;
+    return pass->first ? gw_sink_step(x->sink, (int64_t)a, (int64_t)b, number, "nsys", x->err) : GW_OK;
+  }
+  struct gw_wire_marker m;
+  gw_wire_marker_init(&m, 0);
+  if (instant)
+    m.h.flags |= GW_WIRE_MARKER_INSTANT;
+  m.start_ns = a;
+  m.end_ns = b;
+  m.tid = tid_of(col_i64(s, 3, 0));
+  x->res->nvtx_markers++;
+  return gw_sink_marker(x->sink, &m, text ? text : "", len, "nvtx", x->err);
+}
+
 static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
   const char *table = "NVTX_EVENTS";
   if (!gw_nsys_db_has_table(x->db, table))
@@ -477,44 +495,8 @@ static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
                                   .name = GW_NSYS_NAME_TEXT_OR_ID,
                                   .name_text_column = "text",
                                   .name_id_column = "textId"};
-  struct gw_nsys_rows *s;
-  gw_status rc = gw_nsys_rows_open(x->db, &q, "reading NVTX events", &s, x->err);
-  if (rc)
-    return rc;
-  int step;
-  while ((step = gw_nsys_rows_next(s)) == 1 && !rc) {
-    int64_t type = col_i64(s, 2, 0);
-    uint64_t a, b;
-    int instant = type == NVTX_MARK;
-    if (instant ? !span(x, s, 0, 0, &a, &b) : !span(x, s, 0, 1, &a, &b)) {
-      gw_sink_counts(x->sink)->skipped++; /* a range never closed */
-      continue;
-    }
-    size_t len;
-    const char *text = gw_nsys_rows_text(s, 7, &len);
-    int64_t number;
-    if (!instant && text && gw_nsys_step_number(text, len, &number)) {
-      x->res->nvtx_steps++;
-      if (first)
-        rc = gw_sink_step(x->sink, (int64_t)a, (int64_t)b, number, "nsys", x->err);
-      continue;
-    }
-    struct gw_wire_marker m;
-    memset(&m, 0, sizeof m);
-    m.h.type = GW_WIRE_MARKER;
-    m.h.size_bytes = sizeof m;
-    if (instant)
-      m.h.flags |= GW_WIRE_MARKER_INSTANT;
-    m.start_ns = a;
-    m.end_ns = b;
-    m.tid = tid_of(col_i64(s, 3, 0));
-    x->res->nvtx_markers++;
-    rc = gw_sink_marker(x->sink, &m, text ? text : "", len, "nvtx", x->err);
-  }
-  if (!rc && step != 0)
-    rc = gw_nsys_db_fail(x->db, "reading NVTX events", x->err);
-  gw_nsys_rows_close(s);
-  return rc;
+  const struct pass pass = {.first = first};
+  return each_row(x, &q, "reading NVTX events", nvtx_row, &pass);
 }
 
 gw_status gw_nsys_import(struct gw_nsys_db *db, const char *name, struct gw_import_sink *sink,

@@ -385,9 +385,7 @@ gw_status gw_sink_end_process(struct gw_import_sink *s, uint32_t *pid_used, stru
     return trace_fail(s, err);
   if (s->proc_kinds && s->proc_t_min <= s->proc_t_max) {
     struct gw_wire_window w;
-    memset(&w, 0, sizeof w);
-    w.h.type = GW_WIRE_WINDOW;
-    w.h.size_bytes = sizeof w;
+    gw_wire_window_init(&w, 0);
     w.start_ns = (uint64_t)s->proc_t_min;
     w.end_ns = (uint64_t)s->proc_t_max;
     w.mode = GW_WIRE_MODE_FULL;

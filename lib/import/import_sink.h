@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../tracer/wire.h"
+#include "../../tracer/wire_encode.h"
 #include "core/sample.h"
 #include "core/util.h"
 #include "store/store.h"

@@ -272,6 +272,52 @@ static int first_sight(struct seen *s, long long pid, long long tid) {
   return 1;
 }
 
+/* The args of each exported kind. */
+static void kernel_args(FILE *out, const struct gw_store_trace_row *r) {
+  fprintf(out,
+          "\"device\":%lld,\"grid\":[%lld,%lld,%lld],\"block\":[%lld,%lld,%lld],\"registers\":%lld,"
+          "\"shared_mem_bytes\":%lld,\"correlation\":%lld",
+          (long long)r->device, (long long)r->grid[0], (long long)r->grid[1], (long long)r->grid[2],
+          (long long)r->block[0], (long long)r->block[1], (long long)r->block[2], (long long)r->regs,
+          (long long)r->shmem_bytes, (long long)r->correlation);
+}
+static void memcpy_args(FILE *out, const struct gw_store_trace_row *r) {
+  fprintf(out, "\"device\":%lld,\"bytes\":%lld,\"async\":%lld,\"correlation\":%lld", (long long)r->device,
+          (long long)r->bytes, (long long)r->async, (long long)r->correlation);
+}
+static void memset_args(FILE *out, const struct gw_store_trace_row *r) {
+  fprintf(out, "\"device\":%lld,\"bytes\":%lld,\"correlation\":%lld", (long long)r->device, (long long)r->bytes,
+          (long long)r->correlation);
+}
+static void sync_args(FILE *out, const struct gw_store_trace_row *r) {
+  fprintf(out, "\"sync_type\":%lld,\"stream\":%lld", (long long)r->flag, (long long)r->lane);
+}
+
+/* How each kind of traced record is drawn: one row per kind of
+ * enum gw_store_trace_kind. */
+enum slice_name {
+  NAME_OF_ROW,       /* the kernel's or range's name, else `unnamed` */
+  NAME_OF_COPY_KIND, /* "Memcpy HtoD", ... */
+  NAME_FIXED,        /* always `unnamed` */
+};
+static const struct trace_style {
+  const char *category;
+  const char *flagged_category; /* when the row's flag is set (an NCCL kernel), or NULL */
+  enum slice_name naming;
+  const char *unnamed;
+  long long fixed_tid; /* one thread for all of a process's rows of the kind, or 0: a thread per lane */
+  const char *thread_prefix, *thread_suffix; /* the thread's name: prefix, lane (unless fixed_tid), suffix */
+  int flag_is_instant;                       /* a set flag makes the row a mark */
+  void (*args)(FILE *out, const struct gw_store_trace_row *r);
+} TRACE_STYLES[] = {
+    [GW_STORE_TRACE_KERNEL] = {"kernel", "nccl", NAME_OF_ROW, "kernel", 0, "stream ", "", 0, kernel_args},
+    [GW_STORE_TRACE_MEMCPY] = {"memcpy", NULL, NAME_OF_COPY_KIND, NULL, 0, "stream ", "", 0, memcpy_args},
+    [GW_STORE_TRACE_MEMSET] = {"memset", NULL, NAME_FIXED, "Memset", 0, "stream ", "", 0, memset_args},
+    [GW_STORE_TRACE_SYNC] = {"sync", NULL, NAME_FIXED, "synchronize", TID_SYNC, "host waits (synchronize)", "", 0,
+                             sync_args},
+    [GW_STORE_TRACE_MARKER] = {"nvtx", NULL, NAME_OF_ROW, "range", 0, "thread ", " (NVTX)", 1, NULL},
+};
+
 /* The tracer's records, one stream ordered by start (store_iter.h). */
 static void trace_tracks(struct pf *p, struct gw_store *st) {
   struct gw_store_iter *it = gw_store_iter_trace(st);
@@ -280,14 +326,12 @@ static void trace_tracks(struct pf *p, struct gw_store *st) {
   struct seen procs = {0}, threads = {0};
   struct gw_store_trace_row r;
   while (gw_store_next_trace(it, &r)) {
-    int kind = (int)r.kind; /* 0 kernel, 1 memcpy, 2 memset, 3 sync, 4 NVTX range or mark */
+    const struct trace_style *style = &TRACE_STYLES[r.kind];
     long long pid = r.pid;
-    long long lane = r.lane;
     int64_t start = r.start_ns;
-    int64_t end = r.end_ns;
     if (start < p->base_ns)
       continue;
-    long long tid = kind == 3 ? TID_SYNC : lane;
+    long long tid = style->fixed_tid ? style->fixed_tid : r.lane;
     if (first_sight(&procs, pid, -1)) {
       char name[64];
       snprintf(name, sizeof name, "traced process %lld", pid);
@@ -295,44 +339,25 @@ static void trace_tracks(struct pf *p, struct gw_store *st) {
     }
     if (first_sight(&threads, pid, tid)) {
       char name[64];
-      if (kind == 3)
-        snprintf(name, sizeof name, "host waits (synchronize)");
-      else if (kind == 4)
-        snprintf(name, sizeof name, "thread %lld (NVTX)", tid);
+      if (style->fixed_tid)
+        snprintf(name, sizeof name, "%s%s", style->thread_prefix, style->thread_suffix);
       else
-        snprintf(name, sizeof name, "stream %lld", tid);
+        snprintf(name, sizeof name, "%s%lld%s", style->thread_prefix, tid, style->thread_suffix);
       name_thread(p, pid, tid, name);
     }
-    const char *nm = r.name;
-    const char *name = kind == 0   ? (nm ? nm : "kernel")
-                       : kind == 1 ? copy_kind_name((int)r.flag)
-                       : kind == 2 ? "Memset"
-                       : kind == 3 ? "synchronize"
-                                   : (nm ? nm : "range");
-    int instant = kind == 4 && r.flag != 0;
+    const char *name = style->naming == NAME_OF_COPY_KIND               ? copy_kind_name((int)r.flag)
+                       : style->naming == NAME_OF_ROW && r.name != NULL ? r.name
+                                                                        : style->unnamed;
+    int instant = style->flag_is_instant && r.flag != 0;
     begin_event(p, instant ? "i" : "X", name, pid, tid, start);
     if (instant)
       fputs(",\"s\":\"t\"", p->out);
     else
-      dur(p, start, end);
-    static const char *const cats[] = {"kernel", "memcpy", "memset", "sync", "nvtx"};
-    const char *cat = kind == 0 && r.flag ? "nccl" : cats[kind];
+      dur(p, start, r.end_ns);
+    const char *cat = style->flagged_category && r.flag ? style->flagged_category : style->category;
     fprintf(p->out, ",\"cat\":\"%s\",\"args\":{", cat);
-    if (kind == 0)
-      fprintf(p->out,
-              "\"device\":%lld,\"grid\":[%lld,%lld,%lld],\"block\":[%lld,%lld,%lld],\"registers\":%lld,"
-              "\"shared_mem_bytes\":%lld,\"correlation\":%lld",
-              (long long)r.device, (long long)r.grid[0], (long long)r.grid[1], (long long)r.grid[2],
-              (long long)r.block[0], (long long)r.block[1], (long long)r.block[2], (long long)r.regs,
-              (long long)r.shmem_bytes, (long long)r.correlation);
-    else if (kind == 1)
-      fprintf(p->out, "\"device\":%lld,\"bytes\":%lld,\"async\":%lld,\"correlation\":%lld", (long long)r.device,
-              (long long)r.bytes, (long long)r.async, (long long)r.correlation);
-    else if (kind == 2)
-      fprintf(p->out, "\"device\":%lld,\"bytes\":%lld,\"correlation\":%lld", (long long)r.device, (long long)r.bytes,
-              (long long)r.correlation);
-    else if (kind == 3)
-      fprintf(p->out, "\"sync_type\":%lld,\"stream\":%lld", (long long)r.flag, lane);
+    if (style->args)
+      style->args(p->out, &r);
     fputs("}", p->out);
     end_event(p);
   }

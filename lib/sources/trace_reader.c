@@ -36,14 +36,9 @@ struct gw_trace_reader {
 
 static const char *type_label(uint16_t type) {
   static const char *const labels[GW_WIRE_TYPE_COUNT] = {
-      [GW_WIRE_NAME] = "NAME",         [GW_WIRE_KERNEL] = "KERNEL",
-      [GW_WIRE_MEMCPY] = "MEMCPY",     [GW_WIRE_MEMSET] = "MEMSET",
-      [GW_WIRE_SYNC] = "SYNC",         [GW_WIRE_API] = "API",
-      [GW_WIRE_MARKER] = "MARKER",     [GW_WIRE_MEMORY] = "MEMORY",
-      [GW_WIRE_WINDOW] = "WINDOW",     [GW_WIRE_LAUNCH_COUNT] = "LAUNCH_COUNT",
-      [GW_WIRE_DROPPED] = "DROPPED",   [GW_WIRE_NOTE] = "NOTE",
-      [GW_WIRE_OVERHEAD] = "OVERHEAD", [GW_WIRE_GRAPH] = "GRAPH",
-      [GW_WIRE_DEVICE] = "DEVICE",     [GW_WIRE_PM_SAMPLE] = "PM_SAMPLE",
+#define LABEL_(KIND, id, kind, bytes, table, key, check) [GW_WIRE_##KIND] = #KIND,
+      GW_WIRE_KINDS(LABEL_, LABEL_)
+#undef LABEL_
   };
   if (type < GW_WIRE_TYPE_COUNT && labels[type])
     return labels[type];
@@ -52,42 +47,12 @@ static const char *type_label(uint16_t type) {
 
 /* Fixed part of each known record; NAME and NOTE carry text after it. */
 static uint32_t fixed_bytes(uint16_t type) {
-  switch (type) {
-  case GW_WIRE_NAME:
-    return sizeof(struct gw_wire_name);
-  case GW_WIRE_KERNEL:
-    return sizeof(struct gw_wire_kernel);
-  case GW_WIRE_MEMCPY:
-    return sizeof(struct gw_wire_memcpy);
-  case GW_WIRE_MEMSET:
-    return sizeof(struct gw_wire_memset);
-  case GW_WIRE_SYNC:
-    return sizeof(struct gw_wire_sync);
-  case GW_WIRE_API:
-    return sizeof(struct gw_wire_api);
-  case GW_WIRE_MARKER:
-    return sizeof(struct gw_wire_marker);
-  case GW_WIRE_MEMORY:
-    return sizeof(struct gw_wire_memory);
-  case GW_WIRE_WINDOW:
-    return sizeof(struct gw_wire_window);
-  case GW_WIRE_LAUNCH_COUNT:
-    return sizeof(struct gw_wire_launch_count);
-  case GW_WIRE_DROPPED:
-    return sizeof(struct gw_wire_dropped);
-  case GW_WIRE_NOTE:
-    return sizeof(struct gw_wire_note);
-  case GW_WIRE_OVERHEAD:
-    return sizeof(struct gw_wire_overhead);
-  case GW_WIRE_GRAPH:
-    return sizeof(struct gw_wire_graph);
-  case GW_WIRE_DEVICE:
-    return sizeof(struct gw_wire_device);
-  case GW_WIRE_PM_SAMPLE:
-    return sizeof(struct gw_wire_pm_sample);
-  default:
-    return 0;
-  }
+  static const uint32_t bytes[GW_WIRE_TYPE_COUNT] = {
+#define BYTES_(KIND, id, kind, bytes_, table, key, check) [GW_WIRE_##KIND] = sizeof(struct gw_wire_##kind),
+      GW_WIRE_KINDS(BYTES_, BYTES_)
+#undef BYTES_
+  };
+  return type < GW_WIRE_TYPE_COUNT ? bytes[type] : 0;
 }
 
 /* Records an error for this and every later call. */
@@ -198,21 +163,34 @@ static gw_status parse_header(struct gw_trace_reader *rd, const struct gw_trace_
   return GW_OK;
 }
 
+/* Where a record stands, for the checks' messages. */
+struct at {
+  struct gw_trace_reader *rd;
+  struct gw_err *err;
+  uint64_t off;
+  const char *label;
+};
+
 /* Shared checks of a time range; names the field that is wrong. */
-static gw_status check_span(struct gw_trace_reader *rd, struct gw_err *err, uint64_t off, const char *label,
-                            uint64_t start_ns, uint64_t end_ns) {
+static gw_status check_span(const struct at *at, uint64_t start_ns, uint64_t end_ns) {
   if (start_ns > TIME_MAX_NS || end_ns > TIME_MAX_NS)
-    return fail(rd, err, off, "%s record: timestamp above 2^63 ns", label);
+    return fail(at->rd, at->err, at->off, "%s record: timestamp above 2^63 ns", at->label);
   if (end_ns < start_ns)
-    return fail(rd, err, off, "%s record: end %llu ns before start %llu ns", label, (unsigned long long)end_ns,
-                (unsigned long long)start_ns);
+    return fail(at->rd, at->err, at->off, "%s record: end %llu ns before start %llu ns", at->label,
+                (unsigned long long)end_ns, (unsigned long long)start_ns);
   return GW_OK;
 }
 
-static gw_status check_name_ref(struct gw_trace_reader *rd, struct gw_err *err, uint64_t off, const char *label,
-                                const char *field, uint32_t id) {
-  if (id != 0 && !name_is_defined(rd, id))
-    return fail(rd, err, off, "%s record: %s %u was not defined by an earlier NAME record", label, field, id);
+static gw_status check_instant(const struct at *at, uint64_t t_ns) {
+  if (t_ns > TIME_MAX_NS)
+    return fail(at->rd, at->err, at->off, "%s record: timestamp above 2^63 ns", at->label);
+  return GW_OK;
+}
+
+static gw_status check_name_ref(const struct at *at, const char *field, uint32_t id) {
+  if (id != 0 && !name_is_defined(at->rd, id))
+    return fail(at->rd, at->err, at->off, "%s record: %s %u was not defined by an earlier NAME record", at->label,
+                field, id);
   return GW_OK;
 }
 
@@ -223,177 +201,162 @@ static gw_status check_name_ref(struct gw_trace_reader *rd, struct gw_err *err, 
       return check_rc_;                                                                                                \
   } while (0)
 
+/* ---- the checks of each kind (wire_kinds.h), before its callback ---- */
+
+static gw_status check_name(const struct at *at, const struct gw_wire_name *n, uint32_t size_bytes) {
+  uint32_t id = n->name_id, len = n->len_bytes;
+  if (id == 0 || id > GW_WIRE_NAME_ID_MAX)
+    return fail(at->rd, at->err, at->off, "NAME record: id %u (expected 1 to %u)", id, GW_WIRE_NAME_ID_MAX);
+  if (len > GW_WIRE_NAME_MAX_BYTES)
+    return fail(at->rd, at->err, at->off, "NAME record: length %u (expected at most %u)", len, GW_WIRE_NAME_MAX_BYTES);
+  if (size_bytes < sizeof *n + GW_WIRE_ALIGN8(len))
+    return fail(at->rd, at->err, at->off, "NAME record: %u bytes cannot hold a %u-byte name", size_bytes, len);
+  if (name_is_defined(at->rd, id))
+    return fail(at->rd, at->err, at->off, "NAME record: id %u defined twice", id);
+  return GW_OK;
+}
+
+static gw_status check_kernel(const struct at *at, const struct gw_wire_kernel *k) {
+  if (k->h.flags & GW_WIRE_KERNEL_NO_TIMESTAMP) {
+    if (k->start_ns != 0 || k->end_ns != 0)
+      return fail(at->rd, at->err, at->off, "KERNEL record: flagged without timestamp but has start/end");
+  } else {
+    CHECK(check_span(at, k->start_ns, k->end_ns));
+  }
+  CHECK(check_name_ref(at, "name_id", k->name_id));
+  if (k->grid_x == 0 || k->grid_y == 0 || k->grid_z == 0 || k->block_x == 0 || k->block_y == 0 || k->block_z == 0)
+    return fail(at->rd, at->err, at->off, "KERNEL record: a grid or block dimension is 0 (expected >= 1)");
+  return GW_OK;
+}
+
+static gw_status check_memcpy(const struct at *at, const struct gw_wire_memcpy *m) {
+  CHECK(check_span(at, m->start_ns, m->end_ns));
+  if (m->copy_kind > GW_WIRE_COPY_KIND_MAX || m->src_kind > GW_WIRE_MEM_KIND_MAX || m->dst_kind > GW_WIRE_MEM_KIND_MAX)
+    return fail(at->rd, at->err, at->off, "MEMCPY record: copy kind %u / src %u / dst %u (expected <= %u / %u / %u)",
+                m->copy_kind, m->src_kind, m->dst_kind, GW_WIRE_COPY_KIND_MAX, GW_WIRE_MEM_KIND_MAX,
+                GW_WIRE_MEM_KIND_MAX);
+  return GW_OK;
+}
+
+static gw_status check_memset(const struct at *at, const struct gw_wire_memset *m) {
+  CHECK(check_span(at, m->start_ns, m->end_ns));
+  if (m->mem_kind > GW_WIRE_MEM_KIND_MAX)
+    return fail(at->rd, at->err, at->off, "MEMSET record: memory kind %u (expected <= %u)", m->mem_kind,
+                GW_WIRE_MEM_KIND_MAX);
+  return GW_OK;
+}
+
+static gw_status check_sync(const struct at *at, const struct gw_wire_sync *s) {
+  CHECK(check_span(at, s->start_ns, s->end_ns));
+  if (s->sync_type > GW_WIRE_SYNC_TYPE_MAX)
+    return fail(at->rd, at->err, at->off, "SYNC record: type %u (expected <= %u)", s->sync_type, GW_WIRE_SYNC_TYPE_MAX);
+  return GW_OK;
+}
+
+static gw_status check_api(const struct at *at, const struct gw_wire_api *a) {
+  CHECK(check_span(at, a->start_ns, a->end_ns));
+  if (a->domain != GW_WIRE_API_DRIVER && a->domain != GW_WIRE_API_RUNTIME)
+    return fail(at->rd, at->err, at->off, "API record: domain %u (expected 1 driver or 2 runtime)", a->domain);
+  return GW_OK;
+}
+
+static gw_status check_marker(const struct at *at, const struct gw_wire_marker *m) {
+  CHECK(check_span(at, m->start_ns, m->end_ns));
+  CHECK(check_name_ref(at, "name_id", m->name_id));
+  return check_name_ref(at, "domain_name_id", m->domain_name_id);
+}
+
+static gw_status check_memory(const struct at *at, const struct gw_wire_memory *m) {
+  CHECK(check_instant(at, m->t_ns));
+  if (m->op != GW_WIRE_MEMORY_ALLOC && m->op != GW_WIRE_MEMORY_FREE)
+    return fail(at->rd, at->err, at->off, "MEMORY record: operation %u (expected 1 alloc or 2 free)", m->op);
+  if (m->mem_kind > GW_WIRE_MEM_KIND_MAX)
+    return fail(at->rd, at->err, at->off, "MEMORY record: memory kind %u (expected <= %u)", m->mem_kind,
+                GW_WIRE_MEM_KIND_MAX);
+  return GW_OK;
+}
+
+static gw_status check_window(const struct at *at, const struct gw_wire_window *w) {
+  CHECK(check_span(at, w->start_ns, w->end_ns));
+  if (w->mode != GW_WIRE_MODE_FULL && w->mode != GW_WIRE_MODE_SAMPLED)
+    return fail(at->rd, at->err, at->off, "WINDOW record: mode %u (expected 1 full or 2 sampled)", w->mode);
+  return GW_OK;
+}
+
+static gw_status check_note(const struct at *at, const struct gw_wire_note *n, uint32_t size_bytes) {
+  CHECK(check_instant(at, n->t_ns));
+  if (n->level > GW_WIRE_NOTE_ERROR)
+    return fail(at->rd, at->err, at->off, "NOTE record: level %u (expected 0 to 2)", n->level);
+  if (n->len_bytes > GW_WIRE_NOTE_MAX_BYTES)
+    return fail(at->rd, at->err, at->off, "NOTE record: length %u (expected at most %u)", n->len_bytes,
+                GW_WIRE_NOTE_MAX_BYTES);
+  if (size_bytes < sizeof *n + GW_WIRE_ALIGN8(n->len_bytes))
+    return fail(at->rd, at->err, at->off, "NOTE record: %u bytes cannot hold a %u-byte text", size_bytes, n->len_bytes);
+  return GW_OK;
+}
+
+static gw_status check_device(const struct at *at, const struct gw_wire_device *d) {
+  /* Bounds well above any GPU made (H200: 132 SMs, 64 warps, 32 blocks,
+   * 64 Ki registers, 228 KiB shared memory per SM), below what would
+   * overflow the occupancy arithmetic. */
+  if (d->sm_count > 65536 || d->max_warps_per_sm > 4096 || d->max_blocks_per_sm > 4096 ||
+      d->max_regs_per_sm > (1u << 24) || d->max_shmem_per_sm_bytes > (1u << 30) || d->threads_per_warp > 1024)
+    return fail(at->rd, at->err, at->off,
+                "DEVICE record: limits out of range (SMs %u, warps/SM %u, blocks/SM %u, registers/SM %u, shared "
+                "bytes/SM %u, threads/warp %u)",
+                d->sm_count, d->max_warps_per_sm, d->max_blocks_per_sm, d->max_regs_per_sm, d->max_shmem_per_sm_bytes,
+                d->threads_per_warp);
+  return GW_OK;
+}
+
+static gw_status check_pm_sample(const struct at *at, const struct gw_wire_pm_sample *m) {
+  CHECK(check_span(at, m->start_ns, m->end_ns));
+  /* cycle averages: finite and not negative (a NaN would compare false) */
+  if (!(m->sm_cycles_active_avg >= 0 && m->sm_cycles_active_avg < 1e18) ||
+      !(m->sm_cycles_elapsed_avg >= 0 && m->sm_cycles_elapsed_avg < 1e18))
+    return fail(at->rd, at->err, at->off, "PM_SAMPLE record: cycle counts out of range (active %g, elapsed %g)",
+                m->sm_cycles_active_avg, m->sm_cycles_elapsed_avg);
+  return GW_OK;
+}
+
+/* The check column of wire_kinds.h: a kind's own checks, or the shared ones. */
+#define CHECK_OWN(at, rec, kind) check_##kind(at, rec)
+#define CHECK_SPAN(at, rec, kind) check_span(at, (rec)->start_ns, (rec)->end_ns)
+#define CHECK_INSTANT(at, rec, kind) check_instant(at, (rec)->t_ns)
+
 /* Validates one complete record at p (size_bytes long, at file offset off)
  * and hands it to its callback. */
 static gw_status dispatch(struct gw_trace_reader *rd, const struct gw_trace_callbacks *cb, const unsigned char *p,
                           uint16_t type, uint32_t size_bytes, uint64_t off, struct gw_err *err) {
-  const char *label = type_label(type);
+  const struct at at = {rd, err, off, type_label(type)};
   uint32_t pid = rd->header.pid;
   uint32_t need = fixed_bytes(type);
   if (size_bytes < need)
-    return fail(rd, err, off, "%s record of %u bytes (expected at least %u)", label, size_bytes, need);
-  /* An aligned copy of the fixed part; the largest fixed record is KERNEL. */
+    return fail(rd, err, off, "%s record of %u bytes (expected at least %u)", at.label, size_bytes, need);
+  /* An aligned copy of the fixed part. */
   union {
-    struct gw_wire_name name;
-    struct gw_wire_kernel kernel;
-    struct gw_wire_memcpy memcpy_;
-    struct gw_wire_memset memset_;
-    struct gw_wire_sync sync;
-    struct gw_wire_api api;
-    struct gw_wire_marker marker;
-    struct gw_wire_memory memory;
-    struct gw_wire_window window;
-    struct gw_wire_launch_count launch_count;
-    struct gw_wire_dropped dropped;
-    struct gw_wire_note note;
-    struct gw_wire_overhead overhead;
-    struct gw_wire_graph graph;
-    struct gw_wire_device device;
-    struct gw_wire_pm_sample pm_sample;
+#define MEMBER_(KIND, id, kind, bytes, table, key, check) struct gw_wire_##kind kind;
+    GW_WIRE_KINDS(MEMBER_, MEMBER_)
+#undef MEMBER_
   } r;
   memcpy(&r, p, need);
 
   switch (type) {
-  case GW_WIRE_NAME: {
-    uint32_t id = r.name.name_id, len = r.name.len_bytes;
-    if (id == 0 || id > GW_WIRE_NAME_ID_MAX)
-      return fail(rd, err, off, "NAME record: id %u (expected 1 to %u)", id, GW_WIRE_NAME_ID_MAX);
-    if (len > GW_WIRE_NAME_MAX_BYTES)
-      return fail(rd, err, off, "NAME record: length %u (expected at most %u)", len, GW_WIRE_NAME_MAX_BYTES);
-    if (size_bytes < need + GW_WIRE_ALIGN8(len))
-      return fail(rd, err, off, "NAME record: %u bytes cannot hold a %u-byte name", size_bytes, len);
-    if (name_is_defined(rd, id))
-      return fail(rd, err, off, "NAME record: id %u defined twice", id);
-    name_mark_defined(rd, id);
-    if (cb && cb->on_name)
-      return cb->on_name(cb->ctx, pid, id, (const char *)p + need, len);
-    return GW_OK;
-  }
-  case GW_WIRE_KERNEL: {
-    const struct gw_wire_kernel *k = &r.kernel;
-    if (k->h.flags & GW_WIRE_KERNEL_NO_TIMESTAMP) {
-      if (k->start_ns != 0 || k->end_ns != 0)
-        return fail(rd, err, off, "KERNEL record: flagged without timestamp but has start/end");
-    } else {
-      CHECK(check_span(rd, err, off, label, k->start_ns, k->end_ns));
-    }
-    CHECK(check_name_ref(rd, err, off, label, "name_id", k->name_id));
-    if (k->grid_x == 0 || k->grid_y == 0 || k->grid_z == 0 || k->block_x == 0 || k->block_y == 0 || k->block_z == 0)
-      return fail(rd, err, off, "KERNEL record: a grid or block dimension is 0 (expected >= 1)");
-    return cb && cb->on_kernel ? cb->on_kernel(cb->ctx, pid, k) : GW_OK;
-  }
-  case GW_WIRE_MEMCPY: {
-    const struct gw_wire_memcpy *m = &r.memcpy_;
-    CHECK(check_span(rd, err, off, label, m->start_ns, m->end_ns));
-    if (m->copy_kind > GW_WIRE_COPY_KIND_MAX || m->src_kind > GW_WIRE_MEM_KIND_MAX ||
-        m->dst_kind > GW_WIRE_MEM_KIND_MAX)
-      return fail(rd, err, off, "MEMCPY record: copy kind %u / src %u / dst %u (expected <= %u / %u / %u)",
-                  m->copy_kind, m->src_kind, m->dst_kind, GW_WIRE_COPY_KIND_MAX, GW_WIRE_MEM_KIND_MAX,
-                  GW_WIRE_MEM_KIND_MAX);
-    return cb && cb->on_memcpy ? cb->on_memcpy(cb->ctx, pid, m) : GW_OK;
-  }
-  case GW_WIRE_MEMSET: {
-    const struct gw_wire_memset *m = &r.memset_;
-    CHECK(check_span(rd, err, off, label, m->start_ns, m->end_ns));
-    if (m->mem_kind > GW_WIRE_MEM_KIND_MAX)
-      return fail(rd, err, off, "MEMSET record: memory kind %u (expected <= %u)", m->mem_kind, GW_WIRE_MEM_KIND_MAX);
-    return cb && cb->on_memset ? cb->on_memset(cb->ctx, pid, m) : GW_OK;
-  }
-  case GW_WIRE_SYNC: {
-    const struct gw_wire_sync *s = &r.sync;
-    CHECK(check_span(rd, err, off, label, s->start_ns, s->end_ns));
-    if (s->sync_type > GW_WIRE_SYNC_TYPE_MAX)
-      return fail(rd, err, off, "SYNC record: type %u (expected <= %u)", s->sync_type, GW_WIRE_SYNC_TYPE_MAX);
-    return cb && cb->on_sync ? cb->on_sync(cb->ctx, pid, s) : GW_OK;
-  }
-  case GW_WIRE_API: {
-    const struct gw_wire_api *a = &r.api;
-    CHECK(check_span(rd, err, off, label, a->start_ns, a->end_ns));
-    if (a->domain != GW_WIRE_API_DRIVER && a->domain != GW_WIRE_API_RUNTIME)
-      return fail(rd, err, off, "API record: domain %u (expected 1 driver or 2 runtime)", a->domain);
-    return cb && cb->on_api ? cb->on_api(cb->ctx, pid, a) : GW_OK;
-  }
-  case GW_WIRE_MARKER: {
-    const struct gw_wire_marker *m = &r.marker;
-    CHECK(check_span(rd, err, off, label, m->start_ns, m->end_ns));
-    CHECK(check_name_ref(rd, err, off, label, "name_id", m->name_id));
-    CHECK(check_name_ref(rd, err, off, label, "domain_name_id", m->domain_name_id));
-    return cb && cb->on_marker ? cb->on_marker(cb->ctx, pid, m) : GW_OK;
-  }
-  case GW_WIRE_MEMORY: {
-    const struct gw_wire_memory *m = &r.memory;
-    if (m->t_ns > TIME_MAX_NS)
-      return fail(rd, err, off, "MEMORY record: timestamp above 2^63 ns");
-    if (m->op != GW_WIRE_MEMORY_ALLOC && m->op != GW_WIRE_MEMORY_FREE)
-      return fail(rd, err, off, "MEMORY record: operation %u (expected 1 alloc or 2 free)", m->op);
-    if (m->mem_kind > GW_WIRE_MEM_KIND_MAX)
-      return fail(rd, err, off, "MEMORY record: memory kind %u (expected <= %u)", m->mem_kind, GW_WIRE_MEM_KIND_MAX);
-    return cb && cb->on_memory ? cb->on_memory(cb->ctx, pid, m) : GW_OK;
-  }
-  case GW_WIRE_WINDOW: {
-    const struct gw_wire_window *w = &r.window;
-    CHECK(check_span(rd, err, off, label, w->start_ns, w->end_ns));
-    if (w->mode != GW_WIRE_MODE_FULL && w->mode != GW_WIRE_MODE_SAMPLED)
-      return fail(rd, err, off, "WINDOW record: mode %u (expected 1 full or 2 sampled)", w->mode);
-    return cb && cb->on_window ? cb->on_window(cb->ctx, pid, w) : GW_OK;
-  }
-  case GW_WIRE_LAUNCH_COUNT: {
-    const struct gw_wire_launch_count *l = &r.launch_count;
-    CHECK(check_span(rd, err, off, label, l->start_ns, l->end_ns));
-    return cb && cb->on_launch_count ? cb->on_launch_count(cb->ctx, pid, l) : GW_OK;
-  }
-  case GW_WIRE_DROPPED: {
-    const struct gw_wire_dropped *d = &r.dropped;
-    if (d->t_ns > TIME_MAX_NS)
-      return fail(rd, err, off, "DROPPED record: timestamp above 2^63 ns");
-    return cb && cb->on_dropped ? cb->on_dropped(cb->ctx, pid, d) : GW_OK;
-  }
-  case GW_WIRE_NOTE: {
-    const struct gw_wire_note *n = &r.note;
-    if (n->t_ns > TIME_MAX_NS)
-      return fail(rd, err, off, "NOTE record: timestamp above 2^63 ns");
-    if (n->level > GW_WIRE_NOTE_ERROR)
-      return fail(rd, err, off, "NOTE record: level %u (expected 0 to 2)", n->level);
-    if (n->len_bytes > GW_WIRE_NOTE_MAX_BYTES)
-      return fail(rd, err, off, "NOTE record: length %u (expected at most %u)", n->len_bytes, GW_WIRE_NOTE_MAX_BYTES);
-    if (size_bytes < need + GW_WIRE_ALIGN8(n->len_bytes))
-      return fail(rd, err, off, "NOTE record: %u bytes cannot hold a %u-byte text", size_bytes, n->len_bytes);
-    return cb && cb->on_note ? cb->on_note(cb->ctx, pid, n, (const char *)p + need, n->len_bytes) : GW_OK;
-  }
-  case GW_WIRE_OVERHEAD: {
-    const struct gw_wire_overhead *o = &r.overhead;
-    CHECK(check_span(rd, err, off, label, o->start_ns, o->end_ns));
-    return cb && cb->on_overhead ? cb->on_overhead(cb->ctx, pid, o) : GW_OK;
-  }
-  case GW_WIRE_GRAPH: {
-    const struct gw_wire_graph *g = &r.graph;
-    CHECK(check_span(rd, err, off, label, g->start_ns, g->end_ns));
-    return cb && cb->on_graph ? cb->on_graph(cb->ctx, pid, g) : GW_OK;
-  }
-  case GW_WIRE_DEVICE: {
-    const struct gw_wire_device *d = &r.device;
-    /* Bounds well above any GPU made (H200: 132 SMs, 64 warps, 32 blocks,
-     * 64 Ki registers, 228 KiB shared memory per SM), below what would
-     * overflow the occupancy arithmetic. */
-    if (d->sm_count > 65536 || d->max_warps_per_sm > 4096 || d->max_blocks_per_sm > 4096 ||
-        d->max_regs_per_sm > (1u << 24) || d->max_shmem_per_sm_bytes > (1u << 30) || d->threads_per_warp > 1024)
-      return fail(rd, err, off,
-                  "DEVICE record: limits out of range (SMs %u, warps/SM %u, blocks/SM %u, registers/SM %u, shared "
-                  "bytes/SM %u, threads/warp %u)",
-                  d->sm_count, d->max_warps_per_sm, d->max_blocks_per_sm, d->max_regs_per_sm, d->max_shmem_per_sm_bytes,
-                  d->threads_per_warp);
-    return cb && cb->on_device ? cb->on_device(cb->ctx, pid, d) : GW_OK;
-  }
-  case GW_WIRE_PM_SAMPLE: {
-    const struct gw_wire_pm_sample *m = &r.pm_sample;
-    CHECK(check_span(rd, err, off, label, m->start_ns, m->end_ns));
-    /* cycle averages: finite and not negative (a NaN would compare false) */
-    if (!(m->sm_cycles_active_avg >= 0 && m->sm_cycles_active_avg < 1e18) ||
-        !(m->sm_cycles_elapsed_avg >= 0 && m->sm_cycles_elapsed_avg < 1e18))
-      return fail(rd, err, off, "PM_SAMPLE record: cycle counts out of range (active %g, elapsed %g)",
-                  m->sm_cycles_active_avg, m->sm_cycles_elapsed_avg);
-    return cb && cb->on_pm_sample ? cb->on_pm_sample(cb->ctx, pid, m) : GW_OK;
-  }
+  case GW_WIRE_NAME:
+    CHECK(check_name(&at, &r.name, size_bytes));
+    name_mark_defined(rd, r.name.name_id);
+    return cb && cb->on_name ? cb->on_name(cb->ctx, pid, r.name.name_id, (const char *)p + need, r.name.len_bytes)
+                             : GW_OK;
+  case GW_WIRE_NOTE:
+    CHECK(check_note(&at, &r.note, size_bytes));
+    return cb && cb->on_note ? cb->on_note(cb->ctx, pid, &r.note, (const char *)p + need, r.note.len_bytes) : GW_OK;
+    /* every FIXED kind: its checks (the table's check column), then its callback */
+#define DISPATCH_(KIND, id, kind, bytes, table, key, check)                                                            \
+  case GW_WIRE_##KIND:                                                                                                 \
+    CHECK(CHECK_##check(&at, &r.kind, kind));                                                                          \
+    return cb && cb->on_##kind ? cb->on_##kind(cb->ctx, pid, &r.kind) : GW_OK;
+    GW_WIRE_KINDS(DISPATCH_, GW_WIRE_NONE)
+#undef DISPATCH_
   default:
     return fail(rd, err, off, "record type %u is not handled", type);
   }

@@ -29,22 +29,13 @@ struct gw_trace_callbacks {
   gw_status (*on_header)(void *ctx, const struct gw_wire_file_header *h);
   /* name is not NUL-terminated; len_bytes <= GW_WIRE_NAME_MAX_BYTES */
   gw_status (*on_name)(void *ctx, uint32_t pid, uint32_t name_id, const char *name, uint32_t len_bytes);
-  gw_status (*on_kernel)(void *ctx, uint32_t pid, const struct gw_wire_kernel *r);
-  gw_status (*on_memcpy)(void *ctx, uint32_t pid, const struct gw_wire_memcpy *r);
-  gw_status (*on_memset)(void *ctx, uint32_t pid, const struct gw_wire_memset *r);
-  gw_status (*on_sync)(void *ctx, uint32_t pid, const struct gw_wire_sync *r);
-  gw_status (*on_api)(void *ctx, uint32_t pid, const struct gw_wire_api *r);
-  gw_status (*on_marker)(void *ctx, uint32_t pid, const struct gw_wire_marker *r);
-  gw_status (*on_memory)(void *ctx, uint32_t pid, const struct gw_wire_memory *r);
-  gw_status (*on_window)(void *ctx, uint32_t pid, const struct gw_wire_window *r);
-  gw_status (*on_launch_count)(void *ctx, uint32_t pid, const struct gw_wire_launch_count *r);
-  gw_status (*on_dropped)(void *ctx, uint32_t pid, const struct gw_wire_dropped *r);
   /* text is not NUL-terminated; len_bytes <= GW_WIRE_NOTE_MAX_BYTES */
   gw_status (*on_note)(void *ctx, uint32_t pid, const struct gw_wire_note *r, const char *text, uint32_t len_bytes);
-  gw_status (*on_overhead)(void *ctx, uint32_t pid, const struct gw_wire_overhead *r);
-  gw_status (*on_graph)(void *ctx, uint32_t pid, const struct gw_wire_graph *r);
-  gw_status (*on_device)(void *ctx, uint32_t pid, const struct gw_wire_device *r);
-  gw_status (*on_pm_sample)(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *r);
+  /* on_kernel, on_memcpy, ...: one per FIXED kind of wire_kinds.h */
+#define GW_TRACE_CALLBACK_(KIND, id, kind, bytes, table, key, check)                                                   \
+  gw_status (*on_##kind)(void *ctx, uint32_t pid, const struct gw_wire_##kind *r);
+  GW_WIRE_KINDS(GW_TRACE_CALLBACK_, GW_WIRE_NONE)
+#undef GW_TRACE_CALLBACK_
 };
 
 /* Counters of what the reader has seen, for messages and tests. */
