@@ -154,9 +154,27 @@ static gw_status load_run(sqlite3 *db, struct gw_recording *rec, struct gw_err *
   return GW_OK;
 }
 
+/* Text or a blob in an integer column the loader only compares in SQL is
+ * noted as damage (naming the table and column); the load is refused at
+ * its end, as for any damage. */
+static void note_text(sqlite3 *db, const char *table, const char *column) {
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE typeof(%s) IN ('text', 'blob') LIMIT 1", column, table, column);
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    return; /* a missing column fails the loader's own query, which names it */
+  if (next_row(s))
+    (void)col_double(s, 0); /* notes it */
+  sqlite3_finalize(s);
+}
+
 /* GPUs are those with facts in the gpu table or samples in gpu_sample. An
  * index that is not a small whole number (NVML's are) is damage: left out. */
 static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
+  /* the queries below pass over a GPU index that is text: rows that would
+   * vanish (a GPU with no samples reads as no data) are damage, said so */
+  note_text(db, "gpu", "gpu");
+  note_text(db, "gpu_sample", "gpu");
   sqlite3_stmt *s;
   gw_status rc = prep(db,
                       "SELECT gpu FROM gpu WHERE typeof(gpu) = 'integer' AND gpu BETWEEN 0 AND 1023 UNION"
@@ -312,20 +330,6 @@ static double *host_col(struct gw_host_series *h) {
   for (size_t i = 0; i < h->n; i++)
     a[i] = NAN;
   return a;
-}
-
-/* Text or a blob in an integer column the loader only compares in SQL is
- * noted as damage (naming the table and column); the load is refused at
- * its end, as for any damage. */
-static void note_text(sqlite3 *db, const char *table, const char *column) {
-  char sql[256];
-  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE typeof(%s) IN ('text', 'blob') LIMIT 1", column, table, column);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    return; /* a missing column fails the loader's own query, which names it */
-  if (next_row(s))
-    (void)col_double(s, 0); /* notes it */
-  sqlite3_finalize(s);
 }
 
 /* Exact tick lookup: the per-process and disk rows share host_sample's t_ns. */
