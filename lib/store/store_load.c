@@ -474,10 +474,14 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
     struct gw_event_row *e = &rec->events[rec->nevents++];
     e->t_ns = sqlite3_column_int64(s, 0);
     col_text(s, 1, e->kind, sizeof e->kind);
-    e->gpu = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 2);
-    e->code = sqlite3_column_int64(s, 3);
+    /* a GPU index, a code (Xid number, reason bits) or a pid that is text is
+     * damage (col_int notes it): '12abc' would name GPU 12 */
+    e->gpu = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : (int)col_int(s, 2);
+    e->code = sqlite3_column_type(s, 3) == SQLITE_NULL ? 0 : col_int(s, 3);
     col_text(s, 4, e->message, sizeof e->message);
     e->pid = sqlite3_column_type(s, 5) == SQLITE_INTEGER ? sqlite3_column_int64(s, 5) : -1;
+    if (sqlite3_column_type(s, 5) == SQLITE_TEXT)
+      (void)col_int(s, 5);
   }
   sqlite3_finalize(s);
   /* The hook's columns exist in recordings made since it came, compile_ns and shape since a later hook;
