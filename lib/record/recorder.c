@@ -21,6 +21,7 @@
 #include "core/json_write.h"
 #include "core/sample.h"
 #include "core/util.h"
+#include "sources/dcgm.h"
 #include "sources/host.h"
 #include "sources/kmsg.h"
 #include "sources/thread_sampler.h"
@@ -103,7 +104,7 @@ struct recorder {
   struct gw_gpu_info info[MAX_GPUS];
   struct gw_gpu_sample sample[MAX_GPUS];
   int lost[MAX_GPUS];
-  int dcgm_source_put[MAX_GPUS]; /* the recording says this GPU's SM activity came from DCGM */
+  int filler_source_put[MAX_GPUS]; /* the recording says which filler gave this GPU's SM activity */
   char gpu_note[512];
   int child_pid;
   int target_pid;
@@ -252,9 +253,9 @@ static char *argv_json(char *const *argv, int pid) {
  * windows give how full the SMs were, for about 1% of the step
  * (bench/RESULTS.md, sampled mode measured inside the process). Fails open:
  * without the tracer library the run is recorded as before, with the hint. */
-static void choose_trace_for_gpus(struct recorder *r, uint64_t without_gpm) {
+static void choose_trace_for_gpus(struct recorder *r, uint64_t without_windowed) {
   const struct gw_record_opts *o = r->o;
-  if (!without_gpm || o->dcgm || o->trace != GW_TRACE_OFF || !o->argv || !o->out_path)
+  if (!without_windowed || o->dcgm || o->trace != GW_TRACE_OFF || !o->argv || !o->out_path)
     return;
   if (o->no_trace) {
     say(r, "%s",
@@ -277,19 +278,19 @@ static void choose_trace_for_gpus(struct recorder *r, uint64_t without_gpm) {
 /* DCGM for the GPUs without GPM, when asked (record --dcgm): opt-in, since it
  * adds watches to a host engine that the cluster's own monitoring shares.
  * Fails open: one line, and the recording goes on without it. */
-static void open_dcgm(struct recorder *r, uint64_t without_gpm) {
+static void open_dcgm(struct recorder *r, uint64_t without_windowed) {
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
   if (!o->dcgm) {
-    if (without_gpm && gw_dcgm_library_present())
+    if (without_windowed && gw_dcgm_library_present())
       say(r, "no GPM on this GPU, but DCGM is installed: record --dcgm reads SM activity from its host engine");
     return;
   }
-  if (!without_gpm)
+  if (!without_windowed)
     gw_err_set(&err, "DCGM not used: every GPU has GPM, which gpuwhy reads itself (add --no-gpm to compare them)");
-  else if (gw_gpu_attach_dcgm(r->gpu, o->dcgm_address,
-                              (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms),
-                              without_gpm, &err) == GW_OK)
+  else if (gw_gpu_attach_filler(r->gpu, "dcgm", o->dcgm_address,
+                                (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms),
+                                without_windowed, &err) == GW_OK)
     return;
   say(r, "%s; recording goes on", err.msg);
   if (r->store && gw_store_put_meta(r->store, "dcgm_note", err.msg) != GW_OK)
@@ -315,12 +316,12 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
       if (gw_gpu_identity(r->gpu, g, &r->info[g], &err) != GW_OK)
         say(r, _("GPU %u: static facts incomplete: %s"), g, err.msg);
     }
-    uint64_t without_gpm = 0; /* a bit per GPU */
+    uint64_t without_windowed = 0; /* a bit per GPU */
     for (unsigned g = 0; g < r->ngpus && g < 64; g++)
-      if (r->info[g].gpm_supported != 1)
-        without_gpm |= 1ull << g;
-    open_dcgm(r, without_gpm);
-    choose_trace_for_gpus(r, without_gpm);
+      if (r->info[g].windowed_supported != 1)
+        without_windowed |= 1ull << g;
+    open_dcgm(r, without_windowed);
+    choose_trace_for_gpus(r, without_windowed);
   }
   if (gw_host_open(&r->host, o->root, &err) != GW_OK) {
     snprintf(msg, cap, _("cannot read host statistics: %s"), err.msg);
@@ -666,11 +667,12 @@ static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const s
     }
     if (r->store && gw_store_put_gpu_sample(r->store, s, tables) != GW_OK)
       store_failed(r, N_("a GPU sample"));
-    if (r->store && !r->dcgm_source_put[g] && gw_gpu_dcgm_filled(r->gpu, g)) {
+    const char *filled_by = r->store && !r->filler_source_put[g] ? gw_gpu_windowed_filled_by(r->gpu, g) : NULL;
+    if (filled_by) {
       char key[48];
       snprintf(key, sizeof key, "sm_activity_source.gpu%u", g);
-      r->dcgm_source_put[g] = 1;
-      if (gw_store_put_meta(r->store, key, "dcgm") != GW_OK)
+      r->filler_source_put[g] = 1;
+      if (gw_store_put_meta(r->store, key, filled_by) != GW_OK)
         store_failed(r, N_("the SM activity source"));
     }
     if ((what & GW_GPU_SLOW) && r->store) {
