@@ -4,7 +4,7 @@
 GW_GPU_BACKEND(nvml)   /* sources/gpu_backend_nvml.c */
 GW_GPU_BACKEND(replay) /* store/gpu_backend_replay.c, a testing aid */
 #ifdef GW_EXTRA_GPU_BACKENDS
-/* Backends compiled into a test only (tests/neutral/); no product target
+/* Backends compiled into a test only (tests/extra_sources/); no product target
  * defines GW_EXTRA_GPU_BACKENDS. */
 #include GW_EXTRA_GPU_BACKENDS
 #endif
