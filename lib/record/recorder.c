@@ -118,8 +118,9 @@ struct recorder {
   int64_t store_failed_mono; /* when a write last failed, while store_broken */
   long ticks, ticks_late;
   struct gw_trace_collect *trace;
-  /* The trace mode in force: as asked, or sampled when a GPU has no GPM
-   * and none was asked (choose_trace_for_gpus; then it differs from o->trace). */
+  /* The trace mode in force: as asked, or sampled when a GPU has no windowed
+   * SM activity and none was asked (choose_trace_for_gpus; then it differs
+   * from o->trace). */
   enum gw_trace_mode trace_mode;
   struct gw_nccl_collect *nccl;
   struct gw_pyhook_collect *pyhook;
@@ -252,9 +253,9 @@ static char *argv_json(char *const *argv, int pid) {
   return out;
 }
 
-/* Without GPM and without a trace, GPU-Util is all the report has, and it
- * cannot tell a small batch from real work: one kernel resident on one SM
- * reads 100%. So on such a GPU a command is traced in sampled windows unless
+/* Without windowed SM activity (GPM on NVML) and without a trace, GPU-Util
+ * is all the report has, and it cannot tell a small batch from real work:
+ * one kernel resident on one SM reads 100%. So on such a GPU a command is traced in sampled windows unless
  * the user said --no-trace: the launch configurations of the kernels in the
  * windows give how full the SMs were, for about 1% of the step
  * (bench/RESULTS.md, sampled mode measured inside the process). Fails open:
@@ -281,8 +282,9 @@ static void choose_trace_for_gpus(struct recorder *r, uint64_t without_windowed)
         "(about 1 per cent of the step time; --no-trace turns it off)"));
 }
 
-/* DCGM for the GPUs without GPM, when asked (record --dcgm): opt-in, since it
- * adds watches to a host engine that the cluster's own monitoring shares.
+/* DCGM, the recording filler of windowed SM activity, for the GPUs without
+ * it, when asked (record --dcgm): opt-in, since it adds watches to a host
+ * engine that the cluster's own monitoring shares.
  * Fails open: one line, and the recording goes on without it. */
 static void open_dcgm(struct recorder *r, uint64_t without_windowed) {
   const struct gw_record_opts *o = r->o;
@@ -617,7 +619,7 @@ static void trace_child_env(struct gw_source_ctx *c, void *state) {
   if (r->o->pm_sampling)
     setenv("GPUWHY_TRACE_PM_SAMPLING", "1", 1);
   /* PM sampling alone: no activity window (launch counting only), and
-   * one sample per 100 ms, ten per GPM-sized second; the user's own
+   * one sample per 100 ms, ten per window of a second; the user's own
    * settings win. */
   if (r->o->pm_sampling_only) {
     setenv("GPUWHY_TRACE_SAMPLED_KIND", "none", 0);
