@@ -62,7 +62,8 @@ struct gw_record_source {
   enum gw_source_phase phase;
   /* Sets *state (NULL: the source is off, said why if the user asked for
    * it) and returns 0; -1 with msg when the recording cannot be made
-   * without it. */
+   * without it. After the command started (GW_SOURCE_OPENS_AFTER_START) the
+   * recording goes on without it: msg is said and the source is off. */
   int (*open)(struct gw_source_ctx *c, void **state, char *msg, unsigned cap);
   /* The rest are called only for a source whose state is set; NULL: none. */
   /* In the child between fork and exec: the command's environment. */

@@ -1007,8 +1007,8 @@ const struct gw_record_source gw_record_source_threads = {"threads",
                                                           NULL,
                                                           threads_close};
 
-/* Open the sources of one stage, in table order: -1 with msg when one says
- * the recording cannot be made. */
+/* Open the sources of one stage, in table order: -1 with msg when one opened
+ * before the command says the recording cannot be made. */
 static int open_stage(struct recorder *r, enum gw_source_opens stage, char *msg, unsigned cap) {
   size_t n;
   const struct gw_record_source *const *sources = gw_record_sources(&n);
@@ -1020,8 +1020,14 @@ static int open_stage(struct recorder *r, enum gw_source_opens stage, char *msg,
         ((src->needs & GW_SOURCE_NEEDS_COMMAND) && !r->o->argv) ||
         ((src->needs & GW_SOURCE_NEEDS_TARGET) && !r->target_pid))
       continue;
-    if (src->open(&r->ctx, &r->source_state[i], msg, cap) != 0)
-      return -1;
+    if (src->open(&r->ctx, &r->source_state[i], msg, cap) != 0) {
+      if (stage == GW_SOURCE_OPENS_BEFORE_COMMAND)
+        return -1;
+      /* the command runs: the recording goes on without the source */
+      say(r, "%s", msg);
+      msg[0] = '\0';
+      r->source_state[i] = NULL;
+    }
   }
   return 0;
 }
