@@ -1,6 +1,8 @@
-/* SM activity and occupancy estimated from the traced kernels' launch
- * configurations, for GPUs without GPM (everything before Hopper, and
- * recordings made with record --no-gpm).
+/* The analysis's fillers of windowed SM activity (the table of fillers is in
+ * record/gpu_backends.c): SM activity from CUPTI PM sampling, or SM activity
+ * and occupancy estimated from the traced kernels' launch configurations,
+ * for GPUs whose backend gave none (NVML without GPM: everything before
+ * Hopper, and recordings made with record --no-gpm).
  *
  * Per kernel: the resident blocks per SM its configuration allows (threads,
  * registers, shared memory, the blocks-per-SM cap), the theoretical

@@ -50,8 +50,8 @@ struct gw_gpu_info {
   unsigned power_default_limit_mw, power_min_limit_mw, power_max_limit_mw;
   unsigned sm_clock_max_mhz, mem_clock_max_mhz;
   unsigned pcie_gen_max, pcie_width_max;
-  int temp_slowdown_c, temp_shutdown_c;                         /* absolute Celsius, -1 unknown */
-  int gpm_supported;                                            /* 1 yes, 0 no */
+  int temp_slowdown_c, temp_shutdown_c; /* absolute Celsius, -1 unknown */
+  int windowed_supported;               /* windowed SM activity (NVML: GPM): 1 yes, 0 no, -1 unknown */
   int mig_enabled, persistence_mode, compute_mode, ecc_enabled; /* -1 unknown */
   uint64_t supported_clock_reasons;
 };

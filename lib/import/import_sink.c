@@ -421,7 +421,7 @@ static gw_status write_gpu(struct gw_import_sink *s, int gpu, uint32_t device, s
   memset(&info, 0, sizeof info);
   info.index = (unsigned)gpu;
   info.temp_slowdown_c = info.temp_shutdown_c = -1;
-  info.gpm_supported = info.mig_enabled = info.persistence_mode = info.compute_mode = info.ecc_enabled = -1;
+  info.windowed_supported = info.mig_enabled = info.persistence_mode = info.compute_mode = info.ecc_enabled = -1;
   if (d) {
     gw_strlcpy(info.name, d->name, sizeof info.name);
     info.mem_total_bytes = d->mem_total_bytes;

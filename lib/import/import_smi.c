@@ -538,7 +538,7 @@ static gw_status write_info(struct smi *s, struct fields *fl, int gpu) {
   memset(&info, 0, sizeof info);
   info.index = (unsigned)gpu;
   info.temp_slowdown_c = info.temp_shutdown_c = -1;
-  info.gpm_supported = info.mig_enabled = info.persistence_mode = info.compute_mode = info.ecc_enabled = -1;
+  info.windowed_supported = info.mig_enabled = info.persistence_mode = info.compute_mode = info.ecc_enabled = -1;
   for (int i = 0; i < s->ncols; i++) {
     const struct col_map *m = s->cols[i].map;
     const char *v = fl->f[i];

@@ -21,10 +21,12 @@
 #include "core/json_write.h"
 #include "core/sample.h"
 #include "core/util.h"
+#include "sources/dcgm.h"
 #include "sources/host.h"
 #include "sources/kmsg.h"
 #include "sources/thread_sampler.h"
 #include "record/gpu_backends.h"
+#include "record/record_source.h"
 #include "store/store.h"
 #include "store/store_job.h"
 #include "store/store_write.h"
@@ -43,9 +45,8 @@
 
 /* Where the recorder's own CPU time goes, on record in the meta table so that
  * its cost can be read from any recording (bench/sampler compares them). */
-enum phase { PHASE_GPU, PHASE_HOST, PHASE_KMSG, PHASE_TRACE, PHASE_STORE, PHASE_COUNT };
-static const char *const phase_key[PHASE_COUNT] = {"recorder_cpu_gpu_s", "recorder_cpu_host_s", "recorder_cpu_kmsg_s",
-                                                   "recorder_cpu_trace_s", "recorder_cpu_store_s"};
+static const char *const phase_key[GW_SOURCE_PHASE_COUNT] = {
+    "recorder_cpu_gpu_s", "recorder_cpu_host_s", "recorder_cpu_kmsg_s", "recorder_cpu_trace_s", "recorder_cpu_store_s"};
 
 static int64_t thread_cpu_ns(void) {
   struct timespec ts;
@@ -90,10 +91,16 @@ static void on_signal(int sig) {
   stop_requested = 1;
 }
 
+#define MAX_SOURCES 32
+
 struct recorder {
-  int created_output; /* open_store made the file: a run that never began removes it */
-  int run_began;      /* the command runs (or the process is followed): the file is kept */
-  int exec_errno;     /* why the command could not be started (ENOENT: not found) */
+  struct gw_source_ctx ctx; /* first: a source's context is its recorder (recorder_of) */
+  struct gw_event_sink sink;
+  void *source_state[MAX_SOURCES]; /* per row of gw_record_sources; NULL: off */
+  struct gw_host_sample hs;        /* the newest host sample (each tick's view) */
+  int created_output;              /* open_store made the file: a run that never began removes it */
+  int run_began;                   /* the command runs (or the process is followed): the file is kept */
+  int exec_errno;                  /* why the command could not be started (ENOENT: not found) */
   const struct gw_record_opts *o;
   struct gw_store *store;
   struct gw_gpu *gpu; /* NULL: no GPU source */
@@ -103,7 +110,7 @@ struct recorder {
   struct gw_gpu_info info[MAX_GPUS];
   struct gw_gpu_sample sample[MAX_GPUS];
   int lost[MAX_GPUS];
-  int dcgm_source_put[MAX_GPUS]; /* the recording says this GPU's SM activity came from DCGM */
+  int filler_source_put[MAX_GPUS]; /* the recording says which filler gave this GPU's SM activity */
   char gpu_note[512];
   int child_pid;
   int target_pid;
@@ -111,8 +118,9 @@ struct recorder {
   int64_t store_failed_mono; /* when a write last failed, while store_broken */
   long ticks, ticks_late;
   struct gw_trace_collect *trace;
-  /* The trace mode in force: as asked, or sampled when a GPU has no GPM
-   * and none was asked (choose_trace_for_gpus; then it differs from o->trace). */
+  /* The trace mode in force: as asked, or sampled when a GPU has no windowed
+   * SM activity and none was asked (choose_trace_for_gpus; then it differs
+   * from o->trace). */
   enum gw_trace_mode trace_mode;
   struct gw_nccl_collect *nccl;
   struct gw_pyhook_collect *pyhook;
@@ -124,8 +132,8 @@ struct recorder {
   char trace_dir[4096];
   char tracer_lib[4096];
   int64_t started_ns;
-  int64_t startup_cpu_ns;            /* the process's CPU time when the first tick began */
-  int64_t phase_cpu_ns[PHASE_COUNT]; /* the sampling thread's CPU time per phase, summed over ticks */
+  int64_t startup_cpu_ns;                      /* the process's CPU time when the first tick began */
+  int64_t phase_cpu_ns[GW_SOURCE_PHASE_COUNT]; /* the sampling thread's CPU time per phase, summed over ticks */
 };
 
 static void say(const struct recorder *r, const char *fmt, ...) GW_PRINTF(2, 3);
@@ -245,16 +253,16 @@ static char *argv_json(char *const *argv, int pid) {
   return out;
 }
 
-/* Without GPM and without a trace, GPU-Util is all the report has, and it
- * cannot tell a small batch from real work: one kernel resident on one SM
- * reads 100%. So on such a GPU a command is traced in sampled windows unless
+/* Without windowed SM activity (GPM on NVML) and without a trace, GPU-Util
+ * is all the report has, and it cannot tell a small batch from real work:
+ * one kernel resident on one SM reads 100%. So on such a GPU a command is traced in sampled windows unless
  * the user said --no-trace: the launch configurations of the kernels in the
  * windows give how full the SMs were, for about 1% of the step
  * (bench/RESULTS.md, sampled mode measured inside the process). Fails open:
  * without the tracer library the run is recorded as before, with the hint. */
-static void choose_trace_for_gpus(struct recorder *r, uint64_t without_gpm) {
+static void choose_trace_for_gpus(struct recorder *r, uint64_t without_windowed) {
   const struct gw_record_opts *o = r->o;
-  if (!without_gpm || o->dcgm || o->trace != GW_TRACE_OFF || !o->argv || !o->out_path)
+  if (!without_windowed || o->dcgm || o->trace != GW_TRACE_OFF || !o->argv || !o->out_path)
     return;
   if (o->no_trace) {
     say(r, "%s",
@@ -274,29 +282,37 @@ static void choose_trace_for_gpus(struct recorder *r, uint64_t without_gpm) {
         "(about 1 per cent of the step time; --no-trace turns it off)"));
 }
 
-/* DCGM for the GPUs without GPM, when asked (record --dcgm): opt-in, since it
- * adds watches to a host engine that the cluster's own monitoring shares.
+/* DCGM, the recording filler of windowed SM activity, for the GPUs without
+ * it, when asked (record --dcgm): opt-in, since it adds watches to a host
+ * engine that the cluster's own monitoring shares.
  * Fails open: one line, and the recording goes on without it. */
-static void open_dcgm(struct recorder *r, uint64_t without_gpm) {
+static void open_dcgm(struct recorder *r, uint64_t without_windowed) {
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
   if (!o->dcgm) {
-    if (without_gpm && gw_dcgm_library_present())
+    if (without_windowed && gw_dcgm_library_present())
       say(r, "no GPM on this GPU, but DCGM is installed: record --dcgm reads SM activity from its host engine");
     return;
   }
-  if (!without_gpm)
+  if (!without_windowed)
     gw_err_set(&err, "DCGM not used: every GPU has GPM, which gpuwhy reads itself (add --no-gpm to compare them)");
-  else if (gw_gpu_attach_dcgm(r->gpu, o->dcgm_address,
-                              (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms),
-                              without_gpm, &err) == GW_OK)
+  else if (gw_gpu_attach_filler(r->gpu, "dcgm", o->dcgm_address,
+                                (unsigned)(o->gpm_interval_ms > o->interval_ms ? o->gpm_interval_ms : o->interval_ms),
+                                without_windowed, &err) == GW_OK)
     return;
   say(r, "%s; recording goes on", err.msg);
   if (r->store && gw_store_put_meta(r->store, "dcgm_note", err.msg) != GW_OK)
     store_failed(r, "the DCGM note");
 }
 
-static int open_sources(struct recorder *r, char *msg, unsigned cap) {
+static struct recorder *recorder_of(struct gw_source_ctx *c) {
+  return (struct recorder *)c;
+}
+
+/* The GPU backend: fails open, with the reason kept as the run's gpu_note. */
+static int gpu_open(struct gw_source_ctx *c, void **state, char *msg, unsigned cap) {
+  (void)msg, (void)cap;
+  struct recorder *r = recorder_of(c);
   const struct gw_record_opts *o = r->o;
   struct gw_err err = {{0}};
   gw_status rc = gw_gpu_open(&r->gpu, o->nvml_lib, &err);
@@ -315,19 +331,37 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
       if (gw_gpu_identity(r->gpu, g, &r->info[g], &err) != GW_OK)
         say(r, _("GPU %u: static facts incomplete: %s"), g, err.msg);
     }
-    uint64_t without_gpm = 0; /* a bit per GPU */
+    uint64_t without_windowed = 0; /* a bit per GPU */
     for (unsigned g = 0; g < r->ngpus && g < 64; g++)
-      if (r->info[g].gpm_supported != 1)
-        without_gpm |= 1ull << g;
-    open_dcgm(r, without_gpm);
-    choose_trace_for_gpus(r, without_gpm);
+      if (r->info[g].windowed_supported != 1)
+        without_windowed |= 1ull << g;
+    open_dcgm(r, without_windowed);
+    choose_trace_for_gpus(r, without_windowed);
   }
-  if (gw_host_open(&r->host, o->root, &err) != GW_OK) {
+  *state = r->gpu;
+  return 0;
+}
+
+/* The host: without it there is no recording. */
+static int host_open(struct gw_source_ctx *c, void **state, char *msg, unsigned cap) {
+  struct recorder *r = recorder_of(c);
+  struct gw_err err = {{0}};
+  if (gw_host_open(&r->host, r->o->root, &err) != GW_OK) {
     snprintf(msg, cap, _("cannot read host statistics: %s"), err.msg);
     return -1;
   }
+  *state = r->host;
+  return 0;
+}
+
+/* The kernel log: fails open, with one line. */
+static int kmsg_open(struct gw_source_ctx *c, void **state, char *msg, unsigned cap) {
+  (void)msg, (void)cap;
+  struct recorder *r = recorder_of(c);
+  const struct gw_record_opts *o = r->o;
+  struct gw_err err = {{0}};
   const char *kmsg_root = o->root;
-  rc = GW_ENOTSUP;
+  gw_status rc = GW_ENOTSUP;
   if (o->kmsg_path) {
     /* A kernel-log file given directly (a fixture, or a saved dmesg stream). */
     char dir[4096];
@@ -347,6 +381,7 @@ static int open_sources(struct recorder *r, char *msg, unsigned cap) {
     r->kmsg = NULL;
     say(r, _("kernel log not recorded: %s"), err.msg);
   }
+  *state = r->kmsg;
   return 0;
 }
 
@@ -564,7 +599,54 @@ static void put_run_facts(struct recorder *r) {
     store_failed(r, N_("the run facts"));
 }
 
-/* Start the command. The child gets the tracer's environment when asked. */
+/* The tracer's environment: CUDA loads the tracer at initialisation;
+ * nothing else changes in the command. */
+static void trace_child_env(struct gw_source_ctx *c, void *state) {
+  (void)state;
+  struct recorder *r = recorder_of(c);
+  setenv("CUDA_INJECTION64_PATH", r->tracer_lib, 1);
+  setenv("GPUWHY_TRACE_DIR", r->trace_dir, 1);
+  setenv("GPUWHY_TRACE_MODE", r->trace_mode == GW_TRACE_FULL ? "full" : "sampled", 1);
+  /* Preloaded, the tracer also sees another CUPTI client arrive
+   * (torch.profiler) and gives CUPTI to it (tracer/coexist.c).
+   * GPUWHY_TRACE_PRELOAD=0 leaves LD_PRELOAD alone. */
+  const char *preload = getenv("LD_PRELOAD"), *opt = getenv("GPUWHY_TRACE_PRELOAD");
+  char joined[8192];
+  if (!(opt && strcmp(opt, "0") == 0) &&
+      snprintf(joined, sizeof joined, "%s%s%s", r->tracer_lib, preload && *preload ? ":" : "", preload ? preload : "") <
+          (int)sizeof joined)
+    setenv("LD_PRELOAD", joined, 1);
+  if (r->o->pm_sampling)
+    setenv("GPUWHY_TRACE_PM_SAMPLING", "1", 1);
+  /* PM sampling alone: no activity window (launch counting only), and
+   * one sample per 100 ms, ten per window of a second; the user's own
+   * settings win. */
+  if (r->o->pm_sampling_only) {
+    setenv("GPUWHY_TRACE_SAMPLED_KIND", "none", 0);
+    setenv("GPUWHY_TRACE_PM_INTERVAL_MS", "100", 0);
+  }
+  /* NVTX ranges through the tracer's own NVTX injection (CUPTI 13.0
+   * refuses NVTX callbacks); one the user named (Nsight) is kept. */
+  const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+  if (!nvtx || !*nvtx)
+    setenv("NVTX_INJECTION64_PATH", r->tracer_lib, 1);
+}
+
+static void nccl_child_env(struct gw_source_ctx *c, void *state) {
+  (void)c;
+  gw_nccl_collect_child_env(state);
+}
+
+static void pyhook_child_env(struct gw_source_ctx *c, void *state) {
+  struct recorder *r = recorder_of(c);
+  gw_pyhook_collect_child_env(state);
+  char hz[16];
+  snprintf(hz, sizeof hz, "%d", py_sample_hz(r->o));
+  setenv("GPUWHY_PY_SAMPLE_HZ", hz, 1);
+}
+
+/* Start the command. The child gets the environment its sources set (the
+ * tracer's, NCCL's log, the Python hook). */
 static int start_child(struct recorder *r, char *msg, unsigned cap) {
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
@@ -580,43 +662,11 @@ static int start_child(struct recorder *r, char *msg, unsigned cap) {
   }
   if (pid == 0) {
     close(pipefd[0]);
-    if (r->trace) {
-      /* CUDA loads the tracer at initialisation; nothing else changes in the
-       * command. */
-      setenv("CUDA_INJECTION64_PATH", r->tracer_lib, 1);
-      setenv("GPUWHY_TRACE_DIR", r->trace_dir, 1);
-      setenv("GPUWHY_TRACE_MODE", r->trace_mode == GW_TRACE_FULL ? "full" : "sampled", 1);
-      /* Preloaded, the tracer also sees another CUPTI client arrive
-       * (torch.profiler) and gives CUPTI to it (tracer/coexist.c).
-       * GPUWHY_TRACE_PRELOAD=0 leaves LD_PRELOAD alone. */
-      const char *preload = getenv("LD_PRELOAD"), *opt = getenv("GPUWHY_TRACE_PRELOAD");
-      char joined[8192];
-      if (!(opt && strcmp(opt, "0") == 0) &&
-          snprintf(joined, sizeof joined, "%s%s%s", r->tracer_lib, preload && *preload ? ":" : "",
-                   preload ? preload : "") < (int)sizeof joined)
-        setenv("LD_PRELOAD", joined, 1);
-      if (r->o->pm_sampling)
-        setenv("GPUWHY_TRACE_PM_SAMPLING", "1", 1);
-      /* PM sampling alone: no activity window (launch counting only), and
-       * one sample per 100 ms, ten per GPM-sized second; the user's own
-       * settings win. */
-      if (r->o->pm_sampling_only) {
-        setenv("GPUWHY_TRACE_SAMPLED_KIND", "none", 0);
-        setenv("GPUWHY_TRACE_PM_INTERVAL_MS", "100", 0);
-      }
-      /* NVTX ranges through the tracer's own NVTX injection (CUPTI 13.0
-       * refuses NVTX callbacks); one the user named (Nsight) is kept. */
-      const char *nvtx = getenv("NVTX_INJECTION64_PATH");
-      if (!nvtx || !*nvtx)
-        setenv("NVTX_INJECTION64_PATH", r->tracer_lib, 1);
-    }
-    gw_nccl_collect_child_env(r->nccl);
-    gw_pyhook_collect_child_env(r->pyhook);
-    if (r->pyhook) {
-      char hz[16];
-      snprintf(hz, sizeof hz, "%d", py_sample_hz(r->o));
-      setenv("GPUWHY_PY_SAMPLE_HZ", hz, 1);
-    }
+    size_t nsources;
+    const struct gw_record_source *const *sources = gw_record_sources(&nsources);
+    for (size_t i = 0; i < nsources && i < MAX_SOURCES; i++)
+      if (r->source_state[i] && sources[i]->child_env)
+        sources[i]->child_env(&r->ctx, r->source_state[i]);
     execvp(r->o->argv[0], r->o->argv);
     int e = errno;
     ssize_t w = write(pipefd[1], &e, sizeof e);
@@ -666,11 +716,12 @@ static void sample_gpus(struct recorder *r, int64_t t_ns, unsigned what, const s
     }
     if (r->store && gw_store_put_gpu_sample(r->store, s, tables) != GW_OK)
       store_failed(r, N_("a GPU sample"));
-    if (r->store && !r->dcgm_source_put[g] && gw_gpu_dcgm_filled(r->gpu, g)) {
+    const char *filled_by = r->store && !r->filler_source_put[g] ? gw_gpu_windowed_filled_by(r->gpu, g) : NULL;
+    if (filled_by) {
       char key[48];
       snprintf(key, sizeof key, "sm_activity_source.gpu%u", g);
-      r->dcgm_source_put[g] = 1;
-      if (gw_store_put_meta(r->store, key, "dcgm") != GW_OK)
+      r->filler_source_put[g] = 1;
+      if (gw_store_put_meta(r->store, key, filled_by) != GW_OK)
         store_failed(r, N_("the SM activity source"));
     }
     if ((what & GW_GPU_SLOW) && r->store) {
@@ -703,7 +754,7 @@ static void put_self_cost(struct recorder *r) {
   put_meta_value(r, "recorder_ticks", 0, (double)r->ticks);
   put_meta_value(r, "recorder_ticks_late", 0, (double)r->ticks_late);
   put_meta_value(r, "recorder_cpu_startup_s", 3, r->startup_cpu_ns / 1e9);
-  for (int p = 0; p < PHASE_COUNT; p++)
+  for (int p = 0; p < GW_SOURCE_PHASE_COUNT; p++)
     put_meta_value(r, phase_key[p], 3, r->phase_cpu_ns[p] / 1e9);
 }
 
@@ -733,22 +784,288 @@ static int exit_status_of(int wstatus) {
   return 1;
 }
 
-static void close_all(struct recorder *r) {
-  gw_thread_sampler_close(r->threads);
-  free(r->thread_rows);
-  free(r->thread_batch);
-  gw_pyhook_collect_close(r->pyhook);
-  gw_nccl_collect_close(r->nccl);
-  gw_trace_collect_close(r->trace);
+/* The built-in sources' rows (record/record_source_list.h). Their state is
+ * also the recorder's own field (r->gpu, r->host, ...), which the rest of
+ * the recorder reads. */
+
+static void gpu_tick(struct gw_source_ctx *c, void *state, const struct gw_source_tick *t) {
+  (void)state;
+  sample_gpus(recorder_of(c), t->t_ns,
+              GW_GPU_FAST | (t->second_due ? GW_GPU_SECOND : 0) | (t->health_due ? GW_GPU_SLOW : 0) |
+                  (t->rare_due ? GW_GPU_RARE : 0),
+              c->sink);
+}
+/* The closing energy reading: exact average power over the run. */
+static void gpu_stop(struct gw_source_ctx *c, void *state, int64_t ended_ns) {
+  (void)state;
+  sample_gpus(recorder_of(c), ended_ns, GW_GPU_RARE, c->sink);
+}
+static void gpu_close(struct gw_source_ctx *c, void *state) {
+  (void)c;
+  gw_gpu_close(state);
+}
+const struct gw_record_source gw_record_source_gpu = {
+    "gpu", 0, GW_SOURCE_OPENS_BEFORE_COMMAND, GW_SOURCE_PHASE_GPU, gpu_open, NULL, gpu_tick, gpu_stop, NULL, gpu_close};
+
+/* The host once a second, whatever the GPU tick: the kernel counts CPU time
+ * in 10 ms steps (USER_HZ), so a process's share over 100 ms comes in steps
+ * of 10 points, over a second in steps of 1; and each tick of /proc reads
+ * and rows costs about 0.15 ms on a 16-core machine, most of what a 10 Hz
+ * recording would spend (bench/RESULTS.md). */
+static void host_tick(struct gw_source_ctx *c, void *state, const struct gw_source_tick *t) {
+  struct recorder *r = recorder_of(c);
+  struct gw_err err = {{0}};
+  if (t->second_due &&
+      gw_host_sample(state, t->t_ns, t->rescan_due ? GW_HOST_RESCAN : 0, &r->hs, c->sink, &err) == GW_OK) {
+    if (r->store && gw_store_put_host_sample(r->store, &r->hs) != GW_OK)
+      store_failed(r, N_("a host sample"));
+    /* the host source walks the job's tree: its processes are the sampler's */
+    gw_thread_sampler_set_procs(r->threads, r->hs.procs, r->hs.nprocs);
+  }
+}
+/* The host's last part-second, so that a short run has its rates too. */
+static void host_stop(struct gw_source_ctx *c, void *state, int64_t ended_ns) {
+  struct recorder *r = recorder_of(c);
+  struct gw_err last_err = {{0}};
+  if (gw_host_sample(state, ended_ns, 0, &r->hs, c->sink, &last_err) == GW_OK && r->store &&
+      gw_store_put_host_sample(r->store, &r->hs) != GW_OK)
+    store_failed(r, N_("a host sample"));
+}
+static void host_close(struct gw_source_ctx *c, void *state) {
+  (void)c;
+  gw_host_close(state);
+}
+const struct gw_record_source gw_record_source_host = {
+    "host", 0,         GW_SOURCE_OPENS_BEFORE_COMMAND, GW_SOURCE_PHASE_HOST, host_open, NULL, host_tick, host_stop,
+    NULL,   host_close};
+
+static void kmsg_tick(struct gw_source_ctx *c, void *state, const struct gw_source_tick *t) {
+  (void)t;
+  (void)gw_kmsg_poll(state, c->sink);
+}
+static void kmsg_close(struct gw_source_ctx *c, void *state) {
+  (void)c;
+  gw_kmsg_close(state);
+}
+const struct gw_record_source gw_record_source_kmsg = {
+    "kmsg", 0,         GW_SOURCE_OPENS_BEFORE_COMMAND, GW_SOURCE_PHASE_KMSG, kmsg_open, NULL, kmsg_tick, NULL,
+    NULL,   kmsg_close};
+
+/* Off unless asked (or chosen for a GPU without windowed SM activity); asked
+ * and impossible, the recording is not made. */
+static int trace_open(struct gw_source_ctx *c, void **state, char *msg, unsigned cap) {
+  struct recorder *r = recorder_of(c);
+  int rc = open_trace(r, msg, cap);
+  *state = r->trace;
+  return rc;
+}
+static void trace_tick(struct gw_source_ctx *c, void *state, const struct gw_source_tick *t) {
+  if (t->second_due)
+    gw_trace_collect_poll(state, c->sink);
+}
+static void trace_finish(struct gw_source_ctx *c, void *state) {
+  (void)state;
+  struct recorder *r = recorder_of(c);
+  const struct gw_record_opts *o = r->o;
+  gw_trace_collect_finish(r->trace, c->sink);
+  put_meta_value(r, "trace_records", 0, (double)gw_trace_collect_records(r->trace));
+  const char *mode = r->trace_mode == GW_TRACE_FULL ? "full" : o->pm_sampling_only ? "pm_sampling" : "sampled";
+  if (gw_store_put_meta(r->store, "trace_mode", mode) != GW_OK)
+    store_failed(r, "the trace mode");
+  int trace_chosen = r->trace_mode != o->trace; /* by choose_trace_for_gpus */
+  if (trace_chosen && gw_store_put_meta(r->store, "trace_chosen_because", "no_gpm") != GW_OK)
+    store_failed(r, "why the trace was on");
+  say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
+  /* The spool's files may go once their records are committed: the
+   * recording keeps everything they held. */
+  if (gw_store_commit(r->store) == GW_OK)
+    gw_trace_collect_remove_read(r->trace);
+  if (r->trace_mode == GW_TRACE_SAMPLED && !trace_chosen && !o->pm_sampling_only &&
+      gw_store_rows_in(r->store, "trace_window") == 0)
+    say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
+           "short run use --trace=full");
+}
+static void trace_close(struct gw_source_ctx *c, void *state) {
+  struct recorder *r = recorder_of(c);
+  gw_trace_collect_close(state);
   /* The spool folder X.db.trace only carried the tracer's files to the
    * recorder; its records are in the recording now. rmdir removes it only
    * when empty, so files a failed read left behind stay to be looked at. */
   if (r->trace_dir[0])
     rmdir(r->trace_dir);
+}
+const struct gw_record_source gw_record_source_trace = {"trace",
+                                                        0,
+                                                        GW_SOURCE_OPENS_BEFORE_COMMAND,
+                                                        GW_SOURCE_PHASE_TRACE,
+                                                        trace_open,
+                                                        trace_child_env,
+                                                        trace_tick,
+                                                        NULL,
+                                                        trace_finish,
+                                                        trace_close};
+
+static int nccl_open(struct gw_source_ctx *c, void **state, char *msg, unsigned cap) {
+  (void)msg, (void)cap;
+  struct recorder *r = recorder_of(c);
+  open_nccl(r);
+  *state = r->nccl;
+  return 0;
+}
+static void nccl_tick(struct gw_source_ctx *c, void *state, const struct gw_source_tick *t) {
+  (void)c;
+  if (t->second_due)
+    gw_nccl_collect_poll(state);
+}
+static void nccl_finish(struct gw_source_ctx *c, void *state) {
+  (void)state;
+  struct recorder *r = recorder_of(c);
+  gw_nccl_collect_poll(r->nccl);
+  put_meta_value(r, "nccl_log_lines", 0, (double)gw_nccl_collect_lines(r->nccl));
+  if (gw_nccl_collect_dropped(r->nccl))
+    put_meta_value(r, "nccl_log_lines_dropped", 0, (double)gw_nccl_collect_dropped(r->nccl));
+}
+static void nccl_close(struct gw_source_ctx *c, void *state) {
+  (void)c;
+  gw_nccl_collect_close(state);
+}
+const struct gw_record_source gw_record_source_nccl = {"nccl",
+                                                       GW_SOURCE_NEEDS_STORE | GW_SOURCE_NEEDS_COMMAND,
+                                                       GW_SOURCE_OPENS_BEFORE_COMMAND,
+                                                       GW_SOURCE_PHASE_TRACE,
+                                                       nccl_open,
+                                                       nccl_child_env,
+                                                       nccl_tick,
+                                                       NULL,
+                                                       nccl_finish,
+                                                       nccl_close};
+
+static int pyhook_open(struct gw_source_ctx *c, void **state, char *msg, unsigned cap) {
+  (void)msg, (void)cap;
+  struct recorder *r = recorder_of(c);
+  open_pyhook(r);
+  *state = r->pyhook;
+  return 0;
+}
+static void pyhook_tick(struct gw_source_ctx *c, void *state, const struct gw_source_tick *t) {
+  if (t->second_due)
+    gw_pyhook_collect_poll(state, c->sink);
+}
+static void pyhook_finish(struct gw_source_ctx *c, void *state) {
+  (void)state;
+  struct recorder *r = recorder_of(c);
+  const struct gw_record_opts *o = r->o;
+  gw_pyhook_collect_finish(r->pyhook, c->sink);
+  put_meta_value(r, "python_hook_steps", 0, (double)gw_pyhook_collect_steps(r->pyhook));
+  put_meta_value(r, "py_sampling_hz", 0, (double)py_sample_hz(o));
+  put_meta_value(r, "python_hook_stack_samples", 0, (double)gw_pyhook_collect_py_samples(r->pyhook));
+  if (gw_pyhook_collect_bad_lines(r->pyhook))
+    put_meta_value(r, "python_hook_bad_lines", 0, (double)gw_pyhook_collect_bad_lines(r->pyhook));
+}
+static void pyhook_close(struct gw_source_ctx *c, void *state) {
+  (void)c;
+  gw_pyhook_collect_close(state);
+}
+const struct gw_record_source gw_record_source_pyhook = {"pyhook",
+                                                         GW_SOURCE_NEEDS_STORE | GW_SOURCE_NEEDS_COMMAND,
+                                                         GW_SOURCE_OPENS_BEFORE_COMMAND,
+                                                         GW_SOURCE_PHASE_TRACE,
+                                                         pyhook_open,
+                                                         pyhook_child_env,
+                                                         pyhook_tick,
+                                                         NULL,
+                                                         pyhook_finish,
+                                                         pyhook_close};
+
+/* The thread sampler runs on its own thread; its rows are moved into the
+ * store with the commit (drain_thread_rows), so it has no tick. */
+static int threads_open(struct gw_source_ctx *c, void **state, char *msg, unsigned cap) {
+  (void)msg, (void)cap;
+  struct recorder *r = recorder_of(c);
+  open_thread_sampler(r);
+  *state = r->threads;
+  return 0;
+}
+static void threads_stop(struct gw_source_ctx *c, void *state, int64_t ended_ns) {
+  (void)state, (void)ended_ns;
+  finish_thread_sampler(recorder_of(c));
+}
+static void threads_close(struct gw_source_ctx *c, void *state) {
+  struct recorder *r = recorder_of(c);
+  gw_thread_sampler_close(state);
+  free(r->thread_rows);
+  free(r->thread_batch);
+}
+const struct gw_record_source gw_record_source_threads = {"threads",
+                                                          GW_SOURCE_NEEDS_STORE | GW_SOURCE_NEEDS_TARGET,
+                                                          GW_SOURCE_OPENS_AFTER_START,
+                                                          GW_SOURCE_PHASE_STORE,
+                                                          threads_open,
+                                                          NULL,
+                                                          NULL,
+                                                          threads_stop,
+                                                          NULL,
+                                                          threads_close};
+
+/* Open the sources of one stage, in table order: -1 with msg when one opened
+ * before the command says the recording cannot be made. */
+static int open_stage(struct recorder *r, enum gw_source_opens stage, char *msg, unsigned cap) {
+  size_t n;
+  const struct gw_record_source *const *sources = gw_record_sources(&n);
+  for (size_t i = 0; i < n && i < MAX_SOURCES; i++) {
+    const struct gw_record_source *src = sources[i];
+    if (src->opens != stage)
+      continue;
+    if (((src->needs & GW_SOURCE_NEEDS_STORE) && !r->store) ||
+        ((src->needs & GW_SOURCE_NEEDS_COMMAND) && !r->o->argv) ||
+        ((src->needs & GW_SOURCE_NEEDS_TARGET) && !r->target_pid))
+      continue;
+    if (src->open(&r->ctx, &r->source_state[i], msg, cap) != 0) {
+      if (stage == GW_SOURCE_OPENS_BEFORE_COMMAND)
+        return -1;
+      /* the command runs: the recording goes on without the source */
+      say(r, "%s", msg);
+      msg[0] = '\0';
+      r->source_state[i] = NULL;
+    }
+  }
+  return 0;
+}
+
+/* What is due now: each source's tick, its CPU time to its phase. */
+static void tick_sources(struct recorder *r, const struct gw_source_tick *t) {
+  size_t n;
+  const struct gw_record_source *const *sources = gw_record_sources(&n);
+  for (size_t i = 0; i < n && i < MAX_SOURCES; i++)
+    if (r->source_state[i] && sources[i]->tick) {
+      int64_t cpu0 = thread_cpu_ns();
+      sources[i]->tick(&r->ctx, r->source_state[i], t);
+      r->phase_cpu_ns[sources[i]->phase] += thread_cpu_ns() - cpu0;
+    }
+}
+
+static void stop_sources(struct recorder *r, int64_t ended_ns) {
+  size_t n;
+  const struct gw_record_source *const *sources = gw_record_sources(&n);
+  for (size_t i = 0; i < n && i < MAX_SOURCES; i++)
+    if (r->source_state[i] && sources[i]->stop)
+      sources[i]->stop(&r->ctx, r->source_state[i], ended_ns);
+}
+
+static void finish_sources(struct recorder *r) {
+  size_t n;
+  const struct gw_record_source *const *sources = gw_record_sources(&n);
+  for (size_t i = 0; i < n && i < MAX_SOURCES; i++)
+    if (r->source_state[i] && sources[i]->finish)
+      sources[i]->finish(&r->ctx, r->source_state[i]);
+}
+
+static void close_all(struct recorder *r) {
+  size_t n;
+  const struct gw_record_source *const *sources = gw_record_sources(&n);
+  for (size_t i = n < MAX_SOURCES ? n : MAX_SOURCES; i-- > 0;)
+    sources[i]->close(&r->ctx, r->source_state[i]);
   gw_store_close(r->store);
-  gw_kmsg_close(r->kmsg);
-  gw_host_close(r->host);
-  gw_gpu_close(r->gpu);
 }
 
 int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
@@ -756,6 +1073,9 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   struct recorder *r = &rr;
   memset(r, 0, sizeof *r);
   r->o = o;
+  r->ctx.o = o;
+  r->sink = (struct gw_event_sink){on_event, r};
+  r->ctx.sink = &r->sink;
   r->trace_mode = o->trace;
   msg[0] = '\0';
   if (o->interval_ms < 10 || o->interval_ms > 600000) {
@@ -773,10 +1093,11 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   sigaction(SIGHUP, &sa, &old_hup);
 
   int status = GPUWHY_EXIT_TOOL_FAILED; /* distinct from any status of the command's */
-  if (open_store(r, msg, cap) != 0 || open_sources(r, msg, cap) != 0 || open_trace(r, msg, cap) != 0)
+  if (open_store(r, msg, cap) != 0)
     goto out;
-  open_nccl(r);
-  open_pyhook(r);
+  r->ctx.store = r->store;
+  if (open_stage(r, GW_SOURCE_OPENS_BEFORE_COMMAND, msg, cap) != 0)
+    goto out;
   if (o->argv && o->argv[0]) {
     if (start_child(r, msg, cap) != 0) {
       status = r->exec_errno == ENOENT ? GPUWHY_EXIT_NOT_FOUND : GPUWHY_EXIT_CANNOT_RUN;
@@ -789,9 +1110,11 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     }
     r->target_pid = o->pid;
   }
+  r->ctx.target_pid = r->target_pid;
   if (r->target_pid)
     gw_host_set_target(r->host, r->target_pid);
-  open_thread_sampler(r);
+  if (open_stage(r, GW_SOURCE_OPENS_AFTER_START, msg, cap) != 0)
+    goto out;
   r->started_ns = gw_now_realtime_ns();
   r->run_began = 1;
   put_run_facts(r);
@@ -807,15 +1130,12 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
       say(r, _("recording the host every second to %s"), o->out_path);
   }
 
-  struct gw_event_sink sink = {on_event, r};
   int64_t interval_ns = (int64_t)o->interval_ms * 1000000LL;
   int64_t start_mono = gw_now_monotonic_ns();
   int64_t last_rare = start_mono - RARE_PERIOD_NS, last_health = start_mono - HEALTH_PERIOD_NS;
   int64_t next_tick = start_mono, last_slow = start_mono - SLOW_PERIOD_NS, last_rescan = start_mono - RESCAN_PERIOD_NS;
   int64_t end_mono = o->duration_s > 0 ? start_mono + (int64_t)(o->duration_s * 1e9) : INT64_MAX;
   int child_status = -1, target_gone = 0;
-  struct gw_host_sample hs;
-  memset(&hs, 0, sizeof hs);
   status = 0;
   r->startup_cpu_ns = process_cpu_ns();
 
@@ -834,44 +1154,12 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     int health_due = now_mono - last_health >= HEALTH_PERIOD_NS - interval_ns / 2;
     if (health_due)
       last_health = now_mono;
-    int64_t cpu0 = thread_cpu_ns();
-    if (r->gpu)
-      sample_gpus(r, t_ns,
-                  GW_GPU_FAST | (slow_due ? GW_GPU_SECOND : 0) | (health_due ? GW_GPU_SLOW : 0) |
-                      (rare_due ? GW_GPU_RARE : 0),
-                  &sink);
-    int64_t cpu1 = thread_cpu_ns();
-    struct gw_err err = {{0}};
-    /* The host once a second, whatever the GPU tick: the kernel counts CPU
-     * time in 10 ms steps (USER_HZ), so a process's share over 100 ms comes
-     * in steps of 10 points, over a second in steps of 1; and each tick of
-     * /proc reads and rows costs about 0.15 ms on a 16-core machine, most of
-     * what a 10 Hz recording would spend (bench/RESULTS.md). */
-    if (slow_due && gw_host_sample(r->host, t_ns, rescan_due ? GW_HOST_RESCAN : 0, &hs, &sink, &err) == GW_OK) {
-      if (r->store && gw_store_put_host_sample(r->store, &hs) != GW_OK)
-        store_failed(r, N_("a host sample"));
-      /* the host source walks the job's tree: its processes are the sampler's */
-      gw_thread_sampler_set_procs(r->threads, hs.procs, hs.nprocs);
-    }
-    int64_t cpu2 = thread_cpu_ns();
-    if (r->kmsg)
-      (void)gw_kmsg_poll(r->kmsg, &sink);
-    int64_t cpu3 = thread_cpu_ns();
-    if (r->trace && slow_due)
-      gw_trace_collect_poll(r->trace, &sink);
-    if (r->nccl && slow_due)
-      gw_nccl_collect_poll(r->nccl);
-    if (r->pyhook && slow_due)
-      gw_pyhook_collect_poll(r->pyhook, &sink);
-    int64_t cpu4 = thread_cpu_ns();
-    r->phase_cpu_ns[PHASE_GPU] += cpu1 - cpu0;
-    r->phase_cpu_ns[PHASE_HOST] += cpu2 - cpu1;
-    r->phase_cpu_ns[PHASE_KMSG] += cpu3 - cpu2;
-    r->phase_cpu_ns[PHASE_TRACE] += cpu4 - cpu3;
+    struct gw_source_tick tick_due = {t_ns, slow_due, rescan_due, health_due, rare_due};
+    tick_sources(r, &tick_due);
     r->ticks++;
     if (o->on_tick) {
-      struct gw_tick tick = {t_ns,         (int)r->ngpus, r->info, r->sample, r->lost, &hs, r->gpu ? NULL : r->gpu_note,
-                             r->target_pid};
+      struct gw_tick tick = {
+          t_ns, (int)r->ngpus, r->info, r->sample, r->lost, &r->hs, r->gpu ? NULL : r->gpu_note, r->target_pid};
       if (o->on_tick(o->tick_ctx, &tick))
         stop_requested = 1;
     }
@@ -884,7 +1172,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
         /* five commit periods without a failure: a new one is news. A full disk flickers (the WAL reuses
          * pages after a checkpoint, so a small commit can pass between failures), so two were not enough */
         r->store_broken = 0;
-      r->phase_cpu_ns[PHASE_STORE] += thread_cpu_ns() - cpu5;
+      r->phase_cpu_ns[GW_SOURCE_PHASE_STORE] += thread_cpu_ns() - cpu5;
     }
 
     /* Has the target ended? */
@@ -914,14 +1202,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
   }
 
   int64_t ended_ns = gw_now_realtime_ns();
-  finish_thread_sampler(r);
-  if (r->gpu) /* closing energy reading: exact average power over the run */
-    sample_gpus(r, ended_ns, GW_GPU_RARE, &sink);
-  /* The host's last part-second, so that a short run has its rates too. */
-  struct gw_err last_err = {{0}};
-  if (gw_host_sample(r->host, ended_ns, 0, &hs, &sink, &last_err) == GW_OK && r->store &&
-      gw_store_put_host_sample(r->store, &hs) != GW_OK)
-    store_failed(r, N_("a host sample"));
+  stop_sources(r, ended_ns);
   if (r->child_pid && child_status < 0) {
     /* Stopped early (signal or --duration): pass a signal on, then wait so the
      * exit status of the command is still ours to return. */
@@ -935,39 +1216,7 @@ int gw_record_run(const struct gw_record_opts *o, char *msg, unsigned cap) {
     child_status = exit_status_of(ws);
   }
   status = r->child_pid ? child_status : 0;
-  if (r->trace) {
-    gw_trace_collect_finish(r->trace, &sink);
-    put_meta_value(r, "trace_records", 0, (double)gw_trace_collect_records(r->trace));
-    const char *mode = r->trace_mode == GW_TRACE_FULL ? "full" : o->pm_sampling_only ? "pm_sampling" : "sampled";
-    if (gw_store_put_meta(r->store, "trace_mode", mode) != GW_OK)
-      store_failed(r, "the trace mode");
-    int trace_chosen = r->trace_mode != o->trace; /* by choose_trace_for_gpus */
-    if (trace_chosen && gw_store_put_meta(r->store, "trace_chosen_because", "no_gpm") != GW_OK)
-      store_failed(r, "why the trace was on");
-    say(r, "traced %llu records", (unsigned long long)gw_trace_collect_records(r->trace));
-    /* The spool's files may go once their records are committed: the
-     * recording keeps everything they held. */
-    if (gw_store_commit(r->store) == GW_OK)
-      gw_trace_collect_remove_read(r->trace);
-    if (r->trace_mode == GW_TRACE_SAMPLED && !trace_chosen && !o->pm_sampling_only &&
-        gw_store_rows_in(r->store, "trace_window") == 0)
-      say(r, "no sampling window opened: the first opens one period (5 s by default) after CUDA starts; for a "
-             "short run use --trace=full");
-  }
-  if (r->nccl) {
-    gw_nccl_collect_poll(r->nccl);
-    put_meta_value(r, "nccl_log_lines", 0, (double)gw_nccl_collect_lines(r->nccl));
-    if (gw_nccl_collect_dropped(r->nccl))
-      put_meta_value(r, "nccl_log_lines_dropped", 0, (double)gw_nccl_collect_dropped(r->nccl));
-  }
-  if (r->pyhook) {
-    gw_pyhook_collect_finish(r->pyhook, &sink);
-    put_meta_value(r, "python_hook_steps", 0, (double)gw_pyhook_collect_steps(r->pyhook));
-    put_meta_value(r, "py_sampling_hz", 0, (double)py_sample_hz(o));
-    put_meta_value(r, "python_hook_stack_samples", 0, (double)gw_pyhook_collect_py_samples(r->pyhook));
-    if (gw_pyhook_collect_bad_lines(r->pyhook))
-      put_meta_value(r, "python_hook_bad_lines", 0, (double)gw_pyhook_collect_bad_lines(r->pyhook));
-  }
+  finish_sources(r);
   if (r->trace && o->step_range)
     put_range_steps(r);
   if (r->store) {

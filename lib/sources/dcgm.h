@@ -1,6 +1,8 @@
 /* SM activity, SM occupancy, tensor and DRAM activity from DCGM's profiling
- * fields, for GPUs without GPM (A100, V100, T4, L4: Volta and newer compute
- * GPUs where a DCGM host engine runs, as on many clusters). libdcgm is
+ * fields: the recording filler of windowed SM activity (record/gpu_backends.c)
+ * for GPUs whose backend has none (NVML without GPM: A100, V100, T4, L4,
+ * Volta and newer compute GPUs where a DCGM host engine runs, as on many
+ * clusters). libdcgm is
  * loaded with dlopen only when asked for (record --dcgm); gpuwhy connects to
  * a running host engine (nv-hostengine, standalone mode) and never starts
  * one. Built on DCGM's documented API and tested against a fake library:

@@ -1,4 +1,6 @@
-/* The NVML backend: sources/nvml.c behind the GPU backend interface. */
+/* The NVML backend: sources/nvml.c behind the GPU backend interface. Its
+ * windowed SM activity is NVML's GPM (GPU performance monitoring, Hopper
+ * and newer): the window is GPM's sample interval. */
 #include "sources/gpu_backend.h"
 
 #include "sources/nvml.h"
@@ -39,11 +41,11 @@ static int nvml_processes(void *state, unsigned gpu, int64_t t_ns, struct gw_gpu
   return gw_nvml_processes(state, gpu, t_ns, out, max);
 }
 
-static void nvml_no_gpm(void *state) {
+static void nvml_no_windowed(void *state) {
   gw_nvml_disable_gpm(state);
 }
 
 const struct gw_gpu_backend_ops gw_gpu_backend_nvml = {
     "nvml",        nvml_open,   nvml_close,  nvml_count,     nvml_driver,
-    nvml_identity, nvml_window, nvml_sample, nvml_processes, nvml_no_gpm,
+    nvml_identity, nvml_window, nvml_sample, nvml_processes, nvml_no_windowed,
 };

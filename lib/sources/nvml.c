@@ -555,7 +555,7 @@ gw_status gw_nvml_gpu_info(struct gw_nvml *nv, unsigned gpu, struct gw_gpu_info 
     out->temp_slowdown_c = (int)u;
   if (INFOCALL(nv, g, nvmlDeviceGetTemperatureThreshold, NVML_TEMP_THRESHOLD_SHUTDOWN, &u))
     out->temp_shutdown_c = (int)u;
-  out->gpm_supported = g->gpm_supported;
+  out->windowed_supported = g->gpm_supported;
   if (INFOCALL(nv, g, nvmlDeviceGetMigMode, &u, &u2))
     out->mig_enabled = u ? 1 : 0;
   int mode = 0, pending = 0;

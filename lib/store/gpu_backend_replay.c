@@ -84,7 +84,7 @@ static gw_status read_facts(struct replay *r, sqlite3 *db, const char *path, str
     i->pcie_width_max = (unsigned)int_col(s, 11, 0);
     i->temp_slowdown_c = (int)int_col(s, 12, -1);
     i->temp_shutdown_c = (int)int_col(s, 13, -1);
-    i->gpm_supported = (int)int_col(s, 14, -1);
+    i->windowed_supported = (int)int_col(s, 14, -1);
     i->mig_enabled = (int)int_col(s, 15, -1);
     i->persistence_mode = (int)int_col(s, 16, -1);
     i->compute_mode = (int)int_col(s, 17, -1);

@@ -776,7 +776,7 @@ gw_status gw_store_put_gpu_info(struct gw_store *st, const struct gw_gpu_info *g
   bind_opt_int(s, i++, g->pcie_width_max > 0, g->pcie_width_max);
   bind_opt_int(s, i++, g->temp_slowdown_c > 0, g->temp_slowdown_c);
   bind_opt_int(s, i++, g->temp_shutdown_c > 0, g->temp_shutdown_c);
-  bind_opt_int(s, i++, g->gpm_supported >= 0, g->gpm_supported);
+  bind_opt_int(s, i++, g->windowed_supported >= 0, g->windowed_supported);
   bind_opt_int(s, i++, g->mig_enabled >= 0, g->mig_enabled);
   bind_opt_int(s, i++, g->persistence_mode >= 0, g->persistence_mode);
   bind_opt_int(s, i++, g->compute_mode >= 0, g->compute_mode);

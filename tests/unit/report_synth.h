@@ -66,7 +66,7 @@ static inline int synth_write(const char *path, int ngpus, double seconds, int n
     info.pcie_gen_max = 5;
     info.pcie_width_max = 16;
     info.temp_slowdown_c = info.temp_shutdown_c = -1;
-    info.gpm_supported = no_gpm ? 0 : 1;
+    info.windowed_supported = no_gpm ? 0 : 1;
     info.mig_enabled = info.persistence_mode = info.compute_mode = info.ecc_enabled = -1;
     rc = gw_store_put_gpu_info(st, &info);
   }

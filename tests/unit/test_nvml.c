@@ -210,7 +210,7 @@ static void test_driver_and_gpu_info(void **state) {
   assert_int_equal(info.pcie_width_max, 16);
   assert_int_equal(info.temp_slowdown_c, 89);
   assert_int_equal(info.temp_shutdown_c, 95);
-  assert_int_equal(info.gpm_supported, 1);
+  assert_int_equal(info.windowed_supported, 1);
   assert_int_equal(info.mig_enabled, 0);
   assert_int_equal(info.persistence_mode, 1);
   assert_int_equal(info.compute_mode, 0);
@@ -513,7 +513,7 @@ static void test_no_gpm(void **state) {
   struct gw_gpu_info info;
   struct gw_err err = {{0}};
   assert_int_equal(gw_nvml_gpu_info(nv, 0, &info, &err), GW_OK);
-  assert_int_equal(info.gpm_supported, 0);
+  assert_int_equal(info.windowed_supported, 0);
   struct events ev = {0};
   struct gw_gpu_sample s;
   for (int tick = 0; tick < 4; tick++) {
