@@ -939,26 +939,18 @@ gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_n
   return run_stmt(s);
 }
 
+/* Both read SQLite's parsed schema (sqlite3_table_column_metadata) rather
+ * than preparing a query on sqlite_master or pragma_table_info: the loader
+ * asks some 25 times per report, and each prepare parses and compiles SQL.
+ * Only tables of the main database count (a view is not a table); names
+ * compare without case, as SQL itself resolves them. */
 int gw_store_table_exists(sqlite3 *db, const char *name) {
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
+  return name && sqlite3_table_column_metadata(db, "main", name, NULL, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
 }
 
 int gw_store_column_exists(sqlite3 *db, const char *table, const char *column) {
-  sqlite3_stmt *s = NULL;
-  int found = 0;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &s, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
-    found = sqlite3_step(s) == SQLITE_ROW;
-  }
-  sqlite3_finalize(s);
-  return found;
+  return table && column &&
+         sqlite3_table_column_metadata(db, "main", table, column, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
 }
 
 int gw_store_file_is_recording(const char *path) {

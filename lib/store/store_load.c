@@ -203,18 +203,6 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
   return GW_OK;
 }
 
-static int column_exists(sqlite3 *db, const char *table, const char *col) {
-  char sql[128];
-  snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, col, -1, SQLITE_STATIC);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
-}
-
 /* The column names of a table, read once: asking SQLite column by column
  * (a pragma_table_info query prepared per metric) cost more than loading
  * a small recording's rows. */
@@ -720,7 +708,7 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   if (!sampled)
     return;
   int has_k = gw_store_table_exists(db, "kernel");
-  int has_comm = column_exists(db, "gpu_proc", "comm"); /* files before the column lack it */
+  int has_comm = gw_store_column_exists(db, "gpu_proc", "comm"); /* files before the column lack it */
   char sql[1024];
   snprintf(sql, sizeof sql,
            "SELECT gpu, pid, count(*), (SELECT count(DISTINCT t_ns) FROM gpu_proc g2 WHERE g2.gpu = g.gpu),"
