@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store.h"
+
 /* One table per record type. Timestamps are CLOCK_REALTIME ns (CUPTI's base
  * on Linux); ids and enumerations keep CUPTI's numbers (see tracer/wire.h). */
 static const char TRACE_SCHEMA[] =
@@ -126,37 +128,29 @@ gw_status gw_store_trace_create_tables(sqlite3 *db, struct gw_err *err) {
   return GW_OK;
 }
 
+/* The table an insert writes: the word after "INTO ". */
+static void insert_table(const char *sql, char *out, size_t cap) {
+  const char *t = strstr(sql, "INTO ");
+  size_t n = t ? strcspn(t + 5, " (") : 0;
+  snprintf(out, cap, "%.*s", (int)n, t ? t + 5 : "");
+}
+
 gw_status gw_store_trace_open(struct gw_store_trace **out, sqlite3 *db, struct gw_err *err) {
   *out = NULL;
+  /* The statements are prepared at their first row (stmt_of): an import
+   * or a short trace uses a few of the 20, and preparing the rest (the
+   * batched ones are long) took most of a small import's time. Missing
+   * tables are still refused here, as preparing them all did. */
+  for (int i = 0; i < ST_COUNT; i++) {
+    char table[64];
+    insert_table(INSERT_SQL[i], table, sizeof table);
+    if (!gw_store_table_exists(db, table)) {
+      gw_err_set(err, "cannot write tracer rows: the recording has no table %s", table);
+      return GW_EIO;
+    }
+  }
   struct gw_store_trace *st = gw_xcalloc(1, sizeof *st);
   st->db = db;
-  for (int i = 0; i < ST_COUNT; i++) {
-    if (sqlite3_prepare_v3(db, INSERT_SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i], NULL) != SQLITE_OK) {
-      gw_err_set(err, "cannot prepare \"%s\": %s", INSERT_SQL[i], sqlite3_errmsg(db));
-      gw_store_trace_close(st);
-      return GW_EIO;
-    }
-  }
-  for (int b = 0; b < B_COUNT; b++) {
-    /* the single-row text with its "(?,...)" repeated BATCH_ROWS times */
-    const char *one = INSERT_SQL[BATCH_STMT[b]], *group = strchr(one, '(');
-    size_t group_len = strlen(group), cap = strlen(one) + (size_t)BATCH_ROWS * (group_len + 1) + 1;
-    char *sql = gw_xcalloc(1, cap);
-    size_t len = strlen(one);
-    memcpy(sql, one, len);
-    for (int i = 1; i < BATCH_ROWS; i++) {
-      sql[len++] = ',';
-      memcpy(sql + len, group, group_len);
-      len += group_len;
-    }
-    int rc = sqlite3_prepare_v3(db, sql, (int)len, SQLITE_PREPARE_PERSISTENT, &st->multi[b], NULL);
-    free(sql);
-    if (rc != SQLITE_OK) {
-      gw_err_set(err, "cannot prepare the batched \"%s\": %s", one, sqlite3_errmsg(db));
-      gw_store_trace_close(st);
-      return GW_EIO;
-    }
-  }
   *out = st;
   return GW_OK;
 }
@@ -188,8 +182,20 @@ static void bind_str(sqlite3_stmt *s, int col, const char *text) {
   sqlite3_bind_text(s, col, text, -1, SQLITE_STATIC);
 }
 
+/* The insert statement of id, prepared at its first use; NULL (with the
+ * reason in last_err) when SQLite refuses it. */
+static sqlite3_stmt *stmt_of(struct gw_store_trace *st, enum stmt_id id) {
+  if (!st->stmt[id] &&
+      sqlite3_prepare_v3(st->db, INSERT_SQL[id], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[id], NULL) != SQLITE_OK) {
+    gw_err_set(&st->last_err, "cannot prepare \"%s\": %s", INSERT_SQL[id], sqlite3_errmsg(st->db));
+    sqlite3_finalize(st->stmt[id]);
+    st->stmt[id] = NULL;
+  }
+  return st->stmt[id];
+}
+
 static gw_status step(struct gw_store_trace *st, enum stmt_id id) {
-  sqlite3_stmt *s = st->stmt[id];
+  sqlite3_stmt *s = st->stmt[id]; /* prepared by the stmt_of before the binds */
   int rc = sqlite3_step(s);
   sqlite3_reset(s);
   sqlite3_clear_bindings(s);
@@ -206,7 +212,9 @@ static const char *mode_text(uint32_t mode) {
 
 static gw_status put_header(void *ctx, const struct gw_wire_file_header *h) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_PROCESS];
+  sqlite3_stmt *s = stmt_of(st, ST_PROCESS);
+  if (!s)
+    return GW_EIO;
   char version[32];
   snprintf(version, sizeof version, "%u.%u", h->version_major, h->version_minor);
   bind_u64(s, 1, h->pid);
@@ -224,7 +232,9 @@ static gw_status put_header(void *ctx, const struct gw_wire_file_header *h) {
 
 static gw_status put_name(void *ctx, uint32_t pid, uint32_t name_id, const char *name, uint32_t len_bytes) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_NAME];
+  sqlite3_stmt *s = stmt_of(st, ST_NAME);
+  if (!s)
+    return GW_EIO;
   bind_u64(s, 1, name_id);
   bind_u64(s, 2, pid);
   bind_text(s, 3, name, len_bytes);
@@ -266,13 +276,18 @@ static void bind_kernel(sqlite3_stmt *s, int c, uint32_t pid, const struct gw_wi
 
 static gw_status put_kernel(void *ctx, uint32_t pid, const struct gw_wire_kernel *k) {
   struct gw_store_trace *st = ctx;
-  bind_kernel(st->stmt[ST_KERNEL], 1, pid, k);
+  sqlite3_stmt *s = stmt_of(st, ST_KERNEL);
+  if (!s)
+    return GW_EIO;
+  bind_kernel(s, 1, pid, k);
   return step(st, ST_KERNEL);
 }
 
 static gw_status put_memcpy(void *ctx, uint32_t pid, const struct gw_wire_memcpy *m) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_MEMCPY];
+  sqlite3_stmt *s = stmt_of(st, ST_MEMCPY);
+  if (!s)
+    return GW_EIO;
   int c = 1;
   bind_u64(s, c++, pid);
   bind_u64(s, c++, m->device);
@@ -292,7 +307,9 @@ static gw_status put_memcpy(void *ctx, uint32_t pid, const struct gw_wire_memcpy
 
 static gw_status put_memset(void *ctx, uint32_t pid, const struct gw_wire_memset *m) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_MEMSET];
+  sqlite3_stmt *s = stmt_of(st, ST_MEMSET);
+  if (!s)
+    return GW_EIO;
   int c = 1;
   bind_u64(s, c++, pid);
   bind_u64(s, c++, m->device);
@@ -309,7 +326,9 @@ static gw_status put_memset(void *ctx, uint32_t pid, const struct gw_wire_memset
 
 static gw_status put_sync(void *ctx, uint32_t pid, const struct gw_wire_sync *y) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_SYNC];
+  sqlite3_stmt *s = stmt_of(st, ST_SYNC);
+  if (!s)
+    return GW_EIO;
   int c = 1;
   bind_u64(s, c++, pid);
   bind_u64(s, c++, y->context);
@@ -335,7 +354,10 @@ static void bind_api(sqlite3_stmt *s, int c, uint32_t pid, const struct gw_wire_
 
 static gw_status put_api(void *ctx, uint32_t pid, const struct gw_wire_api *a) {
   struct gw_store_trace *st = ctx;
-  bind_api(st->stmt[ST_API], 1, pid, a);
+  sqlite3_stmt *s = stmt_of(st, ST_API);
+  if (!s)
+    return GW_EIO;
+  bind_api(s, 1, pid, a);
   return step(st, ST_API);
 }
 
@@ -351,13 +373,18 @@ static void bind_marker(sqlite3_stmt *s, int c, uint32_t pid, const struct gw_wi
 
 static gw_status put_marker(void *ctx, uint32_t pid, const struct gw_wire_marker *m) {
   struct gw_store_trace *st = ctx;
-  bind_marker(st->stmt[ST_MARKER], 1, pid, m);
+  sqlite3_stmt *s = stmt_of(st, ST_MARKER);
+  if (!s)
+    return GW_EIO;
+  bind_marker(s, 1, pid, m);
   return step(st, ST_MARKER);
 }
 
 static gw_status put_memory(void *ctx, uint32_t pid, const struct gw_wire_memory *m) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_MEMORY];
+  sqlite3_stmt *s = stmt_of(st, ST_MEMORY);
+  if (!s)
+    return GW_EIO;
   int c = 1;
   bind_u64(s, c++, pid);
   bind_u64(s, c++, m->device);
@@ -374,7 +401,9 @@ static gw_status put_memory(void *ctx, uint32_t pid, const struct gw_wire_memory
 
 static gw_status put_window(void *ctx, uint32_t pid, const struct gw_wire_window *w) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_WINDOW];
+  sqlite3_stmt *s = stmt_of(st, ST_WINDOW);
+  if (!s)
+    return GW_EIO;
   bind_u64(s, 1, pid);
   bind_u64(s, 2, w->start_ns);
   bind_u64(s, 3, w->end_ns);
@@ -385,7 +414,9 @@ static gw_status put_window(void *ctx, uint32_t pid, const struct gw_wire_window
 
 static gw_status put_launch_count(void *ctx, uint32_t pid, const struct gw_wire_launch_count *l) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_LAUNCH_COUNT];
+  sqlite3_stmt *s = stmt_of(st, ST_LAUNCH_COUNT);
+  if (!s)
+    return GW_EIO;
   bind_u64(s, 1, pid);
   bind_u64(s, 2, l->start_ns);
   bind_u64(s, 3, l->end_ns);
@@ -396,7 +427,9 @@ static gw_status put_launch_count(void *ctx, uint32_t pid, const struct gw_wire_
 
 static gw_status put_dropped(void *ctx, uint32_t pid, const struct gw_wire_dropped *d) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_DROPPED];
+  sqlite3_stmt *s = stmt_of(st, ST_DROPPED);
+  if (!s)
+    return GW_EIO;
   bind_u64(s, 1, pid);
   bind_u64(s, 2, d->t_ns);
   bind_u64(s, 3, d->cupti_dropped_records);
@@ -407,7 +440,9 @@ static gw_status put_dropped(void *ctx, uint32_t pid, const struct gw_wire_dropp
 static gw_status put_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, const char *text, uint32_t len) {
   static const char *const levels[] = {"info", "warn", "error"};
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_NOTE];
+  sqlite3_stmt *s = stmt_of(st, ST_NOTE);
+  if (!s)
+    return GW_EIO;
   bind_u64(s, 1, n->t_ns);
   bind_u64(s, 2, pid);
   bind_str(s, 3, levels[n->level <= GW_WIRE_NOTE_ERROR ? n->level : GW_WIRE_NOTE_ERROR]);
@@ -417,7 +452,9 @@ static gw_status put_note(void *ctx, uint32_t pid, const struct gw_wire_note *n,
 
 static gw_status put_overhead(void *ctx, uint32_t pid, const struct gw_wire_overhead *o) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_OVERHEAD];
+  sqlite3_stmt *s = stmt_of(st, ST_OVERHEAD);
+  if (!s)
+    return GW_EIO;
   bind_u64(s, 1, pid);
   bind_u64(s, 2, o->start_ns);
   bind_u64(s, 3, o->end_ns);
@@ -429,7 +466,9 @@ static gw_status put_overhead(void *ctx, uint32_t pid, const struct gw_wire_over
 
 static gw_status put_graph(void *ctx, uint32_t pid, const struct gw_wire_graph *g) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_GRAPH];
+  sqlite3_stmt *s = stmt_of(st, ST_GRAPH);
+  if (!s)
+    return GW_EIO;
   int c = 1;
   bind_u64(s, c++, pid);
   bind_u64(s, c++, g->device);
@@ -450,7 +489,9 @@ static void bind_known(sqlite3_stmt *s, int col, uint64_t v) {
 
 static gw_status put_device(void *ctx, uint32_t pid, const struct gw_wire_device *d) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_DEVICE];
+  sqlite3_stmt *s = stmt_of(st, ST_DEVICE);
+  if (!s)
+    return GW_EIO;
   int c = 1;
   bind_u64(s, c++, pid);
   bind_u64(s, c++, d->device);
@@ -471,7 +512,9 @@ static gw_status put_device(void *ctx, uint32_t pid, const struct gw_wire_device
 
 static gw_status put_pm_sample(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *m) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_PM_SAMPLE];
+  sqlite3_stmt *s = stmt_of(st, ST_PM_SAMPLE);
+  if (!s)
+    return GW_EIO;
   bind_u64(s, 1, pid);
   bind_u64(s, 2, m->device);
   bind_u64(s, 3, m->start_ns);
@@ -507,8 +550,32 @@ struct gw_trace_callbacks gw_store_trace_callbacks(struct gw_store_trace *st) {
 
 /* ---- batched inserts ---- */
 
+/* The batched insert of b, prepared at its first full batch: the
+ * single-row text with its "(?,...)" repeated BATCH_ROWS times. */
+static sqlite3_stmt *multi_of(struct gw_store_trace *st, enum batch_id b) {
+  if (st->multi[b])
+    return st->multi[b];
+  const char *one = INSERT_SQL[BATCH_STMT[b]], *group = strchr(one, '(');
+  size_t group_len = strlen(group), cap = strlen(one) + (size_t)BATCH_ROWS * (group_len + 1) + 1;
+  char *sql = gw_xcalloc(1, cap);
+  size_t len = strlen(one);
+  memcpy(sql, one, len);
+  for (int i = 1; i < BATCH_ROWS; i++) {
+    sql[len++] = ',';
+    memcpy(sql + len, group, group_len);
+    len += group_len;
+  }
+  if (sqlite3_prepare_v3(st->db, sql, (int)len, SQLITE_PREPARE_PERSISTENT, &st->multi[b], NULL) != SQLITE_OK) {
+    gw_err_set(&st->last_err, "cannot prepare the batched \"%s\": %s", one, sqlite3_errmsg(st->db));
+    sqlite3_finalize(st->multi[b]);
+    st->multi[b] = NULL;
+  }
+  free(sql);
+  return st->multi[b];
+}
+
 static gw_status step_multi(struct gw_store_trace *st, enum batch_id b) {
-  sqlite3_stmt *s = st->multi[b];
+  sqlite3_stmt *s = st->multi[b]; /* prepared by the multi_of before the binds */
   int rc = sqlite3_step(s);
   sqlite3_reset(s);
   sqlite3_clear_bindings(s);
@@ -527,8 +594,11 @@ static gw_status put_kernel_batched(void *ctx, uint32_t pid, const struct gw_wir
   if (++st->pending[B_KERNEL] < BATCH_ROWS)
     return GW_OK;
   st->pending[B_KERNEL] = 0;
+  sqlite3_stmt *s = multi_of(st, B_KERNEL);
+  if (!s)
+    return GW_EIO;
   for (int i = 0; i < BATCH_ROWS; i++)
-    bind_kernel(st->multi[B_KERNEL], 1 + i * BATCH_COLS[B_KERNEL], st->kernels[i].pid, &st->kernels[i].r);
+    bind_kernel(s, 1 + i * BATCH_COLS[B_KERNEL], st->kernels[i].pid, &st->kernels[i].r);
   return step_multi(st, B_KERNEL);
 }
 
@@ -539,8 +609,11 @@ static gw_status put_api_batched(void *ctx, uint32_t pid, const struct gw_wire_a
   if (++st->pending[B_API] < BATCH_ROWS)
     return GW_OK;
   st->pending[B_API] = 0;
+  sqlite3_stmt *s = multi_of(st, B_API);
+  if (!s)
+    return GW_EIO;
   for (int i = 0; i < BATCH_ROWS; i++)
-    bind_api(st->multi[B_API], 1 + i * BATCH_COLS[B_API], st->apis[i].pid, &st->apis[i].r);
+    bind_api(s, 1 + i * BATCH_COLS[B_API], st->apis[i].pid, &st->apis[i].r);
   return step_multi(st, B_API);
 }
 
@@ -551,8 +624,11 @@ static gw_status put_marker_batched(void *ctx, uint32_t pid, const struct gw_wir
   if (++st->pending[B_MARKER] < BATCH_ROWS)
     return GW_OK;
   st->pending[B_MARKER] = 0;
+  sqlite3_stmt *s = multi_of(st, B_MARKER);
+  if (!s)
+    return GW_EIO;
   for (int i = 0; i < BATCH_ROWS; i++)
-    bind_marker(st->multi[B_MARKER], 1 + i * BATCH_COLS[B_MARKER], st->markers[i].pid, &st->markers[i].r);
+    bind_marker(s, 1 + i * BATCH_COLS[B_MARKER], st->markers[i].pid, &st->markers[i].r);
   return step_multi(st, B_MARKER);
 }
 
