@@ -237,11 +237,12 @@ static gw_status kineto_meta(struct gw_import_sink *sink, int i, const struct ra
   return rc;
 }
 
-static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_import_sink *sink,
-                               const struct gw_import_opts *opts, struct gw_import_summary *sum, struct gw_err *err) {
+/* The headers of the Kineto traces, before any recording is made (a file
+ * that is no trace is refused without one): ranks decide the order, so GPU
+ * numbering and the rank whose steps fill the step table do not depend on
+ * file names. */
+static gw_status prescan_kineto(struct rank_input *inputs, int n, struct gw_err *err) {
   gw_status rc = GW_OK;
-  /* the headers first: ranks decide the order, so GPU numbering and the
-   * rank whose steps fill the step table do not depend on file names */
   for (int i = 0; i < n && !rc; i++) {
     struct gw_input in;
     if ((rc = open_source(&inputs[i].src, &in, err)))
@@ -261,6 +262,13 @@ static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_impor
                  inputs[i].path, inputs[i].info.rank);
       return GW_EINPUT;
     }
+  return GW_OK;
+}
+
+/* The traces prescan_kineto ordered, into the sink. */
+static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_import_sink *sink,
+                               const struct gw_import_opts *opts, struct gw_import_summary *sum, struct gw_err *err) {
+  gw_status rc = GW_OK;
   uint64_t kernel_events = 0;
   int64_t world = 0;
   for (int i = 0; i < n && !rc; i++) {
@@ -522,6 +530,8 @@ static int run_import(const struct source *src, int is_dir, enum gw_import_forma
   } else if (!is_memory_path(output)) {
     rc = gw_store_check_replace(output, opts && opts->force, &err);
   }
+  if (!rc && fmt == GW_IMPORT_KINETO)
+    rc = prescan_kineto(inputs, ninputs, &err);
   if (rc) {
     free(inputs);
     return finish_error(&err, errbuf, errcap);
