@@ -6,6 +6,8 @@
  * Input: entries "== relative/path\n" followed by the file's bytes up to the
  * next "\n== " or the end. The entry "== @next" takes a sample and lets the
  * files after it change the tree for the next one (time moves 1 s). */
+#include <errno.h>
+
 #include "fuzz_util.h"
 #include "sources/host.h"
 
@@ -38,12 +40,67 @@ static int safe_path(const char *p, size_t len) {
   return 1;
 }
 
-static void make_parents(char *path) {
-  for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+/* What this input made under the root, so that the next input starts from
+ * an empty root by removing just that (walking and removing the whole tree
+ * took a quarter of an input's time). */
+static struct {
+  char **path;
+  size_t n, cap;
+} made_files, made_dirs;
+
+static void remember(char ***list, size_t *n, size_t *cap, const char *path) {
+  if (*n == *cap) {
+    *cap = *cap ? *cap * 2 : 64;
+    *list = realloc(*list, *cap * sizeof **list);
+    if (!*list)
+      abort();
+  }
+  (*list)[(*n)++] = strdup(path);
+}
+
+/* The folders of path below the root (whose own length is root_len). */
+static void make_parents(char *path, size_t root_len) {
+  for (char *s = strchr(path + root_len + 1, '/'); s; s = strchr(s + 1, '/')) {
     *s = '\0';
-    mkdir(path, 0700);
+    if (mkdir(path, 0700) == 0)
+      remember(&made_dirs.path, &made_dirs.n, &made_dirs.cap, path);
     *s = '/';
   }
+}
+
+/* The input's file at path; its folders are made only when the file
+ * cannot be made without them. A path that is already a folder (or under a
+ * file) is skipped. */
+static void put_file(char *path, size_t root_len, const char *body, size_t len) {
+  if (fuzz_try_write_file(path, body, len) != 0) {
+    if (errno != ENOENT)
+      return;
+    make_parents(path, root_len);
+    if (fuzz_try_write_file(path, body, len) != 0)
+      return;
+  }
+  remember(&made_files.path, &made_files.n, &made_files.cap, path);
+}
+
+/* The root emptied of what the last input made: its files, then its
+ * folders deepest first; the whole tree is walked only when that leaves
+ * something behind. */
+static void empty_root(const char *root) {
+  int clean = 1;
+  for (size_t i = 0; i < made_files.n; i++) {
+    if (unlink(made_files.path[i]) != 0 && errno != ENOENT)
+      clean = 0;
+    free(made_files.path[i]);
+  }
+  for (size_t i = made_dirs.n; i-- > 0;) {
+    if (rmdir(made_dirs.path[i]) != 0)
+      clean = 0;
+    free(made_dirs.path[i]);
+  }
+  made_files.n = made_dirs.n = 0;
+  if (!clean || rmdir(root) != 0)
+    nftw(root, fuzz_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  mkdir(root, 0700);
 }
 
 /* A share of time: 0..100 %, never NaN (it is stored and charted). */
@@ -89,8 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char root[512];
   if (!root[0])
     fuzz_path(root, sizeof root, "host-root");
-  nftw(root, fuzz_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  mkdir(root, 0700);
+  empty_root(root);
 
   struct gw_host *h = NULL;
   int64_t t_ns = 1700000000000000000LL;
@@ -104,8 +160,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t name_len = (size_t)((nl ? nl : end) - name);
     const char *body = nl ? nl + 1 : end;
     const char *next = body;
-    while (next < end && !(end - next >= 4 && memcmp(next, "\n== ", 4) == 0))
+    /* the next "\n== " (memchr: a memcmp per byte was a tenth of the time) */
+    while ((next = memchr(next, '\n', (size_t)(end - next))) && !(end - next >= 4 && memcmp(next, "\n== ", 4) == 0))
       next++;
+    if (!next)
+      next = end;
     const char *body_end = next;
     p = next < end ? next + 1 : end;
     entries++;
@@ -118,9 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       continue;
     char path[800];
     snprintf(path, sizeof path, "%s/%.*s", root, (int)name_len, name);
-    make_parents(path);
-    /* A path that is already a folder (or under a file) is skipped. */
-    (void)fuzz_try_write_file(path, body, (size_t)(body_end - body));
+    put_file(path, strlen(root), body, (size_t)(body_end - body));
   }
   /* Two samples at least, so rates are computed. */
   while (samples < 2 && take_sample(&h, root, &t_ns, samples) == 0)

@@ -237,11 +237,12 @@ static gw_status kineto_meta(struct gw_import_sink *sink, int i, const struct ra
   return rc;
 }
 
-static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_import_sink *sink,
-                               const struct gw_import_opts *opts, struct gw_import_summary *sum, struct gw_err *err) {
+/* The headers of the Kineto traces, before any recording is made (a file
+ * that is no trace is refused without one): ranks decide the order, so GPU
+ * numbering and the rank whose steps fill the step table do not depend on
+ * file names. */
+static gw_status prescan_kineto(struct rank_input *inputs, int n, struct gw_err *err) {
   gw_status rc = GW_OK;
-  /* the headers first: ranks decide the order, so GPU numbering and the
-   * rank whose steps fill the step table do not depend on file names */
   for (int i = 0; i < n && !rc; i++) {
     struct gw_input in;
     if ((rc = open_source(&inputs[i].src, &in, err)))
@@ -261,6 +262,13 @@ static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_impor
                  inputs[i].path, inputs[i].info.rank);
       return GW_EINPUT;
     }
+  return GW_OK;
+}
+
+/* The traces prescan_kineto ordered, into the sink. */
+static gw_status import_kineto(struct rank_input *inputs, int n, struct gw_import_sink *sink,
+                               const struct gw_import_opts *opts, struct gw_import_summary *sum, struct gw_err *err) {
+  gw_status rc = GW_OK;
   uint64_t kernel_events = 0;
   int64_t world = 0;
   for (int i = 0; i < n && !rc; i++) {
@@ -421,14 +429,24 @@ static gw_status import_smi(const struct source *src, struct gw_import_sink *sin
   return rc;
 }
 
-static gw_status import_nsys(const struct source *src, struct gw_import_sink *sink, struct gw_import_summary *sum,
-                             struct gw_err *err) {
-  struct gw_nsys_db *db = NULL;
+/* The export opened and checked before any recording is made: a file
+ * that is no export is refused without one. */
+static gw_status open_nsys(const struct source *src, struct gw_nsys_db **db, struct gw_err *err) {
   const char *name = src->path ? src->path : src->name;
-  gw_status rc = src->path ? gw_nsys_db_open_file(&db, src->path, name, err)
-                           : gw_nsys_db_open_bytes(&db, src->data, src->len, name, err);
-  if (rc)
-    return rc;
+  gw_status rc = src->path ? gw_nsys_db_open_file(db, src->path, name, err)
+                           : gw_nsys_db_open_bytes(db, src->data, src->len, name, err);
+  if (!rc && (rc = gw_nsys_db_check(*db, err))) {
+    gw_nsys_db_close(*db);
+    *db = NULL;
+  }
+  return rc;
+}
+
+/* The export open_nsys opened into the sink; closes db. */
+static gw_status import_nsys(const struct source *src, struct gw_nsys_db *db, struct gw_import_sink *sink,
+                             struct gw_import_summary *sum, struct gw_err *err) {
+  const char *name = src->path ? src->path : src->name;
+  gw_status rc;
   struct gw_nsys_result res;
   if ((rc = gw_nsys_import(db, name, sink, &res, err)) == GW_OK) {
     rc = gw_sink_meta(sink, "input.0.file", name, err);
@@ -522,12 +540,19 @@ static int run_import(const struct source *src, int is_dir, enum gw_import_forma
   } else if (!is_memory_path(output)) {
     rc = gw_store_check_replace(output, opts && opts->force, &err);
   }
+  /* the input is read far enough to know it is one before a recording is made */
+  struct gw_nsys_db *nsys_db = NULL;
+  if (!rc && fmt == GW_IMPORT_KINETO)
+    rc = prescan_kineto(inputs, ninputs, &err);
+  if (!rc && fmt == GW_IMPORT_NSYS)
+    rc = open_nsys(src, &nsys_db, &err);
   if (rc) {
     free(inputs);
     return finish_error(&err, errbuf, errcap);
   }
   if ((rc = output_begin(&out, output, &err)) || (rc = gw_sink_open(&sink, out.temp, source_name, &err))) {
     free(inputs);
+    gw_nsys_db_close(nsys_db);
     return finish_error(&err, errbuf, errcap);
   }
   switch (fmt) {
@@ -535,7 +560,7 @@ static int run_import(const struct source *src, int is_dir, enum gw_import_forma
     rc = import_kineto(inputs, ninputs, sink, opts, sum, &err);
     break;
   case GW_IMPORT_NSYS:
-    rc = import_nsys(src, sink, sum, &err);
+    rc = import_nsys(src, nsys_db, sink, sum, &err);
     break;
   default:
     rc = import_smi(src, sink, opts, sum, &err);

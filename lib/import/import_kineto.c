@@ -1248,7 +1248,13 @@ static const struct gw_json_callbacks CALLBACKS = {
 static gw_status parse_stream(struct gw_input *in, struct parser *p) {
   struct gw_err *err = p->err;
   size_t cap_bytes = CHUNK_BYTES, keep_bytes = 0;
-  unsigned char *buf = gw_xcalloc(1, cap_bytes);
+  /* A plain input smaller than a chunk gets a buffer of its size (the
+   * reads go on in pieces of it if the file grows): a megabyte per parse
+   * cost more than parsing a small trace. Not cleared: only the n bytes
+   * read are parsed. */
+  if (!in->is_gzip && in->total_bytes < CHUNK_BYTES)
+    cap_bytes = in->total_bytes < 4096 ? 4096 : (size_t)in->total_bytes + 1;
+  unsigned char *buf = gw_xrealloc(NULL, cap_bytes);
   p->j = gw_json_new(&CALLBACKS, p, MAX_DEPTH);
   gw_status rc = GW_OK;
   uint64_t total_bytes = 0;

@@ -123,18 +123,26 @@ static void *writer_main(void *arg) {
   return NULL;
 }
 
+/* A batch's memory, taken when the parser first fills it: a small trace
+ * fills one of the four, and clearing 5 MiB per import cost more than
+ * importing it. Not cleared: slot() and put_name() write what is read. */
+static struct batch *batch_ready(struct batch *b) {
+  if (!b->ops) {
+    b->ops = gw_xrealloc(NULL, BATCH_OPS * sizeof(struct op));
+    b->arena = gw_xrealloc(NULL, BATCH_ARENA_BYTES);
+  }
+  return b;
+}
+
 gw_status gw_pipe_start(struct gw_pipe **out, struct gw_import_sink *sink, struct gw_err *err) {
   *out = NULL;
   struct gw_pipe *p = gw_xcalloc(1, sizeof *p);
   p->sink = sink;
-  for (int i = 0; i < NBATCHES; i++) {
-    p->batches[i].ops = gw_xcalloc(BATCH_OPS, sizeof(struct op));
-    p->batches[i].arena = gw_xcalloc(1, BATCH_ARENA_BYTES);
+  for (int i = 0; i < NBATCHES; i++)
     p->free_list[p->nfree++] = i;
-  }
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
-  p->cur = &p->batches[p->free_list[--p->nfree]];
+  p->cur = batch_ready(&p->batches[p->free_list[--p->nfree]]);
   if (pthread_create(&p->thread, NULL, writer_main, p) != 0) {
     gw_err_set(err, _("cannot start the writer thread"));
     for (int i = 0; i < NBATCHES; i++) {
@@ -157,7 +165,7 @@ static gw_status swap_batch(struct gw_pipe *p) {
   pthread_cond_broadcast(&p->cv);
   while (p->nfree == 0)
     pthread_cond_wait(&p->cv, &p->mu);
-  p->cur = &p->batches[p->free_list[--p->nfree]];
+  p->cur = batch_ready(&p->batches[p->free_list[--p->nfree]]);
   gw_status rc = p->writer_rc;
   pthread_mutex_unlock(&p->mu);
   return rc;

@@ -1124,8 +1124,19 @@ void gw_host_info(struct gw_host *h, struct gw_host_info *out) {
   if (read_line_at(h->root, "/proc/sys/kernel/osrelease", out->kernel, sizeof out->kernel) != 0 && have_uts)
     gw_strlcpy(out->kernel, uts.release, sizeof out->kernel);
 
-  char *cpuinfo = gw_xcalloc(1, GW_HOST_CPUINFO_CAP);
-  if (gw_read_file_at(h->root, "/proc/cpuinfo", cpuinfo, GW_HOST_CPUINFO_CAP, NULL) >= 0)
+  /* A buffer that doubles while the file fills it, up to the cap: cpuinfo
+   * is some 1.5 KiB a logical CPU, and taking the full 8 MiB cost more than
+   * the rest of a small host's sample. /proc files have no size to ask. */
+  char *cpuinfo = NULL;
+  long cpuinfo_len = -1;
+  for (size_t cap = 64 * 1024;; cap *= 2) {
+    int truncated = 0;
+    cpuinfo = gw_xrealloc(cpuinfo, cap);
+    cpuinfo_len = gw_read_file_at(h->root, "/proc/cpuinfo", cpuinfo, cap, &truncated);
+    if (cpuinfo_len < 0 || !truncated || cap >= GW_HOST_CPUINFO_CAP)
+      break;
+  }
+  if (cpuinfo_len >= 0)
     parse_cpuinfo(cpuinfo, out);
   free(cpuinfo);
   if (out->logical_cpus <= 0 && gw_read_file_at(h->root, "/proc/stat", h->buf, GW_HOST_READ_CAP, NULL) >= 0) {

@@ -87,7 +87,16 @@ const char *gw_nsys_db_missing(const struct gw_nsys_db *x) {
   return x->missing;
 }
 
+/* 1 when table is a table of the main database, from SQLite's parsed
+ * schema: no statement to prepare (an import asks dozens of times). Views
+ * are not tables there, so the callers below ask SQL when this says no. */
+static int is_table(struct gw_nsys_db *x, const char *table) {
+  return sqlite3_table_column_metadata(x->db, "main", table, NULL, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
+}
+
 int gw_nsys_db_has_table(struct gw_nsys_db *x, const char *table) {
+  if (is_table(x, table))
+    return 1;
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(x->db,
                          "SELECT 1 FROM sqlite_master WHERE type IN "
@@ -101,6 +110,8 @@ int gw_nsys_db_has_table(struct gw_nsys_db *x, const char *table) {
 }
 
 int gw_nsys_db_has_column(struct gw_nsys_db *x, const char *table, const char *col) {
+  if (is_table(x, table)) /* names compare without case, as the queries that follow resolve them */
+    return sqlite3_table_column_metadata(x->db, "main", table, col, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(x->db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &s, NULL) != SQLITE_OK)
     return 0;

@@ -161,18 +161,19 @@ static gw_status exec(struct gw_store *st, const char *sql, struct gw_err *err) 
   return GW_OK;
 }
 
-static gw_status prepare_all(struct gw_store *st, struct gw_err *err) {
-  static char fast_sql[4096], slow_sql[4096];
-  if (metric_table_sql(GW_TABLE_FAST, 1, fast_sql, sizeof fast_sql) ||
-      metric_table_sql(GW_TABLE_SLOW, 1, slow_sql, sizeof slow_sql)) {
-    gw_err_set(err, "internal: metric insert statement too long");
-    return GW_ERR;
-  }
+/* The statement of id, prepared at its first use: an import or a short
+ * recording writes a few of the tables, and preparing every insert at
+ * create took much of a small import's time. NULL when SQLite refuses it
+ * (sqlite3_errmsg says why). */
+static sqlite3_stmt *stmt_of(struct gw_store *st, enum stmt_id id) {
+  if (st->stmt[id])
+    return st->stmt[id];
+  char metric_sql[4096];
   const char *sql[S_COUNT] = {
       [S_BEGIN] = "BEGIN",
       [S_COMMIT] = "COMMIT",
-      [S_GPU_FAST] = fast_sql,
-      [S_GPU_SLOW] = slow_sql,
+      [S_GPU_FAST] = metric_sql,
+      [S_GPU_SLOW] = metric_sql,
       [S_GPU_PROC] = "INSERT INTO gpu_proc VALUES (?,?,?,?,?,?)",
       [S_HOST] = "INSERT INTO host_sample VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
       [S_CPU] = "INSERT INTO cpu_sample VALUES (?,?,?,?,?,?,?)",
@@ -183,8 +184,21 @@ static gw_status prepare_all(struct gw_store *st, struct gw_err *err) {
       [S_ENV] = "INSERT OR REPLACE INTO env VALUES (?,?)",
       [S_META] = "INSERT OR REPLACE INTO meta VALUES (?,?)",
   };
+  if ((id == S_GPU_FAST || id == S_GPU_SLOW) &&
+      metric_table_sql(id == S_GPU_FAST ? GW_TABLE_FAST : GW_TABLE_SLOW, 1, metric_sql, sizeof metric_sql))
+    return NULL; /* cannot happen: the statement fits (the write tests cover every metric) */
+  if (sqlite3_prepare_v3(st->db, sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[id], NULL) != SQLITE_OK) {
+    sqlite3_finalize(st->stmt[id]);
+    st->stmt[id] = NULL;
+  }
+  return st->stmt[id];
+}
+
+/* Every statement now: a read-write open of an existing recording fails
+ * at once when one of its tables is missing or damaged. */
+static gw_status prepare_all(struct gw_store *st, struct gw_err *err) {
   for (int i = 0; i < S_COUNT; i++)
-    if (sqlite3_prepare_v3(st->db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i], NULL) != SQLITE_OK)
+    if (!stmt_of(st, (enum stmt_id)i))
       return fail_db(st, err, "prepare");
   return GW_OK;
 }
@@ -287,9 +301,8 @@ gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err
     rc = fail_db(st, err, "cannot create recording");
     goto fail;
   }
+  /* the insert statements are prepared at their first row (stmt_of) */
   if ((rc = new_schema(st, in_memory, err)))
-    goto fail;
-  if ((rc = prepare_all(st, err)))
     goto fail;
   *out = st;
   return GW_OK;
@@ -620,7 +633,9 @@ static gw_status ensure_txn(struct gw_store *st) {
     st->in_txn = 0;
   if (st->in_txn)
     return GW_OK;
-  sqlite3_stmt *s = st->stmt[S_BEGIN];
+  sqlite3_stmt *s = stmt_of(st, S_BEGIN);
+  if (!s)
+    return GW_EIO;
   int rc = sqlite3_step(s);
   sqlite3_reset(s);
   if (rc != SQLITE_DONE)
@@ -633,7 +648,9 @@ static gw_status ensure_txn(struct gw_store *st) {
 gw_status gw_store_commit(struct gw_store *st) {
   if (!st->in_txn)
     return GW_OK;
-  sqlite3_stmt *s = st->stmt[S_COMMIT];
+  sqlite3_stmt *s = stmt_of(st, S_COMMIT);
+  if (!s)
+    return GW_EIO;
   int rc = sqlite3_step(s);
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) {
@@ -740,7 +757,9 @@ static gw_status put_pair(struct gw_store *st, enum stmt_id id, const char *a, c
   gw_status rc = ensure_txn(st);
   if (rc)
     return rc;
-  sqlite3_stmt *s = st->stmt[id];
+  sqlite3_stmt *s = stmt_of(st, id);
+  if (!s)
+    return GW_EIO;
   bind_text(s, 1, a);
   bind_text(s, 2, b);
   return run_stmt(s);
@@ -788,7 +807,9 @@ gw_status gw_store_put_gpu_info(struct gw_store *st, const struct gw_gpu_info *g
 }
 
 static gw_status put_metric_row(struct gw_store *st, const struct gw_gpu_sample *g, enum gw_metric_table table) {
-  sqlite3_stmt *s = st->stmt[table == GW_TABLE_FAST ? S_GPU_FAST : S_GPU_SLOW];
+  sqlite3_stmt *s = stmt_of(st, table == GW_TABLE_FAST ? S_GPU_FAST : S_GPU_SLOW);
+  if (!s)
+    return GW_EIO;
   int i = 1;
   sqlite3_bind_int64(s, i++, g->t_ns);
   sqlite3_bind_int(s, i++, (int)g->gpu);
@@ -817,7 +838,9 @@ gw_status gw_store_put_gpu_proc(struct gw_store *st, const struct gw_gpu_proc *p
   gw_status rc = ensure_txn(st);
   if (rc)
     return rc;
-  sqlite3_stmt *s = st->stmt[S_GPU_PROC];
+  sqlite3_stmt *s = stmt_of(st, S_GPU_PROC);
+  if (!s)
+    return GW_EIO;
   sqlite3_bind_int64(s, 1, p->t_ns);
   sqlite3_bind_int(s, 2, (int)p->gpu);
   sqlite3_bind_int(s, 3, p->pid);
@@ -831,7 +854,9 @@ gw_status gw_store_put_gpu_proc(struct gw_store *st, const struct gw_gpu_proc *p
 }
 
 static gw_status put_cpu(struct gw_store *st, int64_t t_ns, const struct gw_cpu_sample *c) {
-  sqlite3_stmt *s = st->stmt[S_CPU];
+  sqlite3_stmt *s = stmt_of(st, S_CPU);
+  if (!s)
+    return GW_EIO;
   sqlite3_bind_int64(s, 1, t_ns);
   sqlite3_bind_int(s, 2, c->core);
   sqlite3_bind_double(s, 3, c->busy_pct);
@@ -850,7 +875,9 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
   int psi_cpu = (h->valid >> GW_H_PSI_CPU) & 1, psi_mem = (h->valid >> GW_H_PSI_MEM) & 1;
   int psi_io = (h->valid >> GW_H_PSI_IO) & 1, power = (h->valid >> GW_H_POWER) & 1;
   int load = (h->valid >> GW_H_LOAD) & 1;
-  sqlite3_stmt *s = st->stmt[S_HOST];
+  sqlite3_stmt *s = stmt_of(st, S_HOST);
+  if (!s)
+    return GW_EIO;
   int i = 1;
   sqlite3_bind_int64(s, i++, h->t_ns);
   bind_opt_double(s, i++, cpu, h->total.busy_pct);
@@ -880,7 +907,8 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
   for (int p = 0; p < h->nprocs && !rc; p++) {
     const struct gw_proc_sample *ps = &h->procs[p];
     char state[2] = {ps->state, 0};
-    s = st->stmt[S_PROC];
+    if (!(s = stmt_of(st, S_PROC)))
+      return GW_EIO;
     sqlite3_bind_int64(s, 1, h->t_ns);
     sqlite3_bind_int(s, 2, ps->pid);
     sqlite3_bind_int(s, 3, ps->ppid);
@@ -898,7 +926,8 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
   if (cpu)
     for (int d = 0; d < h->ndisks && !rc; d++) {
       const struct gw_disk_sample *ds = &h->disks[d];
-      s = st->stmt[S_DISK];
+      if (!(s = stmt_of(st, S_DISK)))
+        return GW_EIO;
       sqlite3_bind_int64(s, 1, h->t_ns);
       bind_text(s, 2, ds->name);
       sqlite3_bind_double(s, 3, ds->util_pct);
@@ -917,7 +946,9 @@ gw_status gw_store_put_event(struct gw_store *st, const struct gw_event *ev) {
   gw_status rc = ensure_txn(st);
   if (rc)
     return rc;
-  sqlite3_stmt *s = st->stmt[S_EVENT];
+  sqlite3_stmt *s = stmt_of(st, S_EVENT);
+  if (!s)
+    return GW_EIO;
   sqlite3_bind_int64(s, 1, ev->t_ns);
   bind_text(s, 2, ev->kind ? ev->kind : "note");
   bind_opt_int(s, 3, ev->gpu >= 0, ev->gpu);
@@ -931,7 +962,9 @@ gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_n
   gw_status rc = ensure_txn(st);
   if (rc)
     return rc;
-  sqlite3_stmt *s = st->stmt[S_STEP];
+  sqlite3_stmt *s = stmt_of(st, S_STEP);
+  if (!s)
+    return GW_EIO;
   sqlite3_bind_int64(s, 1, start_ns);
   sqlite3_bind_int64(s, 2, end_ns);
   sqlite3_bind_int64(s, 3, step);
@@ -939,26 +972,18 @@ gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_n
   return run_stmt(s);
 }
 
+/* Both read SQLite's parsed schema (sqlite3_table_column_metadata) rather
+ * than preparing a query on sqlite_master or pragma_table_info: the loader
+ * asks some 25 times per report, and each prepare parses and compiles SQL.
+ * Only tables of the main database count (a view is not a table); names
+ * compare without case, as SQL itself resolves them. */
 int gw_store_table_exists(sqlite3 *db, const char *name) {
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
+  return name && sqlite3_table_column_metadata(db, "main", name, NULL, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
 }
 
 int gw_store_column_exists(sqlite3 *db, const char *table, const char *column) {
-  sqlite3_stmt *s = NULL;
-  int found = 0;
-  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &s, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, column, -1, SQLITE_STATIC);
-    found = sqlite3_step(s) == SQLITE_ROW;
-  }
-  sqlite3_finalize(s);
-  return found;
+  return table && column &&
+         sqlite3_table_column_metadata(db, "main", table, column, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
 }
 
 int gw_store_file_is_recording(const char *path) {

@@ -221,48 +221,6 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
   return GW_OK;
 }
 
-static int column_exists(sqlite3 *db, const char *table, const char *col) {
-  char sql[128];
-  snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, col, -1, SQLITE_STATIC);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
-}
-
-/* The column names of a table, read once: asking SQLite column by column
- * (a pragma_table_info query prepared per metric) cost more than loading
- * a small recording's rows. */
-struct column_set {
-  int n;
-  char names[96][48];
-};
-
-static void column_set_read(sqlite3 *db, const char *table, struct column_set *cs) {
-  char sql[128];
-  cs->n = 0;
-  snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')", table);
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-    return;
-  while (sqlite3_step(s) == SQLITE_ROW && cs->n < (int)(sizeof cs->names / sizeof cs->names[0])) {
-    const unsigned char *name = sqlite3_column_text(s, 0);
-    if (name)
-      gw_strlcpy(cs->names[cs->n++], (const char *)name, sizeof cs->names[0]);
-  }
-  sqlite3_finalize(s);
-}
-
-static int column_set_has(const struct column_set *cs, const char *name) {
-  for (int i = 0; i < cs->n; i++)
-    if (strcmp(cs->names[i], name) == 0)
-      return 1;
-  return 0;
-}
-
 /* Load one metric table (gpu_sample or gpu_health) of one GPU. A column the
  * file lacks reads as NULL: a metric may have moved between the fast and the
  * slow table since the file was written (energy_mj did). */
@@ -272,25 +230,23 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
   char sql[4096];
   size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT t_ns");
   int cols[GW_GPU_NMETRICS], ncols = 0;
-  struct column_set *here = gw_xcalloc(2, sizeof *here), *other = here + 1;
-  column_set_read(db, tname, here);
-  column_set_read(db, table == GW_TABLE_FAST ? "gpu_health" : "gpu_sample", other);
+  const char *other = table == GW_TABLE_FAST ? "gpu_health" : "gpu_sample";
   for (int m = 0; m < GW_GPU_NMETRICS; m++) {
     if (gw_gpu_metric_info[m].table != table)
       continue;
     const char *id = gw_gpu_metric_info[m].id;
-    int present = column_set_has(here, id);
+    /* SQLite's parsed schema: a query on pragma_table_info per table and
+     * GPU cost more than loading a small recording's rows */
+    int present = gw_store_column_exists(db, tname, id);
     /* every version wrote every metric into one of the two tables: in neither, a column was dropped */
-    if (!present && !column_set_has(other, id)) {
+    if (!present && !gw_store_column_exists(db, other, id)) {
       gw_err_set(err, "%s: damaged recording: the column %s is in neither gpu_sample nor gpu_health",
                  recording_name(db), id);
-      free(here);
       return GW_EINPUT;
     }
     len += (size_t)snprintf(sql + len, sizeof sql - len, present ? ", %s" : ", NULL /* %s */", id);
     cols[ncols++] = m;
   }
-  free(here);
   snprintf(sql + len, sizeof sql - len, " FROM %s WHERE gpu = ? ORDER BY t_ns", tname);
   sqlite3_stmt *s;
   gw_status rc = prep(db, sql, &s, err);
@@ -491,9 +447,13 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
       " FROM step ORDER BY t_start_ns",
       "SELECT t_start_ns, t_end_ns, step, pid, rank, data_wait_ns, batch_size, samples, source"
       " FROM step ORDER BY t_start_ns"};
+  /* a query is tried only when the column it adds last is there (a
+   * prepare that fails still parses the whole statement) */
+  static const char *const step_query_last_column[] = {"shape", "source"};
   s = NULL;
   for (size_t q = 0; q < sizeof step_queries / sizeof *step_queries && !s; q++)
-    if (sqlite3_prepare_v2(db, step_queries[q], -1, &s, NULL) != SQLITE_OK) {
+    if (gw_store_column_exists(db, "step", step_query_last_column[q]) &&
+        sqlite3_prepare_v2(db, step_queries[q], -1, &s, NULL) != SQLITE_OK) {
       sqlite3_finalize(s);
       s = NULL;
     }
@@ -728,7 +688,7 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   if (!sampled)
     return;
   int has_k = gw_store_table_exists(db, "kernel");
-  int has_comm = column_exists(db, "gpu_proc", "comm"); /* files before the column lack it */
+  int has_comm = gw_store_column_exists(db, "gpu_proc", "comm"); /* files before the column lack it */
   char sql[1024];
   snprintf(sql, sizeof sql,
            "SELECT gpu, pid, count(*), (SELECT count(DISTINCT t_ns) FROM gpu_proc g2 WHERE g2.gpu = g.gpu),"

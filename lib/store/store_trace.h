@@ -19,7 +19,8 @@ struct gw_store_trace;
 /* CREATE TABLE IF NOT EXISTS for every tracer table; safe to call again. */
 GW_NODISCARD gw_status gw_store_trace_create_tables(sqlite3 *db, struct gw_err *err);
 
-/* Prepare the insert statements on db (the tables must exist). */
+/* A writer on db; GW_EIO when a tracer table is missing. Each insert
+ * statement is prepared at its first row. */
 GW_NODISCARD gw_status gw_store_trace_open(struct gw_store_trace **out, sqlite3 *db, struct gw_err *err);
 void gw_store_trace_close(struct gw_store_trace *st);
 

@@ -212,8 +212,65 @@ static void test_truncated_file(void **state) {
   }
 }
 
+/* gw_store_table_exists and gw_store_column_exists read SQLite's parsed
+ * schema: tables of the main database only (not a view, not a temp table),
+ * names without case as SQL resolves them, and a schema change seen at once. */
+static void test_table_and_column_checks(void **state) {
+  (void)state;
+  sqlite3 *db = NULL;
+  assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db,
+                                "CREATE TABLE t (a INTEGER, b TEXT); CREATE VIEW v AS SELECT 1 AS a;"
+                                " CREATE TEMP TABLE tt (x INTEGER)",
+                                NULL, NULL, NULL),
+                   SQLITE_OK);
+  assert_int_equal(gw_store_table_exists(db, "t"), 1);
+  assert_int_equal(gw_store_table_exists(db, "T"), 1);
+  assert_int_equal(gw_store_table_exists(db, "v"), 0);
+  assert_int_equal(gw_store_table_exists(db, "tt"), 0);
+  assert_int_equal(gw_store_table_exists(db, "missing"), 0);
+  assert_int_equal(gw_store_table_exists(db, NULL), 0);
+  assert_int_equal(gw_store_column_exists(db, "t", "a"), 1);
+  assert_int_equal(gw_store_column_exists(db, "t", "B"), 1);
+  assert_int_equal(gw_store_column_exists(db, "t", "c"), 0);
+  assert_int_equal(gw_store_column_exists(db, "v", "a"), 0);
+  assert_int_equal(gw_store_column_exists(db, "missing", "a"), 0);
+  assert_int_equal(gw_store_column_exists(db, "t", NULL), 0);
+  /* a column added and a table dropped after the schema was first read */
+  assert_int_equal(sqlite3_exec(db, "ALTER TABLE t ADD COLUMN c REAL; CREATE TABLE u (z)", NULL, NULL, NULL),
+                   SQLITE_OK);
+  assert_int_equal(gw_store_column_exists(db, "t", "c"), 1);
+  assert_int_equal(gw_store_table_exists(db, "u"), 1);
+  assert_int_equal(sqlite3_exec(db, "DROP TABLE u", NULL, NULL, NULL), SQLITE_OK);
+  assert_int_equal(gw_store_table_exists(db, "u"), 0);
+  sqlite3_close(db);
+}
+
+/* A recording made in memory writes rows although its statements are
+ * prepared at their first use, and a read-write open of a recording that
+ * lost a table fails at open, as it did when every statement was prepared
+ * there. */
+static void test_statements_prepared_at_first_use(void **state) {
+  (void)state;
+  struct gw_store *st = NULL;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
+  assert_int_equal(gw_store_put_meta(st, "k", "v"), GW_OK);
+  assert_int_equal(gw_store_put_step(st, 1000, 2000, 1, "test"), GW_OK);
+  assert_int_equal(gw_store_commit(st), GW_OK);
+  assert_int_equal(sqlite3_exec(gw_store_db(st), "DROP TABLE disk_sample", NULL, NULL, NULL), SQLITE_OK);
+  gw_store_close(st);
+  assert_int_equal(gw_store_count_rows(path, "SELECT count(*) FROM step"), 1);
+  st = NULL;
+  assert_int_not_equal(gw_store_open(&st, path, 0, &err), GW_OK);
+  assert_null(st);
+  assert_non_null(strstr(err.msg, "disk_sample"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_table_and_column_checks),
+      cmocka_unit_test_setup_teardown(test_statements_prepared_at_first_use, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unread_metrics_are_null, setup, teardown),
       cmocka_unit_test_setup_teardown(test_out_of_range_integers_are_null, setup, teardown),
       cmocka_unit_test_setup_teardown(test_host_sample_rows, setup, teardown),

@@ -673,6 +673,28 @@ static void query_text(sqlite3 *db, const char *sql, char *out, size_t cap) {
   sqlite3_finalize(st);
 }
 
+/* The writer prepares its statements at their first row, but still
+ * refuses a database without the tracer's tables when it is opened. */
+static void test_store_needs_its_tables(void **state) {
+  (void)state;
+  sqlite3 *db = NULL;
+  assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+  struct gw_err err = {{0}};
+  struct gw_store_trace *st = NULL;
+  assert_int_equal(gw_store_trace_open(&st, db, &err), GW_EIO);
+  assert_null(st);
+  assert_non_null(strstr(err.msg, "trace_process"));
+  assert_int_equal(gw_store_trace_create_tables(db, &err), GW_OK);
+  assert_int_equal(sqlite3_exec(db, "DROP TABLE pm_sample", NULL, NULL, NULL), SQLITE_OK);
+  err.msg[0] = '\0';
+  assert_int_equal(gw_store_trace_open(&st, db, &err), GW_EIO);
+  assert_non_null(strstr(err.msg, "pm_sample"));
+  assert_int_equal(gw_store_trace_create_tables(db, &err), GW_OK);
+  assert_int_equal(gw_store_trace_open(&st, db, &err), GW_OK);
+  gw_store_trace_close(st);
+  sqlite3_close(db);
+}
+
 static void test_store(void **state) {
   (void)state;
   struct image im = {0};
@@ -855,6 +877,7 @@ int main(void) {
       cmocka_unit_test(test_newer_major_version),
       cmocka_unit_test(test_bad_fields),
       cmocka_unit_test(test_long_name_is_cut),
+      cmocka_unit_test(test_store_needs_its_tables),
       cmocka_unit_test(test_store),
       cmocka_unit_test(test_encoder),
       cmocka_unit_test(test_fixtures),
