@@ -6,11 +6,8 @@
 
 #include <stddef.h>
 
+#include "core/util.h" /* gw_shell_quote */
 #include "store/store_model.h"
-
-/* arg quoted for a POSIX shell into buf: as it is when only safe characters,
- * else in single quotes ('\'' for a quote). 0, or -1 when it does not fit. */
-int gw_shell_quote(const char *arg, char *buf, size_t cap);
 
 /* The template tmpl with its "CMD" (the word after " -- ") replaced by the
  * recorded command, shell-quoted. A template whose CMD is followed by

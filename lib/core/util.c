@@ -226,3 +226,43 @@ size_t gw_first_at_or_after(const int64_t *t_ns, size_t n, int64_t t) {
   }
   return lo;
 }
+
+/* Characters a POSIX shell takes literally in a word. */
+static int shell_safe(const char *s) {
+  if (!*s)
+    return 0;
+  for (; *s; s++)
+    if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_/.,:=@%+-", *s))
+      return 0;
+  return 1;
+}
+
+int gw_shell_quote(const char *arg, char *buf, size_t cap) {
+  size_t n = 0;
+#define PUT(c)                                                                                                         \
+  do {                                                                                                                 \
+    if (n + 1 >= cap)                                                                                                  \
+      return -1;                                                                                                       \
+    buf[n++] = (c);                                                                                                    \
+  } while (0)
+  if (shell_safe(arg)) {
+    for (const char *s = arg; *s; s++)
+      PUT(*s);
+  } else {
+    PUT('\'');
+    for (const char *s = arg; *s; s++) {
+      if (*s == '\'') {
+        PUT('\'');
+        PUT('\\');
+        PUT('\'');
+      }
+      PUT(*s);
+    }
+    PUT('\'');
+  }
+#undef PUT
+  if (cap == 0)
+    return -1;
+  buf[n] = '\0';
+  return 0;
+}

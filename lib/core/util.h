@@ -74,4 +74,8 @@ int gw_make_temp_dir(const char *prefix, char *out, size_t cap, const char **par
  * all are earlier): one binary search for every time series lookup. */
 size_t gw_first_at_or_after(const int64_t *t_ns, size_t n, int64_t t);
 
+/* arg quoted for a POSIX shell into buf: as it is when only safe characters,
+ * else in single quotes ('\'' for a quote). 0, or -1 when it does not fit. */
+int gw_shell_quote(const char *arg, char *buf, size_t cap);
+
 #endif

@@ -69,37 +69,19 @@ static gw_status prep(sqlite3 *db, const char *sql, sqlite3_stmt **s, struct gw_
   return GW_OK;
 }
 
-/* Appends word to buf as the shell reads it back: as it is when made of
- * characters no shell treats specially, else in single quotes. 0, or -1 when
- * it does not fit. */
+/* Appends word to buf as the shell reads it back (gw_shell_quote), after a
+ * space. 0, or -1 when it does not fit. */
 static int shell_word(char *buf, size_t cap, size_t *len, const char *word) {
-  int plain = word[0] != 0;
-  for (const char *c = word; *c; c++)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%", *c))
-      plain = 0;
-  size_t need = strlen(word) + 3;
-  for (const char *c = word; *c; c++)
-    need += *c == '\'' ? 3 : 0;
-  if (*len + need + 1 >= cap)
+  char quoted[4096];
+  if (gw_shell_quote(word, quoted, sizeof quoted) != 0)
     return -1;
-  char *o = buf + *len;
+  size_t n = strlen(quoted);
+  if (*len + (*len ? 1 : 0) + n + 1 > cap)
+    return -1;
   if (*len)
-    *o++ = ' ';
-  if (plain)
-    o += sprintf(o, "%s", word);
-  else {
-    *o++ = '\'';
-    for (const char *c = word; *c; c++) {
-      if (*c == '\'') {
-        memcpy(o, "'\\''", 4);
-        o += 4;
-      } else
-        *o++ = *c;
-    }
-    *o++ = '\'';
-    *o = 0;
-  }
-  *len = (size_t)(o - buf);
+    buf[(*len)++] = ' ';
+  memcpy(buf + *len, quoted, n + 1);
+  *len += n;
   return 0;
 }
 
