@@ -23,6 +23,7 @@ struct gw_fix_kind {
   const char *changes;   /* what it changes, numerics included (English msgid, N_) */
   int per_sample;        /* compared in samples/s (the batch changes), else steps/s */
   int auto_pick;         /* tried without --fix when its cause was found */
+  const char *needs;     /* a fix this one acts only with, applied in the same run ("" none) */
 };
 
 extern const struct gw_fix_kind gw_fix_kinds[];

@@ -566,12 +566,9 @@ int gw_try_run(const struct gw_try_opts *o, FILE *out) {
             *c = '-';
         break;
       }
-    /* a copy is made non-blocking only from pinned memory: the arm pins the
-     * loader's batches too, or it could only change copies already pinned */
-    if (strcmp(plans[i].kind->name, "non_blocking") == 0)
-      snprintf(a->fixes_env, sizeof a->fixes_env, "pin_memory,%s", plans[i].text);
-    else
-      snprintf(a->fixes_env, sizeof a->fixes_env, "%s", plans[i].text);
+    /* a fix that acts only with another (fix_catalog.c: needs) carries it in its run */
+    snprintf(a->fixes_env, sizeof a->fixes_env, "%s%s%s", plans[i].kind->needs, plans[i].kind->needs[0] ? "," : "",
+             plans[i].text);
   }
   if (nplans == 0) {
     fprintf(out,
