@@ -259,16 +259,22 @@ static void put_step_flops(struct gw_pyhook_collect *pc, const struct gw_spool_f
     pc->flop_counts++;
 }
 
+/* fix_applied, fix_refused: the fixes experiment try asks of the hook (GPUWHY_PY_FIXES) */
+static const char *const hook_event_kinds[] = {"recompile",   "compile",    "cuda_oom",   "cuda_alloc_retry",
+                                               "fixed_batch", "cuda_graph", "flop_count", "py_sampler",
+                                               "fix_applied", "fix_refused"};
+
+const char *gw_pyhook_event_kind(const char *name) {
+  for (size_t i = 0; name && i < sizeof hook_event_kinds / sizeof *hook_event_kinds; i++)
+    if (strcmp(name, hook_event_kinds[i]) == 0)
+      return hook_event_kinds[i];
+  return NULL;
+}
+
 static void put_event(struct gw_pyhook_collect *pc, const struct gw_spool_file *f, char **v,
                       const struct gw_event_sink *events) {
-  /* fix_applied, fix_refused: the fixes experiment try asks of the hook (GPUWHY_PY_FIXES) */
-  static const char *const kinds[] = {"recompile",  "compile",    "cuda_oom",   "cuda_alloc_retry", "fixed_batch",
-                                      "cuda_graph", "flop_count", "py_sampler", "fix_applied",      "fix_refused"};
   int64_t t, code;
-  const char *kind = NULL;
-  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-    if (strcmp(v[2], kinds[i]) == 0)
-      kind = kinds[i];
+  const char *kind = gw_pyhook_event_kind(v[2]);
   if (gw_parse_i64(v[1], &t) || !time_ok(t) || gw_parse_i64(v[3], &code) || !kind) {
     bad_line(pc, f, "event without a time, a known kind or a count", events);
     return;

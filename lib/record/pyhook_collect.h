@@ -37,6 +37,9 @@ uint64_t gw_pyhook_collect_steps(const struct gw_pyhook_collect *pc);
 uint64_t gw_pyhook_collect_bad_lines(const struct gw_pyhook_collect *pc);
 /* Stack samples (P lines) moved into py_sample. */
 uint64_t gw_pyhook_collect_py_samples(const struct gw_pyhook_collect *pc);
+/* The hook's event kind spelled name (the table's own string), NULL when the
+ * hook writes no such kind: the spool's E lines take only these. */
+const char *gw_pyhook_event_kind(const char *name);
 /* The files and the folder are removed. */
 void gw_pyhook_collect_close(struct gw_pyhook_collect *pc);
 
