@@ -6,6 +6,13 @@
  * value mod 3), the rest is the input. */
 #include "fuzz_import.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  fuzz_sqlite_setup();
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const fuzz_import_fn importers[] = {gw_import_kineto_buffer, gw_import_nsys_buffer, gw_import_smi_buffer};
   if (size < 1)

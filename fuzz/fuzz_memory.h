@@ -12,6 +12,7 @@
 
 #include "analysis/diagnosis.h"
 #include "analysis/series.h"
+#include "fuzz_sqlite_heap.h"
 #include "fuzz_util.h"
 #include "render/report_html.h"
 #include "render/report_render.h"
@@ -19,15 +20,16 @@
 
 /* SQLite set up for one thread doing many small opens, before its first
  * use (LLVMFuzzerInitialize): no mutexes and no memory statistics (a lock
- * around every malloc), and more lookaside slots per connection, so that
- * parsing a schema and preparing statements take fewer trips through
- * AddressSanitizer's allocator. What SQLite reads and returns is the same;
- * the memory our code gets from it (column text, serialized images) still
- * comes from malloc, where ASan watches it. */
+ * around every malloc), more lookaside slots per connection, and its blocks
+ * kept and reused (fuzz_sqlite_heap.h), so that parsing a schema and
+ * preparing statements take fewer trips through AddressSanitizer's
+ * allocator. What SQLite reads and returns is the same; the memory our code
+ * gets from it stays poisoned outside what SQLite handed over, where ASan
+ * watches it. */
 static inline void fuzz_sqlite_setup(void) {
   if (sqlite3_config(SQLITE_CONFIG_SINGLETHREAD) != SQLITE_OK ||
       sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) != SQLITE_OK ||
-      sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 512, 1024) != SQLITE_OK) {
+      sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 512, 1024) != SQLITE_OK || fuzz_sqlite_heap_install() != SQLITE_OK) {
     fprintf(stderr, "fuzz: SQLite was configured too late (sqlite3_config before its first use)\n");
     abort();
   }

@@ -13,6 +13,10 @@ struct gw_nsys_db {
   char name[1024];
   char schema_version[32];
   char missing[512];
+  /* the names of the main database's tables and views, read at the first
+   * question is_table cannot answer (-1: not read yet) */
+  char **views;
+  int nviews;
 };
 
 struct gw_nsys_rows {
@@ -23,6 +27,7 @@ struct gw_nsys_rows {
 static struct gw_nsys_db *new_db(const char *name) {
   struct gw_nsys_db *x = gw_xcalloc(1, sizeof *x);
   gw_strlcpy(x->name, name, sizeof x->name);
+  x->nviews = -1;
   return x;
 }
 
@@ -68,6 +73,9 @@ void gw_nsys_db_close(struct gw_nsys_db *x) {
   if (!x)
     return;
   sqlite3_close(x->db);
+  for (int i = 0; i < x->nviews; i++)
+    free(x->views[i]);
+  free(x->views);
   free(x);
 }
 
@@ -94,19 +102,33 @@ static int is_table(struct gw_nsys_db *x, const char *table) {
   return sqlite3_table_column_metadata(x->db, "main", table, NULL, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
 }
 
+/* The names of the database's tables and views, once: a damaged or partial
+ * export misses many tables, and each miss would otherwise prepare a query. */
+static void read_names(struct gw_nsys_db *x) {
+  x->nviews = 0;
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(x->db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')", -1, &s, NULL) !=
+      SQLITE_OK)
+    return;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(s, 0);
+    if (!name)
+      continue;
+    x->views = gw_xrealloc(x->views, (size_t)(x->nviews + 1) * sizeof *x->views);
+    x->views[x->nviews++] = gw_xstrdup(name);
+  }
+  sqlite3_finalize(s);
+}
+
 int gw_nsys_db_has_table(struct gw_nsys_db *x, const char *table) {
   if (is_table(x, table))
     return 1;
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(x->db,
-                         "SELECT 1 FROM sqlite_master WHERE type IN "
-                         "('table','view') AND name = ?",
-                         -1, &s, NULL) != SQLITE_OK)
-    return 0;
-  sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_finalize(s);
-  return found;
+  if (x->nviews < 0)
+    read_names(x);
+  for (int i = 0; i < x->nviews; i++)
+    if (strcmp(x->views[i], table) == 0) /* as sqlite_master's name = ? compared */
+      return 1;
+  return 0;
 }
 
 int gw_nsys_db_has_column(struct gw_nsys_db *x, const char *table, const char *col) {

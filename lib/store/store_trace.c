@@ -137,30 +137,62 @@ gw_status gw_store_trace_create_tables(sqlite3 *db, struct gw_err *err) {
   return rc;
 }
 
+/* The first of the tracer's tables db lacks, NULL when it has them all: one
+ * look at the schema, so that a file without them is refused at open. */
+static const char *missing_table(sqlite3 *db) {
+  int present[ST_COUNT] = {0};
+  sqlite3_stmt *q = NULL;
+  if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &q, NULL) != SQLITE_OK)
+    return "sqlite_master";
+  while (sqlite3_step(q) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(q, 0);
+    for (int i = 0; name && i < ST_COUNT; i++)
+      if (strcmp(name, i == ST_PROCESS ? "trace_process" : TABLES[i].name) == 0)
+        present[i] = 1;
+  }
+  sqlite3_finalize(q);
+  for (int i = 0; i < ST_COUNT; i++)
+    if (!present[i])
+      return i == ST_PROCESS ? "trace_process" : TABLES[i].name;
+  return NULL;
+}
+
 gw_status gw_store_trace_open(struct gw_store_trace **out, sqlite3 *db, struct gw_err *err) {
   *out = NULL;
+  const char *missing = missing_table(db);
+  if (missing) {
+    gw_err_set(err, "cannot write the tracer's rows: the recording has no table %s", missing);
+    return GW_EIO;
+  }
+  /* statements are prepared at their first row: an import or a run that
+   * traces a few kinds does not pay for all of them */
   struct gw_store_trace *st = gw_xcalloc(1, sizeof *st);
   st->db = db;
-  for (int i = 0; i < ST_COUNT; i++) {
+  for (int i = 0; i < ST_COUNT; i++)
     st->insert_sql[i] = i == ST_PROCESS ? gw_xstrdup(PROCESS_INSERT) : sql_insert(&TABLES[i], 1);
-    if (sqlite3_prepare_v3(db, st->insert_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i], NULL) != SQLITE_OK) {
-      gw_err_set(err, "cannot prepare \"%s\": %s", st->insert_sql[i], sqlite3_errmsg(db));
-      gw_store_trace_close(st);
-      return GW_EIO;
-    }
-  }
-  for (int b = 0; b < B_COUNT; b++) {
-    char *sql = sql_insert(&TABLES[BATCH_TYPE[b]], BATCH_ROWS);
-    int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->multi[b], NULL);
-    free(sql);
-    if (rc != SQLITE_OK) {
-      gw_err_set(err, "cannot prepare the batched \"%s\": %s", st->insert_sql[BATCH_TYPE[b]], sqlite3_errmsg(db));
-      gw_store_trace_close(st);
-      return GW_EIO;
-    }
-  }
   *out = st;
   return GW_OK;
+}
+
+/* The one-row statement of id, prepared at its first use; NULL (the reason
+ * in last_err) when SQLite refuses it. */
+static sqlite3_stmt *single(struct gw_store_trace *st, int id) {
+  if (!st->stmt[id] &&
+      sqlite3_prepare_v3(st->db, st->insert_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[id], NULL) != SQLITE_OK)
+    gw_err_set(&st->last_err, "cannot prepare \"%s\": %s", st->insert_sql[id], sqlite3_errmsg(st->db));
+  return st->stmt[id];
+}
+
+/* The BATCH_ROWS-row statement of batch b, prepared at its first use. */
+static sqlite3_stmt *batch(struct gw_store_trace *st, enum batch_id b) {
+  if (!st->multi[b]) {
+    char *sql = sql_insert(&TABLES[BATCH_TYPE[b]], BATCH_ROWS);
+    if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->multi[b], NULL) != SQLITE_OK)
+      gw_err_set(&st->last_err, "cannot prepare the batched \"%s\": %s", st->insert_sql[BATCH_TYPE[b]],
+                 sqlite3_errmsg(st->db));
+    free(sql);
+  }
+  return st->multi[b];
 }
 
 void gw_store_trace_close(struct gw_store_trace *st) {
@@ -234,7 +266,9 @@ static gw_status step(struct gw_store_trace *st, int id) {
 
 static gw_status put_header(void *ctx, const struct gw_wire_file_header *h) {
   struct gw_store_trace *st = ctx;
-  sqlite3_stmt *s = st->stmt[ST_PROCESS];
+  sqlite3_stmt *s = single(st, ST_PROCESS);
+  if (!s)
+    return GW_EIO;
   char version[32];
   snprintf(version, sizeof version, "%u.%u", h->version_major, h->version_minor);
   bind_u64(s, 1, h->pid);
@@ -252,7 +286,10 @@ static gw_status put_header(void *ctx, const struct gw_wire_file_header *h) {
 static gw_status put_name(void *ctx, uint32_t pid, uint32_t name_id, const char *name, uint32_t len_bytes) {
   struct gw_store_trace *st = ctx;
   const struct gw_wire_name r = {.name_id = name_id, .len_bytes = len_bytes};
-  bind_name(st->stmt[GW_WIRE_NAME], 1, pid, &r, name);
+  sqlite3_stmt *s = single(st, GW_WIRE_NAME);
+  if (!s)
+    return GW_EIO;
+  bind_name(s, 1, pid, &r, name);
   return step(st, GW_WIRE_NAME);
 }
 
@@ -260,7 +297,10 @@ static gw_status put_note(void *ctx, uint32_t pid, const struct gw_wire_note *n,
   struct gw_store_trace *st = ctx;
   struct gw_wire_note r = *n;
   r.len_bytes = len;
-  bind_note(st->stmt[GW_WIRE_NOTE], 1, pid, &r, text);
+  sqlite3_stmt *s = single(st, GW_WIRE_NOTE);
+  if (!s)
+    return GW_EIO;
+  bind_note(s, 1, pid, &r, text);
   return step(st, GW_WIRE_NOTE);
 }
 
@@ -268,7 +308,10 @@ static gw_status put_note(void *ctx, uint32_t pid, const struct gw_wire_note *n,
 #define PUT_(KIND, id, kind, bytes, table, key, check)                                                                 \
   static gw_status put_##kind(void *ctx, uint32_t pid, const struct gw_wire_##kind *r) {                               \
     struct gw_store_trace *st = ctx;                                                                                   \
-    bind_##kind(st->stmt[GW_WIRE_##KIND], 1, pid, r, NULL);                                                            \
+    sqlite3_stmt *s = single(st, GW_WIRE_##KIND);                                                                      \
+    if (!s)                                                                                                            \
+      return GW_EIO;                                                                                                   \
+    bind_##kind(s, 1, pid, r, NULL);                                                                                   \
     return step(st, GW_WIRE_##KIND);                                                                                   \
   }
 GW_WIRE_KINDS(PUT_, GW_WIRE_NONE)
@@ -306,8 +349,11 @@ static gw_status step_multi(struct gw_store_trace *st, enum batch_id b) {
     if (++st->pending[B_##KIND] < BATCH_ROWS)                                                                          \
       return GW_OK;                                                                                                    \
     st->pending[B_##KIND] = 0;                                                                                         \
+    sqlite3_stmt *s = batch(st, B_##KIND);                                                                             \
+    if (!s)                                                                                                            \
+      return GW_EIO;                                                                                                   \
     for (int i = 0; i < BATCH_ROWS; i++)                                                                               \
-      bind_##kind(st->multi[B_##KIND], 1 + i * NCOLUMNS(kind), st->kind##_rows[i].pid, &st->kind##_rows[i].r, NULL);   \
+      bind_##kind(s, 1 + i * NCOLUMNS(kind), st->kind##_rows[i].pid, &st->kind##_rows[i].r, NULL);                     \
     return step_multi(st, B_##KIND);                                                                                   \
   }
 BATCHED_KINDS(PUT_BATCHED_)
