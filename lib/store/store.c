@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -289,6 +290,31 @@ static gw_status new_schema(struct gw_store *st, int in_memory, struct gw_err *e
   return GW_OK;
 }
 
+/* A new recording file written as the empty image's bytes (an SQLite file
+ * is its pages; the image is one), before SQLite opens it: no CREATE
+ * statement parsed or run. 0 when written; -1 when it could not be (the
+ * path is then left as it was: absent), and the CREATE statements run. */
+static int write_empty_file(const char *path) {
+  pthread_once(&empty_image.once, make_empty_image);
+  if (!empty_image.bytes)
+    return -1;
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -1;
+  size_t done = 0, size = (size_t)empty_image.size;
+  while (done < size) {
+    ssize_t n = write(fd, empty_image.bytes + done, size - done);
+    if (n <= 0)
+      break;
+    done += (size_t)n;
+  }
+  if (close(fd) != 0 || done < size) {
+    unlink(path);
+    return -1;
+  }
+  return 0;
+}
+
 gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err *err) {
   *out = NULL;
   struct gw_store *st = store_new(path);
@@ -297,12 +323,13 @@ gw_status gw_store_create(struct gw_store **out, const char *path, struct gw_err
   /* Replace an old file and its WAL side files so no stale pages mix in. */
   if (!in_memory)
     gw_store_remove_files(path);
+  int written = !in_memory && write_empty_file(path) == 0;
   if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
     rc = fail_db(st, err, "cannot create recording");
     goto fail;
   }
   /* the insert statements are prepared at their first row (stmt_of) */
-  if ((rc = new_schema(st, in_memory, err)))
+  if ((rc = written ? set_pragmas(st, err) : new_schema(st, in_memory, err)))
     goto fail;
   *out = st;
   return GW_OK;
