@@ -93,11 +93,11 @@ struct gw_import_sink {
   uint32_t nqueue, queue_cap;
   char *queue_arena;
   size_t queue_arena_len, queue_arena_cap;
-  /* devices and GPUs */
-  struct gw_sink_device devices[MAX_DEVICES];
-  int ndevices;
-  struct gpu_map maps[MAX_GPU_MAPS];
-  int nmaps;
+  /* devices and GPUs: grown as inputs name them (most imports have one or two) */
+  struct gw_sink_device *devices;
+  int ndevices, devices_cap;
+  struct gpu_map *maps;
+  int nmaps, maps_cap;
   unsigned char gpu_used[GW_SINK_MAX_GPU_INDEX];
   int ngpus;
 };
@@ -172,6 +172,8 @@ void gw_sink_close(struct gw_import_sink *s) {
   free(s->names.arena);
   free(s->queue);
   free(s->queue_arena);
+  free(s->devices);
+  free(s->maps);
   free(s);
 }
 
@@ -404,8 +406,13 @@ void gw_sink_add_device(struct gw_import_sink *s, const struct gw_sink_device *d
       s->devices[i] = *d;
       return;
     }
-  if (s->ndevices < MAX_DEVICES)
-    s->devices[s->ndevices++] = *d;
+  if (s->ndevices >= MAX_DEVICES)
+    return;
+  if (s->ndevices == s->devices_cap) {
+    s->devices_cap = s->devices_cap ? 2 * s->devices_cap : 8;
+    s->devices = gw_xrealloc(s->devices, (size_t)s->devices_cap * sizeof *s->devices);
+  }
+  s->devices[s->ndevices++] = *d;
 }
 
 static const struct gw_sink_device *find_device(const struct gw_import_sink *s, int input_index, uint32_t device) {
@@ -475,6 +482,10 @@ int gw_sink_gpu_for(struct gw_import_sink *s, uint32_t device, struct gw_err *er
   }
   s->gpu_used[gpu] = 1;
   s->ngpus++;
+  if (s->nmaps == s->maps_cap) {
+    s->maps_cap = s->maps_cap ? 2 * s->maps_cap : 8;
+    s->maps = gw_xrealloc(s->maps, (size_t)s->maps_cap * sizeof *s->maps);
+  }
   s->maps[s->nmaps++] = (struct gpu_map){s->input_index, device, gpu};
   if (write_gpu(s, gpu, device, err) != GW_OK)
     return -1;

@@ -545,14 +545,22 @@ unsigned char *gw_store_serialize(struct gw_store *st, size_t *size) {
   if (!st || !st->db || gw_store_commit(st) != GW_OK)
     return NULL;
   sqlite3_int64 n = 0;
-  unsigned char *image = sqlite3_serialize(st->db, "main", &n, 0);
+  /* an in-memory recording lends its own bytes (one copy, not two); a file's are read into a copy */
+  int lent = 1;
+  unsigned char *image = sqlite3_serialize(st->db, "main", &n, SQLITE_SERIALIZE_NOCOPY);
+  if (!image) {
+    lent = 0;
+    image = sqlite3_serialize(st->db, "main", &n, 0);
+  }
   if (!image || n <= 0) {
-    sqlite3_free(image);
+    if (!lent)
+      sqlite3_free(image);
     return NULL;
   }
-  unsigned char *copy = gw_xcalloc(1, (size_t)n);
+  unsigned char *copy = gw_xrealloc(NULL, (size_t)n); /* every byte is written next */
   memcpy(copy, image, (size_t)n);
-  sqlite3_free(image);
+  if (!lent)
+    sqlite3_free(image);
   *size = (size_t)n;
   return copy;
 }
