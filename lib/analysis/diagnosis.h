@@ -14,8 +14,17 @@ GW_NODISCARD gw_status gw_diagnose(const struct gw_recording *rec, struct gw_dia
 GW_NODISCARD gw_status gw_diagnose_file(const char *path, struct gw_diagnosis **out, struct gw_err *err);
 void gw_diagnosis_free(struct gw_diagnosis *dx);
 
-/* Adds a line to the report's notes (dropped past GW_MAX_NOTES). */
-void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
+/* Adds a note to the report: id, a row of render/note_text.c's table, the
+ * GPU it is about (-1 for the host or the whole job) and its values (dropped
+ * past GW_MAX_NOTES). */
+void gw_diagnosis_add_note(struct gw_diagnosis *dx, const char *id, int gpu, int nargs,
+                           const struct gw_evidence_arg *args);
+/* gw_diagnosis_note(dx, id, gpu, GW_NUM(...), ...): the values listed in
+ * place; a note without values calls gw_diagnosis_add_note with 0. */
+#define gw_diagnosis_note(dx, id, gpu, ...)                                                                            \
+  gw_diagnosis_add_note((dx), (id), (gpu),                                                                             \
+                        (int)(sizeof((const struct gw_evidence_arg[]){__VA_ARGS__}) / sizeof(struct gw_evidence_arg)), \
+                        (const struct gw_evidence_arg[]){__VA_ARGS__})
 /* The ledger row (idle or underfilled, all GPUs) that lost the most time, and
  * its share of the active time; GW_ROW_PRODUCTIVE when none lost any. */
 int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_active);

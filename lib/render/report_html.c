@@ -21,6 +21,7 @@
 #include "render/activity_dips.h"
 #include "render/escape.h"
 #include "render/evidence_text.h"
+#include "render/note_text.h"
 #include "render/report_render.h"
 #include "render/svg_chart.h"
 
@@ -792,11 +793,13 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
 }
 
 static void lists(FILE *out, const struct gw_diagnosis *dx) {
+  char line[GW_TEXT];
   if (dx->ninterp > 0) {
     fprintf(out, "<h2>%s</h2><ul>", _("Reading the numbers"));
     for (int i = 0; i < dx->ninterp; i++) {
       fputs("<li>", out);
-      gw_html_write(out, dx->interp[i]);
+      gw_note_text(&dx->interp[i], 1, line, sizeof line);
+      gw_html_write(out, line);
       fputs("</li>", out);
     }
     fputs("</ul>\n", out);
@@ -808,7 +811,8 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
       fputs("<li><code>", out);
       gw_html_write(out, dx->experiments[i].what);
       fputs("</code><span class=\"why\">", out);
-      gw_html_write(out, dx->experiments[i].why);
+      gw_note_id_text(dx->experiments[i].why_id, 1, line, sizeof line);
+      gw_html_write(out, line);
       fputs("</span></li>", out);
     }
     fputs("</ul>\n", out);
@@ -817,7 +821,8 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
     fprintf(out, "<h2>%s</h2><ul>", _("Notes"));
     for (int i = 0; i < dx->nnotes; i++) {
       fputs("<li>", out);
-      gw_html_write(out, dx->notes[i]);
+      gw_note_text(&dx->notes[i], 1, line, sizeof line);
+      gw_html_write(out, line);
       fputs("</li>", out);
     }
     fputs("</ul>\n", out);

@@ -12,6 +12,7 @@
 #include "render/report_render.h"
 #include "render/step_facts.h"
 #include "render/mfu_facts.h"
+#include "render/note_text.h"
 
 const char *gw_render_basename(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -401,21 +402,28 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
       fprintf(out, "\n");
     }
   }
+  char note[GW_TEXT];
   if (dx->ninterp > 0) {
     fprintf(out, _("%sReading the numbers%s\n"), s.bold, s.reset);
-    for (int i = 0; i < dx->ninterp; i++)
-      fprintf(out, "  - %s\n", dx->interp[i]);
+    for (int i = 0; i < dx->ninterp; i++) {
+      gw_note_text(&dx->interp[i], 1, note, sizeof note);
+      fprintf(out, "  - %s\n", note);
+    }
     fprintf(out, "\n");
   }
   if (dx->nexperiments > 0) {
     fprintf(out, _("%sNext experiments%s (the data cannot decide alone)\n"), s.bold, s.reset);
-    for (int i = 0; i < dx->nexperiments; i++)
-      fprintf(out, "  $ %s\n    %s%s%s\n", dx->experiments[i].what, s.dim, dx->experiments[i].why, s.reset);
+    for (int i = 0; i < dx->nexperiments; i++) {
+      gw_note_id_text(dx->experiments[i].why_id, 1, note, sizeof note);
+      fprintf(out, "  $ %s\n    %s%s%s\n", dx->experiments[i].what, s.dim, note, s.reset);
+    }
     fprintf(out, "\n");
   }
   if (dx->nnotes > 0) {
     fprintf(out, _("%sNotes%s\n"), s.bold, s.reset);
-    for (int i = 0; i < dx->nnotes; i++)
-      fprintf(out, "  - %s\n", dx->notes[i]);
+    for (int i = 0; i < dx->nnotes; i++) {
+      gw_note_text(&dx->notes[i], 1, note, sizeof note);
+      fprintf(out, "  - %s\n", note);
+    }
   }
 }
