@@ -41,13 +41,13 @@ int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_ac
   return best;
 }
 
-const char *gw_diagnosis_row_title(const struct gw_diagnosis *dx, int row) {
+const char *gw_diagnosis_row_title_id(const struct gw_diagnosis *dx, int row) {
   if (dx->sm_blind && row == GW_ROW_PRODUCTIVE)
-    return _("busy (kernel resident, SM fill not measured)");
+    return "productive_sm_blind";
   /* a finding claims most of it (more than half): the row is not "unexplained" */
   if (row == GW_ROW_IDLE_OTHER && dx->other_claimed_ns > 0.5 * dx->total.row_ns[GW_ROW_IDLE_OTHER])
-    return _("idle: other (claimed by a finding, indirect signals)");
-  return gw_ledger_row_title((enum gw_ledger_row)row);
+    return "idle_other_claimed";
+  return gw_ledger_row_id((enum gw_ledger_row)row);
 }
 
 /* An interpretation line: id, a row of render/note_text.c's table, and its values. */

@@ -28,8 +28,10 @@ void gw_diagnosis_add_note(struct gw_diagnosis *dx, const char *id, int gpu, int
 /* The ledger row (idle or underfilled, all GPUs) that lost the most time, and
  * its share of the active time; GW_ROW_PRODUCTIVE when none lost any. */
 int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_active);
-/* The ledger row's title as this report shows it: without any SM activity
- * (sm_blind) the productive row is only "a kernel resident". */
-const char *gw_diagnosis_row_title(const struct gw_diagnosis *dx, int row);
+/* The id of the ledger row's title as this report shows it (worded by
+ * render/label_text.c's gw_row_title): the row's id, or without any SM
+ * activity (sm_blind) "productive_sm_blind", only "a kernel resident", and
+ * "idle_other_claimed" where findings claim most of idle: other. */
+const char *gw_diagnosis_row_title_id(const struct gw_diagnosis *dx, int row);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "render/label_text.h"
 
 /* Units the message shows; see the value names in the rule that emits each id. */
 static const struct gw_evidence_message messages[] = {
@@ -362,8 +363,9 @@ static void convert(struct sink *s, const char *spec, char conv, const struct gw
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
   if (conv == 's') {
     char clause[GW_EVIDENCE_VALUE_TEXT] = "";
-    const char *text = !v                          ? "?"
-                       : v->unit == GW_UNIT_PHRASE ? (translate ? _(v->text) : v->text)
+    const char *text = !v ? "?"
+                       : v->unit == GW_UNIT_PHRASE
+                           ? (translate ? _(gw_phrase_msgid(v->text)) : gw_phrase_msgid(v->text))
                        : v->unit == GW_UNIT_TEXT   ? v->text
                        : v->unit == GW_UNIT_CLAUSE ? clause
                                                    : NULL;

@@ -21,6 +21,7 @@
 #include "render/activity_dips.h"
 #include "render/escape.h"
 #include "render/evidence_text.h"
+#include "render/label_text.h"
 #include "render/note_text.h"
 #include "render/report_render.h"
 #include "render/svg_chart.h"
@@ -497,7 +498,7 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
         continue;
       fprintf(out, "<rect class=\"r-%d\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"28\"><title>", r, x * 1000,
               share * 1000);
-      gw_html_write(out, gw_diagnosis_row_title(dx, r));
+      gw_html_write(out, gw_row_title(gw_diagnosis_row_title_id(dx, r)));
       fprintf(out, ": %.1f%%</title></rect>", share * 100);
       x += share;
     }
@@ -510,7 +511,7 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
   fputs("</tr>\n", out);
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     fprintf(out, "<tr><td><span class=\"sq r-%d\"></span></td><td>", r);
-    gw_html_write(out, gw_diagnosis_row_title(dx, r));
+    gw_html_write(out, gw_row_title(gw_diagnosis_row_title_id(dx, r)));
     fputs("</td>", out);
     for (int i = 0; i < dx->ngpus; i++) {
       const struct gw_ledger *l = &dx->ledgers[i];

@@ -9,6 +9,7 @@
 #include "core/json_write.h"
 #include "render/mfu_facts.h"
 #include "render/evidence_text.h"
+#include "render/label_text.h"
 #include "render/note_text.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
@@ -25,7 +26,9 @@ static void jnum(FILE *out, double v) {
 /* An evidence value: whole numbers (counts, GPUs, MHz) without a fraction,
  * others exact; unknown is null. */
 static void jvalue(FILE *out, const struct gw_evidence_value *v) {
-  if (v->unit == GW_UNIT_TEXT || v->unit == GW_UNIT_PHRASE)
+  if (v->unit == GW_UNIT_PHRASE) /* English: the phrase's message, untranslated */
+    jstr(out, gw_phrase_msgid(v->text));
+  else if (v->unit == GW_UNIT_TEXT)
     jstr(out, v->text);
   else
     gw_json_write_number(out, v->number);

@@ -9,6 +9,7 @@
 #include "core/i18n.h"
 #include "render/mfu_facts.h"
 #include "render/evidence_text.h"
+#include "render/label_text.h"
 #include "render/kernel_facts.h"
 #include "render/note_text.h"
 #include "render/report_render.h"
@@ -135,7 +136,7 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
       fprintf(out, "---:|");
     fprintf(out, "\n");
     for (int r = 0; r < GW_LEDGER_NROWS; r++) {
-      fprintf(out, "| %s |", gw_diagnosis_row_title(dx, r));
+      fprintf(out, "| %s |", gw_row_title(gw_diagnosis_row_title_id(dx, r)));
       for (int i = 0; i < dx->ngpus; i++) {
         if (!dx->ledgers[i].measured[r])
           fprintf(out, " - |");

@@ -8,6 +8,7 @@
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
 #include "render/evidence_text.h"
+#include "render/label_text.h"
 #include "render/kernel_facts.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
@@ -49,7 +50,7 @@ static void print_ledger(const struct gw_diagnosis *dx, FILE *out, const struct 
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     /* padded by display width: a translated title may hold double-width characters */
     fputs("  ", out);
-    gw_fputs_padded(out, gw_diagnosis_row_title(dx, r), 58);
+    gw_fputs_padded(out, gw_row_title(gw_diagnosis_row_title_id(dx, r)), 58);
     for (int i = 0; i < dx->ngpus; i++) {
       const struct gw_ledger *l = &dx->ledgers[i];
       if (!l->measured[r])
@@ -98,7 +99,7 @@ static void print_idle_causes(const struct gw_diagnosis *dx, FILE *out, const st
         break;
       done[c] = 1;
       const struct gw_attr_row *r = &a->rows[c];
-      fprintf(out, _("    idle %.0f%%: %s"), r->share_of_wall * 100, _(gw_idle_cause_phrase(c)));
+      fprintf(out, _("    idle %.0f%%: %s"), r->share_of_wall * 100, gw_idle_cause_text(c));
       if (r->nframes)
         fprintf(out, " (%s)", r->frame_text[0]);
       double ws = 0;
@@ -336,7 +337,8 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
     fprintf(out,
             _("Verdict: %sunexplained%s: %.0f%% of the active GPU time was lost (most of it %s, %.0f%%), and no "
               "class's evidence holds. The next experiments below would decide.\n\n"),
-            s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_diagnosis_row_title(dx, row), row_share * 100);
+            s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_row_title(gw_diagnosis_row_title_id(dx, row)),
+            row_share * 100);
   } else if (dx->nfindings == 0 && dx->demand_limited) {
     fprintf(out,
             _("Verdict: %snone%s (demand-limited): the GPU lost %.0f%% of its active time waiting for work that had "
