@@ -18,7 +18,7 @@ sources=(lib/analysis/*.c lib/render/*.c src/cmd_report.c src/cmd_explain.c
 exec xgettext --language=C --from-code=UTF-8 \
   --keyword=_ --keyword=N_ --keyword=gw_ngettext:1,2 --flag=_:1:pass-c-format \
   --flag=gw_ngettext:1:pass-c-format --flag=gw_ngettext:2:pass-c-format \
-  --flag=note:2:c-format --flag=interp:2:c-format \
+  --flag=note:2:c-format \
   --flag=gw_check_reason:2:c-format --flag=gw_check_fix:2:c-format --flag=note_append:2:c-format \
   --flag=gw_cli_usage_error:2:c-format --flag=basis:3:c-format --flag=reason:2:c-format \
   --flag=fail:4:c-format --flag=gw_textf:3:c-format --flag=gw_err_set:2:c-format --flag=say:2:c-format \

@@ -1,7 +1,6 @@
 #include "diagnosis.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,31 +23,12 @@
 #include "analysis/steps.h"
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
-#include "core/json_write.h"
 #include "sources/kmsg.h"
 
-/* A line cut at GW_TEXT may end inside a multi-byte character: drop the
- * partial character, so that no output (JSON above all) carries invalid
- * UTF-8. */
-static void format_line(char *out, const char *fmt, va_list ap) GW_PRINTF(2, 0);
-static void format_line(char *out, const char *fmt, va_list ap) {
-  int n = vsnprintf(out, GW_TEXT, fmt, ap);
-  if (n < GW_TEXT)
-    return;
-  size_t len = strlen(out), start = len;
-  while (start > 0 && ((unsigned char)out[start - 1] & 0xC0) == 0x80)
-    start--; /* back over continuation bytes to the character's first byte */
-  if (start > 0 && gw_utf8_seq_len((const unsigned char *)out + start - 1, len - start + 1) == 0)
-    out[start - 1] = '\0';
-}
-
-void gw_diagnosis_note(struct gw_diagnosis *dx, const char *fmt, ...) {
-  if (dx->nnotes >= GW_MAX_NOTES)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  format_line(dx->notes[dx->nnotes++], fmt, ap);
-  va_end(ap);
+void gw_diagnosis_add_note(struct gw_diagnosis *dx, const char *id, int gpu, int nargs,
+                           const struct gw_evidence_arg *args) {
+  if (dx->nnotes < GW_MAX_NOTES)
+    gw_evidence_set(&dx->notes[dx->nnotes++], id, gpu, 0, 0, nargs, args);
 }
 
 int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_active) {
@@ -61,32 +41,34 @@ int gw_diagnosis_largest_loss(const struct gw_diagnosis *dx, double *share_of_ac
   return best;
 }
 
-const char *gw_diagnosis_row_title(const struct gw_diagnosis *dx, int row) {
+const char *gw_diagnosis_row_title_id(const struct gw_diagnosis *dx, int row) {
   if (dx->sm_blind && row == GW_ROW_PRODUCTIVE)
-    return _("busy (kernel resident, SM fill not measured)");
+    return "productive_sm_blind";
   /* a finding claims most of it (more than half): the row is not "unexplained" */
   if (row == GW_ROW_IDLE_OTHER && dx->other_claimed_ns > 0.5 * dx->total.row_ns[GW_ROW_IDLE_OTHER])
-    return _("idle: other (claimed by a finding, indirect signals)");
-  return gw_ledger_row_title((enum gw_ledger_row)row);
+    return "idle_other_claimed";
+  return gw_ledger_row_id((enum gw_ledger_row)row);
 }
 
-static void interp(struct gw_diagnosis *dx, const char *fmt, ...) GW_PRINTF(2, 3);
-static void interp(struct gw_diagnosis *dx, const char *fmt, ...) {
-  if (dx->ninterp >= GW_MAX_NOTES)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  format_line(dx->interp[dx->ninterp++], fmt, ap);
-  va_end(ap);
+/* An interpretation line: id, a row of render/note_text.c's table, and its values. */
+static void add_interp(struct gw_diagnosis *dx, const char *id, int gpu, int nargs,
+                       const struct gw_evidence_arg *args) {
+  if (dx->ninterp < GW_MAX_NOTES)
+    gw_evidence_set(&dx->interp[dx->ninterp++], id, gpu, 0, 0, nargs, args);
 }
+#define interp(dx, id, gpu, ...)                                                                                       \
+  add_interp((dx), (id), (gpu),                                                                                        \
+             (int)(sizeof((const struct gw_evidence_arg[]){__VA_ARGS__}) / sizeof(struct gw_evidence_arg)),            \
+             (const struct gw_evidence_arg[]){__VA_ARGS__})
 
-static void experiment(struct gw_diagnosis *dx, const char *what, const char *why) {
+/* why_id: a row of render/note_text.c's table. */
+static void experiment(struct gw_diagnosis *dx, const char *what, const char *why_id) {
   for (int i = 0; i < dx->nexperiments; i++)
     if (dx->experiments[i].what == what)
       return;
   if (dx->nexperiments < GW_MAX_FIXES) {
     dx->experiments[dx->nexperiments].what = what;
-    dx->experiments[dx->nexperiments].why = why;
+    dx->experiments[dx->nexperiments].why_id = why_id;
     dx->nexperiments++;
   }
 }
@@ -634,57 +616,29 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     const struct gw_ledger *l = &dx->ledgers[i];
     /* an import has kernels and no samples: its ledger's span is the kernels' */
     if (!p->active_end_ns && !l->active_end_ns) {
-      gw_diagnosis_note(dx, _("GPU %d never became active during the recording."), p->gpu);
+      gw_diagnosis_add_note(dx, "gpu_never_active", p->gpu, 0, NULL);
       continue;
     }
     if (p->xid_earlier_count > 0)
-      gw_diagnosis_note(dx,
-                        _("GPU %d: the kernel log holds %d Xid error(s) from before this recording (the last, Xid %d, "
-                          "%.0f s before it began): not counted against this run; the GPU's error counters sampled "
-                          "during the run show a fault that lasts."),
-                        p->gpu, p->xid_earlier_count, p->xid_earlier_last_code,
-                        (double)(rec->started_ns - p->xid_earlier_last_ns) / 1e9);
+      gw_diagnosis_note(dx, "xid_before_recording", p->gpu, GW_NUM("xid_errors", GW_UNIT_COUNT, p->xid_earlier_count),
+                        GW_NUM("last_xid", GW_UNIT_COUNT, p->xid_earlier_last_code),
+                        GW_NUM("before_start", GW_UNIT_S, (double)(rec->started_ns - p->xid_earlier_last_ns) / 1e9));
     if (p->xid_app_count > 0)
-      gw_diagnosis_note(dx,
-                        _("GPU %d: %d program fault Xid(s) during the recording (the first, Xid %d): a kernel raised "
-                          "an exception or touched memory it does not own, or a program was killed; a bug to find with "
-                          "compute-sanitizer, not a hardware fault."),
-                        p->gpu, p->xid_app_count, p->xid_app_first_code);
+      gw_diagnosis_note(dx, "xid_program_faults", p->gpu, GW_NUM("xid_faults", GW_UNIT_COUNT, p->xid_app_count),
+                        GW_NUM("first_xid", GW_UNIT_COUNT, p->xid_app_first_code));
     if (p->sm_source == GW_SM_SOURCE_LAUNCH_CONFIG)
-      gw_diagnosis_note(dx,
-                        _("GPU %d: SM activity is estimated from the traced kernels' launch configurations (grid, "
-                          "block, registers, shared memory against the GPU's limits), not measured by GPM: an upper "
-                          "bound that cannot see blocks finishing unevenly (on the H200 it read within 6 points of "
-                          "GPM per second on all 25 scenarios, within 8 over their busy seconds; one earlier run of "
-                          "one scenario read 10.6)."),
-                        p->gpu);
+      gw_diagnosis_add_note(dx, "sm_from_launch_config", p->gpu, 0, NULL);
     if (p->sm_source == GW_SM_SOURCE_PM_SAMPLING)
-      gw_diagnosis_note(dx,
-                        _("GPU %d: SM activity is measured inside the program by CUPTI PM sampling, not by GPM (on "
-                          "the H200 within half a point of GPM per second on 25 scenarios, start-up seconds included; "
-                          "within 1.1 points over their busy seconds once GPM's own lag of up to 0.2 s is allowed "
-                          "for)."),
-                        p->gpu);
+      gw_diagnosis_add_note(dx, "sm_from_pm_sampling", p->gpu, 0, NULL);
     if (p->sm_source == GW_SM_SOURCE_DCGM)
-      gw_diagnosis_note(dx,
-                        _("GPU %d: SM activity, occupancy, tensor and DRAM activity come from DCGM's profiling "
-                          "fields (its host engine), not from GPM."),
-                        p->gpu);
+      gw_diagnosis_add_note(dx, "sm_from_dcgm", p->gpu, 0, NULL);
     if (!p->has_sm && gw_gpu_model_has_gpm(rec->gpus[i].name) == 1)
       /* the model has GPM: what is missing is the recording's, not the GPU's */
-      gw_diagnosis_note(dx,
-                        _("GPU %d: SM activity is unavailable: the recording holds no GPM readings, although the %s "
-                          "has GPM (an import carries none; the recorder may have been refused them). GPU-Util "
-                          "stands in for it, which cannot see underfilled kernels, so confidences are lowered."),
-                        p->gpu, rec->gpus[i].name);
+      gw_diagnosis_note(dx, "sm_missing_from_recording", p->gpu, GW_TEXT_VALUE("gpu_name", rec->gpus[i].name));
     else if (!p->has_sm)
-      gw_diagnosis_note(
-          dx,
-          _("GPU %d: SM activity is unavailable (no GPM on this GPU or driver): GPU-Util stands in for it, which "
-            "cannot see underfilled kernels, so confidences are lowered."),
-          p->gpu);
+      gw_diagnosis_add_note(dx, "sm_missing_no_gpm", p->gpu, 0, NULL);
     if (!isnan(p->util_med_pct) && !isnan(p->sm_med_pct)) {
-      /* one whole sentence per case, so a translation can reorder it */
+      /* one whole sentence per case (its own id), so a translation can reorder it */
       int above = p->sm_med_pct > p->util_med_pct + gw_thr.sm_above_util_pct;
       int tiny = p->sm_per_util < gw_thr.launch_sm_per_util, underfilled = p->sm_per_util < gw_thr.small_sm_per_util;
       /* agreement on the medians the sentence shows, not only on the sums */
@@ -692,68 +646,46 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
           p->sm_per_util >= gw_thr.small_sm_per_util && p->sm_med_pct >= gw_thr.small_sm_per_util * p->util_med_pct;
       if (above || tiny || underfilled || agree)
         interp(dx,
-               above  ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: SM activity is higher because "
-                           "GPU-Util is a point reading at each tick and SM activity an average over its window: the "
-                           "GPU works in short bursts between readings. Read the work from SM activity.")
-               : tiny ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util wildly overstates the "
-                          "work: a kernel is resident but almost no SM is busy.")
-               : underfilled
-                   ? _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util overstates the work: "
-                       "resident kernels leave many SMs empty.")
-                   : _("GPU %d: GPU-Util median %.0f%% against SM activity %.1f%%: GPU-Util and SM activity agree."),
-               p->gpu, p->util_med_pct, p->sm_med_pct);
+               above         ? "util_below_sm"
+               : tiny        ? "util_wildly_overstates"
+               : underfilled ? "util_overstates"
+                             : "util_sm_agree",
+               p->gpu, GW_NUM("util_median", GW_UNIT_PCT, p->util_med_pct),
+               GW_NUM("sm_active_median", GW_UNIT_PCT, p->sm_med_pct));
     } else if (!isnan(p->util_med_pct)) {
-      interp(dx, _("GPU %d: GPU-Util median %.0f%% only says a kernel was resident, not how much of the GPU worked."),
-             p->gpu, p->util_med_pct);
+      interp(dx, "util_only", p->gpu, GW_NUM("util_median", GW_UNIT_PCT, p->util_med_pct));
     }
     if (!isnan(p->power_frac)) {
       interp(dx,
-             p->power_frac < gw_thr.low_power_frac
-                 ? _("GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): the GPU is not really working.")
-             : p->power_frac >= gw_thr.at_limit_power_frac
-                 ? _("GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): at its power limit: working as hard "
-                     "as it can.")
-                 : _("GPU %d: power median %.0f W of a %.0f W limit (%.0f%%): a moderate load."),
-             p->gpu, p->power_med_w, p->power_limit_w, p->power_frac * 100);
+             p->power_frac < gw_thr.low_power_frac         ? "power_not_working"
+             : p->power_frac >= gw_thr.at_limit_power_frac ? "power_at_limit"
+                                                           : "power_moderate_load",
+             p->gpu, GW_NUM("power_median", GW_UNIT_W, p->power_med_w),
+             GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
+             GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
     }
     if (p->loaded_ticks >= 1 && !isnan(p->not_p0_frac))
-      interp(dx,
-             p->not_p0_frac < gw_thr.hw_bad_tick_frac
-                 ? _("GPU %d: P-state P0 (fastest) under load.")
-                 : _("GPU %d: P-state above P0: the driver holds the GPU in a slower state under load."),
-             p->gpu);
+      add_interp(dx, p->not_p0_frac < gw_thr.hw_bad_tick_frac ? "pstate_p0" : "pstate_above_p0", p->gpu, 0, NULL);
     if (!isnan(p->power_cap_frac) && p->power_cap_frac >= 0.2 && !isnan(p->sm_clock_med_mhz))
-      interp(dx,
-             _("GPU %d: SW power cap on %.0f%% of loaded time, SM clock %.0f of %.0f MHz: the physical limit of the "
-               "board, not a fault."),
-             p->gpu, p->power_cap_frac * 100, p->sm_clock_med_mhz, p->sm_clock_max_mhz);
+      interp(dx, "power_cap_not_fault", p->gpu, GW_NUM("power_cap_share", GW_UNIT_FRACTION, p->power_cap_frac),
+             GW_NUM("sm_clock_median", GW_UNIT_MHZ, p->sm_clock_med_mhz),
+             GW_NUM("sm_clock_max", GW_UNIT_MHZ, p->sm_clock_max_mhz));
     if (!isnan(p->pcie_rx_med_bps))
-      interp(dx,
-             p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps
-                 ? _("GPU %d: PCIe receive median %.2f GB/s: frequent host-to-device copies.")
-                 : _("GPU %d: PCIe receive median %.2f GB/s: low, copies are not the limit."),
-             p->gpu, p->pcie_rx_med_bps / 1e9);
+      interp(dx, p->pcie_rx_med_bps >= gw_thr.pcie_rx_high_bps ? "pcie_rx_frequent" : "pcie_rx_low", p->gpu,
+             GW_NUM("rx_median", GW_UNIT_GB_PER_S, p->pcie_rx_med_bps / 1e9));
     /* the peak decides whether a larger batch fits: a median far below it
      * (memory freed between phases) would promise room that is not there */
     if (!isnan(p->mem_peak_frac))
       interp(dx,
-             p->mem_peak_frac > gw_thr.mem_headroom_low_frac
-                 ? _("GPU %d: %.0f%% of device memory used at the peak: less than the 20-30%% headroom worth "
-                     "keeping.")
-             : p->mem_peak_frac < gw_thr.mem_mostly_free_frac
-                 ? _("GPU %d: %.0f%% of device memory used at the peak: room for a larger batch (keep 20-30%% "
-                     "headroom).")
-                 : _("GPU %d: %.0f%% of device memory used at the peak: healthy headroom."),
-             p->gpu, p->mem_peak_frac * 100);
+             p->mem_peak_frac > gw_thr.mem_headroom_low_frac  ? "memory_peak_tight"
+             : p->mem_peak_frac < gw_thr.mem_mostly_free_frac ? "memory_peak_room"
+                                                              : "memory_peak_healthy",
+             p->gpu, GW_NUM("peak_share", GW_UNIT_FRACTION, p->mem_peak_frac));
     if (l->row_ns[GW_ROW_STARTUP] > 0 && l->active_end_ns) {
       double head = (double)(l->active_start_ns - (rec->gpus[i].n ? rec->gpus[i].t_ns[0] : l->active_start_ns)) / 1e9;
       double tail = l->row_ns[GW_ROW_STARTUP] / 1e9 - head;
-      gw_diagnosis_note(
-          dx,
-          _("GPU %d: the first %.1f s, before the GPU first worked or the training loop's first step ended "
-            "(imports, model build, compilation, warm-up), and %.1f s after the last work are counted as startup, "
-            "warm-up and tail, not blamed on a class."),
-          p->gpu, head, tail < 0 ? 0 : tail);
+      gw_diagnosis_note(dx, "startup_and_tail", p->gpu, GW_NUM("head", GW_UNIT_S, head),
+                        GW_NUM("tail", GW_UNIT_S, tail < 0 ? 0 : tail));
     }
   }
   for (int i = 0; i < rec->ngpus; i++) {
@@ -762,70 +694,48 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       continue;
     /* the driver's process list names it; its name and cost are what the user
      * needs to find and move it (a shared GPU runs every kernel slower) */
-    char mem[64] = "", sm[64] = "";
+    struct gw_evidence_arg memory = GW_CLAUSE("memory_clause", ""), sm = GW_CLAUSE("sm_clause", "");
     if (!isnan(g->other_mem_bytes))
-      snprintf(mem, sizeof mem, _(", %.1f GiB of device memory"), g->other_mem_bytes / (1024.0 * 1024 * 1024));
+      memory.text = "shared_process_memory";
     if (!isnan(g->other_sm_pct))
-      snprintf(sm, sizeof sm, _(", %.0f%% of SM time by the driver's count"), g->other_sm_pct);
+      sm.text = "shared_process_sm";
+    struct gw_evidence_arg pid = GW_NUM("pid", GW_UNIT_COUNT, (double)g->other_pid),
+                           share = GW_NUM("sample_share", GW_UNIT_FRACTION, g->other_share_of_samples),
+                           gib = GW_NUM("memory", GW_UNIT_GIB, g->other_mem_bytes / (1024.0 * 1024 * 1024)),
+                           sm_share = GW_NUM("sm_share", GW_UNIT_PCT, g->other_sm_pct);
     if (g->other_comm[0])
-      gw_diagnosis_note(dx,
-                        _("GPU %d was shared with process %lld (%s), which is not part of the recorded job (seen in "
-                          "%.0f%% of the GPU's process samples%s%s): its kernels take SM time from the job."),
-                        g->gpu, (long long)g->other_pid, g->other_comm, g->other_share_of_samples * 100, mem, sm);
+      gw_diagnosis_note(dx, "shared_with_process", g->gpu, pid, GW_TEXT_VALUE("name", g->other_comm), share, memory, sm,
+                        gib, sm_share);
     else
-      gw_diagnosis_note(dx,
-                        _("GPU %d was shared with process %lld, which is not part of the recorded job (seen in %.0f%% "
-                          "of the GPU's process samples%s%s): its kernels take SM time from the job; its name is not "
-                          "recorded (ps -p %lld)."),
-                        g->gpu, (long long)g->other_pid, g->other_share_of_samples * 100, mem, sm,
-                        (long long)g->other_pid);
+      gw_diagnosis_note(dx, "shared_with_process_unnamed", g->gpu, pid, share, memory, sm, gib, sm_share);
   }
   if (rec->world_size > rec->ngpus && rec->ngpus > 0)
-    gw_diagnosis_note(dx,
-                      _("The recorded environment says WORLD_SIZE=%d but this file holds %d GPU(s): the other ranks "
-                        "ran elsewhere. Time this GPU waited on them shows as communication or idle time here, and a "
-                        "straggler among them cannot be named from this file alone (record every node and pass all "
-                        "files to gpuwhy report)."),
-                      rec->world_size, rec->ngpus);
+    gw_diagnosis_note(dx, "ranks_elsewhere", -1, GW_NUM("world_size", GW_UNIT_COUNT, rec->world_size),
+                      GW_NUM("gpus", GW_UNIT_COUNT, rec->ngpus));
   if (dx->estimated && rec->timeline_sampled)
     /* recorded with --trace (sampled, its default): a timeline exists, only in windows */
-    /* TRANSLATORS: "idle: sync" is the ledger row of that name: use its translation. */
-    gw_diagnosis_note(dx, _("The ledger is estimated from sampled counters, because the kernel trace covers only its "
-                            "sampled windows: rows are shares of each sample interval, and idle: sync over the "
-                            "whole run needs `gpuwhy record --trace=full` to be seen."));
+    gw_diagnosis_add_note(dx, "ledger_estimated_trace_windows", -1, 0, NULL);
   else if (dx->estimated)
-    /* TRANSLATORS: "idle: sync" is the ledger row of that name: use its translation. */
-    gw_diagnosis_note(
-        dx, _("The ledger is estimated from sampled counters (no kernel timeline): rows are shares of each sample "
-              "interval, and idle: sync needs `gpuwhy record --trace` to be seen."));
+    gw_diagnosis_add_note(dx, "ledger_estimated", -1, 0, NULL);
   if (dx->total.from_timeline && dx->total.launch_calls_missing)
-    /* TRANSLATORS: "idle: other" and "idle: launch" are ledger rows: use their translations. */
-    gw_diagnosis_note(dx, _("The kernel trace holds no kernel launch calls (traced with GPUWHY_TRACE_API=nolaunch, or "
-                            "an import without them): a longer gap through which the host only launched kernels "
-                            "counts as idle: other, so idle: launch may be low."));
+    gw_diagnosis_add_note(dx, "trace_without_launch_calls", -1, 0, NULL);
   if (rec->timeline_sampled && !dx->estimated)
-    gw_diagnosis_note(
-        dx, _("The kernel trace was sampled in windows; the ledger uses the counters, which cover the whole run."));
+    gw_diagnosis_add_note(dx, "trace_windows_counters_used", -1, 0, NULL);
   if (rec->tracer_aside_count > 0)
-    gw_diagnosis_note(dx,
-                      _("gpuwhy's tracer stood aside for another CUPTI client (torch.profiler, Nsight) %d time(s), "
-                        "first at %.1f s, %.1f s in all: that tool got the kernels then, and the trace has none."),
-                      rec->tracer_aside_count,
-                      rec->started_ns > 0 ? (double)(rec->tracer_aside_first_ns - rec->started_ns) / 1e9 : 0.0,
-                      (double)rec->tracer_aside_total_ns / 1e9);
+    gw_diagnosis_note(dx, "tracer_stood_aside", -1, GW_NUM("times", GW_UNIT_COUNT, rec->tracer_aside_count),
+                      GW_NUM("first", GW_UNIT_S,
+                             rec->started_ns > 0 ? (double)(rec->tracer_aside_first_ns - rec->started_ns) / 1e9 : 0.0),
+                      GW_NUM("total", GW_UNIT_S, (double)rec->tracer_aside_total_ns / 1e9));
   if (dx->demand_limited)
-    gw_diagnosis_note(dx,
-                      _("Demand-limited: %.0f%% of the active time was lost, but the program ran no training step "
-                        "and no DataLoader (the Python hook saw neither), had no loader workers, used a median %.0f%% "
-                        "of one core and read no disk: the GPU waited for work that had not arrived (a server "
-                        "between requests), not on the program."),
-                      dx->active_ns > 0 ? 100 * dx->lost_ns / dx->active_ns : 0.0, dx->host.main_cpu_med_pct);
+    gw_diagnosis_note(dx, "demand_limited", -1,
+                      GW_NUM("lost_share", GW_UNIT_PCT, dx->active_ns > 0 ? 100 * dx->lost_ns / dx->active_ns : 0.0),
+                      GW_NUM("cpu_median", GW_UNIT_PCT, dx->host.main_cpu_med_pct));
   if (rec->ngpus > 0 && rec->host.n == 0)
-    gw_diagnosis_note(dx, _("No host samples: loader, launch and disk signals are unknown."));
+    gw_diagnosis_add_note(dx, "no_host_samples", -1, 0, NULL);
   else if (rec->host.n > 0 && !dx->host.has_main)
-    gw_diagnosis_note(dx, _("The target process was not sampled: launch and loader signals are weaker."));
+    gw_diagnosis_add_note(dx, "target_not_sampled", -1, 0, NULL);
   if (rec->gpu_note[0])
-    gw_diagnosis_note(dx, _("No GPU data: %s"), rec->gpu_note);
+    gw_diagnosis_note(dx, "no_gpu_data", -1, GW_TEXT_VALUE("reason", rec->gpu_note));
 
   int has_input = 0, has_small = 0, has_launch = 0;
   for (int i = 0; i < dx->nfindings; i++) {
@@ -842,14 +752,11 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
    * enabled hook saw iterate none would only be refused (exit 2) */
   if ((has_input || unexplained || gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]) >= 0.2) &&
       !dx->host.no_dataloader)
-    experiment(dx, "gpuwhy experiment fixed-batch -- CMD",
-               _("runs CMD as it is, then with each DataLoader replaying its first batches from memory: a clear "
-                 "speed-up means the input side is the cause"));
+    experiment(dx, "gpuwhy experiment fixed-batch -- CMD", "experiment_fixed_batch");
   /* SM-blind and unexplained: underfilled kernels are among the suspects */
   if (has_small || gw_rule_share(dx, dx->total.row_ns[GW_ROW_UNDERFILLED]) >= 0.15 ||
       (unexplained && dx->total.sm_from_util && !dx->total.from_timeline && rec->ngpus == 1))
-    experiment(dx, "gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}",
-               _("throughput that rises with the batch means the work per kernel is too small"));
+    experiment(dx, "gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}", "experiment_batch_sweep");
   /* no SM activity at all: the launch configurations of traced kernels give
    * it on any GPU (sm_fill.c); without it small batches look like real work */
   if (dx->sm_blind && !unexplained && strcmp(dx->verdict, "no_data") != 0) {
@@ -859,27 +766,20 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
      * fallback where profiling is refused */
     int has_gpm = recording_gpm_model(rec);
     experiment(dx, "gpuwhy record --pm-sampling -o pm.db -- CMD",
-               has_gpm == 0 ? _("this GPU has no GPM: PM sampling measures the SMs' active cycles from inside the "
-                                "program (GPUs from Turing on), which GPU-Util cannot")
-                            : _("the recording holds no GPM readings: PM sampling measures the SMs' active cycles "
-                                "from inside the program (GPUs from Turing on), which GPU-Util cannot"));
-    experiment(dx, trace_run,
-               _("where PM sampling is refused: the traced kernels' launch configurations show how full the SMs "
-                 "were"));
+               has_gpm == 0 ? "experiment_pm_sampling_no_gpm" : "experiment_pm_sampling_no_readings");
+    experiment(dx, trace_run, "experiment_launch_config");
   }
   if (unexplained) {
     /* what would decide: the kernel timeline splits idle time into launch,
      * sync and communication; the fixed-batch test settles the input side */
     if (!dx->total.from_timeline)
-      experiment(dx, trace_run,
-                 _("the kernel timeline splits the lost time into launch gaps, syncs, communication and waits for "
-                   "input, which the counters cannot tell apart"));
+      experiment(dx, trace_run, "experiment_trace_splits_idle");
   }
   /* changing shapes hide launch overhead from the counters (launch_overhead
    * stands aside): the trace tells launch gaps from re-planning */
   int launch_hidden = gw_rule_mem_churn(dx) && dx->host.has_main && dx->host.launch_busy_frac >= 0.3;
   if ((has_launch || launch_hidden) && !dx->total.from_timeline)
-    experiment(dx, trace_run, _("counts kernels per step and the gaps between them, which settles launch overhead"));
+    experiment(dx, trace_run, "experiment_trace_launch");
 }
 
 /* The fixes the Python hook can apply whose cause was found
@@ -894,14 +794,12 @@ static void try_experiments(const struct gw_recording *rec, struct gw_diagnosis 
   if (n == 0)
     return;
   snprintf(dx->experiment_text[0], sizeof dx->experiment_text[0], "gpuwhy experiment try --from %s", dx->path);
-  experiment(dx, dx->experiment_text[0],
-             _("runs the recorded command as it is and with each fix the findings point to, applied by the Python "
-               "hook with no edit to the script; each gain measured against its prediction"));
+  experiment(dx, dx->experiment_text[0], "experiment_try_fixes");
   /* the cheapest fix alone, on the command as recorded */
   int w = snprintf(dx->experiment_text[1], sizeof dx->experiment_text[1], "gpuwhy experiment try --fix %s -- %s",
                    plans[0].text, rec->command);
   if (w > 0 && (size_t)w < sizeof dx->experiment_text[1])
-    experiment(dx, dx->experiment_text[1], _("the first of these fixes alone, measured against the command as it is"));
+    experiment(dx, dx->experiment_text[1], "experiment_try_first_fix");
 }
 
 /* MFU per GPU and the ledger as goodput (analysis/mfu.h, analysis/goodput.h). */

@@ -27,8 +27,8 @@ enum gw_rule_slot {
   GW_NRULES
 };
 #define GW_MAX_FINDINGS GW_NRULES
-/* One note or evidence line, in bytes: the longest translated note (Chinese,
- * 3 bytes a character) is over 400 once its numbers are in. */
+/* One note or evidence line as rendered, in bytes: the longest translated
+ * note (Chinese, 3 bytes a character) is over 400 once its numbers are in. */
 #define GW_TEXT 768
 
 /* The largest speed-up printed as a number: the bound 1 / (1 - share)
@@ -118,6 +118,13 @@ struct gw_step_profile {
 
 struct gw_multi_gpu; /* analysis/multi_gpu.h */
 
+/* A command that would decide what the data cannot, and why: why_id is a
+ * row of render/note_text.c's table, worded at render time. */
+struct gw_experiment {
+  const char *what;
+  const char *why_id;
+};
+
 struct gw_diagnosis {
   char path[1024];
   int64_t started_ns, ended_ns;
@@ -149,12 +156,15 @@ struct gw_diagnosis {
    * GW_ATTR_NONE where the recording has no thread or Python samples) */
   struct gw_idle_attribution *attr;
   int measured; /* some GPU's idle time was attributed from samples: the verdict follows it */
+  /* Notes and interpretation lines are data like evidence: an id of the
+   * message table in render/note_text.c and its values, worded at render
+   * time. */
   int nnotes;
-  char notes[GW_MAX_NOTES][GW_TEXT]; /* caveats: start-up cut, estimates, missing metrics */
+  struct gw_evidence notes[GW_MAX_NOTES]; /* caveats: start-up cut, estimates, missing metrics */
   int ninterp;
-  char interp[GW_MAX_NOTES][GW_TEXT]; /* how to read the raw numbers (util vs SM, power vs limit, ...) */
+  struct gw_evidence interp[GW_MAX_NOTES]; /* how to read the raw numbers (util vs SM, power vs limit, ...) */
   int nexperiments;
-  struct gw_fix experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
+  struct gw_experiment experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
   /* the text of experiments made for this recording (its path, its command filled in) */
   char experiment_text[2][GW_TEXT * 3];
   /* the experiments' commands with the recorded command in place of CMD (analysis/next_run.h) */

@@ -12,6 +12,24 @@ const struct gw_evidence_value *gw_evidence_value(const struct gw_evidence *e, c
   return NULL;
 }
 
+void gw_evidence_set(struct gw_evidence *e, const char *id, int gpu, int64_t t0_ns, int64_t t1_ns, int nargs,
+                     const struct gw_evidence_arg *args) {
+  memset(e, 0, sizeof *e);
+  e->id = id;
+  e->gpu = gpu;
+  e->t0_ns = t0_ns;
+  e->t1_ns = t1_ns;
+  for (int i = 0; i < nargs && e->nvalues < GW_EVIDENCE_MAX_VALUES; i++) {
+    struct gw_evidence_value *v = &e->values[e->nvalues++];
+    v->name = args[i].name;
+    v->unit = args[i].unit;
+    int text = args[i].unit == GW_UNIT_TEXT || args[i].unit == GW_UNIT_PHRASE || args[i].unit == GW_UNIT_CLAUSE;
+    v->number = text ? NAN : args[i].number;
+    if (text)
+      gw_strlcpy(v->text, args[i].text ? args[i].text : "", sizeof v->text);
+  }
+}
+
 const char *gw_unit_name(enum gw_unit unit) {
   switch (unit) {
   case GW_UNIT_FRACTION:
@@ -57,6 +75,8 @@ const char *gw_unit_name(enum gw_unit unit) {
   case GW_UNIT_TEXT:
   case GW_UNIT_PHRASE:
     return "text";
+  case GW_UNIT_CLAUSE:
+    return "clause";
   }
   return "unknown";
 }

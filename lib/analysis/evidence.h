@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 #define GW_EVIDENCE_MAX_VALUES 8
-#define GW_EVIDENCE_VALUE_TEXT 96 /* a GPU label ("host-b GPU 1") or a list of NCCL transports */
+/* a GPU label ("host-b GPU 1"), a list of NCCL transports, or the reason a
+ * recording has no GPU data (a note's value: gw_recording.gpu_note, 256) */
+#define GW_EVIDENCE_VALUE_TEXT 256
 
 enum gw_unit {
   GW_UNIT_FRACTION,    /* a share, 0..1 (or a difference of shares); sentences show it as a percentage */
@@ -32,7 +34,9 @@ enum gw_unit {
   GW_UNIT_PCIE_GEN, /* a PCIe generation */
   GW_UNIT_LANES,    /* a PCIe link width */
   GW_UNIT_TEXT,     /* a name as it is (a GPU label, NCCL transports) */
-  GW_UNIT_PHRASE,   /* a fixed English phrase marked with N_(), translated with the sentence */
+  GW_UNIT_PHRASE,   /* words translated with the sentence: a phrase id render/label_text.c words (an idle
+                       cause's, gw_idle_cause_phrase), or a fixed English phrase marked with N_() */
+  GW_UNIT_CLAUSE,   /* the id of another row of the same message table, worded with the same values; "" for none */
 };
 
 struct gw_evidence_value {
@@ -63,6 +67,13 @@ struct gw_evidence_arg {
   { (name), GW_UNIT_TEXT, 0, (text) }
 #define GW_PHRASE(name, msgid)                                                                                         \
   { (name), GW_UNIT_PHRASE, 0, (msgid) }
+#define GW_CLAUSE(name, id)                                                                                            \
+  { (name), GW_UNIT_CLAUSE, 0, (id) }
+
+/* Fills e with id, the GPU, the time range and nargs values (past
+ * GW_EVIDENCE_MAX_VALUES dropped; texts cut to GW_EVIDENCE_VALUE_TEXT). */
+void gw_evidence_set(struct gw_evidence *e, const char *id, int gpu, int64_t t0_ns, int64_t t1_ns, int nargs,
+                     const struct gw_evidence_arg *args);
 
 /* The value named name, or NULL. */
 const struct gw_evidence_value *gw_evidence_value(const struct gw_evidence *e, const char *name);

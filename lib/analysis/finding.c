@@ -10,21 +10,7 @@ void gw_finding_add_evidence(struct gw_finding *f, const char *id, int gpu, int6
                              const struct gw_evidence_arg *args) {
   if (f->nevidence >= GW_MAX_EVIDENCE)
     return;
-  struct gw_evidence *e = &f->evidence[f->nevidence++];
-  memset(e, 0, sizeof *e);
-  e->id = id;
-  e->gpu = gpu;
-  e->t0_ns = t0_ns;
-  e->t1_ns = t1_ns;
-  for (int i = 0; i < nargs && e->nvalues < GW_EVIDENCE_MAX_VALUES; i++) {
-    struct gw_evidence_value *v = &e->values[e->nvalues++];
-    v->name = args[i].name;
-    v->unit = args[i].unit;
-    int text = args[i].unit == GW_UNIT_TEXT || args[i].unit == GW_UNIT_PHRASE;
-    v->number = text ? NAN : args[i].number;
-    if (text)
-      gw_strlcpy(v->text, args[i].text ? args[i].text : "", sizeof v->text);
-  }
+  gw_evidence_set(&f->evidence[f->nevidence++], id, gpu, t0_ns, t1_ns, nargs, args);
 }
 
 void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {

@@ -37,7 +37,7 @@ void gw_diagnosis_cap_shares(struct gw_diagnosis *dx) {
    * claim from indirect signals: input_pipeline (the host's busy core) and
    * schedule_shape (busy helpers, steps above the median) may count time
    * beyond their own rows, and only the idle: other row can hold it. The
-   * row is then titled as claimed (gw_diagnosis_row_title). */
+   * row is then titled as claimed (gw_diagnosis_row_title_id). */
   double other = dx->total.row_ns[GW_ROW_IDLE_OTHER], claimed = 0;
   for (int i = 0; i < dx->nfindings; i++) {
     const struct gw_rule *r = gw_rule_find(dx->findings[i].class_id);

@@ -9,7 +9,6 @@
 #include "analysis/compile_shapes.h"
 #include "analysis/ledger.h"
 #include "analysis/sm_fill.h"
-#include "core/i18n.h"
 #include "sources/thread_sampler.h"
 
 /* A sample tick counts as idle when GPU-Util read 0 (the driver saw no
@@ -29,27 +28,7 @@ const char *gw_idle_cause_name(int cause) {
 }
 
 const char *gw_idle_cause_phrase(int cause) {
-  static const char *const P[GW_IDLE_NCAUSES] = {
-      [GW_PYACT_OTHER] = N_("doing something else"),
-      [GW_PYACT_DATA_WAIT] = N_("waiting for the next batch"),
-      [GW_PYACT_DATA_INLINE] = N_("making the batch itself"),
-      [GW_PYACT_H2D] = N_("copying the batch to the GPU"),
-      [GW_PYACT_SYNC] = N_("in a synchronising call"),
-      [GW_PYACT_CHECKPOINT] = N_("writing a checkpoint"),
-      [GW_PYACT_EVAL] = N_("evaluating"),
-      [GW_PYACT_LOGGING] = N_("logging"),
-      [GW_PYACT_COMPILE] = N_("compiling"),
-      [GW_PYACT_OPTIMIZER] = N_("in the optimizer"),
-      [GW_PYACT_FORWARD_BACKWARD] = N_("launching forward/backward"),
-      [GW_PYACT_COLLECTIVE] = N_("in a collective"),
-      [GW_PYACT_IDLE] = N_("sleeping or waiting on its own threads"),
-      [GW_CAUSE_HOST_RUNNING] = N_("running on the CPU"),
-      [GW_CAUSE_DISK_IO] = N_("waiting on the disk"),
-      [GW_CAUSE_NEW_SHAPE] = N_("running steps of input shapes not seen before"),
-      [GW_CAUSE_UNRESOLVED] = N_("in stretches shorter than two samples (unresolved)"),
-      [GW_CAUSE_UNSAMPLED] = N_("not sampled"),
-  };
-  return cause >= 0 && cause < GW_IDLE_NCAUSES ? P[cause] : P[GW_CAUSE_UNSAMPLED];
+  return gw_idle_cause_name(cause);
 }
 
 const char *gw_worker_state_name(int state) {

@@ -62,7 +62,8 @@ const char *gw_idle_cause_class(int cause);
  * "unsampled". */
 const char *gw_idle_cause_name(int cause);
 const char *gw_worker_state_name(int state);
-/* The cause in words, an English msgid marked N_() (translate with _()). */
+/* The cause as GW_PHRASE takes it: its name, a phrase id that
+ * render/label_text.c words ("waiting for the next batch"). */
 const char *gw_idle_cause_phrase(int cause);
 /* The py_frame of that id, or NULL. */
 const struct gw_py_frame_info *gw_py_frame_find(const struct gw_recording *rec, int32_t id);

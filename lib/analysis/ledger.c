@@ -7,29 +7,17 @@
 #include "analysis/gpu_loop.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
-static const struct {
-  const char *id, *title;
-} ROWS[GW_LEDGER_NROWS] = {
-    /* TRANSLATORS: ledger row titles, the report table's first column: at most 58 columns (CJK counts 2). */
-    [GW_ROW_PRODUCTIVE] = {"productive", N_("productive (SMs working at full clock)")},
-    [GW_ROW_UNDERFILLED] = {"underfilled", N_("underfilled (kernel resident, SMs mostly empty)")},
-    [GW_ROW_THROTTLED] = {"throttled", N_("throttled (work slowed by lowered clocks)")},
-    [GW_ROW_IDLE_INPUT] = {"idle_input", N_("idle: input (host preparing data)")},
-    [GW_ROW_IDLE_LAUNCH] = {"idle_launch", N_("idle: launch (host cannot issue kernels fast enough)")},
-    [GW_ROW_IDLE_SYNC] = {"idle_sync", N_("idle: sync (host blocked in a synchronizing call)")},
-    [GW_ROW_IDLE_COMM] = {"idle_comm", N_("idle: communication (waiting on other GPUs)")},
-    [GW_ROW_IDLE_PERIODIC] = {"idle_periodic", N_("idle: periodic (eval, checkpoint, logging)")},
-    [GW_ROW_IDLE_OTHER] = {"idle_other", N_("idle: other (no signal explains it)")},
-    [GW_ROW_STARTUP] = {"startup", N_("startup, warm-up step and tail (outside the steady run)")},
+/* The rows' ids; their titles are worded at render time (render/label_text.c). */
+static const char *const ROW_IDS[GW_LEDGER_NROWS] = {
+    [GW_ROW_PRODUCTIVE] = "productive", [GW_ROW_UNDERFILLED] = "underfilled",     [GW_ROW_THROTTLED] = "throttled",
+    [GW_ROW_IDLE_INPUT] = "idle_input", [GW_ROW_IDLE_LAUNCH] = "idle_launch",     [GW_ROW_IDLE_SYNC] = "idle_sync",
+    [GW_ROW_IDLE_COMM] = "idle_comm",   [GW_ROW_IDLE_PERIODIC] = "idle_periodic", [GW_ROW_IDLE_OTHER] = "idle_other",
+    [GW_ROW_STARTUP] = "startup",
 };
 
 const char *gw_ledger_row_id(enum gw_ledger_row r) {
-  return r < GW_LEDGER_NROWS ? ROWS[r].id : "?";
-}
-const char *gw_ledger_row_title(enum gw_ledger_row r) {
-  return r < GW_LEDGER_NROWS ? _(ROWS[r].title) : "?";
+  return r < GW_LEDGER_NROWS ? ROW_IDS[r] : "?";
 }
 
 int gw_tick_active(const struct gw_gpu_series *g, size_t i) {

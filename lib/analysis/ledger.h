@@ -41,8 +41,8 @@ struct gw_ledger {
   double ticks_active;           /* ticks in the working span */
 };
 
+/* The row's stable id ("idle_input"); render/label_text.c words it. */
 const char *gw_ledger_row_id(enum gw_ledger_row r);
-const char *gw_ledger_row_title(enum gw_ledger_row r);
 
 /* Per-tick context the ledger needs from the rest of the analysis. Both
  * arrays have one entry per gpu_sample tick of the GPU and may be NULL. */

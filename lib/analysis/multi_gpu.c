@@ -9,7 +9,6 @@
 #include "analysis/ledger.h"
 #include "analysis/stats.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
 const char *gw_straggler_cause_id(enum gw_straggler_cause c) {
   switch (c) {
@@ -25,23 +24,6 @@ const char *gw_straggler_cause_id(enum gw_straggler_cause c) {
     return "other_process";
   default:
     return "unknown";
-  }
-}
-
-const char *gw_straggler_cause_text(enum gw_straggler_cause c) {
-  switch (c) {
-  case GW_STRAGGLER_MORE_WORK:
-    return _("more compute per step than the others");
-  case GW_STRAGGLER_CLOCKS:
-    return _("lower SM clocks for the same work");
-  case GW_STRAGGLER_THROTTLE:
-    return _("thermal or hardware slowdown");
-  case GW_STRAGGLER_INPUT:
-    return _("its input pipeline stalls");
-  case GW_STRAGGLER_OTHER_PROCESS:
-    return _("another process shares its GPU");
-  default:
-    return _("cause not clear from the counters");
   }
 }
 

@@ -20,9 +20,8 @@ enum gw_straggler_cause {
   GW_STRAGGLER_INPUT,         /* its input pipeline stalls */
   GW_STRAGGLER_OTHER_PROCESS, /* another process shares its GPU */
 };
+/* Its stable id; render/label_text.c words it (gw_straggler_cause_text). */
 const char *gw_straggler_cause_id(enum gw_straggler_cause c);
-/* A few words for people, translated ("more compute per step"). */
-const char *gw_straggler_cause_text(enum gw_straggler_cause c);
 
 enum gw_mgpu_timeline { GW_MGPU_NO_TIMELINE, GW_MGPU_FULL, GW_MGPU_SAMPLED };
 /* "none", "full", "sampled" */

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/i18n.h"
 #include "store/store_iter.h"
 
 static const char *const TRANSPORT_NAMES[GW_NCCL_NTRANSPORTS] = {
@@ -586,46 +585,16 @@ const struct gw_nccl_rank *gw_nccl_rank_for_gpu(const struct gw_nccl_summary *s,
 
 /* ---- advice ---- */
 
-static const struct {
-  const char *id, *text;
-} ADVICE[GW_NCCL_NADVICE] = {
-    [GW_NCCL_ADV_SOCKET_ONE_NODE] = {"socket_one_node",
-                                     N_("NCCL moved data between GPUs of one machine through TCP sockets, the slowest "
-                                        "path: P2P and shared memory were unavailable or switched off. Check "
-                                        "NCCL_P2P_DISABLE and NCCL_SHM_DISABLE in the environment and the links "
-                                        "between the GPUs with nvidia-smi topo -m.")},
-    [GW_NCCL_ADV_SHM_BETWEEN_GPUS] = {"shm_between_gpus",
-                                      N_("NCCL copied data between GPUs through host shared memory instead of "
-                                         "directly. If nvidia-smi topo -m shows NV# (NVLink) or PIX/PXB between them, "
-                                         "P2P should have been used: check NCCL_P2P_DISABLE and NCCL_P2P_LEVEL, and "
-                                         "whether PCIe ACS or the IOMMU blocks peer access (common in VMs).")},
-    [GW_NCCL_ADV_P2P_DISABLED] = {"p2p_disabled",
-                                  N_("P2P between GPUs is off: NCCL_P2P_DISABLE is set, or NCCL could not enable it. "
-                                     "Unset NCCL_P2P_DISABLE; otherwise check PCIe ACS (lspci -vvv | grep ACSCtl), the "
-                                     "IOMMU (iommu=pt) and nvidia-smi topo -p2p r.")},
-    [GW_NCCL_ADV_SHM_DISABLED] = {"shm_disabled", N_("NCCL_SHM_DISABLE is set: without shared memory, GPUs that "
-                                                     "cannot use P2P fall back to sockets. Unset it.")},
-    [GW_NCCL_ADV_IB_NO_GDR] = {"ib_without_gdr",
-                               N_("InfiniBand/RoCE is used without GPUDirect RDMA, so every transfer is staged "
-                                  "through host memory. Check that the nvidia-peermem module is loaded (lsmod | grep "
-                                  "peermem), NCCL_NET_GDR_LEVEL, and that each GPU has a NIC close to it "
-                                  "(nvidia-smi topo -m).")},
-    [GW_NCCL_ADV_SOCKET_NODES] = {"socket_between_nodes",
-                                  N_("NCCL connects the nodes through TCP sockets. If the nodes have InfiniBand or "
-                                     "RoCE, check NCCL_IB_DISABLE and NCCL_IB_HCA (NET/IB must find the adapters); "
-                                     "otherwise set NCCL_SOCKET_IFNAME to the fastest interface.")},
-    [GW_NCCL_ADV_IB_DISABLED] = {"ib_disabled", N_("NCCL_IB_DISABLE is set: NCCL cannot use InfiniBand/RoCE between "
-                                                   "nodes. Unset it if the nodes have such adapters.")},
-    [GW_NCCL_ADV_WARNINGS] = {"nccl_warnings", N_("NCCL printed warnings (NCCL WARN): read them first, a failing "
-                                                  "transport often falls back to a slower one.")},
+/* The advice's ids; render/label_text.c words them. */
+static const char *const ADVICE_IDS[GW_NCCL_NADVICE] = {
+    [GW_NCCL_ADV_SOCKET_ONE_NODE] = "socket_one_node", [GW_NCCL_ADV_SHM_BETWEEN_GPUS] = "shm_between_gpus",
+    [GW_NCCL_ADV_P2P_DISABLED] = "p2p_disabled",       [GW_NCCL_ADV_SHM_DISABLED] = "shm_disabled",
+    [GW_NCCL_ADV_IB_NO_GDR] = "ib_without_gdr",        [GW_NCCL_ADV_SOCKET_NODES] = "socket_between_nodes",
+    [GW_NCCL_ADV_IB_DISABLED] = "ib_disabled",         [GW_NCCL_ADV_WARNINGS] = "nccl_warnings",
 };
 
-const char *gw_nccl_advice_text(enum gw_nccl_advice a) {
-  return (unsigned)a < GW_NCCL_NADVICE ? _(ADVICE[a].text) : "";
-}
-
 const char *gw_nccl_advice_id(enum gw_nccl_advice a) {
-  return (unsigned)a < GW_NCCL_NADVICE ? ADVICE[a].id : "";
+  return (unsigned)a < GW_NCCL_NADVICE ? ADVICE_IDS[a] : "";
 }
 
 /* ---- reading a recording ---- */

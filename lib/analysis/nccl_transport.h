@@ -82,7 +82,8 @@ struct gw_nccl_line {
  * and fills *out. Pure: no I/O, no global state. */
 enum gw_nccl_line_kind gw_nccl_parse_line(const char *line, struct gw_nccl_line *out);
 
-/* Advice when NCCL took a slow path; texts through gw_nccl_advice_text. */
+/* Advice when NCCL took a slow path; its words through render/label_text.c's
+ * gw_nccl_advice_text. */
 enum gw_nccl_advice {
   GW_NCCL_ADV_SOCKET_ONE_NODE, /* sockets between GPUs of one machine */
   GW_NCCL_ADV_SHM_BETWEEN_GPUS,
@@ -94,8 +95,7 @@ enum gw_nccl_advice {
   GW_NCCL_ADV_WARNINGS,     /* NCCL WARN lines */
   GW_NCCL_NADVICE
 };
-/* What happened and what to check, translated. */
-const char *gw_nccl_advice_text(enum gw_nccl_advice a);
+/* The advice's stable id ("socket_one_node"); "" out of range. */
 const char *gw_nccl_advice_id(enum gw_nccl_advice a);
 
 #define GW_NCCL_MAX_RANKS 256

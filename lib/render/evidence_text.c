@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/i18n.h"
+#include "render/label_text.h"
 
 /* Units the message shows; see the value names in the rule that emits each id. */
 static const struct gw_evidence_message messages[] = {
@@ -317,18 +318,25 @@ const struct gw_evidence_message *gw_evidence_message_find(const char *id) {
   return NULL;
 }
 
-/* Appends to out like snprintf at out + *len: the text is cut at cap - 1. */
+/* Appends to out like snprintf at out + *len: the text is cut at cap - 1,
+ * at a character's edge (a cut inside a UTF-8 sequence would leave invalid
+ * UTF-8, in JSON above all), and nothing is added after a cut. */
 struct sink {
   char *out;
   size_t cap, len;
+  int full;
 };
 
 static void put(struct sink *s, const char *p, size_t n) {
-  if (s->cap == 0)
+  if (s->cap == 0 || s->full)
     return;
   size_t room = s->cap - 1 - s->len;
-  if (n > room)
+  if (n > room) {
     n = room;
+    while (n > 0 && ((unsigned char)p[n] & 0xC0) == 0x80)
+      n--; /* back to the first byte of the character the cut falls in */
+    s->full = 1;
+  }
   memcpy(s->out + s->len, p, n);
   s->len += n;
   s->out[s->len] = '\0';
@@ -339,11 +347,14 @@ static double shown(const struct gw_evidence_value *v) {
   return v->unit == GW_UNIT_FRACTION ? v->number * 100 : v->number;
 }
 
+static void format_message(struct sink *s, const char *msg, const struct gw_evidence_message *row,
+                           gw_message_find_fn find, const struct gw_evidence *e, int translate, int depth);
+
 /* One conversion of the message, spec (its flags, width and precision, with
  * the length modifier dropped) and conv the conversion letter. */
 static void convert(struct sink *s, const char *spec, char conv, const struct gw_evidence *e, const char *name,
-                    int translate) {
-  char fmt[32], buf[256];
+                    gw_message_find_fn find, int translate, int depth) {
+  char fmt[32], buf[GW_EVIDENCE_VALUE_TEXT + 64];
   const struct gw_evidence_value *v = name ? gw_evidence_value(e, name) : NULL;
   int n = -1;
   /* The spec comes from the message table or its translation, which msgfmt
@@ -351,10 +362,22 @@ static void convert(struct sink *s, const char *spec, char conv, const struct gw
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
   if (conv == 's') {
-    const char *text = !v                          ? "?"
-                       : v->unit == GW_UNIT_PHRASE ? (translate ? _(v->text) : v->text)
+    char clause[GW_EVIDENCE_VALUE_TEXT] = "";
+    const char *text = !v ? "?"
+                       : v->unit == GW_UNIT_PHRASE
+                           ? (translate ? _(gw_phrase_msgid(v->text)) : gw_phrase_msgid(v->text))
                        : v->unit == GW_UNIT_TEXT   ? v->text
+                       : v->unit == GW_UNIT_CLAUSE ? clause
                                                    : NULL;
+    if (v && v->unit == GW_UNIT_CLAUSE && v->text[0]) {
+      /* one level only: a clause naming a clause shows "?", never loops */
+      const struct gw_evidence_message *row = depth == 0 && find ? find(v->text) : NULL;
+      struct sink sub = {clause, sizeof clause, 0, 0};
+      if (row)
+        format_message(&sub, translate ? _(row->msgid) : row->msgid, row, find, e, translate, depth + 1);
+      else
+        put(&sub, "?", 1);
+    }
     char num[64];
     if (!text) { /* a number where the message asks for text: shown as a number */
       snprintf(num, sizeof num, "%g", shown(v));
@@ -384,7 +407,7 @@ static void convert(struct sink *s, const char *spec, char conv, const struct gw
 
 /* Writes msg with the values of e in the order of row's names. */
 static void format_message(struct sink *s, const char *msg, const struct gw_evidence_message *row,
-                           const struct gw_evidence *e, int translate) {
+                           gw_message_find_fn find, const struct gw_evidence *e, int translate, int depth) {
   int next = 0; /* the next argument without a position */
   for (const char *p = msg; *p;) {
     const char *pct = strchr(p, '%');
@@ -421,28 +444,32 @@ static void format_message(struct sink *s, const char *msg, const struct gw_evid
     if (arg < 0)
       arg = next++;
     const char *name = row && arg >= 0 && arg < GW_EVIDENCE_MAX_VALUES ? row->args[arg] : NULL;
-    convert(s, spec, conv, e, name, translate);
+    convert(s, spec, conv, e, name, find, translate, depth);
   }
 }
 
-void gw_evidence_text(const struct gw_evidence *e, int translate, char *out, size_t cap) {
-  struct sink s = {out, cap, 0};
+void gw_message_text(const struct gw_evidence_message *row, gw_message_find_fn find, const struct gw_evidence *e,
+                     int translate, char *out, size_t cap) {
+  struct sink s = {out, cap, 0, 0};
   if (cap)
     out[0] = '\0';
-  const struct gw_evidence_message *row = gw_evidence_message_find(e->id);
   if (row) {
-    format_message(&s, translate ? _(row->msgid) : row->msgid, row, e, translate);
+    format_message(&s, translate ? _(row->msgid) : row->msgid, row, find, e, translate, 0);
     return;
   }
-  /* a rule emitted an id without a row: still say what it saw */
+  /* an id without a row: still say what it saw */
   put(&s, e->id ? e->id : "evidence", strlen(e->id ? e->id : "evidence"));
   for (int i = 0; i < e->nvalues; i++) {
-    char buf[160];
+    char buf[GW_EVIDENCE_VALUE_TEXT + 64];
     const struct gw_evidence_value *v = &e->values[i];
-    int n = v->unit == GW_UNIT_TEXT || v->unit == GW_UNIT_PHRASE
+    int n = v->unit == GW_UNIT_TEXT || v->unit == GW_UNIT_PHRASE || v->unit == GW_UNIT_CLAUSE
                 ? snprintf(buf, sizeof buf, "%s %s=%s", i ? "," : ":", v->name, v->text)
                 : snprintf(buf, sizeof buf, "%s %s=%g %s", i ? "," : ":", v->name, v->number, gw_unit_name(v->unit));
     if (n > 0)
       put(&s, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
   }
+}
+
+void gw_evidence_text(const struct gw_evidence *e, int translate, char *out, size_t cap) {
+  gw_message_text(gw_evidence_message_find(e->id), gw_evidence_message_find, e, translate, out, cap);
 }

@@ -10,6 +10,7 @@
 #include "analysis/node_merge.h"
 #include "analysis/rules.h"
 #include "core/i18n.h"
+#include "render/note_text.h"
 #include "render/report_html.h"
 #include "render/report_render.h"
 #include "store/store_job.h"
@@ -218,11 +219,7 @@ static int report_files(const char *const *paths, int npaths, const struct gw_re
       gw_strlcpy(errbuf, err.msg, errcap);
     return GPUWHY_EXIT_INPUT;
   }
-  gw_diagnosis_note(
-      dx,
-      _("%d recordings reported together, one per node: GPUs are numbered one after another; host signals "
-        "(CPU, loader workers, disk) and step times are those of the first recording."),
-      npaths);
+  gw_diagnosis_note(dx, "nodes_reported_together", -1, GW_NUM("recordings", GW_UNIT_COUNT, npaths));
   if (opts->format == GW_REPORT_HTML) {
     struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
     struct gw_err ferr = {{0}};

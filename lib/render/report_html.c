@@ -21,6 +21,8 @@
 #include "render/activity_dips.h"
 #include "render/escape.h"
 #include "render/evidence_text.h"
+#include "render/label_text.h"
+#include "render/note_text.h"
 #include "render/report_render.h"
 #include "render/svg_chart.h"
 
@@ -496,7 +498,7 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
         continue;
       fprintf(out, "<rect class=\"r-%d\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"28\"><title>", r, x * 1000,
               share * 1000);
-      gw_html_write(out, gw_diagnosis_row_title(dx, r));
+      gw_html_write(out, gw_row_title(gw_diagnosis_row_title_id(dx, r)));
       fprintf(out, ": %.1f%%</title></rect>", share * 100);
       x += share;
     }
@@ -509,7 +511,7 @@ static void ledger(FILE *out, const struct gw_diagnosis *dx) {
   fputs("</tr>\n", out);
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     fprintf(out, "<tr><td><span class=\"sq r-%d\"></span></td><td>", r);
-    gw_html_write(out, gw_diagnosis_row_title(dx, r));
+    gw_html_write(out, gw_row_title(gw_diagnosis_row_title_id(dx, r)));
     fputs("</td>", out);
     for (int i = 0; i < dx->ngpus; i++) {
       const struct gw_ledger *l = &dx->ledgers[i];
@@ -792,11 +794,13 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
 }
 
 static void lists(FILE *out, const struct gw_diagnosis *dx) {
+  char line[GW_TEXT];
   if (dx->ninterp > 0) {
     fprintf(out, "<h2>%s</h2><ul>", _("Reading the numbers"));
     for (int i = 0; i < dx->ninterp; i++) {
       fputs("<li>", out);
-      gw_html_write(out, dx->interp[i]);
+      gw_note_text(&dx->interp[i], 1, line, sizeof line);
+      gw_html_write(out, line);
       fputs("</li>", out);
     }
     fputs("</ul>\n", out);
@@ -808,7 +812,8 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
       fputs("<li><code>", out);
       gw_html_write(out, dx->experiments[i].what);
       fputs("</code><span class=\"why\">", out);
-      gw_html_write(out, dx->experiments[i].why);
+      gw_note_id_text(dx->experiments[i].why_id, 1, line, sizeof line);
+      gw_html_write(out, line);
       fputs("</span></li>", out);
     }
     fputs("</ul>\n", out);
@@ -817,7 +822,8 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
     fprintf(out, "<h2>%s</h2><ul>", _("Notes"));
     for (int i = 0; i < dx->nnotes; i++) {
       fputs("<li>", out);
-      gw_html_write(out, dx->notes[i]);
+      gw_note_text(&dx->notes[i], 1, line, sizeof line);
+      gw_html_write(out, line);
       fputs("</li>", out);
     }
     fputs("</ul>\n", out);

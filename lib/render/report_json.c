@@ -9,6 +9,8 @@
 #include "core/json_write.h"
 #include "render/mfu_facts.h"
 #include "render/evidence_text.h"
+#include "render/label_text.h"
+#include "render/note_text.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
 
@@ -24,7 +26,9 @@ static void jnum(FILE *out, double v) {
 /* An evidence value: whole numbers (counts, GPUs, MHz) without a fraction,
  * others exact; unknown is null. */
 static void jvalue(FILE *out, const struct gw_evidence_value *v) {
-  if (v->unit == GW_UNIT_TEXT || v->unit == GW_UNIT_PHRASE)
+  if (v->unit == GW_UNIT_PHRASE) /* English: the phrase's message, untranslated */
+    jstr(out, gw_phrase_msgid(v->text));
+  else if (v->unit == GW_UNIT_TEXT)
     jstr(out, v->text);
   else
     gw_json_write_number(out, v->number);
@@ -404,10 +408,13 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     }
     fprintf(out, "      ]\n    }%s\n", i + 1 < dx->nfindings ? "," : "");
   }
+  /* English whatever the language: the sentences from the messages untranslated */
+  char line[GW_TEXT];
   fputs("  ],\n  \"interpretation\": [", out);
   for (int i = 0; i < dx->ninterp; i++) {
     fputs(i ? ",\n    " : "\n    ", out);
-    jstr(out, dx->interp[i]);
+    gw_note_text(&dx->interp[i], 0, line, sizeof line);
+    jstr(out, line);
   }
   fputs(dx->ninterp ? "\n  ],\n" : "],\n", out);
   fputs("  \"experiments\": [", out);
@@ -415,14 +422,16 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     fputs(i ? ",\n    {\"command\": " : "\n    {\"command\": ", out);
     jstr(out, dx->experiments[i].what);
     fputs(", \"why\": ", out);
-    jstr(out, dx->experiments[i].why);
+    gw_note_id_text(dx->experiments[i].why_id, 0, line, sizeof line);
+    jstr(out, line);
     fputs("}", out);
   }
   fputs(dx->nexperiments ? "\n  ],\n" : "],\n", out);
   fputs("  \"notes\": [", out);
   for (int i = 0; i < dx->nnotes; i++) {
     fputs(i ? ",\n    " : "\n    ", out);
-    jstr(out, dx->notes[i]);
+    gw_note_text(&dx->notes[i], 0, line, sizeof line);
+    jstr(out, line);
   }
   fputs(dx->nnotes ? "\n  ]\n}\n" : "]\n}\n", out);
 }

@@ -9,7 +9,9 @@
 #include "core/i18n.h"
 #include "render/mfu_facts.h"
 #include "render/evidence_text.h"
+#include "render/label_text.h"
 #include "render/kernel_facts.h"
+#include "render/note_text.h"
 #include "render/report_render.h"
 
 static void md_cell(FILE *out, double v, const char *unit) {
@@ -134,7 +136,7 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
       fprintf(out, "---:|");
     fprintf(out, "\n");
     for (int r = 0; r < GW_LEDGER_NROWS; r++) {
-      fprintf(out, "| %s |", gw_diagnosis_row_title(dx, r));
+      fprintf(out, "| %s |", gw_row_title(gw_diagnosis_row_title_id(dx, r)));
       for (int i = 0; i < dx->ngpus; i++) {
         if (!dx->ledgers[i].measured[r])
           fprintf(out, " - |");
@@ -177,20 +179,27 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
       fprintf(out, "\n");
     }
   }
+  char note[GW_TEXT];
   if (dx->ninterp > 0) {
     fputs(_("## Reading the numbers\n\n"), out);
-    for (int i = 0; i < dx->ninterp; i++)
-      fprintf(out, "- %s\n", dx->interp[i]);
+    for (int i = 0; i < dx->ninterp; i++) {
+      gw_note_text(&dx->interp[i], 1, note, sizeof note);
+      fprintf(out, "- %s\n", note);
+    }
     fprintf(out, "\n");
   }
   if (dx->nexperiments > 0) {
     fputs(_("## Next experiments\n\n"), out);
-    for (int i = 0; i < dx->nexperiments; i++)
-      fprintf(out, "```\n%s\n```\n%s\n\n", dx->experiments[i].what, dx->experiments[i].why);
+    for (int i = 0; i < dx->nexperiments; i++) {
+      gw_note_id_text(dx->experiments[i].why_id, 1, note, sizeof note);
+      fprintf(out, "```\n%s\n```\n%s\n\n", dx->experiments[i].what, note);
+    }
   }
   if (dx->nnotes > 0) {
     fputs(_("## Notes\n\n"), out);
-    for (int i = 0; i < dx->nnotes; i++)
-      fprintf(out, "- %s\n", dx->notes[i]);
+    for (int i = 0; i < dx->nnotes; i++) {
+      gw_note_text(&dx->notes[i], 1, note, sizeof note);
+      fprintf(out, "- %s\n", note);
+    }
   }
 }

@@ -8,10 +8,12 @@
 #include "analysis/thresholds.h"
 #include "core/i18n.h"
 #include "render/evidence_text.h"
+#include "render/label_text.h"
 #include "render/kernel_facts.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
 #include "render/mfu_facts.h"
+#include "render/note_text.h"
 
 const char *gw_render_basename(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -48,7 +50,7 @@ static void print_ledger(const struct gw_diagnosis *dx, FILE *out, const struct 
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     /* padded by display width: a translated title may hold double-width characters */
     fputs("  ", out);
-    gw_fputs_padded(out, gw_diagnosis_row_title(dx, r), 58);
+    gw_fputs_padded(out, gw_row_title(gw_diagnosis_row_title_id(dx, r)), 58);
     for (int i = 0; i < dx->ngpus; i++) {
       const struct gw_ledger *l = &dx->ledgers[i];
       if (!l->measured[r])
@@ -97,7 +99,7 @@ static void print_idle_causes(const struct gw_diagnosis *dx, FILE *out, const st
         break;
       done[c] = 1;
       const struct gw_attr_row *r = &a->rows[c];
-      fprintf(out, _("    idle %.0f%%: %s"), r->share_of_wall * 100, _(gw_idle_cause_phrase(c)));
+      fprintf(out, _("    idle %.0f%%: %s"), r->share_of_wall * 100, gw_idle_cause_text(c));
       if (r->nframes)
         fprintf(out, " (%s)", r->frame_text[0]);
       double ws = 0;
@@ -335,7 +337,8 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
     fprintf(out,
             _("Verdict: %sunexplained%s: %.0f%% of the active GPU time was lost (most of it %s, %.0f%%), and no "
               "class's evidence holds. The next experiments below would decide.\n\n"),
-            s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_diagnosis_row_title(dx, row), row_share * 100);
+            s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_row_title(gw_diagnosis_row_title_id(dx, row)),
+            row_share * 100);
   } else if (dx->nfindings == 0 && dx->demand_limited) {
     fprintf(out,
             _("Verdict: %snone%s (demand-limited): the GPU lost %.0f%% of its active time waiting for work that had "
@@ -401,21 +404,28 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
       fprintf(out, "\n");
     }
   }
+  char note[GW_TEXT];
   if (dx->ninterp > 0) {
     fprintf(out, _("%sReading the numbers%s\n"), s.bold, s.reset);
-    for (int i = 0; i < dx->ninterp; i++)
-      fprintf(out, "  - %s\n", dx->interp[i]);
+    for (int i = 0; i < dx->ninterp; i++) {
+      gw_note_text(&dx->interp[i], 1, note, sizeof note);
+      fprintf(out, "  - %s\n", note);
+    }
     fprintf(out, "\n");
   }
   if (dx->nexperiments > 0) {
     fprintf(out, _("%sNext experiments%s (the data cannot decide alone)\n"), s.bold, s.reset);
-    for (int i = 0; i < dx->nexperiments; i++)
-      fprintf(out, "  $ %s\n    %s%s%s\n", dx->experiments[i].what, s.dim, dx->experiments[i].why, s.reset);
+    for (int i = 0; i < dx->nexperiments; i++) {
+      gw_note_id_text(dx->experiments[i].why_id, 1, note, sizeof note);
+      fprintf(out, "  $ %s\n    %s%s%s\n", dx->experiments[i].what, s.dim, note, s.reset);
+    }
     fprintf(out, "\n");
   }
   if (dx->nnotes > 0) {
     fprintf(out, _("%sNotes%s\n"), s.bold, s.reset);
-    for (int i = 0; i < dx->nnotes; i++)
-      fprintf(out, "  - %s\n", dx->notes[i]);
+    for (int i = 0; i < dx->nnotes; i++) {
+      gw_note_text(&dx->notes[i], 1, note, sizeof note);
+      fprintf(out, "  - %s\n", note);
+    }
   }
 }

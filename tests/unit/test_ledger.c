@@ -11,7 +11,6 @@
 #include "analysis/diagnosis.h"
 #include "analysis/ledger.h"
 #include "analysis/timeline.h"
-#include "core/json_write.h"
 #include "report_synth.h"
 
 static void union_merges_across_streams(void **state) {
@@ -228,34 +227,6 @@ static void smeared_gpm_second_does_not_join_a_setup_blip(void **state) {
   assert_int_equal(first, 0);
 }
 
-/* A note longer than GW_TEXT is cut at a character's edge: Chinese text
- * (3 bytes a character) never leaves half a character at the end. */
-static void long_note_is_cut_at_a_character(void **state) {
-  (void)state;
-  struct gw_diagnosis *dx = calloc(1, sizeof *dx);
-  assert_non_null(dx);
-  char text[4 * GW_TEXT];
-  size_t len = 0;
-  while (len + 4 < sizeof text) { /* "x" then U+4E2D, so that a cut can fall anywhere */
-    memcpy(text + len, len % 4 ? "\xe4\xb8\xad" : "x", len % 4 ? 3 : 1);
-    len += len % 4 ? 3 : 1;
-  }
-  text[len] = '\0';
-  for (int shift = 0; shift < 4; shift++) {
-    dx->nnotes = 0;
-    gw_diagnosis_note(dx, "%.*s%s", shift, "aaa", text);
-    const unsigned char *n = (const unsigned char *)dx->notes[0];
-    size_t nlen = strlen(dx->notes[0]), at = 0;
-    assert_true(nlen < GW_TEXT && nlen >= GW_TEXT - 4);
-    while (at < nlen) {
-      size_t k = gw_utf8_seq_len(n + at, nlen - at);
-      assert_true(k > 0);
-      at += k;
-    }
-  }
-  free(dx);
-}
-
 static void no_gpu_data_is_no_verdict(void **state) {
   (void)state;
   char path[] = "/tmp/gw_ledger_XXXXXX";
@@ -334,7 +305,6 @@ int main(void) {
       cmocka_unit_test(no_gpu_data_is_no_verdict),
       cmocka_unit_test(timeline_replaces_counter_estimate),
       cmocka_unit_test(smeared_gpm_second_does_not_join_a_setup_blip),
-      cmocka_unit_test(long_note_is_cut_at_a_character),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

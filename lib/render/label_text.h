@@ -1,0 +1,26 @@
+/* The words of ids the analysis names without wording them: ledger rows,
+ * straggler causes, NCCL advice, idle causes. A table per kind in label_text.c; each
+ * function returns the text translated (English between
+ * gw_i18n_english_begin and _end, as for JSON). */
+#ifndef GW_LABEL_TEXT_H
+#define GW_LABEL_TEXT_H
+
+#include "analysis/idle_attribution.h"
+#include "analysis/multi_gpu.h"
+#include "analysis/nccl_transport.h"
+
+/* The title of a ledger row id (gw_ledger_row_id) or of a variant the
+ * report shows (gw_diagnosis_row_title_id); an unknown id as it is. */
+const char *gw_row_title(const char *id);
+/* A few words for people ("more compute per step than the others"). */
+const char *gw_straggler_cause_text(enum gw_straggler_cause c);
+/* What happened and what to check; "" for no advice. */
+const char *gw_nccl_advice_text(enum gw_nccl_advice a);
+/* The idle cause in words ("waiting for the next batch"), translated. */
+const char *gw_idle_cause_text(int cause);
+/* The English message of a phrase a GW_PHRASE value carries, untranslated:
+ * an idle cause's words where the phrase is its id (gw_idle_cause_phrase),
+ * else the phrase itself (a msgid the analysis marked with N_()). */
+const char *gw_phrase_msgid(const char *phrase);
+
+#endif
