@@ -154,7 +154,7 @@ struct gw_diagnosis {
   int ninterp;
   char interp[GW_MAX_NOTES][GW_TEXT]; /* how to read the raw numbers (util vs SM, power vs limit, ...) */
   int nexperiments;
-  struct gw_fix experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
+  struct gw_experiment experiments[GW_MAX_FIXES]; /* exact commands when the data cannot decide */
   /* the text of experiments made for this recording (its path, its command filled in) */
   char experiment_text[2][GW_TEXT * 3];
   /* the experiments' commands with the recorded command in place of CMD (analysis/next_run.h) */
