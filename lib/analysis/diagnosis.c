@@ -537,7 +537,7 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     struct gw_finding f;
     memset(&f, 0, sizeof f);
     f.class_id = gw_rules[r]->id;
-    f.title = _(gw_rules[r]->title);
+    f.title = gw_rules[r]->title;
     if (!gw_rules[r]->evaluate(&in, &f))
       continue;
     if (f.confidence < gw_thr.finding_min_conf)

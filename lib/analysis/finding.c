@@ -13,10 +13,9 @@ void gw_finding_add_evidence(struct gw_finding *f, const char *id, int gpu, int6
   gw_evidence_set(&f->evidence[f->nevidence++], id, gpu, t0_ns, t1_ns, nargs, args);
 }
 
-void gw_finding_fix(struct gw_finding *f, const char *what, const char *why) {
+void gw_finding_fix(struct gw_finding *f, const char *id) {
   if (f->nfixes >= GW_MAX_FIXES)
     return;
-  f->fixes[f->nfixes].what = what;
-  f->fixes[f->nfixes].why = why;
+  f->fixes[f->nfixes].id = id;
   f->nfixes++;
 }

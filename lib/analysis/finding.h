@@ -12,14 +12,16 @@
 #define GW_MAX_EVIDENCE 8
 #define GW_MAX_FIXES 6
 
+/* A fix as data: a stable snake_case id ("small_batch.raise_batch"), a row
+ * of the message table in render/fix_text.c, which words the change and why
+ * it helps at render time. */
 struct gw_fix {
-  const char *what; /* the change, or an exact command for an experiment */
-  const char *why;
+  const char *id;
 };
 
 struct gw_finding {
-  const char *class_id; /* a registry id (analysis/rule_registry.h) */
-  const char *title;
+  const char *class_id;   /* a registry id (analysis/rule_registry.h) */
+  const char *title;      /* the registry's English title (an N_ msgid): translated where shown */
   double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
   double share_of_active; /* the same time as a share of the active GPU time, 0..1 */
   double confidence;      /* 0..1, calibrated: the rate findings of this raw score were right */
@@ -44,7 +46,7 @@ void gw_finding_add_evidence(struct gw_finding *f, const char *id, int gpu, int6
       (int)(sizeof((const struct gw_evidence_arg[]){__VA_ARGS__}) / sizeof(struct gw_evidence_arg)),                   \
       (const struct gw_evidence_arg[]){__VA_ARGS__})
 
-/* Adds a fix to a finding (dropped past GW_MAX_FIXES). */
-void gw_finding_fix(struct gw_finding *f, const char *what, const char *why);
+/* Adds the fix id to a finding (dropped past GW_MAX_FIXES). */
+void gw_finding_fix(struct gw_finding *f, const char *id);
 
 #endif

@@ -1,6 +1,6 @@
 #include "analysis/fix_catalog.h"
 
-#include <gpuwhy/i18n.h>
+#include <gpuwhy/i18n.h> /* N_: the changes are msgids, translated where shown */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,46 +66,33 @@ static int parse_count(const char *s, long *out) {
   return 0;
 }
 
-int gw_fix_parse(const char *arg, struct gw_fix_plan *out, char *err, size_t cap) {
+enum gw_fix_parse_status gw_fix_parse(const char *arg, struct gw_fix_plan *out) {
   memset(out, 0, sizeof *out);
   out->point = out->bound = NAN;
   char name[64];
   const char *eq = strchr(arg, '=');
   size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
-  if (n == 0 || n >= sizeof name) {
-    snprintf(err, cap, _("unknown fix '%s'"), arg);
-    return -1;
-  }
+  if (n == 0 || n >= sizeof name)
+    return GW_FIX_PARSE_NO_NAME;
   memcpy(name, arg, n);
   name[n] = 0;
   out->kind = gw_fix_kind_find(name);
-  if (!out->kind) {
-    snprintf(err, cap,
-             _("unknown fix '%s' (there are workers, persistent_workers, prefetch_factor, pin_memory, "
-               "non_blocking, cudnn_benchmark, tf32, batch_size)"),
-             name);
-    return -1;
-  }
+  if (!out->kind)
+    return GW_FIX_PARSE_UNKNOWN;
   const char *v = eq ? eq + 1 : NULL;
   switch (out->kind->value) {
   case GW_FIX_FLAG:
-    if (v) {
-      snprintf(err, cap, _("the fix %s takes no value, got '%s'"), name, arg);
-      return -1;
-    }
+    if (v)
+      return GW_FIX_PARSE_TAKES_NO_VALUE;
     break;
   case GW_FIX_COUNT:
-    if (v && parse_count(v, &out->count)) {
-      snprintf(err, cap, _("the fix %s wants a count of at least 1, got '%s'"), name, arg);
-      return -1;
-    }
+    if (v && parse_count(v, &out->count))
+      return GW_FIX_PARSE_BAD_COUNT;
     out->given_value = v != NULL;
     break;
   case GW_FIX_BATCH:
-    if (v && (v[0] == 'x' ? parse_count(v + 1, &out->count) || out->count < 2 : parse_count(v, &out->count))) {
-      snprintf(err, cap, _("the fix %s wants a batch size N or a factor xK (K at least 2), got '%s'"), name, arg);
-      return -1;
-    }
+    if (v && (v[0] == 'x' ? parse_count(v + 1, &out->count) || out->count < 2 : parse_count(v, &out->count)))
+      return GW_FIX_PARSE_BAD_BATCH;
     out->times = v ? v[0] == 'x' : 1;
     if (!v)
       out->count = 2;
@@ -113,7 +100,7 @@ int gw_fix_parse(const char *arg, struct gw_fix_plan *out, char *err, size_t cap
     break;
   }
   snprintf(out->text, sizeof out->text, "%s", arg);
-  return 0;
+  return GW_FIX_PARSE_OK;
 }
 
 static const struct gw_finding *finding_of(const struct gw_diagnosis *dx, const char *class_id) {
@@ -281,8 +268,7 @@ int gw_fix_applicable(const struct gw_diagnosis *dx, struct gw_fix_plan *out, in
     if (!k->auto_pick)
       continue;
     struct gw_fix_plan p;
-    char err[256];
-    if (gw_fix_parse(k->name, &p, err, sizeof err) != 0)
+    if (gw_fix_parse(k->name, &p) != GW_FIX_PARSE_OK)
       continue;
     gw_fix_predict(dx, &p);
     if (p.point < 1.0 + GW_FIX_NO_CHANGE)
@@ -296,46 +282,4 @@ int gw_fix_applicable(const struct gw_diagnosis *dx, struct gw_fix_plan *out, in
     out[n++] = p;
   }
   return n;
-}
-
-#define TR(translate, s) ((translate) ? _(s) : (s))
-
-void gw_fix_reason_text(const struct gw_fix_plan *p, int translate, char *buf, size_t cap) {
-  double pct = p->addressed_share * 100;
-  switch (p->reason) {
-  case GW_FIXR_NOT_FOUND:
-    snprintf(buf, cap, "%s", TR(translate, N_("no change (<2%): the cause it addresses was not found")));
-    return;
-  case GW_FIXR_INPUT_FINDING:
-    snprintf(buf, cap, TR(translate, N_("the input pipeline finding: %.0f%% of the active time")), pct);
-    return;
-  case GW_FIXR_INPUT_ATTR:
-    snprintf(buf, cap, TR(translate, N_("the training thread waited for data %.0f%% of the time")), pct);
-    return;
-  case GW_FIXR_H2D:
-    snprintf(buf, cap, TR(translate, N_("host-to-device copies held the training thread %.0f%% of the time")), pct);
-    return;
-  case GW_FIXR_SMALL_BATCH:
-    snprintf(buf, cap, TR(translate, N_("the small-batch finding: %.0f%% of the active time; samples/s at most x%ld")),
-             pct, p->count);
-    return;
-  case GW_FIXR_TF32:
-    snprintf(
-        buf, cap,
-        TR(translate, N_("float32 matmuls in the productive time: %.0f%% of it saved at the TF32/FP32 peak ratio")),
-        pct);
-    return;
-  case GW_FIXR_TF32_UNKNOWN:
-    snprintf(buf, cap, "%s",
-             TR(translate, N_("no change predicted: the float32 share of the FLOPs or the GPU's peaks are unknown")));
-    return;
-  case GW_FIXR_NOT_MEASURABLE:
-    snprintf(buf, cap, "%s", TR(translate, N_("no change predicted: no recording measures what it addresses")));
-    return;
-  case GW_FIXR_BATCH_UNKNOWN:
-    snprintf(buf, cap, "%s",
-             TR(translate, N_("no change predicted, no bound: the recorded batch size is unknown (give xK instead)")));
-    return;
-  }
-  buf[0] = 0;
 }

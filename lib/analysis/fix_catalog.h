@@ -6,8 +6,6 @@
 #ifndef GW_ANALYSIS_FIX_CATALOG_H
 #define GW_ANALYSIS_FIX_CATALOG_H
 
-#include <stddef.h>
-
 #include "analysis/diagnosis_model.h"
 
 enum gw_fix_value {
@@ -30,7 +28,7 @@ extern const struct gw_fix_kind gw_fix_kinds[];
 extern const int gw_nfix_kinds;
 const struct gw_fix_kind *gw_fix_kind_find(const char *name);
 
-/* Why a prediction is what it is; the text is made when shown. */
+/* Why a prediction is what it is; render/fix_catalog_text.c words it. */
 enum gw_fix_reason {
   GW_FIXR_NOT_FOUND,      /* the cause it addresses was not found */
   GW_FIXR_INPUT_FINDING,  /* the input_pipeline finding's share */
@@ -56,9 +54,19 @@ struct gw_fix_plan {
   enum gw_fix_reason reason;
 };
 
-/* Parses NAME[=VALUE] (a --fix argument): 0, or -1 with the reason (in the
- * language of the messages) in err. */
-int gw_fix_parse(const char *arg, struct gw_fix_plan *out, char *err, size_t cap);
+/* What is wrong with a --fix argument; render/fix_catalog_text.c words it. */
+enum gw_fix_parse_status {
+  GW_FIX_PARSE_OK,
+  GW_FIX_PARSE_NO_NAME,        /* empty, or a name too long to be one */
+  GW_FIX_PARSE_UNKNOWN,        /* no fix of the catalogue has that name */
+  GW_FIX_PARSE_TAKES_NO_VALUE, /* a flag given a value */
+  GW_FIX_PARSE_BAD_COUNT,      /* not a count >= 1 */
+  GW_FIX_PARSE_BAD_BATCH,      /* neither N nor xK with K >= 2 */
+};
+
+/* Parses NAME[=VALUE] (a --fix argument) into out: GW_FIX_PARSE_OK, or what
+ * is wrong with it. */
+enum gw_fix_parse_status gw_fix_parse(const char *arg, struct gw_fix_plan *out);
 
 /* Fills the value left to derive and the prediction from the baseline's
  * diagnosis (dx NULL: no diagnosis, nothing predicted). */
@@ -67,10 +75,6 @@ void gw_fix_predict(const struct gw_diagnosis *dx, struct gw_fix_plan *p);
 /* The catalogue's fixes whose cause the diagnosis found, predicted, cheapest
  * first: how many were written to out (at most cap). */
 int gw_fix_applicable(const struct gw_diagnosis *dx, struct gw_fix_plan *out, int cap);
-
-/* The prediction's reason in words: English (translate 0, for JSON) or in
- * the language of the messages. */
-void gw_fix_reason_text(const struct gw_fix_plan *p, int translate, char *buf, size_t cap);
 
 /* A prediction below this is "no change": the run-to-run spread of most
  * training jobs (as compare's GW_PRACTICAL_CHANGE). */

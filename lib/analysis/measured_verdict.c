@@ -12,51 +12,30 @@
 #include "analysis/idle_attribution.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
-/* What to try for each measured cause, cheapest first: the rules' own fixes
- * for the same cause (the same words, so the same translations). A finding
- * that the samples alone made has no rule to give it fixes. */
+/* What to try for each measured cause, cheapest first: the rules' own fix
+ * ids for the same cause (render/fix_text.c words them). A finding that the
+ * samples alone made has no rule to give it fixes. */
 struct cause_fix {
   int cause;
-  const char *what, *why;
+  const char *fix_id;
 };
 static const struct cause_fix CAUSE_FIXES[] = {
-    {GW_PYACT_DATA_WAIT,
-     N_("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),
-     N_("more worker processes prepare batches in parallel; persistent workers skip the restart each epoch")},
-    {GW_PYACT_DATA_INLINE,
-     N_("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),
-     N_("more worker processes prepare batches in parallel; persistent workers skip the restart each epoch")},
-    {GW_PYACT_DATA_INLINE, N_("move heavy transforms (decode, resize, augmentation) to the GPU"),
-     N_("the GPU does in microseconds what a CPU worker does in milliseconds")},
-    {GW_PYACT_H2D, N_("DataLoader(pin_memory=True) and .to(device, non_blocking=True)"),
-     N_("pinned host memory lets copies run asynchronously instead of through a staging buffer")},
-    {GW_CAUSE_DISK_IO, N_("store the dataset locally or stream it in shards (WebDataset)"),
-     N_("sequential reads of large shards avoid slow random I/O")},
-    {GW_PYACT_SYNC, N_("remove .item(), printing tensors and torch.cuda.synchronize() from the training loop"),
-     N_("each one stalls the launch queue until the GPU catches up")},
-    {GW_PYACT_CHECKPOINT,
-     N_("save checkpoints asynchronously (torch.distributed.checkpoint async_save, or a copy to host then a writer "
-        "thread)"),
-     N_("the training loop does not wait for the disk")},
-    {GW_PYACT_EVAL, N_("evaluate less often, or in a separate process on a saved checkpoint"),
-     N_("evaluation steals whole seconds of training at each interval")},
-    {GW_PYACT_LOGGING, N_("log from a background thread and without .item() on every step"),
-     N_("each .item() synchronises the GPU")},
-    {GW_PYACT_COMPILE, N_("pad or bucket variable-length inputs to a few fixed shapes"),
-     N_("changing shapes trigger reallocations and recompiles")},
-    {GW_CAUSE_NEW_SHAPE, N_("pad or bucket variable-length inputs to a few fixed shapes"),
-     N_("changing shapes trigger reallocations and recompiles")},
-    {GW_PYACT_COLLECTIVE,
-     N_("overlap gradient all-reduce with the backward pass (DDP bucket_cap_mb, gradient_as_bucket_view)"),
-     N_("communication hidden behind compute costs no time")},
-    {GW_PYACT_FORWARD_BACKWARD, N_("CUDA Graphs (torch.cuda.graphs or mode=\"reduce-overhead\") for fixed shapes"),
-     N_("one launch replays thousands of kernels")},
-    {GW_PYACT_OPTIMIZER, N_("write or use fused kernels (fused optimizers, fused norms)"),
-     N_("fewer, larger kernels per step")},
-    {GW_CAUSE_HOST_RUNNING, N_("CUDA Graphs (torch.cuda.graphs or mode=\"reduce-overhead\") for fixed shapes"),
-     N_("one launch replays thousands of kernels")},
+    {GW_PYACT_DATA_WAIT, "input_pipeline.more_workers"},
+    {GW_PYACT_DATA_INLINE, "input_pipeline.more_workers"},
+    {GW_PYACT_DATA_INLINE, "input_pipeline.transforms_on_gpu"},
+    {GW_PYACT_H2D, "input_pipeline.pin_memory"},
+    {GW_CAUSE_DISK_IO, "input_pipeline.local_shards"},
+    {GW_PYACT_SYNC, "launch_overhead.remove_syncs"},
+    {GW_PYACT_CHECKPOINT, "schedule_shape.async_checkpoint"},
+    {GW_PYACT_EVAL, "schedule_shape.eval_less_often"},
+    {GW_PYACT_LOGGING, "schedule_shape.background_logging"},
+    {GW_PYACT_COMPILE, "schedule_shape.fixed_shapes"},
+    {GW_CAUSE_NEW_SHAPE, "schedule_shape.fixed_shapes"},
+    {GW_PYACT_COLLECTIVE, "multi_gpu_sync.overlap_allreduce"},
+    {GW_PYACT_FORWARD_BACKWARD, "launch_overhead.cuda_graphs"},
+    {GW_PYACT_OPTIMIZER, "launch_overhead.fused_kernels"},
+    {GW_CAUSE_HOST_RUNNING, "launch_overhead.cuda_graphs"},
 };
 
 /* The cause of this class with the most idle time over all GPUs, -1 none. */
@@ -80,7 +59,7 @@ static int largest_cause(const struct gw_diagnosis *dx, const char *class_id) {
 static void add_cause_fixes(struct gw_finding *f, int cause) {
   for (size_t i = 0; i < sizeof CAUSE_FIXES / sizeof CAUSE_FIXES[0]; i++)
     if (CAUSE_FIXES[i].cause == cause)
-      gw_finding_fix(f, _(CAUSE_FIXES[i].what), _(CAUSE_FIXES[i].why));
+      gw_finding_fix(f, CAUSE_FIXES[i].fix_id);
 }
 
 /* The smallest share of the lost time the largest measured class must
@@ -123,7 +102,7 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       f = &dx->findings[dx->nfindings++];
       memset(f, 0, sizeof *f);
       f->class_id = r->id;
-      f->title = _(r->title);
+      f->title = r->title;
       /* measured inside the program: as strong as the hook's own data waits */
       f->confidence_raw = 0.9;
       f->confidence = gw_confidence_calibrated(f->confidence_raw);

@@ -104,16 +104,11 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
   f->confidence = conf;
   f->fix_first = fault;
   if (neighbour_share > 0)
-    gw_finding_fix(f, _("move the other process off this GPU, or give each job its own GPU (CUDA_VISIBLE_DEVICES)"),
-                   _("two processes on one GPU take turns: each runs only while the other waits"));
-  gw_finding_fix(f, _("nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE and dmesg -T | grep -i nvrm"),
-                 _("name the reason before changing anything"));
-  gw_finding_fix(f, _("restore cooling, power supply and the default power limit; run on mains power"),
-                 _("clocks recover when the GPU is not held back"));
-  gw_finding_fix(f, _("update or reinstall the driver; reseat the card; replace a GPU with uncorrected errors"),
-                 _("Xid and ECC errors are hardware or driver faults, not program bugs"));
-  gw_finding_fix(f, _("use the performance CPU governor (cpupower frequency-set -g performance)"),
-                 _("a host-bound run is as fast as its CPU clock"));
+    gw_finding_fix(f, "hardware_env.move_other_process");
+  gw_finding_fix(f, "hardware_env.name_the_reason");
+  gw_finding_fix(f, "hardware_env.restore_cooling_power");
+  gw_finding_fix(f, "hardware_env.driver_and_card");
+  gw_finding_fix(f, "hardware_env.cpu_governor");
   return 1;
 }
 

@@ -139,15 +139,10 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                 GW_NUM("workers", GW_UNIT_COUNT, nworkers), GW_NUM("physical_cores", GW_UNIT_CORES, cores),
                 GW_NUM(room ? "suggested_workers" : "half_cores", GW_UNIT_COUNT, cores / 2));
   if (room || cores < 2)
-    gw_finding_fix(
-        f, _("DataLoader(num_workers = about half the physical cores, persistent_workers=True, prefetch_factor=4)"),
-        _("more worker processes prepare batches in parallel; persistent workers skip the restart each epoch"));
-  gw_finding_fix(f, _("DataLoader(pin_memory=True) and .to(device, non_blocking=True)"),
-                 _("pinned host memory lets copies run asynchronously instead of through a staging buffer"));
-  gw_finding_fix(f, _("move heavy transforms (decode, resize, augmentation) to the GPU"),
-                 _("the GPU does in microseconds what a CPU worker does in milliseconds"));
-  gw_finding_fix(f, _("store the dataset locally or stream it in shards (WebDataset)"),
-                 _("sequential reads of large shards avoid slow random I/O"));
+    gw_finding_fix(f, "input_pipeline.more_workers");
+  gw_finding_fix(f, "input_pipeline.pin_memory");
+  gw_finding_fix(f, "input_pipeline.transforms_on_gpu");
+  gw_finding_fix(f, "input_pipeline.local_shards");
   return 1;
 }
 

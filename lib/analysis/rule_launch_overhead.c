@@ -121,13 +121,10 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
       gw_evidence(f, "sync_gaps", -1, p->active_start_ns, p->active_end_ns, GW_NUM("share", GW_UNIT_FRACTION, sync),
                   GW_NUM("gaps", GW_UNIT_COUNT, (double)dx->total.sync_gaps));
   }
-  gw_finding_fix(f, _("remove .item(), printing tensors and torch.cuda.synchronize() from the training loop"),
-                 _("each one stalls the launch queue until the GPU catches up"));
-  gw_finding_fix(f, "torch.compile(model)", _("fuses chains of small element-wise kernels into few larger ones"));
-  gw_finding_fix(f, _("CUDA Graphs (torch.cuda.graphs or mode=\"reduce-overhead\") for fixed shapes"),
-                 _("one launch replays thousands of kernels"));
-  gw_finding_fix(f, _("write or use fused kernels (fused optimizers, fused norms)"),
-                 _("fewer, larger kernels per step"));
+  gw_finding_fix(f, "launch_overhead.remove_syncs");
+  gw_finding_fix(f, "launch_overhead.torch_compile");
+  gw_finding_fix(f, "launch_overhead.cuda_graphs");
+  gw_finding_fix(f, "launch_overhead.fused_kernels");
   return 1;
 }
 

@@ -41,48 +41,30 @@ static void cause_evidence(const struct gw_multi_gpu *m, const struct gw_diagnos
 static void straggler_fix(const struct gw_multi_gpu *m, struct gw_finding *f) {
   switch (m->cause) {
   case GW_STRAGGLER_CLOCKS:
-    gw_finding_fix(f,
-                   _("compare power limits and clocks of the GPUs (nvidia-smi -q -d POWER,CLOCK) and give every card "
-                     "the same power limit"),
-                   _("the same work at a lower clock takes longer, and every collective waits for that card"));
+    gw_finding_fix(f, "multi_gpu_sync.equal_power_limits");
     break;
   case GW_STRAGGLER_THROTTLE:
-    gw_finding_fix(f, _("fix the cooling or power of the throttled GPU (nvidia-smi -q -d PERFORMANCE,TEMPERATURE)"),
-                   _("one slowed card slows every rank"));
+    gw_finding_fix(f, "multi_gpu_sync.fix_throttled_gpu");
     break;
   case GW_STRAGGLER_INPUT:
-    gw_finding_fix(f,
-                   _("feed the slow rank faster: more DataLoader workers per rank, pin_memory=True, "
-                     "persistent_workers=True, data on local disk"),
-                   _("the other ranks sit in collectives while that rank waits for its batch"));
+    gw_finding_fix(f, "multi_gpu_sync.feed_slow_rank");
     break;
   case GW_STRAGGLER_OTHER_PROCESS:
-    gw_finding_fix(f, _("move the other process off that GPU (nvidia-smi lists the processes on each GPU)"),
-                   _("a shared GPU runs its rank slower, and every collective waits for it"));
+    gw_finding_fix(f, "multi_gpu_sync.move_other_process");
     break;
   default:
-    gw_finding_fix(f,
-                   _("give every rank the same amount of work (DistributedSampler, equal per-rank batch, sequences "
-                     "bucketed by length, the same model shard size)"),
-                   _("every collective waits for the slowest rank"));
+    gw_finding_fix(f, "multi_gpu_sync.balance_work");
   }
 }
 
 static void transport_fix(const struct gw_multi_gpu *m, struct gw_finding *f) {
   const unsigned char *a = m->nccl.advice;
   if (a[GW_NCCL_ADV_SOCKET_ONE_NODE] || a[GW_NCCL_ADV_SHM_BETWEEN_GPUS] || a[GW_NCCL_ADV_P2P_DISABLED])
-    gw_finding_fix(f,
-                   _("let NCCL use P2P/NVLink between the GPUs: unset NCCL_P2P_DISABLE and NCCL_SHM_DISABLE, check "
-                     "nvidia-smi topo -m and PCIe ACS/IOMMU settings"),
-                   _("the NCCL log shows data between GPUs of one machine going through host memory or sockets"));
+    gw_finding_fix(f, "multi_gpu_sync.nccl_p2p");
   else if (a[GW_NCCL_ADV_IB_NO_GDR])
-    gw_finding_fix(f, _("enable GPUDirect RDMA: load nvidia-peermem, check NCCL_NET_GDR_LEVEL and NCCL_IB_HCA"),
-                   _("without it every transfer between nodes is staged through host memory"));
+    gw_finding_fix(f, "multi_gpu_sync.gpudirect_rdma");
   else if (a[GW_NCCL_ADV_SOCKET_NODES])
-    gw_finding_fix(f,
-                   _("connect the nodes over InfiniBand/RoCE (check NCCL_IB_DISABLE, NCCL_IB_HCA), else set "
-                     "NCCL_SOCKET_IFNAME to the fastest interface"),
-                   _("the NCCL log shows TCP sockets between the nodes"));
+    gw_finding_fix(f, "multi_gpu_sync.fast_interconnect");
 }
 
 int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f) {
@@ -189,14 +171,10 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
     transport_fix(m, f);
   if (s)
     straggler_fix(m, f);
-  gw_finding_fix(f,
-                 _("overlap gradient all-reduce with the backward pass (DDP bucket_cap_mb, gradient_as_bucket_view)"),
-                 _("communication hidden behind compute costs no time"));
+  gw_finding_fix(f, "multi_gpu_sync.overlap_allreduce");
   if (!m->slow_transport && !m->nccl.has_log)
-    gw_finding_fix(f, _("NCCL_DEBUG=INFO: check the transport (NVLink/P2P, not sockets); set NCCL_SOCKET_IFNAME"),
-                   _("a slow transport stretches every collective"));
-  gw_finding_fix(f, _("gradient accumulation (no_sync), or ZeRO / tensor parallelism"),
-                 _("fewer or smaller collectives per sample"));
+    gw_finding_fix(f, "multi_gpu_sync.nccl_debug");
+  gw_finding_fix(f, "multi_gpu_sync.fewer_collectives");
   return 1;
 }
 

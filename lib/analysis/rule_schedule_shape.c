@@ -9,14 +9,9 @@
 #include "core/i18n.h"
 
 static void add_offload_fixes(struct gw_finding *f) {
-  gw_finding_fix(f, _("accumulate more micro-batches per optimizer step"),
-                 _("the host's optimizer step is paid once per optimizer step: fewer of them, less GPU idle time"));
-  gw_finding_fix(f,
-                 _("overlap the CPU optimizer step with the next micro-batches (a delayed parameter update, as "
-                   "DeepSpeed's ZeRO-Offload does)"),
-                 _("the GPU computes while the host updates the parameters"));
-  gw_finding_fix(f, _("keep the optimizer on the GPU where its state fits (or shard it across GPUs)"),
-                 _("no host phase and no gradient and parameter copies on the critical path"));
+  gw_finding_fix(f, "schedule_shape.accumulate_micro_batches");
+  gw_finding_fix(f, "schedule_shape.overlap_cpu_optimizer");
+  gw_finding_fix(f, "schedule_shape.optimizer_on_gpu");
 }
 
 /* The share of one core used by the training process's threads that launch
@@ -54,12 +49,7 @@ static double helper_threads_core(const struct gw_rule_input *in, double idle_sh
 }
 
 static void add_helper_thread_fix(struct gw_finding *f) {
-  gw_finding_fix(f,
-                 _("move the busy thread's work (a metrics logger or uploader, a converter; batches made in a "
-                   "thread belong in DataLoader workers) into a process of its own, or do less of it; py-spy dump "
-                   "--pid PID names the thread"),
-                 _("a running Python thread holds the interpreter lock: the thread that launches the kernels waits "
-                   "for it, and the GPU waits with it"));
+  gw_finding_fix(f, "schedule_shape.move_helper_thread");
 }
 
 /* The steps as evidence: marked by the program or estimated from activity,
@@ -73,8 +63,7 @@ static void add_steps_evidence(struct gw_finding *f, const struct gw_step_profil
 }
 
 static void add_shape_fix(struct gw_finding *f) {
-  gw_finding_fix(f, _("pad or bucket variable-length inputs to a few fixed shapes"),
-                 _("changing shapes trigger reallocations and recompiles"));
+  gw_finding_fix(f, "schedule_shape.fixed_shapes");
 }
 
 /* Recompilations and first visits of new shapes, measured inside the program
@@ -122,20 +111,14 @@ static int compile_shape_finding(const struct gw_compile_shapes *cs, double shar
   int sizes = strstr(cs->first_reason, "size mismatch") || strstr(cs->first_reason, "stride mismatch") ||
               (!cs->first_reason[0] && cs->nshapes >= 2);
   if (compile_lost && sizes)
-    gw_finding_fix(f,
-                   _("compile with dynamic=True, or mark the dimension that varies with "
-                     "torch._dynamo.mark_dynamic(tensor, dim) before the call; not dynamic=False"),
-                   _("with static shapes every new input shape compiles a new graph while the GPU waits"));
+    gw_finding_fix(f, "schedule_shape.compile_dynamic");
   else if (compile_lost && cs->first_reason[0])
-    gw_finding_fix(f, _("pass Python numbers that change between steps (learning rate, counters) as tensors"),
-                   _("dynamo guards on the exact value of a Python number and recompiles when it changes"));
+    gw_finding_fix(f, "schedule_shape.numbers_as_tensors");
   add_shape_fix(f);
   if (compile_lost)
-    gw_finding_fix(f, _("run once with TORCH_LOGS=recompiles"),
-                   _("it prints each recompilation with the guard that failed: the input and dimension that changed"));
+    gw_finding_fix(f, "schedule_shape.log_recompiles");
   else
-    gw_finding_fix(f, _("with torch.backends.cudnn.benchmark on, pad to a few shapes or turn it off"),
-                   _("cuDNN benchmarks its algorithms again for every new input shape"));
+    gw_finding_fix(f, "schedule_shape.cudnn_benchmark_shapes");
   return 1;
 }
 
@@ -306,14 +289,9 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
     add_shape_fix(f);
   /* periodic work's fixes, unless the evidence is a helper thread's */
   if (!helper) {
-    gw_finding_fix(f, _("evaluate less often, or in a separate process on a saved checkpoint"),
-                   _("evaluation steals whole seconds of training at each interval"));
-    gw_finding_fix(f,
-                   _("save checkpoints asynchronously (torch.distributed.checkpoint async_save, or a copy to host "
-                     "then a writer thread)"),
-                   _("the training loop does not wait for the disk"));
-    gw_finding_fix(f, _("log from a background thread and without .item() on every step"),
-                   _("each .item() synchronises the GPU"));
+    gw_finding_fix(f, "schedule_shape.eval_less_often");
+    gw_finding_fix(f, "schedule_shape.async_checkpoint");
+    gw_finding_fix(f, "schedule_shape.background_logging");
   }
   if (!shapes)
     add_shape_fix(f);

@@ -160,16 +160,11 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   if (h->has_main)
     gw_evidence(f, "main_process_not_limit", -1, p->active_start_ns, p->active_end_ns,
                 GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct));
-  /* xgettext:no-c-format */
-  gw_finding_fix(f, _("raise the batch size (sweep it), keeping 20-30% of device memory free"),
-                 _("bigger kernels fill more SMs; the headroom avoids allocator thrash and OOM"));
-  gw_finding_fix(f, _("torch.autocast(dtype=torch.bfloat16) (mixed precision)"),
-                 _("halves activation memory and uses tensor cores, leaving room for a larger batch"));
-  gw_finding_fix(f, _("pad or bucket inputs to fixed shapes"),
-                 _("fixed shapes stop the caching allocator from re-splitting blocks each step"));
-  gw_finding_fix(f, _("activation checkpointing to trade compute for memory"),
-                 _("frees memory for a batch large enough to fill the GPU"));
-  gw_finding_fix(f, _("CUDA Graphs once shapes are fixed"), _("replays the whole step without per-kernel launches"));
+  gw_finding_fix(f, "small_batch.raise_batch");
+  gw_finding_fix(f, "small_batch.mixed_precision");
+  gw_finding_fix(f, "small_batch.fixed_shapes");
+  gw_finding_fix(f, "small_batch.activation_checkpointing");
+  gw_finding_fix(f, "small_batch.cuda_graphs");
   return 1;
 }
 

@@ -24,6 +24,7 @@
 #include "core/i18n.h"
 #include "core/json_write.h"
 #include "core/util.h"
+#include "render/fix_catalog_text.h"
 #include "store/store.h"
 
 enum try_verdict { TV_HELPED, TV_NO_EFFECT, TV_HURT, TV_UNDECIDED, TV_BROKE, TV_REFUSED, TV_NOT_MEASURED };
@@ -474,7 +475,11 @@ static void free_arm(struct arm *a) {
 
 int gw_try_check_fix(const char *arg, char *err, size_t cap) {
   struct gw_fix_plan p;
-  return gw_fix_parse(arg, &p, err, cap);
+  enum gw_fix_parse_status st = gw_fix_parse(arg, &p);
+  if (st == GW_FIX_PARSE_OK)
+    return 0;
+  gw_fix_parse_status_text(st, arg, err, cap);
+  return -1;
 }
 
 int gw_try_run(const struct gw_try_opts *o, FILE *out) {
@@ -543,8 +548,7 @@ int gw_try_run(const struct gw_try_opts *o, FILE *out) {
   int nplans = 0;
   if (o->nfixes) {
     for (int i = 0; i < o->nfixes; i++) {
-      char e[256];
-      if (gw_fix_parse(o->fixes[i], &plans[nplans], e, sizeof e) != 0)
+      if (gw_fix_parse(o->fixes[i], &plans[nplans]) != GW_FIX_PARSE_OK)
         continue; /* checked by the caller */
       gw_fix_predict(dx, &plans[nplans]);
       nplans++;

@@ -23,6 +23,7 @@
 #include "render/evidence_text.h"
 #include "render/label_text.h"
 #include "render/note_text.h"
+#include "render/fix_text.h"
 #include "render/report_render.h"
 #include "render/svg_chart.h"
 
@@ -436,7 +437,7 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
   }
   const struct gw_finding *f = &dx->findings[0];
   fputs("<p class=\"verdict\"><b>", out);
-  gw_html_write(out, f->title);
+  gw_html_write(out, _(f->title));
   fputs("</b> ", out);
   fprintf(out, _("explains %.0f%% of the lost GPU time (confidence %.2f)."), f->share_of_lost * 100, f->confidence);
   if (dx->active_ns > 0) {
@@ -451,7 +452,7 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
     fputs(_("; also: "), out);
     for (int i = 1; i < dx->nfindings; i++) {
       fputs(i > 1 ? ", " : "", out);
-      gw_html_write(out, dx->findings[i].title);
+      gw_html_write(out, _(dx->findings[i].title));
       fprintf(out, " (%.0f%%)", dx->findings[i].share_of_lost * 100);
     }
   }
@@ -763,7 +764,7 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
   for (int i = 0; i < dx->nfindings; i++) {
     const struct gw_finding *f = &dx->findings[i];
     fprintf(out, "<div class=\"card finding c-%d\"><h3>%d. ", class_row(f->class_id), i + 1);
-    gw_html_write(out, f->title);
+    gw_html_write(out, _(f->title));
     fputs(" <code>", out);
     gw_html_write(out, f->class_id);
     fputs("</code></h3><div class=\"meta\">", out);
@@ -783,9 +784,9 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
     fprintf(out, "</ul><b>%s</b><ol>", _("Try, cheapest first:"));
     for (int k = 0; k < f->nfixes; k++) {
       fputs("<li>", out);
-      gw_html_write(out, f->fixes[k].what);
+      gw_html_write(out, gw_fix_what(&f->fixes[k], 1));
       fputs("<span class=\"why\">", out);
-      gw_html_write(out, f->fixes[k].why);
+      gw_html_write(out, gw_fix_why(&f->fixes[k], 1));
       fputs("</span></li>", out);
     }
     fputs("</ol></div>\n", out);

@@ -11,6 +11,7 @@
 #include "render/evidence_text.h"
 #include "render/label_text.h"
 #include "render/note_text.h"
+#include "render/fix_text.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
 
@@ -401,9 +402,9 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     fputs("      ],\n      \"fixes\": [\n", out);
     for (int k = 0; k < f->nfixes; k++) {
       fputs("        {\"what\": ", out);
-      jstr(out, f->fixes[k].what);
+      jstr(out, gw_fix_what(&f->fixes[k], 0));
       fputs(", \"why\": ", out);
-      jstr(out, f->fixes[k].why);
+      jstr(out, gw_fix_why(&f->fixes[k], 0));
       fprintf(out, "}%s\n", k + 1 < f->nfixes ? "," : "");
     }
     fprintf(out, "      ]\n    }%s\n", i + 1 < dx->nfindings ? "," : "");

@@ -9,6 +9,7 @@
 #include "core/i18n.h"
 #include "render/evidence_text.h"
 #include "render/label_text.h"
+#include "render/fix_text.h"
 #include "render/kernel_facts.h"
 #include "render/report_render.h"
 #include "render/step_facts.h"
@@ -359,7 +360,7 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
             s.green, s.reset, prod * 100);
   } else {
     const struct gw_finding *f = &dx->findings[0];
-    fprintf(out, _("Verdict: %s%s%s [%s]: %.0f%% of the lost GPU time, confidence %.2f\n"), s.red, f->title, s.reset,
+    fprintf(out, _("Verdict: %s%s%s [%s]: %.0f%% of the lost GPU time, confidence %.2f\n"), s.red, _(f->title), s.reset,
             f->class_id, f->share_of_lost * 100, f->confidence);
     if (dx->nfindings > 1) {
       /* TRANSLATORS: followed by the other class ids, e.g. " small_batch (12%)". */
@@ -383,7 +384,8 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
     for (int i = 0; i < dx->nfindings; i++) {
       const struct gw_finding *f = &dx->findings[i];
       fprintf(out, _("%d. %s%s%s [%s]\n   %.0f%% of lost GPU time (%.0f%% of active time), confidence %.2f\n"), i + 1,
-              s.bold, f->title, s.reset, f->class_id, f->share_of_lost * 100, f->share_of_active * 100, f->confidence);
+              s.bold, _(f->title), s.reset, f->class_id, f->share_of_lost * 100, f->share_of_active * 100,
+              f->confidence);
       if (f->speedup_max > GW_SPEEDUP_SHOWN_MAX)
         fprintf(out,
                 _("   this class holds nearly all of the active time: removing it would make the run more than "
@@ -400,7 +402,8 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
       }
       fputs(_("   Try, cheapest first:\n"), out);
       for (int k = 0; k < f->nfixes; k++)
-        fprintf(out, "   %d) %s\n      %s%s%s\n", k + 1, f->fixes[k].what, s.dim, f->fixes[k].why, s.reset);
+        fprintf(out, "   %d) %s\n      %s%s%s\n", k + 1, gw_fix_what(&f->fixes[k], 1), s.dim,
+                gw_fix_why(&f->fixes[k], 1), s.reset);
       fprintf(out, "\n");
     }
   }

@@ -2,8 +2,10 @@
  * (tests/CMakeLists.txt: gpuwhy_lib_rule7). It is written the way a real class
  * is: this rule file with its registry row, one line in the registry
  * (rule_registry_extra.h, which lib/analysis/rule_registry.h includes only
- * when GW_EXTRA_RULES names it) and the message of its evidence id
- * (evidence_messages_extra.h, a row of lib/render/evidence_text.c's table). It fires on every recording with active GPU
+ * when GW_EXTRA_RULES names it), the message of its evidence id
+ * (evidence_messages_extra.h, a row of lib/render/evidence_text.c's table) and
+ * the words of its fix id (fix_messages_extra.h, a row of
+ * lib/render/fix_text.c's table). It fires on every recording with active GPU
  * time, with fixed numbers the test looks for in each report format. */
 #include "analysis/rules.h"
 
@@ -13,7 +15,7 @@ static int test_always_fires(const struct gw_rule_input *in, struct gw_finding *
   f->confidence = 0.77;
   gw_evidence(f, "test_always_gpus", p ? p->gpu : -1, p ? p->active_start_ns : 0, p ? p->active_end_ns : 0,
               GW_NUM("gpus", GW_UNIT_COUNT, in->dx->ngpus));
-  gw_finding_fix(f, "seventh-rule fix", "the test rule asks for nothing");
+  gw_finding_fix(f, "test_always.nothing");
   return 1;
 }
 

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "analysis/fix_catalog.h"
+#include "render/fix_catalog_text.h"
 
 /* An input-bound run: 8 physical cores, 2 loader workers saturated, the
  * input pipeline 50% of the active time; memory peak 30% of the GPU's. */
@@ -37,41 +38,49 @@ static void names_and_values_are_checked(void **state) {
   (void)state;
   struct gw_fix_plan p;
   char err[256];
-  assert_int_equal(gw_fix_parse("workers=6", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("workers=6", &p), GW_FIX_PARSE_OK);
   assert_string_equal(p.kind->name, "workers");
   assert_int_equal(p.count, 6);
   assert_true(p.given_value);
-  assert_int_equal(gw_fix_parse("batch_size=x4", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("batch_size=x4", &p), GW_FIX_PARSE_OK);
   assert_true(p.times && p.count == 4 && p.kind->per_sample);
-  assert_int_equal(gw_fix_parse("batch_size=256", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("batch_size=256", &p), GW_FIX_PARSE_OK);
   assert_true(!p.times && p.count == 256);
-  assert_int_equal(gw_fix_parse("pin_memory", &p, err, sizeof err), 0);
-  assert_int_equal(gw_fix_parse("workers", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("pin_memory", &p), GW_FIX_PARSE_OK);
+  assert_int_equal(gw_fix_parse("workers", &p), GW_FIX_PARSE_OK);
   assert_false(p.given_value);
-  const char *bad[] = {"",
-                       "=3",
-                       "nope",
-                       "workers=0",
-                       "workers=-2",
-                       "workers=3x",
-                       "pin_memory=1",
-                       "tf32=",
-                       "batch_size=x1",
-                       "batch_size=x",
-                       "prefetch_factor=0"};
+  /* each refusal is a status, worded where it is shown */
+  const struct {
+    const char *arg;
+    enum gw_fix_parse_status status;
+  } bad[] = {{"", GW_FIX_PARSE_NO_NAME},
+             {"=3", GW_FIX_PARSE_NO_NAME},
+             {"nope", GW_FIX_PARSE_UNKNOWN},
+             {"workers=0", GW_FIX_PARSE_BAD_COUNT},
+             {"workers=-2", GW_FIX_PARSE_BAD_COUNT},
+             {"workers=3x", GW_FIX_PARSE_BAD_COUNT},
+             {"pin_memory=1", GW_FIX_PARSE_TAKES_NO_VALUE},
+             {"tf32=", GW_FIX_PARSE_TAKES_NO_VALUE},
+             {"batch_size=x1", GW_FIX_PARSE_BAD_BATCH},
+             {"batch_size=x", GW_FIX_PARSE_BAD_BATCH},
+             {"prefetch_factor=0", GW_FIX_PARSE_BAD_COUNT}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(gw_fix_parse(bad[i].arg, &p), bad[i].status);
     err[0] = 0;
-    assert_int_equal(gw_fix_parse(bad[i], &p, err, sizeof err), -1);
+    gw_fix_parse_status_text(bad[i].status, bad[i].arg, err, sizeof err);
     assert_true(err[0] != 0);
   }
+  gw_fix_parse_status_text(GW_FIX_PARSE_TAKES_NO_VALUE, "pin_memory=1", err, sizeof err);
+  assert_string_equal(err, "the fix pin_memory takes no value, got 'pin_memory=1'");
+  gw_fix_parse_status_text(GW_FIX_PARSE_UNKNOWN, "nope=2", err, sizeof err);
+  assert_non_null(strstr(err, "unknown fix 'nope' (there are workers,"));
 }
 
 static void workers_come_from_the_cores_and_the_saturated_workers(void **state) {
   (void)state;
   struct gw_diagnosis *dx = input_bound();
   struct gw_fix_plan p;
-  char err[256];
-  assert_int_equal(gw_fix_parse("workers", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("workers", &p), GW_FIX_PARSE_OK);
   gw_fix_predict(dx, &p);
   /* 8 physical cores - 1 = 7 is more than twice the 2 saturated workers */
   assert_string_equal(p.text, "workers=7");
@@ -82,12 +91,12 @@ static void workers_come_from_the_cores_and_the_saturated_workers(void **state) 
   assert_int_equal(p.reason, GW_FIXR_INPUT_FINDING);
   /* 3 cores: 2, but the 2 saturated workers measured ask for twice as many */
   dx->host.physical_cores = 3;
-  assert_int_equal(gw_fix_parse("workers", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("workers", &p), GW_FIX_PARSE_OK);
   gw_fix_predict(dx, &p);
   assert_string_equal(p.text, "workers=4");
   assert_non_null(strstr(p.derivation, "saturated"));
   /* a given value is kept */
-  assert_int_equal(gw_fix_parse("workers=12", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("workers=12", &p), GW_FIX_PARSE_OK);
   gw_fix_predict(dx, &p);
   assert_string_equal(p.text, "workers=12");
   free_dx(dx);
@@ -97,24 +106,24 @@ static void a_fix_without_its_cause_predicts_no_change(void **state) {
   (void)state;
   struct gw_diagnosis *dx = input_bound();
   struct gw_fix_plan p;
-  char err[256], why[256];
-  assert_int_equal(gw_fix_parse("pin_memory", &p, err, sizeof err), 0);
+  char why[256];
+  assert_int_equal(gw_fix_parse("pin_memory", &p), GW_FIX_PARSE_OK);
   gw_fix_predict(dx, &p); /* no attribution: no measured copies */
   assert_true(p.addressed_share == 0 && p.point == 1.0 && p.bound == 1.0);
   gw_fix_reason_text(&p, 0, why, sizeof why);
   assert_non_null(strstr(why, "no change (<2%)"));
-  assert_int_equal(gw_fix_parse("batch_size", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("batch_size", &p), GW_FIX_PARSE_OK);
   gw_fix_predict(dx, &p); /* no small_batch finding */
   assert_true(p.point == 1.0);
   assert_true(p.bound == 2.0); /* samples/s at most x2 whatever was found */
   assert_string_equal(p.text, "batch_size=x2");
   /* an absolute batch size without the recorded one: no bound to hold it to */
-  assert_int_equal(gw_fix_parse("batch_size=256", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("batch_size=256", &p), GW_FIX_PARSE_OK);
   gw_fix_predict(dx, &p);
   assert_true(p.point == 1.0 && isnan(p.bound));
   assert_int_equal(p.reason, GW_FIXR_BATCH_UNKNOWN);
   /* no diagnosis: nothing predicted */
-  assert_int_equal(gw_fix_parse("workers=3", &p, err, sizeof err), 0);
+  assert_int_equal(gw_fix_parse("workers=3", &p), GW_FIX_PARSE_OK);
   gw_fix_predict(NULL, &p);
   assert_true(isnan(p.point) && isnan(p.bound));
   free_dx(dx);
@@ -127,8 +136,8 @@ static void small_batch_share_predicts_the_batch_fix(void **state) {
   dx->findings[1].class_id = "small_batch";
   dx->findings[1].share_of_active = 0.3;
   struct gw_fix_plan p;
-  char err[256], why[256];
-  assert_int_equal(gw_fix_parse("batch_size=x2", &p, err, sizeof err), 0);
+  char why[256];
+  assert_int_equal(gw_fix_parse("batch_size=x2", &p), GW_FIX_PARSE_OK);
   gw_fix_predict(dx, &p);
   assert_true(fabs(p.point - 1 / 0.7) < 1e-9 && p.bound == 2.0);
   gw_fix_reason_text(&p, 0, why, sizeof why);

@@ -136,7 +136,7 @@ static void busy_helper_thread_stalls_the_loop(void **state) {
   const struct gw_finding *f = find(dx, "schedule_shape");
   assert_non_null(f);
   assert_true(has_evidence(dx, "helper_threads_busy"));
-  assert_non_null(strstr(f->fixes[0].what, "process of its own"));
+  assert_string_equal(f->fixes[0].id, "schedule_shape.move_helper_thread");
   gw_diagnosis_free(dx);
   dx = run(1, 40, 0, gpu_storm, host_waiting_helper_unmeasured);
   assert_false(has_evidence(dx, "helper_threads_busy"));
