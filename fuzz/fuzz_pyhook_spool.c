@@ -8,6 +8,7 @@
  * count the collector reports is the table's, DataLoader steps never sit
  * beside a process's optimizer steps, every event has a kind the hook writes (a note for a bad line). */
 #include "fuzz_util.h"
+#include "store/store_sql.h"
 #include "record/pyhook_collect.h"
 #include "store/store.h"
 

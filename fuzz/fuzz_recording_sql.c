@@ -10,6 +10,7 @@
  * The SQL runs on an in-memory copy and the result is read from memory
  * (fuzz_memory.h); one input in 64 also goes through a file. */
 #include "fuzz_memory.h"
+#include "store/store_sql.h"
 #include "fuzz_recording.h"
 #include "fuzz_sql.h"
 #include "store/store_trace.h"

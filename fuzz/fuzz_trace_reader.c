@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include "fuzz_util.h"
+#include "store/store_sql.h"
 #include "sources/trace_reader.h"
 #include "store/store_trace.h"
 

@@ -6,7 +6,12 @@
 #  2. Only lib/store talks to SQLite: no file elsewhere in lib/ includes
 #     sqlite3.h, names the SQLite API or takes the store's connection
 #     (gw_store_db); they use the store's functions instead.
-#  3. No include cycle between modules of lib/ (a .c/.h pair):
+#     Nor does any file elsewhere in lib/ or src/ hold SQL text ("SELECT ...,
+#     "INSERT ... in a string): a query is a function of the store.
+#  3. Nothing outside lib/store includes SQLite's header even indirectly:
+#     of lib/store's headers only store_sql.h includes sqlite3.h, and only
+#     lib/store's .c files include store_sql.h (no header does).
+#  4. No include cycle between modules of lib/ (a .c/.h pair):
 #     scripts/check-include-cycles.py names each cycle and its includes.
 # tests/, fuzz/ and bench/ are not checked: they read recordings with SQLite
 # directly on purpose, as checks of what the store wrote that do not go
@@ -53,6 +58,28 @@ while IFS= read -r f; do
     bad=1
   fi
 done < <(find lib -name '*.[ch]' -not -path 'lib/store/*' | sort)
+
+# 2: SQL text stays in lib/store
+while IFS= read -r hit; do
+  echo "$hit: SQL text outside lib/store: make it a function of the store"
+  bad=1
+done < <(grep -rnE '"[[:space:]]*(SELECT|INSERT|UPDATE|DELETE|CREATE|PRAGMA|WITH|ATTACH)[[:space:]]' lib src \
+  --include='*.[ch]' | grep -v '^lib/store/' | cut -d: -f1,2 || true)
+
+# 3: the SQL side stays behind lib/store/store_sql.h
+for f in lib/store/*.h; do
+  [ "$f" = lib/store/store_sql.h ] && continue
+  if grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<sqlite3\.h>' "$f"; then
+    echo "$f: includes sqlite3.h: only lib/store/store_sql.h may (every includer of $f would get SQLite)"
+    bad=1
+  fi
+done
+while IFS= read -r f; do
+  if [[ $f != lib/store/*.c ]]; then
+    echo "$f: includes store_sql.h, which is private to lib/store's .c files"
+    bad=1
+  fi
+done < <(grep -rlE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(store/|\.\./store/)?store_sql\.h"' lib src | sort)
 
 python3 "$scripts_dir/check-include-cycles.py" . || bad=1
 exit $bad

@@ -153,7 +153,7 @@ static int run_arm(struct try_ctx *t, struct arm *a, int round) {
   unsetenv("GPUWHY_EXPERIMENT");
   if (res.msg[0])
     fprintf(stderr, "gpuwhy experiment: %s\n", res.msg);
-  if (gw_store_count_rows(path, "SELECT count(*) FROM run") != 1)
+  if (gw_store_count_runs(path) != 1)
     return -1;
   if (a->nruns < 8)
     snprintf(a->runs[a->nruns++], sizeof a->runs[0], "%s", name);

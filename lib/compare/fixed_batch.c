@@ -112,16 +112,15 @@ int gw_fixed_batch_run(const struct gw_fixed_batch_opts *o, FILE *out) {
   record_once(o, plain, 0, out, &ra);
   record_once(o, fixed, 1, out, &rb);
   int st1 = ra.status, st2 = rb.status;
-  if (gw_store_count_rows(plain, "SELECT count(*) FROM run") != 1 ||
-      gw_store_count_rows(fixed, "SELECT count(*) FROM run") != 1) {
+  if (gw_store_count_runs(plain) != 1 || gw_store_count_runs(fixed) != 1) {
     /* no recording: the recorder's status says whether gpuwhy failed (125)
      * or the command could not be run (126) or found (127), as record's */
-    int st = gw_store_count_rows(plain, "SELECT count(*) FROM run") != 1 ? st1 : st2;
+    int st = gw_store_count_runs(plain) != 1 ? st1 : st2;
     if (st == GPUWHY_EXIT_TOOL_FAILED || st == GPUWHY_EXIT_CANNOT_RUN || st == GPUWHY_EXIT_NOT_FOUND)
       rc = st;
     goto done;
   }
-  if (gw_store_count_rows(fixed, "SELECT count(*) FROM event WHERE kind = 'fixed_batch'") <= 0) {
+  if (gw_store_count_events(fixed, "fixed_batch") <= 0) {
     fprintf(out,
             _("No DataLoader batches were replayed: the command used no torch DataLoader (or fewer than %d "
               "batches of one), so there is no input pipeline to take out. Exit statuses: %d and %d.\n"),

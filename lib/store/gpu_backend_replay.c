@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sources/gpu_backend.h"
+#include "store_sql.h"
 #include "store/store.h"
 
 #define REPLAY_MAX_GPUS 64

@@ -1,5 +1,6 @@
 /* Reading an Nsight Systems SQLite export (see nsys_sqlite.h). */
 #include "nsys_sqlite.h"
+#include "store_sql.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

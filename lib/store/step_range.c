@@ -1,4 +1,5 @@
 #include "step_range.h"
+#include "store_sql.h"
 
 #include <stddef.h>
 

@@ -1,4 +1,5 @@
 #include "store.h"
+#include "store_sql.h"
 #include "store_trace.h"
 
 #include <math.h>
@@ -587,19 +588,29 @@ sqlite3 *gw_store_db(struct gw_store *st) {
   return st->db;
 }
 
-long gw_store_count_rows(const char *path, const char *sql) {
+long gw_store_count_rows(const char *path, const char *sql, const char *text1) {
   struct gw_store *st = NULL;
   struct gw_err err = {{0}};
   if (gw_store_open(&st, path, 1, &err) != GW_OK)
     return -1;
   sqlite3_stmt *s = NULL;
   long n = -1;
-  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK &&
+      (!text1 || sqlite3_bind_text(s, 1, text1, -1, SQLITE_STATIC) == SQLITE_OK) && sqlite3_step(s) == SQLITE_ROW)
     n = (long)sqlite3_column_int64(s, 0);
   sqlite3_finalize(s);
   gw_store_close(st);
   return n;
 }
+
+long gw_store_count_runs(const char *path) {
+  return gw_store_count_rows(path, "SELECT count(*) FROM run", NULL);
+}
+
+long gw_store_count_events(const char *path, const char *kind) {
+  return gw_store_count_rows(path, "SELECT count(*) FROM event WHERE kind = ?1", kind);
+}
+
 const char *gw_store_path(const struct gw_store *st) {
   return st->path;
 }

@@ -4,8 +4,6 @@
 #ifndef GW_STORE_H
 #define GW_STORE_H
 
-#include <sqlite3.h>
-
 #include "../core/sample.h"
 #include "../core/util.h"
 
@@ -51,15 +49,12 @@ unsigned char *gw_store_serialize(struct gw_store *st, size_t *size);
 /* Commit what is pending and close. NULL is fine. */
 void gw_store_close(struct gw_store *st);
 
-sqlite3 *gw_store_db(struct gw_store *st);
-
-/* Opens the recording at path read-only, runs sql (one count) and closes it:
- * the count, or -1 when the file or the query cannot be read. */
-long gw_store_count_rows(const char *path, const char *sql);
-/* 1 when the recording has this table (optional tables: tracer, nccl_log). */
-int gw_store_table_exists(sqlite3 *db, const char *name);
-/* 1 when the table has the column: recordings made before a column was added lack it. */
-int gw_store_column_exists(sqlite3 *db, const char *table, const char *column);
+/* Open the recording at path read-only, count and close it: the count, or
+ * -1 when the file cannot be read. Runs: 1 for a finished recording (a
+ * recorder that failed before it began leaves none). Events of one kind
+ * ("fixed_batch": the batches the hook replayed). */
+long gw_store_count_runs(const char *path);
+long gw_store_count_events(const char *path, const char *kind);
 /* 1 when path is a SQLite file carrying gpuwhy's application id (a file
  * without SQLite's header is never opened as a database; another tool's
  * SQLite export is only read); 0 otherwise. */
@@ -108,17 +103,12 @@ GW_NODISCARD gw_status gw_store_put_thread_samples(struct gw_store *st, const st
 GW_NODISCARD gw_status gw_store_commit_if_due(struct gw_store *st, int64_t max_age_ns);
 GW_NODISCARD gw_status gw_store_commit(struct gw_store *st);
 
-/* Damage found while reading: a step that ended in an error (a corrupt page,
- * an I/O error) rather than at the end of its table, or a TEXT/BLOB value in a
- * numeric column. The first one is kept, naming its table; readers check
- * gw_store_damage before they trust what they read (exit 3, never a verdict
- * from half a table). */
-/* sqlite3_step for a loop: 1 with a row, 0 at the end or on an error (noted). */
-int gw_store_step(struct gw_store *st, sqlite3_stmt *s);
-/* A numeric column: NAN when NULL; NAN and damage noted when TEXT or BLOB (never 0). */
-double gw_store_col_double(struct gw_store *st, sqlite3_stmt *s, int i);
-void gw_store_note_damage(struct gw_store *st, sqlite3_stmt *s, const char *what);
-/* The first damage noted ("table gpu_sample: database disk image is malformed"), NULL when none. */
+/* Damage found while reading (store_sql.h notes it): a step that ended in an
+ * error (a corrupt page, an I/O error) rather than at the end of its table,
+ * or a TEXT/BLOB value in a numeric column. The first one is kept, naming its
+ * table; readers check gw_store_damage before they trust what they read
+ * (exit 3, never a verdict from half a table). The first damage noted ("table gpu_sample: database disk image is
+ * malformed"), NULL when none. */
 const char *gw_store_damage(const struct gw_store *st);
 
 /* The last SQLite error text, for messages. */

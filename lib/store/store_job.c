@@ -1,5 +1,6 @@
 /* Which job a recording belongs to (see store_job.h). */
 #include "store/store_job.h"
+#include "store_sql.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>

@@ -1,4 +1,5 @@
 #include "store/store_load.h"
+#include "store_sql.h"
 
 #include <math.h>
 #include <sqlite3.h>

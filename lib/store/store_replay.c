@@ -1,4 +1,5 @@
 #include "store/store_replay.h"
+#include "store_sql.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* A run's setup read from its recording (see store_setup.h). */
 #include "store_setup.h"
+#include "store_sql.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

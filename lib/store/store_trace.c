@@ -1,4 +1,5 @@
 #include "store_trace.h"
+#include "store_sql.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,19 +9,13 @@
 #ifndef GW_STORE_TRACE_H
 #define GW_STORE_TRACE_H
 
-#include <sqlite3.h>
-
 #include "../core/util.h"
 #include "../sources/trace_reader.h"
 
 struct gw_store_trace;
 
-/* CREATE TABLE IF NOT EXISTS for every tracer table; safe to call again. */
-GW_NODISCARD gw_status gw_store_trace_create_tables(sqlite3 *db, struct gw_err *err);
-
-/* A writer on db; GW_EIO when a tracer table is missing. Each insert
- * statement is prepared at its first row. */
-GW_NODISCARD gw_status gw_store_trace_open(struct gw_store_trace **out, sqlite3 *db, struct gw_err *err);
+/* A writer is opened on a store (gw_store_trace_open_on, store_write.h) or, inside
+ * lib/store, on a connection (store_sql.h). */
 void gw_store_trace_close(struct gw_store_trace *st);
 
 /* Callbacks that insert into st; ctx is st. */

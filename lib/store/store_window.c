@@ -1,4 +1,5 @@
 #include "store/store_window.h"
+#include "store_sql.h"
 
 #include <pthread.h>
 #include <sqlite3.h>

@@ -1,5 +1,6 @@
 /* Writes for the collectors and importers (see store_write.h). */
 #include "store_write.h"
+#include "store_sql.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "analysis/diagnosis.h"
+#include "store/store_sql.h"
 #include "analysis/ledger.h"
 #include "analysis/timeline.h"
 #include "report_synth.h"

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "analysis/diagnosis.h"
+#include "store/store_sql.h"
 #include "analysis/multi_gpu.h"
 #include "analysis/nccl_transport.h"
 #include "analysis/node_merge.h"

@@ -2,6 +2,7 @@
  * units, a well-formed exposition of a recording (HELP and TYPE before each
  * family, escaped labels, values in base units), the diagnosis as gauges,
  * and Xid counters that count each event once. */
+#include <sqlite3.h>
 #include <ctype.h>
 #include <math.h>
 #include <setjmp.h>

@@ -2,6 +2,7 @@
  * number of points that keep the extremes, gaps break lines, every string
  * from the recording is escaped, marked steps are drawn, and the page refers
  * to nothing outside itself. */
+#include <sqlite3.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -2,6 +2,7 @@
  * span of samples from the current and previous segment, old segments are
  * deleted, and a replayed recording arrives at wall-clock pace with its
  * timestamps moved to the present, looping at its end. */
+#include <sqlite3.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

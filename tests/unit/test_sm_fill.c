@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis/series.h"
+#include "store/store_sql.h"
 #include "analysis/sm_fill.h"
 #include "report_synth.h"
 #include "store/store_trace.h"

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "store/step_range.h"
+#include "store/store_sql.h"
 #include "store/store.h"
 #include "store/store_trace.h"
 

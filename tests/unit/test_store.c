@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "store/store.h"
+#include "store/store_sql.h"
 
 static char path[256];
 
@@ -260,7 +261,7 @@ static void test_statements_prepared_at_first_use(void **state) {
   assert_int_equal(gw_store_commit(st), GW_OK);
   assert_int_equal(sqlite3_exec(gw_store_db(st), "DROP TABLE disk_sample", NULL, NULL, NULL), SQLITE_OK);
   gw_store_close(st);
-  assert_int_equal(gw_store_count_rows(path, "SELECT count(*) FROM step"), 1);
+  assert_int_equal(gw_store_count_rows(path, "SELECT count(*) FROM step", NULL), 1);
   st = NULL;
   assert_int_not_equal(gw_store_open(&st, path, 0, &err), GW_OK);
   assert_null(st);

@@ -3,6 +3,7 @@
  * (tests/fixtures/proc/thread_tree, see the README there), a live child
  * with a thread asleep in a futex and one spinning, and the store's
  * thread tables through the loader (old recordings load with none). */
+#include <sqlite3.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>

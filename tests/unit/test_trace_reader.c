@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../tracer/wire_encode.h"
+#include "store/store_sql.h"
 #include "sources/trace_reader.h"
 #include "store/store_trace.h"
 
