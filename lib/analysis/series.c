@@ -190,8 +190,12 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
   if (rc)
     return rc;
   rc = gw_recording_load_store(st, out, err);
-  gw_store_close(st);
-  return rc;
+  if (rc) {
+    gw_store_close(st);
+    return rc;
+  }
+  (*out)->store = st; /* kept: the outputs read the run's facts and the trace through it */
+  return GW_OK;
 }
 
 gw_status gw_recording_load_store(struct gw_store *st, struct gw_recording **out, struct gw_err *err) {

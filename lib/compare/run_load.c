@@ -30,12 +30,15 @@ gw_status gw_run_summary_load(const char *path, struct gw_run_summary *s, struct
       gw_run_summary_free(s);
     return rc;
   }
-  gw_status rc = gw_run_summary_begin(path, s, err);
-  if (rc)
-    return rc;
+  /* one open: the setup and meta are read through the loaded recording's connection */
   struct gw_recording *rec = NULL;
-  if ((rc = gw_recording_load(path, &rec, err))) {
+  gw_status rc = gw_recording_load(path, &rec, err);
+  if (rc) {
     gw_run_summary_free(s);
+    return rc;
+  }
+  if ((rc = gw_run_summary_begin(rec, path, s, err))) {
+    gw_recording_free(rec);
     return rc;
   }
   rc = gw_run_summary_from_recording(rec, path, s, err);

@@ -391,16 +391,16 @@ void gw_run_summary_init(struct gw_run_summary *s, const char *path) {
   gw_strlcpy(s->verdict, "no_data", sizeof s->verdict);
 }
 
-gw_status gw_run_summary_begin(const char *path, struct gw_run_summary *s, struct gw_err *err) {
+gw_status gw_run_summary_begin(const struct gw_recording *rec, const char *path, struct gw_run_summary *s,
+                               struct gw_err *err) {
   gw_run_summary_init(s, path);
-  struct gw_store *store = NULL;
-  gw_status rc = gw_store_open(&store, path, 1, err);
-  if (rc)
-    return rc;
-  rc = gw_run_setup_load(store, path, &s->setup, err);
+  if (!rec->store) {
+    gw_err_set(err, "%s: the run's setup is read from a recording loaded from its file", path);
+    return GW_EINPUT;
+  }
+  gw_status rc = gw_run_setup_load(rec->store, path, &s->setup, err);
   if (rc == GW_OK)
-    read_meta(store, s);
-  gw_store_close(store);
+    read_meta(rec->store, s);
   return rc;
 }
 

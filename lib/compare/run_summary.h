@@ -68,10 +68,12 @@ struct gw_run_summary {
 
 /* Unknowns as NAN, the name from path: the start of every summary. */
 void gw_run_summary_init(struct gw_run_summary *s, const char *path);
+struct gw_recording;
 /* The first part of gw_run_summary_load (compare/run_load.h) for a
- * recording: s initialised, the run's setup and meta read from the file at
- * path. */
-GW_NODISCARD gw_status gw_run_summary_begin(const char *path, struct gw_run_summary *s, struct gw_err *err);
+ * recording loaded from the file at path: s initialised, the run's setup and
+ * meta read through the recording's own connection (rec->store). */
+GW_NODISCARD gw_status gw_run_summary_begin(const struct gw_recording *rec, const char *path, struct gw_run_summary *s,
+                                            struct gw_err *err);
 /* The part after the recording at path is loaded: the steps (the step
  * table, the truth file beside path, or GPU activity), the GPU means and the
  * diagnosis, into s as gw_run_summary_begin left it. On failure s keeps what

@@ -388,9 +388,7 @@ int gw_export_perfetto_file(const char *path, FILE *out, unsigned long long *nev
   struct gw_err err = {{0}};
   struct gw_recording *rec = NULL;
   struct gw_diagnosis *dx = NULL;
-  struct gw_store *st = NULL;
-  if (gw_recording_load(path, &rec, &err) != GW_OK || gw_diagnose(rec, &dx, &err) != GW_OK ||
-      gw_store_open(&st, path, 1, &err) != GW_OK) {
+  if (gw_recording_load(path, &rec, &err) != GW_OK || gw_diagnose(rec, &dx, &err) != GW_OK) {
     if (errbuf && errcap)
       gw_strlcpy(errbuf, err.msg, errcap);
     gw_diagnosis_free(dx);
@@ -399,7 +397,8 @@ int gw_export_perfetto_file(const char *path, FILE *out, unsigned long long *nev
   }
   struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
   struct gw_err ferr = {{0}};
-  int have_facts = gw_run_facts_load(path, facts, &ferr) == GW_OK;
+  int have_facts = gw_run_facts_of(rec, facts, &ferr) == GW_OK;
+  struct gw_store *st = rec->store; /* the trace's rows through the recording's own connection */
   struct pf p = {out, first_instant(rec, st), 0};
 
   fputs("{\"traceEvents\":[", out);
@@ -424,7 +423,6 @@ int gw_export_perfetto_file(const char *path, FILE *out, unsigned long long *nev
   if (nevents)
     *nevents = p.nevents;
   free(facts);
-  gw_store_close(st);
   gw_diagnosis_free(dx);
   gw_recording_free(rec);
   return GPUWHY_EXIT_OK;

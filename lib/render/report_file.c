@@ -142,19 +142,15 @@ int gw_report_files(const char *const *paths, int npaths, const struct gw_report
 
 /* Recordings reported together must be one job: nodes of one run, recorded
  * at the same time. Unrelated runs merged would invent a straggler and a
- * multi-GPU ledger. Returns GPUWHY_EXIT_OK, or 2 (the request, not the
- * files, is wrong) or 3 (a file unreadable) with the reason in errbuf. */
-static int check_one_job(const char *const *paths, int npaths, int same_job, char *errbuf, size_t errcap) {
+ * multi-GPU ledger. The job facts come from the loaded recordings. Returns
+ * GPUWHY_EXIT_OK, or 2 (the request, not the files, is wrong) with the
+ * reason in errbuf. */
+static int check_one_job(struct gw_recording *const *recs, const char *const *paths, int npaths, int same_job,
+                         char *errbuf, size_t errcap) {
   struct gw_store_job *jobs = gw_xcalloc((size_t)npaths, sizeof *jobs);
   int rc = GPUWHY_EXIT_OK;
-  for (int i = 0; i < npaths && rc == GPUWHY_EXIT_OK; i++) {
-    struct gw_err err = {{0}};
-    if (gw_store_read_job(paths[i], &jobs[i], &err) != GW_OK) {
-      if (errbuf && errcap)
-        gw_strlcpy(errbuf, err.msg, errcap);
-      rc = GPUWHY_EXIT_INPUT;
-    }
-  }
+  for (int i = 0; i < npaths; i++)
+    gw_store_job_of(recs[i]->store, &jobs[i]); /* read through the loaded recording: no second open */
   for (int i = 1; i < npaths && rc == GPUWHY_EXIT_OK; i++) {
     enum gw_job_match m = gw_store_jobs_match(&jobs[0], &jobs[i]);
     char reason[1024] = "";
@@ -196,9 +192,6 @@ static int report_files(const char *const *paths, int npaths, const struct gw_re
                         char *errbuf, size_t errcap) {
   if (npaths < 1)
     return GPUWHY_EXIT_INPUT;
-  int job_rc = check_one_job(paths, npaths, opts->same_job, errbuf, errcap);
-  if (job_rc != GPUWHY_EXIT_OK)
-    return job_rc;
   struct gw_err err = {{0}};
   struct gw_recording **recs = gw_xcalloc((size_t)npaths, sizeof *recs);
   for (int i = 0; i < npaths; i++)
@@ -210,6 +203,13 @@ static int report_files(const char *const *paths, int npaths, const struct gw_re
         gw_strlcpy(errbuf, err.msg, errcap);
       return GPUWHY_EXIT_INPUT;
     }
+  int job_rc = check_one_job(recs, paths, npaths, opts->same_job, errbuf, errcap);
+  if (job_rc != GPUWHY_EXIT_OK) {
+    for (int i = 0; i < npaths; i++)
+      gw_recording_free(recs[i]);
+    free(recs);
+    return job_rc;
+  }
   struct gw_recording *rec = gw_recording_merge_nodes(recs, npaths);
   free(recs);
   struct gw_diagnosis *dx = NULL;
@@ -223,7 +223,7 @@ static int report_files(const char *const *paths, int npaths, const struct gw_re
   if (opts->format == GW_REPORT_HTML) {
     struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
     struct gw_err ferr = {{0}};
-    int have_facts = gw_run_facts_load(paths[0], facts, &ferr) == GW_OK;
+    int have_facts = gw_run_facts_of(rec, facts, &ferr) == GW_OK; /* the first recording, the others merged in */
     gw_render_html(rec, dx, have_facts ? facts : NULL, out);
     free(facts);
   } else {

@@ -893,7 +893,7 @@ gw_status gw_render_html_file(const char *path, FILE *out, struct gw_err *err) {
   }
   struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
   struct gw_err ferr = {{0}};
-  int have_facts = gw_run_facts_load(path, facts, &ferr) == GW_OK;
+  int have_facts = gw_run_facts_of(rec, facts, &ferr) == GW_OK;
   gw_render_html(rec, dx, have_facts ? facts : NULL, out);
   free(facts);
   gw_diagnosis_free(dx);

@@ -1,4 +1,5 @@
 #include "run_facts.h"
+#include "store/store_model.h"
 
 #include <math.h>
 #include <string.h>
@@ -114,15 +115,14 @@ const struct gw_gpu_facts *gw_run_facts_gpu(const struct gw_run_facts *f, int gp
   return NULL;
 }
 
-gw_status gw_run_facts_load(const char *path, struct gw_run_facts *out, struct gw_err *err) {
-  memset(out, 0, sizeof *out); /* a file that does not open leaves the facts unknown */
+gw_status gw_run_facts_of(const struct gw_recording *rec, struct gw_run_facts *out, struct gw_err *err) {
+  memset(out, 0, sizeof *out); /* a recording without its store leaves the facts unknown */
   out->exit_status = -1;
   out->mem_total_bytes = NAN;
-  struct gw_store *st = NULL;
-  gw_status rc = gw_store_open(&st, path, 1, err);
-  if (rc)
-    return rc;
-  gw_store_read_run_facts(st, out, gw_command_for_people);
-  gw_store_close(st);
+  if (!rec || !rec->store) {
+    gw_err_set(err, "the run's facts are read from a recording loaded from its file");
+    return GW_EINPUT;
+  }
+  gw_store_read_run_facts(rec->store, out, gw_command_for_people);
   return GW_OK;
 }

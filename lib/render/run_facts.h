@@ -10,9 +10,11 @@
 #include "core/util.h"
 #include "store/store_run.h"
 
-/* Read the facts of the recording at path (opened read-only). Missing
- * columns or rows leave the fields at "", 0 or NAN. */
-GW_NODISCARD gw_status gw_run_facts_load(const char *path, struct gw_run_facts *out, struct gw_err *err);
+struct gw_recording;
+/* Read the facts of a recording loaded from its file, through the
+ * connection it keeps (rec->store): no second open. Missing columns or rows
+ * leave the fields at "", 0 or NAN; GW_EINPUT when rec has no store. */
+GW_NODISCARD gw_status gw_run_facts_of(const struct gw_recording *rec, struct gw_run_facts *out, struct gw_err *err);
 
 /* A JSON array of strings (the run table's command) as one line for
  * people: arguments separated by spaces, single-quoted when they hold

@@ -438,12 +438,9 @@ gw_status gw_prom_write(struct gw_prom_state *st, const char *path, FILE *out, s
   int64_t t_start = gw_now_monotonic_ns();
   struct gw_recording *rec = NULL;
   struct gw_diagnosis *dx = NULL;
-  struct gw_store *store = NULL;
   gw_status rc = gw_recording_load(path, &rec, err);
   if (!rc)
     rc = gw_diagnose(rec, &dx, err);
-  if (!rc)
-    rc = gw_store_open(&store, path, 1, err);
   if (rc) {
     gw_diagnosis_free(dx);
     gw_recording_free(rec);
@@ -451,10 +448,11 @@ gw_status gw_prom_write(struct gw_prom_state *st, const char *path, FILE *out, s
   }
   struct gw_run_facts *facts = gw_xcalloc(1, sizeof *facts);
   struct gw_err ferr = {{0}};
-  if (gw_run_facts_load(path, facts, &ferr) != GW_OK)
+  if (gw_run_facts_of(rec, facts, &ferr) != GW_OK)
     facts->ngpus = 0;
   struct gpu_labels *lab = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *lab);
   gpu_labels(rec, facts, lab);
+  struct gw_store *store = rec->store; /* the latest rows through the recording's own connection */
 
   family(out, "gpuwhy_build_info", "gauge", "gpuwhy version and whether the samples are live or a replayed recording");
   fprintf(out, "gpuwhy_build_info{version=\"%s\",mode=\"%s\"} 1\n", gw_version(), st->mode ? st->mode : "live");
@@ -476,7 +474,6 @@ gw_status gw_prom_write(struct gw_prom_state *st, const char *path, FILE *out, s
 
   free(lab);
   free(facts);
-  gw_store_close(store);
   gw_diagnosis_free(dx);
   gw_recording_free(rec);
   return GW_OK;

@@ -458,8 +458,17 @@ static gw_status check_opened(struct gw_store *st, int readonly, long long size_
   return GW_OK;
 }
 
+/* Every file opened by gw_store_open, counted for tests/unit/test_one_open.c
+ * (each output reads its recording through one open). */
+static unsigned long store_file_opens;
+
+unsigned long gw_store_file_opens(void) {
+  return __atomic_load_n(&store_file_opens, __ATOMIC_RELAXED);
+}
+
 gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, struct gw_err *err) {
   *out = NULL;
+  __atomic_add_fetch(&store_file_opens, 1, __ATOMIC_RELAXED);
   struct stat sb;
   if (stat(path, &sb) != 0) {
     gw_err_set(err, "%s: no such file", path);

@@ -36,6 +36,9 @@ GW_NODISCARD gw_status gw_store_create(struct gw_store **out, const char *path, 
 /* Open an existing recording. readonly: no migration, no writes. Checks that
  * the file is a gpuwhy recording of a schema this build reads. */
 GW_NODISCARD gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, struct gw_err *err);
+/* How many times gw_store_open was called in this process (a test's
+ * count of how often an output opens its recording). */
+unsigned long gw_store_file_opens(void);
 /* Open a recording held in memory (a whole file's bytes, copied), read-only,
  * with the same checks as gw_store_open: for readers of recordings that are
  * not files (the fuzzer's inputs). name stands for the path in messages.

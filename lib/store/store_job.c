@@ -32,13 +32,9 @@ static int env_int(sqlite3 *db, const char *name) {
   return v[0] && end && !*end && n >= 0 && n < 1000000 ? (int)n : -1;
 }
 
-gw_status gw_store_read_job(const char *path, struct gw_store_job *job, struct gw_err *err) {
+void gw_store_job_of(struct gw_store *st, struct gw_store_job *job) {
   memset(job, 0, sizeof *job);
   job->world_size = job->rank = -1;
-  struct gw_store *st = NULL;
-  gw_status rc = gw_store_open(&st, path, 1, err);
-  if (rc)
-    return rc;
   sqlite3 *db = gw_store_db(st);
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(db, "SELECT started_ns, ended_ns, hostname FROM run WHERE id = 1", -1, &s, NULL) ==
@@ -69,8 +65,6 @@ gw_status gw_store_read_job(const char *path, struct gw_store_job *job, struct g
     job->world_size = env_int(db, "WORLD_SIZE");
     job->rank = env_int(db, "RANK");
   }
-  gw_store_close(st);
-  return GW_OK;
 }
 
 enum gw_job_match gw_store_jobs_match(const struct gw_store_job *a, const struct gw_store_job *b) {

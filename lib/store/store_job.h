@@ -17,8 +17,9 @@ struct gw_store_job {
   int world_size, rank; /* from env WORLD_SIZE / RANK, -1 unknown */
 };
 
-/* Reads the job facts of the recording at path (opened read-only). */
-GW_NODISCARD gw_status gw_store_read_job(const char *path, struct gw_store_job *job, struct gw_err *err);
+struct gw_store;
+/* The job facts of an open recording (a loaded recording's rec->store). */
+void gw_store_job_of(struct gw_store *st, struct gw_store_job *job);
 
 /* Whether recordings a and b can be parts of one job, and if not why. */
 enum gw_job_match {

@@ -1158,6 +1158,7 @@ out:
 void gw_recording_free(struct gw_recording *rec) {
   if (!rec)
     return;
+  gw_store_close(rec->store);
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
     free(g->t_ns);

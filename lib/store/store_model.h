@@ -152,6 +152,11 @@ struct gw_step_flops {
 
 struct gw_recording {
   char path[1024];
+  /* The read-only connection it was loaded from (gw_recording_load): kept
+   * open for the run's facts and the big-table iterators, so that an output
+   * reads its recording through one open; closed by gw_recording_free. NULL
+   * when the caller owns the store (gw_recording_load_store). */
+  struct gw_store *store;
   int64_t started_ns, ended_ns;                  /* 0 when unknown */
   int physical_cores, logical_cpus, interval_ms; /* 0 unknown */
   char gpu_note[256];
