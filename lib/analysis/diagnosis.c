@@ -1,3 +1,4 @@
+#include "core/sample.h"
 #include "diagnosis.h"
 
 #include <math.h>

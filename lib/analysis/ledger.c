@@ -1,3 +1,4 @@
+#include "core/sample.h"
 #include "ledger.h"
 
 #include <math.h>

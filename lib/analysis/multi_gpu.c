@@ -384,6 +384,8 @@ struct gw_multi_gpu *gw_multi_gpu_build(const struct gw_recording *rec, const st
   }
   if (m->sm_hi >= 0 && m->sm_hi != m->sm_lo)
     m->sm_spread_pts = m->gpus[m->sm_hi].sm_med_pct - m->gpus[m->sm_lo].sm_med_pct;
+  m->sm_spread_limit_pts = gw_thr.multi_sm_spread_pct;
+  m->sm_spread_unequal = !isnan(m->sm_spread_pts) && m->sm_spread_pts >= m->sm_spread_limit_pts;
   if (!isnan(nccl_min))
     m->nccl_spread = nccl_max - nccl_min;
   if (covered > 0)

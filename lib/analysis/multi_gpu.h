@@ -55,14 +55,16 @@ struct gw_multi_gpu {
   struct gw_mgpu_gpu *gpus;
   int nnodes;
   enum gw_mgpu_timeline timeline;
-  double sm_spread_pts;    /* highest minus lowest SM activity median, NAN without GPM */
-  int sm_hi, sm_lo;        /* indices into gpus, -1 */
-  double nccl_spread;      /* highest minus lowest NCCL share, NAN without timeline */
-  double exposed_share;    /* all GPUs: NCCL time not overlapped / covered time, NAN without timeline */
-  double shared_dip_share; /* share of the common active time in which every GPU dipped at once */
-  double solo_dip_share;   /* the largest per-GPU solo dip share */
-  int imbalanced;          /* SM spread or NCCL-share spread above its threshold */
-  int straggler;           /* index into gpus, -1 none */
+  double sm_spread_pts;       /* highest minus lowest SM activity median, NAN without GPM */
+  double sm_spread_limit_pts; /* the spread at which the GPUs count as doing unequal work (thresholds.h) */
+  int sm_spread_unequal;      /* 1: sm_spread_pts at or above the limit; 0 below it or unknown */
+  int sm_hi, sm_lo;           /* indices into gpus, -1 */
+  double nccl_spread;         /* highest minus lowest NCCL share, NAN without timeline */
+  double exposed_share;       /* all GPUs: NCCL time not overlapped / covered time, NAN without timeline */
+  double shared_dip_share;    /* share of the common active time in which every GPU dipped at once */
+  double solo_dip_share;      /* the largest per-GPU solo dip share */
+  int imbalanced;             /* SM spread or NCCL-share spread above its threshold */
+  int straggler;              /* index into gpus, -1 none */
   enum gw_straggler_cause cause;
   double cause_ratio; /* straggler over the peers' median: work (MORE_WORK), clock (CLOCKS), input share gap */
   int slow_transport; /* the NCCL log shows a slow path between GPUs */

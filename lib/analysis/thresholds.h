@@ -83,16 +83,6 @@ struct gw_thresholds {
 
 extern const struct gw_thresholds gw_thr;
 
-/* Clock event reason bits (NVML nvmlClocksEventReason*). */
-#define GW_CLK_IDLE 0x1ull
-#define GW_CLK_SW_POWER_CAP 0x4ull
-#define GW_CLK_HW_SLOWDOWN 0x8ull
-#define GW_CLK_SW_THERMAL 0x20ull
-#define GW_CLK_HW_THERMAL 0x40ull
-#define GW_CLK_HW_POWER_BRAKE 0x80ull
-/* Reasons that mean the environment holds the GPU back (a fault or a cooling
- * or power problem). SW power cap is deliberately not here: a GPU at its
- * power limit is at its physical limit, which is not a fault. */
-#define GW_CLK_BAD_MASK (GW_CLK_HW_SLOWDOWN | GW_CLK_SW_THERMAL | GW_CLK_HW_THERMAL | GW_CLK_HW_POWER_BRAKE)
+/* The clock event reason bits (GW_CLK_*) are facts of the samples: core/sample.h. */
 
 #endif

@@ -21,7 +21,7 @@
 
 #include "analysis/diagnosis.h"
 #include "core/i18n.h"
-#include "render/activity_dips.h"
+#include "analysis/activity_dips.h"
 #include "render/escape.h"
 #include "render/evidence_text.h"
 #include "render/report_render.h"

@@ -2,6 +2,7 @@
  * first), the ledger bars and the run's facts side by side, the findings,
  * then the timelines that show the evidence, then how to read the numbers.
  * Everything taken from the recording goes through the HTML escaper. */
+#include "core/sample.h"
 #include "render/mfu_facts.h"
 #include "render/kernel_facts.h"
 #include "render/report_html.h"
@@ -16,9 +17,8 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "analysis/stats.h"
-#include "analysis/thresholds.h"
 #include "core/i18n.h"
-#include "render/activity_dips.h"
+#include "analysis/activity_dips.h"
 #include "render/escape.h"
 #include "render/evidence_text.h"
 #include "render/label_text.h"
@@ -214,7 +214,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     snprintf(mk.dip_label, sizeof mk.dip_label, _("periodic dips (every %.1f s)"), p->period.period_s);
   else
     snprintf(mk.dip_label, sizeof mk.dip_label, _("dips (below %.0f%% of the usual level)"),
-             gw_thr.dip_frac_of_typical * 100);
+             gw_activity_dip_frac_of_typical() * 100);
   if (rec->nsteps) {
     mk.steps = gw_xcalloc(rec->nsteps, sizeof *mk.steps);
     for (size_t i = 0; i < rec->nsteps; i++)
@@ -707,10 +707,9 @@ static void multi_gpu(FILE *out, const struct gw_diagnosis *dx) {
   if (!isnan(m->sm_spread_pts)) {
     fputs("<li>", out);
     fprintf(out,
-            m->sm_spread_pts >= gw_thr.multi_sm_spread_pct
-                ? _("SM activity spread: %.0f points (the GPUs do unequal work: at least %.0f).")
-                : _("SM activity spread: %.0f points (balanced: under %.0f)."),
-            m->sm_spread_pts, gw_thr.multi_sm_spread_pct);
+            m->sm_spread_unequal ? _("SM activity spread: %.0f points (the GPUs do unequal work: at least %.0f).")
+                                 : _("SM activity spread: %.0f points (balanced: under %.0f)."),
+            m->sm_spread_pts, m->sm_spread_limit_pts);
     fputs("</li>", out);
   }
   if (m->straggler >= 0) {

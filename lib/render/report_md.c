@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "analysis/multi_gpu.h"
-#include "analysis/thresholds.h"
 #include "core/i18n.h"
 #include "render/mfu_facts.h"
 #include "render/evidence_text.h"
@@ -42,10 +41,9 @@ static void md_multi_gpu(const struct gw_multi_gpu *m, FILE *out) {
   fputs("\n", out);
   if (!isnan(m->sm_spread_pts))
     fprintf(out,
-            m->sm_spread_pts >= gw_thr.multi_sm_spread_pct
-                ? _("- SM activity spread: %.0f points (%.0f or more: the GPUs do unequal work)\n")
-                : _("- SM activity spread: %.0f points (under %.0f: balanced)\n"),
-            m->sm_spread_pts, gw_thr.multi_sm_spread_pct);
+            m->sm_spread_unequal ? _("- SM activity spread: %.0f points (%.0f or more: the GPUs do unequal work)\n")
+                                 : _("- SM activity spread: %.0f points (under %.0f: balanced)\n"),
+            m->sm_spread_pts, m->sm_spread_limit_pts);
   if (m->straggler >= 0)
     fprintf(out, _("- **Straggler (\\*): %s**: %s; the other GPUs wait for it.\n"), m->gpus[m->straggler].label,
             gw_straggler_cause_text(m->cause));

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "analysis/multi_gpu.h"
-#include "analysis/thresholds.h"
 #include "core/i18n.h"
 #include "render/evidence_text.h"
 #include "render/label_text.h"
@@ -209,10 +208,9 @@ static void print_multi_gpu(const struct gw_diagnosis *dx, FILE *out, const stru
   }
   if (!isnan(m->sm_spread_pts))
     fprintf(out,
-            m->sm_spread_pts >= gw_thr.multi_sm_spread_pct
-                ? _("  SM activity spread: %.0f points (%.0f or more: the GPUs do unequal work)\n")
-                : _("  SM activity spread: %.0f points (under %.0f: balanced)\n"),
-            m->sm_spread_pts, gw_thr.multi_sm_spread_pct);
+            m->sm_spread_unequal ? _("  SM activity spread: %.0f points (%.0f or more: the GPUs do unequal work)\n")
+                                 : _("  SM activity spread: %.0f points (under %.0f: balanced)\n"),
+            m->sm_spread_pts, m->sm_spread_limit_pts);
   if (m->straggler >= 0)
     fprintf(out, _("  %sStraggler (*): %s%s: %s; the other GPUs wait for it.\n"), s->red, m->gpus[m->straggler].label,
             s->reset, gw_straggler_cause_text(m->cause));

@@ -1,4 +1,4 @@
-#include "render/activity_dips.h"
+#include "analysis/activity_dips.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,4 +21,8 @@ unsigned char *gw_activity_dip_flags(const struct gw_gpu_series *g) {
     on[i] = !isnan(a[i]) && !isnan(p90) && a[i] < gw_thr.dip_frac_of_typical * p90;
   free(a);
   return on;
+}
+
+double gw_activity_dip_frac_of_typical(void) {
+  return gw_thr.dip_frac_of_typical;
 }
