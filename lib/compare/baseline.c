@@ -297,10 +297,7 @@ static int baseline_check(const char *name, const char *path, double tolerance_p
 
 int gw_baseline_check(const char *name, const char *path, double tolerance_pct, const struct gw_compare_opts *opts,
                       FILE *out, char *errbuf, size_t errcap) {
-  char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
-  int rc = baseline_check(name, path, tolerance_pct, opts, out, errbuf, errcap);
-  gw_i18n_english_end(locale);
-  return rc;
+  return baseline_check(name, path, tolerance_pct, opts, out, errbuf, errcap);
 }
 
 static int baseline_check(const char *name, const char *path, double tolerance_pct, const struct gw_compare_opts *opts,

@@ -53,10 +53,7 @@ static int compare_files(const char *const *paths, int n, const struct gw_compar
 
 int gw_compare_files(const char *const *paths, int n, const struct gw_compare_opts *opts, FILE *out, char *errbuf,
                      size_t errcap) {
-  char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
-  int rc = compare_files(paths, n, opts, out, errbuf, errcap);
-  gw_i18n_english_end(locale);
-  return rc;
+  return compare_files(paths, n, opts, out, errbuf, errcap);
 }
 
 static int compare_files(const char *const *paths, int n, const struct gw_compare_opts *opts, FILE *out, char *errbuf,

@@ -441,10 +441,7 @@ static int sweep_table(const char *const *paths, const char *const *values, int 
 
 int gw_sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
                    FILE *out, char *errbuf, size_t errcap) {
-  char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
-  int rc = sweep_table(paths, values, n, opts, out, errbuf, errcap);
-  gw_i18n_english_end(locale);
-  return rc;
+  return sweep_table(paths, values, n, opts, out, errbuf, errcap);
 }
 
 static int sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,

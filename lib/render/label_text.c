@@ -85,9 +85,14 @@ static const struct label NCCL_ADVICE[] = {
      N_("NCCL printed warnings (NCCL WARN): read them first, a failing transport often falls back to a slower one.")},
 };
 
-const char *gw_nccl_advice_text(enum gw_nccl_advice a) {
+const char *gw_nccl_advice_english(enum gw_nccl_advice a) {
   const char *msgid = find(NCCL_ADVICE, sizeof NCCL_ADVICE / sizeof NCCL_ADVICE[0], gw_nccl_advice_id(a));
-  return msgid ? _(msgid) : "";
+  return msgid ? msgid : "";
+}
+
+const char *gw_nccl_advice_text(enum gw_nccl_advice a) {
+  const char *msgid = gw_nccl_advice_english(a);
+  return msgid[0] ? _(msgid) : "";
 }
 
 /* indexed by the cause (analysis/idle_attribution.h): the words of gw_idle_cause_name's ids */

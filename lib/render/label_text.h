@@ -1,7 +1,7 @@
 /* The words of ids the analysis names without wording them: ledger rows,
  * straggler causes, NCCL advice, idle causes. A table per kind in label_text.c; each
- * function returns the text translated (English between
- * gw_i18n_english_begin and _end, as for JSON). */
+ * *_text function returns the text translated for people; JSON takes the
+ * English (*_english, or the ids). */
 #ifndef GW_LABEL_TEXT_H
 #define GW_LABEL_TEXT_H
 
@@ -16,6 +16,8 @@ const char *gw_row_title(const char *id);
 const char *gw_straggler_cause_text(enum gw_straggler_cause c);
 /* What happened and what to check; "" for no advice. */
 const char *gw_nccl_advice_text(enum gw_nccl_advice a);
+/* The same advice in English (JSON). */
+const char *gw_nccl_advice_english(enum gw_nccl_advice a);
 /* The idle cause in words ("waiting for the next batch"), translated. */
 const char *gw_idle_cause_text(int cause);
 /* The English message of a phrase a GW_PHRASE value carries, untranslated:

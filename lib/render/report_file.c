@@ -132,12 +132,9 @@ static int report_files(const char *const *paths, int npaths, const struct gw_re
 
 int gw_report_files(const char *const *paths, int npaths, const struct gw_report_opts *opts, FILE *out, char *errbuf,
                     size_t errcap) {
-  /* The analysis words notes, titles and fixes, so JSON's English starts before it. */
-  char *locale = opts->format == GW_REPORT_JSON ? gw_i18n_english_begin() : NULL;
-  int rc = npaths == 1 ? report_file(paths[0], opts, out, errbuf, errcap)
-                       : report_files(paths, npaths, opts, out, errbuf, errcap);
-  gw_i18n_english_end(locale);
-  return rc;
+  /* no locale switch: the diagnosis is data, and the JSON renderer words it in English itself */
+  return npaths == 1 ? report_file(paths[0], opts, out, errbuf, errcap)
+                     : report_files(paths, npaths, opts, out, errbuf, errcap);
 }
 
 /* Recordings reported together must be one job: nodes of one run, recorded

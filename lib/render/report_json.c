@@ -213,7 +213,7 @@ static void print_nccl(FILE *out, const struct gw_nccl_summary *n) {
       fprintf(out, "%s\n%s  {\"id\": ", first ? "" : ",", in);
       jstr(out, gw_nccl_advice_id((enum gw_nccl_advice)a));
       fputs(", \"text\": ", out);
-      jstr(out, gw_nccl_advice_text((enum gw_nccl_advice)a));
+      jstr(out, gw_nccl_advice_english((enum gw_nccl_advice)a));
       fputs("}", out);
       first = 0;
     }

@@ -1,9 +1,8 @@
 #!/bin/bash
-# JSON is for machines: the same bytes in every language. The report's
-# evidence is data worded at render time (English in JSON), its notes and
-# fixes are worded by the analysis, so the report, sweep (and compare and
-# baseline, tested in i18n_compare.sh) make their JSON in the C message
-# locale whatever LANG or LANGUAGE ask for.
+# JSON is for machines: the same bytes in every language. The diagnosis is
+# data (evidence, notes, fixes, titles as ids and values) worded at render
+# time, in English by the JSON renderers of report and sweep (and compare and
+# baseline, tested in i18n_compare.sh), with no switch of the message locale.
 source "$(dirname "$0")/lib.bash"
 : "${GW_FIXTURES:?GW_FIXTURES must point at tests/fixtures}"
 S="$GW_FIXTURES/scenarios"

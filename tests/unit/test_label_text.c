@@ -36,6 +36,11 @@ static void every_advice_has_words(void **state) {
                       "NCCL_SHM_DISABLE is set: without shared memory, GPUs that cannot use P2P fall back to sockets. "
                       "Unset it.");
   assert_string_equal(gw_nccl_advice_text(GW_NCCL_NADVICE), "");
+  /* JSON's words: the untranslated message itself, whatever the locale */
+  assert_string_equal(gw_nccl_advice_english(GW_NCCL_ADV_SHM_DISABLED),
+                      "NCCL_SHM_DISABLE is set: without shared memory, GPUs that cannot use P2P fall back to sockets. "
+                      "Unset it.");
+  assert_string_equal(gw_nccl_advice_english(GW_NCCL_NADVICE), "");
   assert_string_equal(gw_straggler_cause_text(GW_STRAGGLER_CLOCKS), "lower SM clocks for the same work");
 }
 
