@@ -23,7 +23,6 @@
 #include "analysis/stats.h"
 #include "analysis/steps.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 #include "sources/kmsg.h"
 
 void gw_diagnosis_add_note(struct gw_diagnosis *dx, const char *id, int gpu, int nargs,
@@ -538,7 +537,6 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     struct gw_finding f;
     memset(&f, 0, sizeof f);
     f.class_id = gw_rules[r]->id;
-    f.title = gw_rules[r]->title;
     if (!gw_rules[r]->evaluate(&in, &f))
       continue;
     if (f.confidence < gw_thr.finding_min_conf)

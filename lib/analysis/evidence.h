@@ -35,7 +35,7 @@ enum gw_unit {
   GW_UNIT_LANES,    /* a PCIe link width */
   GW_UNIT_TEXT,     /* a name as it is (a GPU label, NCCL transports) */
   GW_UNIT_PHRASE,   /* words translated with the sentence: a phrase id render/label_text.c words (an idle
-                       cause's, gw_idle_cause_phrase), or a fixed English phrase marked with N_() */
+                       cause's, gw_idle_cause_phrase, or one of its phrase table: "p2p_unavailable") */
   GW_UNIT_CLAUSE,   /* the id of another row of the same message table, worded with the same values; "" for none */
 };
 

@@ -20,8 +20,7 @@ struct gw_fix {
 };
 
 struct gw_finding {
-  const char *class_id;   /* a registry id (analysis/rule_registry.h) */
-  const char *title;      /* the registry's English title (an N_ msgid): translated where shown */
+  const char *class_id;   /* a registry id (analysis/rule_registry.h); render/class_text.c words its title */
   double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
   double share_of_active; /* the same time as a share of the active GPU time, 0..1 */
   double confidence;      /* 0..1, calibrated: the rate findings of this raw score were right */

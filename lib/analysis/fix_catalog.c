@@ -1,6 +1,5 @@
 #include "analysis/fix_catalog.h"
 
-#include <gpuwhy/i18n.h> /* N_: the changes are msgids, translated where shown */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,31 +8,18 @@
 #include "analysis/gpu_peaks.h"
 #include "analysis/mfu.h"
 
-/* Cheapest first: the order runs are made in and the table lists. */
+/* Cheapest first: the order runs are made in and the table lists. What each
+ * changes, numerics included, is worded by render/fix_catalog_text.c. */
 const struct gw_fix_kind gw_fix_kinds[] = {
-    {"workers", GW_FIX_COUNT, "input_pipeline; data_wait, data_inline",
-     N_("DataLoader num_workers: batches made in parallel processes; numerics unchanged (the order of random "
-        "augmentations per worker may differ)"),
-     0, 1, ""},
-    {"persistent_workers", GW_FIX_FLAG, "input_pipeline; data_wait",
-     N_("DataLoader workers kept between epochs; numerics unchanged"), 0, 0, ""},
-    {"prefetch_factor", GW_FIX_COUNT, "input_pipeline; data_wait",
-     N_("batches each worker prepares ahead; numerics unchanged"), 0, 0, ""},
-    {"pin_memory", GW_FIX_FLAG, "input_pipeline; h2d",
-     N_("DataLoader batches in page-locked memory; numerics unchanged"), 0, 1, ""},
-    {"non_blocking", GW_FIX_FLAG, "input_pipeline; h2d",
-     /* a copy is made non-blocking only from pinned memory: its run pins the loader's batches too */
-     N_("host-to-device copies from pinned memory overlap compute; numerics unchanged"), 0, 1, "pin_memory"},
-    {"cudnn_benchmark", GW_FIX_FLAG, "",
-     N_("cuDNN picks the fastest convolution algorithm per shape; results may differ in the last bits"), 0, 0, ""},
-    {"tf32", GW_FIX_FLAG, "productive; float32 matmuls",
-     N_("float32 matmuls and convolutions on tensor cores in TF32: 10-bit mantissa inputs, float32 accumulation "
-        "(changes numerics)"),
-     0, 1, ""},
-    {"batch_size", GW_FIX_BATCH, "small_batch; underfilled",
-     N_("DataLoader batch size: more samples per step; changes the optimisation (learning rate, steps per epoch); "
-        "compared in samples/s"),
-     1, 1, ""},
+    {"workers", GW_FIX_COUNT, "input_pipeline; data_wait, data_inline", 0, 1, ""},
+    {"persistent_workers", GW_FIX_FLAG, "input_pipeline; data_wait", 0, 0, ""},
+    {"prefetch_factor", GW_FIX_COUNT, "input_pipeline; data_wait", 0, 0, ""},
+    {"pin_memory", GW_FIX_FLAG, "input_pipeline; h2d", 0, 1, ""},
+    /* a copy is made non-blocking only from pinned memory: its run pins the loader's batches too */
+    {"non_blocking", GW_FIX_FLAG, "input_pipeline; h2d", 0, 1, "pin_memory"},
+    {"cudnn_benchmark", GW_FIX_FLAG, "", 0, 0, ""},
+    {"tf32", GW_FIX_FLAG, "productive; float32 matmuls", 0, 1, ""},
+    {"batch_size", GW_FIX_BATCH, "small_batch; underfilled", 1, 1, ""},
 };
 const int gw_nfix_kinds = (int)(sizeof gw_fix_kinds / sizeof gw_fix_kinds[0]);
 

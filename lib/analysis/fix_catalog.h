@@ -1,7 +1,8 @@
 /* The fixes `gpuwhy experiment try` can have the Python hook apply with no
  * edit to the script (names and values: the hook's contract, docs/FIXES.md),
- * as data: what each addresses, what it changes in the program's numerics,
- * what its throughput is compared in; and, from the diagnosis of a baseline
+ * as data: what each addresses, what its throughput is compared in (what it
+ * changes in the program's numerics is worded by render/fix_catalog_text.c,
+ * keyed by name); and, from the diagnosis of a baseline
  * recording, the value to try and the speed-up it predicts with its bound. */
 #ifndef GW_ANALYSIS_FIX_CATALOG_H
 #define GW_ANALYSIS_FIX_CATALOG_H
@@ -18,7 +19,6 @@ struct gw_fix_kind {
   const char *name; /* as GPUWHY_PY_FIXES names it */
   enum gw_fix_value value;
   const char *addresses; /* the bottleneck classes and idle causes it acts on (ids, for JSON) */
-  const char *changes;   /* what it changes, numerics included (English msgid, N_) */
   int per_sample;        /* compared in samples/s (the batch changes), else steps/s */
   int auto_pick;         /* tried without --fix when its cause was found */
   const char *needs;     /* a fix this one acts only with, applied in the same run ("" none) */

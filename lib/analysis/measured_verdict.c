@@ -102,7 +102,6 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       f = &dx->findings[dx->nfindings++];
       memset(f, 0, sizeof *f);
       f->class_id = r->id;
-      f->title = r->title;
       /* measured inside the program: as strong as the hook's own data waits */
       f->confidence_raw = 0.9;
       f->confidence = gw_confidence_calibrated(f->confidence_raw);

@@ -6,7 +6,6 @@
 
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
 int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -112,16 +111,6 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
   return 1;
 }
 
-/* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
-const struct gw_rule gw_class_hardware_env = {
-    "hardware_env",
-    N_("The hardware or environment holds the GPU back"),
-    GW_ROW_THROTTLED,
-    gw_rule_hardware_env,
-    N_("Xid errors in the kernel log; P-state not P0 under load; power limit lowered below default; thermal or HW "
-       "slowdown / power brake while busy; PCIe link below its generation or width; host on battery; CPU governor "
-       "powersave on a host-bound run; uncorrected ECC errors or pending row remaps; another process's kernels on the "
-       "same GPU"),
-    N_("nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE; dmesg -T | grep -i nvrm; gpuwhy check"),
-    N_("fix cooling, power supply, power limit and driver first (before touching code); mains power; performance "
-       "governor; reseat or replace a degraded link or a GPU with uncorrected errors")};
+/* The registry's row of this class (lib/analysis/rule_registry.h lists it;
+ * its title and explain texts are worded in lib/render/class_text.c). */
+const struct gw_rule gw_class_hardware_env = {"hardware_env", GW_ROW_THROTTLED, gw_rule_hardware_env};

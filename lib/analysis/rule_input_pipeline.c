@@ -3,7 +3,6 @@
 
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
 int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -146,14 +145,6 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   return 1;
 }
 
-/* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
-const struct gw_rule gw_class_input_pipeline = {
-    "input_pipeline", N_("The input pipeline does not keep the GPU fed"), GW_ROW_IDLE_INPUT, gw_rule_input_pipeline,
-    /* xgettext:no-c-format */
-    N_("low SM activity and low power; GPU idle between steps; data-loader worker processes each near 100% of a core, "
-       "or disk util high / iowait; main process waiting, not saturated; step times uneven; high PCIe receive with "
-       "pageable copies"),
-    N_("gpuwhy experiment fixed-batch -- CMD replays each DataLoader's first batches from memory: if throughput "
-       "jumps, the input side is the cause; watch worker CPU (htop) and disk (iostat -x 1) during the dips"),
-    N_("num_workers near half the physical cores; persistent_workers=True; prefetch_factor 2-4; pin_memory=True; move "
-       "heavy transforms to the GPU; stream large datasets (WebDataset) instead of random reads")};
+/* The registry's row of this class (lib/analysis/rule_registry.h lists it;
+ * its title and explain texts are worded in lib/render/class_text.c). */
+const struct gw_rule gw_class_input_pipeline = {"input_pipeline", GW_ROW_IDLE_INPUT, gw_rule_input_pipeline};

@@ -3,7 +3,6 @@
 
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
 /* A sampled trace: its windows measured where the gaps went (the
  * timeline's split inside each window, kernel_stats.h window_*_share). The
@@ -128,14 +127,6 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
   return 1;
 }
 
-/* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
-const struct gw_rule gw_class_launch_overhead = {
-    "launch_overhead", N_("Kernel launches, not the GPU, set the pace"), GW_ROW_IDLE_LAUNCH, gw_rule_launch_overhead,
-    /* xgettext:no-c-format */
-    N_("GPU-Util moderate while SM activity is a tiny fraction of it; the main process at 100% of one core; power "
-       "near "
-       "idle; with the tracer: thousands of kernels a step, each a few microseconds, with gaps longer than the "
-       "kernels"),
-    N_("profile one step (torch.profiler or gpuwhy record --trace): count kernels and their mean duration"),
-    N_("remove synchronizing calls from the loop (.item(), print of tensors, torch.cuda.synchronize); torch.compile "
-       "to fuse small ops; CUDA Graphs for fixed shapes; fused kernels")};
+/* The registry's row of this class (lib/analysis/rule_registry.h lists it;
+ * its title and explain texts are worded in lib/render/class_text.c). */
+const struct gw_rule gw_class_launch_overhead = {"launch_overhead", GW_ROW_IDLE_LAUNCH, gw_rule_launch_overhead};

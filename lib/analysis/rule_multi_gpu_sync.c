@@ -2,11 +2,11 @@
  * communication is a bubble, and a slow NCCL transport stretches both. The
  * evidence comes from the multi-GPU summary (analysis/multi_gpu.c). */
 #include <math.h>
+#include <stdio.h>
 
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
 static void cause_evidence(const struct gw_multi_gpu *m, const struct gw_diagnosis *dx, struct gw_finding *f) {
   const struct gw_mgpu_gpu *s = &m->gpus[m->straggler];
@@ -161,7 +161,8 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
     if (names[0])
       gw_evidence(f, "nccl_slow_path", -1, 0, 0, GW_TEXT_VALUE("transports", names));
     else
-      gw_evidence(f, "nccl_slow_path", -1, 0, 0, GW_PHRASE("transports", N_("P2P disabled or unavailable")));
+      /* no slow transport named: a phrase id, worded by render/label_text.c */
+      gw_evidence(f, "nccl_slow_path", -1, 0, 0, GW_PHRASE("transports", "p2p_unavailable"));
   }
   gw_evidence(f, "peer_wait_share", -1, 0, 0, GW_NUM("share", GW_UNIT_FRACTION, share));
 
@@ -178,15 +179,6 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
   return 1;
 }
 
-/* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
-const struct gw_rule gw_class_multi_gpu_sync = {
-    "multi_gpu_sync",
-    N_("GPUs wait on each other"),
-    GW_ROW_IDLE_COMM,
-    gw_rule_multi_gpu_sync,
-    N_("with two or more GPUs: dips on all GPUs at once; SM activity differs by more than 10 points between GPUs "
-       "(util "
-       "does not show it: a rank waiting in NCCL looks busy); NCCL time not overlapped with compute"),
-    N_("compare per-GPU SM activity and clocks (gpuwhy report shows both); NCCL_DEBUG=INFO for transport and timings"),
-    N_("balance data and work across ranks; overlap communication with compute (DDP buckets); check NCCL transport "
-       "(NVLink/P2P, NCCL_SOCKET_IFNAME); gradient accumulation; ZeRO or tensor parallelism")};
+/* The registry's row of this class (lib/analysis/rule_registry.h lists it;
+ * its title and explain texts are worded in lib/render/class_text.c). */
+const struct gw_rule gw_class_multi_gpu_sync = {"multi_gpu_sync", GW_ROW_IDLE_COMM, gw_rule_multi_gpu_sync};

@@ -1,7 +1,8 @@
 /* The registry of bottleneck classes: one line per class, in the order the
  * rules run and `gpuwhy explain` lists them. A class is its rule file
- * (rule_<id>.c, which defines the row gw_class_<id>: id, title, ledger row,
- * evaluator, explain texts) plus its line here; everything that lists the
+ * (rule_<id>.c, which defines the row gw_class_<id>: id, ledger row,
+ * evaluator), its line here and its words (render/class_text.c: title and
+ * explain texts); everything that lists the
  * classes (findings array, explain, JSON, HTML colours, Prometheus labels,
  * compare) reads the registry.
  * Included with GW_RULE(id) defined, so no include guard. */

@@ -6,7 +6,6 @@
 #include "analysis/compile_shapes.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
 static void add_offload_fixes(struct gw_finding *f) {
   gw_finding_fix(f, "schedule_shape.accumulate_micro_batches");
@@ -331,18 +330,6 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
   return 1;
 }
 
-/* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
-const struct gw_rule gw_class_schedule_shape = {
-    "schedule_shape",
-    N_("The training schedule or changing shapes stall the GPU"),
-    GW_ROW_IDLE_PERIODIC,
-    gw_rule_schedule_shape,
-    N_("activity dips at a fixed period (eval, checkpoint, logging) with disk writes or host work during the dips; "
-       "step-time spread without a period (dynamic shapes, recompiles); or torch.compile recompilations and slow first "
-       "steps of new input shapes measured by the Python hook; or a busy thread of the process that launches no "
-       "kernels while the GPU idles for no measured reason (it takes the interpreter lock)"),
-    N_("log the step time of every step and find the step numbers of the slow ones; look for the eval/save/log code "
-       "at "
-       "that interval"),
-    N_("evaluate less often or in another process; asynchronous checkpoints; logging off the hot path without .item() "
-       "each step; a busy helper thread's work in a process of its own; pad or bucket variable shapes")};
+/* The registry's row of this class (lib/analysis/rule_registry.h lists it;
+ * its title and explain texts are worded in lib/render/class_text.c). */
+const struct gw_rule gw_class_schedule_shape = {"schedule_shape", GW_ROW_IDLE_PERIODIC, gw_rule_schedule_shape};

@@ -4,7 +4,6 @@
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
 /* Share of the GPU's traced time in NCCL kernels, 0 when unknown. */
 static double nccl_share_of(const struct gw_diagnosis *dx, int index) {
@@ -168,13 +167,6 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   return 1;
 }
 
-/* The registry's row of this class (lib/analysis/rule_registry.h lists it). */
-const struct gw_rule gw_class_small_batch = {
-    "small_batch", N_("Batches are too small to fill the GPU"), GW_ROW_UNDERFILLED, gw_rule_small_batch,
-    N_("GPU-Util high but SM activity and occupancy low; most device memory free; main thread not saturated; power "
-       "moderate; allocator churn with changing shapes"),
-    N_("sweep the batch size (gpuwhy sweep --param bs=32,64,128 -- CMD --batch-size {bs}): throughput rising with the "
-       "batch means the work is too fine-grained"),
-    /* xgettext:no-c-format */
-    N_("raise the batch size (keep 20-30% memory headroom); fix input shapes (pad); mixed precision; activation "
-       "checkpointing to free memory for a larger batch; CUDA Graphs once shapes are fixed")};
+/* The registry's row of this class (lib/analysis/rule_registry.h lists it;
+ * its title and explain texts are worded in lib/render/class_text.c). */
+const struct gw_rule gw_class_small_batch = {"small_batch", GW_ROW_UNDERFILLED, gw_rule_small_batch};

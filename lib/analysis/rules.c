@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "analysis/thresholds.h"
-#include "core/i18n.h"
 
 /* The registry in its order; each row lives in its rule file. */
 const struct gw_rule *const gw_rules[GW_NRULES] = {

@@ -1,20 +1,18 @@
 /* The bottleneck classes as a table: each rule file (rule_<class>.c)
- * defines its row, analysis/rule_registry.h lists the rows. Adding a class is
- * one file and one line there (docs/ARCHITECTURE.md). */
+ * defines its row, analysis/rule_registry.h lists the rows. A row is data
+ * only; the class's title and explain texts are worded at render time
+ * (render/class_text.c). Adding a class: docs/ARCHITECTURE.md. */
 #ifndef GW_RULES_H
 #define GW_RULES_H
 
 #include "analysis/diagnosis_model.h"
 
 struct gw_rule {
-  const char *id;    /* fixed id used in JSON, tests and fixtures */
-  const char *title; /* words for people */
-  int ledger_row;    /* enum gw_ledger_row the class's lost time falls in: its colour in the HTML report */
-  /* Fill f (class_id, title preset, shares and confidence zero) and return
-   * 1 when the class holds in this recording; 0 leaves f unused. */
+  const char *id; /* fixed id used in JSON, tests and fixtures; render/class_text.c words it */
+  int ledger_row; /* enum gw_ledger_row the class's lost time falls in: its colour in the HTML report */
+  /* Fill f (class_id preset, shares and confidence zero) and return 1 when
+   * the class holds in this recording; 0 leaves f unused. */
   int (*evaluate)(const struct gw_rule_input *in, struct gw_finding *f);
-  /* quick reference for `gpuwhy explain` */
-  const char *signals, *confirm, *fixes;
 };
 
 /* The rows, in registry order; gw_nrules == GW_NRULES. */

@@ -292,7 +292,7 @@ static void json_arm(FILE *f, const struct arm *a, double seconds) {
     fputs(", \"name\": ", f);
     gw_json_write_string(f, a->plan.kind->name);
     fputs(", \"changes\": ", f);
-    gw_json_write_string(f, a->plan.kind->changes);
+    gw_json_write_string(f, gw_fix_kind_changes(a->plan.kind->name, 0));
     fputs(", \"addresses\": ", f);
     gw_json_write_string(f, a->plan.kind->addresses);
     fputs(", \"value_from\": ", f);
@@ -424,7 +424,7 @@ static void text_details(FILE *out, const struct arm *a) {
   char buf[512];
   fprintf(out, "  %s\n", a->label);
   if (a->is_fix) {
-    fprintf(out, _("    changes: %s\n"), _(a->plan.kind->changes));
+    fprintf(out, _("    changes: %s\n"), gw_fix_kind_changes(a->plan.kind->name, 1));
     gw_fix_reason_text(&a->plan, 1, buf, sizeof buf);
     fprintf(out, _("    predicted: %s\n"), buf);
     if (!a->plan.given_value && a->plan.derivation[0])

@@ -23,6 +23,7 @@
 #include "core/i18n.h"
 #include "analysis/activity_dips.h"
 #include "render/escape.h"
+#include "render/class_text.h"
 #include "render/evidence_text.h"
 #include "render/report_render.h"
 #include "render/run_facts.h"
@@ -227,7 +228,7 @@ static void analysis_tracks(struct pf *p, const struct gw_recording *rec, const 
         nlanes++;
       }
       lane_end[lane] = ev[k]->t1_ns;
-      begin_event(p, "X", _(f->title), PID_ANALYSIS, TID_FINDINGS + 10 * i + lane, ev[k]->t0_ns);
+      begin_event(p, "X", gw_class_title(f->class_id, 1), PID_ANALYSIS, TID_FINDINGS + 10 * i + lane, ev[k]->t0_ns);
       dur(p, ev[k]->t0_ns, ev[k]->t1_ns);
       fputs(",\"cat\":", p->out);
       gw_json_write_utf8(p->out, f->class_id);

@@ -1,11 +1,40 @@
-/* The words of the fix catalogue: refused --fix arguments and the reasons of
- * predictions (see fix_catalog_text.h). */
+/* The words of the fix catalogue: what each fix changes, refused --fix
+ * arguments and the reasons of predictions (see fix_catalog_text.h). */
 #include "render/fix_catalog_text.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "core/i18n.h"
+
+/* What each fix of the catalogue changes, keyed by its name (English
+ * msgids, marked with N_). */
+static const struct {
+  const char *name, *changes;
+} CHANGES[] = {
+    {"workers",
+     N_("DataLoader num_workers: batches made in parallel processes; numerics unchanged (the order of random "
+        "augmentations per worker may differ)")},
+    {"persistent_workers", N_("DataLoader workers kept between epochs; numerics unchanged")},
+    {"prefetch_factor", N_("batches each worker prepares ahead; numerics unchanged")},
+    {"pin_memory", N_("DataLoader batches in page-locked memory; numerics unchanged")},
+    {"non_blocking", N_("host-to-device copies from pinned memory overlap compute; numerics unchanged")},
+    {"cudnn_benchmark",
+     N_("cuDNN picks the fastest convolution algorithm per shape; results may differ in the last bits")},
+    {"tf32",
+     N_("float32 matmuls and convolutions on tensor cores in TF32: 10-bit mantissa inputs, float32 accumulation "
+        "(changes numerics)")},
+    {"batch_size",
+     N_("DataLoader batch size: more samples per step; changes the optimisation (learning rate, steps per "
+        "epoch); compared in samples/s")},
+};
+
+const char *gw_fix_kind_changes(const char *name, int translate) {
+  for (size_t i = 0; name && i < sizeof CHANGES / sizeof CHANGES[0]; i++)
+    if (strcmp(CHANGES[i].name, name) == 0)
+      return translate ? _(CHANGES[i].changes) : CHANGES[i].changes;
+  return "";
+}
 
 void gw_fix_parse_status_text(enum gw_fix_parse_status status, const char *arg, char *buf, size_t cap) {
   /* the fix's name: arg up to '=' */

@@ -1,12 +1,17 @@
 /* The words of the fix catalogue (analysis/fix_catalog.h), made where they
- * are shown: why a --fix argument is refused, and why a prediction is what
- * it is. */
+ * are shown: what each fix changes, why a --fix argument is refused, and why
+ * a prediction is what it is. */
 #ifndef GW_FIX_CATALOG_TEXT_H
 #define GW_FIX_CATALOG_TEXT_H
 
 #include <stddef.h>
 
 #include "analysis/fix_catalog.h"
+
+/* What the fix named name (gw_fix_kind's name) changes, numerics included:
+ * English (translate 0, for JSON) or in the language of the messages; "" for
+ * a name without a row. */
+const char *gw_fix_kind_changes(const char *name, int translate);
 
 /* Why gw_fix_parse refused arg, in the language of the messages, into buf
  * (cap bytes); "" for GW_FIX_PARSE_OK. */

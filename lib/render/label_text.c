@@ -126,11 +126,19 @@ const char *gw_idle_cause_text(int cause) {
   return _(idle_cause_msgid(cause));
 }
 
+/* The phrase ids a rule hands over as GW_PHRASE values, other than the
+ * idle causes' */
+static const struct label PHRASES[] = {
+    /* multi_gpu_sync's nccl_slow_path, when no slow transport is named */
+    {"p2p_unavailable", N_("P2P disabled or unavailable")},
+};
+
 const char *gw_phrase_msgid(const char *phrase) {
   if (!phrase)
     return "";
   for (int c = 0; c < GW_IDLE_NCAUSES; c++)
     if (strcmp(gw_idle_cause_name(c), phrase) == 0)
       return idle_cause_msgid(c);
-  return phrase;
+  const char *msgid = find(PHRASES, sizeof PHRASES / sizeof PHRASES[0], phrase);
+  return msgid ? msgid : phrase;
 }

@@ -20,9 +20,10 @@ const char *gw_nccl_advice_text(enum gw_nccl_advice a);
 const char *gw_nccl_advice_english(enum gw_nccl_advice a);
 /* The idle cause in words ("waiting for the next batch"), translated. */
 const char *gw_idle_cause_text(int cause);
-/* The English message of a phrase a GW_PHRASE value carries, untranslated:
- * an idle cause's words where the phrase is its id (gw_idle_cause_phrase),
- * else the phrase itself (a msgid the analysis marked with N_()). */
+/* The English message of a phrase id a GW_PHRASE value carries,
+ * untranslated: an idle cause's words where the phrase is its id
+ * (gw_idle_cause_phrase), a row of the phrase table in label_text.c
+ * ("p2p_unavailable"), else the phrase as it is. */
 const char *gw_phrase_msgid(const char *phrase);
 
 #endif

@@ -10,6 +10,7 @@
 #include "analysis/node_merge.h"
 #include "analysis/rules.h"
 #include "core/i18n.h"
+#include "render/class_text.h"
 #include "render/note_text.h"
 #include "render/report_html.h"
 #include "render/report_render.h"
@@ -241,16 +242,17 @@ int gw_explain(FILE *out, const char *class_id) {
     if (!r)
       return -1;
     /* TRANSLATORS: a class id and its title, the heading of gpuwhy explain CLASS */
-    fprintf(out, _("%s: %s\n\n"), r->id, _(r->title));
-    fprintf(out, _("Signals:\n  %s\n\nHow to confirm:\n  %s\n\nFixes, cheapest first:\n  %s\n"), _(r->signals),
-            _(r->confirm), _(r->fixes));
+    fprintf(out, _("%s: %s\n\n"), r->id, gw_class_title(r->id, 1));
+    fprintf(out, _("Signals:\n  %s\n\nHow to confirm:\n  %s\n\nFixes, cheapest first:\n  %s\n"),
+            gw_class_signals(r->id), gw_class_confirm(r->id), gw_class_fixes(r->id));
     return 0;
   }
   fputs(_("The bottleneck classes (gpuwhy explain CLASS for one in full)\n\n"), out);
   for (int i = 0; i < gw_nrules; i++) {
-    const struct gw_rule *r = gw_rules[i];
-    fprintf(out, "%-16s %s\n", r->id, _(r->title));
-    fprintf(out, _("  signals: %s\n  confirm: %s\n  fixes:   %s\n\n"), _(r->signals), _(r->confirm), _(r->fixes));
+    const char *id = gw_rules[i]->id;
+    fprintf(out, "%-16s %s\n", id, gw_class_title(id, 1));
+    fprintf(out, _("  signals: %s\n  confirm: %s\n  fixes:   %s\n\n"), gw_class_signals(id), gw_class_confirm(id),
+            gw_class_fixes(id));
   }
   fputs(_("A healthy run, even one at its power limit (SW power cap), gets the verdict \"none\".\n"), out);
   return 0;

@@ -20,6 +20,7 @@
 #include "core/i18n.h"
 #include "analysis/activity_dips.h"
 #include "render/escape.h"
+#include "render/class_text.h"
 #include "render/evidence_text.h"
 #include "render/label_text.h"
 #include "render/note_text.h"
@@ -437,7 +438,7 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
   }
   const struct gw_finding *f = &dx->findings[0];
   fputs("<p class=\"verdict\"><b>", out);
-  gw_html_write(out, _(f->title));
+  gw_html_write(out, gw_class_title(f->class_id, 1));
   fputs("</b> ", out);
   fprintf(out, _("explains %.0f%% of the lost GPU time (confidence %.2f)."), f->share_of_lost * 100, f->confidence);
   if (dx->active_ns > 0) {
@@ -452,7 +453,7 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
     fputs(_("; also: "), out);
     for (int i = 1; i < dx->nfindings; i++) {
       fputs(i > 1 ? ", " : "", out);
-      gw_html_write(out, _(dx->findings[i].title));
+      gw_html_write(out, gw_class_title(dx->findings[i].class_id, 1));
       fprintf(out, " (%.0f%%)", dx->findings[i].share_of_lost * 100);
     }
   }
@@ -763,7 +764,7 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
   for (int i = 0; i < dx->nfindings; i++) {
     const struct gw_finding *f = &dx->findings[i];
     fprintf(out, "<div class=\"card finding c-%d\"><h3>%d. ", class_row(f->class_id), i + 1);
-    gw_html_write(out, _(f->title));
+    gw_html_write(out, gw_class_title(f->class_id, 1));
     fputs(" <code>", out);
     gw_html_write(out, f->class_id);
     fputs("</code></h3><div class=\"meta\">", out);

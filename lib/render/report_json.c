@@ -8,6 +8,7 @@
 #include "analysis/sm_fill.h"
 #include "core/json_write.h"
 #include "render/mfu_facts.h"
+#include "render/class_text.h"
 #include "render/evidence_text.h"
 #include "render/label_text.h"
 #include "render/note_text.h"
@@ -387,7 +388,7 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     fputs("    {\n      \"class\": ", out);
     jstr(out, f->class_id);
     fputs(",\n      \"title\": ", out);
-    jstr(out, f->title);
+    jstr(out, gw_class_title(f->class_id, 0));
     fputs(",\n", out);
     jkv_num(out, "      ", "share_of_lost", f->share_of_lost, 1);
     jkv_num(out, "      ", "share_of_active", f->share_of_active, 1);

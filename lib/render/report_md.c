@@ -7,6 +7,7 @@
 #include "analysis/multi_gpu.h"
 #include "core/i18n.h"
 #include "render/mfu_facts.h"
+#include "render/class_text.h"
 #include "render/evidence_text.h"
 #include "render/label_text.h"
 #include "render/fix_text.h"
@@ -123,7 +124,7 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
             dx->active_ns > 0 ? (1 - dx->lost_ns / dx->active_ns) * 100 : 0);
   else
     fprintf(out, _("**Verdict: %s** (`%s`): %.0f%% of the lost GPU time, confidence %.2f.\n\n"),
-            _(dx->findings[0].title), dx->findings[0].class_id, dx->findings[0].share_of_lost * 100,
+            gw_class_title(dx->findings[0].class_id, 1), dx->findings[0].class_id, dx->findings[0].share_of_lost * 100,
             dx->findings[0].confidence);
   if (dx->ngpus > 0) {
     fputs(dx->estimated ? _("## GPU time ledger (estimated from counters)\n\n| row |")
@@ -156,7 +157,8 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
     for (int i = 0; i < dx->nfindings; i++) {
       const struct gw_finding *f = &dx->findings[i];
       fprintf(out, _("### %d. %s (`%s`)\n\n%.0f%% of lost GPU time (%.0f%% of active time), confidence %.2f.\n\n"),
-              i + 1, _(f->title), f->class_id, f->share_of_lost * 100, f->share_of_active * 100, f->confidence);
+              i + 1, gw_class_title(f->class_id, 1), f->class_id, f->share_of_lost * 100, f->share_of_active * 100,
+              f->confidence);
       if (f->speedup_max > GW_SPEEDUP_SHOWN_MAX)
         fprintf(out,
                 _("This class holds nearly all of the active time: removing it would make the run more than %.0fx "

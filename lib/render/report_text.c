@@ -6,6 +6,7 @@
 
 #include "analysis/multi_gpu.h"
 #include "core/i18n.h"
+#include "render/class_text.h"
 #include "render/evidence_text.h"
 #include "render/label_text.h"
 #include "render/fix_text.h"
@@ -358,8 +359,8 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
             s.green, s.reset, prod * 100);
   } else {
     const struct gw_finding *f = &dx->findings[0];
-    fprintf(out, _("Verdict: %s%s%s [%s]: %.0f%% of the lost GPU time, confidence %.2f\n"), s.red, _(f->title), s.reset,
-            f->class_id, f->share_of_lost * 100, f->confidence);
+    fprintf(out, _("Verdict: %s%s%s [%s]: %.0f%% of the lost GPU time, confidence %.2f\n"), s.red,
+            gw_class_title(f->class_id, 1), s.reset, f->class_id, f->share_of_lost * 100, f->confidence);
     if (dx->nfindings > 1) {
       /* TRANSLATORS: followed by the other class ids, e.g. " small_batch (12%)". */
       fputs(_("Also:"), out);
@@ -382,8 +383,8 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
     for (int i = 0; i < dx->nfindings; i++) {
       const struct gw_finding *f = &dx->findings[i];
       fprintf(out, _("%d. %s%s%s [%s]\n   %.0f%% of lost GPU time (%.0f%% of active time), confidence %.2f\n"), i + 1,
-              s.bold, _(f->title), s.reset, f->class_id, f->share_of_lost * 100, f->share_of_active * 100,
-              f->confidence);
+              s.bold, gw_class_title(f->class_id, 1), s.reset, f->class_id, f->share_of_lost * 100,
+              f->share_of_active * 100, f->confidence);
       if (f->speedup_max > GW_SPEEDUP_SHOWN_MAX)
         fprintf(out,
                 _("   this class holds nearly all of the active time: removing it would make the run more than "

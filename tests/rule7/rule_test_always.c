@@ -3,10 +3,12 @@
  * is: this rule file with its registry row, one line in the registry
  * (rule_registry_extra.h, which lib/analysis/rule_registry.h includes only
  * when GW_EXTRA_RULES names it), the message of its evidence id
- * (evidence_messages_extra.h, a row of lib/render/evidence_text.c's table) and
+ * (evidence_messages_extra.h, a row of lib/render/evidence_text.c's table),
  * the words of its fix id (fix_messages_extra.h, a row of
- * lib/render/fix_text.c's table). It fires on every recording with active GPU
- * time, with fixed numbers the test looks for in each report format. */
+ * lib/render/fix_text.c's table) and its title and explain texts
+ * (class_messages_extra.h, a row of lib/render/class_text.c's table). It
+ * fires on every recording with active GPU time, with fixed numbers the test
+ * looks for in each report format. */
 #include "analysis/rules.h"
 
 static int test_always_fires(const struct gw_rule_input *in, struct gw_finding *f) {
@@ -19,6 +21,4 @@ static int test_always_fires(const struct gw_rule_input *in, struct gw_finding *
   return 1;
 }
 
-const struct gw_rule gw_class_test_always = {
-    "test_always",          "A test class that always fires", GW_ROW_IDLE_OTHER,   test_always_fires,
-    "seventh-rule signals", "seventh-rule confirm",           "seventh-rule fixes"};
+const struct gw_rule gw_class_test_always = {"test_always", GW_ROW_IDLE_OTHER, test_always_fires};

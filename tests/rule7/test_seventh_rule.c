@@ -1,6 +1,7 @@
-/* A seventh bottleneck class added the way docs/ARCHITECTURE.md says (one rule
- * file, one registry line) shows up in every report format, in explain, and
- * the findings array has room for it. Built against gpuwhy_lib_rule7 only. */
+/* A seventh bottleneck class added the way docs/ARCHITECTURE.md says (a rule
+ * file, a registry line, the rows of its evidence, fix and class words) shows
+ * up in every report format, in explain, and the findings array has room for
+ * it. Built against gpuwhy_lib_rule7 only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +68,7 @@ static void json_report_shows_it(void **state) {
   (void)state;
   char *s = report(GW_REPORT_JSON);
   assert_non_null(strstr(s, "\"class\": \"test_always\""));
+  assert_non_null(strstr(s, "\"title\": \"A test class that always fires\""));
   assert_non_null(strstr(s, "seventh-rule evidence: 1 GPU(s)"));
   free(s);
 }
@@ -87,7 +89,16 @@ static void explain_lists_it(void **state) {
   FILE *out = open_memstream(&buf, &len);
   assert_int_equal(gw_explain(out, "test_always"), 0);
   fclose(out);
+  assert_non_null(strstr(buf, "test_always: A test class that always fires"));
   assert_non_null(strstr(buf, "seventh-rule signals"));
+  assert_non_null(strstr(buf, "seventh-rule confirm"));
+  assert_non_null(strstr(buf, "seventh-rule fixes"));
+  free(buf);
+  /* and in the list of all classes */
+  out = open_memstream(&buf, &len);
+  assert_int_equal(gw_explain(out, NULL), 0);
+  fclose(out);
+  assert_non_null(strstr(buf, "test_always      A test class that always fires"));
   free(buf);
 }
 

@@ -175,6 +175,27 @@ static void applicable_fixes_follow_the_findings_and_the_memory(void **state) {
   free_dx(dx);
 }
 
+/* Each fix of the catalogue says what it changes (render/fix_catalog_text.c,
+ * keyed by name): English for JSON, and a name without a row gives "". */
+static void every_fix_says_what_it_changes(void **state) {
+  (void)state;
+  for (int i = 0; i < gw_nfix_kinds; i++) {
+    const char *changes = gw_fix_kind_changes(gw_fix_kinds[i].name, 0);
+    if (!changes[0])
+      fail_msg("fix %s: no words for what it changes", gw_fix_kinds[i].name);
+    /* the numerics are what the user weighs against the gain */
+    if (!strstr(changes, "numerics") && !strstr(changes, "results") && !strstr(changes, "optimisation"))
+      fail_msg("fix %s: does not say what happens to the numerics: %s", gw_fix_kinds[i].name, changes);
+  }
+  assert_string_equal(gw_fix_kind_changes("pin_memory", 0),
+                      "DataLoader batches in page-locked memory; numerics unchanged");
+  assert_string_equal(gw_fix_kind_changes("tf32", 0),
+                      "float32 matmuls and convolutions on tensor cores in TF32: 10-bit mantissa inputs, float32 "
+                      "accumulation (changes numerics)");
+  assert_string_equal(gw_fix_kind_changes("no_such_fix", 1), "");
+  assert_string_equal(gw_fix_kind_changes(NULL, 0), "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(names_and_values_are_checked),
@@ -182,6 +203,7 @@ int main(void) {
       cmocka_unit_test(a_fix_without_its_cause_predicts_no_change),
       cmocka_unit_test(small_batch_share_predicts_the_batch_fix),
       cmocka_unit_test(applicable_fixes_follow_the_findings_and_the_memory),
+      cmocka_unit_test(every_fix_says_what_it_changes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* The words of the ids the analysis names (lib/render/label_text.c): every
  * ledger row, variant title, NCCL advice and idle cause has its words, and a
- * phrase a rule hands over is an idle cause's id or a msgid that passes
- * through. */
+ * phrase id a rule hands over (an idle cause's or one of the phrase table)
+ * is worded; an id without words passes through. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,8 +55,10 @@ static void phrases_of_idle_causes(void **state) {
   }
   assert_string_equal(gw_phrase_msgid(gw_idle_cause_phrase(GW_PYACT_DATA_WAIT)), "waiting for the next batch");
   assert_string_equal(gw_idle_cause_text(-5), "not sampled");
-  /* a msgid a rule marked with N_() passes through */
-  assert_string_equal(gw_phrase_msgid("P2P disabled or unavailable"), "P2P disabled or unavailable");
+  /* a phrase id of the phrase table (multi_gpu_sync's nccl_slow_path) is worded */
+  assert_string_equal(gw_phrase_msgid("p2p_unavailable"), "P2P disabled or unavailable");
+  /* a phrase without a row passes through as it is */
+  assert_string_equal(gw_phrase_msgid("no_such_phrase"), "no_such_phrase");
 }
 
 int main(void) {
