@@ -2,6 +2,7 @@
  * (lib/analysis/rule_registry.h), its title and the quick reference of
  * `gpuwhy explain`, in English (marked with N_), translated when shown. */
 #include "class_text.h"
+#include "render/message_table.h"
 
 #include <string.h>
 
@@ -74,10 +75,7 @@ const struct gw_class_message *gw_class_messages(int *n) {
 }
 
 const struct gw_class_message *gw_class_message_find(const char *id) {
-  for (size_t i = 0; id && i < sizeof messages / sizeof messages[0]; i++)
-    if (strcmp(messages[i].id, id) == 0)
-      return &messages[i];
-  return NULL;
+  return GW_MESSAGE_FIND(messages, id);
 }
 
 const char *gw_class_title(const char *id, int translate) {

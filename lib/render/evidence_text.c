@@ -5,6 +5,7 @@
  * gettext translates them, msgfmt --check compares the conversions of each
  * translation with its message. */
 #include "evidence_text.h"
+#include "render/message_table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -312,10 +313,7 @@ const struct gw_evidence_message *gw_evidence_messages(int *n) {
 }
 
 const struct gw_evidence_message *gw_evidence_message_find(const char *id) {
-  for (size_t i = 0; id && i < sizeof messages / sizeof messages[0]; i++)
-    if (strcmp(messages[i].id, id) == 0)
-      return &messages[i];
-  return NULL;
+  return GW_MESSAGE_FIND(messages, id);
 }
 
 /* Appends to out like snprintf at out + *len: the text is cut at cap - 1,

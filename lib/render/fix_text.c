@@ -2,6 +2,7 @@
  * (lib/analysis/rule_*.c, measured_verdict.c), the change to make and why it
  * helps, in English (marked with N_), translated when shown. */
 #include "fix_text.h"
+#include "render/message_table.h"
 
 #include <string.h>
 
@@ -149,10 +150,7 @@ const struct gw_fix_message *gw_fix_messages(int *n) {
 }
 
 const struct gw_fix_message *gw_fix_message_find(const char *id) {
-  for (size_t i = 0; id && i < sizeof messages / sizeof messages[0]; i++)
-    if (strcmp(messages[i].id, id) == 0)
-      return &messages[i];
-  return NULL;
+  return GW_MESSAGE_FIND(messages, id);
 }
 
 const char *gw_fix_what(const struct gw_fix *fix, int translate) {

@@ -5,6 +5,7 @@
  * worded by evidence_text.c's formatter. A "gpu" the note does not carry as
  * a value is the note's GPU. */
 #include "note_text.h"
+#include "render/message_table.h"
 
 #include <string.h>
 
@@ -194,10 +195,7 @@ const struct gw_evidence_message *gw_note_messages(int *n) {
 }
 
 const struct gw_evidence_message *gw_note_message_find(const char *id) {
-  for (size_t i = 0; id && i < sizeof messages / sizeof messages[0]; i++)
-    if (strcmp(messages[i].id, id) == 0)
-      return &messages[i];
-  return NULL;
+  return GW_MESSAGE_FIND(messages, id);
 }
 
 void gw_note_text(const struct gw_evidence *note, int translate, char *out, size_t cap) {

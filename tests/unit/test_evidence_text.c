@@ -10,39 +10,17 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "message_rows_check.h"
+
 #include "analysis/diagnosis.h"
 #include "render/evidence_text.h"
-
-/* Conversions of a printf format, %% left out. */
-static int conversions(const char *msg) {
-  int n = 0;
-  for (const char *p = strchr(msg, '%'); p; p = strchr(p, '%')) {
-    if (p[1] == '%') {
-      p += 2;
-      continue;
-    }
-    n++;
-    p++;
-  }
-  return n;
-}
 
 static void rows_match_their_messages(void **state) {
   (void)state;
   int n = 0;
   const struct gw_evidence_message *rows = gw_evidence_messages(&n);
   assert_true(n >= 60);
-  for (int i = 0; i < n; i++) {
-    int nargs = 0;
-    while (nargs < GW_EVIDENCE_MAX_VALUES && rows[i].args[nargs])
-      nargs++;
-    if (conversions(rows[i].msgid) != nargs)
-      fail_msg("%s: %d conversions, %d values", rows[i].id, conversions(rows[i].msgid), nargs);
-    for (int j = 0; j < i; j++)
-      if (strcmp(rows[i].id, rows[j].id) == 0)
-        fail_msg("%s: two rows", rows[i].id);
-    assert_ptr_equal(gw_evidence_message_find(rows[i].id), &rows[i]);
-  }
+  check_message_rows(rows, n, gw_evidence_message_find);
 }
 
 static struct gw_finding g_f;
