@@ -48,29 +48,28 @@ enum fuzz_render { FUZZ_RENDER_JSON, FUZZ_RENDER_TEXT_MD, FUZZ_RENDER_HTML, FUZZ
 /* Diagnose the recording image and render it as JSON and as render says:
  * 0 with its verdict in verdict, or 3 with the reason in msg (never empty
  * then). */
-static inline int fuzz_read_image(const void *data, size_t size, enum fuzz_render render, char *verdict, size_t vcap,
-                                  char *msg, size_t mcap) {
+/* Diagnose the recording open in st and render it as fuzz_read_image says:
+ * 0 with its verdict, or 3 with the reason in msg (never empty then). st
+ * stays the caller's. */
+static inline int fuzz_read_store(struct gw_store *st, enum fuzz_render render, char *verdict, size_t vcap, char *msg,
+                                  size_t mcap) {
   struct gw_err err = {{0}};
-  struct gw_store *st = NULL;
   struct gw_recording *rec = NULL;
   struct gw_diagnosis *dx = NULL;
   verdict[0] = '\0';
   msg[0] = '\0';
   int rc = 3;
-  if (gw_store_open_buffer(&st, data, size, "fuzz-input.db", &err) == GW_OK) {
-    FUZZ_CHECK(st != NULL);
-    if (gw_recording_load_store(st, &rec, &err) == GW_OK && gw_diagnose(rec, &dx, &err) == GW_OK) {
-      gw_render_json(dx, fuzz_null_out());
-      if (render == FUZZ_RENDER_TEXT_MD) {
-        gw_render_text(dx, fuzz_null_out(), 1);
-        gw_render_md(dx, fuzz_null_out());
-      } else if (render == FUZZ_RENDER_HTML) {
-        gw_render_html(rec, dx, NULL, fuzz_null_out());
-      }
-      FUZZ_CHECK(dx->verdict && dx->verdict[0]);
-      snprintf(verdict, vcap, "%s", dx->verdict);
-      rc = 0;
+  if (gw_recording_load_store(st, &rec, &err) == GW_OK && gw_diagnose(rec, &dx, &err) == GW_OK) {
+    gw_render_json(dx, fuzz_null_out());
+    if (render == FUZZ_RENDER_TEXT_MD) {
+      gw_render_text(dx, fuzz_null_out(), 1);
+      gw_render_md(dx, fuzz_null_out());
+    } else if (render == FUZZ_RENDER_HTML) {
+      gw_render_html(rec, dx, NULL, fuzz_null_out());
     }
+    FUZZ_CHECK(dx->verdict && dx->verdict[0]);
+    snprintf(verdict, vcap, "%s", dx->verdict);
+    rc = 0;
   }
   if (rc != 0) {
     FUZZ_CHECK(err.msg[0] != '\0'); /* a refusal always says why */
@@ -78,6 +77,21 @@ static inline int fuzz_read_image(const void *data, size_t size, enum fuzz_rende
   }
   gw_diagnosis_free(dx);
   gw_recording_free(rec);
+  return rc;
+}
+
+static inline int fuzz_read_image(const void *data, size_t size, enum fuzz_render render, char *verdict, size_t vcap,
+                                  char *msg, size_t mcap) {
+  struct gw_err err = {{0}};
+  struct gw_store *st = NULL;
+  if (gw_store_open_buffer(&st, data, size, "fuzz-input.db", &err) != GW_OK) {
+    verdict[0] = '\0';
+    FUZZ_CHECK(err.msg[0] != '\0'); /* a refusal always says why */
+    snprintf(msg, mcap, "%s", err.msg);
+    return 3;
+  }
+  FUZZ_CHECK(st != NULL);
+  int rc = fuzz_read_store(st, render, verdict, vcap, msg, mcap);
   gw_store_close(st);
   return rc;
 }

@@ -65,7 +65,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     exit(1);
   }
   /* no truth file yet: begin reads the run's setup and meta only */
-  if (gw_run_summary_begin(db_path, &begun, &err) != GW_OK) {
+  if (gw_run_summary_begin(rec, db_path, &begun, &err) != GW_OK) {
     fprintf(stderr, "fuzz_truth: %s\n", err.msg);
     exit(1);
   }

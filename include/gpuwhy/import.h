@@ -73,11 +73,5 @@ int gw_import_nsys_buffer(const void *data, size_t len, const char *name, const 
                           size_t errcap);
 int gw_import_smi_buffer(const void *data, size_t len, const char *name, const char *output, char *errbuf,
                          size_t errcap);
-/* The same with the recording made in memory: on success *image holds the
- * bytes a recording file would (free() them), so a fuzzer reads the import
- * back without a file. format: GW_IMPORT_KINETO, GW_IMPORT_NSYS or
- * GW_IMPORT_SMI_DMON (either nvidia-smi log). */
-int gw_import_buffer_image(enum gw_import_format format, const void *data, size_t len, const char *name,
-                           unsigned char **image, size_t *image_size, char *errbuf, size_t errcap);
 
 #endif

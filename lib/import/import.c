@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/i18n.h"
+#include "import_store.h"
 #include "import/import_input.h"
 #include "import/import_kineto.h"
 #include "import/import_nsys.h"
@@ -483,13 +484,8 @@ static int finish_error(struct gw_err *e, char *errbuf, size_t errcap) {
 }
 
 /* image: when not NULL (output ":memory:"), the recording's bytes on success */
-struct import_image {
-  unsigned char *bytes;
-  size_t size;
-};
-
 static int run_import(const struct source *src, int is_dir, enum gw_import_format want, const char *output,
-                      const struct gw_import_opts *opts, struct gw_import_summary *sum_out, struct import_image *image,
+                      const struct gw_import_opts *opts, struct gw_import_summary *sum_out, struct gw_store **store_out,
                       char *errbuf, size_t errcap) {
   struct gw_err err = {{0}};
   struct gw_import_summary sum_local;
@@ -588,10 +584,8 @@ static int run_import(const struct source *src, int is_dir, enum gw_import_forma
     if (!sum->ranks)
       sum->ranks = 1;
   }
-  if (!rc && image && !(image->bytes = gw_store_serialize(gw_sink_store(sink), &image->size))) {
-    gw_err_set(&err, "%s: the recording made in memory could not be read back", src->path ? src->path : src->name);
-    rc = GW_EIO;
-  }
+  if (!rc && store_out)
+    *store_out = gw_sink_take_store(sink); /* the recording made in memory, open for reading */
   gw_sink_close(sink);
   if (!rc)
     rc = output_commit(&out, &err);
@@ -638,16 +632,9 @@ int gw_import_smi_buffer(const void *data, size_t len, const char *name, const c
   return run_import(&src, 0, GW_IMPORT_SMI_DMON, output, NULL, NULL, NULL, errbuf, errcap);
 }
 
-int gw_import_buffer_image(enum gw_import_format format, const void *data, size_t len, const char *name,
-                           unsigned char **image, size_t *image_size, char *errbuf, size_t errcap) {
+int gw_import_buffer_store(enum gw_import_format format, const void *data, size_t len, const char *name,
+                           struct gw_store **store, char *errbuf, size_t errcap) {
   struct source src = {.data = data, .len = len, .name = name ? name : "(buffer)"};
-  struct import_image out = {NULL, 0};
-  *image = NULL;
-  *image_size = 0;
-  int rc = run_import(&src, 0, format, ":memory:", NULL, NULL, &out, errbuf, errcap);
-  if (rc == GPUWHY_EXIT_OK) {
-    *image = out.bytes;
-    *image_size = out.size;
-  }
-  return rc;
+  *store = NULL;
+  return run_import(&src, 0, format, ":memory:", NULL, NULL, store, errbuf, errcap);
 }

@@ -183,6 +183,14 @@ struct gw_import_counts *gw_sink_counts(struct gw_import_sink *s) {
 struct gw_store *gw_sink_store(struct gw_import_sink *s) {
   return s->store;
 }
+
+struct gw_store *gw_sink_take_store(struct gw_import_sink *s) {
+  struct gw_store *st = s->store;
+  gw_store_trace_close(s->trace); /* its statements are on the store's connection */
+  s->trace = NULL;
+  s->store = NULL;
+  return st;
+}
 int gw_sink_gpu_count(const struct gw_import_sink *s) {
   return s->ngpus;
 }

@@ -39,6 +39,8 @@ void gw_sink_close(struct gw_import_sink *s);
 
 struct gw_import_counts *gw_sink_counts(struct gw_import_sink *s);
 struct gw_store *gw_sink_store(struct gw_import_sink *s);
+/* The store, taken out of the sink: gw_sink_close leaves it open (the caller closes it). */
+struct gw_store *gw_sink_take_store(struct gw_import_sink *s);
 int gw_sink_gpu_count(const struct gw_import_sink *s);
 
 /* A new traced process (one input file). With pid_known = 0 the GPU records
