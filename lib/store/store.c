@@ -550,31 +550,6 @@ fail:
   return rc;
 }
 
-unsigned char *gw_store_serialize(struct gw_store *st, size_t *size) {
-  *size = 0;
-  if (!st || !st->db || gw_store_commit(st) != GW_OK)
-    return NULL;
-  sqlite3_int64 n = 0;
-  /* an in-memory recording lends its own bytes (one copy, not two); a file's are read into a copy */
-  int lent = 1;
-  unsigned char *image = sqlite3_serialize(st->db, "main", &n, SQLITE_SERIALIZE_NOCOPY);
-  if (!image) {
-    lent = 0;
-    image = sqlite3_serialize(st->db, "main", &n, 0);
-  }
-  if (!image || n <= 0) {
-    if (!lent)
-      sqlite3_free(image);
-    return NULL;
-  }
-  unsigned char *copy = gw_xrealloc(NULL, (size_t)n); /* every byte is written next */
-  memcpy(copy, image, (size_t)n);
-  if (!lent)
-    sqlite3_free(image);
-  *size = (size_t)n;
-  return copy;
-}
-
 void gw_store_close(struct gw_store *st) {
   if (!st)
     return;

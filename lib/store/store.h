@@ -45,10 +45,6 @@ unsigned long gw_store_file_opens(void);
  * A header in WAL mode is read as a file without its -wal is. */
 GW_NODISCARD gw_status gw_store_open_buffer(struct gw_store **out, const void *data, size_t size, const char *name,
                                             struct gw_err *err);
-/* The whole database as the bytes of a recording file (malloc'd, free()
- * them), after committing what is pending; NULL with *size 0 when SQLite
- * cannot give it. For a recording made in memory (":memory:"). */
-unsigned char *gw_store_serialize(struct gw_store *st, size_t *size);
 /* Commit what is pending and close. NULL is fine. */
 void gw_store_close(struct gw_store *st);
 
