@@ -32,6 +32,9 @@ int gw_launching_saturated_at(const struct gw_host_series *h, size_t j);
  * metrics filled between their reads, then the derived parts above. Free
  * with gw_recording_free (store/store_model.h). */
 GW_NODISCARD gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err);
+/* The same keeping every GPU metric the file holds (the exporter shows them all): gw_recording_load leaves out
+ * those no report reads (series.c lists them), whose arrays stay NULL. */
+GW_NODISCARD gw_status gw_recording_load_every_metric(const char *path, struct gw_recording **out, struct gw_err *err);
 /* The same from a store already open read-only (gw_store_open_buffer for a
  * recording in memory); the store stays open. */
 struct gw_store;

@@ -439,7 +439,7 @@ gw_status gw_prom_write(struct gw_prom_state *st, const char *path, FILE *out, s
   struct gw_recording *rec = NULL;
   struct gw_diagnosis *dx = NULL;
   struct gw_store *store = NULL;
-  gw_status rc = gw_recording_load(path, &rec, err);
+  gw_status rc = gw_recording_load_every_metric(path, &rec, err);
   if (!rc)
     rc = gw_diagnose(rec, &dx, err);
   if (!rc)

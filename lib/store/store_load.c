@@ -206,7 +206,7 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
 /* Load one metric table (gpu_sample or gpu_health) of one GPU. A column the
  * file lacks reads as NULL: a metric may have moved between the fast and the
  * slow table since the file was written (energy_mj did). */
-static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw_metric_table table,
+static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw_metric_table table, uint64_t unkept,
                                    struct gw_err *err) {
   const char *tname = table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health";
   char sql[4096];
@@ -245,11 +245,15 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
       cap = cap ? cap * 2 : 256;
       t = gw_xrealloc(t, cap * sizeof *t);
       for (int c = 0; c < ncols; c++)
-        arr[cols[c]] = gw_xrealloc(arr[cols[c]], cap * sizeof(double));
+        if (!((unkept >> cols[c]) & 1))
+          arr[cols[c]] = gw_xrealloc(arr[cols[c]], cap * sizeof(double));
     }
     t[n] = sqlite3_column_int64(s, 0);
-    for (int c = 0; c < ncols; c++)
-      arr[cols[c]][n] = metric_value(cols[c], col_double(s, c + 1));
+    for (int c = 0; c < ncols; c++) {
+      double v = col_double(s, c + 1); /* an unkept column is checked all the same */
+      if (!((unkept >> cols[c]) & 1))
+        arr[cols[c]][n] = metric_value(cols[c], v);
+    }
     n++;
   }
   sqlite3_finalize(s);
@@ -1119,8 +1123,8 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   if ((rc = load_run(db, rec, err)) || (rc = load_gpu_list(db, rec, err)))
     goto out;
   for (int i = 0; i < rec->ngpus; i++)
-    if ((rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_FAST, err)) ||
-        (rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_SLOW, err)))
+    if ((rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_FAST, p->unkept_metrics, err)) ||
+        (rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_SLOW, p->unkept_metrics, err)))
       goto out;
   if ((rc = load_host(db, p, &rec->host, err)) || (rc = load_events(db, rec, err)))
     goto out;
