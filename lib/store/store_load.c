@@ -206,8 +206,9 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
 /* Load one metric table (gpu_sample or gpu_health) of one GPU. A column the
  * file lacks reads as NULL: a metric may have moved between the fast and the
  * slow table since the file was written (energy_mj did). */
-static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw_metric_table table, uint64_t unkept,
-                                   struct gw_err *err) {
+static gw_status load_metric_table(sqlite3 *db, struct gw_recording *rec, int gi, enum gw_metric_table table,
+                                   uint64_t unkept, struct gw_err *err) {
+  struct gw_gpu_series *g = &rec->gpus[gi];
   const char *tname = table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health";
   char sql[4096];
   size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT t_ns");
@@ -238,17 +239,34 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
   size_t n = 0, cap = 0;
   int64_t *t = NULL;
   double **arr = table == GW_TABLE_FAST ? g->m : g->h;
+  /* The sampler reads every GPU at each tick under one t_ns: while this GPU's
+   * times are the previous GPU's, they are not copied but shared (8 bytes a
+   * tick a GPU, 48 MB on a day of 8 GPUs at 10 Hz); gw_recording_free frees a
+   * shared array once. A copy made and freed after the fact would leave the
+   * heap fragmented (glibc's mmap threshold rises to the freed size). */
+  const struct gw_gpu_series *prev = gi > 0 ? &rec->gpus[gi - 1] : NULL;
+  int64_t *prev_t = !prev ? NULL : table == GW_TABLE_FAST ? prev->t_ns : prev->ht_ns;
+  size_t prev_n = !prev ? 0 : table == GW_TABLE_FAST ? prev->n : prev->nh;
+  int own = !prev_t; /* t is this GPU's own array */
   while (next_row(s)) {
     if (!time_ok(col_int(s, 0)))
       continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 256;
-      t = gw_xrealloc(t, cap * sizeof *t);
+      if (own)
+        t = gw_xrealloc(t, cap * sizeof *t);
       for (int c = 0; c < ncols; c++)
         if (!((unkept >> cols[c]) & 1))
           arr[cols[c]] = gw_xrealloc(arr[cols[c]], cap * sizeof(double));
     }
-    t[n] = sqlite3_column_int64(s, 0);
+    int64_t t_ns = sqlite3_column_int64(s, 0);
+    if (!own && (n >= prev_n || prev_t[n] != t_ns)) {
+      own = 1;
+      t = gw_xcalloc(cap, sizeof *t);
+      memcpy(t, prev_t, n * sizeof *t);
+    }
+    if (own)
+      t[n] = t_ns;
     for (int c = 0; c < ncols; c++) {
       double v = col_double(s, c + 1); /* an unkept column is checked all the same */
       if (!((unkept >> cols[c]) & 1))
@@ -257,6 +275,11 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
     n++;
   }
   sqlite3_finalize(s);
+  if (!own && n > 0) { /* the previous GPU's times, all of them or the first n */
+    t = n == prev_n ? prev_t : gw_xcalloc(n, sizeof *t);
+    if (t != prev_t)
+      memcpy(t, prev_t, n * sizeof *t);
+  }
   if (table == GW_TABLE_FAST) {
     g->n = n;
     g->t_ns = t;
@@ -1123,8 +1146,8 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   if ((rc = load_run(db, rec, err)) || (rc = load_gpu_list(db, rec, err)))
     goto out;
   for (int i = 0; i < rec->ngpus; i++)
-    if ((rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_FAST, p->unkept_metrics, err)) ||
-        (rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_SLOW, p->unkept_metrics, err)))
+    if ((rc = load_metric_table(db, rec, i, GW_TABLE_FAST, p->unkept_metrics, err)) ||
+        (rc = load_metric_table(db, rec, i, GW_TABLE_SLOW, p->unkept_metrics, err)))
       goto out;
   if ((rc = load_host(db, p, &rec->host, err)) || (rc = load_events(db, rec, err)))
     goto out;
@@ -1163,8 +1186,15 @@ void gw_recording_free(struct gw_recording *rec) {
     return;
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
-    free(g->t_ns);
-    free(g->ht_ns);
+    int shared = 0, health_shared = 0; /* tick times another GPU holds too (load_metric_table) */
+    for (int j = 0; j < i; j++) {
+      shared |= rec->gpus[j].t_ns == g->t_ns;
+      health_shared |= rec->gpus[j].ht_ns == g->ht_ns;
+    }
+    if (!shared)
+      free(g->t_ns);
+    if (!health_shared)
+      free(g->ht_ns);
     for (int m = 0; m < GW_GPU_NMETRICS; m++) {
       free(g->m[m]);
       free(g->h[m]);
