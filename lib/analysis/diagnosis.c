@@ -944,8 +944,12 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     prepare_gpu(rec, i, &w[i], &dx->profiles[i]);
     profile_gpu(rec, i, &w[i], &dx->profiles[i]);
     mark_periodic(rec, i, &w[i], &dx->profiles[i]);
-    if (rec->ngpus > 1)
-      peer_max(rec, i, &w[i]);
+    if (i > 0) { /* only GPU 0's activity is read after this (profile_host, profile_steps): a tick's bytes */
+      free(w[i].act_pct);
+      free(w[i].active);
+      w[i].act_pct = NULL;
+      w[i].active = NULL;
+    }
     if (dx->profiles[i].active_end_ns) {
       if (!span0 || dx->profiles[i].active_start_ns < span0)
         span0 = dx->profiles[i].active_start_ns;
@@ -956,8 +960,13 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   memset(&dx->total, 0, sizeof dx->total);
   dx->total.gpu = -1;
   for (int i = 0; i < rec->ngpus; i++) {
+    /* one GPU's peers at a time: the ledger alone reads them */
+    if (rec->ngpus > 1)
+      peer_max(rec, i, &w[i]);
     struct gw_ledger_context ctx = {w[i].periodic, w[i].peer_sm_max_pct, dx->profiles[i].pcie_round_trip};
     gw_ledger_build(rec, i, &ctx, &dx->ledgers[i]);
+    free(w[i].peer_sm_max_pct);
+    w[i].peer_sm_max_pct = NULL;
     add_ledger(&dx->total, &dx->ledgers[i]);
     dx->estimated |= !dx->ledgers[i].from_timeline;
   }
