@@ -238,7 +238,8 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_recording *rec, int gi
   sqlite3_bind_int(s, 1, g->gpu);
   size_t n = 0, cap = 0;
   int64_t *t = NULL;
-  double **arr = table == GW_TABLE_FAST ? g->m : g->h;
+  double *fast[GW_GPU_NMETRICS] = {0};
+  double **arr = table == GW_TABLE_FAST ? fast : g->h;
   /* The sampler reads every GPU at each tick under one t_ns: while this GPU's
    * times are the previous GPU's, they are not copied but shared (8 bytes a
    * tick a GPU, 48 MB on a day of 8 GPUs at 10 Hz); gw_recording_free frees a
@@ -283,6 +284,9 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_recording *rec, int gi
   if (table == GW_TABLE_FAST) {
     g->n = n;
     g->t_ns = t;
+    for (int m = 0; m < GW_GPU_NMETRICS; m++)
+      if (fast[m])
+        g->m[m] = gw_column_adopt(fast[m], n);
   } else {
     g->nh = n;
     g->ht_ns = t;
@@ -1145,10 +1149,13 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   loading = st;
   if ((rc = load_run(db, rec, err)) || (rc = load_gpu_list(db, rec, err)))
     goto out;
-  for (int i = 0; i < rec->ngpus; i++)
+  for (int i = 0; i < rec->ngpus; i++) {
     if ((rc = load_metric_table(db, rec, i, GW_TABLE_FAST, p->unkept_metrics, err)) ||
         (rc = load_metric_table(db, rec, i, GW_TABLE_SLOW, p->unkept_metrics, err)))
       goto out;
+    if (p->gpu_loaded)
+      p->gpu_loaded(&rec->gpus[i]);
+  }
   if ((rc = load_host(db, p, &rec->host, err)) || (rc = load_events(db, rec, err)))
     goto out;
   load_timeline(db, rec);
@@ -1196,7 +1203,7 @@ void gw_recording_free(struct gw_recording *rec) {
     if (!health_shared)
       free(g->ht_ns);
     for (int m = 0; m < GW_GPU_NMETRICS; m++) {
-      free(g->m[m]);
+      gw_column_free(g->m[m]);
       free(g->h[m]);
     }
     free(g->kernels);

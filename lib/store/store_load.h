@@ -22,6 +22,9 @@ struct gw_store_load_params {
    * damage) but not kept, its array stays NULL; 0 keeps every metric. A day at 10 Hz on 8 GPUs is 7 million
    * ticks: each metric kept costs 55 MB. */
   uint64_t unkept_metrics;
+  /* called once each GPU's samples are read, before the next GPU's (NULL: none): the analysis fills and packs its
+   * columns there, so that no more than one GPU's are held as plain doubles */
+  void (*gpu_loaded)(struct gw_gpu_series *g);
 };
 
 /* Read the recording open in st into a new model (*out, free with

@@ -14,6 +14,7 @@
 #include "core/interval.h"
 #include "core/sample.h"
 #include "core/util.h"
+#include "core/value_column.h"
 
 struct gw_kernel_stats;
 
@@ -26,10 +27,11 @@ struct gw_gpu_series {
   /* where m[sm_active_pct] comes from: enum gw_sm_activity_source
    * (analysis/sm_fill.h, which sets it); launch_config: estimated from the traced kernels */
   int sm_activity_source;
-  /* gpu_sample: n ticks; m[metric] holds an array for FAST metrics, NULL for others */
+  /* gpu_sample: n ticks; m[metric] holds a column of n values for FAST metrics (read with gw_column_at: packed
+   * once loaded, a long run's metrics are millions of ticks), NULL for others and for a metric not kept */
   size_t n;
   int64_t *t_ns;
-  double *m[GW_GPU_NMETRICS];
+  struct gw_value_column *m[GW_GPU_NMETRICS];
   /* gpu_health: nh ticks; h[metric] for SLOW metrics */
   size_t nh;
   int64_t *ht_ns;
