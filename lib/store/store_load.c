@@ -447,12 +447,15 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
      * damage (col_int notes it): '12abc' would name GPU 12 */
     e->gpu = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : (int)col_int(s, 2);
     e->code = sqlite3_column_type(s, 3) == SQLITE_NULL ? 0 : col_int(s, 3);
-    col_text(s, 4, e->message, sizeof e->message);
+    char message[200]; /* the length a message had when each row held its own */
+    col_text(s, 4, message, sizeof message);
+    e->message = gw_text_intern(&rec->texts, message);
     e->pid = sqlite3_column_type(s, 5) == SQLITE_INTEGER ? sqlite3_column_int64(s, 5) : -1;
     if (sqlite3_column_type(s, 5) == SQLITE_TEXT)
       (void)col_int(s, 5);
   }
   sqlite3_finalize(s);
+  gw_text_pool_end_interning(&rec->texts);
   /* The hook's columns exist in recordings made since it came, compile_ns and shape since a later hook;
    * older ones have the first three. */
   static const char *const step_queries[] = {
@@ -1226,6 +1229,7 @@ void gw_recording_free(struct gw_recording *rec) {
     free(cols[i]);
   free(h->t_ns);
   free(rec->events);
+  gw_text_pool_clear(&rec->texts);
   free(rec->steps);
   free(rec->py_ticks);
   free(rec->py_frames);

@@ -13,6 +13,7 @@
 
 #include "core/interval.h"
 #include "core/sample.h"
+#include "core/text_pool.h"
 #include "core/util.h"
 #include "core/value_column.h"
 
@@ -91,7 +92,9 @@ struct gw_event_row {
   int gpu; /* -1 when not tied to one */
   int64_t code;
   int64_t pid; /* -1 when not tied to a process */
-  char message[200];
+  /* at most 199 bytes, "" none; never NULL. A text of the recording's texts (gw_recording.texts): a long run
+   * repeats a few messages, kept once each */
+  const char *message;
 };
 
 struct gw_step_row {
@@ -163,6 +166,7 @@ struct gw_recording {
   struct gw_host_series host;
   size_t nevents;
   struct gw_event_row *events;
+  struct gw_text_pool texts; /* the events' messages */
   size_t nsteps;
   struct gw_step_row *steps;
   /* gpuwhy's Python step hook was enabled in the program (meta.python_hook_steps
