@@ -49,8 +49,8 @@ static uint64_t bits_of(double v) {
 }
 
 void gw_column_pack(struct gw_value_column *c) {
-  /* offsets are 32 bits: a column past 4 billion ticks (13 years at 10 Hz) stays plain */
-  if (!c || !c->raw || c->n >= GW_COLUMN_PLAIN)
+  /* offsets are 31 bits: a column past 2 billion ticks (6 years at 10 Hz) stays plain */
+  if (!c || !c->raw || c->n >= GW_COLUMN_NIBBLES)
     return;
   size_t n = c->n, nblocks = (n + BLOCK - 1) / BLOCK;
   c->value_at = gw_xcalloc(nblocks + 1, sizeof *c->value_at);
@@ -79,8 +79,19 @@ void gw_column_pack(struct gw_value_column *c) {
       entry[k] = (uint8_t)slot_entry[h];
     }
     c->value_at[b] = (uint32_t)nvalues;
-    /* a table and a byte a tick against 8 bytes a tick */
-    if (d * sizeof(double) + len < len * sizeof(double)) {
+    /* the smallest of: a table and half a byte a tick, a table and a byte a tick, 8 bytes a tick */
+    size_t table_bytes = d * sizeof(double), plain_bytes = len * sizeof(double);
+    if (d == 1) {
+      c->code_at[b] = GW_COLUMN_CONSTANT;
+      nvalues += d;
+    } else if (d <= 16 && table_bytes + (len + 1) / 2 < plain_bytes) {
+      c->code_at[b] = (uint32_t)ncodes | GW_COLUMN_NIBBLES;
+      memset(c->code + ncodes, 0, (len + 1) / 2);
+      for (size_t k = 0; k < len; k++)
+        c->code[ncodes + k / 2] |= (uint8_t)(entry[k] << ((k & 1) * 4));
+      ncodes += (len + 1) / 2;
+      nvalues += d;
+    } else if (d > 16 && table_bytes + len < plain_bytes) {
       c->code_at[b] = (uint32_t)ncodes;
       memcpy(c->code + ncodes, entry, len);
       ncodes += len;

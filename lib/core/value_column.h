@@ -4,7 +4,8 @@
  * reading held between samples, an integer percentage, a GPM window's
  * activity shaped by an integer GPU-Util). Packed, the ticks go in blocks of
  * 256, each with its table of distinct values (compared bit for bit, NAN
- * included) and one byte a tick naming its entry; a block whose values are
+ * included) and a byte a tick naming its entry (half a byte for a table of
+ * 16 at most, none for a block of one value); a block whose values are
  * nearly all distinct keeps them as they are (never more than 8 bytes a tick
  * and a few a block). Every value reads back identical to the double that
  * was packed. */
@@ -15,14 +16,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GW_COLUMN_PLAIN UINT32_MAX
+/* code_at of a block: its entries' offset in code, a byte a tick; with GW_COLUMN_NIBBLES set, half a byte a tick
+ * (a table of at most 16); or one of the two kinds of block without entries */
+#define GW_COLUMN_NIBBLES 0x80000000u
+#define GW_COLUMN_CONSTANT (UINT32_MAX - 1) /* one value for every tick */
+#define GW_COLUMN_PLAIN UINT32_MAX          /* its ticks' values in order */
 
 struct gw_value_column {
   size_t n;
   /* unpacked: the n values (the loader and the analysis write them so); NULL once packed */
   double *raw;
-  /* packed: per block the offset of its table in values and of its ticks' entries in code, or GW_COLUMN_PLAIN
-   * for a block kept as it is (its ticks' values in order from the table's offset) */
+  /* packed: per block the offset of its table in values and how its ticks name their entries (code_at above) */
   uint32_t *value_at, *code_at;
   uint8_t *code;
   double *values;
@@ -46,9 +50,17 @@ static inline double gw_column_at(const struct gw_value_column *c, size_t i) {
     return (double)NAN;
   if (c->raw)
     return c->raw[i];
-  size_t b = i >> 8, k = i & 255;
+  size_t b = i >> 8, k = i & 255, entry;
   uint32_t code_at = c->code_at[b];
-  return c->values[c->value_at[b] + (code_at == GW_COLUMN_PLAIN ? k : c->code[code_at + k])];
+  if (code_at < GW_COLUMN_NIBBLES)
+    entry = c->code[code_at + k];
+  else if (code_at == GW_COLUMN_PLAIN)
+    entry = k;
+  else if (code_at == GW_COLUMN_CONSTANT)
+    entry = 0;
+  else
+    entry = (c->code[(code_at & ~GW_COLUMN_NIBBLES) + (k >> 1)] >> ((k & 1) * 4)) & 15;
+  return c->values[c->value_at[b] + entry];
 }
 
 /* Copies ticks [from, from + n) into out (n doubles). */

@@ -28,8 +28,8 @@ static void assert_same_bits(const struct gw_value_column *c, const double *want
 }
 
 /* A column mixing what a GPU's series holds: held readings (runs), integer
- * percentages, NAN gaps, -0.0 beside 0.0, and a stretch where every tick
- * differs (a shaped GPM activity); its last block is partial. */
+ * percentages, NAN gaps, -0.0 beside 0.0, a constant stretch, and one where
+ * every tick differs (a shaped GPM activity); its last block is partial. */
 static double *mixed_values(size_t n) {
   double *v = gw_xcalloc(n, sizeof *v);
   for (size_t i = 0; i < n; i++) {
@@ -39,6 +39,8 @@ static double *mixed_values(size_t n) {
       v[i] = (double)(i % 101); /* integer percent */
     else if (i < 2600)
       v[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? 0.0 : -0.0;
+    else if (i < 3200)
+      v[i] = 7.5; /* a reading that did not change */
     else
       v[i] = sin((double)i) * 88.3177195305619; /* all distinct */
   }
@@ -53,9 +55,14 @@ static void packed_reads_back_every_bit(void **state) {
   gw_column_pack(c);
   assert_null(c->raw);
   assert_same_bits(c, want, n);
-  /* a block of held readings keeps a small table; the all-distinct blocks are kept plain */
-  assert_true(c->code_at[0] != GW_COLUMN_PLAIN);
+  /* a block of held readings keeps a small table and a byte a tick, one of three values half a byte, a constant
+   * one no entries; the all-distinct tail is kept plain */
+  assert_true(c->code_at[0] < GW_COLUMN_NIBBLES);
   assert_true(c->value_at[1] - c->value_at[0] <= 256 / 7 + 2);
+  assert_true((c->code_at[8] & GW_COLUMN_NIBBLES) && c->code_at[8] < GW_COLUMN_CONSTANT);
+  assert_int_equal(c->value_at[9] - c->value_at[8], 3);
+  assert_true(c->code_at[11] == GW_COLUMN_CONSTANT);
+  assert_int_equal(c->value_at[12] - c->value_at[11], 1);
   assert_true(c->code_at[n / 256] == GW_COLUMN_PLAIN);
   /* a range inside the column, across a block boundary */
   double part[300];
