@@ -91,8 +91,8 @@ static void experiment(struct gw_diagnosis *dx, const char *what, const char *wh
   }
 }
 
-static double val(const double *arr, size_t i) {
-  return arr ? arr[i] : NAN;
+static double val(const struct gw_value_column *c, size_t i) {
+  return gw_column_at(c, i);
 }
 
 /* Per-GPU working arrays, alive during gw_diagnose. */
@@ -294,8 +294,11 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   }
   if (g->m[GW_M_power_mw])
     p->power_med_w = gw_metric_median(g, GW_M_power_mw, f, n) / 1000;
-  if (g->h[GW_M_power_limit_mw] && g->nh > 0)
-    p->power_limit_w = gw_stats_median(g->h[GW_M_power_limit_mw], g->nh) / 1000;
+  if (g->h[GW_M_power_limit_mw] && g->nh > 0) {
+    double *limit = gw_column_range(g->h[GW_M_power_limit_mw], 0, g->nh);
+    p->power_limit_w = gw_stats_median(limit, g->nh) / 1000;
+    free(limit);
+  }
   if (isnan(p->power_limit_w))
     p->power_limit_w = p->power_default_w;
   if (!isnan(p->power_med_w) && p->power_limit_w > 0)

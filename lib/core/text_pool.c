@@ -68,6 +68,10 @@ void gw_text_pool_end_interning(struct gw_text_pool *p) {
 }
 
 void gw_text_pool_move(struct gw_text_pool *into, struct gw_text_pool *from) {
+  if (from->nchunks == 0) {
+    gw_text_pool_clear(from);
+    return;
+  }
   into->chunks = gw_xrealloc(into->chunks, (into->nchunks + from->nchunks + 1) * sizeof *into->chunks);
   memcpy(into->chunks + into->nchunks, from->chunks, from->nchunks * sizeof *from->chunks);
   into->nchunks += from->nchunks;

@@ -236,7 +236,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   gw_chart_end(&c);
 
   double *power = gw_column_range(g->m[GW_M_power_mw], 0, g->n);
-  const double *limit = g->h[GW_M_power_limit_mw];
+  double *limit = gw_column_range(g->h[GW_M_power_limit_mw], 0, g->nh);
   double lim_w = isnan(p->power_limit_w) ? NAN : p->power_limit_w;
   double ymax = gw_chart_nice_max(fmax(isnan(lim_w) ? 0 : lim_w, max_of(power, g->n, 1e-3)) * 1.05, 10);
   chart_init(&c, out, sp, _("Power against its limit"), " W", ymax, 100);
@@ -304,7 +304,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     gw_chart_line(&c, g->t_ns, rx, g->n, 1e-9, "s-rx");
     gw_chart_end(&c);
   }
-  double *columns[] = {sm, util, power, clk, rs, rx, tx};
+  double *columns[] = {sm, util, power, limit, clk, rs, rx, tx};
   for (size_t k = 0; k < sizeof columns / sizeof columns[0]; k++)
     free(columns[k]);
   free(mk.dips);

@@ -83,17 +83,7 @@ static int64_t newest_tick(const struct gw_gpu_series *g) {
 }
 
 /* The newest known value of a series no older than fresh_ns before ref. */
-static double latest(const int64_t *t, const double *v, size_t n, int64_t ref, int64_t fresh_ns) {
-  for (size_t i = n; v && i-- > 0;) {
-    if (t[i] < ref - fresh_ns)
-      break;
-    if (!isnan(v[i]))
-      return v[i];
-  }
-  return NAN;
-}
-static double latest_of_column(const int64_t *t, const struct gw_value_column *c, size_t n, int64_t ref,
-                               int64_t fresh_ns) {
+static double latest(const int64_t *t, const struct gw_value_column *c, size_t n, int64_t ref, int64_t fresh_ns) {
   for (size_t i = n; c && i-- > 0;) {
     if (t[i] < ref - fresh_ns)
       break;
@@ -113,7 +103,7 @@ static void gpu_metrics(FILE *out, const struct gw_recording *rec, const struct 
     for (int i = 0; i < rec->ngpus; i++) {
       const struct gw_gpu_series *g = &rec->gpus[i];
       double v = slow ? latest(g->ht_ns, g->h[m], g->nh, newest_tick(g), FRESH_SLOW_NS)
-                      : latest_of_column(g->t_ns, g->m[m], g->n, newest_tick(g), FRESH_FAST_NS);
+                      : latest(g->t_ns, g->m[m], g->n, newest_tick(g), FRESH_FAST_NS);
       if (isnan(v))
         continue;
       if (!header) {
@@ -133,7 +123,7 @@ static void gpu_metrics(FILE *out, const struct gw_recording *rec, const struct 
   int header = 0;
   for (int i = 0; i < rec->ngpus; i++) {
     const struct gw_gpu_series *g = &rec->gpus[i];
-    double r = latest_of_column(g->t_ns, g->m[GW_M_clock_reasons], g->n, newest_tick(g), FRESH_FAST_NS);
+    double r = latest(g->t_ns, g->m[GW_M_clock_reasons], g->n, newest_tick(g), FRESH_FAST_NS);
     if (isnan(r))
       continue;
     if (!header) {

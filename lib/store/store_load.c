@@ -238,8 +238,7 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_recording *rec, int gi
   sqlite3_bind_int(s, 1, g->gpu);
   size_t n = 0, cap = 0;
   int64_t *t = NULL;
-  double *fast[GW_GPU_NMETRICS] = {0};
-  double **arr = table == GW_TABLE_FAST ? fast : g->h;
+  double *arr[GW_GPU_NMETRICS] = {0};
   /* The sampler reads every GPU at each tick under one t_ns: while this GPU's
    * times are the previous GPU's, they are not copied but shared (8 bytes a
    * tick a GPU, 48 MB on a day of 8 GPUs at 10 Hz); gw_recording_free frees a
@@ -285,11 +284,16 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_recording *rec, int gi
     g->n = n;
     g->t_ns = t;
     for (int m = 0; m < GW_GPU_NMETRICS; m++)
-      if (fast[m])
-        g->m[m] = gw_column_adopt(fast[m], n);
-  } else {
+      if (arr[m])
+        g->m[m] = gw_column_adopt(arr[m], n);
+  } else { /* read as they were stored: packed now (the fast ones once the analysis filled them, gpu_loaded) */
     g->nh = n;
     g->ht_ns = t;
+    for (int m = 0; m < GW_GPU_NMETRICS; m++)
+      if (arr[m]) {
+        g->h[m] = gw_column_adopt(arr[m], n);
+        gw_column_pack(g->h[m]);
+      }
   }
   return GW_OK;
 }
@@ -1207,7 +1211,7 @@ void gw_recording_free(struct gw_recording *rec) {
       free(g->ht_ns);
     for (int m = 0; m < GW_GPU_NMETRICS; m++) {
       gw_column_free(g->m[m]);
-      free(g->h[m]);
+      gw_column_free(g->h[m]);
     }
     free(g->kernels);
     free(g->nccl);

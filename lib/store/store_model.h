@@ -33,10 +33,10 @@ struct gw_gpu_series {
   size_t n;
   int64_t *t_ns;
   struct gw_value_column *m[GW_GPU_NMETRICS];
-  /* gpu_health: nh ticks; h[metric] for SLOW metrics */
+  /* gpu_health: nh ticks; h[metric] a packed column for SLOW metrics */
   size_t nh;
   int64_t *ht_ns;
-  double *h[GW_GPU_NMETRICS];
+  struct gw_value_column *h[GW_GPU_NMETRICS];
   /* tracer timeline (empty without the tracer) */
   size_t nkernels, nnccl, nh2d, ncopies, napi;
   size_t nlaunch_calls; /* launch calls among the api intervals; 0: a quiet-looking gap may have been launching */

@@ -47,7 +47,9 @@ static void moved_texts_stay_valid(void **state) {
   gw_text_pool_move(&into, &from);
   assert_int_equal(from.nchunks, 0);
   assert_int_equal(into.nchunks, 2);
-  gw_text_pool_clear(&from); /* nothing left in it */
+  gw_text_pool_clear(&from);       /* nothing left in it */
+  gw_text_pool_move(&into, &from); /* an empty pool moves nothing */
+  assert_int_equal(into.nchunks, 2);
   assert_string_equal(x, "first node");
   assert_string_equal(y, "second node");
   /* a text kept after the move opens a chunk of into's own, not one of from's */
