@@ -65,8 +65,14 @@ void gw_column_pack(struct gw_value_column *c) {
   for (size_t b = 0; b < nblocks; b++) {
     size_t from = b * BLOCK, len = n - from < BLOCK ? n - from : BLOCK, d = 0;
     memset(slot_entry, -1, sizeof slot_entry);
+    uint64_t prev_bits = 0;
     for (size_t k = 0; k < len; k++) {
       uint64_t bits = bits_of(c->raw[from + k]);
+      if (k > 0 && bits == prev_bits) { /* a held reading: the entry before */
+        entry[k] = entry[k - 1];
+        continue;
+      }
+      prev_bits = bits;
       size_t h = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> 55) & (SLOTS - 1);
       while (slot_entry[h] >= 0 && key[h] != bits)
         h = (h + 1) & (SLOTS - 1);
