@@ -1,8 +1,9 @@
 /* The recording as one in-memory model: what lib/store/store_load.c reads
  * from a recording file in one pass (run facts, GPU and host series,
  * events, steps, the traced intervals per GPU), for the analysis, the
- * renderers, compare and serve. Every per-tick value is a double; NAN means
- * the recording holds NULL (not available). The big trace tables are not
+ * renderers, compare and serve. Every per-tick value is a double (the GPU
+ * metrics' in packed columns, core/value_column.h, which give each back bit
+ * for bit); NAN means the recording holds NULL (not available). The big trace tables are not
  * held here beyond their intervals: the analysis streams them through the
  * iterators of lib/store/store_iter.h. */
 #ifndef GW_STORE_MODEL_H
