@@ -73,8 +73,8 @@ static void experiment(struct gw_diagnosis *dx, const char *what, const char *wh
   }
 }
 
-static double val(const double *arr, size_t i) {
-  return arr ? arr[i] : NAN;
+static double val(const struct gw_value_column *c, size_t i) {
+  return gw_column_at(c, i);
 }
 
 /* Per-GPU working arrays, alive during gw_diagnose. */
@@ -101,7 +101,7 @@ static void prepare_gpu(const struct gw_recording *rec, int gi, struct gpu_work 
     w->act_pct[i] = gw_tick_activity_pct(g, i, &from_util);
   if (!gw_steady_span(rec, gi, &w->first, &w->last)) /* the loop's first step is warm-up */
     w->first = SIZE_MAX;
-  p->has_sm = g->m[GW_M_sm_active_pct] && gw_stats_count(g->m[GW_M_sm_active_pct], n) > 0;
+  p->has_sm = gw_metric_count(g, GW_M_sm_active_pct, 0, n) > 0;
   p->sm_source = p->has_sm ? g->sm_activity_source : GW_SM_SOURCE_NONE;
   if (w->first == SIZE_MAX)
     return;
@@ -161,7 +161,7 @@ static void peer_max(const struct gw_recording *rec, int gi, struct gpu_work *w)
       size_t j = gw_series_nearest_tick(o, g->t_ns[i]);
       if (j == SIZE_MAX)
         continue;
-      double v = o->m[GW_M_sm_active_pct][j];
+      double v = gw_column_at(o->m[GW_M_sm_active_pct], j);
       if (!isnan(v) && (isnan(best) || v > best))
         best = v;
     }
@@ -222,8 +222,8 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   p->active_start_ns = g->t_ns[w->first];
   p->active_end_ns = g->t_ns[w->last] + gw_tick_dt_ns(g, w->last, gw_typical_dt_ns(g));
   size_t f = w->first, n = w->last - w->first + 1;
-  const double *util = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct] + f : NULL;
-  const double *sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct] + f : NULL;
+  double *util = gw_column_range(g->m[GW_M_util_gpu_pct], f, n);
+  double *sm = gw_column_range(g->m[GW_M_sm_active_pct], f, n);
   if (util)
     p->util_med_pct = gw_stats_median(util, n);
   if (sm && p->has_sm) {
@@ -239,25 +239,27 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
       p->sm_per_util = ss / us;
     const enum gw_gpu_metric pipes[] = {GW_M_tensor_active_pct, GW_M_fp32_active_pct, GW_M_fp16_active_pct};
     for (size_t k = 0; k < sizeof pipes / sizeof pipes[0]; k++)
-      if (g->m[pipes[k]] && gw_stats_count(g->m[pipes[k]] + f, n) > 0) {
-        double med = gw_stats_median(g->m[pipes[k]] + f, n);
+      if (gw_metric_count(g, pipes[k], f, n) > 0) {
+        double med = gw_metric_median(g, pipes[k], f, n);
         if (isnan(p->math_med_pct) || med > p->math_med_pct)
           p->math_med_pct = med;
       }
     if (!isnan(p->math_med_pct) && p->sm_med_pct > 0)
       p->math_fill = p->math_med_pct / p->sm_med_pct;
-    if (g->m[GW_M_tensor_active_pct] && gw_stats_count(g->m[GW_M_tensor_active_pct] + f, n) > 0 && p->sm_med_pct > 0)
-      p->tensor_fill = gw_stats_median(g->m[GW_M_tensor_active_pct] + f, n) / p->sm_med_pct;
-    if (g->m[GW_M_sm_occupancy_pct] && gw_stats_count(g->m[GW_M_sm_occupancy_pct] + f, n) > 0)
-      p->occupancy_med_pct = gw_stats_median(g->m[GW_M_sm_occupancy_pct] + f, n);
-    if (g->m[GW_M_dram_bw_pct] && gw_stats_count(g->m[GW_M_dram_bw_pct] + f, n) > 0)
-      p->dram_med_pct = gw_stats_median(g->m[GW_M_dram_bw_pct] + f, n);
+    if (gw_metric_count(g, GW_M_tensor_active_pct, f, n) > 0 && p->sm_med_pct > 0)
+      p->tensor_fill = gw_metric_median(g, GW_M_tensor_active_pct, f, n) / p->sm_med_pct;
+    if (gw_metric_count(g, GW_M_sm_occupancy_pct, f, n) > 0)
+      p->occupancy_med_pct = gw_metric_median(g, GW_M_sm_occupancy_pct, f, n);
+    if (gw_metric_count(g, GW_M_dram_bw_pct, f, n) > 0)
+      p->dram_med_pct = gw_metric_median(g, GW_M_dram_bw_pct, f, n);
   }
+  free(util);
+  free(sm);
   if (g->m[GW_M_mem_used_bytes]) {
     /* allocator churn: rises and falls between consecutive known readings */
     double prev = NAN;
     for (size_t i = f; i < f + n; i++) {
-      double v = g->m[GW_M_mem_used_bytes][i];
+      double v = gw_column_at(g->m[GW_M_mem_used_bytes], i);
       if (isnan(v))
         continue;
       if (!isnan(prev) && fabs(v - prev) >= gw_thr.mem_churn_step_bytes) {
@@ -273,29 +275,32 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
       p->mem_changes_per_min = (p->mem_rises + p->mem_falls) / span_min;
   }
   if (g->m[GW_M_power_mw])
-    p->power_med_w = gw_stats_median(g->m[GW_M_power_mw] + f, n) / 1000;
-  if (g->h[GW_M_power_limit_mw] && g->nh > 0)
-    p->power_limit_w = gw_stats_median(g->h[GW_M_power_limit_mw], g->nh) / 1000;
+    p->power_med_w = gw_metric_median(g, GW_M_power_mw, f, n) / 1000;
+  if (g->h[GW_M_power_limit_mw] && g->nh > 0) {
+    double *limit = gw_column_range(g->h[GW_M_power_limit_mw], 0, g->nh);
+    p->power_limit_w = gw_stats_median(limit, g->nh) / 1000;
+    free(limit);
+  }
   if (isnan(p->power_limit_w))
     p->power_limit_w = p->power_default_w;
   if (!isnan(p->power_med_w) && p->power_limit_w > 0)
     p->power_frac = p->power_med_w / p->power_limit_w;
   if (g->m[GW_M_mem_used_bytes] && g->mem_total_bytes > 0) {
-    p->mem_used_frac = gw_stats_median(g->m[GW_M_mem_used_bytes] + f, n) / g->mem_total_bytes;
+    p->mem_used_frac = gw_metric_median(g, GW_M_mem_used_bytes, f, n) / g->mem_total_bytes;
     size_t a = f, b = f + n - 1;
     if (!gw_working_span(g, &a, &b)) {
       a = f;
       b = f + n - 1;
     }
     for (size_t i = a; i <= b && i < g->n; i++) {
-      double v = g->m[GW_M_mem_used_bytes][i] / g->mem_total_bytes;
+      double v = gw_column_at(g->m[GW_M_mem_used_bytes], i) / g->mem_total_bytes;
       if (!isnan(v) && (isnan(p->mem_peak_frac) || v > p->mem_peak_frac))
         p->mem_peak_frac = v;
     }
   }
   if (g->m[GW_M_pcie_rx_bps])
-    p->pcie_rx_med_bps = gw_stats_median(g->m[GW_M_pcie_rx_bps] + f, n);
-  p->pcie_tx_med_bps = g->m[GW_M_pcie_tx_bps] ? gw_stats_median(g->m[GW_M_pcie_tx_bps] + f, n) : NAN;
+    p->pcie_rx_med_bps = gw_metric_median(g, GW_M_pcie_rx_bps, f, n);
+  p->pcie_tx_med_bps = g->m[GW_M_pcie_tx_bps] ? gw_metric_median(g, GW_M_pcie_tx_bps, f, n) : NAN;
   p->pcie_rx_is_input = gw_pcie_rx_is_input(rec, g, p->pcie_rx_med_bps, p->pcie_tx_med_bps);
   p->pcie_round_trip = gw_pcie_round_trip(rec, g, p->pcie_rx_med_bps, p->pcie_tx_med_bps);
 
@@ -304,21 +309,21 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   size_t loaded = 0, cap = 0, bad = 0, notp0 = 0, pstate_known = 0, reasons_known = 0, degraded = 0, link_known = 0;
   for (size_t k = 0; k < n; k++) {
     size_t i = f + k;
-    double u = val(g->m[GW_M_util_gpu_pct], i);
+    double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
     if (isnan(u))
       u = w->act_pct[i];
     clk[k] = NAN;
     if (isnan(u) || u < gw_thr.busy_tick_util_pct)
       continue;
     loaded++;
-    clk[k] = val(g->m[GW_M_sm_clock_mhz], i);
-    double r = val(g->m[GW_M_clock_reasons], i);
+    clk[k] = gw_column_at(g->m[GW_M_sm_clock_mhz], i);
+    double r = gw_column_at(g->m[GW_M_clock_reasons], i);
     if (!isnan(r)) {
       reasons_known++;
       cap += ((uint64_t)r & GW_CLK_SW_POWER_CAP) != 0;
       bad += ((uint64_t)r & GW_CLK_BAD_MASK) != 0;
     }
-    double ps = val(g->m[GW_M_pstate], i);
+    double ps = gw_column_at(g->m[GW_M_pstate], i);
     if (!isnan(ps)) {
       pstate_known++;
       notp0 += ps > 0;
@@ -341,7 +346,7 @@ static void profile_gpu(const struct gw_recording *rec, int gi, const struct gpu
   p->loaded_ticks = (double)loaded;
   p->sm_clock_med_mhz = loaded ? gw_stats_median(clk, n) : NAN;
   if (isnan(p->sm_clock_med_mhz) && g->m[GW_M_sm_clock_mhz])
-    p->sm_clock_med_mhz = gw_stats_median(g->m[GW_M_sm_clock_mhz] + f, n);
+    p->sm_clock_med_mhz = gw_metric_median(g, GW_M_sm_clock_mhz, f, n);
   free(clk);
   if (reasons_known) {
     p->power_cap_frac = (double)cap / (double)reasons_known;
@@ -841,8 +846,12 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     prepare_gpu(rec, i, &w[i], &dx->profiles[i]);
     profile_gpu(rec, i, &w[i], &dx->profiles[i]);
     mark_periodic(rec, i, &w[i], &dx->profiles[i]);
-    if (rec->ngpus > 1)
-      peer_max(rec, i, &w[i]);
+    if (i > 0) { /* only GPU 0's activity is read after this (profile_host, profile_steps): a tick's bytes */
+      free(w[i].act_pct);
+      free(w[i].active);
+      w[i].act_pct = NULL;
+      w[i].active = NULL;
+    }
     if (dx->profiles[i].active_end_ns) {
       if (!span0 || dx->profiles[i].active_start_ns < span0)
         span0 = dx->profiles[i].active_start_ns;
@@ -853,8 +862,13 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   memset(&dx->total, 0, sizeof dx->total);
   dx->total.gpu = -1;
   for (int i = 0; i < rec->ngpus; i++) {
+    /* one GPU's peers at a time: the ledger alone reads them */
+    if (rec->ngpus > 1)
+      peer_max(rec, i, &w[i]);
     struct gw_ledger_context ctx = {w[i].periodic, w[i].peer_sm_max_pct, dx->profiles[i].pcie_round_trip};
     gw_ledger_build(rec, i, &ctx, &dx->ledgers[i]);
+    free(w[i].peer_sm_max_pct);
+    w[i].peer_sm_max_pct = NULL;
     add_ledger(&dx->total, &dx->ledgers[i]);
     dx->estimated |= !dx->ledgers[i].from_timeline;
   }

@@ -422,7 +422,7 @@ static double tick_idle_share(const struct gw_gpu_series *g, size_t i) {
   double act = gw_tick_activity_pct(g, i, NULL);
   if (isnan(act))
     return NAN;
-  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
   double b = fmax(act, isnan(u) ? act : u) / 100;
   return b < 0 ? 1 : b > 1 ? 0 : 1 - b;
 }
@@ -434,13 +434,13 @@ static double tick_idle_share(const struct gw_gpu_series *g, size_t i) {
  * 0 when SM activity is read at every tick (or not at all): a tick is its own
  * window. */
 static int64_t gpm_window_ns(const struct gw_gpu_series *g, int64_t typical) {
-  const double *sm = g->m[GW_M_sm_active_pct];
+  const struct gw_value_column *sm = g->m[GW_M_sm_active_pct];
   if (!sm || g->n < 3)
     return 0;
   size_t prev = SIZE_MAX, ngaps = 0, nread = 0;
   int64_t *gaps = gw_xcalloc(g->n, sizeof *gaps);
   for (size_t i = 0; i < g->n; i++) {
-    if (isnan(sm[i]))
+    if (isnan(gw_column_at(sm, i)))
       continue;
     nread++;
     if (prev != SIZE_MAX)
@@ -485,7 +485,7 @@ static int64_t gpm_window_ns(const struct gw_gpu_series *g, int64_t typical) {
  * by_timeline: that timeline activity set the idle share. */
 static void idle_window(const struct gw_gpu_series *g, size_t i, int64_t dt, int64_t gpm_ns, int by_timeline,
                         int64_t *ws, int64_t *we) {
-  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
   int64_t t = g->t_ns[i];
   if (by_timeline) {
     *ws = t;
@@ -512,12 +512,11 @@ static void idle_window(const struct gw_gpu_series *g, size_t i, int64_t dt, int
 static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, int64_t t0, int64_t t1) {
   int64_t typical = gw_typical_dt_ns(g), start = -1, end = -1, gpm_ns = gpm_window_ns(g, typical);
   double stretch_s = 0;
-  const double *sm = g->m[GW_M_sm_active_pct];
   for (size_t i = 0; i < g->n; i++) {
     if (g->t_ns[i] < t0 || g->t_ns[i] >= t1)
       continue;
-    double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
-    double smv = sm ? sm[i] : NAN;
+    double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
+    double smv = gw_column_at(g->m[GW_M_sm_active_pct], i);
     int util_idle = !isnan(u) && u <= 0, sm_idle = !isnan(smv) && smv < IDLE_SM_PCT;
     int whole = util_idle || sm_idle;
     /* whether the kernel timeline's SM activity set the idle share: the idle

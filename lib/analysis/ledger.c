@@ -22,8 +22,8 @@ const char *gw_ledger_row_id(enum gw_ledger_row r) {
 }
 
 int gw_tick_active(const struct gw_gpu_series *g, size_t i) {
-  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
-  double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
+  double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
+  double sm = gw_column_at(g->m[GW_M_sm_active_pct], i);
   return (!isnan(u) && u >= gw_thr.active_util_pct) || (!isnan(sm) && sm >= gw_thr.active_sm_pct);
 }
 
@@ -34,7 +34,7 @@ int gw_tick_active(const struct gw_gpu_series *g, size_t i) {
  * a run's first kernel reads that run's SM activity and would shorten the
  * idle pause after a set-up burst by up to a window. */
 static int lead_tick_active(const struct gw_gpu_series *g, size_t i) {
-  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
   if (!isnan(u) && u < gw_thr.active_util_no_sm_pct)
     return 0;
   return gw_tick_active(g, i);
@@ -78,8 +78,8 @@ int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last) 
    * was resident at all (util >= active_util_no_sm_pct) still belongs to it:
    * without GPM the short bursts of a starved run read a few percent. */
   for (size_t i = g->n; i-- > l + 1;) {
-    double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
-    double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
+    double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
+    double sm = gw_column_at(g->m[GW_M_sm_active_pct], i);
     if (isnan(sm) && !isnan(u) && u >= gw_thr.active_util_no_sm_pct) {
       l = i;
       break;
@@ -105,10 +105,10 @@ int gw_steady_span(const struct gw_recording *rec, int gi, size_t *first, size_t
 }
 
 double gw_tick_activity_pct(const struct gw_gpu_series *g, size_t i, int *from_util) {
-  double sm = g->m[GW_M_sm_active_pct] ? g->m[GW_M_sm_active_pct][i] : NAN;
+  double sm = gw_column_at(g->m[GW_M_sm_active_pct], i);
   if (!isnan(sm))
     return sm;
-  double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+  double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
   if (!isnan(u) && from_util)
     *from_util = 1;
   return u;
@@ -142,8 +142,8 @@ static double clamp01(double x) {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-static double val(const double *arr, size_t i) {
-  return arr ? arr[i] : NAN;
+static double val(const struct gw_value_column *c, size_t i) {
+  return gw_column_at(c, i);
 }
 
 /* Clock ratio that counts as "throttled" at tick i, and whether it is the

@@ -269,8 +269,7 @@ static void straggler_cause(const struct gw_diagnosis *dx, struct gw_multi_gpu *
 }
 
 static double tensor_median(const struct gw_gpu_series *g, const struct gw_gpu_profile *p) {
-  const double *x = g->m[GW_M_tensor_active_pct];
-  if (!x || !p->active_end_ns)
+  if (!g->m[GW_M_tensor_active_pct] || !p->active_end_ns)
     return NAN;
   size_t a = 0, b = 0;
   while (a < g->n && g->t_ns[a] < p->active_start_ns)
@@ -278,18 +277,20 @@ static double tensor_median(const struct gw_gpu_series *g, const struct gw_gpu_p
   b = a;
   while (b < g->n && g->t_ns[b] < p->active_end_ns)
     b++;
-  return b > a && gw_stats_count(x + a, b - a) > 0 ? gw_stats_median(x + a, b - a) : NAN;
+  return b > a && gw_metric_count(g, GW_M_tensor_active_pct, a, b - a) > 0
+             ? gw_metric_median(g, GW_M_tensor_active_pct, a, b - a)
+             : NAN;
 }
 
 static double busy_seconds(const struct gw_gpu_series *g, const struct gw_gpu_profile *p) {
-  const double *u = g->m[GW_M_util_gpu_pct];
+  const struct gw_value_column *u = g->m[GW_M_util_gpu_pct];
   if (!u)
     return NAN;
   int64_t typical = gw_typical_dt_ns(g);
   double sum = 0;
   for (size_t i = 0; i < g->n; i++)
-    if (g->t_ns[i] >= p->active_start_ns && g->t_ns[i] < p->active_end_ns && !isnan(u[i]))
-      sum += u[i] / 100 * (double)gw_tick_dt_ns(g, i, typical);
+    if (g->t_ns[i] >= p->active_start_ns && g->t_ns[i] < p->active_end_ns && !isnan(gw_column_at(u, i)))
+      sum += gw_column_at(u, i) / 100 * (double)gw_tick_dt_ns(g, i, typical);
   return sum / 1e9;
 }
 

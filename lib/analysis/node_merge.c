@@ -65,6 +65,8 @@ struct gw_recording *gw_recording_merge_nodes(struct gw_recording **recs, int n)
       g->gpu = offset + r->gpus[i].gpu;
       gw_strlcpy(g->host, label, sizeof g->host);
     }
+    if (k > 0) /* the events' messages move with them */
+      gw_text_pool_move(&m->texts, &r->texts);
     for (size_t e = 0; e < r->nevents; e++) {
       events[ne] = r->events[e];
       if (events[ne].gpu >= 0)

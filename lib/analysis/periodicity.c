@@ -44,6 +44,8 @@ int gw_autocorr(const double *x, size_t n, size_t maxlag, double *acf) {
   double *im = gw_xcalloc(m, sizeof *im);
   for (size_t i = 0; i < n; i++)
     re[i] = d[i];
+  free(d); /* not held through the transforms, the run's peak on a long recording */
+  d = NULL;
   gw_fft_radix2(re, im, m);
   for (size_t f = 0; f < m; f++) {
     re[f] = re[f] * re[f] + im[f] * im[f];

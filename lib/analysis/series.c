@@ -72,9 +72,15 @@ static const enum gw_gpu_metric GPM_ACTIVITY[] = {GW_M_gr_active_pct,     GW_M_s
                                                   GW_M_tensor_active_pct, GW_M_dram_bw_pct,   GW_M_fp32_active_pct,
                                                   GW_M_fp16_active_pct};
 
+/* The metric's values as a plain array to write (the column unpacked until
+ * pack_columns), NULL when not recorded. */
+static double *plain(struct gw_gpu_series *g, enum gw_gpu_metric m) {
+  return g->m[m] ? gw_column_unpack(g->m[m]) : NULL;
+}
+
 /* After fill_sparse: window_of[i] is the window of tick i (-1 none). */
 static void shape_windows_by_util(struct gw_gpu_series *g, const int *window_of, size_t nwin) {
-  const double *u = g->m[GW_M_util_gpu_pct];
+  const double *u = plain(g, GW_M_util_gpu_pct);
   double *usum = gw_xcalloc(nwin, sizeof *usum);
   size_t *ucount = gw_xcalloc(nwin, sizeof *ucount), *count = gw_xcalloc(nwin, sizeof *count);
   for (size_t i = 0; i < g->n; i++) {
@@ -86,7 +92,7 @@ static void shape_windows_by_util(struct gw_gpu_series *g, const int *window_of,
       ucount[window_of[i]]++;
     }
   }
-  const double *sm = g->m[GW_M_sm_active_pct];
+  const double *sm = plain(g, GW_M_sm_active_pct);
   for (size_t i = 0; i < g->n; i++) {
     int w = window_of[i];
     if (w < 0 || ucount[w] != count[w] || !(usum[w] > 0))
@@ -99,7 +105,7 @@ static void shape_windows_by_util(struct gw_gpu_series *g, const int *window_of,
       continue;
     double factor = u[i] / mean_u;
     for (size_t k = 0; k < sizeof GPM_ACTIVITY / sizeof GPM_ACTIVITY[0]; k++) {
-      double *x = g->m[GPM_ACTIVITY[k]];
+      double *x = plain(g, GPM_ACTIVITY[k]);
       if (!x || isnan(x[i]))
         continue;
       double v = x[i] * factor;
@@ -115,8 +121,8 @@ static void shape_windows_by_util(struct gw_gpu_series *g, const int *window_of,
 /* Which GPM window each tick lies in: the window closed by the next reading
  * of SM activity (as fill_sparse's FILL_FROM_NEXT), -1 none. Call before
  * filling. Returns the number of windows. */
-static size_t gpm_windows(const struct gw_gpu_series *g, int *window_of) {
-  const double *sm = g->m[GW_M_sm_active_pct];
+static size_t gpm_windows(struct gw_gpu_series *g, int *window_of) {
+  const double *sm = plain(g, GW_M_sm_active_pct);
   size_t nwin = 0;
   int cur = -1;
   for (size_t k = 0; k < g->n; k++) {
@@ -144,13 +150,21 @@ static void fill_sparse_metrics(struct gw_gpu_series *g) {
     nwin = gpm_windows(g, window_of);
   }
   for (size_t k = 0; k < sizeof gpm / sizeof gpm[0]; k++)
-    fill_sparse(g->t_ns, g->n, g->m[gpm[k]], FILL_FROM_NEXT);
+    fill_sparse(g->t_ns, g->n, plain(g, gpm[k]), FILL_FROM_NEXT);
   /* only where the readings were sparse and filled: a reading at every tick is its own window */
   if (window_of && nwin * 3 < g->n)
     shape_windows_by_util(g, window_of, nwin);
   free(window_of);
   for (size_t k = 0; k < sizeof once_a_second / sizeof once_a_second[0]; k++)
-    fill_sparse(g->t_ns, g->n, g->m[once_a_second[k]], FILL_FROM_PREVIOUS);
+    fill_sparse(g->t_ns, g->n, plain(g, once_a_second[k]), FILL_FROM_PREVIOUS);
+}
+
+/* Each GPU's samples as the loader reads them (store_load.h): filled, then
+ * packed before the next GPU's are read. */
+static void fill_and_pack(struct gw_gpu_series *g) {
+  fill_sparse_metrics(g);
+  for (int m = 0; m < GW_GPU_NMETRICS; m++)
+    gw_column_pack(g->m[m]);
 }
 
 /* Sampled trace: the gap classification of a full timeline, inside the
@@ -183,13 +197,40 @@ static void window_gaps(const struct gw_recording *rec, int gi, const struct gw_
   k->window_sync_seen = g->nsyncs > 0;
 }
 
+/* The metrics that neither the analysis nor a report's renderers (text, json, md, html, perfetto, compare) read:
+ * not kept in the model, whose memory a long multi-GPU run would otherwise fill with them (a day at 10 Hz on 8
+ * GPUs: 55 MB a fast metric). gr_active_pct is shaped with the other GPM activities (shape_windows_by_util) but
+ * no one reads it after; the exporter (lib/serve) shows every metric and keeps them all. */
+static const enum gw_gpu_metric UNREAD_BY_REPORT[] = {
+    GW_M_util_mem_pct,       GW_M_gr_active_pct,
+    GW_M_nvlink_rx_bps,      GW_M_nvlink_tx_bps,
+    GW_M_mem_clock_mhz,      GW_M_energy_mj,
+    GW_M_temp_gpu_c,         GW_M_temp_mem_c,
+    GW_M_pcie_replay,        GW_M_viol_power_cap_ns,
+    GW_M_viol_sync_boost_ns, GW_M_viol_sw_thermal_ns,
+    GW_M_viol_hw_thermal_ns, GW_M_viol_hw_power_brake_ns,
+    GW_M_ecc_sbe_volatile,   GW_M_remapped_cor,
+    GW_M_remapped_unc,
+};
+
+static gw_status load_file(const char *path, int every_metric, struct gw_recording **out, struct gw_err *err);
+static gw_status load_store(struct gw_store *st, int every_metric, struct gw_recording **out, struct gw_err *err);
+
 gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err) {
+  return load_file(path, 0, out, err);
+}
+
+gw_status gw_recording_load_every_metric(const char *path, struct gw_recording **out, struct gw_err *err) {
+  return load_file(path, 1, out, err);
+}
+
+static gw_status load_file(const char *path, int every_metric, struct gw_recording **out, struct gw_err *err) {
   *out = NULL;
   struct gw_store *st = NULL;
   gw_status rc = gw_store_open(&st, path, 1, err);
   if (rc)
     return rc;
-  rc = gw_recording_load_store(st, out, err);
+  rc = load_store(st, every_metric, out, err);
   if (rc) {
     gw_store_close(st);
     return rc;
@@ -199,15 +240,20 @@ gw_status gw_recording_load(const char *path, struct gw_recording **out, struct 
 }
 
 gw_status gw_recording_load_store(struct gw_store *st, struct gw_recording **out, struct gw_err *err) {
+  return load_store(st, 0, out, err);
+}
+
+static gw_status load_store(struct gw_store *st, int every_metric, struct gw_recording **out, struct gw_err *err) {
   *out = NULL;
-  const struct gw_store_load_params params = {.worker_saturated_cpu_pct = gw_thr.worker_saturated_cpu_pct,
-                                              .worker_min_avg_cpu_pct = gw_thr.worker_min_avg_cpu_pct};
+  struct gw_store_load_params params = {.worker_saturated_cpu_pct = gw_thr.worker_saturated_cpu_pct,
+                                        .worker_min_avg_cpu_pct = gw_thr.worker_min_avg_cpu_pct,
+                                        .gpu_loaded = fill_and_pack};
+  for (size_t k = 0; !every_metric && k < sizeof UNREAD_BY_REPORT / sizeof UNREAD_BY_REPORT[0]; k++)
+    params.unkept_metrics |= (uint64_t)1 << UNREAD_BY_REPORT[k];
   struct gw_recording *rec = NULL;
   gw_status rc;
   if ((rc = gw_store_load_recording(st, &params, &rec, err)))
     return rc;
-  for (int i = 0; i < rec->ngpus; i++)
-    fill_sparse_metrics(&rec->gpus[i]);
   gw_sm_fill(st, rec);
   gw_kernel_stats_read(st, rec);
   if (rec->timeline_sampled) {
@@ -270,6 +316,26 @@ int gw_launching_saturated_at(const struct gw_host_series *h, size_t j) {
   double launch = h->launch_cpu_pct ? h->launch_cpu_pct[j] : NAN;
   double cpu = isnan(launch) ? h->main_cpu_pct[j] : launch;
   return !isnan(cpu) && cpu >= gw_thr.main_saturated_cpu_pct;
+}
+
+size_t gw_metric_count(const struct gw_gpu_series *g, enum gw_gpu_metric m, size_t from, size_t n) {
+  size_t k = 0;
+  for (size_t i = from; g->m[m] && i < from + n; i++)
+    k += !isnan(gw_column_at(g->m[m], i));
+  return k;
+}
+
+double gw_metric_quantile(const struct gw_gpu_series *g, enum gw_gpu_metric m, size_t from, size_t n, double q) {
+  double *v = gw_column_range(g->m[m], from, n);
+  if (!v)
+    return NAN;
+  double r = gw_stats_quantile(v, n, q);
+  free(v);
+  return r;
+}
+
+double gw_metric_median(const struct gw_gpu_series *g, enum gw_gpu_metric m, size_t from, size_t n) {
+  return gw_metric_quantile(g, m, from, n, 0.5);
 }
 
 size_t gw_series_nearest_tick(const struct gw_gpu_series *g, int64_t t_ns) {

@@ -32,10 +32,18 @@ int gw_launching_saturated_at(const struct gw_host_series *h, size_t j);
  * metrics filled between their reads, then the derived parts above. Free
  * with gw_recording_free (store/store_model.h). */
 GW_NODISCARD gw_status gw_recording_load(const char *path, struct gw_recording **out, struct gw_err *err);
+/* The same keeping every GPU metric the file holds (the exporter shows them all): gw_recording_load leaves out
+ * those no report reads (series.c lists them), whose arrays stay NULL. */
+GW_NODISCARD gw_status gw_recording_load_every_metric(const char *path, struct gw_recording **out, struct gw_err *err);
 /* The same from a store already open read-only (gw_store_open_buffer for a
  * recording in memory); the store stays open. */
 struct gw_store;
 GW_NODISCARD gw_status gw_recording_load_store(struct gw_store *st, struct gw_recording **out, struct gw_err *err);
+
+/* Statistics (analysis/stats.h) of metric m of g over ticks [from, from + n): 0 or NAN when g does not hold it. */
+size_t gw_metric_count(const struct gw_gpu_series *g, enum gw_gpu_metric m, size_t from, size_t n);
+double gw_metric_quantile(const struct gw_gpu_series *g, enum gw_gpu_metric m, size_t from, size_t n, double q);
+double gw_metric_median(const struct gw_gpu_series *g, enum gw_gpu_metric m, size_t from, size_t n);
 
 /* Index of the host tick whose interval covers t_ns (the first at or after
  * it; the last when t_ns is later than all); SIZE_MAX when there are none. */

@@ -198,11 +198,19 @@ int gw_sm_limits_read(struct gw_store *st, int device, struct gw_sm_limits *lim)
   return limits_usable(lim);
 }
 
-static int has_values(const double *x, size_t n) {
+static int has_values(const struct gw_value_column *x, size_t n) {
   for (size_t i = 0; x && i < n; i++)
-    if (!isnan(x[i]))
+    if (!isnan(gw_column_at(x, i)))
       return 1;
   return 0;
+}
+
+/* The metric's values as a plain array to write, the column made (every tick
+ * NAN) where the recording has none; gw_sm_fill packs it again. */
+static double *writable(struct gw_gpu_series *g, enum gw_gpu_metric m) {
+  if (!g->m[m])
+    g->m[m] = gw_column_new(g->n);
+  return gw_column_unpack(g->m[m]);
 }
 
 /* A tick whose interval the trace covered for less than half holds too
@@ -221,8 +229,8 @@ static int has_values(const double *x, size_t n) {
  * ticks' SM and warp shares per kernel time, NAN where no kernel ran. */
 static void hold_between_windows(struct gw_gpu_series *g, int64_t hold_ns, const double *fill, const double *warp_fill,
                                  int with_occupancy) {
-  double *sm = g->m[GW_M_sm_active_pct], *occ = with_occupancy ? g->m[GW_M_sm_occupancy_pct] : NULL;
-  const double *util = g->m[GW_M_util_gpu_pct];
+  double *sm = writable(g, GW_M_sm_active_pct), *occ = with_occupancy ? writable(g, GW_M_sm_occupancy_pct) : NULL;
+  const double *util = g->m[GW_M_util_gpu_pct] ? gw_column_unpack(g->m[GW_M_util_gpu_pct]) : NULL;
   double *held = gw_xcalloc(g->n, sizeof *held), *held_occ = gw_xcalloc(g->n, sizeof *held_occ);
   size_t prev = SIZE_MAX; /* the last tick with a kernel mix */
   for (size_t i = 0; i < g->n; i++) {
@@ -293,23 +301,21 @@ static void estimate_gpu(struct gw_store *st, struct gw_gpu_series *g, const str
       spread(g, first_start_ns, win[w].a, win[w].b, 1.0, covered);
   else
     spread(g, first_start_ns, kmin, kmax, 1.0, covered);
-  if (!g->m[GW_M_sm_active_pct])
-    g->m[GW_M_sm_active_pct] = gw_xcalloc(g->n, sizeof(double));
+  double *sm = writable(g, GW_M_sm_active_pct);
   int fill_occupancy = !has_values(g->m[GW_M_sm_occupancy_pct], g->n);
-  if (fill_occupancy && !g->m[GW_M_sm_occupancy_pct])
-    g->m[GW_M_sm_occupancy_pct] = gw_xcalloc(g->n, sizeof(double));
+  double *occ = fill_occupancy ? writable(g, GW_M_sm_occupancy_pct) : NULL;
   for (size_t i = 0; i < g->n; i++) {
     int64_t len = g->t_ns[i] - (i ? g->t_ns[i - 1] : first_start_ns);
     int known = len > 0 && covered[i] >= MIN_COVERED_SHARE * (double)len;
     /* concurrent kernels can add up past the GPU: at most every SM is busy */
-    g->m[GW_M_sm_active_pct][i] = known ? 100.0 * fmin(1.0, active[i] / covered[i]) : NAN;
+    sm[i] = known ? 100.0 * fmin(1.0, active[i] / covered[i]) : NAN;
     if (fill_occupancy)
-      g->m[GW_M_sm_occupancy_pct][i] = known ? 100.0 * fmin(1.0, warps[i] / covered[i]) : NAN;
+      occ[i] = known ? 100.0 * fmin(1.0, warps[i] / covered[i]) : NAN;
   }
   if (hold_ns > 0) {
     /* per unit of kernel time, for the ticks a window covered */
     for (size_t i = 0; i < g->n; i++) {
-      int known = !isnan(g->m[GW_M_sm_active_pct][i]) && ktime[i] > 0;
+      int known = !isnan(sm[i]) && ktime[i] > 0;
       active[i] = known ? fmin(1.0, active[i] / ktime[i]) : NAN;
       warps[i] = known ? fmin(1.0, warps[i] / ktime[i]) : NAN;
     }
@@ -344,12 +350,10 @@ static int from_pm_sampling(struct gw_store *st, struct gw_gpu_series *g) {
   }
   gw_store_iter_close(it);
   if (n) {
-    if (!g->m[GW_M_sm_active_pct])
-      g->m[GW_M_sm_active_pct] = gw_xcalloc(g->n, sizeof(double));
+    double *sm = writable(g, GW_M_sm_active_pct);
     for (size_t i = 0; i < g->n; i++) {
       int64_t len = g->t_ns[i] - (i ? g->t_ns[i - 1] : first_start_ns);
-      g->m[GW_M_sm_active_pct][i] =
-          len > 0 && covered[i] >= MIN_COVERED_SHARE * (double)len ? 100.0 * active[i] / covered[i] : NAN;
+      sm[i] = len > 0 && covered[i] >= MIN_COVERED_SHARE * (double)len ? 100.0 * active[i] / covered[i] : NAN;
     }
     g->sm_activity_source = GW_SM_SOURCE_PM_SAMPLING;
   }
@@ -384,12 +388,16 @@ void gw_sm_fill(struct gw_store *st, struct gw_recording *rec) {
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
     struct gw_sm_limits lim;
-    if (g->sm_activity_source != GW_SM_SOURCE_NONE || g->n == 0 || from_pm_sampling(st, g) ||
-        !gw_sm_limits_read(st, g->gpu, &lim))
+    if (g->sm_activity_source != GW_SM_SOURCE_NONE || g->n == 0)
       continue;
-    if (!loaded)
-      win = load_windows_merged(st, &nwin), loaded = 1;
-    estimate_gpu(st, g, &lim, win, nwin, hold_ns);
+    if (!from_pm_sampling(st, g) && gw_sm_limits_read(st, g->gpu, &lim)) {
+      if (!loaded)
+        win = load_windows_merged(st, &nwin), loaded = 1;
+      estimate_gpu(st, g, &lim, win, nwin, hold_ns);
+    }
+    /* packed again as the loader left them (series.c) */
+    for (int m = 0; m < GW_GPU_NMETRICS; m++)
+      gw_column_pack(g->m[m]);
   }
   free(win);
 }

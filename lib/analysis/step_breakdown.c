@@ -128,7 +128,7 @@ static void gpu_samples_in(const struct ctx *c, int64_t s, int64_t e, struct acc
     double ov = (double)(a1 - a0) / 1e9;
     int from_util = 0;
     double act = gw_tick_activity_pct(g, i, &from_util);
-    double u = g->m[GW_M_util_gpu_pct] ? g->m[GW_M_util_gpu_pct][i] : NAN;
+    double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
     if (isnan(act))
       continue; /* unknown stays out of the sums */
     double b = fmax(act, isnan(u) ? act : u) / 100;

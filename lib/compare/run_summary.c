@@ -298,17 +298,18 @@ static void gpu_means(const struct gw_recording *rec, int64_t w0, int64_t w1, st
         nsm++;
         s->sm_from_util |= from_util;
       }
-      const double *u = g->m[GW_M_util_gpu_pct], *p = g->m[GW_M_power_mw], *mu = g->m[GW_M_mem_used_bytes];
-      if (u && !isnan(u[i])) {
-        util += u[i];
+      double u = gw_column_at(g->m[GW_M_util_gpu_pct], i), p = gw_column_at(g->m[GW_M_power_mw], i);
+      double mu = gw_column_at(g->m[GW_M_mem_used_bytes], i);
+      if (!isnan(u)) {
+        util += u;
         nutil++;
       }
-      if (p && !isnan(p[i])) {
-        power += p[i] / 1000.0;
+      if (!isnan(p)) {
+        power += p / 1000.0;
         npower++;
       }
-      if (mu && !isnan(mu[i]) && (isnan(s->mem_used_peak_bytes) || mu[i] > s->mem_used_peak_bytes)) {
-        s->mem_used_peak_bytes = mu[i];
+      if (!isnan(mu) && (isnan(s->mem_used_peak_bytes) || mu > s->mem_used_peak_bytes)) {
+        s->mem_used_peak_bytes = mu;
         s->mem_total_bytes = g->mem_total_bytes;
       }
     }

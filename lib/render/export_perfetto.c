@@ -109,6 +109,14 @@ static void counter(struct pf *p, long long pid, const char *name, const char *a
   }
 }
 
+/* A metric's column as a counter track (unpacked for it, freed after). */
+static void column_counter(struct pf *p, long long pid, const char *name, const char *arg, const int64_t *t_ns,
+                           const struct gw_value_column *c, size_t n, double scale) {
+  double *v = gw_column_range(c, 0, n);
+  counter(p, pid, name, arg, t_ns, v, n, scale);
+  free(v);
+}
+
 static void gpu_tracks(struct pf *p, const struct gw_recording *rec, int gi, const struct gw_run_facts *facts) {
   const struct gw_gpu_series *g = &rec->gpus[gi];
   long long pid = PID_GPU0 + g->gpu;
@@ -118,16 +126,16 @@ static void gpu_tracks(struct pf *p, const struct gw_recording *rec, int gi, con
   name_process(p, pid, name, 10 + g->gpu);
   name_thread(p, pid, TID_GPU_DIPS, "activity dips");
   name_thread(p, pid, TID_GPU_EVENTS, "kernel log and driver events");
-  counter(p, pid, "SM activity", "pct", g->t_ns, g->m[GW_M_sm_active_pct], g->n, 1);
-  counter(p, pid, "GPU-Util", "pct", g->t_ns, g->m[GW_M_util_gpu_pct], g->n, 1);
-  counter(p, pid, "Tensor activity", "pct", g->t_ns, g->m[GW_M_tensor_active_pct], g->n, 1);
-  counter(p, pid, "Power", "W", g->t_ns, g->m[GW_M_power_mw], g->n, 1e-3);
-  counter(p, pid, "Power limit", "W", g->ht_ns, g->h[GW_M_power_limit_mw], g->nh, 1e-3);
-  counter(p, pid, "SM clock", "MHz", g->t_ns, g->m[GW_M_sm_clock_mhz], g->n, 1);
-  counter(p, pid, "Clock event reasons", "bits", g->t_ns, g->m[GW_M_clock_reasons], g->n, 1);
-  counter(p, pid, "PCIe rx", "GBps", g->t_ns, g->m[GW_M_pcie_rx_bps], g->n, 1e-9);
-  counter(p, pid, "PCIe tx", "GBps", g->t_ns, g->m[GW_M_pcie_tx_bps], g->n, 1e-9);
-  counter(p, pid, "Memory used", "GiB", g->t_ns, g->m[GW_M_mem_used_bytes], g->n, 1.0 / 1073741824.0);
+  column_counter(p, pid, "SM activity", "pct", g->t_ns, g->m[GW_M_sm_active_pct], g->n, 1);
+  column_counter(p, pid, "GPU-Util", "pct", g->t_ns, g->m[GW_M_util_gpu_pct], g->n, 1);
+  column_counter(p, pid, "Tensor activity", "pct", g->t_ns, g->m[GW_M_tensor_active_pct], g->n, 1);
+  column_counter(p, pid, "Power", "W", g->t_ns, g->m[GW_M_power_mw], g->n, 1e-3);
+  column_counter(p, pid, "Power limit", "W", g->ht_ns, g->h[GW_M_power_limit_mw], g->nh, 1e-3);
+  column_counter(p, pid, "SM clock", "MHz", g->t_ns, g->m[GW_M_sm_clock_mhz], g->n, 1);
+  column_counter(p, pid, "Clock event reasons", "bits", g->t_ns, g->m[GW_M_clock_reasons], g->n, 1);
+  column_counter(p, pid, "PCIe rx", "GBps", g->t_ns, g->m[GW_M_pcie_rx_bps], g->n, 1e-9);
+  column_counter(p, pid, "PCIe tx", "GBps", g->t_ns, g->m[GW_M_pcie_tx_bps], g->n, 1e-9);
+  column_counter(p, pid, "Memory used", "GiB", g->t_ns, g->m[GW_M_mem_used_bytes], g->n, 1.0 / 1073741824.0);
 
   /* dips as slices: one per run of flagged ticks */
   unsigned char *dips = gw_activity_dip_flags(g);

@@ -223,7 +223,9 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   }
 
   struct gw_chart c;
-  const double *sm = g->m[GW_M_sm_active_pct], *util = g->m[GW_M_util_gpu_pct];
+  /* the model's columns as plain arrays for the charts (NULL where not recorded), freed at the end */
+  double *sm = gw_column_range(g->m[GW_M_sm_active_pct], 0, g->n);
+  double *util = gw_column_range(g->m[GW_M_util_gpu_pct], 0, g->n);
   chart_init(&c, out, sp, _("SM activity beside GPU-Util"), "%", 100, 120);
   c.aria = _("Line chart over time of the share of SMs busy and of nvidia-smi's GPU-Util, in percent.");
   if (has_values(sm, g->n))
@@ -237,7 +239,8 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   gw_chart_line(&c, g->t_ns, sm, g->n, 1, "s-sm");
   gw_chart_end(&c);
 
-  const double *power = g->m[GW_M_power_mw], *limit = g->h[GW_M_power_limit_mw];
+  double *power = gw_column_range(g->m[GW_M_power_mw], 0, g->n);
+  double *limit = gw_column_range(g->h[GW_M_power_limit_mw], 0, g->nh);
   double lim_w = isnan(p->power_limit_w) ? NAN : p->power_limit_w;
   double ymax = gw_chart_nice_max(fmax(isnan(lim_w) ? 0 : lim_w, max_of(power, g->n, 1e-3)) * 1.05, 10);
   chart_init(&c, out, sp, _("Power against its limit"), " W", ymax, 100);
@@ -262,7 +265,8 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
                  {GW_CLK_HW_SLOWDOWN, "b-hw", N_("HW slowdown")},
                  {GW_CLK_SW_THERMAL | GW_CLK_HW_THERMAL, "b-thermal", N_("thermal slowdown")},
                  {GW_CLK_HW_POWER_BRAKE, "b-brake", N_("power brake")}};
-  const double *clk = g->m[GW_M_sm_clock_mhz], *rs = g->m[GW_M_clock_reasons];
+  double *clk = gw_column_range(g->m[GW_M_sm_clock_mhz], 0, g->n);
+  double *rs = gw_column_range(g->m[GW_M_clock_reasons], 0, g->n);
   double cmax = isnan(g->sm_clock_max_mhz) ? max_of(clk, g->n, 1) : g->sm_clock_max_mhz;
   chart_init(&c, out, sp, _("SM clock and why it is held down"), " MHz", gw_chart_nice_max(cmax, 100), 100);
   c.aria = _("Line chart over time of the SM clock in megahertz, with bands where a clock event reason was set.");
@@ -289,7 +293,8 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   for (size_t r = 0; r < sizeof reasons / sizeof reasons[0]; r++)
     free(on[r]);
 
-  const double *rx = g->m[GW_M_pcie_rx_bps], *tx = g->m[GW_M_pcie_tx_bps];
+  double *rx = gw_column_range(g->m[GW_M_pcie_rx_bps], 0, g->n);
+  double *tx = gw_column_range(g->m[GW_M_pcie_tx_bps], 0, g->n);
   if (has_values(rx, g->n) || has_values(tx, g->n)) {
     double m = fmax(max_of(rx, g->n, 1e-9), max_of(tx, g->n, 1e-9));
     chart_init(&c, out, sp, _("PCIe traffic"), " GB/s", gw_chart_nice_max(isnan(m) ? 0 : m, 0.1), 90);
@@ -303,6 +308,9 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     gw_chart_line(&c, g->t_ns, rx, g->n, 1e-9, "s-rx");
     gw_chart_end(&c);
   }
+  double *columns[] = {sm, util, power, limit, clk, rs, rx, tx};
+  for (size_t k = 0; k < sizeof columns / sizeof columns[0]; k++)
+    free(columns[k]);
   free(mk.dips);
   free(mk.steps);
 }

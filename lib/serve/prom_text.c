@@ -83,12 +83,12 @@ static int64_t newest_tick(const struct gw_gpu_series *g) {
 }
 
 /* The newest known value of a series no older than fresh_ns before ref. */
-static double latest(const int64_t *t, const double *v, size_t n, int64_t ref, int64_t fresh_ns) {
-  for (size_t i = n; v && i-- > 0;) {
+static double latest(const int64_t *t, const struct gw_value_column *c, size_t n, int64_t ref, int64_t fresh_ns) {
+  for (size_t i = n; c && i-- > 0;) {
     if (t[i] < ref - fresh_ns)
       break;
-    if (!isnan(v[i]))
-      return v[i];
+    if (!isnan(gw_column_at(c, i)))
+      return gw_column_at(c, i);
   }
   return NAN;
 }
@@ -438,7 +438,7 @@ gw_status gw_prom_write(struct gw_prom_state *st, const char *path, FILE *out, s
   int64_t t_start = gw_now_monotonic_ns();
   struct gw_recording *rec = NULL;
   struct gw_diagnosis *dx = NULL;
-  gw_status rc = gw_recording_load(path, &rec, err);
+  gw_status rc = gw_recording_load_every_metric(path, &rec, err);
   if (!rc)
     rc = gw_diagnose(rec, &dx, err);
   if (rc) {

@@ -207,8 +207,9 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
 /* Load one metric table (gpu_sample or gpu_health) of one GPU. A column the
  * file lacks reads as NULL: a metric may have moved between the fast and the
  * slow table since the file was written (energy_mj did). */
-static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw_metric_table table,
-                                   struct gw_err *err) {
+static gw_status load_metric_table(sqlite3 *db, struct gw_recording *rec, int gi, enum gw_metric_table table,
+                                   uint64_t unkept, struct gw_err *err) {
+  struct gw_gpu_series *g = &rec->gpus[gi];
   const char *tname = table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health";
   char sql[4096];
   size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT t_ns");
@@ -238,28 +239,62 @@ static gw_status load_metric_table(sqlite3 *db, struct gw_gpu_series *g, enum gw
   sqlite3_bind_int(s, 1, g->gpu);
   size_t n = 0, cap = 0;
   int64_t *t = NULL;
-  double **arr = table == GW_TABLE_FAST ? g->m : g->h;
+  double *arr[GW_GPU_NMETRICS] = {0};
+  /* The sampler reads every GPU at each tick under one t_ns: while this GPU's
+   * times are the previous GPU's, they are not copied but shared (8 bytes a
+   * tick a GPU, 48 MB on a day of 8 GPUs at 10 Hz); gw_recording_free frees a
+   * shared array once. A copy made and freed after the fact would leave the
+   * heap fragmented (glibc's mmap threshold rises to the freed size). */
+  const struct gw_gpu_series *prev = gi > 0 ? &rec->gpus[gi - 1] : NULL;
+  int64_t *prev_t = !prev ? NULL : table == GW_TABLE_FAST ? prev->t_ns : prev->ht_ns;
+  size_t prev_n = !prev ? 0 : table == GW_TABLE_FAST ? prev->n : prev->nh;
+  int own = !prev_t; /* t is this GPU's own array */
   while (next_row(s)) {
     if (!time_ok(col_int(s, 0)))
       continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 256;
-      t = gw_xrealloc(t, cap * sizeof *t);
+      if (own)
+        t = gw_xrealloc(t, cap * sizeof *t);
       for (int c = 0; c < ncols; c++)
-        arr[cols[c]] = gw_xrealloc(arr[cols[c]], cap * sizeof(double));
+        if (!((unkept >> cols[c]) & 1))
+          arr[cols[c]] = gw_xrealloc(arr[cols[c]], cap * sizeof(double));
     }
-    t[n] = sqlite3_column_int64(s, 0);
-    for (int c = 0; c < ncols; c++)
-      arr[cols[c]][n] = metric_value(cols[c], col_double(s, c + 1));
+    int64_t t_ns = sqlite3_column_int64(s, 0);
+    if (!own && (n >= prev_n || prev_t[n] != t_ns)) {
+      own = 1;
+      t = gw_xcalloc(cap, sizeof *t);
+      memcpy(t, prev_t, n * sizeof *t);
+    }
+    if (own)
+      t[n] = t_ns;
+    for (int c = 0; c < ncols; c++) {
+      double v = col_double(s, c + 1); /* an unkept column is checked all the same */
+      if (!((unkept >> cols[c]) & 1))
+        arr[cols[c]][n] = metric_value(cols[c], v);
+    }
     n++;
   }
   sqlite3_finalize(s);
+  if (!own && n > 0) { /* the previous GPU's times, all of them or the first n */
+    t = n == prev_n ? prev_t : gw_xcalloc(n, sizeof *t);
+    if (t != prev_t)
+      memcpy(t, prev_t, n * sizeof *t);
+  }
   if (table == GW_TABLE_FAST) {
     g->n = n;
     g->t_ns = t;
-  } else {
+    for (int m = 0; m < GW_GPU_NMETRICS; m++)
+      if (arr[m])
+        g->m[m] = gw_column_adopt(arr[m], n);
+  } else { /* read as they were stored: packed now (the fast ones once the analysis filled them, gpu_loaded) */
     g->nh = n;
     g->ht_ns = t;
+    for (int m = 0; m < GW_GPU_NMETRICS; m++)
+      if (arr[m]) {
+        g->h[m] = gw_column_adopt(arr[m], n);
+        gw_column_pack(g->h[m]);
+      }
   }
   return GW_OK;
 }
@@ -417,12 +452,15 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
      * damage (col_int notes it): '12abc' would name GPU 12 */
     e->gpu = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 : (int)col_int(s, 2);
     e->code = sqlite3_column_type(s, 3) == SQLITE_NULL ? 0 : col_int(s, 3);
-    col_text(s, 4, e->message, sizeof e->message);
+    char message[200]; /* the length a message had when each row held its own */
+    col_text(s, 4, message, sizeof message);
+    e->message = gw_text_intern(&rec->texts, message);
     e->pid = sqlite3_column_type(s, 5) == SQLITE_INTEGER ? sqlite3_column_int64(s, 5) : -1;
     if (sqlite3_column_type(s, 5) == SQLITE_TEXT)
       (void)col_int(s, 5);
   }
   sqlite3_finalize(s);
+  gw_text_pool_end_interning(&rec->texts);
   /* The hook's columns exist in recordings made since it came, compile_ns and shape since a later hook;
    * older ones have the first three. */
   static const char *const step_queries[] = {
@@ -1119,10 +1157,13 @@ gw_status gw_store_load_recording(struct gw_store *st, const struct gw_store_loa
   loading = st;
   if ((rc = load_run(db, rec, err)) || (rc = load_gpu_list(db, rec, err)))
     goto out;
-  for (int i = 0; i < rec->ngpus; i++)
-    if ((rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_FAST, err)) ||
-        (rc = load_metric_table(db, &rec->gpus[i], GW_TABLE_SLOW, err)))
+  for (int i = 0; i < rec->ngpus; i++) {
+    if ((rc = load_metric_table(db, rec, i, GW_TABLE_FAST, p->unkept_metrics, err)) ||
+        (rc = load_metric_table(db, rec, i, GW_TABLE_SLOW, p->unkept_metrics, err)))
       goto out;
+    if (p->gpu_loaded)
+      p->gpu_loaded(&rec->gpus[i]);
+  }
   if ((rc = load_host(db, p, &rec->host, err)) || (rc = load_events(db, rec, err)))
     goto out;
   load_timeline(db, rec);
@@ -1161,11 +1202,18 @@ void gw_recording_free(struct gw_recording *rec) {
   gw_store_close(rec->store);
   for (int i = 0; i < rec->ngpus; i++) {
     struct gw_gpu_series *g = &rec->gpus[i];
-    free(g->t_ns);
-    free(g->ht_ns);
+    int shared = 0, health_shared = 0; /* tick times another GPU holds too (load_metric_table) */
+    for (int j = 0; j < i; j++) {
+      shared |= rec->gpus[j].t_ns == g->t_ns;
+      health_shared |= rec->gpus[j].ht_ns == g->ht_ns;
+    }
+    if (!shared)
+      free(g->t_ns);
+    if (!health_shared)
+      free(g->ht_ns);
     for (int m = 0; m < GW_GPU_NMETRICS; m++) {
-      free(g->m[m]);
-      free(g->h[m]);
+      gw_column_free(g->m[m]);
+      gw_column_free(g->h[m]);
     }
     free(g->kernels);
     free(g->nccl);
@@ -1187,6 +1235,7 @@ void gw_recording_free(struct gw_recording *rec) {
     free(cols[i]);
   free(h->t_ns);
   free(rec->events);
+  gw_text_pool_clear(&rec->texts);
   free(rec->steps);
   free(rec->py_ticks);
   free(rec->py_frames);

@@ -8,6 +8,8 @@
 #ifndef GW_STORE_LOAD_H
 #define GW_STORE_LOAD_H
 
+#include <stdint.h>
+
 #include "core/util.h"
 #include "store/store_model.h"
 
@@ -16,6 +18,13 @@ struct gw_store;
 struct gw_store_load_params {
   double worker_saturated_cpu_pct; /* a worker at or above this share of a core is saturated */
   double worker_min_avg_cpu_pct;   /* a descendant below this average is no worker (an idle pool) */
+  /* bit (1 << enum gw_gpu_metric) set: the metric's column is read and checked as the others (text in it is
+   * damage) but not kept, its array stays NULL; 0 keeps every metric. A day at 10 Hz on 8 GPUs is 7 million
+   * ticks: each metric kept costs 55 MB. */
+  uint64_t unkept_metrics;
+  /* called once each GPU's samples are read, before the next GPU's (NULL: none): the analysis fills and packs its
+   * columns there, so that no more than one GPU's are held as plain doubles */
+  void (*gpu_loaded)(struct gw_gpu_series *g);
 };
 
 /* Read the recording open in st into a new model (*out, free with

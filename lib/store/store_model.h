@@ -1,8 +1,9 @@
 /* The recording as one in-memory model: what lib/store/store_load.c reads
  * from a recording file in one pass (run facts, GPU and host series,
  * events, steps, the traced intervals per GPU), for the analysis, the
- * renderers, compare and serve. Every per-tick value is a double; NAN means
- * the recording holds NULL (not available). The big trace tables are not
+ * renderers, compare and serve. Every per-tick value is a double (the GPU
+ * metrics' in packed columns, core/value_column.h, which give each back bit
+ * for bit); NAN means the recording holds NULL (not available). The big trace tables are not
  * held here beyond their intervals: the analysis streams them through the
  * iterators of lib/store/store_iter.h. */
 #ifndef GW_STORE_MODEL_H
@@ -13,7 +14,9 @@
 
 #include "core/interval.h"
 #include "core/sample.h"
+#include "core/text_pool.h"
 #include "core/util.h"
+#include "core/value_column.h"
 
 struct gw_kernel_stats;
 
@@ -26,14 +29,15 @@ struct gw_gpu_series {
   /* where m[sm_active_pct] comes from: enum gw_sm_activity_source
    * (analysis/sm_fill.h, which sets it); launch_config: estimated from the traced kernels */
   int sm_activity_source;
-  /* gpu_sample: n ticks; m[metric] holds an array for FAST metrics, NULL for others */
+  /* gpu_sample: n ticks; m[metric] holds a column of n values for FAST metrics (read with gw_column_at: packed
+   * once loaded, a long run's metrics are millions of ticks), NULL for others and for a metric not kept */
   size_t n;
   int64_t *t_ns;
-  double *m[GW_GPU_NMETRICS];
-  /* gpu_health: nh ticks; h[metric] for SLOW metrics */
+  struct gw_value_column *m[GW_GPU_NMETRICS];
+  /* gpu_health: nh ticks; h[metric] a packed column for SLOW metrics */
   size_t nh;
   int64_t *ht_ns;
-  double *h[GW_GPU_NMETRICS];
+  struct gw_value_column *h[GW_GPU_NMETRICS];
   /* tracer timeline (empty without the tracer) */
   size_t nkernels, nnccl, nh2d, ncopies, napi;
   size_t nlaunch_calls; /* launch calls among the api intervals; 0: a quiet-looking gap may have been launching */
@@ -89,7 +93,9 @@ struct gw_event_row {
   int gpu; /* -1 when not tied to one */
   int64_t code;
   int64_t pid; /* -1 when not tied to a process */
-  char message[200];
+  /* at most 199 bytes, "" none; never NULL. A text of the recording's texts (gw_recording.texts): a long run
+   * repeats a few messages, kept once each */
+  const char *message;
 };
 
 struct gw_step_row {
@@ -166,6 +172,7 @@ struct gw_recording {
   struct gw_host_series host;
   size_t nevents;
   struct gw_event_row *events;
+  struct gw_text_pool texts; /* the events' messages */
   size_t nsteps;
   struct gw_step_row *steps;
   /* gpuwhy's Python step hook was enabled in the program (meta.python_hook_steps

@@ -32,6 +32,7 @@ struct run {
   struct gw_recording rec;
   struct gw_step_row steps[16];
   struct gw_event_row events[16];
+  char messages[16][200]; /* the events' texts (a recording keeps them in its text pool) */
 };
 
 static void add_step(struct run *r, int64_t *t, double dur_ms, int64_t compile_ms, const char *shape) {
@@ -56,7 +57,8 @@ static void add_event(struct run *r, int64_t t, const char *kind, int64_t code, 
   e->gpu = -1;
   e->code = code;
   e->pid = pid;
-  snprintf(e->message, sizeof e->message, "%s", msg);
+  snprintf(r->messages[r->rec.nevents - 1], sizeof r->messages[0], "%s", msg);
+  e->message = r->messages[r->rec.nevents - 1];
 }
 
 static void make_run(struct run *r, int with_ids) {

@@ -213,8 +213,9 @@ static void smeared_gpm_second_does_not_join_a_setup_blip(void **state) {
   memset(&g, 0, sizeof g);
   g.n = N;
   g.t_ns = t;
-  g.m[GW_M_util_gpu_pct] = util;
-  g.m[GW_M_sm_active_pct] = sm;
+  struct gw_value_column util_col = {.n = N, .raw = util}, sm_col = {.n = N, .raw = sm};
+  g.m[GW_M_util_gpu_pct] = &util_col;
+  g.m[GW_M_sm_active_pct] = &sm_col;
   size_t first = 0, last = 0;
   assert_true(gw_working_span(&g, &first, &last));
   assert_int_equal(first, 37);

@@ -157,7 +157,7 @@ static void fresh_path(char *path) {
 
 static double tick_at(const struct gw_gpu_series *g, enum gw_gpu_metric m, double t_s) {
   size_t i = gw_series_nearest_tick(g, SYNTH_T0_NS + (int64_t)(t_s * 1e9));
-  return g->m[m] ? g->m[m][i] : NAN;
+  return gw_column_at(g->m[m], i);
 }
 
 static void estimate_from_recording(void **state) {
