@@ -75,13 +75,6 @@ static int unknown_command(const char *name) {
 }
 
 int main(int argc, char **argv) {
-#ifdef __GLIBC__
-  /* A long recording's series grow by doubling and their plain arrays are freed once packed (the report's
-   * loader): glibc would raise its mmap threshold to each freed size and serve the next such arrays from the
-   * heap, which it cannot give back (185 MB more at the peak of a day of 8 GPUs at 10 Hz). Its default
-   * threshold, fixed, keeps large arrays mapped and returned when freed. */
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-#endif
   gw_i18n_init();
   if (argc < 2) {
     usage(stderr);
@@ -106,6 +99,15 @@ int main(int argc, char **argv) {
   if (!c)
     return unknown_command(first);
   gw_cli_set_command(c->name);
+#ifdef __GLIBC__
+  /* A long recording's series grow by doubling and their plain arrays are freed once packed (the report's
+   * loader): glibc would raise its mmap threshold to each freed size and serve the next such arrays from the
+   * heap, which it cannot give back (185 MB more at the peak of a day of 8 GPUs at 10 Hz). Its default
+   * threshold, fixed, keeps large arrays mapped and returned when freed. Not for the samplers that run for
+   * hours (record, watch, serve): there glibc's own adaptation spares them a map and unmap per large buffer. */
+  if (strcmp(c->name, "record") != 0 && strcmp(c->name, "watch") != 0 && strcmp(c->name, "serve") != 0)
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
   /* gpuwhy CMD --version, for the commands whose parsers do not see it */
   if (argc == 3 && (strcmp(argv[2], "--version") == 0 || strcmp(argv[2], "-V") == 0))
     return gw_cli_version();
