@@ -2,6 +2,7 @@
 #include "core/i18n.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -545,6 +546,8 @@ static gw_status write_info(struct smi *s, struct fields *fl, int gpu) {
     double d = 0;
     if (!m || is_missing(v))
       continue;
+    /* each integer field below also takes a reading only inside its type's range: converting a
+     * float beyond it is undefined (a damaged log said 1.1e10 MHz); such a reading stays unknown */
     int num = parse_number_unit(v, &d) == 0 && d >= 0 && d < 1e15;
     switch (m->role) {
     case ROLE_INFO_NAME:
@@ -557,27 +560,27 @@ static gw_status write_info(struct smi *s, struct fields *fl, int gpu) {
       gw_strlcpy(info.pci_bus_id, v, sizeof info.pci_bus_id);
       break;
     case ROLE_INFO_MEM_MIB:
-      if (num)
+      if (num && d * MIB < 0x1p64)
         info.mem_total_bytes = (uint64_t)(d * MIB);
       break;
     case ROLE_INFO_POWER_DEFAULT_W:
-      if (num)
+      if (num && d * 1000 <= UINT_MAX)
         info.power_default_limit_mw = (unsigned)llround(d * 1000);
       break;
     case ROLE_INFO_SM_MAX_MHZ:
-      if (num)
+      if (num && d <= UINT_MAX)
         info.sm_clock_max_mhz = (unsigned)d;
       break;
     case ROLE_INFO_MEM_MAX_MHZ:
-      if (num)
+      if (num && d <= UINT_MAX)
         info.mem_clock_max_mhz = (unsigned)d;
       break;
     case ROLE_INFO_PCIE_GEN_MAX:
-      if (num)
+      if (num && d <= UINT_MAX)
         info.pcie_gen_max = (unsigned)d;
       break;
     case ROLE_INFO_PCIE_WIDTH_MAX:
-      if (num)
+      if (num && d <= UINT_MAX)
         info.pcie_width_max = (unsigned)d;
       break;
     default:

@@ -158,6 +158,30 @@ static int import_text(const char *text, char *err, size_t cap) {
   return gw_import(in_path, out_path, NULL, NULL, err, cap);
 }
 
+/* Readings too large for the GPU facts' integers (a damaged log; the fuzzer's
+ * 1.1e10 MHz once made the float-to-unsigned conversion undefined) leave the
+ * fact unknown; the samples still import. */
+static void test_query_values_out_of_range(void **state) {
+  (void)state;
+  char err[512] = "";
+  if (import_text("timestamp, index, name, memory.total [MiB], clocks.max.sm [MHz], clocks.max.mem [MHz], "
+                  "power.default_limit [W], pcie.link.gen.max, pcie.link.width.max, clocks.current.sm [MHz]\n"
+                  "2026/11/29 10:00:00.250, 0, GPU A, 99999999999999 MiB, 11111111111 MHz, 22222222222 MHz, "
+                  "5000000000 W, 4444444444, 5555555555, 1755 MHz\n",
+                  err, sizeof err))
+    fail_msg("%s", err);
+  assert_true(q_num("SELECT count(*) FROM gpu_sample") == 1);
+  assert_true(q_num("SELECT sm_clock_mhz FROM gpu_sample") == 1755);
+  const char *facts[] = {"sm_clock_max_mhz", "mem_clock_max_mhz", "power_default_limit_mw",
+                         "pcie_gen_max",     "pcie_width_max",    "mem_total_bytes"};
+  for (size_t i = 0; i < sizeof facts / sizeof *facts; i++) {
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT coalesce(%s, 0) FROM gpu WHERE gpu = 0", facts[i]);
+    if (q_num(sql) != 0)
+      fail_msg("%s: %.0f, not unknown", facts[i], q_num(sql));
+  }
+}
+
 static void expect_error(const char *text, const char *needle1, const char *needle2) {
   char err[512] = "";
   assert_int_equal(import_text(text, err, sizeof err), GPUWHY_EXIT_INPUT);
@@ -216,6 +240,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dmon_with_date_time_two_gpus, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dmon_csv_and_real_dt, setup, teardown),
       cmocka_unit_test_setup_teardown(test_query_csv, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_query_values_out_of_range, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_logs, setup, teardown),
       cmocka_unit_test(test_sniff),
   };
