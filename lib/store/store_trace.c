@@ -138,23 +138,15 @@ gw_status gw_store_trace_create_tables(sqlite3 *db, struct gw_err *err) {
   return rc;
 }
 
-/* The first of the tracer's tables db lacks, NULL when it has them all: one
- * look at the schema, so that a file without them is refused at open. */
+/* The first of the tracer's tables db lacks, NULL when it has them all, from
+ * SQLite's parsed schema (gw_store_table_exists), so that a file without them
+ * is refused at open. */
 static const char *missing_table(sqlite3 *db) {
-  int present[ST_COUNT] = {0};
-  sqlite3_stmt *q = NULL;
-  if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &q, NULL) != SQLITE_OK)
-    return "sqlite_master";
-  while (sqlite3_step(q) == SQLITE_ROW) {
-    const char *name = (const char *)sqlite3_column_text(q, 0);
-    for (int i = 0; name && i < ST_COUNT; i++)
-      if (strcmp(name, i == ST_PROCESS ? "trace_process" : TABLES[i].name) == 0)
-        present[i] = 1;
+  for (int i = 0; i < ST_COUNT; i++) {
+    const char *name = i == ST_PROCESS ? "trace_process" : TABLES[i].name;
+    if (!gw_store_table_exists(db, name))
+      return name;
   }
-  sqlite3_finalize(q);
-  for (int i = 0; i < ST_COUNT; i++)
-    if (!present[i])
-      return i == ST_PROCESS ? "trace_process" : TABLES[i].name;
   return NULL;
 }
 
