@@ -14,8 +14,8 @@ struct gw_nsys_db {
   char name[1024];
   char schema_version[32];
   char missing[512];
-  /* the names of the main database's tables and views, read at the first
-   * question is_table cannot answer (-1: not read yet) */
+  /* the names of the main database's views (is_table answers for tables),
+   * read at the first question is_table cannot answer (-1: not read yet) */
   char **views;
   int nviews;
 };
@@ -103,13 +103,12 @@ static int is_table(struct gw_nsys_db *x, const char *table) {
   return sqlite3_table_column_metadata(x->db, "main", table, NULL, NULL, NULL, NULL, NULL, NULL) == SQLITE_OK;
 }
 
-/* The names of the database's tables and views, once: a damaged or partial
- * export misses many tables, and each miss would otherwise prepare a query. */
-static void read_names(struct gw_nsys_db *x) {
+/* The names of the database's views, once: a damaged or partial export
+ * misses many tables, and each miss would otherwise prepare a query. */
+static void read_views(struct gw_nsys_db *x) {
   x->nviews = 0;
   sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(x->db, "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')", -1, &s, NULL) !=
-      SQLITE_OK)
+  if (sqlite3_prepare_v2(x->db, "SELECT name FROM sqlite_master WHERE type = 'view'", -1, &s, NULL) != SQLITE_OK)
     return;
   while (sqlite3_step(s) == SQLITE_ROW) {
     const char *name = (const char *)sqlite3_column_text(s, 0);
@@ -125,7 +124,7 @@ int gw_nsys_db_has_table(struct gw_nsys_db *x, const char *table) {
   if (is_table(x, table))
     return 1;
   if (x->nviews < 0)
-    read_names(x);
+    read_views(x);
   for (int i = 0; i < x->nviews; i++)
     if (strcmp(x->views[i], table) == 0) /* as sqlite_master's name = ? compared */
       return 1;
