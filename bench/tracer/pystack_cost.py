@@ -17,9 +17,18 @@ Steps:
   --gpu: a GPU-paced step with torch on CUDA: --matmuls 4096x4096 bf16 matmuls, a backward, an SGD step and a
         .item() at the end (the step waits for the GPU).
 
+--blocks N (in one process, the narrower interval): one program, the sampler's own class started and stopped
+around blocks of --block-steps steps, N pairs of blocks (sampler off, sampler on, in a random order per pair),
+per pair the ratio of the on block's mean step to the off block's. Between processes a step's time moves by a
+few percent (placement, clocks, the allocator), which hides a cost of a fraction of a percent; within one process
+the two arms differ only by the sampler. The sampler writes its lines to a file through a stand-in for the hook's
+recorder (its spool write, once per half second, included).
+
 usage: pystack_cost.py [--gpu] [--rounds 12] [--steps 150] [--warmup 20] [--work-ms 10] [--hz 50] [--seed 1]
-e.g. on the GPU machine: python3 bench/tracer/pystack_cost.py --gpu --rounds 12"""
+                       [--blocks N [--block-steps 40]]
+e.g. on the GPU machine: python3 bench/tracer/pystack_cost.py --gpu --blocks 60"""
 import argparse
+import importlib.util
 import os
 import random
 import shutil
@@ -36,8 +45,8 @@ sys.path.insert(0, HERE)
 from stats_ci import mean_ci  # noqa: E402
 
 
-def child(a):
-    """One program: steps timed inside; prints 'step_s_mean X steps N'."""
+def make_step(a):
+    """The step function of the program (GPU-paced or host-paced)."""
     import torch
 
     if a.gpu:
@@ -67,6 +76,12 @@ def child(a):
             opt.step()
             return total
 
+    return step
+
+
+def child(a):
+    """One program: steps timed inside; prints 'step_s_mean X steps N'."""
+    step = make_step(a)
     times = []
     for i in range(a.steps + a.warmup):
         t0 = time.perf_counter()
@@ -74,6 +89,85 @@ def child(a):
         if i >= a.warmup:
             times.append(time.perf_counter() - t0)
     print("step_s_mean %.9f steps %d" % (sum(times) / len(times), len(times)), flush=True)
+
+
+class SpoolStandIn:
+    """What the sampler asks of the hook's recorder, writing to a real file; the training thread's flags as a
+    plain loop leaves them."""
+
+    def __init__(self, path):
+        self.f = open(path, "a")
+        self.compile_depth = 0
+        self.in_eval = False
+        self.loader_workers = -1
+        self.loader_recent = False
+
+    def open_spool(self):
+        pass
+
+    def write_raw(self, text):
+        self.f.write(text)
+        self.f.flush()
+
+    def event(self, kind, code, message):
+        self.f.write("E\t%d\t%s\t%d\t%s\n" % (time.time_ns(), kind, code, message))
+
+    def sampler_failed(self, e):
+        raise e
+
+
+def in_process(a):
+    """Pairs of blocks in one process, the sampler off and on (module docstring)."""
+    sys.path.insert(0, HOOK_DIR)
+    import torch
+    import _gpuwhy_pystack as pystack
+
+    step = make_step(a)
+    for _ in range(a.warmup):
+        step()
+    rng = random.Random(a.seed)
+    spool = tempfile.mkdtemp(prefix="gpuwhy-pystack-cost-")
+    rec = SpoolStandIn(os.path.join(spool, "spool.txt"))
+    ratios, arms = [], {0: [], 1: []}
+    own_ns = samples = 0
+    classifier = None
+    try:
+        for _ in range(a.blocks):
+            got = {}
+            for on in ([0, 1] if rng.random() < 0.5 else [1, 0]):
+                sampler = None
+                if on:
+                    sampler = pystack.Sampler(rec, torch, a.hz)
+                    # one classifier for all blocks, as the hook keeps one sampler for the whole run: a block
+                    # measures the steady cost, not the first sight of each stack
+                    if classifier is not None:
+                        sampler.classifier = classifier
+                    classifier = sampler.classifier
+                    sampler.start()
+                t0 = time.perf_counter()
+                for _ in range(a.block_steps):
+                    step()
+                got[on] = (time.perf_counter() - t0) / a.block_steps
+                if sampler:
+                    sampler.stopped = True
+                    sampler.thread.join()
+                    own_ns += sampler.own_ns
+                    samples += sampler.samples
+                    sampler.flush()
+            ratios.append(100.0 * (got[1] / got[0] - 1.0))
+            arms[0].append(got[0])
+            arms[1].append(got[1])
+    finally:
+        shutil.rmtree(spool, ignore_errors=True)
+    m, h = mean_ci(ratios)
+    print("step %s  %d pairs of blocks x %d steps in one process  mean step off %.3f ms on %.3f ms" % (
+        "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, a.blocks, a.block_steps,
+        1e3 * sum(arms[0]) / len(arms[0]), 1e3 * sum(arms[1]) / len(arms[1])))
+    print("sampler_vs_off_pct %+.3f ci95 %+.3f %+.3f  (half-width %.3f)" % (m, m - h, m + h, h))
+    if samples:
+        ns = own_ns / samples
+        print("sampler_ns_per_sample %.0f  samples %d  bound_pct_of_a_core_at_%d_hz %.3f" % (
+            ns, samples, a.hz, 100.0 * ns * a.hz / 1e9))
 
 
 def calibrate(work_ms):
@@ -130,9 +224,17 @@ def main():
     p.add_argument("--iters", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--hz", type=int, default=50)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--blocks", type=int, default=0)
+    p.add_argument("--block-steps", type=int, default=40)
     a = p.parse_args()
     if a.child:
         return child(a)
+    if a.blocks:
+        if not a.gpu:
+            a.iters = calibrate(a.work_ms)
+        if importlib.util.find_spec("torch") is None:
+            sys.path.insert(0, FAKE_TORCH)
+        return in_process(a)
     if os.environ.get("GPUWHY_PY_SPOOL_DIR"):
         sys.exit("pystack_cost.py: run it with plain python3, not under gpuwhy record")
     if not a.gpu:

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 #define TS_STAT_CAP 1024 /* one thread's stat line is about 300 bytes */
 #define TS_SYSCALL_CAP 256
 #define TS_SETTLE_NS 1000000000LL /* a thread's first second: read fully (see sample_thread) */
+#define TS_CPU_EVERY 4            /* a busy thread's CPU time at every 4th sample (5 a second at 20 Hz) */
 
 struct fd_cache_entry {
   int fd;
@@ -54,7 +56,8 @@ struct ts_thread {
    * ns and how many times the thread was put on a CPU, to tell a thread that
    * has not run since the last sample (same state, same call) */
   int have_sched;            /* 1 read at the last sample */
-  uint64_t exec_ns, runs;    /* at the last sample */
+  uint64_t exec_ns, runs;    /* at the last schedstat read */
+  int ran_recently;          /* put on a CPU between the last two schedstat reads */
   struct gw_thread_row last; /* the last sample */
   int role;
   char comm[16];
@@ -71,6 +74,12 @@ struct gw_thread_sampler {
   long clk_tck;
   long tick;
   int rescan_needed;
+
+  /* descriptors kept open for the next read, at most fds_budget: a job of
+   * many threads must not take the descriptors the rest of the recorder
+   * (its database, the GPU's device files) needs; past it, files are
+   * opened for each read */
+  int fds_kept, fds_budget;
 
   int nprocs;
   struct ts_proc procs[TS_MAX_PROCS];
@@ -370,37 +379,65 @@ static void set_note(struct gw_thread_sampler *s, const char *fmt, ...) {
 static long read_proc(struct gw_thread_sampler *s, int *fd, const char *path, char *buf, size_t cap) {
   if (!s->live)
     return gw_read_file_at(s->root, path, buf, cap, NULL);
-  if (*fd < 0) {
-    *fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (*fd < 0)
+  int use = *fd;
+  if (use < 0) {
+    use = open(path, O_RDONLY | O_CLOEXEC);
+    if (use < 0)
       return -1;
+    if (s->fds_kept < s->fds_budget) {
+      *fd = use;
+      s->fds_kept++;
+    }
   }
   ssize_t r;
   do
-    r = pread(*fd, buf, cap - 1, 0);
+    r = pread(use, buf, cap - 1, 0);
   while (r < 0 && errno == EINTR);
-  if (r < 0) {
-    int saved = errno;
-    close(*fd);
-    *fd = -1;
-    errno = saved;
-    return -1;
+  int saved = errno;
+  if (r < 0 || use != *fd) {
+    close(use);
+    if (use == *fd) {
+      *fd = -1;
+      s->fds_kept--;
+    }
   }
+  errno = saved;
+  if (r < 0)
+    return -1;
   buf[r] = '\0';
   return (long)r;
 }
 
-static void close_fd(int *fd) {
-  if (*fd >= 0)
+/* read_proc for /proc/PID/task/TID/NAME. The path is formatted only where
+ * it is opened (the first read, or a fixture root): a sample reads two or
+ * three files of each thread 20 times a second through open descriptors. */
+static long read_task_file(struct gw_thread_sampler *s, const struct ts_thread *t, int *fd, const char *name, char *buf,
+                           size_t cap) {
+  char path[96] = "";
+  if (!s->live || *fd < 0)
+    snprintf(path, sizeof path, "/proc/%d/task/%d/%s", t->pid, t->tid, name);
+  return read_proc(s, fd, path, buf, cap);
+}
+
+static void close_fd(struct gw_thread_sampler *s, int *fd) {
+  if (*fd >= 0) {
     close(*fd);
+    s->fds_kept--;
+  }
   *fd = -1;
 }
 
-static void forget_thread(struct ts_thread *t) {
-  close_fd(&t->stat_fd);
-  close_fd(&t->syscall_fd);
-  close_fd(&t->wchan_fd);
-  close_fd(&t->schedstat_fd);
+/* An open that failed for want of descriptors, not because the file or
+ * its thread is gone. */
+static int out_of_fds(int e) {
+  return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
+static void forget_thread(struct gw_thread_sampler *s, struct ts_thread *t) {
+  close_fd(s, &t->stat_fd);
+  close_fd(s, &t->syscall_fd);
+  close_fd(s, &t->wchan_fd);
+  close_fd(s, &t->schedstat_fd);
 }
 
 static struct ts_proc *find_proc(struct gw_thread_sampler *s, int pid) {
@@ -505,6 +542,16 @@ static void rescan_tasks(struct gw_thread_sampler *s, int64_t t_ns) {
     char path[64], full[4096];
     snprintf(path, sizeof path, "/proc/%d/task", s->procs[i].pid);
     DIR *d = gw_path_at(s->root, path, full, sizeof full) == 0 ? opendir(full) : NULL;
+    if (!d && out_of_fds(errno)) {
+      /* no descriptor to list it with: keep the process and its threads
+       * as they were until a rescan can list them */
+      s->procs[i].listed = 1;
+      for (int k = 0; k < s->nthreads; k++)
+        if (s->threads[k].pid == s->procs[i].pid)
+          s->threads[k].seen = 1;
+      set_note(s, "thread samples skipped: the recorder ran out of file descriptors (%s; ulimit -n)", strerror(errno));
+      continue;
+    }
     s->procs[i].listed = d != NULL; /* no task list: the process ended */
     if (!d)
       continue;
@@ -516,7 +563,7 @@ static void rescan_tasks(struct gw_thread_sampler *s, int64_t t_ns) {
         continue;
       struct ts_thread *t = find_thread(s, (int)tid);
       if (t && t->pid != s->procs[i].pid) {
-        forget_thread(t); /* a reused id in another process: a new thread */
+        forget_thread(s, t); /* a reused id in another process: a new thread */
         t->tid = 0;
         t = NULL;
       }
@@ -554,7 +601,7 @@ static void rescan_tasks(struct gw_thread_sampler *s, int64_t t_ns) {
   for (int i = 0; i < s->nthreads; i++) {
     struct ts_thread *t = &s->threads[i];
     if (!t->seen || t->gone || t->tid == 0) {
-      forget_thread(t);
+      forget_thread(s, t);
       continue;
     }
     s->threads[kept++] = *t;
@@ -609,7 +656,7 @@ static enum gw_fd_kind fd_kind(struct gw_thread_sampler *s, struct ts_proc *p, i
 /* The wait of a thread that is not running: its system call, else its wchan. */
 static int read_wait(struct gw_thread_sampler *s, struct ts_thread *t, struct ts_proc *p, char state, int16_t *nr_out,
                      const struct syscall_read *pre) {
-  char path[96], buf[TS_SYSCALL_CAP];
+  char buf[TS_SYSCALL_CAP];
   *nr_out = -1;
   if (p && pre->have) { /* read a moment ago on the cheap path */
     enum gw_fd_kind fk =
@@ -618,10 +665,9 @@ static int read_wait(struct gw_thread_sampler *s, struct ts_thread *t, struct ts
     return gw_wait_kind_of_syscall(state, pre->nr, fk);
   }
   if (p && !p->syscall_denied) {
-    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", t->pid, t->tid);
     long nr;
     uint64_t arg0;
-    long len = read_proc(s, &t->syscall_fd, path, buf, sizeof buf);
+    long len = read_task_file(s, t, &t->syscall_fd, "syscall", buf, sizeof buf);
     if (len < 0 && (errno == EACCES || errno == EPERM || errno == ENOENT)) {
       /* reading a thread's system call needs ptrace rights over it (another
        * user's process under --pid, or a kernel without the file) */
@@ -644,8 +690,7 @@ static int read_wait(struct gw_thread_sampler *s, struct ts_thread *t, struct ts
     }
   }
   /* no system call to go by (unreadable, or blocked outside one) */
-  snprintf(path, sizeof path, "/proc/%d/task/%d/wchan", t->pid, t->tid);
-  if (read_proc(s, &t->wchan_fd, path, buf, sizeof buf) < 0)
+  if (read_task_file(s, t, &t->wchan_fd, "wchan", buf, sizeof buf) < 0)
     buf[0] = '\0';
   return gw_wait_kind_of_wchan(state, buf);
 }
@@ -658,15 +703,21 @@ static int role_matters(int role) {
 /* schedstat: "exec_ns wait_ns runs"; 0 or -1 (no file: a kernel without
  * CONFIG_SCHED_INFO, or a fixture tree without it). */
 static int read_schedstat(struct gw_thread_sampler *s, struct ts_thread *t, uint64_t *exec_ns, uint64_t *runs) {
-  char path[96], buf[128];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", t->pid, t->tid);
-  if (read_proc(s, &t->schedstat_fd, path, buf, sizeof buf) <= 0)
+  char buf[128];
+  if (read_task_file(s, t, &t->schedstat_fd, "schedstat", buf, sizeof buf) <= 0)
     return -1;
-  unsigned long long e, w, r;
-  if (sscanf(buf, "%llu %llu %llu", &e, &w, &r) != 3)
-    return -1;
-  *exec_ns = e;
-  *runs = r;
+  /* three decimal numbers; strtoull, not sscanf, which costs as much as the
+   * read's own user-space part at 20 samples a second per thread */
+  char *p = buf, *end;
+  unsigned long long v[3];
+  for (int i = 0; i < 3; i++, p = end) {
+    errno = 0;
+    v[i] = strtoull(p, &end, 10);
+    if (end == p || errno != 0 || (*end != ' ' && *end != '\n' && *end != '\0'))
+      return -1;
+  }
+  *exec_ns = v[0];
+  *runs = v[2];
   return 0;
 }
 
@@ -681,33 +732,20 @@ static void emit_sample(struct gw_thread_sampler *s, struct ts_thread *t, struct
   t->last = *row;
 }
 
-/* The cheap way, for a thread read fully before (exec_ns and runs just read
- * from its schedstat): asleep then and its run count unchanged means it sat
- * where it was, cpu_ns included; else its system call says whether it runs
- * now or sleeps where stat is not needed. Stat (8 us to read where schedstat
- * takes 2) is left for what only it tells: D, T, renames. 1 when done. */
-static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, uint64_t exec_ns,
-                                 uint64_t runs, struct syscall_read *pre) {
-  struct gw_thread_row row = t->last;
-  row.t_ns = t_ns;
-  int was_running = t->last.state == GW_TSTATE_RUNNING;
-  int64_t cpu_ns = exec_ns <= (uint64_t)INT64_MAX ? (int64_t)exec_ns : -1;
-  if (!was_running && runs == t->runs) {
-    /* not put on a CPU since it slept: still where it was (or woken and
-     * waiting for a CPU, for the length of a run-queue delay). A thread
-     * that was running may have gone to sleep since: its call says. */
-    row.cpu_ns = cpu_ns;
-    t->exec_ns = exec_ns;
-    emit_sample(s, t, &row);
-    return 1;
-  }
+/* Where a thread is now from its system call alone: running, or asleep in a
+ * call where stat is not needed. 1 when done (the row emitted with cpu_ns),
+ * 0 to read stat: a call that may sleep in D (a file read: stat says), or
+ * no call to read; then *pre keeps what was read. */
+static int sample_from_syscall(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, int64_t cpu_ns,
+                               struct syscall_read *pre) {
   struct ts_proc *p = find_proc(s, t->pid);
-  char path[96], buf[TS_SYSCALL_CAP];
+  char buf[TS_SYSCALL_CAP];
   long nr;
   uint64_t arg0;
-  snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", t->pid, t->tid);
-  if (!p || p->syscall_denied || read_proc(s, &t->syscall_fd, path, buf, sizeof buf) <= 0)
+  if (!p || p->syscall_denied || read_task_file(s, t, &t->syscall_fd, "syscall", buf, sizeof buf) <= 0)
     return 0;
+  struct gw_thread_row row = t->last;
+  row.t_ns = t_ns;
   int rc = gw_parse_syscall_line(buf, &nr, &arg0);
   if (rc == 1) {
     row.state = GW_TSTATE_RUNNING;
@@ -727,34 +765,77 @@ static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *
     return 0;
   }
   row.cpu_ns = cpu_ns;
+  emit_sample(s, t, &row);
+  return 1;
+}
+
+/* The cheap way, for a thread read fully before (exec_ns and runs just read
+ * from its schedstat): asleep then and its run count unchanged means it sat
+ * where it was, cpu_ns included; else its system call says whether it runs
+ * now or sleeps where stat is not needed. Stat (8 us to read where schedstat
+ * takes 2) is left for what only it tells: D, T, renames. 1 when done. */
+static int sample_from_schedstat(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, uint64_t exec_ns,
+                                 uint64_t runs, struct syscall_read *pre) {
+  int64_t cpu_ns = exec_ns <= (uint64_t)INT64_MAX ? (int64_t)exec_ns : -1;
+  if (t->last.state != GW_TSTATE_RUNNING && runs == t->runs) {
+    /* not put on a CPU since it slept: still where it was (or woken and
+     * waiting for a CPU, for the length of a run-queue delay). A thread
+     * that was running may have gone to sleep since: its call says. */
+    struct gw_thread_row row = t->last;
+    row.t_ns = t_ns;
+    row.cpu_ns = cpu_ns;
+    t->exec_ns = exec_ns;
+    t->ran_recently = 0;
+    emit_sample(s, t, &row);
+    return 1;
+  }
+  if (!sample_from_syscall(s, t, t_ns, cpu_ns, pre))
+    return 0;
   t->exec_ns = exec_ns;
   t->runs = runs;
-  emit_sample(s, t, &row);
+  t->ran_recently = 1;
   return 1;
 }
 
 /* full: read stat whatever schedstat says (once a second, for names that
  * change without the thread running). */
 static void sample_thread(struct gw_thread_sampler *s, struct ts_thread *t, int64_t t_ns, int full) {
-  /* schedstat before anything else: a run after this read shows as a new
-   * run count at the next sample, so an unchanged count is never stale */
-  uint64_t exec_ns = 0, runs = 0;
-  int sched_read = read_schedstat(s, t, &exec_ns, &runs) == 0;
-  struct syscall_read pre = {0};
   /* Stat carries the name, and a new process names itself in its first
    * moments (an exec into python, a DataLoader worker writing its comm):
    * read fully for a second, then the once-a-second full reads see renames. */
   int settled = t_ns - t->first_t_ns >= TS_SETTLE_NS;
-  if (!full && settled && t->info_sent && t->have_sched && sched_read &&
+  struct syscall_read pre = {0};
+  /* A thread that ran since its last schedstat read gets nothing from
+   * schedstat but its CPU time: its system call alone says where it is.
+   * Its CPU time is read at every TS_CPU_EVERY-th sample (the rows between
+   * carry none), which also tells whether it still runs: one read a sample
+   * instead of two for busy threads (DataLoader workers, the ranks). Safe
+   * for the shortcut below: its run count, kept from an earlier read,
+   * is older than this sample, so an unchanged count still means that the
+   * thread has not run since. */
+  if (!full && settled && t->info_sent && t->have_sched && t->ran_recently && s->tick % TS_CPU_EVERY != 0 &&
+      sample_from_syscall(s, t, t_ns, -1, &pre))
+    return;
+  /* schedstat before the files that say where the thread is: a run after
+   * this read shows as a new run count at the next read, so an unchanged
+   * count is never stale */
+  uint64_t exec_ns = 0, runs = 0;
+  int sched_read = read_schedstat(s, t, &exec_ns, &runs) == 0;
+  if (!pre.have && !full && settled && t->info_sent && t->have_sched && sched_read &&
       sample_from_schedstat(s, t, t_ns, exec_ns, runs, &pre))
     return;
-  char path[96], buf[TS_STAT_CAP];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/stat", t->pid, t->tid);
-  if (read_proc(s, &t->stat_fd, path, buf, sizeof buf) < 0) {
+  char buf[TS_STAT_CAP];
+  if (read_task_file(s, t, &t->stat_fd, "stat", buf, sizeof buf) < 0) {
+    if (out_of_fds(errno)) {
+      /* the process is at its descriptor limit: this sample is lost, the
+       * thread is not */
+      set_note(s, "thread samples skipped: the recorder ran out of file descriptors (%s; ulimit -n)", strerror(errno));
+      return;
+    }
     if (errno == EACCES || errno == EPERM)
       set_note(s, "thread %d of process %d unreadable: %s", t->tid, t->pid, strerror(errno));
     t->gone = 1; /* ended (or closed to us): out at the next rescan */
-    forget_thread(t);
+    forget_thread(s, t);
     return;
   }
   struct gw_pid_stat st;
@@ -807,6 +888,7 @@ static void sample_thread(struct gw_thread_sampler *s, struct ts_thread *t, int6
     row.cpu_ns =
         ticks <= (uint64_t)INT64_MAX / 1000000000ull ? (int64_t)(ticks * (1000000000ull / (uint64_t)s->clk_tck)) : -1;
   row.wait = st.state == 'R' ? GW_WAIT_NONE : (uint8_t)read_wait(s, t, p, st.state, &row.syscall, &pre);
+  t->ran_recently = sched_read && t->have_sched && runs != t->runs;
   t->have_sched = sched_read;
   t->exec_ns = exec_ns;
   t->runs = runs;
@@ -845,6 +927,13 @@ gw_status gw_thread_sampler_open(struct gw_thread_sampler **out, const char *roo
   s->live = live;
   s->hz = hz;
   s->clk_tck = sysconf(_SC_CLK_TCK);
+  /* keep at most half the descriptor limit open, and leave 256 for the
+   * rest of the recorder where the limit is large */
+  struct rlimit lim;
+  rlim_t soft = getrlimit(RLIMIT_NOFILE, &lim) == 0 ? lim.rlim_cur : 1024;
+  if (soft == RLIM_INFINITY || soft > 1u << 20)
+    soft = 1u << 20;
+  s->fds_budget = soft > 512 ? (int)(soft - 256) : (int)(soft / 2);
   if (s->clk_tck <= 0 || s->clk_tck > 1000000000)
     s->clk_tck = 100;
   s->threads = gw_xcalloc(TS_MAX_THREADS, sizeof *s->threads);
@@ -859,7 +948,7 @@ void gw_thread_sampler_close(struct gw_thread_sampler *s) {
     return;
   gw_thread_sampler_stop(s);
   for (int i = 0; i < s->nthreads; i++)
-    forget_thread(&s->threads[i]);
+    forget_thread(s, &s->threads[i]);
   pthread_mutex_destroy(&s->pending_lock);
   free(s->threads);
   free(s->ring);

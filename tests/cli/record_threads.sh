@@ -64,6 +64,13 @@ assert_ge "sleeper in clock_nanosleep (%)" \
   "$(q r.db "select 100 * sum(state = 2 and wait = 6) / count(*) from thread_sample where tid = $sleeper")" 80
 assert_ge "queue reader on its pipe (%)" \
   "$(q r.db "select 100 * sum(state = 2 and wait = 4) / count(*) from thread_sample where tid = $reader")" 80
+# The sleeper wakes every 50 ms, so it runs between most samples: its system
+# call alone says where it is, and its CPU time comes at every fourth sample
+# (NULL between); known values never go back.
+assert_ge "sleeper samples with their CPU time (%)" \
+  "$(q r.db "select 100 * count(cpu_ns) / count(*) from thread_sample where tid = $sleeper")" 20
+assert_eq "sleeper CPU time going back" "$(q r.db "select count(*) from (select cpu_ns - lag(cpu_ns) over (order by t_ns)
+  as d from thread_sample where tid = $sleeper and cpu_ns is not null) where d < 0")" 0
 # The Event waiter sleeps in a futex; a helper, so every fifth tick only.
 helper_sql="select tid from thread_info where pid = $main and tid != $main and role = 6"
 assert_ge "helper samples in a futex (%)" \
@@ -80,3 +87,19 @@ assert_eq "rate with --thread-hz 0" "$(q off.db "select count(*) from meta where
 "$GW_BIN" record --thread-hz -1 -o bad.db -- true 2>err.txt && fail "--thread-hz -1 accepted"
 grep -q -- "--thread-hz" err.txt || fail "no word on a bad --thread-hz: $(cat err.txt)"
 echo "record_threads passed"
+
+# A job with more threads than the recorder may keep descriptors for (ulimit
+# -n 64: half of it for kept files): every thread is still sampled, the rest
+# through a file opened for each read.
+cat >many.py <<'PY'
+import threading, time
+ev = threading.Event()
+ts = [threading.Thread(target=ev.wait) for _ in range(60)]
+for t in ts: t.start()
+time.sleep(2.5)
+ev.set()
+PY
+(ulimit -n 64 && "$GW_BIN" record --no-python-hook -o many.db -- python3 many.py) 2>err.txt ||
+  fail "record under ulimit -n 64 exited $?: $(cat err.txt)"
+assert_eq "threads described under ulimit -n 64" "$(q many.db 'select count(*) from thread_info')" 61
+assert_eq "threads sampled under ulimit -n 64" "$(q many.db 'select count(distinct tid) from thread_sample')" 61

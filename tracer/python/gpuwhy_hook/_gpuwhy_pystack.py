@@ -287,25 +287,43 @@ class Sampler:
             self.stopped = True  # the training thread ended
             return
         t_ns = time.time_ns()
-        chain = []
+        # The key is (code id, instruction offset) per frame: f_lasti is read directly where f_lineno scans the
+        # code's line table, and ints hash at once where a code object hashes its names and constants on every
+        # lookup. The sampler wakes with cold caches, so each object touched costs; a cached chain holds its code
+        # objects (below), so no id in a key can be reused by another code object while the key is cached.
+        top, key = frame, []
         while frame is not None:
-            chain.append((frame.f_code, frame.f_lineno))
+            key.append(id(frame.f_code))
+            key.append(frame.f_lasti)
             frame = frame.f_back
-        key = tuple(chain)
+        key = tuple(key)
         cached = self.classifier.chains.get(key)
         if cached is None:
-            if len(self.classifier.chains) >= MAX_CHAIN_CACHE:
-                self.classifier.chains.clear()
-            activity, user, eval_name = self.classifier.classify(chain)
-            cached = self.classifier.chains[key] = (activity, self.frame_id(user), eval_name)
-        activity, frame_id, eval_name = cached
-        activity = self.resolve(activity, eval_name)
-        self.pending.append("P\t%d\t%d\t%d\t%d\n" % (t_ns, self.target_tid, activity, frame_id))
+            cached = self.classify_new_chain(top, key)
+        activity = self.resolve(cached[0], cached[2])
+        self.pending.append("P\t%d\t%d\t%d\t%d\n" % (t_ns, self.target_tid, activity, cached[1]))
         self.samples += 1
         now = time.monotonic()
         if now - self.last_flush >= FLUSH_S:
             self.flush()
             self.last_flush = now
+
+    def classify_new_chain(self, top, key):
+        """A stack not seen before, classified and cached with its code objects. Its codes come from walking the
+        frames again from the innermost one: a frame's callers never change, so the walk meets the same code
+        objects even where the thread has moved on; the lines come from the offsets in the key."""
+        chain = []
+        frame = top
+        for i in range(0, len(key), 2):
+            code = frame.f_code
+            chain.append((code, _line_of_offset(code, key[i + 1])))
+            frame = frame.f_back
+        if len(self.classifier.chains) >= MAX_CHAIN_CACHE:
+            self.classifier.chains.clear()
+        activity, user, eval_name = self.classifier.classify(chain)
+        cached = (activity, self.frame_id(user), eval_name, tuple(code for code, _ in chain))
+        self.classifier.chains[key] = cached
+        return cached
 
     def resolve(self, activity, eval_name):
         """The pseudo classes and the training thread's flags, at this sample."""
@@ -350,6 +368,24 @@ class Sampler:
             self.flush()
             self.recorder.event("py_sampler", self.own_ns, "samples=%d" % self.samples)
             self.samples = 0
+
+
+def _line_of_offset(code, offset):
+    """The source line of the instruction at byte offset `offset` of `code` (what f_lineno gives), or the
+    code's first line where the table has none."""
+    if hasattr(code, "co_lines"):
+        for start, end, line in code.co_lines():
+            if start <= offset < end:
+                return line if line is not None else code.co_firstlineno
+        return code.co_firstlineno
+    import dis  # before Python 3.10: the line starts, each line running to the next start
+
+    line = code.co_firstlineno
+    for start, start_line in dis.findlinestarts(code):
+        if start > offset:
+            break
+        line = start_line
+    return line
 
 
 def _field(s):

@@ -63,5 +63,6 @@ class Tensor:
         return self.to("cuda" if device is None else device, non_blocking=non_blocking)
 
 
-def zeros(*shape):
+def zeros(*shape, requires_grad=False, **_kw):
+    # requires_grad and dtype/device keywords are accepted and ignored: the fake tensor has no autograd
     return Tensor(shape)
