@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_JSON, GW_REPORT_MD, GW_REPORT_HTML };
+/* A format compiled in from outside the product (GW_EXTRA_REPORT_FORMATS,
+ * lib/render/report_file.c) takes the values from GW_REPORT_EXTRA_FIRST on. */
+enum gw_report_format { GW_REPORT_TEXT, GW_REPORT_JSON, GW_REPORT_MD, GW_REPORT_HTML, GW_REPORT_EXTRA_FIRST };
 
 struct gw_report_opts {
   enum gw_report_format format;

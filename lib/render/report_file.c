@@ -16,15 +16,26 @@
 #include "render/report_render.h"
 #include "store/store_job.h"
 
+/* A build may add formats without editing this file: GW_EXTRA_REPORT_FORMATS
+ * names a header that declares each renderer and lists its rows as
+ * GW_EXTRA_REPORT_FORMAT_ROWS, X(name, format, render) each (tests/format5;
+ * no product target defines it). */
+#ifdef GW_EXTRA_REPORT_FORMATS
+#include GW_EXTRA_REPORT_FORMATS
+#endif
+
 /* Every format name; the first name of a format is the one listed to users. */
 static const struct {
   const char *name;
   enum gw_report_format fmt;
-} format_names[] = {{"text", GW_REPORT_TEXT},
-                    {"json", GW_REPORT_JSON},
-                    {"md", GW_REPORT_MD},
-                    {"markdown", GW_REPORT_MD},
-                    {"html", GW_REPORT_HTML}};
+} format_names[] = {{"text", GW_REPORT_TEXT},   {"json", GW_REPORT_JSON}, {"md", GW_REPORT_MD},
+                    {"markdown", GW_REPORT_MD}, {"html", GW_REPORT_HTML},
+#ifdef GW_EXTRA_REPORT_FORMAT_ROWS
+#define X(name, format, render) {name, format},
+                    GW_EXTRA_REPORT_FORMAT_ROWS
+#undef X
+#endif
+};
 
 int gw_report_format_from_name(const char *name, enum gw_report_format *out) {
   for (size_t i = 0; name && i < sizeof format_names / sizeof format_names[0]; i++)
@@ -80,11 +91,15 @@ static void render_md(const struct gw_diagnosis *dx, FILE *out, int color) {
 static const struct report_renderer {
   enum gw_report_format format;
   void (*render)(const struct gw_diagnosis *dx, FILE *out, int color);
-} report_renderers[] = {
-    {GW_REPORT_TEXT, render_text},
-    {GW_REPORT_JSON, render_json},
-    {GW_REPORT_MD, render_md},
-    {GW_REPORT_HTML, NULL},
+} report_renderers[] = {{GW_REPORT_TEXT, render_text},
+                        {GW_REPORT_JSON, render_json},
+                        {GW_REPORT_MD, render_md},
+                        {GW_REPORT_HTML, NULL},
+#ifdef GW_EXTRA_REPORT_FORMAT_ROWS
+#define X(name, format, render) {format, render},
+                        GW_EXTRA_REPORT_FORMAT_ROWS
+#undef X
+#endif
 };
 
 unsigned gw_report_formats(void) {
