@@ -371,6 +371,7 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   hp->workers_med = hp->worker_cpu_max_med_pct = hp->workers_saturated_frac = nanv;
   hp->disk_util_p90_pct = hp->disk_busy_frac = hp->iowait_med_pct = nanv;
   hp->disk_write_dip_bps = hp->disk_write_other_bps = nanv;
+  hp->dip_writes_checkpoint = 0;
   hp->corr_sm_worker = hp->corr_sm_disk = hp->corr_sm_main = nanv;
   size_t a = 0, b = 0;
   while (a < h->n && h->t_ns[a] < t0)
@@ -434,9 +435,20 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   const struct gw_gpu_series *g = &rec->gpus[0];
   double *x = gw_xcalloc(g->n + 1, sizeof *x), *wk = gw_xcalloc(g->n + 1, sizeof *wk);
   double *dk = gw_xcalloc(g->n + 1, sizeof *dk), *mn = gw_xcalloc(g->n + 1, sizeof *mn);
-  double *wr = gw_xcalloc(g->n + 1, sizeof *wr);
+  double *wr = gw_xcalloc(g->n + 1, sizeof *wr), *wr_stall = gw_xcalloc(g->n + 1, sizeof *wr_stall);
   unsigned char *mask = gw_xcalloc(g->n + 1, 1);
   size_t k = 0;
+  /* A checkpoint saves the training state while it sits in GPU memory at
+   * its training level; a program that writes its data set or fetches
+   * weights before training has not allocated that state yet. Stall writes
+   * count only at ticks with memory in use near the run's peak. */
+  double mem_peak = NAN;
+  const struct gw_value_column *memc = g->m[GW_M_mem_used_bytes];
+  for (size_t i = 0; memc && i < g->n; i++) {
+    double v = gw_column_at(memc, i);
+    if (!isnan(v) && (isnan(mem_peak) || v > mem_peak))
+      mem_peak = v;
+  }
   for (size_t i = 0; i < g->n; i++) {
     if (!w0->active[i])
       continue;
@@ -449,6 +461,9 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
     mn[k] = h->main_cpu_pct[j];
     wr[k] = h->disk_write_bps[j];
     mask[k] = w0->dip[i];
+    double mem = memc ? gw_column_at(memc, i) : NAN;
+    int state_allocated = isnan(mem) || isnan(mem_peak) || mem >= gw_thr.checkpoint_mem_frac * mem_peak;
+    wr_stall[k] = state_allocated ? wr[k] : NAN;
     k++;
   }
   hp->corr_sm_worker = gw_pearson(x, wk, k, NULL);
@@ -456,11 +471,15 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   hp->corr_sm_main = gw_pearson(x, mn, k, NULL);
   hp->disk_write_dip_bps = gw_mean_where(wr, mask, k, 1);
   hp->disk_write_other_bps = gw_mean_where(wr, mask, k, 0);
+  double stall_write_bps = gw_mean_where(wr_stall, mask, k, 1);
+  hp->dip_writes_checkpoint =
+      stall_write_bps >= gw_thr.checkpoint_write_bps && stall_write_bps > 2 * hp->disk_write_other_bps;
   free(x);
   free(wk);
   free(dk);
   free(mn);
   free(wr);
+  free(wr_stall);
   free(mask);
 }
 

@@ -96,6 +96,10 @@ struct gw_host_profile {
   double workers_med, worker_cpu_max_med_pct, workers_saturated_frac;
   double disk_util_p90_pct, disk_busy_frac, iowait_med_pct;
   double disk_write_dip_bps, disk_write_other_bps; /* writes during GPU dips and elsewhere */
+  /* the dips write to disk at a checkpoint's rate (gw_thr.checkpoint_write_bps)
+   * and at twice the rate of the rest of the run: the host work in them is
+   * saving state, not preparing data */
+  int dip_writes_checkpoint;
   double corr_sm_worker, corr_sm_disk, corr_sm_main;
   int on_battery; /* 1 yes, 0 no, -1 unknown */
   char governor[32];

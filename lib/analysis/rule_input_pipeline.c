@@ -40,7 +40,9 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   /* When the loop measured its waits, the ledger's input row already holds
    * them, and host work outside them is not the loader's. */
   int waits_measured = !isnan(wait);
-  int host_is_input = !workers && !gw_rule_host_offload(dx) && !waits_measured &&
+  /* Host work in dips that write a checkpoint's volume to disk is saving
+   * state (schedule_shape), not making batches: data is read, not written. */
+  int host_is_input = !workers && !gw_rule_host_offload(dx) && !waits_measured && !h->dip_writes_checkpoint &&
                       (prepares || (!churn && !hook_no_wait && !distributed));
   if (host_is_input)
     input_ns += dx->total.host_busy_ns;

@@ -214,6 +214,22 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
       add_offload_fixes(f);
       return 1;
     }
+  } else if (h->dip_writes_checkpoint && !loader_bound && !waits_for_data &&
+             gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share) {
+    /* Stalls too few for a period (one or two checkpoints in the run) in
+     * which the GPU idles while the training process is busy and the disk
+     * takes a checkpoint's volume: the host time is the checkpoint's. */
+    share = gw_rule_share(dx, dx->total.host_busy_ns);
+    double conf = 0.5;
+    if (dx->total.sm_from_util)
+      conf *= gw_thr.no_gpm_conf_factor;
+    f->share_of_active = share;
+    f->confidence = conf;
+    gw_evidence(f, "checkpoint_stall", -1, 0, 0, GW_NUM("share", GW_UNIT_FRACTION, share),
+                GW_NUM("write_in_dips", GW_UNIT_MB_PER_S, h->disk_write_dip_bps / 1e6),
+                GW_NUM("write_otherwise", GW_UNIT_MB_PER_S, h->disk_write_other_bps / 1e6));
+    if (st->n >= 2)
+      add_steps_evidence(f, st, 0);
   } else if (gw_rule_mem_churn(dx) && !loader_bound) {
     shapes = 1;
     /* Allocations that change from step to step: shapes vary. The time the

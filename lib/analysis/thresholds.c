@@ -100,6 +100,19 @@ const struct gw_thresholds gw_thr = {
      * working"; [h200] a storm sits at 130 W and a starved loop at 231 W of
      * 700 W (0.19 and 0.33), a busy GEMM at 0.98. */
     .low_power_frac = 0.40,
+    /* A checkpoint writes the model's and the optimizer's state: a model of
+     * 25 M fp32 parameters with Adam is 300 MB, written in a stall of 1-3 s,
+     * 100 MB/s or more on average over the stall; a training loop's logs and
+     * metrics write kilobytes to a few MB/s. [h200/h100 fixtures] dips write
+     * 417-432 MB/s in the checkpoint recordings, at most 0.4 MB/s in all
+     * others (data readers read, they do not write). */
+    .checkpoint_write_bps = 50e6,
+    /* The state a checkpoint saves is in GPU memory while it is written: the
+     * caching allocator keeps the training level (weights, optimizer state,
+     * cached activations) through the stall. Before training, a program that
+     * writes its data set holds only its context and model (37% of the
+     * later peak in input_slow_read); a checkpoint stall sits at 100%. */
+    .checkpoint_mem_frac = 0.8,
     /* [h200] a storm has SM/util of 0.1/20 = 0.005; any real kernel mix with
      * launch-bound gaps stays far below 0.1. */
     .launch_sm_per_util = 0.10,

@@ -31,6 +31,8 @@ struct gw_thresholds {
 
   /* --- GPU side --- */
   double low_power_frac;          /* power / limit below this: the GPU is not really working */
+  double checkpoint_write_bps;    /* disk writes during GPU dips at this rate or more: state saved to disk */
+  double checkpoint_mem_frac;     /* ... at ticks with GPU memory in use at least this share of the run's peak */
   double launch_sm_per_util;      /* SM activity / GPU-Util below this: kernels too tiny to matter */
   double launch_min_util_pct;     /* GPU-Util at or above while the host is busy: the host is issuing kernels */
   double at_limit_power_frac;     /* power / limit at or above: the GPU works as hard as its budget allows */

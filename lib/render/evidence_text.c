@@ -225,6 +225,10 @@ static const struct gw_evidence_message messages[] = {
     {"dip_time",
      N_("%.0f%% of active ticks are in a dip; %.0f%% of active GPU time lost in them"),
      {"dip_tick_share", "lost_share"}},
+    {"checkpoint_stall",
+     N_("%.0f%% of active time the GPU idled while the training process was busy and wrote %.0f MB/s to disk "
+        "(%.1f MB/s otherwise): saving a checkpoint"),
+     {"share", "write_in_dips", "write_otherwise"}},
     {"dip_disk_writes_checkpoint",
      N_("disk writes %.1f MB/s during dips against %.1f MB/s otherwise: checkpoints or logs"),
      {"write_in_dips", "write_otherwise"}},
