@@ -17,18 +17,8 @@
 #include "render/report_html.h"
 #include "render/svg_chart.h"
 #include "report_synth.h"
-
-static char g_dir[64];
-
-static char *slurp_file(FILE *f, size_t *len) {
-  fflush(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = calloc((size_t)n + 1, 1);
-  *len = fread(buf, 1, (size_t)n, f);
-  return buf;
-}
+#include "support_sql.h"
+#include "support_tmp_files.h"
 
 static size_t count(const char *hay, const char *needle) {
   size_t n = 0;
@@ -67,7 +57,7 @@ static void chart_small_series_exact(void **state) {
   gw_chart_line(&c, t, v, 3, 1, "s-sm");
   gw_chart_end(&c);
   size_t len;
-  char *page = slurp_file(f, &len);
+  char *page = support_slurp(f, &len);
   fclose(f);
   assert_non_null(strstr(page, "<path class=\"s-sm\" d=\"M0.0 100.00L500.0 50.00L1000.0 0.00\"/>"));
   assert_int_equal(c.points_written, 3);
@@ -99,7 +89,7 @@ static void chart_downsampling_keeps_extremes(void **state) {
   gw_chart_line(&c, t, v, N, 1, "s-sm");
   gw_chart_end(&c);
   size_t len;
-  char *page = slurp_file(f, &len);
+  char *page = support_slurp(f, &len);
   fclose(f);
   assert_true(c.points_written <= 2 * GW_CHART_BUCKETS + 2);
   assert_true(c.points_written >= GW_CHART_BUCKETS);
@@ -156,7 +146,7 @@ static void chart_gaps_follow_each_series(void **state) {
   gw_chart_line(&c, tf, held, FAST, 1, "s-power");
   gw_chart_end(&c);
   size_t len;
-  char *page = slurp_file(f, &len);
+  char *page = support_slurp(f, &len);
   fclose(f);
   char *fast = path_of(page, "s-sm"), *slow = path_of(page, "s-host"), *once = path_of(page, "s-power");
   assert_int_equal(count(fast, "M"), 2); /* the 6 s pause */
@@ -180,20 +170,11 @@ static void chart_axis_bounds(void **state) {
   assert_true(fabs(gw_chart_nice_max(0, 0) - 1) < 1e-9);
 }
 
-static void exec_sql(const char *db, const char *sql) {
-  sqlite3 *h;
-  assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-  char *msg = NULL;
-  if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
-    fail_msg("%s: %s", sql, msg);
-  sqlite3_close(h);
-}
-
 static char *render(const char *db, size_t *len) {
   FILE *f = tmpfile();
   struct gw_err err;
   assert_int_equal(gw_render_html_file(db, f, &err), GW_OK);
-  char *page = slurp_file(f, len);
+  char *page = support_slurp(f, len);
   fclose(f);
   return page;
 }
@@ -201,9 +182,9 @@ static char *render(const char *db, size_t *len) {
 static void page_escapes_recording_text(void **state) {
   (void)state;
   char db[128];
-  snprintf(db, sizeof db, "%s/hostile.db", g_dir);
+  support_tmpdir_path(db, sizeof db, "hostile.db");
   assert_int_equal(synth_write(db, 1, 40, 0, gpu_starved, host_starved), 0);
-  exec_sql(
+  support_exec_sql_at(
       db,
       "UPDATE gpu SET name = '<img src=x onerror=boom()>\"H200\"', uuid = 'GPU-&x';"
       "UPDATE run SET command = '[\"python3\",\"</code><script>bad()</script>\"]', hostname = 'h&h',"
@@ -239,7 +220,7 @@ static void page_escapes_recording_text(void **state) {
 static void long_recording_stays_small(void **state) {
   (void)state;
   char db[128];
-  snprintf(db, sizeof db, "%s/long.db", g_dir);
+  support_tmpdir_path(db, sizeof db, "long.db");
   /* 30 minutes at 100 ms: 18000 ticks per series */
   assert_int_equal(synth_write(db, 2, 1800, 0, gpu_starved, host_starved), 0);
   size_t len;
@@ -259,31 +240,12 @@ static void long_recording_stays_small(void **state) {
 static void missing_file_is_an_error(void **state) {
   (void)state;
   char db[128];
-  snprintf(db, sizeof db, "%s/none.db", g_dir);
+  support_tmpdir_path(db, sizeof db, "none.db");
   FILE *f = tmpfile();
   struct gw_err err;
   assert_int_not_equal(gw_render_html_file(db, f, &err), GW_OK);
   assert_true(strlen(err.msg) > 0);
   fclose(f);
-}
-
-static int setup(void **state) {
-  (void)state;
-  gw_strlcpy(g_dir, "/tmp/gw_html_XXXXXX", sizeof g_dir);
-  return mkdtemp(g_dir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  const char *names[] = {"hostile.db", "long.db"};
-  for (size_t i = 0; i < 2; i++)
-    for (int k = 0; k < 3; k++) {
-      char p[192];
-      snprintf(p, sizeof p, "%s/%s%s", g_dir, names[i], k == 0 ? "" : k == 1 ? "-wal" : "-shm");
-      unlink(p);
-    }
-  rmdir(g_dir);
-  return 0;
 }
 
 int main(void) {
@@ -293,5 +255,5 @@ int main(void) {
       cmocka_unit_test(page_escapes_recording_text),   cmocka_unit_test(long_recording_stays_small),
       cmocka_unit_test(missing_file_is_an_error),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, support_tmpdir_setup, support_tmpdir_teardown);
 }

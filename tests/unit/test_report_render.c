@@ -11,38 +11,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "report_synth.h"
+#include "support_starved_recording.h"
 
-static char g_dir[64], g_db[128];
+static char g_db[128];
 
 static int setup(void **state) {
-  (void)state;
-  gw_strlcpy(g_dir, "/tmp/gw_render_XXXXXX", sizeof g_dir);
-  if (!mkdtemp(g_dir))
-    return -1;
-  snprintf(g_db, sizeof g_db, "%s/starved.db", g_dir);
-  return synth_write(g_db, 1, 30, 0, gpu_starved, host_starved);
-}
-
-static int teardown(void **state) {
-  (void)state;
-  char side[160];
-  unlink(g_db);
-  snprintf(side, sizeof side, "%s-wal", g_db);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", g_db);
-  unlink(side);
-  rmdir(g_dir);
-  return 0;
-}
-
-static char *slurp(FILE *f, size_t *len) {
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = calloc((size_t)n + 1, 1);
-  *len = fread(buf, 1, (size_t)n, f);
-  return buf;
+  return support_starved_setup(state, 30, g_db, sizeof g_db);
 }
 
 static void check_golden(enum gw_report_format fmt, const char *name) {
@@ -52,7 +26,7 @@ static void check_golden(enum gw_report_format fmt, const char *name) {
   char err[512];
   assert_int_equal(gw_report_file(g_db, &opts, out, err, sizeof err), 0);
   size_t got_len;
-  char *got = slurp(out, &got_len);
+  char *got = support_slurp(out, &got_len);
   fclose(out);
   const char *src = getenv("GW_SOURCE_DIR");
   if (!src)
@@ -70,7 +44,7 @@ static void check_golden(enum gw_report_format fmt, const char *name) {
     if (!r)
       fail_msg("missing golden file %s (run with GW_UPDATE_GOLDEN=1)", path);
     size_t want_len;
-    char *want = slurp(r, &want_len);
+    char *want = support_slurp(r, &want_len);
     fclose(r);
     if (got_len != want_len || memcmp(got, want, got_len) != 0)
       fail_msg("%s differs from the renderer's output:\n%s", path, got);
@@ -98,7 +72,7 @@ static void json_is_versioned_and_names_the_class(void **state) {
   struct gw_report_opts opts = {GW_REPORT_JSON, 0};
   assert_int_equal(gw_report_file(g_db, &opts, out, NULL, 0), 0);
   size_t len;
-  char *s = slurp(out, &len);
+  char *s = support_slurp(out, &len);
   fclose(out);
   assert_non_null(strstr(s, "\"schema\": \"gpuwhy.report/2\""));
   assert_non_null(strstr(s, "\"schema_version\": 2"));
@@ -130,7 +104,7 @@ static void color_only_when_asked(void **state) {
   struct gw_report_opts opts = {GW_REPORT_TEXT, 1};
   assert_int_equal(gw_report_file(g_db, &opts, out, NULL, 0), 0);
   size_t len;
-  char *s = slurp(out, &len);
+  char *s = support_slurp(out, &len);
   fclose(out);
   assert_non_null(strchr(s, '\033'));
   free(s);
@@ -156,7 +130,7 @@ static void explain_lists_six_and_rejects_unknown(void **state) {
   FILE *out = tmpfile();
   assert_int_equal(gw_explain(out, NULL), 0);
   size_t len;
-  char *s = slurp(out, &len);
+  char *s = support_slurp(out, &len);
   fclose(out);
   const char *ids[] = {"input_pipeline", "small_batch",  "launch_overhead",
                        "multi_gpu_sync", "hardware_env", "schedule_shape"};
@@ -179,5 +153,5 @@ int main(void) {
       cmocka_unit_test(bad_input_is_exit_3_with_reason),
       cmocka_unit_test(explain_lists_six_and_rejects_unknown),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, setup, support_tmpdir_teardown);
 }

@@ -14,6 +14,8 @@
 
 #include "store/store.h"
 #include "store/store_sql.h"
+#include "support_sql.h"
+#include "support_tmp_files.h"
 
 static char path[256];
 
@@ -25,24 +27,8 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  char side[300];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
+  support_db_remove(path);
   return 0;
-}
-
-static int64_t query_int(sqlite3 *db, const char *sql, int *is_null) {
-  sqlite3_stmt *s;
-  assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-  if (is_null)
-    *is_null = sqlite3_column_type(s, 0) == SQLITE_NULL;
-  int64_t v = sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  return v;
 }
 
 static void test_unread_metrics_are_null(void **state) {
@@ -61,14 +47,14 @@ static void test_unread_metrics_are_null(void **state) {
   assert_int_equal(gw_store_commit(st), GW_OK);
   sqlite3 *db = gw_store_db(st);
   int null;
-  assert_int_equal(query_int(db, "SELECT power_mw FROM gpu_sample", &null), 400000);
+  assert_int_equal(support_query_i64_null(db, "SELECT power_mw FROM gpu_sample", &null), 400000);
   assert_false(null);
-  assert_int_equal(query_int(db, "SELECT util_gpu_pct FROM gpu_sample", &null), 0);
+  assert_int_equal(support_query_i64_null(db, "SELECT util_gpu_pct FROM gpu_sample", &null), 0);
   assert_false(null);
-  query_int(db, "SELECT sm_active_pct FROM gpu_sample", &null);
+  support_query_i64_null(db, "SELECT sm_active_pct FROM gpu_sample", &null);
   assert_true(null);
-  assert_int_equal(query_int(db, "SELECT temp_gpu_c FROM gpu_health", &null), 55);
-  query_int(db, "SELECT ecc_dbe_volatile FROM gpu_health", &null);
+  assert_int_equal(support_query_i64_null(db, "SELECT temp_gpu_c FROM gpu_health", &null), 55);
+  support_query_i64_null(db, "SELECT ecc_dbe_volatile FROM gpu_health", &null);
   assert_true(null);
   gw_store_close(st);
 }
@@ -91,13 +77,13 @@ static void test_out_of_range_integers_are_null(void **state) {
   assert_int_equal(gw_store_commit(st), GW_OK);
   sqlite3 *db = gw_store_db(st);
   int null;
-  query_int(db, "SELECT power_mw FROM gpu_sample", &null);
+  support_query_i64_null(db, "SELECT power_mw FROM gpu_sample", &null);
   assert_true(null);
-  query_int(db, "SELECT mem_used_bytes FROM gpu_sample", &null);
+  support_query_i64_null(db, "SELECT mem_used_bytes FROM gpu_sample", &null);
   assert_true(null);
-  query_int(db, "SELECT sm_clock_mhz FROM gpu_sample", &null);
+  support_query_i64_null(db, "SELECT sm_clock_mhz FROM gpu_sample", &null);
   assert_true(null);
-  assert_true(query_int(db, "SELECT mem_clock_mhz FROM gpu_sample", &null) == 8000000000000000000LL);
+  assert_true(support_query_i64_null(db, "SELECT mem_clock_mhz FROM gpu_sample", &null) == 8000000000000000000LL);
   assert_false(null);
   gw_store_close(st);
 }
@@ -122,12 +108,12 @@ static void test_host_sample_rows(void **state) {
   assert_int_equal(gw_store_put_host_sample(st, &h), GW_OK);
   assert_int_equal(gw_store_commit(st), GW_OK);
   sqlite3 *db = gw_store_db(st);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM cpu_sample", NULL), 2);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM proc_sample", NULL), 2);
+  assert_int_equal(support_query_i64_null(db, "SELECT count(*) FROM cpu_sample", NULL), 2);
+  assert_int_equal(support_query_i64_null(db, "SELECT count(*) FROM proc_sample", NULL), 2);
   int null;
-  query_int(db, "SELECT cpu_pct FROM proc_sample WHERE pid = 11", &null);
+  support_query_i64_null(db, "SELECT cpu_pct FROM proc_sample WHERE pid = 11", &null);
   assert_true(null); /* first sample of a process has no rate yet */
-  query_int(db, "SELECT mem_total_bytes FROM host_sample", &null);
+  support_query_i64_null(db, "SELECT mem_total_bytes FROM host_sample", &null);
   assert_true(null); /* memory not marked valid */
   gw_store_close(st);
 }
@@ -142,7 +128,7 @@ static void test_reopen_and_version_checks(void **state) {
   gw_store_close(st);
 
   assert_int_equal(gw_store_open(&st, path, 1, &err), GW_OK);
-  assert_int_equal(query_int(gw_store_db(st), "SELECT started_ns FROM run", NULL), 42);
+  assert_int_equal(support_query_i64_null(gw_store_db(st), "SELECT started_ns FROM run", NULL), 42);
   gw_store_close(st);
 
   /* A newer schema is refused with a message that says so. */

@@ -26,6 +26,7 @@
 #include "sources/thread_sampler.h"
 #include "store/store.h"
 #include "store/store_load.h"
+#include "support_tmp_files.h"
 
 /* ---- pure parts ---- */
 
@@ -416,15 +417,6 @@ static void test_live_closes_only_its_fds(void **state) {
 
 static char db_path[256];
 
-static void remove_db(void) {
-  char side[300];
-  unlink(db_path);
-  snprintf(side, sizeof side, "%s-wal", db_path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", db_path);
-  unlink(side);
-}
-
 static struct gw_recording *load(void) {
   struct gw_store *st;
   struct gw_err err = {{0}};
@@ -502,7 +494,7 @@ static void test_store_round_trip(void **state) {
   rec = load();
   assert_int_equal(rec->nthread_ticks, 1);
   gw_recording_free(rec);
-  remove_db();
+  support_db_remove(db_path);
 }
 
 int main(void) {
