@@ -41,24 +41,35 @@ static size_t max_path_points(const char *page) {
   return most;
 }
 
+/* A chart 0..100 high over t0_ns..t1_ns, drawn into a temporary file. */
+static void chart_open(struct gw_chart *c, int64_t t0_ns, int64_t t1_ns, const char *title) {
+  memset(c, 0, sizeof *c);
+  c->out = tmpfile();
+  assert_non_null(c->out);
+  c->t0_ns = t0_ns;
+  c->t1_ns = t1_ns;
+  c->y1 = 100;
+  c->title = title;
+  gw_chart_begin(c);
+}
+
+/* Ends the chart and returns what it drew (free it). */
+static char *chart_close(struct gw_chart *c) {
+  gw_chart_end(c);
+  size_t len;
+  char *page = support_slurp(c->out, &len);
+  fclose(c->out);
+  return page;
+}
+
 static void chart_small_series_exact(void **state) {
   (void)state;
-  FILE *f = tmpfile();
   struct gw_chart c;
-  memset(&c, 0, sizeof c);
-  c.out = f;
-  c.t0_ns = 0;
-  c.t1_ns = 10000000000LL;
-  c.y1 = 100;
-  c.title = "t";
-  gw_chart_begin(&c);
+  chart_open(&c, 0, 10000000000LL, "t");
   const int64_t t[] = {0, 5000000000LL, 10000000000LL};
   const double v[] = {0, 50, 100};
   gw_chart_line(&c, t, v, 3, 1, "s-sm");
-  gw_chart_end(&c);
-  size_t len;
-  char *page = support_slurp(f, &len);
-  fclose(f);
+  char *page = chart_close(&c);
   assert_non_null(strstr(page, "<path class=\"s-sm\" d=\"M0.0 100.00L500.0 50.00L1000.0 0.00\"/>"));
   assert_int_equal(c.points_written, 3);
   free(page);
@@ -77,20 +88,10 @@ static void chart_downsampling_keeps_extremes(void **state) {
   v[70001] = 0;   /* one drop to the floor */
   for (int i = 20000; i < 20500; i++)
     v[i] = NAN; /* five unknown seconds */
-  FILE *f = tmpfile();
   struct gw_chart c;
-  memset(&c, 0, sizeof c);
-  c.out = f;
-  c.t0_ns = t[0];
-  c.t1_ns = t[N - 1];
-  c.y1 = 100;
-  c.title = "long";
-  gw_chart_begin(&c);
+  chart_open(&c, t[0], t[N - 1], "long");
   gw_chart_line(&c, t, v, N, 1, "s-sm");
-  gw_chart_end(&c);
-  size_t len;
-  char *page = support_slurp(f, &len);
-  fclose(f);
+  char *page = chart_close(&c);
   assert_true(c.points_written <= 2 * GW_CHART_BUCKETS + 2);
   assert_true(c.points_written >= GW_CHART_BUCKETS);
   assert_int_equal(max_path_points(page), c.points_written);
@@ -132,22 +133,12 @@ static void chart_gaps_follow_each_series(void **state) {
     ts[i] = (int64_t)i * 1000000000LL; /* once a second */
     vs[i] = 30;
   }
-  FILE *f = tmpfile();
   struct gw_chart c;
-  memset(&c, 0, sizeof c);
-  c.out = f;
-  c.t0_ns = 0;
-  c.t1_ns = 26000000000LL;
-  c.y1 = 100;
-  c.title = "rates";
-  gw_chart_begin(&c);
+  chart_open(&c, 0, 26000000000LL, "rates");
   gw_chart_line(&c, tf, vf, FAST, 1, "s-sm");
   gw_chart_line(&c, ts, vs, SLOW, 1, "s-host");
   gw_chart_line(&c, tf, held, FAST, 1, "s-power");
-  gw_chart_end(&c);
-  size_t len;
-  char *page = support_slurp(f, &len);
-  fclose(f);
+  char *page = chart_close(&c);
   char *fast = path_of(page, "s-sm"), *slow = path_of(page, "s-host"), *once = path_of(page, "s-power");
   assert_int_equal(count(fast, "M"), 2); /* the 6 s pause */
   assert_int_equal(count(slow, "M"), 1);

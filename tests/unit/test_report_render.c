@@ -19,15 +19,22 @@ static int setup(void **state) {
   return support_starved_setup(state, 30, g_db, sizeof g_db);
 }
 
-static void check_golden(enum gw_report_format fmt, const char *name) {
+/* The report of the starved recording in fmt, NUL-terminated (free it). */
+static char *report_of(enum gw_report_format fmt, int color, size_t *len) {
   FILE *out = tmpfile();
   assert_non_null(out);
-  struct gw_report_opts opts = {fmt, 0};
-  char err[512];
-  assert_int_equal(gw_report_file(g_db, &opts, out, err, sizeof err), 0);
-  size_t got_len;
-  char *got = support_slurp(out, &got_len);
+  struct gw_report_opts opts = {fmt, color};
+  char err[512] = "";
+  if (gw_report_file(g_db, &opts, out, err, sizeof err) != 0)
+    fail_msg("report failed: %s", err);
+  char *s = support_slurp(out, len);
   fclose(out);
+  return s;
+}
+
+static void check_golden(enum gw_report_format fmt, const char *name) {
+  size_t got_len;
+  char *got = report_of(fmt, 0, &got_len);
   const char *src = getenv("GW_SOURCE_DIR");
   if (!src)
     skip();
@@ -68,12 +75,8 @@ static void md_matches_golden(void **state) {
 
 static void json_is_versioned_and_names_the_class(void **state) {
   (void)state;
-  FILE *out = tmpfile();
-  struct gw_report_opts opts = {GW_REPORT_JSON, 0};
-  assert_int_equal(gw_report_file(g_db, &opts, out, NULL, 0), 0);
   size_t len;
-  char *s = support_slurp(out, &len);
-  fclose(out);
+  char *s = report_of(GW_REPORT_JSON, 0, &len);
   assert_non_null(strstr(s, "\"schema\": \"gpuwhy.report/2\""));
   assert_non_null(strstr(s, "\"schema_version\": 2"));
   assert_non_null(strstr(s, "\"verdict\": \"input_pipeline\""));
@@ -100,12 +103,8 @@ static void json_is_versioned_and_names_the_class(void **state) {
 
 static void color_only_when_asked(void **state) {
   (void)state;
-  FILE *out = tmpfile();
-  struct gw_report_opts opts = {GW_REPORT_TEXT, 1};
-  assert_int_equal(gw_report_file(g_db, &opts, out, NULL, 0), 0);
   size_t len;
-  char *s = support_slurp(out, &len);
-  fclose(out);
+  char *s = report_of(GW_REPORT_TEXT, 1, &len);
   assert_non_null(strchr(s, '\033'));
   free(s);
 }
