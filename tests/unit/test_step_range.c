@@ -59,20 +59,53 @@ static sqlite3 *make_recording(struct gw_store **st, char *path, size_t cap) {
   return db;
 }
 
-/* Applies the train_step ranges (replace or not) to a fresh recording and
- * checks what it counts and the step rows it leaves; a name no range has
- * then changes nothing. */
-static void check_apply(int replace, uint64_t want_steps, uint64_t want_kept, const struct support_sql_expect *rows,
-                        size_t nrows) {
+/* What applying the train_step ranges (replace or not) to a fresh recording
+ * counts, and the step rows it leaves. */
+struct apply_case {
+  int replace;
+  uint64_t steps, kept;
+  struct support_sql_expect rows[6];
+};
+
+static const struct apply_case KEEP_HOOK_STEPS = {
+    0,
+    5,
+    1,
+    {
+        {"SELECT count(*) FROM step WHERE pid = 10 AND source = 'python_hook'", 3},
+        {"SELECT count(*) FROM step WHERE pid = 20 AND source = 'nvtx_range'", 5},
+        {"SELECT step FROM step WHERE pid = 20 ORDER BY t_start_ns LIMIT 1", 1},
+        {"SELECT max(step) FROM step WHERE pid = 20", 5},
+        {"SELECT t_end_ns - t_start_ns FROM step WHERE pid = 20 AND step = 3", 900},
+        {"SELECT count(*) FROM step WHERE pid = 20 AND rank IS NOT NULL", 0},
+    },
+};
+
+static const struct apply_case REPLACE_HOOK_STEPS = {
+    1,
+    9,
+    0,
+    {
+        {"SELECT count(*) FROM step WHERE source = 'python_hook'", 0},
+        {"SELECT count(*) FROM step WHERE pid = 10", 4},
+        {"SELECT count(*) FROM step WHERE pid = 10 AND rank = 2", 4},
+    },
+};
+
+/* Checks one case; a name no range has then changes nothing. */
+static void check_apply(const struct apply_case *c) {
   struct gw_store *st = NULL;
   char path[512];
   sqlite3 *db = make_recording(&st, path, sizeof path);
   uint64_t steps = 0, kept = 0;
   struct gw_err err = {{0}};
-  assert_int_equal(gw_step_range_apply(db, "train_step", replace, &steps, &kept, &err), GW_OK);
-  assert_int_equal(steps, want_steps);
-  assert_int_equal(kept, want_kept);
-  support_sql_expect_all(db, rows, nrows);
+  assert_int_equal(gw_step_range_apply(db, "train_step", c->replace, &steps, &kept, &err), GW_OK);
+  assert_int_equal(steps, c->steps);
+  assert_int_equal(kept, c->kept);
+  size_t nrows = 0;
+  while (nrows < sizeof c->rows / sizeof c->rows[0] && c->rows[nrows].sql)
+    nrows++;
+  support_sql_expect_all(db, c->rows, nrows);
   assert_int_equal(gw_step_range_apply(db, "no_such", 0, &steps, &kept, &err), GW_OK);
   assert_int_equal(steps + kept, 0);
   gw_store_close(st);
@@ -81,25 +114,12 @@ static void check_apply(int replace, uint64_t want_steps, uint64_t want_kept, co
 
 static void hook_steps_kept_by_default(void **state) {
   (void)state;
-  static const struct support_sql_expect rows[] = {
-      {"SELECT count(*) FROM step WHERE pid = 10 AND source = 'python_hook'", 3},
-      {"SELECT count(*) FROM step WHERE pid = 20 AND source = 'nvtx_range'", 5},
-      {"SELECT step FROM step WHERE pid = 20 ORDER BY t_start_ns LIMIT 1", 1},
-      {"SELECT max(step) FROM step WHERE pid = 20", 5},
-      {"SELECT t_end_ns - t_start_ns FROM step WHERE pid = 20 AND step = 3", 900},
-      {"SELECT count(*) FROM step WHERE pid = 20 AND rank IS NOT NULL", 0},
-  };
-  check_apply(0, 5, 1, rows, sizeof rows / sizeof rows[0]);
+  check_apply(&KEEP_HOOK_STEPS);
 }
 
 static void ranges_replace_when_asked(void **state) {
   (void)state;
-  static const struct support_sql_expect rows[] = {
-      {"SELECT count(*) FROM step WHERE source = 'python_hook'", 0},
-      {"SELECT count(*) FROM step WHERE pid = 10", 4},
-      {"SELECT count(*) FROM step WHERE pid = 10 AND rank = 2", 4},
-  };
-  check_apply(1, 9, 0, rows, sizeof rows / sizeof rows[0]);
+  check_apply(&REPLACE_HOOK_STEPS);
 }
 
 int main(void) {
