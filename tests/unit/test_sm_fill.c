@@ -160,23 +160,48 @@ static double tick_at(const struct gw_gpu_series *g, enum gw_gpu_metric m, doubl
   return gw_column_at(g->m[m], i);
 }
 
+/* A tick of GPU 0 to check: metric m at t_s reads want (NAN: unknown)
+ * within tol. */
+struct tick_expect {
+  enum gw_gpu_metric m;
+  double t_s, want, tol;
+};
+
+/* Loads the recording at path and checks where GPU 0's SM activity comes
+ * from and the ticks (n of them, or up to the first row left empty: tol 0). */
+static void check_recording(const char *path, enum gw_sm_activity_source source, const struct tick_expect *e,
+                            size_t n) {
+  struct gw_recording *rec = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
+  const struct gw_gpu_series *g = &rec->gpus[0];
+  assert_int_equal(g->sm_activity_source, source);
+  for (size_t i = 0; i < n && e[i].tol > 0; i++) {
+    double got = tick_at(g, e[i].m, e[i].t_s);
+    if (isnan(e[i].want))
+      assert_true(isnan(got));
+    else
+      assert_float_equal(got, e[i].want, e[i].tol);
+  }
+  gw_recording_free(rec);
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 static void estimate_from_recording(void **state) {
   (void)state;
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
   fresh_path(path);
   write_traced(path, 1, "full", 0, 4);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  const struct gw_gpu_series *g = &rec->gpus[0];
-  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_LAUNCH_CONFIG);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 0.5), 0.0, 1e-9);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 1.5), 100.0 / 132, 1e-6);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.5), 100.0, 1e-6);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 3.5), 100.0, 1e-6);
-  /* occupancy: a full grid of 1024-thread blocks, 2 per SM = 64 of 64 warps */
-  assert_float_equal(tick_at(g, GW_M_sm_occupancy_pct, 2.5), 100.0, 1e-6);
-  gw_recording_free(rec);
+  static const struct tick_expect ticks[] = {
+      {GW_M_sm_active_pct, 0.5, 0.0, 1e-9},
+      {GW_M_sm_active_pct, 1.5, 100.0 / 132, 1e-6},
+      {GW_M_sm_active_pct, 2.5, 100.0, 1e-6},
+      {GW_M_sm_active_pct, 3.5, 100.0, 1e-6},
+      /* occupancy: a full grid of 1024-thread blocks, 2 per SM = 64 of 64 warps */
+      {GW_M_sm_occupancy_pct, 2.5, 100.0, 1e-6},
+  };
+  check_recording(path, GW_SM_SOURCE_LAUNCH_CONFIG, ticks, COUNT(ticks));
   /* The report names the source, in JSON and in a note of the text. */
   for (int json = 1; json >= 0; json--) {
     FILE *out = tmpfile();
@@ -194,53 +219,48 @@ static void estimate_from_recording(void **state) {
 
   /* Without the GPU's limits there is no estimate: the source is none. */
   write_traced(path, 0, "full", 0, 4);
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  assert_int_equal(rec->gpus[0].sm_activity_source, GW_SM_SOURCE_NONE);
-  assert_true(isnan(tick_at(&rec->gpus[0], GW_M_sm_active_pct, 2.5)));
-  gw_recording_free(rec);
+  static const struct tick_expect unknown[] = {{GW_M_sm_active_pct, 2.5, NAN, 1}};
+  check_recording(path, GW_SM_SOURCE_NONE, unknown, COUNT(unknown));
   unlink(path);
 }
 
-/* A sampled trace: one 200 ms window at 2.0-2.2 s, a 2 s period. The
- * window's estimate holds for half a period either way; further away the
- * ticks stay unknown. */
-static void sampled_window_holds(void **state) {
-  (void)state;
-  char path[] = "/tmp/gw_sm_fill_XXXXXX";
-  fresh_path(path);
-  write_traced(path, 1, "sampled", 2.0, 2.2);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  const struct gw_gpu_series *g = &rec->gpus[0];
-  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_LAUNCH_CONFIG);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.1), 100.0, 1e-6);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 1.5), 100.0, 1e-6);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.9), 100.0, 1e-6);
-  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 0.5)));
-  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 3.5)));
-  gw_recording_free(rec);
-  unlink(path);
-}
+/* A sampled trace with one window: where it lies, and what the recording
+ * then reads. */
+struct window_case {
+  double win_a_s, win_b_s;
+  struct tick_expect ticks[6];
+};
+
+/* A window at 2.0-2.2 s, a 2 s period. The window's estimate holds for half
+ * a period either way; further away the ticks stay unknown. */
+static const struct window_case SAMPLED_WINDOW_HOLDS = {2.0,
+                                                        2.2,
+                                                        {
+                                                            {GW_M_sm_active_pct, 2.1, 100.0, 1e-6},
+                                                            {GW_M_sm_active_pct, 1.5, 100.0, 1e-6},
+                                                            {GW_M_sm_active_pct, 2.9, 100.0, 1e-6},
+                                                            {GW_M_sm_active_pct, 0.5, NAN, 1},
+                                                            {GW_M_sm_active_pct, 3.5, NAN, 1},
+                                                        }};
 
 /* A window that caught the GPU idle (at 0.2-0.4 s, before the work starts
  * at 1 s) has no kernel mix to lend: the busy ticks around it stay unknown
  * instead of reading 0% SM activity under 100% GPU-Util (which read as a
  * storm of tiny kernels: launch_overhead on a run without one). */
-static void idle_window_holds_nothing(void **state) {
-  (void)state;
+static const struct window_case IDLE_WINDOW_HOLDS_NOTHING = {0.2,
+                                                             0.4,
+                                                             {
+                                                                 {GW_M_sm_active_pct, 0.3, 0.0, 1e-9},
+                                                                 {GW_M_sm_active_pct, 1.1, NAN, 1},
+                                                                 {GW_M_sm_occupancy_pct, 1.1, NAN, 1},
+                                                             }};
+
+static void sampled_window(void **state) {
+  const struct window_case *c = *state;
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
   fresh_path(path);
-  write_traced(path, 1, "sampled", 0.2, 0.4);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  const struct gw_gpu_series *g = &rec->gpus[0];
-  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_LAUNCH_CONFIG);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 0.3), 0.0, 1e-9);
-  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 1.1)));
-  assert_true(isnan(tick_at(g, GW_M_sm_occupancy_pct, 1.1)));
-  gw_recording_free(rec);
+  write_traced(path, 1, "sampled", c->win_a_s, c->win_b_s);
+  check_recording(path, GW_SM_SOURCE_LAUNCH_CONFIG, c->ticks, COUNT(c->ticks));
   unlink(path);
 }
 
@@ -262,14 +282,11 @@ static void pm_sampling_first(void **state) {
   }
   exec_sql(db, "COMMIT");
   sqlite3_close(db);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  const struct gw_gpu_series *g = &rec->gpus[0];
-  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_PM_SAMPLING);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.5), 40.0, 1e-6);
-  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 3.5)));
-  gw_recording_free(rec);
+  static const struct tick_expect ticks[] = {
+      {GW_M_sm_active_pct, 2.5, 40.0, 1e-6},
+      {GW_M_sm_active_pct, 3.5, NAN, 1},
+  };
+  check_recording(path, GW_SM_SOURCE_PM_SAMPLING, ticks, COUNT(ticks));
   unlink(path);
 }
 
@@ -279,23 +296,25 @@ static void gpm_wins(void **state) {
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
   fresh_path(path);
   assert_int_equal(synth_write(path, 1, 2.0, 0, gpu_busy, NULL), 0);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  assert_int_equal(rec->gpus[0].sm_activity_source, GW_SM_SOURCE_GPM);
-  assert_float_equal(tick_at(&rec->gpus[0], GW_M_sm_active_pct, 1.5), 50.0, 1e-9);
-  gw_recording_free(rec);
+  static const struct tick_expect ticks[] = {{GW_M_sm_active_pct, 1.5, 50.0, 1e-9}};
+  check_recording(path, GW_SM_SOURCE_GPM, ticks, COUNT(ticks));
   unlink(path);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(one_block_fills_one_sm), cmocka_unit_test(one_block_per_sm),
-      cmocka_unit_test(registers_limit),        cmocka_unit_test(shared_memory_limits),
-      cmocka_unit_test(block_cap_limits),       cmocka_unit_test(partial_last_wave),
-      cmocka_unit_test(unusable_input),         cmocka_unit_test(estimate_from_recording),
-      cmocka_unit_test(sampled_window_holds),   cmocka_unit_test(idle_window_holds_nothing),
-      cmocka_unit_test(pm_sampling_first),      cmocka_unit_test(gpm_wins),
+      cmocka_unit_test(one_block_fills_one_sm),
+      cmocka_unit_test(one_block_per_sm),
+      cmocka_unit_test(registers_limit),
+      cmocka_unit_test(shared_memory_limits),
+      cmocka_unit_test(block_cap_limits),
+      cmocka_unit_test(partial_last_wave),
+      cmocka_unit_test(unusable_input),
+      cmocka_unit_test(estimate_from_recording),
+      {"sampled_window_holds", sampled_window, NULL, NULL, (void *)&SAMPLED_WINDOW_HOLDS},
+      {"idle_window_holds_nothing", sampled_window, NULL, NULL, (void *)&IDLE_WINDOW_HOLDS_NOTHING},
+      cmocka_unit_test(pm_sampling_first),
+      cmocka_unit_test(gpm_wins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
