@@ -29,6 +29,19 @@ def reset():
     del flop_counter.enters[:], flop_counter.exits[:]
 
 
+def start(count_flops):
+    """A fresh spool file and recorder attached to torch, with GPUWHY_PY_COUNT_FLOPS
+    set to count_flops (None: unset)."""
+    if count_flops is None:
+        os.environ.pop("GPUWHY_PY_COUNT_FLOPS", None)
+    else:
+        os.environ["GPUWHY_PY_COUNT_FLOPS"] = count_flops
+    reset()
+    rec = _gpuwhy_steps._Recorder(spool)
+    rec.attach(torch)
+    return rec
+
+
 def train(rec, opt, n, flops_of_step, raise_at=-1):
     """n steps; step i does flops_of_step(i) FLOPs; step raise_at raises
     after its forward (caught, as a loop that skips a bad batch does)."""
@@ -53,10 +66,7 @@ def train(rec, opt, n, flops_of_step, raise_at=-1):
 
 
 # 1. default: the 11th step is counted, its FLOPs alone (each step does a different number)
-os.environ.pop("GPUWHY_PY_COUNT_FLOPS", None)
-reset()
-rec = _gpuwhy_steps._Recorder(spool)
-rec.attach(torch)
+rec = start(None)
 opt = torch.optim.SGD([], lr=0.1)
 train(rec, opt, 30, lambda i: FLOPS_PER_STEP * (i + 1))
 m = lines("M")
@@ -70,20 +80,14 @@ assert len(flop_counter.enters) == 1 and len(flop_counter.exits) == 1 and flop_c
 rec.detach()
 
 # 2. GPUWHY_PY_COUNT_FLOPS=0: never counted
-os.environ["GPUWHY_PY_COUNT_FLOPS"] = "0"
-reset()
-rec = _gpuwhy_steps._Recorder(spool)
-rec.attach(torch)
+rec = start("0")
 train(rec, opt, 15, lambda i: FLOPS_PER_STEP)
 assert lines("M") == [] and flop_counter.enters == [], lines("M")
 rec.detach()
 
 # 3. a step raises inside the window: the mode is left at the next step's end
 # and nothing is reported (the window held more than one step)
-os.environ["GPUWHY_PY_COUNT_FLOPS"] = "3"
-reset()
-rec = _gpuwhy_steps._Recorder(spool)
-rec.attach(torch)
+rec = start("3")
 train(rec, opt, 10, lambda i: FLOPS_PER_STEP, raise_at=3)
 assert lines("M") == [], lines("M")
 assert len(flop_counter.exits) == 1 and flop_counter._active == [], "mode not left after a raising step"
@@ -93,10 +97,7 @@ assert len(lines("S")) == 9, lines("S")  # the raising step wrote no step line; 
 rec.detach()
 
 # 4. the window open when the program ends by an exception: the exit handler leaves it
-os.environ["GPUWHY_PY_COUNT_FLOPS"] = "2"
-reset()
-rec = _gpuwhy_steps._Recorder(spool)
-rec.attach(torch)
+rec = start("2")
 train(rec, opt, 2, lambda i: FLOPS_PER_STEP)
 assert flop_counter._active != [], "window not open after the 2nd step"
 _gpuwhy_steps._recorder = rec

@@ -32,35 +32,44 @@ static const struct gw_evidence *last(void) {
   return &g_dx.notes[g_dx.nnotes - 1];
 }
 
+/* The sentence of the note added last. */
+static const char *last_text(void) {
+  static char line[GW_TEXT];
+  gw_note_text(last(), 0, line, sizeof line);
+  return line;
+}
+
+/* The sentence of a note on a process outside the job that shared GPU 0
+ * (half the samples, 1.25 GiB, 30% of SM time), worded by its two clauses. */
+static const char *shared_note_text(long long pid, const char *memory_clause, const char *sm_clause) {
+  gw_diagnosis_note(&g_dx, "shared_with_process_unnamed", 0, GW_NUM("pid", GW_UNIT_COUNT, pid),
+                    GW_NUM("sample_share", GW_UNIT_FRACTION, 0.5), GW_CLAUSE("memory_clause", memory_clause),
+                    GW_CLAUSE("sm_clause", sm_clause), GW_NUM("memory", GW_UNIT_GIB, 1.25),
+                    GW_NUM("sm_share", GW_UNIT_PCT, 30));
+  return last_text();
+}
+
 static void sentences_from_values(void **state) {
   (void)state;
   memset(&g_dx, 0, sizeof g_dx);
   char line[GW_TEXT];
   /* the note's GPU fills "GPU %d"; seconds as %.1f */
   gw_diagnosis_note(&g_dx, "startup_and_tail", 2, GW_NUM("head", GW_UNIT_S, 12.34), GW_NUM("tail", GW_UNIT_S, 0));
-  gw_note_text(last(), 0, line, sizeof line);
-  assert_string_equal(line, "GPU 2: the first 12.3 s, before the GPU first worked or the training loop's first step "
-                            "ended (imports, model build, compilation, warm-up), and 0.0 s after the last work are "
-                            "counted as startup, warm-up and tail, not blamed on a class.");
+  assert_string_equal(last_text(),
+                      "GPU 2: the first 12.3 s, before the GPU first worked or the training loop's first step "
+                      "ended (imports, model build, compilation, warm-up), and 0.0 s after the last work are "
+                      "counted as startup, warm-up and tail, not blamed on a class.");
   /* %lld takes the pid; each clause is a row worded with the same values, or nothing */
-  gw_diagnosis_note(&g_dx, "shared_with_process_unnamed", 0, GW_NUM("pid", GW_UNIT_COUNT, 4242),
-                    GW_NUM("sample_share", GW_UNIT_FRACTION, 0.5), GW_CLAUSE("memory_clause", "shared_process_memory"),
-                    GW_CLAUSE("sm_clause", ""), GW_NUM("memory", GW_UNIT_GIB, 1.25),
-                    GW_NUM("sm_share", GW_UNIT_PCT, 30));
-  gw_note_text(last(), 0, line, sizeof line);
-  assert_string_equal(line, "GPU 0 was shared with process 4242, which is not part of the recorded job (seen in 50% of "
-                            "the GPU's process samples, 1.2 GiB of device memory): its kernels take SM time from the "
-                            "job; its name is not recorded (ps -p 4242).");
+  assert_string_equal(shared_note_text(4242, "shared_process_memory", ""),
+                      "GPU 0 was shared with process 4242, which is not part of the recorded job (seen in 50% of "
+                      "the GPU's process samples, 1.2 GiB of device memory): its kernels take SM time from the "
+                      "job; its name is not recorded (ps -p 4242).");
   /* a clause naming no row says so rather than vanishing */
-  gw_diagnosis_note(&g_dx, "shared_with_process_unnamed", 0, GW_NUM("pid", GW_UNIT_COUNT, 7),
-                    GW_NUM("sample_share", GW_UNIT_FRACTION, 0.5), GW_CLAUSE("memory_clause", "no_such_clause"),
-                    GW_CLAUSE("sm_clause", "shared_process_sm"), GW_NUM("sm_share", GW_UNIT_PCT, 30));
-  gw_note_text(last(), 0, line, sizeof line);
-  assert_non_null(strstr(line, "samples?, 30% of SM time by the driver's count)"));
+  assert_non_null(strstr(shared_note_text(7, "no_such_clause", "shared_process_sm"),
+                         "samples?, 30% of SM time by the driver's count)"));
   /* a text value as it is; no values: the message alone */
   gw_diagnosis_note(&g_dx, "no_gpu_data", -1, GW_TEXT_VALUE("reason", "libnvidia-ml.so.1 not found"));
-  gw_note_text(last(), 0, line, sizeof line);
-  assert_string_equal(line, "No GPU data: libnvidia-ml.so.1 not found");
+  assert_string_equal(last_text(), "No GPU data: libnvidia-ml.so.1 not found");
   gw_note_id_text("experiment_batch_sweep", 0, line, sizeof line);
   assert_string_equal(line, "throughput that rises with the batch means the work per kernel is too small");
   /* past GW_MAX_NOTES nothing is added */

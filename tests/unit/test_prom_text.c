@@ -19,8 +19,10 @@
 #include "report_synth.h"
 #include "serve/prom_names.h"
 #include "serve/prom_text.h"
+#include "support_sql.h"
+#include "support_starved_recording.h"
 
-static char g_dir[64], g_db[128];
+static char g_db[128];
 
 static void names_from_the_def(void **state) {
   (void)state;
@@ -65,15 +67,6 @@ static void names_from_the_def(void **state) {
   char help[16];
   assert_int_equal(gw_prom_help_escape(help, sizeof help, "a\\b\nc"), 7);
   assert_string_equal(help, "a\\\\b\\nc");
-}
-
-static void exec_sql(const char *sql) {
-  sqlite3 *h;
-  assert_int_equal(sqlite3_open(g_db, &h), SQLITE_OK);
-  char *msg = NULL;
-  if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
-    fail_msg("%s: %s", sql, msg);
-  sqlite3_close(h);
 }
 
 static char *page_of(struct gw_prom_state *st) {
@@ -180,13 +173,13 @@ static void exposition_is_well_formed(void **state) {
 
 static void labels_are_escaped(void **state) {
   (void)state;
-  exec_sql("UPDATE gpu SET name = 'A \"q\" \\ b', uuid = 'GPU-1'");
+  support_exec_sql_at(g_db, "UPDATE gpu SET name = 'A \"q\" \\ b', uuid = 'GPU-1'");
   struct gw_prom_state st;
   gw_prom_state_init(&st, SYNTH_T0_NS, "live", 600);
   char *page = page_of(&st);
   assert_non_null(strstr(page, "gpuwhy_gpu_power_watts{gpu=\"0\",uuid=\"GPU-1\",name=\"A \\\"q\\\" \\\\ b\"} 231\n"));
   free(page);
-  exec_sql("UPDATE gpu SET name = 'NVIDIA H200', uuid = ''");
+  support_exec_sql_at(g_db, "UPDATE gpu SET name = 'NVIDIA H200', uuid = ''");
 }
 
 static void xid_counted_once(void **state) {
@@ -194,10 +187,10 @@ static void xid_counted_once(void **state) {
   const char *labels = "{gpu=\"0\",uuid=\"\",name=\"NVIDIA H200\"}";
   char key[256];
   /* one Xid from before the exporter started (kernel-log history), two after it, one of them for no known GPU */
-  exec_sql("INSERT INTO event VALUES (1699999990000000000, 'xid', 0, 31, 0, 'history');"
-           "INSERT INTO event VALUES (1700000005000000000, 'xid', 0, 79, 0, 'fell off the bus');"
-           "INSERT INTO event VALUES (1700000006000000000, 'xid', NULL, 13, 0, 'unknown PCI address');"
-           "INSERT INTO event VALUES (1700000007000000000, 'gpu_lost', 0, 0, 0, 'lost');");
+  support_exec_sql_at(g_db, "INSERT INTO event VALUES (1699999990000000000, 'xid', 0, 31, 0, 'history');"
+                            "INSERT INTO event VALUES (1700000005000000000, 'xid', 0, 79, 0, 'fell off the bus');"
+                            "INSERT INTO event VALUES (1700000006000000000, 'xid', NULL, 13, 0, 'unknown PCI address');"
+                            "INSERT INTO event VALUES (1700000007000000000, 'gpu_lost', 0, 0, 0, 'lost');");
   struct gw_prom_state st;
   gw_prom_state_init(&st, SYNTH_T0_NS, "live", 600);
   for (int round = 0; round < 2; round++) { /* a second build sees the same events: no double count */
@@ -211,20 +204,20 @@ static void xid_counted_once(void **state) {
     assert_true(sample(page, "gpuwhy_xid_events_unattributed_total") == 1);
     free(page);
   }
-  exec_sql("INSERT INTO event VALUES (1700000008000000000, 'xid', 0, 48, 0, 'double-bit ECC');");
+  support_exec_sql_at(g_db, "INSERT INTO event VALUES (1700000008000000000, 'xid', 0, 48, 0, 'double-bit ECC');");
   char *page = page_of(&st);
   snprintf(key, sizeof key, "gpuwhy_gpu_xid_events_total%s", labels);
   assert_true(sample(page, key) == 2);
   snprintf(key, sizeof key, "gpuwhy_gpu_last_xid%s", labels);
   assert_true(sample(page, key) == 48);
   free(page);
-  exec_sql("DELETE FROM event WHERE kind IN ('xid', 'gpu_lost')");
+  support_exec_sql_at(g_db, "DELETE FROM event WHERE kind IN ('xid', 'gpu_lost')");
 }
 
 static void empty_recording(void **state) {
   (void)state;
   char db[160];
-  snprintf(db, sizeof db, "%s/empty.db", g_dir);
+  support_tmpdir_path(db, sizeof db, "empty.db");
   struct gw_store *st = NULL;
   struct gw_err err;
   assert_int_equal(gw_store_create(&st, db, &err), GW_OK);
@@ -244,24 +237,7 @@ static void empty_recording(void **state) {
 }
 
 static int setup(void **state) {
-  (void)state;
-  gw_strlcpy(g_dir, "/tmp/gw_prom_XXXXXX", sizeof g_dir);
-  if (!mkdtemp(g_dir))
-    return -1;
-  snprintf(g_db, sizeof g_db, "%s/starved.db", g_dir);
-  return synth_write(g_db, 1, 60, 0, gpu_starved, host_starved);
-}
-
-static int teardown(void **state) {
-  (void)state;
-  char side[160];
-  unlink(g_db);
-  snprintf(side, sizeof side, "%s-wal", g_db);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", g_db);
-  unlink(side);
-  rmdir(g_dir);
-  return 0;
+  return support_starved_setup(state, 60, g_db, sizeof g_db);
 }
 
 int main(void) {
@@ -270,5 +246,5 @@ int main(void) {
       cmocka_unit_test(labels_are_escaped), cmocka_unit_test(xid_counted_once),
       cmocka_unit_test(empty_recording),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, setup, support_tmpdir_teardown);
 }

@@ -18,6 +18,7 @@
 #include "record/pyhook_collect.h"
 #include "store/store.h"
 #include "store/store_load.h"
+#include "support_fixtures.h"
 
 static int notes;
 static void count_note(void *ctx, const struct gw_event *ev) {
@@ -52,20 +53,41 @@ static struct gw_recording *load(struct gw_store *st) {
   return rec;
 }
 
+/* A recording in a private folder and the collector over its spool. */
+struct collect_run {
+  char dir[32], db[1100], spool[1100];
+  struct gw_store *st;
+  struct gw_pyhook_collect *pc;
+};
+
+static void collect_open(struct collect_run *r) {
+  snprintf(r->dir, sizeof r->dir, "/tmp/gw-pyhook-XXXXXX"); /* mkdtemp puts a unique name in place of the Xs */
+  assert_non_null(mkdtemp(r->dir));
+  snprintf(r->db, sizeof r->db, "%s/r.db", r->dir);
+  snprintf(r->spool, sizeof r->spool, "%s/r.db.py", r->dir);
+  struct gw_err err = {{0}};
+  r->st = NULL;
+  r->pc = NULL;
+  assert_int_equal(gw_store_create(&r->st, r->db, &err), GW_OK);
+  assert_int_equal(gw_pyhook_collect_open(&r->pc, r->spool, r->spool, r->st, &err), GW_OK);
+}
+
+/* Closes the collector (unless the test did), the store, and removes the folder. */
+static void collect_close(struct collect_run *r) {
+  if (r->pc)
+    gw_pyhook_collect_close(r->pc);
+  gw_store_close(r->st);
+  remove_tree(r->dir);
+}
+
 static void frames_and_samples_reach_the_model(void **state) {
   (void)state;
-  char dir[] = "/tmp/gw-pyhook-XXXXXX"; /* mkdtemp puts a unique name in place of the Xs */
-  assert_non_null(mkdtemp(dir));
-  char db[1100], spool[1100];
-  snprintf(db, sizeof db, "%s/r.db", dir);
-  snprintf(spool, sizeof spool, "%s/r.db.py", dir);
-  struct gw_store *st = NULL;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_store_create(&st, db, &err), GW_OK);
-  struct gw_pyhook_collect *pc = NULL;
-  assert_int_equal(gw_pyhook_collect_open(&pc, spool, spool, st, &err), GW_OK);
+  struct collect_run r;
+  collect_open(&r);
+  struct gw_store *st = r.st;
+  struct gw_pyhook_collect *pc = r.pc;
   /* Two processes that both number their frames from 0; samples out of time order across files. */
-  write_file(spool, "py-4242.steps",
+  write_file(r.spool, "py-4242.steps",
              "F\t0\t/home/u/train.py\t41\t<module>\n"
              "P\t1700000000200000000\t4242\t1\t0\n"
              "F\t1\t/home/u/train.py\t12\tmake_batch\n"
@@ -79,7 +101,7 @@ static void frames_and_samples_reach_the_model(void **state) {
              "F\t0\t/elsewhere.py\t1\tf\n"
              "F\t2\t\t3\tnofile\n"
              "E\t1700000000400000000\tpy_sampler\t123456\tsamples=4\n");
-  write_file(spool, "py-4343.steps",
+  write_file(r.spool, "py-4343.steps",
              "F\t0\t/home/u/other.py\t7\tstep\n"
              "P\t1700000000210000000\t4343\t12\t0\n");
   struct gw_event_sink sink = {count_note, NULL};
@@ -90,6 +112,7 @@ static void frames_and_samples_reach_the_model(void **state) {
   assert_int_equal(gw_pyhook_collect_bad_lines(pc), 6);
   assert_int_equal(notes, 3); /* the first three bad lines are told, the rest counted */
   gw_pyhook_collect_close(pc);
+  r.pc = NULL;
   assert_int_equal(gw_store_commit(st), GW_OK);
 
   struct gw_recording *rec = load(st);
@@ -123,8 +146,7 @@ static void frames_and_samples_reach_the_model(void **state) {
   assert_int_equal(rec->py_ticks[4].frame, -1);
   assert_true(rec->py_sampling_hz == 0); /* no meta written here */
   gw_recording_free(rec);
-  gw_store_close(st);
-  remove_tree(dir);
+  collect_close(&r);
 }
 
 /* The hook's answers to GPUWHY_PY_FIXES (experiment try) reach the event
@@ -140,17 +162,10 @@ static void keep_fix_event(void *ctx, const struct gw_event *ev) {
 
 static void fix_events_are_kept(void **state) {
   (void)state;
-  char dir[] = "/tmp/gw-pyhook-XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  char db[1100], spool[1100];
-  snprintf(db, sizeof db, "%s/r.db", dir);
-  snprintf(spool, sizeof spool, "%s/r.db.py", dir);
-  struct gw_store *st = NULL;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_store_create(&st, db, &err), GW_OK);
-  struct gw_pyhook_collect *pc = NULL;
-  assert_int_equal(gw_pyhook_collect_open(&pc, spool, spool, st, &err), GW_OK);
-  write_file(spool, "py-4242.steps",
+  struct collect_run r;
+  collect_open(&r);
+  struct gw_pyhook_collect *pc = r.pc;
+  write_file(r.spool, "py-4242.steps",
              "E\t1700000000100000000\tfix_applied\t0\tworkers: DataLoader num_workers 0 -> 6 (train.py:42)\n"
              "E\t1700000000200000000\tfix_refused\t0\tpin_memory: refused, no CUDA device\n"
              "E\t1700000000300000000\tfix_bogus\t0\tnot a kind the recorder knows\n");
@@ -162,19 +177,14 @@ static void fix_events_are_kept(void **state) {
   assert_string_equal(fix_events[1], "fix_refused|pin_memory: refused, no CUDA device");
   assert_int_equal(gw_pyhook_collect_bad_lines(pc), 1);
   assert_int_equal(notes, 1);
-  gw_pyhook_collect_close(pc);
-  gw_store_close(st);
-  remove_tree(dir);
+  collect_close(&r);
 }
 
 /* A recording made before the stack sampler (schema 1): no samples, rate 0. */
 static void an_older_recording_has_none(void **state) {
   (void)state;
-  const char *fixtures = getenv("GW_FIXTURES");
-  if (!fixtures)
-    skip();
   char path[1024];
-  snprintf(path, sizeof path, "%s/hook/healthy.db", fixtures);
+  support_fixture_path(path, sizeof path, "hook/healthy.db");
   struct gw_store *st = NULL;
   struct gw_err err = {{0}};
   assert_int_equal(gw_store_open(&st, path, 1, &err), GW_OK);

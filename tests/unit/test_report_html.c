@@ -17,18 +17,8 @@
 #include "render/report_html.h"
 #include "render/svg_chart.h"
 #include "report_synth.h"
-
-static char g_dir[64];
-
-static char *slurp_file(FILE *f, size_t *len) {
-  fflush(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = calloc((size_t)n + 1, 1);
-  *len = fread(buf, 1, (size_t)n, f);
-  return buf;
-}
+#include "support_sql.h"
+#include "support_tmp_files.h"
 
 static size_t count(const char *hay, const char *needle) {
   size_t n = 0;
@@ -51,24 +41,35 @@ static size_t max_path_points(const char *page) {
   return most;
 }
 
+/* A chart 0..100 high over t0_ns..t1_ns, drawn into a temporary file. */
+static void chart_open(struct gw_chart *c, int64_t t0_ns, int64_t t1_ns, const char *title) {
+  memset(c, 0, sizeof *c);
+  c->out = tmpfile();
+  assert_non_null(c->out);
+  c->t0_ns = t0_ns;
+  c->t1_ns = t1_ns;
+  c->y1 = 100;
+  c->title = title;
+  gw_chart_begin(c);
+}
+
+/* Ends the chart and returns what it drew (free it). */
+static char *chart_close(struct gw_chart *c) {
+  gw_chart_end(c);
+  size_t len;
+  char *page = support_slurp(c->out, &len);
+  fclose(c->out);
+  return page;
+}
+
 static void chart_small_series_exact(void **state) {
   (void)state;
-  FILE *f = tmpfile();
   struct gw_chart c;
-  memset(&c, 0, sizeof c);
-  c.out = f;
-  c.t0_ns = 0;
-  c.t1_ns = 10000000000LL;
-  c.y1 = 100;
-  c.title = "t";
-  gw_chart_begin(&c);
+  chart_open(&c, 0, 10000000000LL, "t");
   const int64_t t[] = {0, 5000000000LL, 10000000000LL};
   const double v[] = {0, 50, 100};
   gw_chart_line(&c, t, v, 3, 1, "s-sm");
-  gw_chart_end(&c);
-  size_t len;
-  char *page = slurp_file(f, &len);
-  fclose(f);
+  char *page = chart_close(&c);
   assert_non_null(strstr(page, "<path class=\"s-sm\" d=\"M0.0 100.00L500.0 50.00L1000.0 0.00\"/>"));
   assert_int_equal(c.points_written, 3);
   free(page);
@@ -87,20 +88,10 @@ static void chart_downsampling_keeps_extremes(void **state) {
   v[70001] = 0;   /* one drop to the floor */
   for (int i = 20000; i < 20500; i++)
     v[i] = NAN; /* five unknown seconds */
-  FILE *f = tmpfile();
   struct gw_chart c;
-  memset(&c, 0, sizeof c);
-  c.out = f;
-  c.t0_ns = t[0];
-  c.t1_ns = t[N - 1];
-  c.y1 = 100;
-  c.title = "long";
-  gw_chart_begin(&c);
+  chart_open(&c, t[0], t[N - 1], "long");
   gw_chart_line(&c, t, v, N, 1, "s-sm");
-  gw_chart_end(&c);
-  size_t len;
-  char *page = slurp_file(f, &len);
-  fclose(f);
+  char *page = chart_close(&c);
   assert_true(c.points_written <= 2 * GW_CHART_BUCKETS + 2);
   assert_true(c.points_written >= GW_CHART_BUCKETS);
   assert_int_equal(max_path_points(page), c.points_written);
@@ -142,22 +133,12 @@ static void chart_gaps_follow_each_series(void **state) {
     ts[i] = (int64_t)i * 1000000000LL; /* once a second */
     vs[i] = 30;
   }
-  FILE *f = tmpfile();
   struct gw_chart c;
-  memset(&c, 0, sizeof c);
-  c.out = f;
-  c.t0_ns = 0;
-  c.t1_ns = 26000000000LL;
-  c.y1 = 100;
-  c.title = "rates";
-  gw_chart_begin(&c);
+  chart_open(&c, 0, 26000000000LL, "rates");
   gw_chart_line(&c, tf, vf, FAST, 1, "s-sm");
   gw_chart_line(&c, ts, vs, SLOW, 1, "s-host");
   gw_chart_line(&c, tf, held, FAST, 1, "s-power");
-  gw_chart_end(&c);
-  size_t len;
-  char *page = slurp_file(f, &len);
-  fclose(f);
+  char *page = chart_close(&c);
   char *fast = path_of(page, "s-sm"), *slow = path_of(page, "s-host"), *once = path_of(page, "s-power");
   assert_int_equal(count(fast, "M"), 2); /* the 6 s pause */
   assert_int_equal(count(slow, "M"), 1);
@@ -180,30 +161,31 @@ static void chart_axis_bounds(void **state) {
   assert_true(fabs(gw_chart_nice_max(0, 0) - 1) < 1e-9);
 }
 
-static void exec_sql(const char *db, const char *sql) {
-  sqlite3 *h;
-  assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-  char *msg = NULL;
-  if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
-    fail_msg("%s: %s", sql, msg);
-  sqlite3_close(h);
-}
-
 static char *render(const char *db, size_t *len) {
   FILE *f = tmpfile();
   struct gw_err err;
   assert_int_equal(gw_render_html_file(db, f, &err), GW_OK);
-  char *page = slurp_file(f, len);
+  char *page = support_slurp(f, len);
   fclose(f);
   return page;
+}
+
+/* Every string of present (NULL-terminated) is in page, none of absent. */
+static void check_page_text(const char *page, const char *const *present, const char *const *absent) {
+  for (; *present; present++)
+    if (!strstr(page, *present))
+      fail_msg("missing from the page: %s", *present);
+  for (; *absent; absent++)
+    if (strstr(page, *absent))
+      fail_msg("on the page but should not be: %s", *absent);
 }
 
 static void page_escapes_recording_text(void **state) {
   (void)state;
   char db[128];
-  snprintf(db, sizeof db, "%s/hostile.db", g_dir);
+  support_tmpdir_path(db, sizeof db, "hostile.db");
   assert_int_equal(synth_write(db, 1, 40, 0, gpu_starved, host_starved), 0);
-  exec_sql(
+  support_exec_sql_at(
       db,
       "UPDATE gpu SET name = '<img src=x onerror=boom()>\"H200\"', uuid = 'GPU-&x';"
       "UPDATE run SET command = '[\"python3\",\"</code><script>bad()</script>\"]', hostname = 'h&h',"
@@ -214,13 +196,10 @@ static void page_escapes_recording_text(void **state) {
       "'t');");
   size_t len;
   char *page = render(db, &len);
-  assert_null(strstr(page, "<script>bad"));
-  assert_null(strstr(page, "<img"));
-  assert_null(strstr(page, "580<b>"));
-  assert_non_null(strstr(page, "&lt;/code&gt;&lt;script&gt;bad()&lt;/script&gt;"));
-  assert_non_null(strstr(page, "&lt;img src=x onerror=boom()&gt;&quot;H200&quot;"));
-  assert_non_null(strstr(page, "GPU-&amp;x"));
-  assert_non_null(strstr(page, "h&amp;h"));
+  check_page_text(page,
+                  (const char *[]){"&lt;/code&gt;&lt;script&gt;bad()&lt;/script&gt;",
+                                   "&lt;img src=x onerror=boom()&gt;&quot;H200&quot;", "GPU-&amp;x", "h&amp;h", NULL},
+                  (const char *[]){"<script>bad", "<img", "580<b>", NULL});
   assert_int_equal(count(page, "<script"), 1); /* only the page's own marker script */
   /* the three marked steps, on every chart that draws marks */
   const char *steps = strstr(page, "class=\"m-step\" d=\"");
@@ -239,19 +218,15 @@ static void page_escapes_recording_text(void **state) {
 static void long_recording_stays_small(void **state) {
   (void)state;
   char db[128];
-  snprintf(db, sizeof db, "%s/long.db", g_dir);
+  support_tmpdir_path(db, sizeof db, "long.db");
   /* 30 minutes at 100 ms: 18000 ticks per series */
   assert_int_equal(synth_write(db, 2, 1800, 0, gpu_starved, host_starved), 0);
   size_t len;
   char *page = render(db, &len);
   assert_true(max_path_points(page) <= 2 * GW_CHART_BUCKETS + 2);
   assert_true(len < 1500000); /* a page that opens quickly: about 1.5 MB at most */
-  assert_null(strstr(page, "http://"));
-  assert_null(strstr(page, "https://"));
-  assert_null(strstr(page, "src="));
-  assert_null(strstr(page, "href="));
-  assert_non_null(strstr(page, "<h3>GPU 1"));
-  assert_non_null(strstr(page, "document.body.dataset.gw='ready'"));
+  check_page_text(page, (const char *[]){"<h3>GPU 1", "document.body.dataset.gw='ready'", NULL},
+                  (const char *[]){"http://", "https://", "src=", "href=", NULL});
   assert_true(count(page, "<figure class=\"chart\">") >= 9); /* 4 per GPU with PCIe, or 3, plus host charts */
   free(page);
 }
@@ -259,31 +234,12 @@ static void long_recording_stays_small(void **state) {
 static void missing_file_is_an_error(void **state) {
   (void)state;
   char db[128];
-  snprintf(db, sizeof db, "%s/none.db", g_dir);
+  support_tmpdir_path(db, sizeof db, "none.db");
   FILE *f = tmpfile();
   struct gw_err err;
   assert_int_not_equal(gw_render_html_file(db, f, &err), GW_OK);
   assert_true(strlen(err.msg) > 0);
   fclose(f);
-}
-
-static int setup(void **state) {
-  (void)state;
-  gw_strlcpy(g_dir, "/tmp/gw_html_XXXXXX", sizeof g_dir);
-  return mkdtemp(g_dir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  const char *names[] = {"hostile.db", "long.db"};
-  for (size_t i = 0; i < 2; i++)
-    for (int k = 0; k < 3; k++) {
-      char p[192];
-      snprintf(p, sizeof p, "%s/%s%s", g_dir, names[i], k == 0 ? "" : k == 1 ? "-wal" : "-shm");
-      unlink(p);
-    }
-  rmdir(g_dir);
-  return 0;
 }
 
 int main(void) {
@@ -293,5 +249,5 @@ int main(void) {
       cmocka_unit_test(page_escapes_recording_text),   cmocka_unit_test(long_recording_stays_small),
       cmocka_unit_test(missing_file_is_an_error),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, support_tmpdir_setup, support_tmpdir_teardown);
 }

@@ -11,49 +11,30 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "report_synth.h"
+#include "support_starved_recording.h"
 
-static char g_dir[64], g_db[128];
+static char g_db[128];
 
 static int setup(void **state) {
-  (void)state;
-  gw_strlcpy(g_dir, "/tmp/gw_render_XXXXXX", sizeof g_dir);
-  if (!mkdtemp(g_dir))
-    return -1;
-  snprintf(g_db, sizeof g_db, "%s/starved.db", g_dir);
-  return synth_write(g_db, 1, 30, 0, gpu_starved, host_starved);
+  return support_starved_setup(state, 30, g_db, sizeof g_db);
 }
 
-static int teardown(void **state) {
-  (void)state;
-  char side[160];
-  unlink(g_db);
-  snprintf(side, sizeof side, "%s-wal", g_db);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", g_db);
-  unlink(side);
-  rmdir(g_dir);
-  return 0;
-}
-
-static char *slurp(FILE *f, size_t *len) {
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = calloc((size_t)n + 1, 1);
-  *len = fread(buf, 1, (size_t)n, f);
-  return buf;
+/* The report of the starved recording in fmt, NUL-terminated (free it). */
+static char *report_of(enum gw_report_format fmt, int color, size_t *len) {
+  FILE *out = tmpfile();
+  assert_non_null(out);
+  struct gw_report_opts opts = {fmt, color};
+  char err[512] = "";
+  if (gw_report_file(g_db, &opts, out, err, sizeof err) != 0)
+    fail_msg("report failed: %s", err);
+  char *s = support_slurp(out, len);
+  fclose(out);
+  return s;
 }
 
 static void check_golden(enum gw_report_format fmt, const char *name) {
-  FILE *out = tmpfile();
-  assert_non_null(out);
-  struct gw_report_opts opts = {fmt, 0};
-  char err[512];
-  assert_int_equal(gw_report_file(g_db, &opts, out, err, sizeof err), 0);
   size_t got_len;
-  char *got = slurp(out, &got_len);
-  fclose(out);
+  char *got = report_of(fmt, 0, &got_len);
   const char *src = getenv("GW_SOURCE_DIR");
   if (!src)
     skip();
@@ -70,7 +51,7 @@ static void check_golden(enum gw_report_format fmt, const char *name) {
     if (!r)
       fail_msg("missing golden file %s (run with GW_UPDATE_GOLDEN=1)", path);
     size_t want_len;
-    char *want = slurp(r, &want_len);
+    char *want = support_slurp(r, &want_len);
     fclose(r);
     if (got_len != want_len || memcmp(got, want, got_len) != 0)
       fail_msg("%s differs from the renderer's output:\n%s", path, got);
@@ -94,12 +75,8 @@ static void md_matches_golden(void **state) {
 
 static void json_is_versioned_and_names_the_class(void **state) {
   (void)state;
-  FILE *out = tmpfile();
-  struct gw_report_opts opts = {GW_REPORT_JSON, 0};
-  assert_int_equal(gw_report_file(g_db, &opts, out, NULL, 0), 0);
   size_t len;
-  char *s = slurp(out, &len);
-  fclose(out);
+  char *s = report_of(GW_REPORT_JSON, 0, &len);
   assert_non_null(strstr(s, "\"schema\": \"gpuwhy.report/2\""));
   assert_non_null(strstr(s, "\"schema_version\": 2"));
   assert_non_null(strstr(s, "\"verdict\": \"input_pipeline\""));
@@ -126,12 +103,8 @@ static void json_is_versioned_and_names_the_class(void **state) {
 
 static void color_only_when_asked(void **state) {
   (void)state;
-  FILE *out = tmpfile();
-  struct gw_report_opts opts = {GW_REPORT_TEXT, 1};
-  assert_int_equal(gw_report_file(g_db, &opts, out, NULL, 0), 0);
   size_t len;
-  char *s = slurp(out, &len);
-  fclose(out);
+  char *s = report_of(GW_REPORT_TEXT, 1, &len);
   assert_non_null(strchr(s, '\033'));
   free(s);
 }
@@ -156,7 +129,7 @@ static void explain_lists_six_and_rejects_unknown(void **state) {
   FILE *out = tmpfile();
   assert_int_equal(gw_explain(out, NULL), 0);
   size_t len;
-  char *s = slurp(out, &len);
+  char *s = support_slurp(out, &len);
   fclose(out);
   const char *ids[] = {"input_pipeline", "small_batch",  "launch_overhead",
                        "multi_gpu_sync", "hardware_env", "schedule_shape"};
@@ -179,5 +152,5 @@ int main(void) {
       cmocka_unit_test(bad_input_is_exit_3_with_reason),
       cmocka_unit_test(explain_lists_six_and_rejects_unknown),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, setup, support_tmpdir_teardown);
 }

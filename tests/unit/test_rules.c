@@ -11,6 +11,7 @@
 #include "analysis/diagnosis.h"
 #include "analysis/rules.h"
 #include "report_synth.h"
+#include "support_gpu_tick.h"
 
 static char g_path[64];
 
@@ -175,11 +176,7 @@ static void gpu_small(int gpu, double t, struct synth_gpu *o) {
   (void)gpu;
   if (t < SYNTH_STARTUP_S)
     return synth_idle(o);
-  o->util = 85 + 5 * ((long)(t * 10) % 2);
-  o->sm = 30 + 4 * ((long)(t * 10) % 3);
-  o->power_w = 320;
-  o->clock_mhz = 1980;
-  o->reasons = 0;
+  support_gpu_working(o, 85 + 5 * ((long)(t * 10) % 2), 30 + 4 * ((long)(t * 10) % 3), 320, 1980, 0);
   o->pstate = 0;
   o->pcie_rx_bps = 5e7;
   o->mem_used_frac = 0.15;
@@ -207,11 +204,8 @@ static void underfilled_is_small_batch(void **state) {
 static void gpu_ddp(int gpu, double t, struct synth_gpu *o) {
   if (t < SYNTH_STARTUP_S)
     return synth_idle(o);
-  o->util = 94 + ((long)(t * 10) % 2);
-  o->sm = gpu == 0 ? 88 : 64;
-  o->power_w = 695;
-  o->clock_mhz = gpu == 0 ? 1550 : 1955;
-  o->reasons = 0x4;
+  support_gpu_working(o, 94 + ((long)(t * 10) % 2), gpu == 0 ? 88 : 64, 695, gpu == 0 ? 1550 : 1955,
+                      0x4 /* power cap */);
   o->pstate = 0;
   o->pcie_rx_bps = 1e7;
   o->mem_used_frac = 0.4;
@@ -233,11 +227,7 @@ static void gpu_eval(int gpu, double t, struct synth_gpu *o) {
   double phase = fmod(t - SYNTH_STARTUP_S, 12.0);
   gpu_gemm(0, t, o);
   if (phase >= 9.0) {
-    o->util = 30;
-    o->sm = 8;
-    o->power_w = 200;
-    o->reasons = 0;
-    o->clock_mhz = 1980;
+    support_gpu_working(o, 30, 8, 200, 1980, 0);
   }
 }
 static void host_eval(double t, struct synth_host *o) {

@@ -32,65 +32,60 @@ static struct gw_occupancy occ(int64_t blocks, int threads, int regs, int64_t sh
   return gw_occupancy_of(&H200, &c);
 }
 
+/* A launch and the occupancy it must have; -1 or NAN: not checked. */
+struct occ_case {
+  int64_t blocks;
+  int threads, regs;
+  int64_t shmem;
+  int blocks_per_sm, limiter;
+  double occupancy_pct, sm_active_share, waves, warp_occupancy_share;
+};
+
+#define UNCHECKED NAN
+
 /* One block of 128 threads: 16 could sit on an SM (64 warps / 4), but it
  * keeps one SM of 132 busy. */
-static void one_block_fills_one_sm(void **state) {
-  (void)state;
-  struct gw_occupancy o = occ(1, 128, 32, 0);
-  assert_int_equal(o.blocks_per_sm, 16);
-  assert_int_equal(o.limiter, GW_OCC_LIMIT_WARPS);
-  assert_float_equal(o.occupancy_pct, 100.0, 1e-9);
-  assert_float_equal(o.sm_active_share, 1.0 / 132, 1e-12);
-  assert_float_equal(o.waves, 1.0 / (132 * 16), 1e-12);
-  assert_float_equal(o.warp_occupancy_share, 4.0 / (132 * 64), 1e-12);
-}
+static const struct occ_case ONE_BLOCK_FILLS_ONE_SM = {
+    1, 128, 32, 0, 16, GW_OCC_LIMIT_WARPS, 100.0, 1.0 / 132, 1.0 / (132 * 16), 4.0 / (132 * 64)};
 
 /* 132 blocks: every SM holds one, so SM activity is full while occupancy
  * is one block's warps. */
-static void one_block_per_sm(void **state) {
-  (void)state;
-  struct gw_occupancy o = occ(132, 256, 0, 0);
-  assert_float_equal(o.sm_active_share, 1.0, 1e-12);
-  assert_float_equal(o.warp_occupancy_share, 8.0 / 64, 1e-12);
-}
+static const struct occ_case ONE_BLOCK_PER_SM = {132, 256, 0, 0, -1, -1, UNCHECKED, 1.0, UNCHECKED, 8.0 / 64};
 
 /* 255 registers per thread: 8160 per warp, allocated as 8192, so 8 warps
  * per SM, two blocks of 4 warps. */
-static void registers_limit(void **state) {
-  (void)state;
-  struct gw_occupancy o = occ(1000, 128, 255, 0);
-  assert_int_equal(o.blocks_per_sm, 2);
-  assert_int_equal(o.limiter, GW_OCC_LIMIT_REGS);
-  assert_float_equal(o.occupancy_pct, 12.5, 1e-9);
-}
+static const struct occ_case REGISTERS_LIMIT = {1000, 128,       255,       0,        2, GW_OCC_LIMIT_REGS,
+                                                12.5, UNCHECKED, UNCHECKED, UNCHECKED};
 
 /* 48 KiB of shared memory per block plus the 1 KiB the system keeps: 4 of
  * them fit in 228 KiB. */
-static void shared_memory_limits(void **state) {
-  (void)state;
-  struct gw_occupancy o = occ(1000, 128, 0, 49152);
-  assert_int_equal(o.blocks_per_sm, 4);
-  assert_int_equal(o.limiter, GW_OCC_LIMIT_SHMEM);
-}
+static const struct occ_case SHARED_MEMORY_LIMITS = {1000,      128,       0,         49152,    4, GW_OCC_LIMIT_SHMEM,
+                                                     UNCHECKED, UNCHECKED, UNCHECKED, UNCHECKED};
 
 /* Tiny blocks hit the 32-blocks-per-SM cap before the warps run out. */
-static void block_cap_limits(void **state) {
-  (void)state;
-  struct gw_occupancy o = occ(100000, 32, 16, 0);
-  assert_int_equal(o.blocks_per_sm, 32);
-  assert_int_equal(o.limiter, GW_OCC_LIMIT_BLOCKS);
-  assert_float_equal(o.occupancy_pct, 50.0, 1e-9);
-}
+static const struct occ_case BLOCK_CAP_LIMITS = {100000, 32,        16,        0,        32, GW_OCC_LIMIT_BLOCKS,
+                                                 50.0,   UNCHECKED, UNCHECKED, UNCHECKED};
 
 /* 1024-thread blocks: 2 per SM, 264 per wave. 330 blocks are 1.25 waves:
  * the second wave's 66 blocks hold half the SMs, so over the two waves
  * 75% of the SM time is active. */
-static void partial_last_wave(void **state) {
-  (void)state;
-  struct gw_occupancy o = occ(330, 1024, 0, 0);
-  assert_int_equal(o.blocks_per_sm, 2);
-  assert_float_equal(o.waves, 1.25, 1e-12);
-  assert_float_equal(o.sm_active_share, 0.75, 1e-12);
+static const struct occ_case PARTIAL_LAST_WAVE = {330, 1024, 0, 0, 2, -1, UNCHECKED, 0.75, 1.25, UNCHECKED};
+
+static void occupancy(void **state) {
+  const struct occ_case *c = *state;
+  struct gw_occupancy o = occ(c->blocks, c->threads, c->regs, c->shmem);
+  if (c->blocks_per_sm >= 0)
+    assert_int_equal(o.blocks_per_sm, c->blocks_per_sm);
+  if (c->limiter >= 0)
+    assert_int_equal(o.limiter, c->limiter);
+  if (!isnan(c->occupancy_pct))
+    assert_float_equal(o.occupancy_pct, c->occupancy_pct, 1e-9);
+  if (!isnan(c->sm_active_share))
+    assert_float_equal(o.sm_active_share, c->sm_active_share, 1e-12);
+  if (!isnan(c->waves))
+    assert_float_equal(o.waves, c->waves, 1e-12);
+  if (!isnan(c->warp_occupancy_share))
+    assert_float_equal(o.warp_occupancy_share, c->warp_occupancy_share, 1e-12);
 }
 
 static void unusable_input(void **state) {
@@ -160,23 +155,48 @@ static double tick_at(const struct gw_gpu_series *g, enum gw_gpu_metric m, doubl
   return gw_column_at(g->m[m], i);
 }
 
+/* A tick of GPU 0 to check: metric m at t_s reads want (NAN: unknown)
+ * within tol. */
+struct tick_expect {
+  enum gw_gpu_metric m;
+  double t_s, want, tol;
+};
+
+/* Loads the recording at path and checks where GPU 0's SM activity comes
+ * from and the ticks (n of them, or up to the first row left empty: tol 0). */
+static void check_recording(const char *path, enum gw_sm_activity_source source, const struct tick_expect *e,
+                            size_t n) {
+  struct gw_recording *rec = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
+  const struct gw_gpu_series *g = &rec->gpus[0];
+  assert_int_equal(g->sm_activity_source, source);
+  for (size_t i = 0; i < n && e[i].tol > 0; i++) {
+    double got = tick_at(g, e[i].m, e[i].t_s);
+    if (isnan(e[i].want))
+      assert_true(isnan(got));
+    else
+      assert_float_equal(got, e[i].want, e[i].tol);
+  }
+  gw_recording_free(rec);
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 static void estimate_from_recording(void **state) {
   (void)state;
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
   fresh_path(path);
   write_traced(path, 1, "full", 0, 4);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  const struct gw_gpu_series *g = &rec->gpus[0];
-  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_LAUNCH_CONFIG);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 0.5), 0.0, 1e-9);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 1.5), 100.0 / 132, 1e-6);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.5), 100.0, 1e-6);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 3.5), 100.0, 1e-6);
-  /* occupancy: a full grid of 1024-thread blocks, 2 per SM = 64 of 64 warps */
-  assert_float_equal(tick_at(g, GW_M_sm_occupancy_pct, 2.5), 100.0, 1e-6);
-  gw_recording_free(rec);
+  static const struct tick_expect ticks[] = {
+      {GW_M_sm_active_pct, 0.5, 0.0, 1e-9},
+      {GW_M_sm_active_pct, 1.5, 100.0 / 132, 1e-6},
+      {GW_M_sm_active_pct, 2.5, 100.0, 1e-6},
+      {GW_M_sm_active_pct, 3.5, 100.0, 1e-6},
+      /* occupancy: a full grid of 1024-thread blocks, 2 per SM = 64 of 64 warps */
+      {GW_M_sm_occupancy_pct, 2.5, 100.0, 1e-6},
+  };
+  check_recording(path, GW_SM_SOURCE_LAUNCH_CONFIG, ticks, COUNT(ticks));
   /* The report names the source, in JSON and in a note of the text. */
   for (int json = 1; json >= 0; json--) {
     FILE *out = tmpfile();
@@ -194,53 +214,48 @@ static void estimate_from_recording(void **state) {
 
   /* Without the GPU's limits there is no estimate: the source is none. */
   write_traced(path, 0, "full", 0, 4);
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  assert_int_equal(rec->gpus[0].sm_activity_source, GW_SM_SOURCE_NONE);
-  assert_true(isnan(tick_at(&rec->gpus[0], GW_M_sm_active_pct, 2.5)));
-  gw_recording_free(rec);
+  static const struct tick_expect unknown[] = {{GW_M_sm_active_pct, 2.5, NAN, 1}};
+  check_recording(path, GW_SM_SOURCE_NONE, unknown, COUNT(unknown));
   unlink(path);
 }
 
-/* A sampled trace: one 200 ms window at 2.0-2.2 s, a 2 s period. The
- * window's estimate holds for half a period either way; further away the
- * ticks stay unknown. */
-static void sampled_window_holds(void **state) {
-  (void)state;
-  char path[] = "/tmp/gw_sm_fill_XXXXXX";
-  fresh_path(path);
-  write_traced(path, 1, "sampled", 2.0, 2.2);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  const struct gw_gpu_series *g = &rec->gpus[0];
-  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_LAUNCH_CONFIG);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.1), 100.0, 1e-6);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 1.5), 100.0, 1e-6);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.9), 100.0, 1e-6);
-  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 0.5)));
-  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 3.5)));
-  gw_recording_free(rec);
-  unlink(path);
-}
+/* A sampled trace with one window: where it lies, and what the recording
+ * then reads. */
+struct window_case {
+  double win_a_s, win_b_s;
+  struct tick_expect ticks[6];
+};
+
+/* A window at 2.0-2.2 s, a 2 s period. The window's estimate holds for half
+ * a period either way; further away the ticks stay unknown. */
+static const struct window_case SAMPLED_WINDOW_HOLDS = {2.0,
+                                                        2.2,
+                                                        {
+                                                            {GW_M_sm_active_pct, 2.1, 100.0, 1e-6},
+                                                            {GW_M_sm_active_pct, 1.5, 100.0, 1e-6},
+                                                            {GW_M_sm_active_pct, 2.9, 100.0, 1e-6},
+                                                            {GW_M_sm_active_pct, 0.5, NAN, 1},
+                                                            {GW_M_sm_active_pct, 3.5, NAN, 1},
+                                                        }};
 
 /* A window that caught the GPU idle (at 0.2-0.4 s, before the work starts
  * at 1 s) has no kernel mix to lend: the busy ticks around it stay unknown
  * instead of reading 0% SM activity under 100% GPU-Util (which read as a
  * storm of tiny kernels: launch_overhead on a run without one). */
-static void idle_window_holds_nothing(void **state) {
-  (void)state;
+static const struct window_case IDLE_WINDOW_HOLDS_NOTHING = {0.2,
+                                                             0.4,
+                                                             {
+                                                                 {GW_M_sm_active_pct, 0.3, 0.0, 1e-9},
+                                                                 {GW_M_sm_active_pct, 1.1, NAN, 1},
+                                                                 {GW_M_sm_occupancy_pct, 1.1, NAN, 1},
+                                                             }};
+
+static void sampled_window(void **state) {
+  const struct window_case *c = *state;
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
   fresh_path(path);
-  write_traced(path, 1, "sampled", 0.2, 0.4);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  const struct gw_gpu_series *g = &rec->gpus[0];
-  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_LAUNCH_CONFIG);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 0.3), 0.0, 1e-9);
-  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 1.1)));
-  assert_true(isnan(tick_at(g, GW_M_sm_occupancy_pct, 1.1)));
-  gw_recording_free(rec);
+  write_traced(path, 1, "sampled", c->win_a_s, c->win_b_s);
+  check_recording(path, GW_SM_SOURCE_LAUNCH_CONFIG, c->ticks, COUNT(c->ticks));
   unlink(path);
 }
 
@@ -262,14 +277,11 @@ static void pm_sampling_first(void **state) {
   }
   exec_sql(db, "COMMIT");
   sqlite3_close(db);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  const struct gw_gpu_series *g = &rec->gpus[0];
-  assert_int_equal(g->sm_activity_source, GW_SM_SOURCE_PM_SAMPLING);
-  assert_float_equal(tick_at(g, GW_M_sm_active_pct, 2.5), 40.0, 1e-6);
-  assert_true(isnan(tick_at(g, GW_M_sm_active_pct, 3.5)));
-  gw_recording_free(rec);
+  static const struct tick_expect ticks[] = {
+      {GW_M_sm_active_pct, 2.5, 40.0, 1e-6},
+      {GW_M_sm_active_pct, 3.5, NAN, 1},
+  };
+  check_recording(path, GW_SM_SOURCE_PM_SAMPLING, ticks, COUNT(ticks));
   unlink(path);
 }
 
@@ -279,23 +291,25 @@ static void gpm_wins(void **state) {
   char path[] = "/tmp/gw_sm_fill_XXXXXX";
   fresh_path(path);
   assert_int_equal(synth_write(path, 1, 2.0, 0, gpu_busy, NULL), 0);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
-  assert_int_equal(rec->gpus[0].sm_activity_source, GW_SM_SOURCE_GPM);
-  assert_float_equal(tick_at(&rec->gpus[0], GW_M_sm_active_pct, 1.5), 50.0, 1e-9);
-  gw_recording_free(rec);
+  static const struct tick_expect ticks[] = {{GW_M_sm_active_pct, 1.5, 50.0, 1e-9}};
+  check_recording(path, GW_SM_SOURCE_GPM, ticks, COUNT(ticks));
   unlink(path);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(one_block_fills_one_sm), cmocka_unit_test(one_block_per_sm),
-      cmocka_unit_test(registers_limit),        cmocka_unit_test(shared_memory_limits),
-      cmocka_unit_test(block_cap_limits),       cmocka_unit_test(partial_last_wave),
-      cmocka_unit_test(unusable_input),         cmocka_unit_test(estimate_from_recording),
-      cmocka_unit_test(sampled_window_holds),   cmocka_unit_test(idle_window_holds_nothing),
-      cmocka_unit_test(pm_sampling_first),      cmocka_unit_test(gpm_wins),
+      {"one_block_fills_one_sm", occupancy, NULL, NULL, (void *)&ONE_BLOCK_FILLS_ONE_SM},
+      {"one_block_per_sm", occupancy, NULL, NULL, (void *)&ONE_BLOCK_PER_SM},
+      {"registers_limit", occupancy, NULL, NULL, (void *)&REGISTERS_LIMIT},
+      {"shared_memory_limits", occupancy, NULL, NULL, (void *)&SHARED_MEMORY_LIMITS},
+      {"block_cap_limits", occupancy, NULL, NULL, (void *)&BLOCK_CAP_LIMITS},
+      {"partial_last_wave", occupancy, NULL, NULL, (void *)&PARTIAL_LAST_WAVE},
+      cmocka_unit_test(unusable_input),
+      cmocka_unit_test(estimate_from_recording),
+      {"sampled_window_holds", sampled_window, NULL, NULL, (void *)&SAMPLED_WINDOW_HOLDS},
+      {"idle_window_holds_nothing", sampled_window, NULL, NULL, (void *)&IDLE_WINDOW_HOLDS_NOTHING},
+      cmocka_unit_test(pm_sampling_first),
+      cmocka_unit_test(gpm_wins),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "analysis/step_breakdown.h"
 #include "render/report_render.h"
 #include "report_synth.h"
+#include "support_gpu_tick.h"
 
 #define SECONDS 30.0
 #define PY_HZ 50.0
@@ -59,11 +60,7 @@ static void gpu_loop_fn(int gpu, double t, struct synth_gpu *o) {
   synth_idle(o);
   if (t < SYNTH_STARTUP_S || gpu_idle_at(t))
     return;
-  o->util = 95;
-  o->sm = 85;
-  o->power_w = 500;
-  o->clock_mhz = 1980;
-  o->reasons = 0;
+  support_gpu_working(o, 95, 85, 500, 1980, 0);
 }
 static void host_plain(double t, struct synth_host *o) {
   (void)t;

@@ -16,6 +16,7 @@
 #include "store/store_sql.h"
 #include "store/store.h"
 #include "store/store_trace.h"
+#include "support_sql.h"
 
 static const int64_t T0 = 1796140852000000000LL;
 
@@ -58,53 +59,67 @@ static sqlite3 *make_recording(struct gw_store **st, char *path, size_t cap) {
   return db;
 }
 
-static int64_t one(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *s = NULL;
-  assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-  int64_t v = sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  return v;
-}
+/* What applying the train_step ranges (replace or not) to a fresh recording
+ * counts, and the step rows it leaves. */
+struct apply_case {
+  int replace;
+  uint64_t steps, kept;
+  struct support_sql_expect rows[6];
+};
 
-static void hook_steps_kept_by_default(void **state) {
-  (void)state;
+static const struct apply_case KEEP_HOOK_STEPS = {
+    0,
+    5,
+    1,
+    {
+        {"SELECT count(*) FROM step WHERE pid = 10 AND source = 'python_hook'", 3},
+        {"SELECT count(*) FROM step WHERE pid = 20 AND source = 'nvtx_range'", 5},
+        {"SELECT step FROM step WHERE pid = 20 ORDER BY t_start_ns LIMIT 1", 1},
+        {"SELECT max(step) FROM step WHERE pid = 20", 5},
+        {"SELECT t_end_ns - t_start_ns FROM step WHERE pid = 20 AND step = 3", 900},
+        {"SELECT count(*) FROM step WHERE pid = 20 AND rank IS NOT NULL", 0},
+    },
+};
+
+static const struct apply_case REPLACE_HOOK_STEPS = {
+    1,
+    9,
+    0,
+    {
+        {"SELECT count(*) FROM step WHERE source = 'python_hook'", 0},
+        {"SELECT count(*) FROM step WHERE pid = 10", 4},
+        {"SELECT count(*) FROM step WHERE pid = 10 AND rank = 2", 4},
+    },
+};
+
+/* Checks one case; a name no range has then changes nothing. */
+static void check_apply(const struct apply_case *c) {
   struct gw_store *st = NULL;
   char path[512];
   sqlite3 *db = make_recording(&st, path, sizeof path);
   uint64_t steps = 0, kept = 0;
   struct gw_err err = {{0}};
-  assert_int_equal(gw_step_range_apply(db, "train_step", 0, &steps, &kept, &err), GW_OK);
-  assert_int_equal(steps, 5);
-  assert_int_equal(kept, 1);
-  assert_int_equal(one(db, "SELECT count(*) FROM step WHERE pid = 10 AND source = 'python_hook'"), 3);
-  assert_int_equal(one(db, "SELECT count(*) FROM step WHERE pid = 20 AND source = 'nvtx_range'"), 5);
-  assert_int_equal(one(db, "SELECT step FROM step WHERE pid = 20 ORDER BY t_start_ns LIMIT 1"), 1);
-  assert_int_equal(one(db, "SELECT max(step) FROM step WHERE pid = 20"), 5);
-  assert_int_equal(one(db, "SELECT t_end_ns - t_start_ns FROM step WHERE pid = 20 AND step = 3"), 900);
-  assert_int_equal(one(db, "SELECT count(*) FROM step WHERE pid = 20 AND rank IS NOT NULL"), 0);
-  /* a name no range has: nothing changes */
+  assert_int_equal(gw_step_range_apply(db, "train_step", c->replace, &steps, &kept, &err), GW_OK);
+  assert_int_equal(steps, c->steps);
+  assert_int_equal(kept, c->kept);
+  size_t nrows = 0;
+  while (nrows < sizeof c->rows / sizeof c->rows[0] && c->rows[nrows].sql)
+    nrows++;
+  support_sql_expect_all(db, c->rows, nrows);
   assert_int_equal(gw_step_range_apply(db, "no_such", 0, &steps, &kept, &err), GW_OK);
   assert_int_equal(steps + kept, 0);
   gw_store_close(st);
   unlink(path);
 }
 
+static void hook_steps_kept_by_default(void **state) {
+  (void)state;
+  check_apply(&KEEP_HOOK_STEPS);
+}
+
 static void ranges_replace_when_asked(void **state) {
   (void)state;
-  struct gw_store *st = NULL;
-  char path[512];
-  sqlite3 *db = make_recording(&st, path, sizeof path);
-  uint64_t steps = 0, kept = 0;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_step_range_apply(db, "train_step", 1, &steps, &kept, &err), GW_OK);
-  assert_int_equal(steps, 9);
-  assert_int_equal(kept, 0);
-  assert_int_equal(one(db, "SELECT count(*) FROM step WHERE source = 'python_hook'"), 0);
-  assert_int_equal(one(db, "SELECT count(*) FROM step WHERE pid = 10"), 4);
-  assert_int_equal(one(db, "SELECT count(*) FROM step WHERE pid = 10 AND rank = 2"), 4);
-  gw_store_close(st);
-  unlink(path);
+  check_apply(&REPLACE_HOOK_STEPS);
 }
 
 int main(void) {

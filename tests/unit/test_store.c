@@ -14,6 +14,8 @@
 
 #include "store/store.h"
 #include "store/store_sql.h"
+#include "support_sql.h"
+#include "support_tmp_files.h"
 
 static char path[256];
 
@@ -25,51 +27,71 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  char side[300];
-  unlink(path);
-  snprintf(side, sizeof side, "%s-wal", path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", path);
-  unlink(side);
+  support_db_remove(path);
   return 0;
 }
 
-static int64_t query_int(sqlite3 *db, const char *sql, int *is_null) {
-  sqlite3_stmt *s;
-  assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-  if (is_null)
-    *is_null = sqlite3_column_type(s, 0) == SQLITE_NULL;
-  int64_t v = sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  return v;
-}
-
-static void test_unread_metrics_are_null(void **state) {
-  (void)state;
-  struct gw_store *st;
+/* A new recording at path; the test closes it. */
+static struct gw_store *create_store(void) {
+  struct gw_store *st = NULL;
   struct gw_err err = {{0}};
   assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
+  return st;
+}
+
+struct metric_value {
+  enum gw_gpu_metric m;
+  double v;
+};
+
+/* A new recording holding one sample of GPU 0 at 1000 ns with these metrics
+ * set, written to the tables (bits of GW_TABLE_*) and committed. */
+static struct gw_store *store_with_gpu_sample(const struct metric_value *mv, size_t n, unsigned tables) {
+  struct gw_store *st = create_store();
   struct gw_gpu_sample s;
   memset(&s, 0, sizeof s);
   s.t_ns = 1000;
   s.gpu = 0;
-  gw_gpu_set(&s, GW_M_power_mw, 400000);
-  gw_gpu_set(&s, GW_M_util_gpu_pct, 0); /* a real zero must stay zero */
-  gw_gpu_set(&s, GW_M_temp_gpu_c, 55);
-  assert_int_equal(gw_store_put_gpu_sample(st, &s, (1u << GW_TABLE_FAST) | (1u << GW_TABLE_SLOW)), GW_OK);
+  for (size_t i = 0; i < n; i++)
+    gw_gpu_set(&s, mv[i].m, mv[i].v);
+  assert_int_equal(gw_store_put_gpu_sample(st, &s, tables), GW_OK);
   assert_int_equal(gw_store_commit(st), GW_OK);
-  sqlite3 *db = gw_store_db(st);
-  int null;
-  assert_int_equal(query_int(db, "SELECT power_mw FROM gpu_sample", &null), 400000);
-  assert_false(null);
-  assert_int_equal(query_int(db, "SELECT util_gpu_pct FROM gpu_sample", &null), 0);
-  assert_false(null);
-  query_int(db, "SELECT sm_active_pct FROM gpu_sample", &null);
-  assert_true(null);
-  assert_int_equal(query_int(db, "SELECT temp_gpu_c FROM gpu_health", &null), 55);
-  query_int(db, "SELECT ecc_dbe_volatile FROM gpu_health", &null);
-  assert_true(null);
+  return st;
+}
+
+/* What one query reads: NULL (unknown), or this value. */
+struct column_expect {
+  const char *sql;
+  int is_null;
+  int64_t value;
+};
+
+static void check_columns(sqlite3 *db, const struct column_expect *e, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    int null;
+    int64_t got = support_query_i64_null(db, e[i].sql, &null);
+    if (null != e[i].is_null || (!null && got != e[i].value))
+      fail_msg("%s: %s%lld, expected %s%lld", e[i].sql, null ? "NULL " : "", (long long)got, e[i].is_null ? "NULL" : "",
+               e[i].is_null ? 0LL : (long long)e[i].value);
+  }
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static void test_unread_metrics_are_null(void **state) {
+  (void)state;
+  static const struct metric_value set[] = {
+      {GW_M_power_mw, 400000},
+      {GW_M_util_gpu_pct, 0}, /* a real zero must stay zero */
+      {GW_M_temp_gpu_c, 55},
+  };
+  struct gw_store *st = store_with_gpu_sample(set, COUNT(set), (1u << GW_TABLE_FAST) | (1u << GW_TABLE_SLOW));
+  static const struct column_expect rows[] = {
+      {"SELECT power_mw FROM gpu_sample", 0, 400000},    {"SELECT util_gpu_pct FROM gpu_sample", 0, 0},
+      {"SELECT sm_active_pct FROM gpu_sample", 1, 0},    {"SELECT temp_gpu_c FROM gpu_health", 0, 55},
+      {"SELECT ecc_dbe_volatile FROM gpu_health", 1, 0},
+  };
+  check_columns(gw_store_db(st), rows, COUNT(rows));
   gw_store_close(st);
 }
 
@@ -77,36 +99,26 @@ static void test_unread_metrics_are_null(void **state) {
  * unknown, never converted: the conversion would be undefined. */
 static void test_out_of_range_integers_are_null(void **state) {
   (void)state;
-  struct gw_store *st;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
-  struct gw_gpu_sample s;
-  memset(&s, 0, sizeof s);
-  s.t_ns = 1000;
-  gw_gpu_set(&s, GW_M_power_mw, 1e30);
-  gw_gpu_set(&s, GW_M_mem_used_bytes, -1e19);
-  gw_gpu_set(&s, GW_M_sm_clock_mhz, NAN);
-  gw_gpu_set(&s, GW_M_mem_clock_mhz, 8e18); /* in range: kept */
-  assert_int_equal(gw_store_put_gpu_sample(st, &s, 1u << GW_TABLE_FAST), GW_OK);
-  assert_int_equal(gw_store_commit(st), GW_OK);
-  sqlite3 *db = gw_store_db(st);
-  int null;
-  query_int(db, "SELECT power_mw FROM gpu_sample", &null);
-  assert_true(null);
-  query_int(db, "SELECT mem_used_bytes FROM gpu_sample", &null);
-  assert_true(null);
-  query_int(db, "SELECT sm_clock_mhz FROM gpu_sample", &null);
-  assert_true(null);
-  assert_true(query_int(db, "SELECT mem_clock_mhz FROM gpu_sample", &null) == 8000000000000000000LL);
-  assert_false(null);
+  static const struct metric_value set[] = {
+      {GW_M_power_mw, 1e30},
+      {GW_M_mem_used_bytes, -1e19},
+      {GW_M_sm_clock_mhz, NAN},
+      {GW_M_mem_clock_mhz, 8e18}, /* in range: kept */
+  };
+  struct gw_store *st = store_with_gpu_sample(set, COUNT(set), 1u << GW_TABLE_FAST);
+  static const struct column_expect rows[] = {
+      {"SELECT power_mw FROM gpu_sample", 1, 0},
+      {"SELECT mem_used_bytes FROM gpu_sample", 1, 0},
+      {"SELECT sm_clock_mhz FROM gpu_sample", 1, 0},
+      {"SELECT mem_clock_mhz FROM gpu_sample", 0, 8000000000000000000LL},
+  };
+  check_columns(gw_store_db(st), rows, COUNT(rows));
   gw_store_close(st);
 }
 
 static void test_host_sample_rows(void **state) {
   (void)state;
-  struct gw_store *st;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_store_create(&st, path, &err), GW_OK);
+  struct gw_store *st = create_store();
   struct gw_cpu_sample cores[2] = {{0, 50, 40, 10, 0, 0}, {1, 100, 100, 0, 0, 0}};
   struct gw_proc_sample procs[2] = {{10, 1, GW_ROLE_TARGET, "python3", 'R', 99.5, 12, 1 << 20, 1},
                                     {11, 10, GW_ROLE_CHILD, "pt_data_worker", 'S', -1, 3, 1 << 20, -1}};
@@ -121,14 +133,13 @@ static void test_host_sample_rows(void **state) {
   h.procs = procs;
   assert_int_equal(gw_store_put_host_sample(st, &h), GW_OK);
   assert_int_equal(gw_store_commit(st), GW_OK);
-  sqlite3 *db = gw_store_db(st);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM cpu_sample", NULL), 2);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM proc_sample", NULL), 2);
-  int null;
-  query_int(db, "SELECT cpu_pct FROM proc_sample WHERE pid = 11", &null);
-  assert_true(null); /* first sample of a process has no rate yet */
-  query_int(db, "SELECT mem_total_bytes FROM host_sample", &null);
-  assert_true(null); /* memory not marked valid */
+  static const struct column_expect rows[] = {
+      {"SELECT count(*) FROM cpu_sample", 0, 2},
+      {"SELECT count(*) FROM proc_sample", 0, 2},
+      {"SELECT cpu_pct FROM proc_sample WHERE pid = 11", 1, 0}, /* first sample of a process has no rate yet */
+      {"SELECT mem_total_bytes FROM host_sample", 1, 0},        /* memory not marked valid */
+  };
+  check_columns(gw_store_db(st), rows, COUNT(rows));
   gw_store_close(st);
 }
 
@@ -142,21 +153,16 @@ static void test_reopen_and_version_checks(void **state) {
   gw_store_close(st);
 
   assert_int_equal(gw_store_open(&st, path, 1, &err), GW_OK);
-  assert_int_equal(query_int(gw_store_db(st), "SELECT started_ns FROM run", NULL), 42);
+  assert_int_equal(support_query_i64_null(gw_store_db(st), "SELECT started_ns FROM run", NULL), 42);
   gw_store_close(st);
 
   /* A newer schema is refused with a message that says so. */
-  sqlite3 *db;
-  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-  assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(db);
+  support_exec_sql_at(path, "PRAGMA user_version = 99");
   assert_int_equal(gw_store_open(&st, path, 1, &err), GW_EINPUT);
   assert_non_null(strstr(err.msg, "newer gpuwhy"));
 
   /* Another application's SQLite file. */
-  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-  assert_int_equal(sqlite3_exec(db, "PRAGMA application_id = 7", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(db);
+  support_exec_sql_at(path, "PRAGMA application_id = 7");
   assert_int_equal(gw_store_open(&st, path, 1, &err), GW_EINPUT);
   assert_non_null(strstr(err.msg, "not a gpuwhy recording"));
 }
@@ -192,10 +198,7 @@ static void test_truncated_file(void **state) {
   }
   gw_store_close(st);
   /* Fold the WAL back so the main file holds the data, then cut it in half. */
-  sqlite3 *db;
-  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-  assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL), SQLITE_OK);
-  sqlite3_close(db);
+  support_exec_sql_at(path, "PRAGMA journal_mode=DELETE");
   FILE *f = fopen(path, "r+");
   assert_non_null(f);
   fseek(f, 0, SEEK_END);
@@ -225,17 +228,19 @@ static void test_table_and_column_checks(void **state) {
                                 " CREATE TEMP TABLE tt (x INTEGER)",
                                 NULL, NULL, NULL),
                    SQLITE_OK);
-  assert_int_equal(gw_store_table_exists(db, "t"), 1);
-  assert_int_equal(gw_store_table_exists(db, "T"), 1);
-  assert_int_equal(gw_store_table_exists(db, "v"), 0);
-  assert_int_equal(gw_store_table_exists(db, "tt"), 0);
-  assert_int_equal(gw_store_table_exists(db, "missing"), 0);
+  /* column NULL: the table's check (gw_store_table_exists); else the column's */
+  static const struct {
+    const char *table, *column;
+    int want;
+  } checks[] = {
+      {"t", NULL, 1}, {"T", NULL, 1}, {"v", NULL, 0}, {"tt", NULL, 0}, {"missing", NULL, 0},
+      {"t", "a", 1},  {"t", "B", 1},  {"t", "c", 0},  {"v", "a", 0},   {"missing", "a", 0},
+  };
+  for (size_t i = 0; i < COUNT(checks); i++) {
+    const char *t = checks[i].table, *c = checks[i].column;
+    assert_int_equal(c ? gw_store_column_exists(db, t, c) : gw_store_table_exists(db, t), checks[i].want);
+  }
   assert_int_equal(gw_store_table_exists(db, NULL), 0);
-  assert_int_equal(gw_store_column_exists(db, "t", "a"), 1);
-  assert_int_equal(gw_store_column_exists(db, "t", "B"), 1);
-  assert_int_equal(gw_store_column_exists(db, "t", "c"), 0);
-  assert_int_equal(gw_store_column_exists(db, "v", "a"), 0);
-  assert_int_equal(gw_store_column_exists(db, "missing", "a"), 0);
   assert_int_equal(gw_store_column_exists(db, "t", NULL), 0);
   /* a column added and a table dropped after the schema was first read */
   assert_int_equal(sqlite3_exec(db, "ALTER TABLE t ADD COLUMN c REAL; CREATE TABLE u (z)", NULL, NULL, NULL),

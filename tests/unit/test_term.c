@@ -36,70 +36,94 @@ static void close_pty(struct pty *p) {
   close(p->master);
 }
 
+/* One check of a terminal query: an environment variable set first (value
+ * NULL: unset), the colour mode asked for (colour checks only), the answer. */
+struct term_check {
+  const char *env, *value;
+  enum gw_color_mode mode;
+  int want;
+};
+
+enum term_query { QUERY_COLOR, QUERY_WIDTH };
+
+static void run_checks(enum term_query q, int fd, const struct term_check *c, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].value)
+      setenv(c[i].env, c[i].value, 1);
+    else
+      unsetenv(c[i].env);
+    int got = q == QUERY_COLOR ? gw_color_use(c[i].mode, fd) : gw_term_width_cols(fd);
+    if (got != c[i].want)
+      fail_msg("check %zu (%s=%s): %d, expected %d", i, c[i].env, c[i].value ? c[i].value : "(unset)", got, c[i].want);
+  }
+}
+
+/* The checks on the write end of a pipe: never a terminal. */
+static void check_on_a_pipe(enum term_query q, const struct term_check *c, size_t n) {
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  run_checks(q, fds[1], c, n);
+  close(fds[0]);
+  close(fds[1]);
+}
+
 static void color_modes(void **state) {
   (void)state;
+  static const struct {
+    const char *word;
+    int rc;
+    enum gw_color_mode mode;
+  } words[] = {{"auto", 0, GW_COLOR_AUTO}, {"always", 0, GW_COLOR_ALWAYS}, {"never", 0, GW_COLOR_NEVER}};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+    enum gw_color_mode m;
+    assert_int_equal(gw_color_mode_parse(words[i].word, &m), words[i].rc);
+    assert_int_equal(m, words[i].mode);
+  }
   enum gw_color_mode m;
-  assert_int_equal(gw_color_mode_parse("auto", &m), 0);
-  assert_int_equal(m, GW_COLOR_AUTO);
-  assert_int_equal(gw_color_mode_parse("always", &m), 0);
-  assert_int_equal(m, GW_COLOR_ALWAYS);
-  assert_int_equal(gw_color_mode_parse("never", &m), 0);
-  assert_int_equal(m, GW_COLOR_NEVER);
   assert_int_equal(gw_color_mode_parse("sometimes", &m), -1);
   assert_int_equal(gw_color_mode_parse(NULL, &m), -1);
 
-  int fds[2];
-  assert_int_equal(pipe(fds), 0);
-  unsetenv("NO_COLOR");
   setenv("TERM", "xterm", 1);
-  assert_int_equal(gw_color_use(GW_COLOR_AUTO, fds[1]), 0); /* a pipe */
-  assert_int_equal(gw_color_use(GW_COLOR_ALWAYS, fds[1]), 1);
-  setenv("NO_COLOR", "1", 1);
-  assert_int_equal(gw_color_use(GW_COLOR_ALWAYS, fds[1]), 1); /* asked for: NO_COLOR is for auto */
-  close(fds[0]);
-  close(fds[1]);
+  static const struct term_check on_pipe[] = {
+      {"NO_COLOR", NULL, GW_COLOR_AUTO, 0}, /* a pipe */
+      {"NO_COLOR", NULL, GW_COLOR_ALWAYS, 1},
+      {"NO_COLOR", "1", GW_COLOR_ALWAYS, 1}, /* asked for: NO_COLOR is for auto */
+  };
+  check_on_a_pipe(QUERY_COLOR, on_pipe, sizeof on_pipe / sizeof on_pipe[0]);
 
   struct pty p;
   if (open_pty(&p) != 0)
     skip();
-  unsetenv("NO_COLOR");
-  assert_int_equal(gw_color_use(GW_COLOR_AUTO, p.slave), 1);
-  assert_int_equal(gw_color_use(GW_COLOR_NEVER, p.slave), 0);
-  setenv("NO_COLOR", "", 1); /* empty: as if unset (no-color.org) */
-  assert_int_equal(gw_color_use(GW_COLOR_AUTO, p.slave), 1);
-  setenv("NO_COLOR", "yes", 1);
-  assert_int_equal(gw_color_use(GW_COLOR_AUTO, p.slave), 0);
-  unsetenv("NO_COLOR");
-  setenv("TERM", "dumb", 1);
-  assert_int_equal(gw_color_use(GW_COLOR_AUTO, p.slave), 0);
+  static const struct term_check on_pty[] = {
+      {"NO_COLOR", NULL, GW_COLOR_AUTO, 1},  {"NO_COLOR", NULL, GW_COLOR_NEVER, 0},
+      {"NO_COLOR", "", GW_COLOR_AUTO, 1}, /* empty: as if unset (no-color.org) */
+      {"NO_COLOR", "yes", GW_COLOR_AUTO, 0}, {"NO_COLOR", NULL, GW_COLOR_NEVER, 0},
+      {"TERM", "dumb", GW_COLOR_AUTO, 0},
+  };
+  run_checks(QUERY_COLOR, p.slave, on_pty, sizeof on_pty / sizeof on_pty[0]);
   setenv("TERM", "xterm", 1);
   close_pty(&p);
 }
 
 static void width(void **state) {
   (void)state;
-  int fds[2];
-  assert_int_equal(pipe(fds), 0);
-  unsetenv("COLUMNS");
-  assert_int_equal(gw_term_width_cols(fds[1]), 0); /* a pipe: not wrapped */
-  setenv("COLUMNS", "80", 1);
-  assert_int_equal(gw_term_width_cols(fds[1]), 80); /* asked for */
-  setenv("COLUMNS", "80x", 1);
-  assert_int_equal(gw_term_width_cols(fds[1]), 0);
-  setenv("COLUMNS", "5", 1); /* too narrow to mean it */
-  assert_int_equal(gw_term_width_cols(fds[1]), 0);
-  close(fds[0]);
-  close(fds[1]);
+  static const struct term_check on_pipe[] = {
+      {"COLUMNS", NULL, GW_COLOR_AUTO, 0},  /* a pipe: not wrapped */
+      {"COLUMNS", "80", GW_COLOR_AUTO, 80}, /* asked for */
+      {"COLUMNS", "80x", GW_COLOR_AUTO, 0},
+      {"COLUMNS", "5", GW_COLOR_AUTO, 0}, /* too narrow to mean it */
+  };
+  check_on_a_pipe(QUERY_WIDTH, on_pipe, sizeof on_pipe / sizeof on_pipe[0]);
 
   struct pty p;
   if (open_pty(&p) != 0)
     skip();
-  unsetenv("COLUMNS");
   struct winsize ws = {.ws_row = 40, .ws_col = 132};
   assert_int_equal(ioctl(p.slave, TIOCSWINSZ, &ws), 0);
-  assert_int_equal(gw_term_width_cols(p.slave), 132);
-  setenv("COLUMNS", "90", 1);
-  assert_int_equal(gw_term_width_cols(p.slave), 90); /* COLUMNS wins */
+  static const struct term_check on_pty[] = {
+      {"COLUMNS", NULL, GW_COLOR_AUTO, 132}, {"COLUMNS", "90", GW_COLOR_AUTO, 90}, /* COLUMNS wins */
+  };
+  run_checks(QUERY_WIDTH, p.slave, on_pty, sizeof on_pty / sizeof on_pty[0]);
   unsetenv("COLUMNS");
   ws.ws_col = 0; /* a terminal that does not say */
   assert_int_equal(ioctl(p.slave, TIOCSWINSZ, &ws), 0);
@@ -119,32 +143,29 @@ static char *wrap(const char *text, int cols) {
 
 static void wrapping(void **state) {
   (void)state;
-  char *out = wrap("  one two three four five six seven\n", 20);
-  assert_string_equal(out, "  one two three four\n    five six seven\n");
-  free(out);
-  out = wrap("   - GPU 0: alpha beta gamma delta\n", 20);
-  assert_string_equal(out, "   - GPU 0: alpha\n     beta gamma\n     delta\n");
-  free(out);
-  out = wrap("  fixes:   aaa bbb ccc ddd eee\n", 24);
-  assert_string_equal(out, "  fixes:   aaa bbb ccc\n           ddd eee\n");
-  free(out);
   /* a table row and a short line stay as they are */
   const char *table = "  productive (SMs working)        29.3%      12.0%\nshort\n";
-  out = wrap(table, 20);
-  assert_string_equal(out, table);
-  free(out);
-  /* a word longer than the width is not broken */
-  out = wrap("x abcdefghijklmnopqrstuvwxyz y\n", 10);
-  assert_string_equal(out, "x\n  abcdefghijklmnopqrstuvwxyz\n  y\n");
-  free(out);
-  /* colour codes take no columns */
-  out = wrap("\033[1mab\033[0m cd ef\n", 8);
-  assert_string_equal(out, "\033[1mab\033[0m cd ef\n");
-  free(out);
-  /* 0: unchanged, the last line without a newline kept so */
-  out = wrap("a b c d e f g h i j k l m n o p", 0);
-  assert_string_equal(out, "a b c d e f g h i j k l m n o p");
-  free(out);
+  const struct {
+    const char *text;
+    int cols;
+    const char *want;
+  } cases[] = {
+      {"  one two three four five six seven\n", 20, "  one two three four\n    five six seven\n"},
+      {"   - GPU 0: alpha beta gamma delta\n", 20, "   - GPU 0: alpha\n     beta gamma\n     delta\n"},
+      {"  fixes:   aaa bbb ccc ddd eee\n", 24, "  fixes:   aaa bbb ccc\n           ddd eee\n"},
+      {table, 20, table},
+      /* a word longer than the width is not broken */
+      {"x abcdefghijklmnopqrstuvwxyz y\n", 10, "x\n  abcdefghijklmnopqrstuvwxyz\n  y\n"},
+      /* colour codes take no columns */
+      {"\033[1mab\033[0m cd ef\n", 8, "\033[1mab\033[0m cd ef\n"},
+      /* 0: unchanged, the last line without a newline kept so */
+      {"a b c d e f g h i j k l m n o p", 0, "a b c d e f g h i j k l m n o p"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *out = wrap(cases[i].text, cases[i].cols);
+    assert_string_equal(out, cases[i].want);
+    free(out);
+  }
   assert_int_equal(gw_text_width_cols("\xe4\xb8\xad\xe6\x96\x87", 6), 4); /* two wide characters */
 }
 

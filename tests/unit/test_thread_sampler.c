@@ -26,6 +26,8 @@
 #include "sources/thread_sampler.h"
 #include "store/store.h"
 #include "store/store_load.h"
+#include "support_fixtures.h"
+#include "support_tmp_files.h"
 
 /* ---- pure parts ---- */
 
@@ -174,11 +176,8 @@ static int tid_index(int tid) {
 
 static void test_fixture_tree(void **state) {
   (void)state;
-  const char *fx = getenv("GW_FIXTURES");
-  if (!fx)
-    skip();
   char root[1024];
-  snprintf(root, sizeof root, "%s/proc/thread_tree", fx);
+  support_fixture_path(root, sizeof root, "proc/thread_tree");
   struct gw_thread_sampler *s;
   struct gw_err err = {{0}};
   assert_int_equal(gw_thread_sampler_open(&s, root, 20, &err), GW_OK);
@@ -281,6 +280,16 @@ static void *spinner(void *arg) {
   return NULL;
 }
 
+/* A sampler of the real /proc watching one child process of this test. */
+static struct gw_thread_sampler *sampler_of_child(pid_t child) {
+  struct gw_thread_sampler *s = NULL;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_thread_sampler_open(&s, "", 20, &err), GW_OK);
+  struct gw_proc_sample p = {.pid = child, .ppid = getpid(), .comm = "test_thread_sam"};
+  gw_thread_sampler_set_procs(s, &p, 1);
+  return s;
+}
+
 static void test_live_futex_and_spin(void **state) {
   (void)state;
   int ready[2];
@@ -304,11 +313,8 @@ static void test_live_futex_and_spin(void **state) {
   assert_int_equal(read(ready[0], &c, 1), 1);
   close(ready[0]);
 
-  struct gw_thread_sampler *s;
+  struct gw_thread_sampler *s = sampler_of_child(child);
   struct gw_err err = {{0}};
-  assert_int_equal(gw_thread_sampler_open(&s, "", 20, &err), GW_OK);
-  struct gw_proc_sample p = {.pid = child, .ppid = getpid(), .comm = "test_thread_sam"};
-  gw_thread_sampler_set_procs(s, &p, 1);
   assert_int_equal(gw_thread_sampler_start(s, &err), GW_OK);
   /* past the first second, so that the cheap reads (schedstat, then the
    * system call only if the thread ran) give the samples after it */
@@ -381,11 +387,7 @@ static void test_live_closes_only_its_fds(void **state) {
     _exit(read(go[0], &c, 1) == 1 ? 0 : 1); /* ends when told */
   }
   close(go[0]);
-  struct gw_thread_sampler *s;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_thread_sampler_open(&s, "", 20, &err), GW_OK);
-  struct gw_proc_sample p = {.pid = child, .ppid = getpid(), .comm = "test_thread_sam"};
-  gw_thread_sampler_set_procs(s, &p, 1);
+  struct gw_thread_sampler *s = sampler_of_child(child);
   int64_t t_ns = 1000;
   for (int k = 0; k < 3; k++) /* its thread found and read */
     gw_thread_sampler_tick(s, t_ns += 50000000);
@@ -415,15 +417,6 @@ static void test_live_closes_only_its_fds(void **state) {
 /* ---- the store ---- */
 
 static char db_path[256];
-
-static void remove_db(void) {
-  char side[300];
-  unlink(db_path);
-  snprintf(side, sizeof side, "%s-wal", db_path);
-  unlink(side);
-  snprintf(side, sizeof side, "%s-shm", db_path);
-  unlink(side);
-}
 
 static struct gw_recording *load(void) {
   struct gw_store *st;
@@ -502,7 +495,7 @@ static void test_store_round_trip(void **state) {
   rec = load();
   assert_int_equal(rec->nthread_ticks, 1);
   gw_recording_free(rec);
-  remove_db();
+  support_db_remove(db_path);
 }
 
 int main(void) {

@@ -27,6 +27,12 @@ class _BaseDataLoaderIter:
     def __len__(self):
         return len(self._loader)
 
+    def _count_batch(self):
+        """One more batch handed out; StopIteration past the last."""
+        if self._i >= self._loader.nbatches:
+            raise StopIteration
+        self._i += 1
+
     def _batch(self):
         loader = self._loader
         if loader.load_s:
@@ -43,12 +49,9 @@ def _cuda_available():
 
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def _next_data(self):
-        loader = self._loader
-        if self._i >= loader.nbatches:
-            raise StopIteration
-        self._i += 1
-        if loader.delay_s:
-            time.sleep(loader.delay_s)  # the time a real loader spends making the batch
+        self._count_batch()
+        if self._loader.delay_s:
+            time.sleep(self._loader.delay_s)  # the time a real loader spends making the batch
         return self._batch()
 
 
@@ -56,10 +59,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """With workers: the main thread waits on the workers' queue (_get_data)."""
 
     def _next_data(self):
-        loader = self._loader
-        if self._i >= loader.nbatches:
-            raise StopIteration
-        self._i += 1
+        self._count_batch()
         return self._get_data()
 
     def _get_data(self):
