@@ -73,15 +73,19 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
       gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));
-  } else if (!main_busy && low_power && gw_rule_share(dx, other_ns) >= 0.2 && h->has_main && workers &&
+  } else if (!main_busy && gw_rule_share(dx, other_ns) >= gw_thr.finding_min_share && h->has_main && workers &&
              !waits_measured) {
-    /* Low SM, low power and a waiting main process beside a loader whose
-     * workers are not busy: the workers wait on something (a network file
-     * system, an object store), so the data side is the first suspect. Not
-     * without a loader: a process with no workers and no data wait that
-     * leaves the GPU idle waits for something else (requests to serve, a
-     * peer, a sleep); nor when the hook measured the loop's waits (the
-     * ledger's input row holds them). */
+    /* GPU idle time no signal explains, a main process that is not
+     * saturated (it waits) and a loader whose workers are not busy: the
+     * workers wait on something (a network file system, an object store),
+     * so the data side is the first suspect. The ledger measures the idle
+     * time tick by tick, so neither the run's power nor a share above the
+     * one every finding needs is asked for: a job that also computes part
+     * of the time (power near half the limit) waits for its data all the
+     * same. Not without a loader: a process with no workers and no data
+     * wait that leaves the GPU idle waits for something else (requests to
+     * serve, a peer, a sleep); nor when the hook measured the loop's waits
+     * (the ledger's input row holds them). */
     share = gw_rule_share(dx, other_ns);
     conf = 0.4;
     gw_finding_add_evidence(f, "host_waits", -1, 0, 0, 0, NULL);
