@@ -71,6 +71,13 @@ static void add_cause_fixes(struct gw_finding *f, int cause) {
 
 static const char *const MEASURED_CLASSES[] = {"input_pipeline", "schedule_shape", "multi_gpu_sync", "launch_overhead"};
 
+static int is_measured_class(const char *class_id) {
+  for (size_t k = 0; k < sizeof MEASURED_CLASSES / sizeof MEASURED_CLASSES[0]; k++)
+    if (strcmp(class_id, MEASURED_CLASSES[k]) == 0)
+      return 1;
+  return 0;
+}
+
 /* Recordings with thread or Python samples: each idle class's time is what
  * the samples charged to it (all GPUs); a class's finding gets that share
  * (or keeps a larger one its rule found), the evidence names the activity
@@ -140,7 +147,20 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
   qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], gw_finding_cmp);
   double best_share = dx->lost_ns > 0 && best >= 0 ? class_s[best] * 1e9 / dx->lost_ns : 0;
   if (best < 0 || best_share < MEASURED_VERDICT_MIN_SHARE) {
-    if (!(dx->nfindings && dx->findings[0].fix_first))
+    /* No class holds and too little is lost to call it unexplained (the
+     * counter rules' "none", decided on the same lost share): the samples
+     * found nothing worth a finding either, so nothing is to fix. */
+    int nothing_to_fix = strcmp(dx->verdict, "none") == 0 && dx->nfindings == 0;
+    /* The samples charge idle time only; a class of busy time (SMs
+     * underfilled, clocks held down) that holds the minimum share of the
+     * loss is measured by the counters as directly, and stays the verdict. */
+    const struct gw_finding *busy = NULL;
+    for (int j = 0; j < dx->nfindings && !busy; j++)
+      if (!is_measured_class(dx->findings[j].class_id) && dx->findings[j].share_of_lost >= MEASURED_VERDICT_MIN_SHARE)
+        busy = &dx->findings[j];
+    if (busy && !dx->findings[0].fix_first)
+      dx->verdict = busy->class_id;
+    else if (!nothing_to_fix && !(dx->nfindings && dx->findings[0].fix_first))
       dx->verdict = "unexplained";
     gw_diagnosis_cap_shares(dx);
     return;
