@@ -31,7 +31,9 @@ for name in "${names[@]}"; do
   case $name in
   input_cpu_transforms) script=(input_cpu_transforms.py) ;;
   # the batches come from a DataLoader without pin_memory (the fixes act on loaders and on pinned sources)
-  input_pageable_copies) script=(input_pageable_copies.py --loader --batch-mib 64) fixes=(--fix pin_memory --fix non_blocking) ;;
+  # 4096 hidden units: GPU work a pinned copy can overlap (bench/h2d/pinning_probe.py; with 256 the step is the
+  # copy, and the pin thread's own host copy costs what pinning saves)
+  input_pageable_copies) script=(input_pageable_copies.py --loader --batch-mib 64 --hidden 4096) fixes=(--fix pin_memory --fix non_blocking) ;;
   # the healthy transformer at one sequence a batch: the batch-size fix acts on its DataLoader
   small_batch) script=(healthy_dataloader.py --batch-size 1) fixes=(--fix batch_size=x4) ;;
   healthy) script=(healthy_dataloader.py) fixes=(--fix workers=4 --fix prefetch_factor=8 --fix cudnn_benchmark) ;;

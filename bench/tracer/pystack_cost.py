@@ -18,8 +18,8 @@ Steps:
         .item() at the end (the step waits for the GPU).
 
 --blocks N (in one process, the narrower interval): one program, the sampler's own class started and stopped
-around blocks of --block-steps steps, N pairs of blocks (sampler off, sampler on, in a random order per pair),
-per pair the ratio of the on block's mean step to the off block's. Between processes a step's time moves by a
+around blocks of --block-steps steps, N rounds of blocks (sampler off, and on at each rate of --hz, e.g. 20,50,
+in a random order per round), per round the ratio of each rate's mean step to the off block's. Between processes a step's time moves by a
 few percent (placement, clocks, the allocator), which hides a cost of a fraction of a percent; within one process
 the two arms differ only by the sampler. The sampler writes its lines to a file through a stand-in for the hook's
 recorder (its spool write, once per half second, included).
@@ -91,6 +91,9 @@ def child(a):
     print("step_s_mean %.9f steps %d" % (sum(times) / len(times), len(times)), flush=True)
 
 
+BLOCK_PAUSE_S = 0.1  # longer than the longest sampler period the bench runs (20 Hz: 50 ms)
+
+
 class SpoolStandIn:
     """What the sampler asks of the hook's recorder, writing to a real file; the training thread's flags as a
     plain loop leaves them."""
@@ -117,27 +120,33 @@ class SpoolStandIn:
 
 
 def in_process(a):
-    """Pairs of blocks in one process, the sampler off and on (module docstring)."""
+    """Rounds of blocks in one process: the sampler off and at each rate of --hz (module docstring)."""
     sys.path.insert(0, HOOK_DIR)
     import torch
     import _gpuwhy_pystack as pystack
 
+    rates = [int(v) for v in str(a.hz).split(",")]
     step = make_step(a)
     for _ in range(a.warmup):
         step()
     rng = random.Random(a.seed)
     spool = tempfile.mkdtemp(prefix="gpuwhy-pystack-cost-")
     rec = SpoolStandIn(os.path.join(spool, "spool.txt"))
-    ratios, arms = [], {0: [], 1: []}
-    own_ns = samples = 0
+    arms = [0] + rates
+    ratios = {hz: [] for hz in rates}
+    means = {hz: [] for hz in arms}
+    own_ns = {hz: 0 for hz in rates}
+    samples = {hz: 0 for hz in rates}
     classifier = None
     try:
         for _ in range(a.blocks):
             got = {}
-            for on in ([0, 1] if rng.random() < 0.5 else [1, 0]):
+            order = arms[:]
+            rng.shuffle(order)
+            for hz in order:
                 sampler = None
-                if on:
-                    sampler = pystack.Sampler(rec, torch, a.hz)
+                if hz:
+                    sampler = pystack.Sampler(rec, torch, hz)
                     # one classifier for all blocks, as the hook keeps one sampler for the whole run: a block
                     # measures the steady cost, not the first sight of each stack
                     if classifier is not None:
@@ -147,27 +156,35 @@ def in_process(a):
                 t0 = time.perf_counter()
                 for _ in range(a.block_steps):
                     step()
-                got[on] = (time.perf_counter() - t0) / a.block_steps
+                t_end = time.perf_counter()
+                got[hz] = (t_end - t0) / a.block_steps
                 if sampler:
                     sampler.stopped = True
                     sampler.thread.join()
-                    own_ns += sampler.own_ns
-                    samples += sampler.samples
+                    own_ns[hz] += sampler.own_ns
+                    samples[hz] += sampler.samples
                     sampler.flush()
-            ratios.append(100.0 * (got[1] / got[0] - 1.0))
-            arms[0].append(got[0])
-            arms[1].append(got[1])
+                # The same pause after every block, off included: joining a sampler waits up to its period, and
+                # a GPU left idle that long may start the next block from other clocks (the likely reason why,
+                # on an H100 before this pause, the 20 Hz arm, whose join waits longest, read +1.7% against +0.9%
+                # at 50 Hz).
+                time.sleep(max(0.0, BLOCK_PAUSE_S - (time.perf_counter() - t_end)))
+            for hz in arms:
+                means[hz].append(got[hz])
+            for hz in rates:
+                ratios[hz].append(100.0 * (got[hz] / got[0] - 1.0))
     finally:
         shutil.rmtree(spool, ignore_errors=True)
-    m, h = mean_ci(ratios)
-    print("step %s  %d pairs of blocks x %d steps in one process  mean step off %.3f ms on %.3f ms" % (
-        "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, a.blocks, a.block_steps,
-        1e3 * sum(arms[0]) / len(arms[0]), 1e3 * sum(arms[1]) / len(arms[1])))
-    print("sampler_vs_off_pct %+.3f ci95 %+.3f %+.3f  (half-width %.3f)" % (m, m - h, m + h, h))
-    if samples:
-        ns = own_ns / samples
-        print("sampler_ns_per_sample %.0f  samples %d  bound_pct_of_a_core_at_%d_hz %.3f" % (
-            ns, samples, a.hz, 100.0 * ns * a.hz / 1e9))
+    print("step %s  %d rounds of %d blocks x %d steps in one process  mean step off %.3f ms" % (
+        "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, a.blocks, len(arms), a.block_steps,
+        1e3 * sum(means[0]) / len(means[0])))
+    for hz in rates:
+        m, h = mean_ci(ratios[hz])
+        print("hz %d  sampler_vs_off_pct %+.3f ci95 %+.3f %+.3f  (half-width %.3f)" % (hz, m, m - h, m + h, h))
+        if samples[hz]:
+            ns = own_ns[hz] / samples[hz]
+            print("hz %d  sampler_ns_per_sample %.0f  samples %d  bound_pct_of_a_core %.3f" % (
+                hz, ns, samples[hz], 100.0 * ns * hz / 1e9))
 
 
 def calibrate(work_ms):
@@ -222,7 +239,7 @@ def main():
     p.add_argument("--work-ms", type=float, default=10.0)
     p.add_argument("--matmuls", type=int, default=8)
     p.add_argument("--iters", type=int, default=0, help=argparse.SUPPRESS)
-    p.add_argument("--hz", type=int, default=50)
+    p.add_argument("--hz", default="50", help="the sampling rate; with --blocks, a list (20,50) for one arm each")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--blocks", type=int, default=0)
     p.add_argument("--block-steps", type=int, default=40)
@@ -235,6 +252,7 @@ def main():
         if importlib.util.find_spec("torch") is None:
             sys.path.insert(0, FAKE_TORCH)
         return in_process(a)
+    a.hz = int(a.hz)
     if os.environ.get("GPUWHY_PY_SPOOL_DIR"):
         sys.exit("pystack_cost.py: run it with plain python3, not under gpuwhy record")
     if not a.gpu:
