@@ -17,6 +17,7 @@
 
 #include "check/check_internal.h"
 #include "sources/kmsg.h"
+#include "fixture_temp.h"
 
 extern char **environ;
 
@@ -473,9 +474,7 @@ static void test_parsers(void **state) {
 static void test_load(void **state) {
   (void)state;
   char log[] = "/tmp/gw_check_load_XXXXXX";
-  int fd = mkstemp(log);
-  assert_true(fd >= 0);
-  close(fd);
+  fixture_temp_file(log);
   setenv("GPUWHY_PYTHON", fake_python, 1);
   setenv("FAKE_LOAD_LOG", log, 1);
   setenv("FAKE_NVML_GPUS", "2", 1);

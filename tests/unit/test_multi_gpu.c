@@ -21,6 +21,7 @@
 #include "render/evidence_text.h"
 #include "report_synth.h"
 #include "store/store_trace.h"
+#include "fixture_temp.h"
 
 /* The finding's evidence with this id, or NULL. */
 static const struct gw_evidence *evidence_of(const struct gw_finding *f, const char *id) {
@@ -369,9 +370,7 @@ static char g_path[64];
 
 static struct gw_diagnosis *diagnose_case(const struct ddp_case *c) {
   gw_strlcpy(g_path, "/tmp/gw_mgpu_XXXXXX", sizeof g_path);
-  int fd = mkstemp(g_path);
-  assert_true(fd >= 0);
-  close(fd);
+  fixture_temp_file(g_path);
   write_case(g_path, c);
   struct gw_diagnosis *dx = NULL;
   struct gw_err err;
@@ -516,9 +515,7 @@ static void eight_ranks_on_two_nodes_merge(void **state) {
   struct gw_recording *recs[2];
   for (int n = 0; n < 2; n++) {
     gw_strlcpy(paths[n], "/tmp/gw_mgpu_node_XXXXXX", sizeof paths[n]);
-    int fd = mkstemp(paths[n]);
-    assert_true(fd >= 0);
-    close(fd);
+    fixture_temp_file(paths[n]);
     g_node = n;
     struct ddp_case c = {n ? "node-b" : "node-a", 4, gpu_node8, {{0}}, {37, 37, 37, 37}, 0, 700, 4 * n, 8, 2,
                          "NET/IB/0/GDRDMA"};
