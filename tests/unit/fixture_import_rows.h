@@ -1,0 +1,73 @@
+/* Row checks for the importer tests: an import that must succeed, and the
+ * first row of a query on the recording compared column by column, so that
+ * one statement checks one record's fields together. Header-only; include
+ * after import_test_util.h (it reads out_path and uses q_first_row). */
+#ifndef GW_FIXTURE_IMPORT_ROWS_H
+#define GW_FIXTURE_IMPORT_ROWS_H
+
+#include <gpuwhy/import.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Imports input into out_path; the test fails with the importer's message
+ * when it cannot. opts and sum may be NULL. */
+static inline void fixture_import_ok(const char *input, const struct gw_import_opts *opts,
+                                     struct gw_import_summary *sum) {
+  char err[512] = "";
+  if (gw_import(input, out_path, opts, sum, err, sizeof err))
+    fail_msg("%s: %s", input, err);
+}
+
+/* The first row of sql must have n columns, column i reading want[i] (an
+ * integer; -999 for NULL, as q_int reads it). */
+static inline void fixture_expect_ints(const char *sql, const int64_t *want, size_t n) {
+  sqlite3 *db;
+  sqlite3_stmt *s = q_first_row(sql, &db, 1);
+  assert_int_equal(sqlite3_column_count(s), n);
+  for (size_t i = 0; i < n; i++) {
+    int64_t got = sqlite3_column_type(s, (int)i) == SQLITE_NULL ? -999 : sqlite3_column_int64(s, (int)i);
+    if (got != want[i]) {
+      q_close(db, s);
+      fail_msg("%s: column %zu reads %lld, expected %lld", sql, i, (long long)got, (long long)want[i]);
+    }
+  }
+  q_close(db, s);
+}
+
+/* The same for numbers compared exactly (-999 for NULL, as q_num reads it). */
+static inline void fixture_expect_nums(const char *sql, const double *want, size_t n) {
+  sqlite3 *db;
+  sqlite3_stmt *s = q_first_row(sql, &db, 1);
+  assert_int_equal(sqlite3_column_count(s), n);
+  for (size_t i = 0; i < n; i++) {
+    double got = sqlite3_column_type(s, (int)i) == SQLITE_NULL ? -999 : sqlite3_column_double(s, (int)i);
+    if (got != want[i]) {
+      q_close(db, s);
+      fail_msg("%s: column %zu reads %.17g, expected %.17g", sql, i, got, want[i]);
+    }
+  }
+  q_close(db, s);
+}
+
+/* EXPECT_INTS("SELECT a, b FROM t", 1, 2): the row's columns, in order. */
+#define EXPECT_INTS(sql, ...)                                                                                          \
+  fixture_expect_ints(sql, (const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+#define EXPECT_NUMS(sql, ...)                                                                                          \
+  fixture_expect_nums(sql, (const double[]){__VA_ARGS__}, sizeof((const double[]){__VA_ARGS__}) / sizeof(double))
+
+/* The record counts of an import's summary. */
+struct fixture_import_counts {
+  uint64_t kernels, memcpys, memsets, syncs, api_calls;
+  int gpus;
+};
+
+static inline void fixture_expect_counts(const struct gw_import_summary *sum, struct fixture_import_counts want) {
+  assert_int_equal(sum->kernels, want.kernels);
+  assert_int_equal(sum->memcpys, want.memcpys);
+  assert_int_equal(sum->memsets, want.memsets);
+  assert_int_equal(sum->syncs, want.syncs);
+  assert_int_equal(sum->api_calls, want.api_calls);
+  assert_int_equal(sum->gpus, want.gpus);
+}
+
+#endif
