@@ -6,6 +6,7 @@
 #define GW_FIXTURE_IMPORT_ROWS_H
 
 #include <gpuwhy/import.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,32 +19,22 @@ static inline void fixture_import_ok(const char *input, const struct gw_import_o
     fail_msg("%s: %s", input, err);
 }
 
-/* The first row of sql must have n columns, column i reading want[i] (an
- * integer; -999 for NULL, as q_int reads it). */
-static inline void fixture_expect_ints(const char *sql, const int64_t *want, size_t n) {
+/* The first row of sql must have n columns, column i reading want_int[i]
+ * as an integer, or want_num[i] as a number compared exactly, whichever is
+ * given (-999 for NULL, as q_int and q_num read it). */
+static inline void fixture_expect_row(const char *sql, const int64_t *want_int, const double *want_num, size_t n) {
   sqlite3 *db;
   sqlite3_stmt *s = q_first_row(sql, &db, 1);
   assert_int_equal(sqlite3_column_count(s), n);
   for (size_t i = 0; i < n; i++) {
-    int64_t got = sqlite3_column_type(s, (int)i) == SQLITE_NULL ? -999 : sqlite3_column_int64(s, (int)i);
-    if (got != want[i]) {
+    int null = sqlite3_column_type(s, (int)i) == SQLITE_NULL;
+    double got = null ? -999 : sqlite3_column_double(s, (int)i), want = want_num ? want_num[i] : NAN;
+    int64_t got_int = null ? -999 : sqlite3_column_int64(s, (int)i);
+    if (want_int ? got_int != want_int[i] : got != want) {
       q_close(db, s);
-      fail_msg("%s: column %zu reads %lld, expected %lld", sql, i, (long long)got, (long long)want[i]);
-    }
-  }
-  q_close(db, s);
-}
-
-/* The same for numbers compared exactly (-999 for NULL, as q_num reads it). */
-static inline void fixture_expect_nums(const char *sql, const double *want, size_t n) {
-  sqlite3 *db;
-  sqlite3_stmt *s = q_first_row(sql, &db, 1);
-  assert_int_equal(sqlite3_column_count(s), n);
-  for (size_t i = 0; i < n; i++) {
-    double got = sqlite3_column_type(s, (int)i) == SQLITE_NULL ? -999 : sqlite3_column_double(s, (int)i);
-    if (got != want[i]) {
-      q_close(db, s);
-      fail_msg("%s: column %zu reads %.17g, expected %.17g", sql, i, got, want[i]);
+      if (want_int)
+        fail_msg("%s: column %zu reads %lld, expected %lld", sql, i, (long long)got_int, (long long)want_int[i]);
+      fail_msg("%s: column %zu reads %.17g, expected %.17g", sql, i, got, want);
     }
   }
   q_close(db, s);
@@ -51,9 +42,10 @@ static inline void fixture_expect_nums(const char *sql, const double *want, size
 
 /* EXPECT_INTS("SELECT a, b FROM t", 1, 2): the row's columns, in order. */
 #define EXPECT_INTS(sql, ...)                                                                                          \
-  fixture_expect_ints(sql, (const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+  fixture_expect_row(sql, (const int64_t[]){__VA_ARGS__}, NULL,                                                        \
+                     sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
 #define EXPECT_NUMS(sql, ...)                                                                                          \
-  fixture_expect_nums(sql, (const double[]){__VA_ARGS__}, sizeof((const double[]){__VA_ARGS__}) / sizeof(double))
+  fixture_expect_row(sql, NULL, (const double[]){__VA_ARGS__}, sizeof((const double[]){__VA_ARGS__}) / sizeof(double))
 
 /* The record counts of an import's summary. */
 struct fixture_import_counts {

@@ -55,11 +55,16 @@ static void write_file(const char *path, const char *text) {
   fclose(f);
 }
 
-static int import_text(const char *name, const char *json, char *err, size_t errcap) {
-  char path[512];
+/* The path of a file named name in the scratch directory, holding json. */
+static const char *scratch_file(const char *name, const char *json) {
+  static char path[512];
   snprintf(path, sizeof path, "%s/%s", scratch, name);
   write_file(path, json);
-  return gw_import(path, out_path, NULL, NULL, err, errcap);
+  return path;
+}
+
+static int import_text(const char *name, const char *json, char *err, size_t errcap) {
+  return gw_import(scratch_file(name, json), out_path, NULL, NULL, err, errcap);
 }
 
 static void test_small_trace_fields(void **state) {
@@ -217,29 +222,22 @@ static void test_ranks_on_the_same_device_index_sit_side_by_side(void **state) {
 
 static void test_base_after_events_and_bare_array(void **state) {
   (void)state;
-  char err[512] = "";
   /* the base written after the events still applies to them */
-  int rc = import_text("late_base.json",
-                       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
-                       "\"kernel\", \"name\": \"k\", \"pid\": 0,"
-                       " \"tid\": 7, \"ts\": 2.5, \"dur\": 1}], "
-                       "\"baseTimeNanoseconds\": 1700000000000000000}",
-                       err, sizeof err);
-  if (rc)
-    fail_msg("%s", err);
+  fixture_import_ok(scratch_file("late_base.json", "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
+                                                   "\"kernel\", \"name\": \"k\", \"pid\": 0,"
+                                                   " \"tid\": 7, \"ts\": 2.5, \"dur\": 1}], "
+                                                   "\"baseTimeNanoseconds\": 1700000000000000000}"),
+                    NULL, NULL);
   assert_int_equal(q_int("SELECT start_ns FROM kernel"), 1700000000000002500LL);
   /* the JSON Array Format: a bare list of events; string pid/tid and ts */
-  rc = import_text("bare.json",
-                   "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
-                   "\"pid\": \"0\", \"tid\": \"7\","
-                   " \"ts\": \"1700000000000001.25\", \"dur\": 1, \"args\": "
-                   "{\"correlation\": \"9\"}},\n"
-                   " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
-                   "\"cudaLaunchKernel\", \"pid\": 55,"
-                   " \"tid\": 55, \"ts\": 1700000000000000, \"dur\": 1e0}]",
-                   err, sizeof err);
-  if (rc)
-    fail_msg("%s", err);
+  fixture_import_ok(scratch_file("bare.json", "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                                              "\"pid\": \"0\", \"tid\": \"7\","
+                                              " \"ts\": \"1700000000000001.25\", \"dur\": 1, \"args\": "
+                                              "{\"correlation\": \"9\"}},\n"
+                                              " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                                              "\"cudaLaunchKernel\", \"pid\": 55,"
+                                              " \"tid\": 55, \"ts\": 1700000000000000, \"dur\": 1e0}]"),
+                    NULL, NULL);
   EXPECT_INTS("SELECT start_ns, correlation FROM kernel", 1700000000000001250LL, 9);
   assert_int_equal(q_int("SELECT end_ns - start_ns FROM api"), 1000);
   /* GPU records before the pid is known wait for it */
@@ -248,14 +246,10 @@ static void test_base_after_events_and_bare_array(void **state) {
 
 static void test_trace_without_cpu_events_gets_a_stand_in_pid(void **state) {
   (void)state;
-  char err[512] = "";
-  int rc = import_text("gpu_only.json",
-                       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
-                       "\"kernel\", \"name\": \"k\", \"pid\": 3,"
-                       " \"tid\": 7, \"ts\": 1700000000000000, \"dur\": 1}]}",
-                       err, sizeof err);
-  if (rc)
-    fail_msg("%s", err);
+  fixture_import_ok(scratch_file("gpu_only.json", "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
+                                                  "\"kernel\", \"name\": \"k\", \"pid\": 3,"
+                                                  " \"tid\": 7, \"ts\": 1700000000000000, \"dur\": 1}]}"),
+                    NULL, NULL);
   EXPECT_INTS("SELECT pid, device FROM kernel", 4194304, 3);
   assert_int_equal(q_int("SELECT count(*) FROM gpu WHERE gpu = 3"), 1);
 }
@@ -412,22 +406,27 @@ static void test_failed_import_leaves_output_alone(void **state) {
 
 static void test_parse_us(void **state) {
   (void)state;
-  int64_t ns;
-  assert_int_equal(gw_kineto_parse_us("5119690658867.795", 17, &ns), 0);
-  assert_int_equal(ns, 5119690658867795LL);
-  assert_int_equal(gw_kineto_parse_us("1740461679470813.250", 20, &ns), 0);
-  assert_int_equal(ns, 1740461679470813250LL);
-  assert_int_equal(gw_kineto_parse_us("12.3456", 7, &ns), 0);
-  assert_int_equal(ns, 12346); /* rounded past the third decimal */
-  assert_int_equal(gw_kineto_parse_us("7", 1, &ns), 0);
-  assert_int_equal(ns, 7000);
-  assert_int_equal(gw_kineto_parse_us("-2.5", 4, &ns), 0);
-  assert_int_equal(ns, -2500);
-  assert_int_equal(gw_kineto_parse_us("1.5e3", 5, &ns), 0);
-  assert_int_equal(ns, 1500000);
-  assert_int_not_equal(gw_kineto_parse_us("abc", 3, &ns), 0);
-  assert_int_not_equal(gw_kineto_parse_us("", 0, &ns), 0);
-  assert_int_not_equal(gw_kineto_parse_us("99999999999999999999", 20, &ns), 0);
+  static const struct {
+    const char *text;
+    int ok;
+    int64_t ns;
+  } cases[] = {
+      {"5119690658867.795", 1, 5119690658867795LL},
+      {"1740461679470813.250", 1, 1740461679470813250LL},
+      {"12.3456", 1, 12346}, /* rounded past the third decimal */
+      {"7", 1, 7000},
+      {"-2.5", 1, -2500},
+      {"1.5e3", 1, 1500000},
+      {"abc", 0, 0},
+      {"", 0, 0},
+      {"99999999999999999999", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t ns = 0;
+    int rc = gw_kineto_parse_us(cases[i].text, strlen(cases[i].text), &ns);
+    if (cases[i].ok ? rc != 0 || ns != cases[i].ns : rc == 0)
+      fail_msg("'%s': rc %d, %lld ns", cases[i].text, rc, (long long)ns);
+  }
 }
 
 int main(void) {
