@@ -15,6 +15,7 @@
 #include "report_synth.h"
 #include "fixture_temp.h"
 #include "fixture_timeline.h"
+#include "fixture_sql.h"
 
 static void union_merges_across_streams(void **state) {
   (void)state;
@@ -250,15 +251,10 @@ static void timeline_replaces_counter_estimate(void **state) {
   sqlite3 *db = gw_store_db(st);
   /* The tracer tables exist in every recording; fill them as the tracer would. */
   /* 5 s to 9 s: 400 ms periods of 300 ms kernel, 100 ms gap ending in an H2D copy of 10 ms */
-  sqlite3_stmt *k, *c;
-  assert_int_equal(sqlite3_prepare_v2(
-                       db, "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl) VALUES (1, 0, 7, ?, ?, 0)",
-                       -1, &k, NULL),
-                   SQLITE_OK);
-  assert_int_equal(
-      sqlite3_prepare_v2(db, "INSERT INTO memcpy (pid, device, start_ns, end_ns, copy_kind) VALUES (1, 0, ?, ?, 1)", -1,
-                         &c, NULL),
-      SQLITE_OK);
+  sqlite3_stmt *k = fixture_prepare(db, "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl)"
+                                        " VALUES (1, 0, 7, ?, ?, 0)");
+  sqlite3_stmt *c = fixture_prepare(db, "INSERT INTO memcpy (pid, device, start_ns, end_ns, copy_kind)"
+                                        " VALUES (1, 0, ?, ?, 1)");
   for (int i = 0; i < 10; i++) {
     int64_t t = SYNTH_T0_NS + 5000000000LL + i * 400000000LL;
     sqlite3_bind_int64(k, 1, t);

@@ -22,6 +22,7 @@
 #include "report_synth.h"
 #include "store/store_trace.h"
 #include "fixture_temp.h"
+#include "fixture_sql.h"
 
 /* The finding's evidence with this id, or NULL. */
 static const struct gw_evidence *evidence_of(const struct gw_finding *f, const char *id) {
@@ -314,12 +315,8 @@ static void write_case(const char *path, const struct ddp_case *c) {
       exec_ok(db, sql);
     }
   if (c->traced) {
-    sqlite3_stmt *k;
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl)"
-                                        " VALUES (?, ?, 7, ?, ?, ?)",
-                                        -1, &k, NULL),
-                     SQLITE_OK);
+    sqlite3_stmt *k = fixture_prepare(db, "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl)"
+                                          " VALUES (?, ?, 7, ?, ?, ?)");
     int64_t t0 = SYNTH_T0_NS + (int64_t)(SYNTH_STARTUP_S * 1e9);
     for (int64_t t = t0; t + STEP_NS <= SYNTH_T0_NS + (int64_t)(RUN_S * 1e9); t += STEP_NS) {
       if (c->traced == 2 && !in_window(t))
@@ -345,8 +342,7 @@ static void write_case(const char *path, const struct ddp_case *c) {
   }
   if (c->via) {
     exec_ok(db, "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT)");
-    sqlite3_stmt *s;
-    assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO nccl_log VALUES (?, ?, ?)", -1, &s, NULL), SQLITE_OK);
+    sqlite3_stmt *s = fixture_prepare(db, "INSERT INTO nccl_log VALUES (?, ?, ?)");
     char line[256];
     for (int g = 0; g < c->ngpus; g++) {
       int pid = c->pid_base + g, rank = c->rank_base + g;

@@ -20,6 +20,7 @@
 #include "sources/trace_reader.h"
 #include "store/store_trace.h"
 #include "../unit/fixture_temp.h"
+#include "../unit/fixture_sql.h"
 
 #define TEST_PID 4242u
 #define T0_NS 1700000000000000000ull
@@ -85,13 +86,8 @@ static void test_extra_kind_is_stored(void **state) {
   struct gw_err err = {{0}};
   assert_int_equal(read_records(recs, 2, &db, &err), GW_OK);
 
-  sqlite3_stmt *s = NULL;
-  assert_int_equal(sqlite3_prepare_v2(db,
-                                      "SELECT pid, device, start_ns, end_ns, value FROM trace_test_span"
-                                      " ORDER BY start_ns",
-                                      -1, &s, NULL),
-                   SQLITE_OK);
-  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+  sqlite3_stmt *s = fixture_first_row(db, "SELECT pid, device, start_ns, end_ns, value FROM trace_test_span"
+                                          " ORDER BY start_ns");
   assert_int_equal(sqlite3_column_int64(s, 0), TEST_PID);
   assert_int_equal(sqlite3_column_int64(s, 1), 3);
   assert_int_equal(sqlite3_column_int64(s, 2), (int64_t)(T0_NS + 100));
