@@ -29,6 +29,15 @@ static struct gw_diagnosis *input_bound(void) {
   return dx;
 }
 
+/* The same run with a small batch too, 30% of the active time. */
+static struct gw_diagnosis *input_bound_small_batch(void) {
+  struct gw_diagnosis *dx = input_bound();
+  dx->nfindings = 2;
+  dx->findings[1].class_id = "small_batch";
+  dx->findings[1].share_of_active = 0.3;
+  return dx;
+}
+
 static void free_dx(struct gw_diagnosis *dx) {
   free(dx->profiles);
   free(dx);
@@ -131,10 +140,7 @@ static void a_fix_without_its_cause_predicts_no_change(void **state) {
 
 static void small_batch_share_predicts_the_batch_fix(void **state) {
   (void)state;
-  struct gw_diagnosis *dx = input_bound();
-  dx->nfindings = 2;
-  dx->findings[1].class_id = "small_batch";
-  dx->findings[1].share_of_active = 0.3;
+  struct gw_diagnosis *dx = input_bound_small_batch();
   struct gw_fix_plan p;
   char why[256];
   assert_int_equal(gw_fix_parse("batch_size=x2", &p), GW_FIX_PARSE_OK);
@@ -151,10 +157,7 @@ static void small_batch_share_predicts_the_batch_fix(void **state) {
 
 static void applicable_fixes_follow_the_findings_and_the_memory(void **state) {
   (void)state;
-  struct gw_diagnosis *dx = input_bound();
-  dx->nfindings = 2;
-  dx->findings[1].class_id = "small_batch";
-  dx->findings[1].share_of_active = 0.3;
+  struct gw_diagnosis *dx = input_bound_small_batch();
   struct gw_fix_plan p[8];
   int n = gw_fix_applicable(dx, p, 8);
   /* workers for the input pipeline, batch_size for the small batch; pin_memory and
