@@ -25,12 +25,11 @@
 static char out_path[256], scratch[256];
 
 #include "import_test_util.h"
-#include "fixture_import_rows.h"
+#include "fixture_import.h"
 
 static int setup(void **state) {
   (void)state;
-  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_kineto_%d.db", (int)getpid());
-  snprintf(scratch, sizeof scratch, "/tmp/gw_test_import_kineto_%d.d", (int)getpid());
+  fixture_import_paths("kineto", ".d", scratch, sizeof scratch);
   mkdir(scratch, 0700);
   return 0;
 }

@@ -23,7 +23,7 @@
 static char out_path[256], in_path[256];
 
 #include "import_test_util.h"
-#include "fixture_import_rows.h"
+#include "fixture_import.h"
 
 /* Build the export from the fixture's SQL, then run extra statements on it. */
 static void make_export(const char *extra_sql) {
@@ -46,15 +46,7 @@ static void make_export(const char *extra_sql) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_nsys_%d.db", (int)getpid());
-  snprintf(in_path, sizeof in_path, "/tmp/gw_test_import_nsys_%d.sqlite", (int)getpid());
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  remove_db(out_path);
-  remove_db(in_path);
+  fixture_import_paths("nsys", ".sqlite", in_path, sizeof in_path);
   return 0;
 }
 
@@ -171,9 +163,9 @@ static void test_step_names(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_export_rows, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_missing_pieces, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_not_an_export, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_export_rows, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_missing_pieces, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_not_an_export, setup, fixture_import_teardown),
       cmocka_unit_test(test_step_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,22 +27,14 @@
 static char out_path[256], in_path[256];
 
 #include "import_test_util.h"
-#include "fixture_import_rows.h"
+#include "fixture_import.h"
 
 static int setup(void **state) {
   (void)state;
-  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_smi_%d.db", (int)getpid());
-  snprintf(in_path, sizeof in_path, "/tmp/gw_test_import_smi_%d.log", (int)getpid());
+  fixture_import_paths("smi", ".log", in_path, sizeof in_path);
   /* nvidia-smi writes local time: read it as UTC here */
   setenv("TZ", "UTC", 1);
   tzset();
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  remove_db(out_path);
-  unlink(in_path);
   return 0;
 }
 
@@ -215,12 +207,12 @@ static void test_sniff(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_dmon_without_times, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_dmon_with_date_time_two_gpus, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_dmon_csv_and_real_dt, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_query_csv, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_query_values_out_of_range, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_bad_logs, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dmon_without_times, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_dmon_with_date_time_two_gpus, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_dmon_csv_and_real_dt, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_query_csv, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_query_values_out_of_range, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_bad_logs, setup, fixture_import_teardown),
       cmocka_unit_test(test_sniff),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,14 +1,37 @@
-/* Row checks for the importer tests: an import that must succeed, and the
- * first row of a query on the recording compared column by column, so that
- * one statement checks one record's fields together. Header-only; include
- * after import_test_util.h (it reads out_path and uses q_first_row). */
-#ifndef GW_FIXTURE_IMPORT_ROWS_H
-#define GW_FIXTURE_IMPORT_ROWS_H
+/* For the importer tests: this process's paths, an import that must
+ * succeed, and the first row of a query on the recording compared column by
+ * column, so that one statement checks one record's fields together.
+ * Header-only; include after import_test_util.h (it names out_path and uses
+ * q_first_row and remove_db). */
+#ifndef GW_FIXTURE_IMPORT_H
+#define GW_FIXTURE_IMPORT_H
 
 #include <gpuwhy/import.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* The input path fixture_import_paths named, removed by fixture_import_teardown. */
+static const char *fixture_import_input;
+
+/* Names this process's recording out_path and its input *in (in_ext: the
+ * input's ending) after the importer, in /tmp. */
+static inline void fixture_import_paths(const char *importer, const char *in_ext, char *in, size_t in_cap) {
+  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_%s_%d.db", importer, (int)getpid());
+  snprintf(in, in_cap, "/tmp/gw_test_import_%s_%d%s", importer, (int)getpid(), in_ext);
+  fixture_import_input = in;
+}
+
+/* A cmocka teardown: the recording and the input file go. */
+static inline int fixture_import_teardown(void **state) {
+  (void)state;
+  remove_db(out_path);
+  if (fixture_import_input)
+    remove_db(fixture_import_input);
+  return 0;
+}
 
 /* Imports input into out_path; the test fails with the importer's message
  * when it cannot. opts and sum may be NULL. */
