@@ -23,6 +23,7 @@
 #include "compare/run_summary.h"
 #include "compare/run_load.h"
 #include "fixture_sql.h"
+#include "fixture_env.h"
 
 static char g_scn[1024], g_tmp[64];
 
@@ -467,9 +468,7 @@ static void goldens(void **state) {
 
 static void sweep_runs_the_command(void **state) {
   (void)state;
-  const char *nvml = getenv("GW_FAKE_NVML");
-  if (!nvml)
-    skip();
+  const char *nvml = fixture_env_or_skip("GW_FAKE_NVML");
   char dir[128];
   snprintf(dir, sizeof dir, "%s/sweep", g_tmp);
   char *cmd[] = {"sh", "-c", "sleep 0.3", "n={n}", NULL};
