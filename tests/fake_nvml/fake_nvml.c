@@ -191,24 +191,28 @@ static long env_long(const char *name, long fallback) {
   return (end && *end == '\0') ? v : fallback;
 }
 
-/* A comma list of names, stored as ",a,b," so a lookup is one strstr of
- * ",name,". */
-/* A comma-separated list of numbers (hex or decimal) from the environment;
- * returns how many were read, at most MAX_REASONS. */
-static unsigned read_number_list(const char *name, unsigned long long *out) {
-  const char *rs = getenv(name);
+/* A comma-separated list of numbers in base (0: hex or decimal) from s, up to
+ * the first that is not one; returns how many were read, at most max. */
+static unsigned parse_number_list(const char *s, int base, unsigned long long *out, unsigned max) {
   unsigned n = 0;
-  while (rs && *rs && n < MAX_REASONS) {
+  while (s && *s && n < max) {
     char *end = NULL;
-    unsigned long long v = strtoull(rs, &end, 0);
-    if (end == rs)
+    unsigned long long v = strtoull(s, &end, base);
+    if (end == s)
       break;
     out[n++] = v;
-    rs = (*end == ',') ? end + 1 : end;
+    s = (*end == ',') ? end + 1 : end;
   }
   return n;
 }
 
+/* The list in the environment variable name, at most MAX_REASONS numbers. */
+static unsigned read_number_list(const char *name, unsigned long long *out) {
+  return parse_number_list(getenv(name), 0, out, MAX_REASONS);
+}
+
+/* A comma list of names, stored as ",a,b," so a lookup is one strstr of
+ * ",name,". */
 static void read_name_list(const char *var, char out[1024]) {
   const char *list = getenv(var);
   size_t len = list ? strlen(list) : 0;
@@ -222,22 +226,13 @@ static void read_name_list(const char *var, char out[1024]) {
 
 /* "a,b,c": GPU 0 gets a, 1 gets b, 2 and later get c. */
 static void read_gpu_knob(int k) {
-  const char *s = getenv(knob_env[k]);
-  unsigned n = 0;
-  long long last = 0;
-  while (s && *s && n < MAX_GPUS) {
-    char *end = NULL;
-    long long v = strtoll(s, &end, 0);
-    if (end == s)
-      break;
-    fake.knob[k][n++] = last = v;
-    s = (*end == ',') ? end + 1 : end;
-  }
+  unsigned long long v[MAX_GPUS];
+  unsigned n = parse_number_list(getenv(knob_env[k]), 0, v, MAX_GPUS);
   if (n == 0)
     return;
   fake.knob_set[k] = 1;
-  for (; n < MAX_GPUS; n++)
-    fake.knob[k][n] = last;
+  for (unsigned i = 0; i < MAX_GPUS; i++)
+    fake.knob[k][i] = (long long)v[i < n ? i : n - 1];
 }
 
 static void read_knobs(void) {
@@ -268,14 +263,10 @@ static void read_knobs(void) {
   const char *pids = getenv("FAKE_NVML_PROC_PIDS");
   if (pids) {
     fake.proc_pids_set = 1;
-    while (*pids && strcmp(pids, "none") != 0 && fake.nproc_pids < MAX_PROC_PIDS) {
-      char *end = NULL;
-      unsigned long v = strtoul(pids, &end, 10);
-      if (end == pids)
-        break;
-      fake.proc_pids[fake.nproc_pids++] = (unsigned)v;
-      pids = (*end == ',') ? end + 1 : end;
-    }
+    unsigned long long v[MAX_PROC_PIDS];
+    fake.nproc_pids = strcmp(pids, "none") == 0 ? 0 : parse_number_list(pids, 10, v, MAX_PROC_PIDS);
+    for (unsigned i = 0; i < fake.nproc_pids; i++)
+      fake.proc_pids[i] = (unsigned)v[i];
   }
 }
 
@@ -366,6 +357,15 @@ static nvmlReturn_t enter(const char *fn, nvmlDevice_t dev, int starts_tick, str
   if (entry_status != OK)                                                                                              \
   return entry_status
 #define ENTER(dev) ENTER_TICK(dev, TICK_NO)
+
+/* A device query with one output, value (an expression that may read d, the
+ * device): the shape of most of the ABI's getters. */
+#define FAKE_DEVICE_GETTER(name, type, value)                                                                          \
+  FAKE_API nvmlReturn_t name(nvmlDevice_t dev, type *out) {                                                            \
+    ENTER(dev);                                                                                                        \
+    *out = (type)(value);                                                                                              \
+    return OK;                                                                                                         \
+  }
 
 static nvmlReturn_t enter_system(const char *fn) {
   count_call(fn);
@@ -528,11 +528,7 @@ FAKE_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *m)
   return OK;
 }
 
-FAKE_API nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t dev, unsigned *mw) {
-  ENTER(dev);
-  *mw = 700000;
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetPowerManagementDefaultLimit, unsigned, 700000)
 
 FAKE_API nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t dev, unsigned *min_mw,
                                                                    unsigned *max_mw) {
@@ -553,23 +549,12 @@ FAKE_API nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t dev, int type, unsi
   return OK;
 }
 
-FAKE_API nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t dev, unsigned *gen) {
-  ENTER(dev);
-  *gen = 5;
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetGpuMaxPcieLinkGeneration, unsigned, 5)
 
-FAKE_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t dev, unsigned *gen) {
-  ENTER(dev);
-  *gen = 4; /* the slot's maximum, so a test can tell which call was used */
-  return OK;
-}
+/* the slot's maximum, so a test can tell which call was used */
+FAKE_DEVICE_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, unsigned, 4)
 
-FAKE_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t dev, unsigned *width) {
-  ENTER(dev);
-  *width = 16;
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetMaxPcieLinkWidth, unsigned, 16)
 
 FAKE_API nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t dev, int which, unsigned *c) {
   ENTER(dev);
@@ -587,17 +572,9 @@ FAKE_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned *cur, unsi
   return OK;
 }
 
-FAKE_API nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t dev, int *mode) {
-  ENTER(dev);
-  *mode = (int)knob(d, K_PERSISTENCE, 1);
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetPersistenceMode, int, knob(d, K_PERSISTENCE, 1))
 
-FAKE_API nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t dev, int *mode) {
-  ENTER(dev);
-  *mode = (int)knob(d, K_COMPUTE_MODE, 0);
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetComputeMode, int, knob(d, K_COMPUTE_MODE, 0))
 
 FAKE_API nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t dev, int *cur, int *pending) {
   ENTER(dev);
@@ -606,17 +583,9 @@ FAKE_API nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t dev, int *cur, int *pend
   return OK;
 }
 
-FAKE_API nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t dev, unsigned long long *mask) {
-  ENTER(dev);
-  *mask = 0x1ff;
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetSupportedClocksEventReasons, unsigned long long, 0x1ff)
 
-FAKE_API nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t dev, unsigned long long *mask) {
-  ENTER(dev);
-  *mask = 0x1ff;
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetSupportedClocksThrottleReasons, unsigned long long, 0x1ff)
 
 /* ---- fast metrics ---- */
 
@@ -683,11 +652,7 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t dev, unsi
   return OK;
 }
 
-FAKE_API nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t dev, int *pstate) {
-  ENTER(dev);
-  *pstate = (int)knob(d, K_PSTATE, 0);
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetPerformanceState, int, knob(d, K_PSTATE, 0))
 
 FAKE_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, int type, unsigned *mhz) {
   ENTER(dev);
@@ -710,17 +675,9 @@ static unsigned long long next_reasons(struct fake_dev *d) {
   return fake.reasons[i < fake.nreasons ? i : fake.nreasons - 1];
 }
 
-FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t dev, unsigned long long *mask) {
-  ENTER(dev);
-  *mask = next_reasons(d);
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetCurrentClocksEventReasons, unsigned long long, next_reasons(d))
 
-FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev, unsigned long long *mask) {
-  ENTER(dev);
-  *mask = next_reasons(d);
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetCurrentClocksThrottleReasons, unsigned long long, next_reasons(d))
 
 FAKE_API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t dev, int counter, unsigned *kbps) {
   ENTER(dev);
@@ -778,6 +735,35 @@ FAKE_API nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t dev, nvmlGpmSample_t sample)
   return OK;
 }
 
+/* The GPM metrics the fake answers, for a pair of samples d calls of
+ * nvmlGpmSampleGet apart: per_call * d + base; NVLink is not supported (one
+ * GPU, no links). Any other id is an invalid argument. */
+struct fake_gpm_metric {
+  unsigned id;
+  double per_call, base;
+  int supported;
+};
+static const struct fake_gpm_metric gpm_metrics[] = {
+    {1, 10, 5, 1},     /* graphics activity */
+    {2, 10, 0, 1},     /* SM utilization */
+    {3, 0, 12.5, 1},   /* SM occupancy */
+    {5, 8, 0, 1},      /* tensor activity */
+    {10, 0, 17.25, 1}, /* DRAM bandwidth */
+    {12, 0, 3, 1},     /* FP32 */
+    {13, 0, 1.5, 1},   /* FP16 */
+    {20, 0, 100, 1},   /* PCIe TX, MiB/s */
+    {21, 0, 2000, 1},  /* PCIe RX, MiB/s */
+    {60, 0, 0, 0},     /* NVLink RX */
+    {61, 0, 0, 0},     /* NVLink TX */
+};
+
+static const struct fake_gpm_metric *gpm_metric(unsigned id) {
+  for (size_t i = 0; i < sizeof gpm_metrics / sizeof gpm_metrics[0]; i++)
+    if (gpm_metrics[i].id == id)
+      return &gpm_metrics[i];
+  return NULL;
+}
+
 FAKE_API nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *req) {
   count_call(__func__);
   if (fake.refcount == 0)
@@ -795,55 +781,17 @@ FAKE_API nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *req) {
   double dcalls = (double)(s2->seq - s1->seq);
   for (unsigned i = 0; i < req->numMetrics; i++) {
     nvmlGpmMetric_t *m = &req->metrics[i];
-    m->nvmlReturn = OK;
-    switch (m->metricId) {
-    case 1:
-      m->value = 10 * dcalls + 5;
-      break;
-    case 2:
-      m->value = 10 * dcalls;
-      break;
-    case 3:
-      m->value = 12.5;
-      break;
-    case 5:
-      m->value = 8 * dcalls;
-      break;
-    case 10:
-      m->value = 17.25;
-      break;
-    case 12:
-      m->value = 3;
-      break;
-    case 13:
-      m->value = 1.5;
-      break;
-    case 20:
-      m->value = 100;
-      break;
-    case 21:
-      m->value = 2000;
-      break;
-    case 60:
-    case 61:
-      m->nvmlReturn = E_NOT_SUPPORTED;
-      m->value = NAN;
-      break;
-    default:
-      m->nvmlReturn = E_INVALID_ARGUMENT;
-      break;
-    }
+    const struct fake_gpm_metric *g = gpm_metric(m->metricId);
+    m->nvmlReturn = !g ? E_INVALID_ARGUMENT : g->supported ? OK : E_NOT_SUPPORTED;
+    if (g)
+      m->value = g->supported ? g->per_call * dcalls + g->base : NAN;
   }
   return OK;
 }
 
 /* ---- slow metrics ---- */
 
-FAKE_API nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t dev, unsigned *mw) {
-  ENTER(dev);
-  *mw = (unsigned)knob(d, K_POWER_LIMIT, 700000);
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetEnforcedPowerLimit, unsigned, knob(d, K_POWER_LIMIT, 700000))
 
 FAKE_API nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t dev, nvmlTemperature_v1_t *t) {
   ENTER(dev);
@@ -863,6 +811,29 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t dev, int sensor, uns
   return OK;
 }
 
+/* The field values the fake answers: the value, or the knob that overrides
+ * it (-1: none); value_type 1 UINT, 3 ULL. Other fields are not supported. */
+struct fake_field {
+  unsigned id;
+  int value_type, knob;
+  long long value;
+};
+static const struct fake_field fields[] = {
+    {82, 1, -1, 52},                        /* memory temperature, C */
+    {74, 3, -1, 1500000000LL},              /* power cap violation, ns */
+    {76, 3, -1, 0},                         /* sync boost violation, ns */
+    {270, 3, K_VIOL_HW_THERMAL, 0},         /* HW thermal slowdown, ns */
+    {271, 3, K_VIOL_HW_POWER_BRAKE, 0},     /* HW power brake, ns */
+    {269, 3, K_VIOL_SW_THERMAL, 2000000LL}, /* SW thermal slowdown, ns */
+};
+
+static const struct fake_field *fake_field(unsigned id) {
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+    if (fields[i].id == id)
+      return &fields[i];
+  return NULL;
+}
+
 FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvmlFieldValue_t *values) {
   ENTER(dev);
   if (count <= 0 || !values)
@@ -871,54 +842,25 @@ FAKE_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvml
     nvmlFieldValue_t *f = &values[i];
     f->timestamp = (long long)SAMPLE_BASE_US;
     f->latencyUsec = 0;
-    f->nvmlReturn = OK;
     f->valueType = 3; /* ULL */
-    switch (f->fieldId) {
-    case 82:
-      f->valueType = 1; /* UINT */
-      f->value.ullVal = 0;
-      f->value.uiVal = 52;
-      break;
-    case 74:
-      f->value.ullVal = 1500000000ULL;
-      break;
-    case 76:
-      f->value.ullVal = 0;
-      break;
-    case 270:
-      f->value.ullVal = (unsigned long long)knob(d, K_VIOL_HW_THERMAL, 0);
-      break;
-    case 271:
-      f->value.ullVal = (unsigned long long)knob(d, K_VIOL_HW_POWER_BRAKE, 0);
-      break;
-    case 269:
-      f->value.ullVal = (unsigned long long)knob(d, K_VIOL_SW_THERMAL, 2000000LL);
-      break;
-    default:
-      f->nvmlReturn = E_NOT_SUPPORTED;
-      break;
-    }
+    const struct fake_field *field = fake_field(f->fieldId);
+    f->nvmlReturn = field ? OK : E_NOT_SUPPORTED;
+    if (!field)
+      continue;
+    long long v = field->knob >= 0 ? knob(d, field->knob, field->value) : field->value;
+    f->valueType = field->value_type;
+    f->value.ullVal = field->value_type == 1 ? 0 : (unsigned long long)v;
+    if (field->value_type == 1)
+      f->value.uiVal = (unsigned)v;
   }
   return OK;
 }
 
-FAKE_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t dev, unsigned *gen) {
-  ENTER(dev);
-  *gen = (unsigned)knob(d, K_PCIE_GEN, 5);
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, unsigned, knob(d, K_PCIE_GEN, 5))
 
-FAKE_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t dev, unsigned *width) {
-  ENTER(dev);
-  *width = (unsigned)knob(d, K_PCIE_WIDTH, 16);
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetCurrPcieLinkWidth, unsigned, knob(d, K_PCIE_WIDTH, 16))
 
-FAKE_API nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t dev, unsigned *n) {
-  ENTER(dev);
-  *n = 0;
-  return OK;
-}
+FAKE_DEVICE_GETTER(nvmlDeviceGetPcieReplayCounter, unsigned, 0)
 
 FAKE_API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t dev, int error_type, int counter_type,
                                                   unsigned long long *n) {

@@ -37,6 +37,21 @@ static inline void synth_set(struct gw_gpu_sample *s, enum gw_gpu_metric m, doub
     gw_gpu_set(s, m, v);
 }
 
+/* One running process of the target's tree; the main thread's own CPU unmeasured. */
+static inline void synth_proc(struct gw_proc_sample *p, int pid, int ppid, enum gw_proc_role role, const char *comm,
+                              double cpu_pct, int threads, int threads_running, double launch_threads_cpu_pct) {
+  p->pid = pid;
+  p->ppid = ppid;
+  p->role = role;
+  gw_strlcpy(p->comm, comm, sizeof p->comm);
+  p->state = 'R';
+  p->cpu_pct = cpu_pct;
+  p->threads = threads;
+  p->threads_running = threads_running;
+  p->main_thread_cpu_pct = -1;
+  p->launch_threads_cpu_pct = launch_threads_cpu_pct;
+}
+
 /* Write a recording of seconds of wall time. no_gpm: the SM activity
  * columns stay NULL and gpu.gpm_supported = 0. */
 static inline int synth_write(const char *path, int ngpus, double seconds, int no_gpm, synth_gpu_fn gpu_fn,
@@ -112,27 +127,10 @@ static inline int synth_write(const char *path, int ngpus, double seconds, int n
     h.total.iowait_pct = isnan(hv.iowait) ? 0 : hv.iowait;
     memset(procs, 0, sizeof procs);
     int np = 0;
-    procs[np].pid = 1000;
-    procs[np].role = GW_ROLE_TARGET;
-    gw_strlcpy(procs[np].comm, "python3", sizeof procs[np].comm);
-    procs[np].state = 'R';
-    procs[np].cpu_pct = hv.main_cpu;
-    procs[np].threads = 8;
-    procs[np].threads_running = isnan(hv.main_running) ? -1 : (int)hv.main_running;
-    procs[np].main_thread_cpu_pct = -1;
-    procs[np].launch_threads_cpu_pct = hv.launch_cpu > 0 ? hv.launch_cpu : -1;
-    np++;
-    for (int w = 0; w < hv.workers && np < 9; w++, np++) {
-      procs[np].pid = 2000 + w;
-      procs[np].ppid = 1000;
-      procs[np].role = GW_ROLE_CHILD;
-      gw_strlcpy(procs[np].comm, "pt_data_worker", sizeof procs[np].comm);
-      procs[np].state = 'R';
-      procs[np].cpu_pct = hv.worker_cpu;
-      procs[np].threads = 1;
-      procs[np].threads_running = -1;
-      procs[np].main_thread_cpu_pct = procs[np].launch_threads_cpu_pct = -1;
-    }
+    synth_proc(&procs[np++], 1000, 0, GW_ROLE_TARGET, "python3", hv.main_cpu, 8,
+               isnan(hv.main_running) ? -1 : (int)hv.main_running, hv.launch_cpu > 0 ? hv.launch_cpu : -1);
+    for (int w = 0; w < hv.workers && np < 9; w++)
+      synth_proc(&procs[np++], 2000 + w, 1000, GW_ROLE_CHILD, "pt_data_worker", hv.worker_cpu, 1, -1, -1);
     h.nprocs = np;
     h.procs = procs;
     struct gw_disk_sample disk;
@@ -157,78 +155,77 @@ static inline int synth_write(const char *path, int ngpus, double seconds, int n
 /* A few seconds of start-up (imports, model build) with the GPU idle. */
 #define SYNTH_STARTUP_S 3.0
 
+/* The recorder's tick number at t: the shapes alternate their readings by it. */
+static inline long synth_tick(double t) {
+  return (long)(t * 10);
+}
+
+/* One GPU tick; pstate NAN: not read (stored as NULL). */
+static inline void synth_gpu_tick(struct synth_gpu *o, double util, double sm, double power_w, double clock_mhz,
+                                  double reasons, double pstate, double pcie_rx_bps, double mem_used_frac) {
+  o->util = util;
+  o->sm = sm;
+  o->power_w = power_w;
+  o->clock_mhz = clock_mhz;
+  o->reasons = reasons;
+  o->pstate = pstate;
+  o->pcie_rx_bps = pcie_rx_bps;
+  o->mem_used_frac = mem_used_frac;
+}
+
+/* One host tick: the target's main thread and its loader workers. */
+static inline void synth_host_tick(struct synth_host *o, double main_cpu, double main_running, int workers,
+                                   double worker_cpu) {
+  o->main_cpu = main_cpu;
+  o->main_running = main_running;
+  o->workers = workers;
+  if (workers > 0)
+    o->worker_cpu = worker_cpu;
+}
+
+/* Idle at the base clock, reason GPU idle (0x1), P-state not read. */
 static inline void synth_idle(struct synth_gpu *o) {
-  o->util = 0;
-  o->sm = 0;
-  o->power_w = 75;
-  o->clock_mhz = 345;
-  o->reasons = 0x1;
-  o->pstate = 0;
-  o->pcie_rx_bps = 1e6;
-  o->mem_used_frac = 0.01;
+  synth_gpu_tick(o, 0, 0, 75, 345, 0x1, NAN, 1e6, 0.01);
+}
+
+/* Idle through start-up: 1 when t is past it and the shape's own reading is wanted. */
+static inline int synth_started(double t, struct synth_gpu *o) {
+  if (t >= SYNTH_STARTUP_S)
+    return 1;
+  synth_idle(o);
+  return 0;
 }
 
 /* 64x64 element-wise storm: util 13-25%, SM 0.1%, 130 W, main thread pinned. */
 static inline void gpu_storm(int gpu, double t, struct synth_gpu *o) {
   (void)gpu;
-  if (t < SYNTH_STARTUP_S)
-    return synth_idle(o);
-  o->util = 17 + 8 * ((long)(t * 10) % 2);
-  o->sm = 0.1 + 0.1 * ((long)(t * 10) % 3 == 0);
-  o->power_w = 130;
-  o->clock_mhz = 1980;
-  o->reasons = 0;
-  o->pstate = 0;
-  o->pcie_rx_bps = 2e6;
-  o->mem_used_frac = 0.02;
+  if (synth_started(t, o))
+    synth_gpu_tick(o, 17 + 8 * (synth_tick(t) % 2), 0.1 + 0.1 * (synth_tick(t) % 3 == 0), 130, 1980, 0, 0, 2e6, 0.02);
 }
 static inline void host_storm(double t, struct synth_host *o) {
-  o->main_cpu = t < SYNTH_STARTUP_S ? 60 : 99;
-  o->main_running = 1;
-  o->workers = 0;
+  synth_host_tick(o, t < SYNTH_STARTUP_S ? 60 : 99, 1, 0, NAN);
 }
 
 /* bf16 GEMM at the power cap: util 100%, SM 95%, 690 W, 0x4, 1410 MHz. */
 static inline void gpu_gemm(int gpu, double t, struct synth_gpu *o) {
   (void)gpu;
-  if (t < SYNTH_STARTUP_S)
-    return synth_idle(o);
-  o->util = 100;
-  o->sm = 95 + ((long)(t * 10) % 2);
-  o->power_w = 688;
-  o->clock_mhz = 1410;
-  o->reasons = 0x4;
-  o->pstate = 0;
-  o->pcie_rx_bps = 5e6;
-  o->mem_used_frac = 0.3;
+  if (synth_started(t, o))
+    synth_gpu_tick(o, 100, 95 + (synth_tick(t) % 2), 688, 1410, 0x4, 0, 5e6, 0.3);
 }
 static inline void host_gemm(double t, struct synth_host *o) {
   (void)t;
-  o->main_cpu = 35;
-  o->main_running = 0;
-  o->workers = 0;
+  synth_host_tick(o, 35, 0, 0, NAN);
 }
 
 /* Starved: util 11%, SM 9.5%, 231 W, four loader workers pinned at 100%. */
 static inline void gpu_starved(int gpu, double t, struct synth_gpu *o) {
   (void)gpu;
-  if (t < SYNTH_STARTUP_S)
-    return synth_idle(o);
-  o->util = 11 + ((long)(t * 10) % 3);
-  o->sm = 9.5 + 0.5 * ((long)(t * 10) % 2);
-  o->power_w = 231;
-  o->clock_mhz = 1980;
-  o->reasons = 0;
-  o->pstate = 0;
-  o->pcie_rx_bps = 3e8;
-  o->mem_used_frac = 0.05;
+  if (synth_started(t, o))
+    synth_gpu_tick(o, 11 + (synth_tick(t) % 3), 9.5 + 0.5 * (synth_tick(t) % 2), 231, 1980, 0, 0, 3e8, 0.05);
 }
 static inline void host_starved(double t, struct synth_host *o) {
   (void)t;
-  o->main_cpu = 25;
-  o->main_running = 0;
-  o->workers = 4;
-  o->worker_cpu = 99;
+  synth_host_tick(o, 25, 0, 4, 99);
   o->disk_util = 10;
 }
 

@@ -17,6 +17,7 @@
 
 #include "check/check_internal.h"
 #include "sources/kmsg.h"
+#include "fixture_temp.h"
 
 extern char **environ;
 
@@ -47,6 +48,27 @@ static int setup(void **state) {
   return chdir("/") == 0 && getenv("GW_FAKE_NVML") ? 0 : -1;
 }
 
+/* Sets the knobs of the fakes from "NAME=VALUE NAME=VALUE ..." (values
+ * without spaces), or unsets the names again when set is 0. */
+static void apply_knobs(const char *spec, int set) {
+  char buf[1024];
+  assert_true(strlen(spec) < sizeof buf);
+  strcpy(buf, spec);
+  for (char *save = NULL, *kv = strtok_r(buf, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+    char *eq = strchr(kv, '=');
+    assert_non_null(eq);
+    *eq = '\0';
+    if (set)
+      setenv(kv, eq + 1, 1);
+    else
+      unsetenv(kv);
+  }
+}
+
+static void set_knobs(const char *spec) {
+  apply_knobs(spec, 1);
+}
+
 static struct gw_check_report *run_opts(struct gw_check_opts *opts) {
   struct gw_check_report *r = NULL;
   char err[600] = "";
@@ -62,6 +84,15 @@ static struct gw_check_report *run_root(const char *root_name) {
   opts.root = fixture(root_name);
   opts.nvml_lib = getenv("GW_FAKE_NVML");
   return run_opts(&opts);
+}
+
+/* The report of the fixture tree root_name with the knobs of spec set for
+ * this run only. */
+static struct gw_check_report *run_with(const char *spec, const char *root_name) {
+  apply_knobs(spec, 1);
+  struct gw_check_report *r = run_root(root_name);
+  apply_knobs(spec, 0);
+  return r;
 }
 
 static const struct gw_check_item *find(const struct gw_check_report *r, const char *id) {
@@ -122,14 +153,11 @@ static void test_no_driver(void **state) {
   gw_check_free(r);
 
   /* A driver that loads but does not start is the same single failure. */
-  setenv("FAKE_NVML_INIT_FAIL", "1", 1);
-  r = run_root("healthy");
+  r = run_with("FAKE_NVML_INIT_FAIL=1", "healthy");
   assert_int_equal(count_prefix(r, "driver."), 1);
   expect(r, "driver.nvml", GW_CHECK_FAIL, "no NVIDIA driver in use: NVIDIA driver found but NVML did not start");
   gw_check_free(r);
-  unsetenv("FAKE_NVML_INIT_FAIL");
-  setenv("FAKE_NVML_GPUS", "0", 1);
-  r = run_root("healthy");
+  r = run_with("FAKE_NVML_GPUS=0", "healthy");
   expect(r, "driver.nvml", GW_CHECK_FAIL, "no GPU found");
   gw_check_free(r);
 }
@@ -137,10 +165,7 @@ static void test_no_driver(void **state) {
 /* ---- a healthy idle box ---- */
 
 static void idle_gpu_knobs(void) {
-  setenv("FAKE_NVML_REASONS", "0x1", 1);
-  setenv("FAKE_NVML_PSTATE", "8", 1);
-  setenv("FAKE_NVML_SM_CLOCK_MHZ", "345", 1);
-  setenv("FAKE_NVML_PROC_PIDS", "none", 1);
+  set_knobs("FAKE_NVML_REASONS=0x1 FAKE_NVML_PSTATE=8 FAKE_NVML_SM_CLOCK_MHZ=345 FAKE_NVML_PROC_PIDS=none");
 }
 
 static void test_healthy(void **state) {
@@ -189,18 +214,10 @@ static void test_healthy(void **state) {
 
 static void test_troubled_gpus(void **state) {
   (void)state;
-  setenv("FAKE_NVML_GPUS", "2", 1);
-  setenv("FAKE_NVML_REASONS", "0x1", 1);
-  setenv("FAKE_NVML_PSTATE", "8", 1);
-  setenv("FAKE_NVML_SM_CLOCK_MHZ", "345", 1);
-  setenv("FAKE_NVML_POWER_LIMIT_MW", "700000,450000", 1);
-  setenv("FAKE_NVML_PCIE_GEN", "5,3", 1);
-  setenv("FAKE_NVML_TEMP_C", "41,83", 1);
-  setenv("FAKE_NVML_PERSISTENCE", "1,0", 1);
-  setenv("FAKE_NVML_COMPUTE_MODE", "0,3", 1);
-  setenv("FAKE_NVML_ECC_UNCORRECTED", "0,2", 1);
-  setenv("FAKE_NVML_REMAP_PENDING", "0,1", 1);
-  setenv("FAKE_NVML_VIOL_HW_THERMAL_NS", "0,12500000000", 1);
+  set_knobs("FAKE_NVML_GPUS=2 FAKE_NVML_REASONS=0x1 FAKE_NVML_PSTATE=8 FAKE_NVML_SM_CLOCK_MHZ=345 "
+            "FAKE_NVML_POWER_LIMIT_MW=700000,450000 FAKE_NVML_PCIE_GEN=5,3 FAKE_NVML_TEMP_C=41,83 "
+            "FAKE_NVML_PERSISTENCE=1,0 FAKE_NVML_COMPUTE_MODE=0,3 FAKE_NVML_ECC_UNCORRECTED=0,2 "
+            "FAKE_NVML_REMAP_PENDING=0,1 FAKE_NVML_VIOL_HW_THERMAL_NS=0,12500000000");
   struct gw_check_report *r = run_root("troubled");
   expect(r, "gpu0.power_limit", GW_CHECK_PASS, NULL);
   expect(r, "gpu1.power_limit", GW_CHECK_WARN, "Enforced limit 450 W is below the default 700 W");
@@ -289,8 +306,7 @@ static void test_gpu_rows_one_knob(void **state) {
   }
   /* A clock under its maximum at the power cap is the power budget. */
   setup(NULL);
-  setenv("FAKE_NVML_SM_CLOCK_MHZ", "1410", 1);
-  setenv("FAKE_NVML_REASONS", "0x4", 1);
+  set_knobs("FAKE_NVML_SM_CLOCK_MHZ=1410 FAKE_NVML_REASONS=0x4");
   struct gw_check_report *r = run_root("healthy");
   expect(r, "gpu0.clocks", GW_CHECK_PASS, "at its power limit (SW power cap)");
   gw_check_free(r);
@@ -311,9 +327,7 @@ static void test_gpu_rows_one_knob(void **state) {
 
 static void test_gpu_lost(void **state) {
   (void)state;
-  setenv("FAKE_NVML_GPUS", "2", 1);
-  setenv("FAKE_NVML_LOST_AFTER", "0", 1);
-  setenv("FAKE_NVML_LOST_GPU", "1", 1);
+  set_knobs("FAKE_NVML_GPUS=2 FAKE_NVML_LOST_AFTER=0 FAKE_NVML_LOST_GPU=1");
   struct gw_check_report *r = run_root("healthy");
   expect(r, "gpu1.present", GW_CHECK_FAIL, "does not answer");
   assert_int_equal(count_prefix(r, "gpu1."), 1);
@@ -397,75 +411,86 @@ static void test_cuda_runtime(void **state) {
   assert_int_equal(value(must_find(r, "driver.cuda_runtime"), "torch_cuda_version"), 13000);
   gw_check_free(r);
 
-  /* A driver one major behind cannot start the runtime at all. */
-  setenv("FAKE_NVML_CUDA_VERSION", "12080", 1);
-  r = run_root("troubled");
-  expect(r, "driver.cuda_runtime", GW_CHECK_FAIL, "The driver supports CUDA up to 12.8");
-  expect(r, "driver.cuda_runtime", GW_CHECK_FAIL, "will not start");
-  gw_check_free(r);
-  unsetenv("FAKE_NVML_CUDA_VERSION");
-
-  setenv("FAKE_TORCH", "cpu", 1);
-  r = run_root("healthy");
-  expect(r, "driver.cuda_runtime", GW_CHECK_WARN, "PyTorch 2.11.0+cpu");
-  expect(r, "driver.cuda_runtime", GW_CHECK_WARN, "has no CUDA");
-  gw_check_free(r);
-
-  setenv("FAKE_TORCH", "none", 1);
-  r = run_root("healthy");
-  expect(r, "driver.cuda_runtime", GW_CHECK_NOTE, "No CUDA runtime version");
-  gw_check_free(r);
-
-  /* A python that does not exist is skipped quietly. */
-  setenv("GPUWHY_PYTHON", "/nonexistent/python3", 1);
-  r = run_root("healthy");
-  expect(r, "driver.cuda_runtime", GW_CHECK_NOTE, "No CUDA runtime version");
-  gw_check_free(r);
+  /* What the runtime row says with one thing changed, each on its own. */
+  static const struct {
+    const char *knobs, *root;
+    enum gw_check_status status;
+    const char *says[2];
+  } changes[] = {
+      /* A driver one major behind cannot start the runtime at all. */
+      {"FAKE_NVML_CUDA_VERSION=12080",
+       "troubled",
+       GW_CHECK_FAIL,
+       {"The driver supports CUDA up to 12.8", "will not start"}},
+      {"FAKE_TORCH=cpu", "healthy", GW_CHECK_WARN, {"PyTorch 2.11.0+cpu", "has no CUDA"}},
+      {"FAKE_TORCH=none", "healthy", GW_CHECK_NOTE, {"No CUDA runtime version", NULL}},
+      /* A python that does not exist is skipped quietly. */
+      {"GPUWHY_PYTHON=/nonexistent/python3", "healthy", GW_CHECK_NOTE, {"No CUDA runtime version", NULL}},
+  };
+  for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++) {
+    r = run_with(changes[i].knobs, changes[i].root);
+    for (int k = 0; k < 2 && changes[i].says[k]; k++)
+      expect(r, "driver.cuda_runtime", changes[i].status, changes[i].says[k]);
+    gw_check_free(r);
+  }
 }
+
+/* ANY: a field the case does not check. */
+#define ANY (-99)
 
 static void test_parsers(void **state) {
   (void)state;
-  struct check_cuda_version v;
-  assert_int_equal(gw_check_parse_nvcc("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, "
-                                       "V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0\n",
-                                       &v),
-                   0);
-  assert_int_equal(v.major, 13);
-  assert_int_equal(v.minor, 0);
-  assert_int_equal(gw_check_parse_nvcc("release 12.4, V12.4.131", &v), -1); /* no ", release " */
-  assert_int_equal(gw_check_parse_nvcc("Cuda compilation tools, release x.y", &v), -1);
-  assert_int_equal(gw_check_parse_version_json("{\"cuda\" : {\"name\" : \"CUDA SDK\", \"version\" : \"12.4.1\"}, "
-                                               "\"cuda_cudart\": {\"version\": \"12.4.127\"}}",
-                                               &v),
-                   0);
-  assert_int_equal(v.major, 12);
-  assert_int_equal(v.minor, 4);
-  /* The "version" of a later component must not be taken for the SDK's. */
-  assert_int_equal(
-      gw_check_parse_version_json("{\"cuda\": {\"name\": \"x\"}, \"cuda_cudart\": {\"version\": \"1.2\"}}", &v), -1);
-  assert_int_equal(gw_check_parse_version_json("{\"cuda\": \"13.0\"}", &v), -1);
-  assert_int_equal(gw_check_parse_version_json("", &v), -1);
-  assert_int_equal(gw_check_parse_major_minor("13.0", &v), 0);
-  assert_int_equal(gw_check_parse_major_minor("None", &v), -1);
-  assert_int_equal(gw_check_parse_major_minor("13", &v), -1);
-  assert_int_equal(gw_check_parse_major_minor("13.x", &v), -1);
-  assert_int_equal(gw_check_parse_major_minor("12.8.1", &v), 0);
-  assert_int_equal(v.minor, 8);
+  static const struct {
+    int (*parse)(const char *, struct check_cuda_version *);
+    const char *text;
+    int rc, major, minor;
+  } versions[] = {
+      {gw_check_parse_nvcc,
+       "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 13.0, "
+       "V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0\n",
+       0, 13, 0},
+      {gw_check_parse_nvcc, "release 12.4, V12.4.131", -1, ANY, ANY}, /* no ", release " */
+      {gw_check_parse_nvcc, "Cuda compilation tools, release x.y", -1, ANY, ANY},
+      {gw_check_parse_version_json,
+       "{\"cuda\" : {\"name\" : \"CUDA SDK\", \"version\" : \"12.4.1\"}, "
+       "\"cuda_cudart\": {\"version\": \"12.4.127\"}}",
+       0, 12, 4},
+      /* The "version" of a later component must not be taken for the SDK's. */
+      {gw_check_parse_version_json, "{\"cuda\": {\"name\": \"x\"}, \"cuda_cudart\": {\"version\": \"1.2\"}}", -1, ANY,
+       ANY},
+      {gw_check_parse_version_json, "{\"cuda\": \"13.0\"}", -1, ANY, ANY},
+      {gw_check_parse_version_json, "", -1, ANY, ANY},
+      {gw_check_parse_major_minor, "13.0", 0, ANY, ANY},
+      {gw_check_parse_major_minor, "None", -1, ANY, ANY},
+      {gw_check_parse_major_minor, "13", -1, ANY, ANY},
+      {gw_check_parse_major_minor, "13.x", -1, ANY, ANY},
+      {gw_check_parse_major_minor, "12.8.1", 0, ANY, 8},
+  };
+  for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+    struct check_cuda_version v = {-1, -1};
+    int rc = versions[i].parse(versions[i].text, &v);
+    if (rc != versions[i].rc || (versions[i].major != ANY && v.major != versions[i].major) ||
+        (versions[i].minor != ANY && v.minor != versions[i].minor))
+      fail_msg("'%s': rc %d, %d.%d", versions[i].text, rc, v.major, v.minor);
+  }
 
-  unsigned d, b, dev, f;
-  assert_int_equal(gw_check_parse_pci("00000000:18:00.0", &d, &b, &dev, &f), 0);
-  assert_int_equal(d, 0);
-  assert_int_equal(b, 0x18);
-  assert_int_equal(dev, 0);
-  assert_int_equal(gw_check_parse_pci("0000:3b:1c", &d, &b, &dev, &f), 0);
-  assert_int_equal(b, 0x3b);
-  assert_int_equal(dev, 0x1c);
-  assert_int_equal(f, 0);
-  assert_int_equal(gw_check_parse_pci("0001:00:06.1", &d, &b, &dev, &f), 0);
-  assert_int_equal(d, 1);
-  assert_int_equal(f, 1);
-  assert_int_equal(gw_check_parse_pci("unknown", &d, &b, &dev, &f), -1);
-  assert_int_equal(gw_check_parse_pci("zz:18:00.0", &d, &b, &dev, &f), -1);
+  static const struct {
+    const char *text;
+    int rc, domain, bus, device, function;
+  } pci[] = {
+      {"00000000:18:00.0", 0, 0, 0x18, 0, ANY}, {"0000:3b:1c", 0, ANY, 0x3b, 0x1c, 0},
+      {"0001:00:06.1", 0, 1, ANY, ANY, 1},      {"unknown", -1, ANY, ANY, ANY, ANY},
+      {"zz:18:00.0", -1, ANY, ANY, ANY, ANY},
+  };
+  for (size_t i = 0; i < sizeof pci / sizeof pci[0]; i++) {
+    unsigned got[4] = {0};
+    int rc = gw_check_parse_pci(pci[i].text, &got[0], &got[1], &got[2], &got[3]);
+    const int want[4] = {pci[i].domain, pci[i].bus, pci[i].device, pci[i].function};
+    assert_int_equal(rc, pci[i].rc);
+    for (int k = 0; k < 4; k++)
+      if (want[k] != ANY && got[k] != (unsigned)want[k])
+        fail_msg("'%s': field %d is %u, expected %d", pci[i].text, k, got[k], want[k]);
+  }
 }
 
 /* ---- the load, through the stand-in python ---- */
@@ -473,14 +498,10 @@ static void test_parsers(void **state) {
 static void test_load(void **state) {
   (void)state;
   char log[] = "/tmp/gw_check_load_XXXXXX";
-  int fd = mkstemp(log);
-  assert_true(fd >= 0);
-  close(fd);
+  fixture_temp_file(log);
   setenv("GPUWHY_PYTHON", fake_python, 1);
   setenv("FAKE_LOAD_LOG", log, 1);
-  setenv("FAKE_NVML_GPUS", "2", 1);
-  setenv("FAKE_NVML_PCIE_GEN", "3", 1);
-  setenv("FAKE_NVML_PROC_PIDS", "none", 1);
+  set_knobs("FAKE_NVML_GPUS=2 FAKE_NVML_PCIE_GEN=3 FAKE_NVML_PROC_PIDS=none");
   struct gw_check_opts opts = {0};
   opts.root = fixture("healthy");
   opts.nvml_lib = getenv("GW_FAKE_NVML");
@@ -512,8 +533,7 @@ static void test_load(void **state) {
   /* A GPU at its power limit moves its clock: the median under the load is
    * judged and the range shown; with the SW power cap as the reason a low
    * clock passes, with no reason at all it is a warning. */
-  setenv("FAKE_NVML_SM_CLOCKS", "1980,1980,1980,1500", 1);
-  setenv("FAKE_NVML_REASONS", "0x4", 1);
+  set_knobs("FAKE_NVML_SM_CLOCKS=1980,1980,1980,1500 FAKE_NVML_REASONS=0x4");
   r = run_opts(&opts);
   expect(r, "gpu0.clocks", GW_CHECK_PASS, "SM clock median 1500 of 1980 MHz (76%), from 1500 to 1980 MHz");
   expect(r, "gpu0.clocks", GW_CHECK_PASS, "at its power limit (SW power cap)");

@@ -22,6 +22,8 @@
 #include "core/json_path.h"
 #include "compare/run_summary.h"
 #include "compare/run_load.h"
+#include "fixture_sql.h"
+#include "fixture_env.h"
 
 static char g_scn[1024], g_tmp[64];
 
@@ -205,24 +207,37 @@ __attribute__((noinline)) static char *run_to_string(int (*fn)(FILE *), int *rc)
   return buf;
 }
 
-struct compare_call {
+/* One compare or sweep table over recordings, in one format; err holds the
+ * message of a failed call. */
+struct table_call {
   const char *const *paths;
   int n;
-  struct gw_compare_opts opts;
+  struct gw_compare_opts compare;
+  struct gw_sweep_opts sweep;
   char err[1024];
 };
-static struct compare_call g_call;
+static struct table_call g_call;
 
 static int do_compare(FILE *out) {
-  return gw_compare_files(g_call.paths, g_call.n, &g_call.opts, out, g_call.err, sizeof g_call.err);
+  return gw_compare_files(g_call.paths, g_call.n, &g_call.compare, out, g_call.err, sizeof g_call.err);
 }
 
-static char *compare_output(const char *const *paths, int n, enum gw_report_format fmt, int *rc) {
+static int do_sweep(FILE *out) {
+  return gw_sweep_table(g_call.paths, NULL, g_call.n, &g_call.sweep, out, g_call.err, sizeof g_call.err);
+}
+
+/* What fn (do_compare or do_sweep) writes for paths in format fmt; *rc its return value. */
+static char *table_output(int (*fn)(FILE *), const char *const *paths, int n, enum gw_report_format fmt, int *rc) {
   memset(&g_call, 0, sizeof g_call);
   g_call.paths = paths;
   g_call.n = n;
-  g_call.opts.format = fmt;
-  return run_to_string(do_compare, rc);
+  g_call.compare.format = fmt;
+  g_call.sweep.format = fmt;
+  return run_to_string(fn, rc);
+}
+
+static char *compare_output(const char *const *paths, int n, enum gw_report_format fmt, int *rc) {
+  return table_output(do_compare, paths, n, fmt, rc);
 }
 
 static void two_knobs_get_the_warning(void **state) {
@@ -255,18 +270,6 @@ static void two_knobs_get_the_warning(void **state) {
   free(out);
 }
 
-struct sweep_call {
-  const char *const *paths;
-  int n;
-  struct gw_sweep_opts opts;
-  char err[1024];
-};
-static struct sweep_call g_sweep;
-
-static int do_sweep(FILE *out) {
-  return gw_sweep_table(g_sweep.paths, NULL, g_sweep.n, &g_sweep.opts, out, g_sweep.err, sizeof g_sweep.err);
-}
-
 static void batch_size_sweep(void **state) {
   (void)state;
   /* given out of order: the table sorts by batch size */
@@ -283,11 +286,8 @@ static void batch_size_sweep(void **state) {
     assert_true(fabs(s.samples_per_s / truth_number(names[i], "samples_per_s_wall") - 1) < 1e-3);
     gw_run_summary_free(&s);
   }
-  memset(&g_sweep, 0, sizeof g_sweep);
-  g_sweep.paths = p;
-  g_sweep.n = 7;
   int rc;
-  char *out = run_to_string(do_sweep, &rc);
+  char *out = table_output(do_sweep, p, 7, GW_REPORT_TEXT, &rc);
   assert_int_equal(rc, 0);
   assert_non_null(strstr(out, "batch-size over 7 runs"));
   assert_non_null(strstr(out, "samples/s"));
@@ -295,8 +295,7 @@ static void batch_size_sweep(void **state) {
   assert_true(r32 && r64 && r2048 && r32 < r64 && r64 < r2048);
   assert_non_null(strstr(out, "Throughput stops rising at batch-size=1024: going to 2048 raised samples/s by only"));
   free(out);
-  g_sweep.opts.format = GW_REPORT_JSON;
-  out = run_to_string(do_sweep, &rc);
+  out = table_output(do_sweep, p, 7, GW_REPORT_JSON, &rc);
   assert_non_null(strstr(out, "\"knee\": {\"computed\": true, \"found\": true, \"value\": \"1024\", \"next_value\": "
                               "\"2048\""));
   free(out);
@@ -357,45 +356,41 @@ static void baselines_round_trip(void **state) {
   unsetenv("GPUWHY_HOME");
 }
 
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Comparing paths fails with exit status rc_want and, unless NULL, says needle. */
+static void compare_refused(const char *const *paths, int n, int rc_want, const char *needle) {
+  int rc;
+  free(compare_output(paths, n, GW_REPORT_TEXT, &rc));
+  assert_int_equal(rc, rc_want);
+  if (needle)
+    assert_non_null(strstr(g_call.err, needle));
+}
+
 static void bad_input_is_named(void **state) {
   (void)state;
   char good[1200], bad[1200], tpath[1200];
   scn("worked_case_s1", ".db", good, sizeof good);
   copy_scenario("worked_case_s1", "badtruth", 0, bad, sizeof bad);
   snprintf(tpath, sizeof tpath, "%s/badtruth.truth.json", g_tmp);
-  FILE *t = fopen(tpath, "w");
-  fputs("{\"samples_per_step\": 64, \"steps\": [{\"start_ns\": \"soon\", \"end_ns\": 5}]}", t);
-  fclose(t);
   const char *paths[] = {good, bad};
-  int rc;
-  char *out = compare_output(paths, 2, GW_REPORT_TEXT, &rc);
-  free(out);
-  assert_int_equal(rc, GPUWHY_EXIT_INPUT);
-  assert_non_null(strstr(g_call.err, "badtruth.truth.json: steps[0]"));
-  t = fopen(tpath, "w");
-  fputs("{\"steps\": [", t);
-  fclose(t);
-  out = compare_output(paths, 2, GW_REPORT_TEXT, &rc);
-  free(out);
-  assert_int_equal(rc, GPUWHY_EXIT_INPUT);
-  assert_non_null(strstr(g_call.err, "not a JSON object"));
+  write_text(tpath, "{\"samples_per_step\": 64, \"steps\": [{\"start_ns\": \"soon\", \"end_ns\": 5}]}");
+  compare_refused(paths, 2, GPUWHY_EXIT_INPUT, "badtruth.truth.json: steps[0]");
+  write_text(tpath, "{\"steps\": [");
+  compare_refused(paths, 2, GPUWHY_EXIT_INPUT, "not a JSON object");
   /* a file that is not a recording */
   const char *text[] = {good, tpath};
-  out = compare_output(text, 2, GW_REPORT_TEXT, &rc);
-  free(out);
-  assert_int_equal(rc, GPUWHY_EXIT_INPUT);
+  compare_refused(text, 2, GPUWHY_EXIT_INPUT, NULL);
   /* a JSON file that is not a baseline */
-  t = fopen(tpath, "w");
-  fputs("{\"schema\": \"other\"}", t);
-  fclose(t);
-  out = compare_output(text, 2, GW_REPORT_TEXT, &rc);
-  free(out);
-  assert_int_equal(rc, GPUWHY_EXIT_INPUT);
-  assert_non_null(strstr(g_call.err, "not a gpuwhy baseline"));
+  write_text(tpath, "{\"schema\": \"other\"}");
+  compare_refused(text, 2, GPUWHY_EXIT_INPUT, "not a gpuwhy baseline");
   const char *only[] = {good};
-  out = compare_output(only, 1, GW_REPORT_TEXT, &rc);
-  free(out);
-  assert_int_equal(rc, GPUWHY_EXIT_USAGE);
+  compare_refused(only, 1, GPUWHY_EXIT_USAGE, NULL);
 }
 
 /* ---- goldens ---- */
@@ -461,11 +456,8 @@ static void goldens(void **state) {
   }
   const char *sweep[] = {"sweep_bs32.db",  "sweep_bs64.db",   "sweep_bs128.db", "sweep_bs256.db",
                          "sweep_bs512.db", "sweep_bs1024.db", "sweep_bs2048.db"};
-  memset(&g_sweep, 0, sizeof g_sweep);
-  g_sweep.paths = sweep;
-  g_sweep.n = 7;
   int rc;
-  char *out = run_to_string(do_sweep, &rc);
+  char *out = table_output(do_sweep, sweep, 7, GW_REPORT_TEXT, &rc);
   assert_int_equal(rc, 0);
   check_golden("compare_sweep.txt", out);
   free(out);
@@ -476,9 +468,7 @@ static void goldens(void **state) {
 
 static void sweep_runs_the_command(void **state) {
   (void)state;
-  const char *nvml = getenv("GW_FAKE_NVML");
-  if (!nvml)
-    skip();
+  const char *nvml = fixture_env_or_skip("GW_FAKE_NVML");
   char dir[128];
   snprintf(dir, sizeof dir, "%s/sweep", g_tmp);
   char *cmd[] = {"sh", "-c", "sleep 0.3", "n={n}", NULL};
@@ -501,13 +491,8 @@ static void sweep_runs_the_command(void **state) {
     snprintf(db, sizeof db, "%s/sweep_n_%s.db", dir, values[i]);
     sqlite3 *h = NULL;
     assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(h,
-                                        "SELECT (SELECT value FROM meta WHERE key = 'sweep_value'),"
-                                        " json_extract(command, '$[3]') FROM run",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    sqlite3_stmt *st = fixture_first_row(h, "SELECT (SELECT value FROM meta WHERE key = 'sweep_value'),"
+                                            " json_extract(command, '$[3]') FROM run");
     assert_string_equal((const char *)sqlite3_column_text(st, 0), values[i]);
     char want[16];
     snprintf(want, sizeof want, "n=%s", values[i]);

@@ -61,10 +61,22 @@ static void add_event(struct run *r, int64_t t, const char *kind, int64_t code, 
   e->message = r->messages[r->rec.nevents - 1];
 }
 
-static void make_run(struct run *r, int with_ids) {
+/* An empty run: no steps, no events. */
+static void empty_run(struct run *r) {
   memset(r, 0, sizeof *r);
   r->rec.steps = r->steps;
   r->rec.events = r->events;
+}
+
+/* What the analysis finds in the run. */
+static struct gw_compile_shapes shapes_of(const struct run *r) {
+  struct gw_compile_shapes cs;
+  gw_compile_shapes(&r->rec, &cs);
+  return cs;
+}
+
+static void make_run(struct run *r, int with_ids) {
+  empty_run(r);
   add_event(r, T0 - 5000 * MS, "compile", 4000 * MS, PID, with_ids ? "0/0 DYNAMO" : "? ?"); /* warm-up */
   int64_t t = T0;
   add_step(r, &t, 1000, 0, "16x128");
@@ -94,8 +106,7 @@ static void test_recompiles_and_first_visits(void **state) {
   (void)state;
   struct run r;
   make_run(&r, 1);
-  struct gw_compile_shapes cs;
-  gw_compile_shapes(&r.rec, &cs);
+  struct gw_compile_shapes cs = shapes_of(&r);
   assert_int_equal(cs.pid, PID);
   assert_int_equal(cs.nsteps, 10);
   assert_true(fabs(cs.step_total_s - 7.9) < 1e-6); /* 1 + 2.0 + 2.1 + 2.2 + 6 x 0.1 */
@@ -119,8 +130,7 @@ static void test_without_compile_ids(void **state) {
   (void)state;
   struct run r;
   make_run(&r, 0);
-  struct gw_compile_shapes cs;
-  gw_compile_shapes(&r.rec, &cs);
+  struct gw_compile_shapes cs = shapes_of(&r);
   assert_false(cs.ids_known);
   assert_int_equal(cs.recompiles, 0);
   /* the compile time after the first step that compiled: steps 3 and 4 */
@@ -133,16 +143,13 @@ static void test_first_visits_no_slower(void **state) {
   /* shapes that change, first visits as fast as repeats (input stalls hit
    * both alike): no time lost to shapes, no compile time */
   struct run r;
-  memset(&r, 0, sizeof r);
-  r.rec.steps = r.steps;
-  r.rec.events = r.events;
+  empty_run(&r);
   int64_t t = T0;
   static const char *const seq[] = {"8x8", "8x16", "8x8", "8x24", "8x16", "8x24", "8x8", "8x32"};
   static const double dur[] = {100, 140, 150, 90, 100, 110, 160, 120};
   for (int i = 0; i < 8; i++)
     add_step(&r, &t, dur[i], 0, seq[i]);
-  struct gw_compile_shapes cs;
-  gw_compile_shapes(&r.rec, &cs);
+  struct gw_compile_shapes cs = shapes_of(&r);
   assert_int_equal(cs.nshapes, 4);
   assert_int_equal(cs.first_visits, 3);
   assert_true(fabs(cs.revisit_median_s - 0.13) < 1e-6); /* 150, 100, 110, 160 */
@@ -160,8 +167,7 @@ static void test_old_recording(void **state) {
     r.steps[i].shape[0] = '\0';
   }
   r.rec.nevents = 0;
-  struct gw_compile_shapes cs;
-  gw_compile_shapes(&r.rec, &cs);
+  struct gw_compile_shapes cs = shapes_of(&r);
   assert_false(cs.compile_known || cs.shape_known || cs.ids_known);
   assert_true(isnan(cs.first_visit_excess_s));
   assert_true(gw_compile_shapes_lost_share(&cs) == 0);

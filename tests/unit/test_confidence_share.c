@@ -17,19 +17,26 @@
 
 static void factor_shape(void **state) {
   (void)state;
-  /* half the lost time or more: the rule's score stands */
-  assert_float_equal(gw_confidence_share_factor(0.5, 0), 1, 1e-12);
-  assert_float_equal(gw_confidence_share_factor(0.9, 0), 1, 1e-12);
-  /* below half, in proportion */
-  assert_float_equal(gw_confidence_share_factor(0.25, 0), 0.5, 1e-12);
-  assert_float_equal(gw_confidence_share_factor(0.05, 0), 0.1, 1e-12);
-  /* what the largest unexplained row leaves */
-  assert_float_equal(gw_confidence_share_factor(1, 0.4), 0.6, 1e-12);
-  assert_float_equal(gw_confidence_share_factor(0.25, 0.5), 0.25, 1e-12);
-  /* bad input never crashes and never raises the score */
-  assert_float_equal(gw_confidence_share_factor(NAN, 0.2), 1, 1e-12);
-  assert_float_equal(gw_confidence_share_factor(-1, 0), 0, 1e-12);
-  assert_float_equal(gw_confidence_share_factor(0.5, 3), 0, 1e-12);
+  /* the finding's share of the lost time, the largest unexplained row's, the factor */
+  static const struct {
+    double share, unexplained, factor;
+  } cases[] = {
+      /* half the lost time or more: the rule's score stands */
+      {0.5, 0, 1},
+      {0.9, 0, 1},
+      /* below half, in proportion */
+      {0.25, 0, 0.5},
+      {0.05, 0, 0.1},
+      /* what the largest unexplained row leaves */
+      {1, 0.4, 0.6},
+      {0.25, 0.5, 0.25},
+      /* bad input never crashes and never raises the score */
+      {NAN, 0.2, 1},
+      {-1, 0, 0},
+      {0.5, 3, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    assert_float_equal(gw_confidence_share_factor(cases[i].share, cases[i].unexplained), cases[i].factor, 1e-12);
 }
 
 static struct gw_finding *add(struct gw_diagnosis *dx, const char *id, double share, double raw) {

@@ -37,18 +37,25 @@ static void html_truncation_keeps_entities_whole(void **state) {
 
 static void utf8_validation(void **state) {
   (void)state;
-  const unsigned char ok2[] = {0xc3, 0xa9}, ok3[] = {0xe4, 0xb8, 0xad}, ok4[] = {0xf0, 0x9f, 0x98, 0x80};
-  assert_int_equal(gw_utf8_seq_len(ok2, 2), 2);
-  assert_int_equal(gw_utf8_seq_len(ok3, 3), 3);
-  assert_int_equal(gw_utf8_seq_len(ok4, 4), 4);
-  assert_int_equal(gw_utf8_seq_len(ok4, 3), 0); /* cut short */
-  const unsigned char overlong[] = {0xc0, 0xaf}, surrogate[] = {0xed, 0xa0, 0x80}, big[] = {0xf4, 0x90, 0x80, 0x80};
-  const unsigned char stray[] = {0x80}, over3[] = {0xe0, 0x80, 0xaf};
-  assert_int_equal(gw_utf8_seq_len(overlong, 2), 0);
-  assert_int_equal(gw_utf8_seq_len(surrogate, 3), 0);
-  assert_int_equal(gw_utf8_seq_len(big, 4), 0);
-  assert_int_equal(gw_utf8_seq_len(stray, 1), 0);
-  assert_int_equal(gw_utf8_seq_len(over3, 3), 0);
+  /* the bytes, how many of them are there to read, the sequence's length (0: invalid) */
+  static const struct {
+    const char *bytes;
+    size_t n, len;
+  } seqs[] = {
+      {"\xc3\xa9", 2, 2},
+      {"\xe4\xb8\xad", 3, 3},
+      {"\xf0\x9f\x98\x80", 4, 4},
+      {"\xf0\x9f\x98\x80", 3, 0}, /* cut short */
+      {"\xc0\xaf", 2, 0},         /* overlong */
+      {"\xed\xa0\x80", 3, 0},     /* a surrogate */
+      {"\xf4\x90\x80\x80", 4, 0}, /* above U+10FFFF */
+      {"\x80", 1, 0},             /* a stray continuation byte */
+      {"\xe0\x80\xaf", 3, 0},     /* overlong in three bytes */
+  };
+  for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++)
+    if (gw_utf8_seq_len((const unsigned char *)seqs[i].bytes, seqs[i].n) != seqs[i].len)
+      fail_msg("sequence %zu: length %zu, expected %zu", i,
+               gw_utf8_seq_len((const unsigned char *)seqs[i].bytes, seqs[i].n), seqs[i].len);
   char buf[64];
   /* valid Chinese passes, each bad byte becomes U+FFFD */
   gw_html_escape(buf, sizeof buf, "\xe4\xb8\xad<\xff\xc3");
@@ -116,24 +123,25 @@ static void prometheus_labels(void **state) {
 
 static void command_lines(void **state) {
   (void)state;
+  /* the command as stored (a JSON array of strings), as shown */
+  static const struct {
+    const char *stored, *shown;
+  } cases[] = {
+      {"[\"python3\",\"-u\",\"train.py\",\"--lr\",\"1e-3\"]", "python3 -u train.py --lr 1e-3"},
+      {"[\"sh\", \"-c\", \"echo 'hi' && ls\", \"a\\\"b\", \"\"]", "sh -c 'echo '\\''hi'\\'' && ls' 'a\"b' ''"},
+      {"[\"caf\\u00e9\", \"x\\ty\"]", "caf\xc3\xa9 'x\ty'"},
+      {"[\"--pid\", \"42\"]", "--pid 42"},
+      /* not an array of strings: shown as stored */
+      {"python3 train.py", "python3 train.py"},
+      {"[\"unterminated", "[\"unterminated"},
+      {"[\"bad escape \\q\"]", "[\"bad escape \\q\"]"},
+      {"[]", ""},
+  };
   char out[256];
-  gw_command_for_people("[\"python3\",\"-u\",\"train.py\",\"--lr\",\"1e-3\"]", out, sizeof out);
-  assert_string_equal(out, "python3 -u train.py --lr 1e-3");
-  gw_command_for_people("[\"sh\", \"-c\", \"echo 'hi' && ls\", \"a\\\"b\", \"\"]", out, sizeof out);
-  assert_string_equal(out, "sh -c 'echo '\\''hi'\\'' && ls' 'a\"b' ''");
-  gw_command_for_people("[\"caf\\u00e9\", \"x\\ty\"]", out, sizeof out);
-  assert_string_equal(out, "caf\xc3\xa9 'x\ty'");
-  gw_command_for_people("[\"--pid\", \"42\"]", out, sizeof out);
-  assert_string_equal(out, "--pid 42");
-  /* not an array of strings: shown as stored */
-  gw_command_for_people("python3 train.py", out, sizeof out);
-  assert_string_equal(out, "python3 train.py");
-  gw_command_for_people("[\"unterminated", out, sizeof out);
-  assert_string_equal(out, "[\"unterminated");
-  gw_command_for_people("[\"bad escape \\q\"]", out, sizeof out);
-  assert_string_equal(out, "[\"bad escape \\q\"]");
-  gw_command_for_people("[]", out, sizeof out);
-  assert_string_equal(out, "");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gw_command_for_people(cases[i].stored, out, sizeof out);
+    assert_string_equal(out, cases[i].shown);
+  }
   char tiny[6];
   gw_command_for_people("[\"abcdefgh\"]", tiny, sizeof tiny);
   assert_true(strlen(tiny) < sizeof tiny);

@@ -29,6 +29,23 @@ static struct gw_diagnosis *input_bound(void) {
   return dx;
 }
 
+/* The same run with a small batch too, 30% of the active time. */
+static struct gw_diagnosis *input_bound_small_batch(void) {
+  struct gw_diagnosis *dx = input_bound();
+  dx->nfindings = 2;
+  dx->findings[1].class_id = "small_batch";
+  dx->findings[1].share_of_active = 0.3;
+  return dx;
+}
+
+/* The plan of the --fix argument arg, predicted for dx (NULL: no diagnosis). */
+static struct gw_fix_plan planned(const struct gw_diagnosis *dx, const char *arg) {
+  struct gw_fix_plan p;
+  assert_int_equal(gw_fix_parse(arg, &p), GW_FIX_PARSE_OK);
+  gw_fix_predict(dx, &p);
+  return p;
+}
+
 static void free_dx(struct gw_diagnosis *dx) {
   free(dx->profiles);
   free(dx);
@@ -79,9 +96,7 @@ static void names_and_values_are_checked(void **state) {
 static void workers_come_from_the_cores_and_the_saturated_workers(void **state) {
   (void)state;
   struct gw_diagnosis *dx = input_bound();
-  struct gw_fix_plan p;
-  assert_int_equal(gw_fix_parse("workers", &p), GW_FIX_PARSE_OK);
-  gw_fix_predict(dx, &p);
+  struct gw_fix_plan p = planned(dx, "workers");
   /* 8 physical cores - 1 = 7 is more than twice the 2 saturated workers */
   assert_string_equal(p.text, "workers=7");
   assert_non_null(strstr(p.derivation, "8 cores - 1"));
@@ -91,13 +106,11 @@ static void workers_come_from_the_cores_and_the_saturated_workers(void **state) 
   assert_int_equal(p.reason, GW_FIXR_INPUT_FINDING);
   /* 3 cores: 2, but the 2 saturated workers measured ask for twice as many */
   dx->host.physical_cores = 3;
-  assert_int_equal(gw_fix_parse("workers", &p), GW_FIX_PARSE_OK);
-  gw_fix_predict(dx, &p);
+  p = planned(dx, "workers");
   assert_string_equal(p.text, "workers=4");
   assert_non_null(strstr(p.derivation, "saturated"));
   /* a given value is kept */
-  assert_int_equal(gw_fix_parse("workers=12", &p), GW_FIX_PARSE_OK);
-  gw_fix_predict(dx, &p);
+  p = planned(dx, "workers=12");
   assert_string_equal(p.text, "workers=12");
   free_dx(dx);
 }
@@ -105,40 +118,30 @@ static void workers_come_from_the_cores_and_the_saturated_workers(void **state) 
 static void a_fix_without_its_cause_predicts_no_change(void **state) {
   (void)state;
   struct gw_diagnosis *dx = input_bound();
-  struct gw_fix_plan p;
+  struct gw_fix_plan p = planned(dx, "pin_memory"); /* no attribution: no measured copies */
   char why[256];
-  assert_int_equal(gw_fix_parse("pin_memory", &p), GW_FIX_PARSE_OK);
-  gw_fix_predict(dx, &p); /* no attribution: no measured copies */
   assert_true(p.addressed_share == 0 && p.point == 1.0 && p.bound == 1.0);
   gw_fix_reason_text(&p, 0, why, sizeof why);
   assert_non_null(strstr(why, "no change (<2%)"));
-  assert_int_equal(gw_fix_parse("batch_size", &p), GW_FIX_PARSE_OK);
-  gw_fix_predict(dx, &p); /* no small_batch finding */
+  p = planned(dx, "batch_size"); /* no small_batch finding */
   assert_true(p.point == 1.0);
   assert_true(p.bound == 2.0); /* samples/s at most x2 whatever was found */
   assert_string_equal(p.text, "batch_size=x2");
   /* an absolute batch size without the recorded one: no bound to hold it to */
-  assert_int_equal(gw_fix_parse("batch_size=256", &p), GW_FIX_PARSE_OK);
-  gw_fix_predict(dx, &p);
+  p = planned(dx, "batch_size=256");
   assert_true(p.point == 1.0 && isnan(p.bound));
   assert_int_equal(p.reason, GW_FIXR_BATCH_UNKNOWN);
   /* no diagnosis: nothing predicted */
-  assert_int_equal(gw_fix_parse("workers=3", &p), GW_FIX_PARSE_OK);
-  gw_fix_predict(NULL, &p);
+  p = planned(NULL, "workers=3");
   assert_true(isnan(p.point) && isnan(p.bound));
   free_dx(dx);
 }
 
 static void small_batch_share_predicts_the_batch_fix(void **state) {
   (void)state;
-  struct gw_diagnosis *dx = input_bound();
-  dx->nfindings = 2;
-  dx->findings[1].class_id = "small_batch";
-  dx->findings[1].share_of_active = 0.3;
-  struct gw_fix_plan p;
+  struct gw_diagnosis *dx = input_bound_small_batch();
+  struct gw_fix_plan p = planned(dx, "batch_size=x2");
   char why[256];
-  assert_int_equal(gw_fix_parse("batch_size=x2", &p), GW_FIX_PARSE_OK);
-  gw_fix_predict(dx, &p);
   assert_true(fabs(p.point - 1 / 0.7) < 1e-9 && p.bound == 2.0);
   gw_fix_reason_text(&p, 0, why, sizeof why);
   assert_non_null(strstr(why, "30% of the active time; samples/s at most x2"));
@@ -151,10 +154,7 @@ static void small_batch_share_predicts_the_batch_fix(void **state) {
 
 static void applicable_fixes_follow_the_findings_and_the_memory(void **state) {
   (void)state;
-  struct gw_diagnosis *dx = input_bound();
-  dx->nfindings = 2;
-  dx->findings[1].class_id = "small_batch";
-  dx->findings[1].share_of_active = 0.3;
+  struct gw_diagnosis *dx = input_bound_small_batch();
   struct gw_fix_plan p[8];
   int n = gw_fix_applicable(dx, p, 8);
   /* workers for the input pipeline, batch_size for the small batch; pin_memory and

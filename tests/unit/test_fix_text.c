@@ -15,6 +15,7 @@
 
 #include "analysis/rules.h"
 #include "render/fix_text.h"
+#include "fixture_env.h"
 
 /* The registry class an id names before its dot, or NULL. */
 static const struct gw_rule *class_of(const char *id) {
@@ -90,9 +91,7 @@ static void scan_source(const char *path, const struct gw_fix_message *rows, int
 
 static void every_emitted_id_has_a_row_and_every_row_is_emitted(void **state) {
   (void)state;
-  const char *src = getenv("GW_SOURCE_DIR");
-  if (!src)
-    skip();
+  const char *src = fixture_env_or_skip("GW_SOURCE_DIR");
   char dir[1024];
   snprintf(dir, sizeof dir, "%s/lib/analysis", src);
   DIR *d = opendir(dir);

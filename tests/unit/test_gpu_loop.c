@@ -10,6 +10,7 @@
 
 #include "analysis/gpu_loop.h"
 #include "analysis/timeline.h"
+#include "fixture_timeline.h"
 
 #define MS 1000000LL
 
@@ -150,13 +151,9 @@ static void a_gap_the_loop_waited_through_is_input(void **state) {
   /* two kernels 2 ms apart; the loop waited for data for 1.5 ms of the gap */
   struct gw_interval k[] = {{0, 10000}, {2010000, 2020000}};
   struct gw_interval waits[] = {{100000, 1600000}};
-  struct gw_timeline_input in = {.compute = k,
-                                 .ncompute = 2,
-                                 .waits = waits,
-                                 .nwaits = 1,
-                                 .t1 = 2020000,
-                                 .launch_gap_max_ns = 20000,
-                                 .host_quiet_max_ns = 500000};
+  struct gw_timeline_input in = fixture_timeline(k, 2, 2020000);
+  in.waits = waits;
+  in.nwaits = 1;
   struct gw_gap_split sp;
   gw_timeline_split(&in, &sp);
   assert_int_equal(sp.idle_data_wait_ns, 1500000);

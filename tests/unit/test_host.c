@@ -101,12 +101,9 @@ static void test_parse_proc_stat_real(void **state) {
   int n = gw_parse_proc_stat(fixture_text("train_tree/t0/proc/stat"), &total, cores, 8, &err);
   assert_int_equal(n, 2);
   assert_string_equal(err.msg, "");
-  assert_int_equal(total.user, 2611);
-  assert_int_equal(total.system, 1929);
-  assert_int_equal(total.idle, 94734);
-  assert_int_equal(total.iowait, 310);
-  assert_int_equal(total.softirq, 23);
-  assert_int_equal(total.steal, 9);
+  const struct gw_cpu_ticks want = {
+      .user = 2611, .system = 1929, .idle = 94734, .iowait = 310, .softirq = 23, .steal = 9};
+  assert_memory_equal(&total, &want, sizeof want); /* nice and irq 0 */
   assert_int_equal(cores[1].user, 1316);
   assert_int_equal(cores[1].iowait, 291);
 }
@@ -142,27 +139,39 @@ static void test_parse_proc_stat_offline_core_and_errors(void **state) {
   assert_non_null(strstr(err.msg, "cpu0 needs 8"));
 }
 
+/* text parses into want, field by field. */
+static void expect_pid_stat(const char *text, const struct gw_pid_stat *want) {
+  struct gw_pid_stat st;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_parse_pid_stat(text, &st, &err), 0);
+  assert_int_equal(st.pid, want->pid);
+  assert_int_equal(st.ppid, want->ppid);
+  assert_string_equal(st.comm, want->comm);
+  assert_int_equal(st.state, want->state);
+  assert_int_equal(st.utime_ticks, want->utime_ticks);
+  assert_int_equal(st.stime_ticks, want->stime_ticks);
+  assert_int_equal(st.num_threads, want->num_threads);
+  assert_int_equal(st.starttime_ticks, want->starttime_ticks);
+  assert_int_equal(st.rss_pages, want->rss_pages);
+}
+
 static void test_parse_pid_stat_real_and_weird_comm(void **state) {
   (void)state;
   struct gw_pid_stat st;
   struct gw_err err = {{0}};
-  assert_int_equal(gw_parse_pid_stat(fixture_text("train_tree/t0/proc/1000/stat"), &st, &err), 0);
-  assert_int_equal(st.pid, 1000);
-  assert_int_equal(st.ppid, 900);
-  assert_string_equal(st.comm, "python3");
-  assert_int_equal(st.state, 'S');
-  assert_int_equal(st.utime_ticks, 199);
-  assert_int_equal(st.stime_ticks, 1);
-  assert_int_equal(st.num_threads, 3);
-  assert_int_equal(st.starttime_ticks, 33505);
-  assert_int_equal(st.rss_pages, 3329);
-  /* comm "x) (y z": parsed from the last ')', the rest lines up. */
-  assert_int_equal(gw_parse_pid_stat(fixture_text("malformed/t0/proc/1000/stat"), &st, &err), 0);
-  assert_string_equal(st.comm, "x) (y z");
-  assert_int_equal(st.state, 'S');
-  assert_int_equal(st.ppid, 900);
-  assert_int_equal(st.utime_ticks, 199);
-  assert_int_equal(st.num_threads, 3);
+  struct gw_pid_stat want = {.pid = 1000,
+                             .ppid = 900,
+                             .comm = "python3",
+                             .state = 'S',
+                             .utime_ticks = 199,
+                             .stime_ticks = 1,
+                             .num_threads = 3,
+                             .rss_pages = 3329,
+                             .starttime_ticks = 33505};
+  expect_pid_stat(fixture_text("train_tree/t0/proc/1000/stat"), &want);
+  /* comm "x) (y z": parsed from the last ')', the rest (the same numbers) lines up. */
+  gw_strlcpy(want.comm, "x) (y z", sizeof want.comm);
+  expect_pid_stat(fixture_text("malformed/t0/proc/1000/stat"), &want);
   /* Cut after field 13. */
   assert_int_equal(gw_parse_pid_stat(fixture_text("malformed/t0/proc/1001/stat"), &st, &err), -1);
   assert_non_null(strstr(err.msg, "field 14"));
@@ -183,17 +192,19 @@ static void test_parse_diskstats(void **state) {
   assert_string_equal(d[0].name, "vda");
   assert_string_equal(d[1].name, "sdb");
   /* vda 14362 6017 3012810 10909 2790 5018 394088 1701 0 3928 12918 4506 33
-   * 129600 296 285 11 */
-  assert_int_equal(d[0].rd_ios, 14362);
-  assert_int_equal(d[0].rd_sectors, 3012810);
-  assert_int_equal(d[0].rd_ticks_ms, 10909);
-  assert_int_equal(d[0].wr_ios, 2790);
-  assert_int_equal(d[0].wr_sectors, 394088);
-  assert_int_equal(d[0].wr_ticks_ms, 1701);
-  assert_int_equal(d[0].io_ticks_ms, 3928);
-  assert_int_equal(d[0].weighted_ms, 12918);
-  assert_int_equal(d[0].dc_ios, 4506);
-  assert_int_equal(d[0].dc_ticks_ms, 296);
+   * 129600 296 285 11: every counter kept (the merges, in-flight count and
+   * discarded sectors are not) */
+  const struct gw_disk_counters vda = {.rd_ios = 14362,
+                                       .rd_sectors = 3012810,
+                                       .rd_ticks_ms = 10909,
+                                       .wr_ios = 2790,
+                                       .wr_sectors = 394088,
+                                       .wr_ticks_ms = 1701,
+                                       .io_ticks_ms = 3928,
+                                       .weighted_ms = 12918,
+                                       .dc_ios = 4506,
+                                       .dc_ticks_ms = 296};
+  assert_memory_equal(&d[0].rd_ios, &vda.rd_ios, sizeof vda - offsetof(struct gw_disk_counters, rd_ios));
   /* A line with three counters is skipped with its line number. */
   n = gw_parse_diskstats(fixture_text("malformed/t0/proc/diskstats"), d, 8, &err);
   assert_int_equal(n, 1);
@@ -233,20 +244,28 @@ static void test_parse_psi(void **state) {
 
 /* ---- sampler on the training tree ---- */
 
+/* The sampler over root ("": the live system), following target_pid. */
+static struct gw_host *open_host(const char *root, int target_pid) {
+  struct gw_host *h = NULL;
+  struct gw_err err = {{0}};
+  if (gw_host_open(&h, root, &err) != GW_OK)
+    fail_msg("%s: %s", root, err.msg);
+  gw_host_set_target(h, target_pid);
+  return h;
+}
+
 static void test_sample_train_tree(void **state) {
   (void)state;
   struct stepper st;
   stepper_init(&st);
   stepper_point(&st, "train_tree", "t0");
-  struct gw_host *h = NULL;
   struct gw_err err = {{0}};
   struct captured ev = {0};
   struct gw_event_sink sink = {capture, &ev};
   struct gw_host_sample s;
   double tck = (double)sysconf(_SC_CLK_TCK);
   int64_t page = (int64_t)sysconf(_SC_PAGESIZE);
-  assert_int_equal(gw_host_open(&h, st.root, &err), GW_OK);
-  gw_host_set_target(h, 1000);
+  struct gw_host *h = open_host(st.root, 1000);
 
   /* t0: no rates yet; the first scan finds the tree and emits no events. */
   assert_int_equal(gw_host_sample(h, T0_NS, 1, &s, &sink, &err), GW_OK);
@@ -415,11 +434,9 @@ static void test_sample_malformed(void **state) {
   struct stepper st;
   stepper_init(&st);
   stepper_point(&st, "malformed", "t0");
-  struct gw_host *h = NULL;
+  struct gw_host *h = open_host(st.root, 1000);
   struct gw_err err = {{0}};
   struct gw_host_sample s;
-  assert_int_equal(gw_host_open(&h, st.root, &err), GW_OK);
-  gw_host_set_target(h, 1000);
   assert_int_equal(gw_host_sample(h, T0_NS, 1, &s, NULL, &err), GW_OK);
   /* Every broken file is named; nothing else is lost. */
   assert_non_null(strstr(err.msg, "/proc/stat line 3"));
@@ -463,8 +480,7 @@ static void test_open_errors(void **state) {
   /* A target that does not exist: the sample still works and says so. */
   char root[1024];
   snprintf(root, sizeof root, "%s/proc/train_tree/t0", fixtures());
-  assert_int_equal(gw_host_open(&h, root, &err), GW_OK);
-  gw_host_set_target(h, 4242);
+  h = open_host(root, 4242);
   struct gw_host_sample s;
   assert_int_equal(gw_host_sample(h, T0_NS, 0, &s, NULL, &err), GW_OK);
   assert_int_equal(s.nprocs, 0);
@@ -483,28 +499,35 @@ static int64_t thread_cpu_ns(void) {
 
 /* The sampler on the live system, following this very process. */
 static struct gw_host *open_live_self(void) {
-  struct gw_host *h = NULL;
+  return open_host("", (int)getpid());
+}
+
+/* When a live sample was taken: the wall clock and this thread's CPU clock. */
+struct live_mark {
+  int64_t t_ns, cpu_ns;
+};
+
+/* Samples h now into *s (rescan: the process tree read again). */
+static struct live_mark sample_now(struct gw_host *h, int rescan, struct gw_host_sample *s) {
+  struct live_mark m = {gw_now_realtime_ns(), thread_cpu_ns()};
   struct gw_err err = {{0}};
-  assert_int_equal(gw_host_open(&h, "", &err), GW_OK);
-  gw_host_set_target(h, (int)getpid());
-  return h;
+  if (gw_host_sample(h, m.t_ns, rescan, s, NULL, &err) != GW_OK)
+    fail_msg("live sample: %s", err.msg);
+  return m;
 }
 
 static void test_live_root(void **state) {
   (void)state;
   struct gw_host *h = open_live_self();
-  struct gw_err err = {{0}};
   struct gw_host_sample s;
-  int64_t t0 = gw_now_realtime_ns(), cpu0 = thread_cpu_ns();
-  assert_int_equal(gw_host_sample(h, t0, 1, &s, NULL, &err), GW_OK);
+  struct live_mark m0 = sample_now(h, 1, &s);
   /* Burn 150 ms of this thread's CPU (not of wall time: on a loaded machine
    * the wall clock runs on while the thread waits for a core). */
   volatile uint64_t spin = 0;
-  while (thread_cpu_ns() - cpu0 < 150000000LL)
+  while (thread_cpu_ns() - m0.cpu_ns < 150000000LL)
     spin++;
-  int64_t t1 = gw_now_realtime_ns(), cpu1 = thread_cpu_ns();
-  assert_int_equal(gw_host_sample(h, t1, 1, &s, NULL, &err), GW_OK);
-  double expect_pct = 100.0 * (double)(cpu1 - cpu0) / (double)(t1 - t0);
+  struct live_mark m1 = sample_now(h, 1, &s);
+  double expect_pct = 100.0 * (double)(m1.cpu_ns - m0.cpu_ns) / (double)(m1.t_ns - m0.t_ns);
   assert_true(has_bit(&s, GW_H_CPU));
   assert_true(s.ncores >= 1);
   assert_true(s.total.busy_pct >= 0 && s.total.busy_pct <= 100.0 + EPS);
@@ -556,7 +579,6 @@ static void *autograd_like(void *arg) {
 static void test_live_autograd_thread(void **state) {
   (void)state;
   struct gw_host *h = open_live_self();
-  struct gw_err err = {{0}};
   struct gw_host_sample s;
   struct burner b = {0, 200000000LL, {-1, -1}, {-1, -1}};
   assert_int_equal(pipe(b.done), 0);
@@ -566,13 +588,11 @@ static void test_live_autograd_thread(void **state) {
   /* the thread names itself first thing: a rescan after that finds it */
   struct timespec pause = {0, 20000000L};
   nanosleep(&pause, NULL);
-  int64_t t0 = gw_now_realtime_ns(), cpu0 = thread_cpu_ns();
-  assert_int_equal(gw_host_sample(h, t0, 1, &s, NULL, &err), GW_OK);
+  struct live_mark m0 = sample_now(h, 1, &s);
   assert_float_equal(s.procs[0].launch_threads_cpu_pct, -1, EPS); /* a first sample has no rate */
   char c;
   assert_int_equal(read(b.done[0], &c, 1), 1);
-  int64_t t1 = gw_now_realtime_ns(), cpu1 = thread_cpu_ns();
-  assert_int_equal(gw_host_sample(h, t1, 0, &s, NULL, &err), GW_OK);
+  struct live_mark m1 = sample_now(h, 0, &s);
   assert_int_equal(write(b.end[1], &c, 1), 1);
   pthread_join(th, NULL);
   for (int i = 0; i < 2; i++) {
@@ -581,9 +601,9 @@ static void test_live_autograd_thread(void **state) {
   }
   /* the thread ran before t0 for up to 20 ms of its 200: the interval holds
    * at least 180 ms of it, and this thread's own share */
-  double dt = (double)(t1 - t0);
-  double want_min = 100.0 * ((double)(cpu1 - cpu0) + 0.9 * (double)b.cpu_ns - 20e6) / dt;
-  double want_max = 100.0 * ((double)(cpu1 - cpu0) + (double)b.cpu_ns) / dt;
+  double dt = (double)(m1.t_ns - m0.t_ns), own_ns = (double)(m1.cpu_ns - m0.cpu_ns);
+  double want_min = 100.0 * (own_ns + 0.9 * (double)b.cpu_ns - 20e6) / dt;
+  double want_max = 100.0 * (own_ns + (double)b.cpu_ns) / dt;
   double got = s.procs[0].launch_threads_cpu_pct;
   /* the kernel counts in 10 ms ticks: two ticks either way */
   double tick_pct = 100.0 * 2e7 / dt;

@@ -48,29 +48,17 @@ static int idle_short(double t) { /* one 0.1 s tick idle every 0.5 s */
 static void gpu_pattern(int gpu, double t_read, struct synth_gpu *o) {
   (void)gpu;
   double t = t_read - COUNTER_LAG_S;
-  if (t_read < SYNTH_STARTUP_S)
-    return synth_idle(o);
   synth_idle(o);
-  if (g_idle_at(t) && g_stall_util > 0) {
-    o->util = g_stall_util;
-    o->sm = g_stall_util * 0.85;
-    o->power_w = 200;
-    o->clock_mhz = 1980;
-    o->reasons = 0;
-  }
-  if (!g_idle_at(t)) {
-    o->util = 95;
-    o->sm = 85;
-    o->power_w = 500;
-    o->clock_mhz = 1980;
-    o->reasons = 0;
-  }
+  if (t_read < SYNTH_STARTUP_S)
+    return;
+  if (g_idle_at(t) && g_stall_util > 0)
+    synth_gpu_tick(o, g_stall_util, g_stall_util * 0.85, 200, 1980, 0, NAN, 1e6, 0.01);
+  if (!g_idle_at(t))
+    synth_gpu_tick(o, 95, 85, 500, 1980, 0, NAN, 1e6, 0.01);
 }
 static void host_plain(double t, struct synth_host *o) {
   (void)t;
-  o->main_cpu = 60;
-  o->main_running = 1;
-  o->workers = 0;
+  synth_host_tick(o, 60, 1, 0, NAN);
 }
 
 struct scenario {
@@ -79,6 +67,34 @@ struct scenario {
   double py_hz;                     /* 0: no Python samples */
   int worker_wait;                  /* loader workers' wait kind, -1: no thread samples */
 };
+
+/* The threads of the recording, replaced: the main thread (threads[0]) sampled
+ * at 20 Hz, the others every helper_every-th tick, each in its wait
+ * (-1: never sampled). */
+static void sample_threads(struct gw_recording *rec, const struct gw_thread_meta *threads, const int *waits, int n,
+                           int helper_every) {
+  free(rec->threads);
+  free(rec->thread_ticks);
+  rec->nthreads = n;
+  rec->threads = calloc((size_t)n, sizeof *rec->threads);
+  memcpy(rec->threads, threads, (size_t)n * sizeof *threads);
+  size_t nticks = (size_t)(SECONDS * 20);
+  rec->thread_ticks = calloc(nticks * (size_t)n, sizeof *rec->thread_ticks);
+  rec->nthread_ticks = 0;
+  for (size_t i = 0; i < nticks; i++)
+    for (int k = 0; k < n; k++) {
+      if ((k > 0 && i % (size_t)helper_every != 0) || waits[k] < 0)
+        continue;
+      rec->thread_ticks[rec->nthread_ticks++] =
+          (struct gw_thread_tick){SYNTH_T0_NS + (int64_t)(((double)i + 0.3) / 20 * 1e9),
+                                  threads[k].tid,
+                                  waits[k] == GW_WAIT_NONE ? GW_TSTATE_RUNNING : GW_TSTATE_SLEEPING,
+                                  (uint8_t)waits[k],
+                                  -1,
+                                  0};
+    }
+  rec->thread_sampling_hz = 20;
+}
 
 static struct gw_recording *load_with(const struct scenario *sc) {
   g_idle_at = sc->idle_at;
@@ -106,26 +122,14 @@ static struct gw_recording *load_with(const struct scenario *sc) {
     rec->py_sampling_hz = sc->py_hz;
   }
   if (sc->worker_wait >= 0) {
-    /* the main thread and 4 loader workers, sampled at 20 Hz */
-    rec->nthreads = 5;
-    rec->threads = calloc(5, sizeof *rec->threads);
-    rec->threads[0] = (struct gw_thread_meta){1000, 1000, GW_TROLE_MAIN, "python3"};
-    for (int k = 1; k < 5; k++)
-      rec->threads[k] = (struct gw_thread_meta){2000 + k, 2000 + k, GW_TROLE_LOADER_WORKER, "pt_data_worker"};
-    size_t n = (size_t)(SECONDS * 20);
-    rec->thread_ticks = calloc(n * 5, sizeof *rec->thread_ticks);
-    for (size_t i = 0; i < n; i++)
-      for (int k = 0; k < 5; k++) {
-        int wait = k == 0 ? GW_WAIT_FUTEX : sc->worker_wait;
-        rec->thread_ticks[rec->nthread_ticks++] =
-            (struct gw_thread_tick){SYNTH_T0_NS + (int64_t)(((double)i + 0.3) / 20 * 1e9),
-                                    rec->threads[k].tid,
-                                    wait == GW_WAIT_NONE ? GW_TSTATE_RUNNING : GW_TSTATE_SLEEPING,
-                                    (uint8_t)wait,
-                                    -1,
-                                    0};
-      }
-    rec->thread_sampling_hz = 20;
+    /* the main thread and 4 loader workers, all sampled at 20 Hz */
+    struct gw_thread_meta threads[5] = {{1000, 1000, GW_TROLE_MAIN, "python3"}};
+    int waits[5] = {GW_WAIT_FUTEX};
+    for (int k = 1; k < 5; k++) {
+      threads[k] = (struct gw_thread_meta){2000 + k, 2000 + k, GW_TROLE_LOADER_WORKER, "pt_data_worker"};
+      waits[k] = sc->worker_wait;
+    }
+    sample_threads(rec, threads, waits, 5, 1);
   }
   return rec;
 }
@@ -198,64 +202,96 @@ static void test_loader_net(void **state) {
   free_rec(rec);
 }
 
-static void test_eval_every_2s(void **state) {
-  (void)state;
-  struct scenario sc = {idle_every_2s, GW_PYACT_EVAL, GW_PYACT_FORWARD_BACKWARD, 20, -1};
-  struct gw_recording *rec = load_with(&sc);
-  struct gw_diagnosis *dx = diagnose(rec);
-  assert_string_equal(dx->verdict, "schedule_shape");
-  assert_true(dx->attr[0].rows[GW_PYACT_EVAL].share_of_idle > STRETCH_CAUSE_MIN_SHARE);
-  int seen = 0;
-  for (int e = 0; e < dx->findings[0].nevidence; e++)
-    seen |= strcmp(dx->findings[0].evidence[e].id, "idle_cause_measured") == 0;
-  assert_true(seen);
-  gw_diagnosis_free(dx);
-  free_rec(rec);
-}
+/* What one scenario must read as: the verdict (NULL: not checked), a row
+ * holding more than min_share of the idle time (-1: none), a row charged no
+ * time (-1: none), the row's first frame, a line of the text and an
+ * evidence of the first finding (NULL: not checked). */
+struct verdict_case {
+  const char *name;
+  struct scenario sc;
+  const char *verdict;
+  int row;
+  double min_share;
+  int row_without_time;
+  const char *frame, *text, *evidence;
+};
 
-static void test_data_inline(void **state) {
-  (void)state;
-  struct scenario sc = {idle_half, GW_PYACT_DATA_INLINE, GW_PYACT_FORWARD_BACKWARD, 20, -1};
-  struct gw_recording *rec = load_with(&sc);
-  struct gw_diagnosis *dx = diagnose(rec);
-  assert_string_equal(dx->verdict, "input_pipeline");
-  assert_string_equal(dx->attr[0].rows[GW_PYACT_DATA_INLINE].frame_text[0], "data.py:77 in make_batch");
-  assert_non_null(strstr(render_text(dx), "making the batch itself (data.py:77 in make_batch)"));
-  gw_diagnosis_free(dx);
-  free_rec(rec);
-}
+static const struct verdict_case verdict_cases[] = {
+    {"eval every 2 s",
+     {idle_every_2s, GW_PYACT_EVAL, GW_PYACT_FORWARD_BACKWARD, 20, -1},
+     "schedule_shape",
+     GW_PYACT_EVAL,
+     STRETCH_CAUSE_MIN_SHARE,
+     -1,
+     NULL,
+     NULL,
+     "idle_cause_measured"},
+    {"batch made inline",
+     {idle_half, GW_PYACT_DATA_INLINE, GW_PYACT_FORWARD_BACKWARD, 20, -1},
+     "input_pipeline",
+     -1,
+     0,
+     -1,
+     "data.py:77 in make_batch",
+     "making the batch itself (data.py:77 in make_batch)",
+     NULL},
+    {"host-bound launch",
+     {idle_half, GW_PYACT_FORWARD_BACKWARD, GW_PYACT_FORWARD_BACKWARD, 20, -1},
+     "launch_overhead",
+     -1,
+     0,
+     -1,
+     NULL,
+     NULL,
+     NULL},
+    {"nothing measured",
+     {idle_half, GW_PYACT_IDLE, GW_PYACT_FORWARD_BACKWARD, 20, -1},
+     "unexplained",
+     GW_PYACT_IDLE,
+     STRETCH_CAUSE_MIN_SHARE,
+     -1,
+     NULL,
+     NULL,
+     NULL},
+    /* 4 Hz: two periods are 0.5 s, the 0.1 s idle ticks are shorter */
+    {"short stretch unresolved",
+     {idle_short, GW_PYACT_DATA_WAIT, GW_PYACT_FORWARD_BACKWARD, 4, -1},
+     NULL,
+     GW_CAUSE_UNRESOLVED,
+     0.99,
+     GW_PYACT_DATA_WAIT,
+     NULL,
+     NULL,
+     NULL},
+};
 
-static void test_host_bound_launch(void **state) {
+static void test_verdicts_by_scenario(void **state) {
   (void)state;
-  struct scenario sc = {idle_half, GW_PYACT_FORWARD_BACKWARD, GW_PYACT_FORWARD_BACKWARD, 20, -1};
-  struct gw_recording *rec = load_with(&sc);
-  struct gw_diagnosis *dx = diagnose(rec);
-  assert_string_equal(dx->verdict, "launch_overhead");
-  gw_diagnosis_free(dx);
-  free_rec(rec);
-}
-
-static void test_nothing_measured(void **state) {
-  (void)state;
-  struct scenario sc = {idle_half, GW_PYACT_IDLE, GW_PYACT_FORWARD_BACKWARD, 20, -1};
-  struct gw_recording *rec = load_with(&sc);
-  struct gw_diagnosis *dx = diagnose(rec);
-  assert_string_equal(dx->verdict, "unexplained");
-  assert_true(dx->attr[0].rows[GW_PYACT_IDLE].share_of_idle > STRETCH_CAUSE_MIN_SHARE);
-  gw_diagnosis_free(dx);
-  free_rec(rec);
-}
-
-static void test_short_stretch_unresolved(void **state) {
-  (void)state;
-  /* 4 Hz: two periods are 0.5 s, the 0.1 s idle ticks are shorter */
-  struct scenario sc = {idle_short, GW_PYACT_DATA_WAIT, GW_PYACT_FORWARD_BACKWARD, 4, -1};
-  struct gw_recording *rec = load_with(&sc);
-  struct gw_diagnosis *dx = diagnose(rec);
-  assert_true(dx->attr[0].rows[GW_CAUSE_UNRESOLVED].share_of_idle > 0.99);
-  assert_true(dx->attr[0].rows[GW_PYACT_DATA_WAIT].seconds == 0);
-  gw_diagnosis_free(dx);
-  free_rec(rec);
+  for (size_t i = 0; i < sizeof verdict_cases / sizeof verdict_cases[0]; i++) {
+    const struct verdict_case *c = &verdict_cases[i];
+    print_message("%s\n", c->name);
+    struct gw_recording *rec = load_with(&c->sc);
+    struct gw_diagnosis *dx = diagnose(rec);
+    const struct gw_idle_attribution *a = &dx->attr[0];
+    if (c->verdict)
+      assert_string_equal(dx->verdict, c->verdict);
+    if (c->row >= 0)
+      assert_true(a->rows[c->row].share_of_idle > c->min_share);
+    if (c->row_without_time >= 0)
+      assert_true(a->rows[c->row_without_time].seconds == 0);
+    if (c->frame)
+      assert_string_equal(a->rows[c->sc.idle_activity].frame_text[0], c->frame);
+    if (c->text)
+      assert_non_null(strstr(render_text(dx), c->text));
+    if (c->evidence) {
+      int seen = 0;
+      for (int e = 0; e < dx->findings[0].nevidence; e++)
+        seen |= strcmp(dx->findings[0].evidence[e].id, c->evidence) == 0;
+      assert_true(seen);
+    }
+    gw_diagnosis_free(dx);
+    free_rec(rec);
+  }
 }
 
 /* A 0.3 s stall every 1.5 s in which the GPU still ran the odd kernel
@@ -309,32 +345,14 @@ static void test_no_samples_old_path(void **state) {
  * tid 1001 is the hook's sampler (nanosleep), 1002-1005 the prefetch threads
  * in wait (-1: absent), and the main thread waits in main_wait. */
 static void add_prefetch_threads(struct gw_recording *rec, int main_wait, int prefetch_wait) {
-  free(rec->threads);
-  free(rec->thread_ticks);
-  rec->nthreads = 6;
-  rec->threads = calloc(6, sizeof *rec->threads);
-  rec->threads[0] = (struct gw_thread_meta){1000, 1000, GW_TROLE_MAIN, "python3"};
-  for (int k = 1; k < 6; k++)
-    rec->threads[k] = (struct gw_thread_meta){1000 + k, 1000, GW_TROLE_HELPER, "python3"};
-  size_t n = (size_t)(SECONDS * 20);
-  rec->thread_ticks = calloc(n * 6, sizeof *rec->thread_ticks);
-  rec->nthread_ticks = 0;
-  for (size_t i = 0; i < n; i++)
-    for (int k = 0; k < 6; k++) {
-      if (k > 0 && i % 5 != 0)
-        continue;
-      int wait = k == 0 ? main_wait : k == 1 ? GW_WAIT_SLEEP : prefetch_wait;
-      if (wait < 0)
-        continue;
-      rec->thread_ticks[rec->nthread_ticks++] =
-          (struct gw_thread_tick){SYNTH_T0_NS + (int64_t)(((double)i + 0.3) / 20 * 1e9),
-                                  rec->threads[k].tid,
-                                  wait == GW_WAIT_NONE ? GW_TSTATE_RUNNING : GW_TSTATE_SLEEPING,
-                                  (uint8_t)wait,
-                                  -1,
-                                  0};
-    }
-  rec->thread_sampling_hz = 20;
+  struct gw_thread_meta threads[6] = {{1000, 1000, GW_TROLE_MAIN, "python3"}};
+  int waits[6] = {main_wait, GW_WAIT_SLEEP};
+  for (int k = 1; k < 6; k++) {
+    threads[k] = (struct gw_thread_meta){1000 + k, 1000, GW_TROLE_HELPER, "python3"};
+    if (k > 1)
+      waits[k] = prefetch_wait;
+  }
+  sample_threads(rec, threads, waits, 6, 5);
 }
 
 static void test_prefetch_threads(void **state) {
@@ -425,9 +443,7 @@ static void test_new_shapes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_eval_every_2s),
-      cmocka_unit_test(test_data_inline),         cmocka_unit_test(test_host_bound_launch),
-      cmocka_unit_test(test_nothing_measured),    cmocka_unit_test(test_short_stretch_unresolved),
+      cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_verdicts_by_scenario),
       cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
       cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
       cmocka_unit_test(test_new_shapes),

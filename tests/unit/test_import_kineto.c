@@ -25,11 +25,11 @@
 static char out_path[256], scratch[256];
 
 #include "import_test_util.h"
+#include "fixture_import.h"
 
 static int setup(void **state) {
   (void)state;
-  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_kineto_%d.db", (int)getpid());
-  snprintf(scratch, sizeof scratch, "/tmp/gw_test_import_kineto_%d.d", (int)getpid());
+  fixture_import_paths("kineto", ".d", scratch, sizeof scratch);
   mkdir(scratch, 0700);
   return 0;
 }
@@ -54,90 +54,69 @@ static void write_file(const char *path, const char *text) {
   fclose(f);
 }
 
-static int import_text(const char *name, const char *json, char *err, size_t errcap) {
-  char path[512];
+/* The path of a file named name in the scratch directory, holding json. */
+static const char *scratch_file(const char *name, const char *json) {
+  static char path[512];
   snprintf(path, sizeof path, "%s/%s", scratch, name);
   write_file(path, json);
-  return gw_import(path, out_path, NULL, NULL, err, errcap);
+  return path;
+}
+
+static int import_text(const char *name, const char *json, char *err, size_t errcap) {
+  return gw_import(scratch_file(name, json), out_path, NULL, NULL, err, errcap);
 }
 
 static void test_small_trace_fields(void **state) {
   (void)state;
   struct gw_import_summary sum;
-  char err[512] = "";
-  int rc = gw_import(fixture("kineto_small.json"), out_path, NULL, &sum, err, sizeof err);
-  if (rc)
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("kineto_small.json"), NULL, &sum);
   assert_int_equal(sum.format, GW_IMPORT_KINETO);
   /* the counts the fixture was written with */
-  assert_int_equal(sum.kernels, 4);
-  assert_int_equal(sum.memcpys, 2);
-  assert_int_equal(sum.memsets, 1);
-  assert_int_equal(sum.syncs, 1);
-  assert_int_equal(sum.api_calls, 4);
+  fixture_expect_counts(&sum, (struct fixture_import_counts){
+                                  .kernels = 4, .memcpys = 2, .memsets = 1, .syncs = 1, .api_calls = 4, .gpus = 1});
   assert_int_equal(sum.markers, 5);
   assert_int_equal(sum.steps, 2);
   assert_int_equal(sum.events, 27);
-  assert_int_equal(sum.gpus, 1);
   assert_int_equal(q_int("SELECT count(*) FROM kernel"), 4);
   assert_string_equal(q_text("SELECT source FROM run"), "import:kineto");
   assert_int_equal(q_int("SELECT started_ns FROM run"), BASE_NS + 1000000);
-  /* the GEMM: ts 1030.001 us and dur 12.345 us after the base, to the ns */
-  assert_int_equal(q_int("SELECT start_ns FROM kernel WHERE correlation = 101"), BASE_NS + 1030001);
-  assert_int_equal(q_int("SELECT end_ns FROM kernel WHERE correlation = 101"), BASE_NS + 1030001 + 12345);
-  assert_int_equal(q_int("SELECT pid FROM kernel WHERE correlation = 101"), 4242);
-  assert_int_equal(q_int("SELECT device FROM kernel WHERE correlation = 101"), 0);
-  assert_int_equal(q_int("SELECT stream FROM kernel WHERE correlation = 101"), 7);
-  assert_int_equal(q_int("SELECT context FROM kernel WHERE correlation = 101"), 1);
-  assert_int_equal(q_int("SELECT grid_x * 10000 + grid_y * 100 + grid_z FROM "
-                         "kernel WHERE correlation = 101"),
-                   660101);
-  assert_int_equal(q_int("SELECT block_x FROM kernel WHERE correlation = 101"), 128);
-  assert_int_equal(q_int("SELECT regs FROM kernel WHERE correlation = 101"), 122);
-  assert_int_equal(q_int("SELECT shmem_bytes FROM kernel WHERE correlation = 101"), 16384);
-  assert_int_equal(q_int("SELECT nccl FROM kernel WHERE correlation = 101"), 0);
+  /* the GEMM: ts 1030.001 us and dur 12.345 us after the base, to the ns;
+   * pid, device, stream, context, grid (66, 1, 1), block, registers, shared
+   * memory, not NCCL */
+  EXPECT_INTS("SELECT start_ns, end_ns, pid, device, stream, context, grid_x * 10000 + grid_y * 100 + grid_z,"
+              " block_x, regs, shmem_bytes, nccl FROM kernel WHERE correlation = 101",
+              BASE_NS + 1030001, BASE_NS + 1030001 + 12345, 4242, 0, 7, 1, 660101, 128, 122, 16384, 0);
   assert_string_equal(q_text("SELECT n.name FROM kernel k JOIN trace_name n ON "
                              "n.pid = k.pid AND n.id = k.name_id"
                              " WHERE k.correlation = 101"),
                       "ampere_sgemm_128x64_nn");
-  assert_int_equal(q_int("SELECT nccl FROM kernel WHERE correlation = 104"), 1);
-  assert_int_equal(q_int("SELECT stream FROM kernel WHERE correlation = 104"), 20);
+  EXPECT_INTS("SELECT nccl, stream FROM kernel WHERE correlation = 104", 1, 20);
   /* correlation ids that only the ac2g flows carried */
-  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE correlation = 106"), 1);
-  assert_int_equal(q_int("SELECT count(*) FROM api WHERE correlation = 106"), 1);
+  EXPECT_INTS("SELECT (SELECT count(*) FROM kernel WHERE correlation = 106),"
+              " (SELECT count(*) FROM api WHERE correlation = 106)",
+              1, 1);
   /* a kernel without dur is still a row, without times */
   assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE correlation = 107 "
                          "AND start_ns IS NULL"),
                    1);
   /* copies: CUPTI kinds (1 HtoD, 2 DtoH; 1 pageable, 2 pinned, 3 device) */
-  assert_int_equal(q_int("SELECT copy_kind * 100 + src_kind * 10 + dst_kind "
-                         "FROM memcpy WHERE correlation = 102"),
-                   113);
-  assert_int_equal(q_int("SELECT bytes FROM memcpy WHERE correlation = 102"), 1048576);
+  EXPECT_INTS("SELECT copy_kind * 100 + src_kind * 10 + dst_kind, bytes FROM memcpy WHERE correlation = 102", 113,
+              1048576);
   assert_int_equal(q_int("SELECT copy_kind * 100 + src_kind * 10 + dst_kind "
                          "FROM memcpy WHERE correlation = 108"),
                    232);
-  assert_int_equal(q_int("SELECT mem_kind FROM memset"), 3);
-  assert_int_equal(q_int("SELECT bytes FROM memset"), 4096);
-  assert_int_equal(q_int("SELECT sync_type FROM sync"), 3);
-  assert_int_equal(q_int("SELECT stream FROM sync"), 7);
-  assert_int_equal(q_int("SELECT cbid FROM api WHERE correlation = 101"), 211);
+  EXPECT_INTS("SELECT mem_kind, bytes FROM memset", 3, 4096);
+  EXPECT_INTS("SELECT sync_type, stream FROM sync", 3, 7);
+  EXPECT_INTS("SELECT cbid, tid FROM api WHERE correlation = 101", 211, 4242);
   assert_string_equal(q_text("SELECT domain FROM api WHERE correlation = 104"), "driver");
   assert_int_equal(q_int("SELECT cbid FROM api WHERE correlation = 104"), 307);
-  assert_int_equal(q_int("SELECT tid FROM api WHERE correlation = 101"), 4242);
   /* steps: ProfilerStep#N with its CPU span */
   assert_int_equal(q_int("SELECT count(*) FROM step WHERE source = 'kineto'"), 2);
-  assert_int_equal(q_int("SELECT t_start_ns FROM step WHERE step = 2"), BASE_NS + 1600000);
-  assert_int_equal(q_int("SELECT t_end_ns FROM step WHERE step = 2"), BASE_NS + 2000000);
+  EXPECT_INTS("SELECT t_start_ns, t_end_ns FROM step WHERE step = 2", BASE_NS + 1600000, BASE_NS + 2000000);
   /* markers keep their kind as the domain */
-  assert_int_equal(q_int("SELECT count(*) FROM marker m JOIN trace_name d ON "
-                         "d.pid = m.pid AND d.id = m.domain_name_id"
-                         " WHERE d.name = 'cpu_op'"),
-                   2);
-  assert_int_equal(q_int("SELECT count(*) FROM marker m JOIN trace_name d ON "
-                         "d.pid = m.pid AND d.id = m.domain_name_id"
-                         " WHERE d.name = 'gpu_user_annotation'"),
-                   1);
+  EXPECT_INTS("SELECT sum(d.name = 'cpu_op'), sum(d.name = 'gpu_user_annotation') FROM marker m"
+              " JOIN trace_name d ON d.pid = m.pid AND d.id = m.domain_name_id",
+              2, 1);
   /* only the device that ran something becomes a GPU of the recording */
   assert_int_equal(q_int("SELECT count(*) FROM gpu"), 1);
   assert_string_equal(q_text("SELECT name FROM gpu WHERE gpu = 0"), "Test GPU A");
@@ -148,19 +127,16 @@ static void test_small_trace_fields(void **state) {
   assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'kineto_kernel_events'"), "4");
   assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.ac2g_flows'"), "4");
   assert_string_equal(q_text("SELECT mode FROM trace_process"), "full");
-  assert_int_equal(q_int("SELECT count(*) FROM gpu_sample"), 0);
-  /* the whole trace is one full window */
-  assert_int_equal(q_int("SELECT count(*) FROM trace_window WHERE mode = 'full'"), 1);
+  /* no counter samples; the whole trace is one full window */
+  EXPECT_INTS("SELECT (SELECT count(*) FROM gpu_sample), (SELECT count(*) FROM trace_window WHERE mode = 'full')", 0,
+              1);
 }
 
 static void test_gzip_and_absolute_times(void **state) {
   (void)state;
-  char err[512] = "";
-  if (gw_import(fixture("kineto_old_absolute.json.gz"), out_path, NULL, NULL, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("kineto_old_absolute.json.gz"), NULL, NULL);
   /* older traces: ts is already epoch microseconds; categories capitalised */
-  assert_int_equal(q_int("SELECT start_ns FROM kernel"), 1740461679470850125LL);
-  assert_int_equal(q_int("SELECT end_ns - start_ns FROM kernel"), 300000);
+  EXPECT_INTS("SELECT start_ns, end_ns - start_ns FROM kernel", 1740461679470850125LL, 300000);
   assert_int_equal(q_int("SELECT count(*) FROM step"), 2);
   assert_int_equal(q_int("SELECT t_start_ns FROM step WHERE step = 5"), 1740461679470813250LL);
   assert_int_equal(q_int("SELECT count(*) FROM api"), 1);
@@ -174,18 +150,15 @@ static void test_gzip_and_absolute_times(void **state) {
 static void test_real_trace_kernel_count(void **state) {
   (void)state;
   struct gw_import_summary sum;
-  char err[512] = "";
-  if (gw_import(fixture("h200_torch211_single.json.gz"), out_path, NULL, &sum, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("h200_torch211_single.json.gz"), NULL, &sum);
   /* jq '[.traceEvents[] | select(.cat == "kernel")] | length' says 174, and
    * 1931 events */
   assert_int_equal(q_int("SELECT count(*) FROM kernel"), 174);
   assert_int_equal(sum.events, 1931);
-  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE start_ns IS NULL"), 0);
-  assert_int_equal(q_int("SELECT count(*) FROM memcpy"), 18);
-  assert_int_equal(q_int("SELECT count(*) FROM api"), 247);
-  assert_int_equal(q_int("SELECT count(*) FROM step"), 6);
-  assert_int_equal(q_int("SELECT count(DISTINCT pid) FROM kernel"), 1);
+  /* kernels without times, copies, calls, steps, processes that ran kernels */
+  EXPECT_INTS("SELECT (SELECT count(*) FROM kernel WHERE start_ns IS NULL), (SELECT count(*) FROM memcpy),"
+              " (SELECT count(*) FROM api), (SELECT count(*) FROM step), (SELECT count(DISTINCT pid) FROM kernel)",
+              0, 18, 247, 6, 1);
   assert_int_equal(q_int("SELECT pid FROM kernel LIMIT 1"), 425);
   /* every kernel's launch is in the api table under the same correlation id */
   assert_int_equal(q_int("SELECT count(*) FROM kernel k WHERE NOT EXISTS"
@@ -196,14 +169,11 @@ static void test_real_trace_kernel_count(void **state) {
 static void test_directory_of_ranks(void **state) {
   (void)state;
   struct gw_import_summary sum;
-  char err[512] = "";
-  if (gw_import(fixture("ranks"), out_path, NULL, &sum, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("ranks"), NULL, &sum);
   assert_int_equal(sum.files, 2);
   assert_int_equal(sum.ranks, 2);
   assert_int_equal(sum.gpus, 2);
-  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE pid = 4242 AND device = 0"), 4);
-  assert_int_equal(q_int("SELECT count(*) FROM kernel WHERE pid = 4243 AND device = 1"), 2);
+  EXPECT_INTS("SELECT sum(pid = 4242 AND device = 0), sum(pid = 4243 AND device = 1) FROM kernel", 4, 2);
   /* one rank's steps only, so step statistics do not count each step twice */
   assert_int_equal(q_int("SELECT count(*) FROM step"), 2);
   assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.1.rank'"), "1");
@@ -233,11 +203,9 @@ static void test_ranks_on_the_same_device_index_sit_side_by_side(void **state) {
     snprintf(text, sizeof text, RANK_TEMPLATE, r, 100);
     write_file(path, text);
   }
-  if (gw_import(dir, out_path, NULL, NULL, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(dir, NULL, NULL);
   assert_int_equal(q_int("SELECT count(*) FROM gpu"), 2);
-  assert_int_equal(q_int("SELECT count(DISTINCT device) FROM kernel"), 2);
-  assert_int_equal(q_int("SELECT count(DISTINCT pid) FROM kernel"), 2);
+  EXPECT_INTS("SELECT count(DISTINCT device), count(DISTINCT pid) FROM kernel", 2, 2);
   /* rank 0 keeps its own pid and device 0 */
   assert_int_equal(q_int("SELECT device FROM kernel WHERE pid = 100"), 0);
   assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.rank'"), "0");
@@ -253,31 +221,23 @@ static void test_ranks_on_the_same_device_index_sit_side_by_side(void **state) {
 
 static void test_base_after_events_and_bare_array(void **state) {
   (void)state;
-  char err[512] = "";
   /* the base written after the events still applies to them */
-  int rc = import_text("late_base.json",
-                       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
-                       "\"kernel\", \"name\": \"k\", \"pid\": 0,"
-                       " \"tid\": 7, \"ts\": 2.5, \"dur\": 1}], "
-                       "\"baseTimeNanoseconds\": 1700000000000000000}",
-                       err, sizeof err);
-  if (rc)
-    fail_msg("%s", err);
+  fixture_import_ok(scratch_file("late_base.json", "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
+                                                   "\"kernel\", \"name\": \"k\", \"pid\": 0,"
+                                                   " \"tid\": 7, \"ts\": 2.5, \"dur\": 1}], "
+                                                   "\"baseTimeNanoseconds\": 1700000000000000000}"),
+                    NULL, NULL);
   assert_int_equal(q_int("SELECT start_ns FROM kernel"), 1700000000000002500LL);
   /* the JSON Array Format: a bare list of events; string pid/tid and ts */
-  rc = import_text("bare.json",
-                   "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
-                   "\"pid\": \"0\", \"tid\": \"7\","
-                   " \"ts\": \"1700000000000001.25\", \"dur\": 1, \"args\": "
-                   "{\"correlation\": \"9\"}},\n"
-                   " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
-                   "\"cudaLaunchKernel\", \"pid\": 55,"
-                   " \"tid\": 55, \"ts\": 1700000000000000, \"dur\": 1e0}]",
-                   err, sizeof err);
-  if (rc)
-    fail_msg("%s", err);
-  assert_int_equal(q_int("SELECT start_ns FROM kernel"), 1700000000000001250LL);
-  assert_int_equal(q_int("SELECT correlation FROM kernel"), 9);
+  fixture_import_ok(scratch_file("bare.json", "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                                              "\"pid\": \"0\", \"tid\": \"7\","
+                                              " \"ts\": \"1700000000000001.25\", \"dur\": 1, \"args\": "
+                                              "{\"correlation\": \"9\"}},\n"
+                                              " {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+                                              "\"cudaLaunchKernel\", \"pid\": 55,"
+                                              " \"tid\": 55, \"ts\": 1700000000000000, \"dur\": 1e0}]"),
+                    NULL, NULL);
+  EXPECT_INTS("SELECT start_ns, correlation FROM kernel", 1700000000000001250LL, 9);
   assert_int_equal(q_int("SELECT end_ns - start_ns FROM api"), 1000);
   /* GPU records before the pid is known wait for it */
   assert_int_equal(q_int("SELECT pid FROM kernel"), 55);
@@ -285,16 +245,11 @@ static void test_base_after_events_and_bare_array(void **state) {
 
 static void test_trace_without_cpu_events_gets_a_stand_in_pid(void **state) {
   (void)state;
-  char err[512] = "";
-  int rc = import_text("gpu_only.json",
-                       "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
-                       "\"kernel\", \"name\": \"k\", \"pid\": 3,"
-                       " \"tid\": 7, \"ts\": 1700000000000000, \"dur\": 1}]}",
-                       err, sizeof err);
-  if (rc)
-    fail_msg("%s", err);
-  assert_int_equal(q_int("SELECT pid FROM kernel"), 4194304);
-  assert_int_equal(q_int("SELECT device FROM kernel"), 3);
+  fixture_import_ok(scratch_file("gpu_only.json", "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": "
+                                                  "\"kernel\", \"name\": \"k\", \"pid\": 3,"
+                                                  " \"tid\": 7, \"ts\": 1700000000000000, \"dur\": 1}]}"),
+                    NULL, NULL);
+  EXPECT_INTS("SELECT pid, device FROM kernel", 4194304, 3);
   assert_int_equal(q_int("SELECT count(*) FROM gpu WHERE gpu = 3"), 1);
 }
 
@@ -303,7 +258,7 @@ static void test_trace_without_cpu_events_gets_a_stand_in_pid(void **state) {
 static void test_many_distinct_names(void **state) {
   (void)state;
   enum { N = 70000 };
-  char path[512], err[512] = "";
+  char path[512];
   snprintf(path, sizeof path, "%s/many.json", scratch);
   FILE *f = fopen(path, "w");
   assert_non_null(f);
@@ -319,8 +274,7 @@ static void test_many_distinct_names(void **state) {
             i, 10 + i, i + 1);
   fputs("]}\n", f);
   fclose(f);
-  if (gw_import(path, out_path, NULL, NULL, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(path, NULL, NULL);
   assert_int_equal(q_int("SELECT count(*) FROM kernel"), N);
   assert_int_equal(q_int("SELECT count(*) FROM kernel k JOIN trace_name n ON "
                          "n.pid = k.pid AND n.id = k.name_id"
@@ -451,22 +405,27 @@ static void test_failed_import_leaves_output_alone(void **state) {
 
 static void test_parse_us(void **state) {
   (void)state;
-  int64_t ns;
-  assert_int_equal(gw_kineto_parse_us("5119690658867.795", 17, &ns), 0);
-  assert_int_equal(ns, 5119690658867795LL);
-  assert_int_equal(gw_kineto_parse_us("1740461679470813.250", 20, &ns), 0);
-  assert_int_equal(ns, 1740461679470813250LL);
-  assert_int_equal(gw_kineto_parse_us("12.3456", 7, &ns), 0);
-  assert_int_equal(ns, 12346); /* rounded past the third decimal */
-  assert_int_equal(gw_kineto_parse_us("7", 1, &ns), 0);
-  assert_int_equal(ns, 7000);
-  assert_int_equal(gw_kineto_parse_us("-2.5", 4, &ns), 0);
-  assert_int_equal(ns, -2500);
-  assert_int_equal(gw_kineto_parse_us("1.5e3", 5, &ns), 0);
-  assert_int_equal(ns, 1500000);
-  assert_int_not_equal(gw_kineto_parse_us("abc", 3, &ns), 0);
-  assert_int_not_equal(gw_kineto_parse_us("", 0, &ns), 0);
-  assert_int_not_equal(gw_kineto_parse_us("99999999999999999999", 20, &ns), 0);
+  static const struct {
+    const char *text;
+    int ok;
+    int64_t ns;
+  } cases[] = {
+      {"5119690658867.795", 1, 5119690658867795LL},
+      {"1740461679470813.250", 1, 1740461679470813250LL},
+      {"12.3456", 1, 12346}, /* rounded past the third decimal */
+      {"7", 1, 7000},
+      {"-2.5", 1, -2500},
+      {"1.5e3", 1, 1500000},
+      {"abc", 0, 0},
+      {"", 0, 0},
+      {"99999999999999999999", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t ns = 0;
+    int rc = gw_kineto_parse_us(cases[i].text, strlen(cases[i].text), &ns);
+    if (cases[i].ok ? rc != 0 || ns != cases[i].ns : rc == 0)
+      fail_msg("'%s': rc %d, %lld ns", cases[i].text, rc, (long long)ns);
+  }
 }
 
 int main(void) {

@@ -23,6 +23,7 @@
 static char out_path[256], in_path[256];
 
 #include "import_test_util.h"
+#include "fixture_import.h"
 
 /* Build the export from the fixture's SQL, then run extra statements on it. */
 static void make_export(const char *extra_sql) {
@@ -45,15 +46,7 @@ static void make_export(const char *extra_sql) {
 
 static int setup(void **state) {
   (void)state;
-  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_nsys_%d.db", (int)getpid());
-  snprintf(in_path, sizeof in_path, "/tmp/gw_test_import_nsys_%d.sqlite", (int)getpid());
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  remove_db(out_path);
-  remove_db(in_path);
+  fixture_import_paths("nsys", ".sqlite", in_path, sizeof in_path);
   return 0;
 }
 
@@ -61,44 +54,32 @@ static void test_export_rows(void **state) {
   (void)state;
   make_export(NULL);
   struct gw_import_summary sum;
-  char err[512] = "";
-  if (gw_import(in_path, out_path, NULL, &sum, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(in_path, NULL, &sum);
   assert_int_equal(sum.format, GW_IMPORT_NSYS);
-  assert_int_equal(sum.kernels, 3);
-  assert_int_equal(sum.memcpys, 1);
-  assert_int_equal(sum.memsets, 1);
-  assert_int_equal(sum.syncs, 1);
-  assert_int_equal(sum.api_calls, 4);
-  assert_int_equal(sum.gpus, 2);
+  fixture_expect_counts(&sum, (struct fixture_import_counts){
+                                  .kernels = 3, .memcpys = 1, .memsets = 1, .syncs = 1, .api_calls = 4, .gpus = 2});
   assert_string_equal(q_text("SELECT source FROM run"), "import:nsys");
   assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.nsys_schema_version'"), "3.16.1");
-  /* times: session start + ns offsets */
-  assert_int_equal(q_int("SELECT start_ns FROM kernel WHERE correlation = 11"), BASE_NS + 1000000);
-  assert_int_equal(q_int("SELECT end_ns FROM kernel WHERE correlation = 11"), BASE_NS + 1012000);
-  /* pid from the serialised globalPid; names through StringIds (demangled) */
-  assert_int_equal(q_int("SELECT pid FROM kernel WHERE correlation = 11"), 5001);
-  assert_int_equal(q_int("SELECT pid FROM kernel WHERE correlation = 21"), 5002);
+  /* times: session start + ns offsets; pid from the serialised globalPid */
+  EXPECT_INTS("SELECT start_ns, end_ns, pid, dynamic_shmem_bytes FROM kernel WHERE correlation = 11", BASE_NS + 1000000,
+              BASE_NS + 1012000, 5001, 1024);
+  EXPECT_INTS("SELECT pid, graph_node_id, device FROM kernel WHERE correlation = 21", 5002, 77, 1);
+  /* names through StringIds (demangled) */
   assert_string_equal(q_text("SELECT n.name FROM kernel k JOIN trace_name n ON "
                              "n.pid = k.pid AND n.id = k.name_id"
                              " WHERE k.correlation = 11"),
                       "void sgemm_kernel<float>(int)");
   assert_int_equal(q_int("SELECT nccl FROM kernel WHERE correlation = 12"), 1);
-  assert_int_equal(q_int("SELECT dynamic_shmem_bytes FROM kernel WHERE correlation = 11"), 1024);
-  assert_int_equal(q_int("SELECT graph_node_id FROM kernel WHERE correlation = 21"), 77);
-  assert_int_equal(q_int("SELECT device FROM kernel WHERE correlation = 21"), 1);
   /* nsys's memory kinds (0 pageable, 2 device) become CUPTI's (1, 3) */
-  assert_int_equal(q_int("SELECT copy_kind * 100 + src_kind * 10 + dst_kind FROM memcpy"), 113);
-  assert_int_equal(q_int("SELECT mem_kind FROM memset"), 3);
-  assert_int_equal(q_int("SELECT sync_type FROM sync"), 3);
+  EXPECT_INTS("SELECT (SELECT copy_kind * 100 + src_kind * 10 + dst_kind FROM memcpy),"
+              " (SELECT mem_kind FROM memset), (SELECT sync_type FROM sync)",
+              113, 3, 3);
   /* runtime calls: tid decoded, cbid from CUPTI's function name */
-  assert_int_equal(q_int("SELECT tid FROM api WHERE correlation = 11"), 5010);
-  assert_int_equal(q_int("SELECT cbid FROM api WHERE correlation = 11"), 211);
+  EXPECT_INTS("SELECT tid, cbid FROM api WHERE correlation = 11", 5010, 211);
   assert_int_equal(q_int("SELECT cbid FROM api WHERE correlation = 13"), 131);
   /* NVTX: "step 1" of the first process is a step; others are markers */
   assert_int_equal(q_int("SELECT count(*) FROM step WHERE source = 'nsys'"), 1);
-  assert_int_equal(q_int("SELECT t_start_ns FROM step"), BASE_NS + 800000);
-  assert_int_equal(q_int("SELECT step FROM step"), 1);
+  EXPECT_INTS("SELECT t_start_ns, step FROM step", BASE_NS + 800000, 1);
   assert_int_equal(q_int("SELECT count(*) FROM marker"), 2);
   assert_int_equal(q_int("SELECT instant FROM marker m JOIN trace_name n ON "
                          "n.pid = m.pid AND n.id = m.name_id"
@@ -123,16 +104,14 @@ static void test_missing_pieces(void **state) {
               " DROP TABLE ENUM_CUDA_MEM_KIND; ALTER TABLE "
               "CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN gridZ;");
   struct gw_import_summary sum;
-  if (gw_import(in_path, out_path, NULL, &sum, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(in_path, NULL, &sum);
   const char *missing = q_text("SELECT value FROM meta WHERE key = 'input.0.nsys_missing'");
   assert_non_null(strstr(missing, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"));
   assert_non_null(strstr(missing, "TARGET_INFO_SESSION_START_TIME"));
   assert_non_null(strstr(missing, "gridZ"));
   assert_non_null(strstr(sum.notes, "session start"));
   /* without the session start, times count from it */
-  assert_int_equal(q_int("SELECT start_ns FROM kernel WHERE correlation = 11"), 1000000);
-  assert_int_equal(q_int("SELECT grid_z FROM kernel WHERE correlation = 11"), 0);
+  EXPECT_INTS("SELECT start_ns, grid_z FROM kernel WHERE correlation = 11", 1000000, 0);
   /* without the enum table, the documented numbers give the same kinds */
   assert_int_equal(q_int("SELECT copy_kind * 100 + src_kind * 10 + dst_kind FROM memcpy"), 113);
   /* kernels without any name column cannot be imported */
@@ -184,9 +163,9 @@ static void test_step_names(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_export_rows, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_missing_pieces, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_not_an_export, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_export_rows, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_missing_pieces, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_not_an_export, setup, fixture_import_teardown),
       cmocka_unit_test(test_step_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,21 +27,14 @@
 static char out_path[256], in_path[256];
 
 #include "import_test_util.h"
+#include "fixture_import.h"
 
 static int setup(void **state) {
   (void)state;
-  snprintf(out_path, sizeof out_path, "/tmp/gw_test_import_smi_%d.db", (int)getpid());
-  snprintf(in_path, sizeof in_path, "/tmp/gw_test_import_smi_%d.log", (int)getpid());
+  fixture_import_paths("smi", ".log", in_path, sizeof in_path);
   /* nvidia-smi writes local time: read it as UTC here */
   setenv("TZ", "UTC", 1);
   tzset();
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  remove_db(out_path);
-  unlink(in_path);
   return 0;
 }
 
@@ -55,23 +48,17 @@ static void test_dmon_without_times(void **state) {
   (void)state;
   struct gw_import_opts opts = {.smi_start_ns = T_1825 * NS, .smi_interval_s = 2};
   struct gw_import_summary sum;
-  char err[512] = "";
-  if (gw_import(fixture("h200_dmon_pucvmet.txt"), out_path, &opts, &sum, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("h200_dmon_pucvmet.txt"), &opts, &sum);
   assert_int_equal(sum.format, GW_IMPORT_SMI_DMON);
   assert_int_equal(sum.gpu_samples, 8);
   counters_only();
   /* times laid out from --start at --interval: one GPU, so one row a sample */
-  assert_true(q_num("SELECT min(t_ns) FROM gpu_sample") == (double)(T_1825 * NS));
-  assert_true(q_num("SELECT max(t_ns) FROM gpu_sample") == (double)((T_1825 + 14) * NS));
+  EXPECT_NUMS("SELECT min(t_ns), max(t_ns) FROM gpu_sample", (double)(T_1825 * NS), (double)((T_1825 + 14) * NS));
   assert_string_equal(q_text("SELECT value FROM meta WHERE key = 'input.0.times_assumed'"), "1");
-  /* the first line: pwr 122 W, sm 0 %, mclk 3201, pclk 525, fb 0 MB, rx 18 MB/s
-   */
-  assert_true(q_num("SELECT power_mw FROM gpu_sample ORDER BY t_ns LIMIT 1") == 122000);
-  assert_true(q_num("SELECT util_gpu_pct FROM gpu_sample ORDER BY t_ns LIMIT 1") == 0);
-  assert_true(q_num("SELECT mem_clock_mhz FROM gpu_sample ORDER BY t_ns LIMIT 1") == 3201);
-  assert_true(q_num("SELECT sm_clock_mhz FROM gpu_sample ORDER BY t_ns LIMIT 1") == 525);
-  assert_true(q_num("SELECT pcie_rx_bps FROM gpu_sample ORDER BY t_ns LIMIT 1") == 18 * 1048576.0);
+  /* the first line: pwr 122 W, sm 0 %, mclk 3201, pclk 525, fb 0 MB, rx 18 MB/s */
+  EXPECT_NUMS("SELECT power_mw, util_gpu_pct, mem_clock_mhz, sm_clock_mhz, pcie_rx_bps FROM gpu_sample"
+              " ORDER BY t_ns LIMIT 1",
+              122000, 0, 3201, 525, 18 * 1048576.0);
   assert_true(q_num("SELECT mem_used_bytes FROM gpu_sample ORDER BY t_ns DESC LIMIT 1") == 549 * 1048576.0);
   /* dmon's sm is GPU-Util; SM activity stays unknown, not 0 */
   assert_true(q_num("SELECT sm_active_pct FROM gpu_sample LIMIT 1") == -999);
@@ -81,18 +68,11 @@ static void test_dmon_without_times(void **state) {
 
 static void test_dmon_with_date_time_two_gpus(void **state) {
   (void)state;
-  char err[512] = "";
-  if (gw_import(fixture("dmon_2gpu_pucvmet_dt.txt"), out_path, NULL, NULL, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("dmon_2gpu_pucvmet_dt.txt"), NULL, NULL);
   counters_only();
-  assert_true(q_num("SELECT count(*) FROM gpu_sample") == 6);
-  assert_true(q_num("SELECT count(DISTINCT gpu) FROM gpu_sample") == 2);
-  assert_true(q_num("SELECT min(t_ns) FROM gpu_sample") == (double)(T_10H * NS));
-  assert_true(q_num("SELECT max(t_ns) FROM gpu_sample") == (double)((T_10H + 2) * NS));
-  assert_true(q_num("SELECT power_mw FROM gpu_sample WHERE gpu = 0 ORDER BY "
-                    "t_ns LIMIT 1") == 697000);
-  assert_true(q_num("SELECT util_gpu_pct FROM gpu_sample WHERE gpu = 0 ORDER "
-                    "BY t_ns LIMIT 1") == 100);
+  EXPECT_NUMS("SELECT count(*), count(DISTINCT gpu), min(t_ns), max(t_ns) FROM gpu_sample", 6, 2, (double)(T_10H * NS),
+              (double)((T_10H + 2) * NS));
+  EXPECT_NUMS("SELECT power_mw, util_gpu_pct FROM gpu_sample WHERE gpu = 0 ORDER BY t_ns LIMIT 1", 697000, 100);
   /* "-" is no sample: NULL, never 0 */
   assert_true(q_num("SELECT pcie_rx_bps FROM gpu_sample WHERE gpu = 1 LIMIT 1") == -999);
   assert_true(q_num("SELECT power_mw FROM gpu_sample WHERE gpu = 0 ORDER BY "
@@ -102,28 +82,21 @@ static void test_dmon_with_date_time_two_gpus(void **state) {
 
 static void test_dmon_csv_and_real_dt(void **state) {
   (void)state;
-  char err[512] = "";
   struct gw_import_opts opts = {.smi_start_ns = T_1825 * NS};
-  if (gw_import(fixture("h200_dmon_pucvmet.csv"), out_path, &opts, NULL, err, sizeof err))
-    fail_msg("%s", err);
-  assert_true(q_num("SELECT count(*) FROM gpu_sample") == 8);
-  assert_true(q_num("SELECT max(t_ns) - min(t_ns) FROM gpu_sample") == 7.0 * NS);
+  fixture_import_ok(fixture("h200_dmon_pucvmet.csv"), &opts, NULL);
+  EXPECT_NUMS("SELECT count(*), max(t_ns) - min(t_ns) FROM gpu_sample", 8, 7.0 * NS);
   assert_true(q_num("SELECT power_mw FROM gpu_sample ORDER BY t_ns LIMIT 1") == 122000);
-  if (gw_import(fixture("h200_dmon_pucvmet_dt.txt"), out_path, NULL, NULL, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("h200_dmon_pucvmet_dt.txt"), NULL, NULL);
   assert_true(q_num("SELECT min(t_ns) FROM gpu_sample") == (double)(T_1825 * NS));
 }
 
 static void test_query_csv(void **state) {
   (void)state;
-  char err[512] = "";
   struct gw_import_summary sum;
-  if (gw_import(fixture("query_2gpu.csv"), out_path, NULL, &sum, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("query_2gpu.csv"), NULL, &sum);
   assert_int_equal(sum.format, GW_IMPORT_SMI_QUERY);
   counters_only();
-  assert_true(q_num("SELECT count(*) FROM gpu_sample") == 4);
-  assert_true(q_num("SELECT min(t_ns) FROM gpu_sample") == (double)(T_10H * NS + 250000000));
+  EXPECT_NUMS("SELECT count(*), min(t_ns) FROM gpu_sample", 4, (double)(T_10H * NS + 250000000));
   assert_string_equal(q_text("SELECT name FROM gpu WHERE gpu = 1"), "Test GPU B");
   assert_string_equal(q_text("SELECT uuid FROM gpu WHERE gpu = 0"), "GPU-00000000-0000-0000-0000-000000000000");
   assert_string_equal(q_text("SELECT pci_bus_id FROM gpu WHERE gpu = 0"), "00000000:17:00.0");
@@ -131,19 +104,14 @@ static void test_query_csv(void **state) {
   assert_true(q_num("SELECT power_mw FROM gpu_sample WHERE gpu = 0 ORDER BY "
                     "t_ns LIMIT 1") == 650500);
   assert_true(q_num("SELECT clock_reasons FROM gpu_sample WHERE gpu = 0 LIMIT 1") == 4);
-  assert_true(q_num("SELECT pstate FROM gpu_sample WHERE gpu = 1 ORDER BY t_ns "
-                    "DESC LIMIT 1") == 2);
-  assert_true(q_num("SELECT util_gpu_pct FROM gpu_sample WHERE gpu = 1 ORDER "
-                    "BY t_ns DESC LIMIT 1") == -999);
-  assert_true(q_num("SELECT power_mw FROM gpu_sample WHERE gpu = 1 ORDER BY "
-                    "t_ns DESC LIMIT 1") == -999);
+  EXPECT_NUMS("SELECT pstate, util_gpu_pct, power_mw FROM gpu_sample WHERE gpu = 1 ORDER BY t_ns DESC LIMIT 1", 2, -999,
+              -999);
   assert_true(q_num("SELECT ecc_dbe_volatile FROM gpu_health WHERE gpu = 0 LIMIT 1") == 0);
   assert_true(q_num("SELECT ecc_dbe_volatile FROM gpu_health WHERE gpu = 1 LIMIT 1") == -999);
   assert_true(q_num("SELECT temp_gpu_c FROM gpu_health WHERE gpu = 0 ORDER BY "
                     "t_ns LIMIT 1") == 61);
   /* the real log from the H200 */
-  if (gw_import(fixture("h200_query_gpu.csv"), out_path, NULL, NULL, err, sizeof err))
-    fail_msg("%s", err);
+  fixture_import_ok(fixture("h200_query_gpu.csv"), NULL, NULL);
   assert_true(q_num("SELECT count(*) FROM gpu_sample") == 9);
   assert_true(q_num("SELECT sm_clock_mhz FROM gpu_sample ORDER BY t_ns DESC LIMIT 1") == 1980);
   assert_true(q_num("SELECT power_limit_mw FROM gpu_health LIMIT 1") == 700000);
@@ -220,28 +188,31 @@ static void test_bad_logs(void **state) {
 
 static void test_sniff(void **state) {
   (void)state;
-  const char *dmon = "# gpu    pwr  gtemp  mtemp     sm    mem";
-  assert_int_equal(gw_smi_sniff(dmon, strlen(dmon)), GW_SMI_DMON);
-  const char *dmon_dt = "#Date        Time         gpu    pwr";
-  assert_int_equal(gw_smi_sniff(dmon_dt, strlen(dmon_dt)), GW_SMI_DMON);
-  const char *csv = "#gpu, pwr, gtemp";
-  assert_int_equal(gw_smi_sniff(csv, strlen(csv)), GW_SMI_DMON);
-  const char *query = "timestamp, index, utilization.gpu [%]";
-  assert_int_equal(gw_smi_sniff(query, strlen(query)), GW_SMI_QUERY);
-  const char *other = "name, age, city";
-  assert_int_equal(gw_smi_sniff(other, strlen(other)), GW_SMI_NONE);
-  const char *comment = "# just a comment";
-  assert_int_equal(gw_smi_sniff(comment, strlen(comment)), GW_SMI_NONE);
+  static const struct {
+    const char *first_line;
+    enum gw_smi_kind kind;
+  } cases[] = {
+      {"# gpu    pwr  gtemp  mtemp     sm    mem", GW_SMI_DMON},
+      {"#Date        Time         gpu    pwr", GW_SMI_DMON},
+      {"#gpu, pwr, gtemp", GW_SMI_DMON},
+      {"timestamp, index, utilization.gpu [%]", GW_SMI_QUERY},
+      {"name, age, city", GW_SMI_NONE},
+      {"# just a comment", GW_SMI_NONE},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (gw_smi_sniff(cases[i].first_line, strlen(cases[i].first_line)) != cases[i].kind)
+      fail_msg("'%s': sniffed as %d, expected %d", cases[i].first_line,
+               (int)gw_smi_sniff(cases[i].first_line, strlen(cases[i].first_line)), (int)cases[i].kind);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_dmon_without_times, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_dmon_with_date_time_two_gpus, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_dmon_csv_and_real_dt, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_query_csv, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_query_values_out_of_range, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_bad_logs, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dmon_without_times, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_dmon_with_date_time_two_gpus, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_dmon_csv_and_real_dt, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_query_csv, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_query_values_out_of_range, setup, fixture_import_teardown),
+      cmocka_unit_test_setup_teardown(test_bad_logs, setup, fixture_import_teardown),
       cmocka_unit_test(test_sniff),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

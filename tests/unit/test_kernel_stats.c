@@ -199,14 +199,15 @@ static void stats_from_the_sequence(void **state) {
  * round, whole waves double, an unknown configuration doubles. */
 static void doubling_time_by_waves(void **state) {
   (void)state;
-  assert_float_equal(gw_kstats_doubling_time(100, 0.25), 100, 1e-9);
-  assert_float_equal(gw_kstats_doubling_time(100, 0.5), 100, 1e-9);
-  assert_float_equal(gw_kstats_doubling_time(100, 0.6), 200, 1e-9);
-  assert_float_equal(gw_kstats_doubling_time(100, 1.0), 200, 1e-9);
-  assert_float_equal(gw_kstats_doubling_time(100, 1.2), 150, 1e-9); /* 2 rounds now, 3 then */
-  assert_float_equal(gw_kstats_doubling_time(100, 8.0), 200, 1e-9);
-  assert_float_equal(gw_kstats_doubling_time(100, 0), 200, 1e-9);
-  assert_float_equal(gw_kstats_doubling_time(100, NAN), 200, 1e-9);
+  /* waves of the kernel now, and its time doubled (100 now) */
+  static const struct {
+    double waves, doubled;
+  } cases[] = {
+      {0.25, 100}, {0.5, 100}, {0.6, 200}, {1.0, 200}, {1.2, 150} /* 2 rounds now, 3 then */,
+      {8.0, 200},  {0, 200},   {NAN, 200},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    assert_float_equal(gw_kstats_doubling_time(100, cases[i].waves), cases[i].doubled, 1e-9);
 }
 
 static void per_parameter_share(void **state) {
@@ -267,17 +268,24 @@ static void stats_from_the_step_table_and_windows(void **state) {
 
 static void short_names(void **state) {
   (void)state;
+  /* the kernel's name, the room for the short one, the short name */
+  static const struct {
+    const char *name;
+    size_t cap;
+    const char *short_name;
+  } cases[] = {
+      {"void at::native::elementwise_kernel<128, 2, F>(int, F)", 96, "at::native::elementwise_kernel"},
+      {"void at::native::(anonymous namespace)::f<float>(float)", 96, "at::native::(anonymous namespace)::f"},
+      {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 96,
+       "ncclDevKernel_AllReduce_Sum_f32_RING_LL"},
+      {"(odd)", 96, "(odd)"},
+      {"sm90_xmma_gemm", 5, "sm90"},
+  };
   char b[96];
-  gw_kstats_short_name("void at::native::elementwise_kernel<128, 2, F>(int, F)", b, sizeof b);
-  assert_string_equal(b, "at::native::elementwise_kernel");
-  gw_kstats_short_name("void at::native::(anonymous namespace)::f<float>(float)", b, sizeof b);
-  assert_string_equal(b, "at::native::(anonymous namespace)::f");
-  gw_kstats_short_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", b, sizeof b);
-  assert_string_equal(b, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-  gw_kstats_short_name("(odd)", b, sizeof b);
-  assert_string_equal(b, "(odd)");
-  gw_kstats_short_name("sm90_xmma_gemm", b, 5);
-  assert_string_equal(b, "sm90");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gw_kstats_short_name(cases[i].name, b, cases[i].cap);
+    assert_string_equal(b, cases[i].short_name);
+  }
 }
 
 int main(void) {

@@ -13,6 +13,9 @@
 #include "analysis/ledger.h"
 #include "analysis/timeline.h"
 #include "report_synth.h"
+#include "fixture_temp.h"
+#include "fixture_timeline.h"
+#include "fixture_sql.h"
 
 static void union_merges_across_streams(void **state) {
   (void)state;
@@ -35,15 +38,11 @@ static void gaps_are_classified(void **state) {
   struct gw_interval h2d[] = {{1020000, 1025000}};
   struct gw_interval nccl[] = {{3035000, 3050000}};
   struct gw_gap_split sp;
-  struct gw_timeline_input in = {.compute = k,
-                                 .ncompute = 4,
-                                 .nccl = nccl,
-                                 .nnccl = 1,
-                                 .h2d = h2d,
-                                 .nh2d = 1,
-                                 .t1 = 3050000,
-                                 .launch_gap_max_ns = 20000,
-                                 .host_quiet_max_ns = 500000};
+  struct gw_timeline_input in = fixture_timeline(k, 4, 3050000);
+  in.nccl = nccl;
+  in.nnccl = 1;
+  in.h2d = h2d;
+  in.nh2d = 1;
   gw_timeline_split(&in, &sp);
   /* the copy runs alone: its 5 us are input time, not busy time */
   assert_int_equal(sp.busy_ns, 10000 + 5000 + 5000 + 10000);
@@ -64,8 +63,9 @@ static void host_issue_gaps_are_launch_time(void **state) {
   struct gw_interval api[] = {{20000, 25000},   {55000, 60000},   {85000, 90000},  {105000, 109000},
                               {125000, 130000}, {200000, 215000}, {235000, 240000}};
   struct gw_gap_split sp;
-  struct gw_timeline_input in = {
-      .compute = k, .ncompute = 4, .api = api, .napi = 7, .t1 = 610000, .launch_gap_max_ns = 20000};
+  struct gw_timeline_input in = fixture_timeline(k, 4, 610000);
+  in.api = api;
+  in.napi = 7;
   in.host_quiet_max_ns = 200000;
   gw_timeline_split(&in, &sp);
   assert_int_equal(sp.host_issue_ns, 200000);
@@ -91,18 +91,14 @@ static void sync_gaps_are_classified(void **state) {
   struct gw_interval syncs[] = {{50000, 105000}, {145000, 152000}, {2100000, 2140000}, {2175000, 2185000}};
   struct gw_interval h2d[] = {{2290000, 2300000}};
   struct gw_gap_split sp;
-  struct gw_timeline_input in = {.compute = k,
-                                 .ncompute = 5,
-                                 .h2d = h2d,
-                                 .nh2d = 1,
-                                 .api = api,
-                                 .napi = 3,
-                                 .syncs = syncs,
-                                 .nsyncs = 4,
-                                 .t1 = 2310000,
-                                 .launch_gap_max_ns = 20000,
-                                 .host_quiet_max_ns = 500000,
-                                 .sync_slack_ns = 10000};
+  struct gw_timeline_input in = fixture_timeline(k, 5, 2310000);
+  in.h2d = h2d;
+  in.nh2d = 1;
+  in.api = api;
+  in.napi = 3;
+  in.syncs = syncs;
+  in.nsyncs = 4;
+  in.sync_slack_ns = 10000;
   gw_timeline_split(&in, &sp);
   assert_int_equal(sp.idle_sync_ns, 40000);
   assert_int_equal(sp.sync_gaps, 1);
@@ -127,8 +123,8 @@ static void windows_are_split_one_by_one(void **state) {
   struct gw_interval k[] = {
       {100000, 200000}, {250000, 300000}, {900000, 1100000}, {2100000, 2200000}, {2205000, 2300000}};
   struct gw_interval win[] = {{0, 1000000}, {2000000, 3000000}};
-  struct gw_timeline_input in = {
-      .compute = k, .ncompute = 5, .launch_gap_max_ns = 20000, .host_quiet_max_ns = 500000, .sync_slack_ns = 10000};
+  struct gw_timeline_input in = fixture_timeline(k, 5, 0);
+  in.sync_slack_ns = 10000;
   struct gw_gap_split sp;
   assert_int_equal(gw_timeline_split_windows(&in, win, 2, &sp), 200000 + 200000);
   assert_int_equal(sp.busy_ns, 150000 + 195000);
@@ -155,17 +151,21 @@ static struct gw_diagnosis *diagnose(const char *path) {
   return dx;
 }
 
+/* Writes a synthetic recording of one GPU's shape for seconds to path and
+ * reads its diagnosis. */
+static struct gw_diagnosis *diagnose_shape(const char *path, double seconds, synth_gpu_fn gpu, synth_host_fn host) {
+  assert_int_equal(synth_write(path, 1, seconds, 0, gpu, host), 0);
+  return diagnose(path);
+}
+
 static void counter_ledger_sums_to_100_and_cuts_startup(void **state) {
   (void)state;
   char path[] = "/tmp/gw_ledger_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  fixture_temp_file(path);
   synth_gpu_fn gpus[] = {gpu_storm, gpu_gemm, gpu_starved};
   synth_host_fn hosts[] = {host_storm, host_gemm, host_starved};
   for (int s = 0; s < 3; s++) {
-    assert_int_equal(synth_write(path, 1, 30, 0, gpus[s], hosts[s]), 0);
-    struct gw_diagnosis *dx = diagnose(path);
+    struct gw_diagnosis *dx = diagnose_shape(path, 30, gpus[s], hosts[s]);
     const struct gw_ledger *l = &dx->ledgers[0];
     assert_false(l->from_timeline);
     assert_float_equal(row_sum_pct(l), 100, 0.1);
@@ -178,16 +178,14 @@ static void counter_ledger_sums_to_100_and_cuts_startup(void **state) {
   }
   /* the GEMM at the power cap: throttled time is all power cap, productive
    * is SM activity x clock ratio */
-  assert_int_equal(synth_write(path, 1, 30, 0, gpu_gemm, host_gemm), 0);
-  struct gw_diagnosis *dx = diagnose(path);
+  struct gw_diagnosis *dx = diagnose_shape(path, 30, gpu_gemm, host_gemm);
   const struct gw_ledger *l = &dx->ledgers[0];
   double active = gw_ledger_active_ns(l);
   assert_float_equal(l->row_ns[GW_ROW_PRODUCTIVE] / active, 0.955 * 1410 / 1980, 0.01);
   assert_float_equal(l->throttled_power_cap_ns, l->row_ns[GW_ROW_THROTTLED], 1);
   gw_diagnosis_free(dx);
   /* starved: the idle time lands in idle: input */
-  assert_int_equal(synth_write(path, 1, 30, 0, gpu_starved, host_starved), 0);
-  dx = diagnose(path);
+  dx = diagnose_shape(path, 30, gpu_starved, host_starved);
   l = &dx->ledgers[0];
   assert_true(l->row_ns[GW_ROW_IDLE_INPUT] / gw_ledger_active_ns(l) > 0.8);
   gw_diagnosis_free(dx);
@@ -232,9 +230,7 @@ static void smeared_gpm_second_does_not_join_a_setup_blip(void **state) {
 static void no_gpu_data_is_no_verdict(void **state) {
   (void)state;
   char path[] = "/tmp/gw_ledger_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  fixture_temp_file(path);
   assert_int_equal(synth_write(path, 0, 5, 0, gpu_gemm, host_gemm), 0);
   struct gw_diagnosis *dx = diagnose(path);
   assert_string_equal(dx->verdict, "no_data");
@@ -247,9 +243,7 @@ static void no_gpu_data_is_no_verdict(void **state) {
 static void timeline_replaces_counter_estimate(void **state) {
   (void)state;
   char path[] = "/tmp/gw_ledger_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  fixture_temp_file(path);
   assert_int_equal(synth_write(path, 1, 10, 0, gpu_gemm, host_gemm), 0);
   struct gw_store *st;
   struct gw_err err;
@@ -257,15 +251,10 @@ static void timeline_replaces_counter_estimate(void **state) {
   sqlite3 *db = gw_store_db(st);
   /* The tracer tables exist in every recording; fill them as the tracer would. */
   /* 5 s to 9 s: 400 ms periods of 300 ms kernel, 100 ms gap ending in an H2D copy of 10 ms */
-  sqlite3_stmt *k, *c;
-  assert_int_equal(sqlite3_prepare_v2(
-                       db, "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl) VALUES (1, 0, 7, ?, ?, 0)",
-                       -1, &k, NULL),
-                   SQLITE_OK);
-  assert_int_equal(
-      sqlite3_prepare_v2(db, "INSERT INTO memcpy (pid, device, start_ns, end_ns, copy_kind) VALUES (1, 0, ?, ?, 1)", -1,
-                         &c, NULL),
-      SQLITE_OK);
+  sqlite3_stmt *k = fixture_prepare(db, "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl)"
+                                        " VALUES (1, 0, 7, ?, ?, 0)");
+  sqlite3_stmt *c = fixture_prepare(db, "INSERT INTO memcpy (pid, device, start_ns, end_ns, copy_kind)"
+                                        " VALUES (1, 0, ?, ?, 1)");
   for (int i = 0; i < 10; i++) {
     int64_t t = SYNTH_T0_NS + 5000000000LL + i * 400000000LL;
     sqlite3_bind_int64(k, 1, t);

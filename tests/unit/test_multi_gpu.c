@@ -21,6 +21,8 @@
 #include "render/evidence_text.h"
 #include "report_synth.h"
 #include "store/store_trace.h"
+#include "fixture_temp.h"
+#include "fixture_sql.h"
 
 /* The finding's evidence with this id, or NULL. */
 static const struct gw_evidence *evidence_of(const struct gw_finding *f, const char *id) {
@@ -43,56 +45,53 @@ static int evidence_says(const struct gw_finding *f, const char *needle) {
 
 /* ---- the parser ---- */
 
+/* ANY: a field the case does not check. */
+#define ANY (-99)
+
 static void parses_channel_lines(void **state) {
   (void)state;
+  static const struct {
+    const char *line;
+    int channel, src_rank, dst_rank, direction; /* direction: 0 none, 1 send, 2 receive */
+    enum gw_nccl_transport transport;
+    const char *via; /* NULL: not checked */
+  } cases[] = {
+      {"gpu-a:4021:4188 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", 0, 0, 1, 0, GW_NCCL_P2P_CUMEM,
+       NULL},
+      {"srv:77:90 [3] NCCL INFO Channel 09 : 3[3] -> 4[4] via SHM/direct/direct", 9, ANY, ANY, ANY, GW_NCCL_SHM, NULL},
+      {"n1:9621:9692 [7] NCCL INFO Channel 14/0 : 15[7] -> 0[0] [send] via NET/Socket/0", ANY, 15, ANY, 1,
+       GW_NCCL_NET_SOCKET, NULL},
+      {"h:1:2 [0] NCCL INFO Channel 07/0 : 0[0] -> 2[0] [receive] via NET/IB/3/GDRDMA", ANY, ANY, ANY, 2,
+       GW_NCCL_NET_IB_GDR, NULL},
+      {"h:1:2 [0] NCCL INFO Channel 01/1 : 3[81000] -> 0[41000] [receive] via NET/IB/0/Shared", ANY, ANY, ANY, ANY,
+       GW_NCCL_NET_IB, NULL},
+      {"h:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/direct pointer", ANY, ANY, ANY, ANY, GW_NCCL_P2P_DIRECT,
+       "P2P/direct pointer"},
+      {"h:1:2 [4] NCCL INFO Channel 00/0 : 4[b5000] -> 1[f000] via P2P/IPC/read", ANY, ANY, ANY, ANY, GW_NCCL_P2P_IPC,
+       NULL},
+      {"h:1:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 2[0] [receive] via NET/IBext_v8/1", ANY, ANY, ANY, ANY,
+       GW_NCCL_NET_IB, NULL},
+  };
   struct gw_nccl_line l;
-  assert_int_equal(
-      gw_nccl_parse_line("gpu-a:4021:4188 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", &l),
-      GW_NCCL_LINE_CHANNEL);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    print_message("%s\n", cases[i].line);
+    assert_int_equal(gw_nccl_parse_line(cases[i].line, &l), GW_NCCL_LINE_CHANNEL);
+    const int want[4] = {cases[i].channel, cases[i].src_rank, cases[i].dst_rank, cases[i].direction};
+    const int got[4] = {l.channel, l.src_rank, l.dst_rank, l.direction};
+    for (int k = 0; k < 4; k++)
+      if (want[k] != ANY)
+        assert_int_equal(got[k], want[k]);
+    assert_int_equal(l.transport, cases[i].transport);
+    if (cases[i].via)
+      assert_string_equal(l.via, cases[i].via);
+  }
+  assert_true(gw_nccl_transport_is_slow(GW_NCCL_SHM));
+  /* the prefix of the first line */
+  assert_int_equal(gw_nccl_parse_line(cases[0].line, &l), GW_NCCL_LINE_CHANNEL);
   assert_string_equal(l.host, "gpu-a");
   assert_int_equal(l.pid, 4021);
   assert_int_equal(l.tid, 4188);
   assert_int_equal(l.cuda_dev, 0);
-  assert_int_equal(l.channel, 0);
-  assert_int_equal(l.src_rank, 0);
-  assert_int_equal(l.dst_rank, 1);
-  assert_int_equal(l.direction, 0);
-  assert_int_equal(l.transport, GW_NCCL_P2P_CUMEM);
-
-  assert_int_equal(gw_nccl_parse_line("srv:77:90 [3] NCCL INFO Channel 09 : 3[3] -> 4[4] via SHM/direct/direct", &l),
-                   GW_NCCL_LINE_CHANNEL);
-  assert_int_equal(l.channel, 9);
-  assert_int_equal(l.transport, GW_NCCL_SHM);
-  assert_true(gw_nccl_transport_is_slow(l.transport));
-
-  assert_int_equal(
-      gw_nccl_parse_line("n1:9621:9692 [7] NCCL INFO Channel 14/0 : 15[7] -> 0[0] [send] via NET/Socket/0", &l),
-      GW_NCCL_LINE_CHANNEL);
-  assert_int_equal(l.direction, 1);
-  assert_int_equal(l.src_rank, 15);
-  assert_int_equal(l.transport, GW_NCCL_NET_SOCKET);
-
-  assert_int_equal(
-      gw_nccl_parse_line("h:1:2 [0] NCCL INFO Channel 07/0 : 0[0] -> 2[0] [receive] via NET/IB/3/GDRDMA", &l),
-      GW_NCCL_LINE_CHANNEL);
-  assert_int_equal(l.direction, 2);
-  assert_int_equal(l.transport, GW_NCCL_NET_IB_GDR);
-  assert_int_equal(gw_nccl_parse_line("h:1:2 [0] NCCL INFO Channel 01/1 : 3[81000] -> 0[41000] [receive] via "
-                                      "NET/IB/0/Shared",
-                                      &l),
-                   GW_NCCL_LINE_CHANNEL);
-  assert_int_equal(l.transport, GW_NCCL_NET_IB);
-  assert_int_equal(gw_nccl_parse_line("h:1:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/direct pointer", &l),
-                   GW_NCCL_LINE_CHANNEL);
-  assert_int_equal(l.transport, GW_NCCL_P2P_DIRECT);
-  assert_string_equal(l.via, "P2P/direct pointer");
-  assert_int_equal(gw_nccl_parse_line("h:1:2 [4] NCCL INFO Channel 00/0 : 4[b5000] -> 1[f000] via P2P/IPC/read", &l),
-                   GW_NCCL_LINE_CHANNEL);
-  assert_int_equal(l.transport, GW_NCCL_P2P_IPC);
-  assert_int_equal(
-      gw_nccl_parse_line("h:1:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 2[0] [receive] via NET/IBext_v8/1", &l),
-      GW_NCCL_LINE_CHANNEL);
-  assert_int_equal(l.transport, GW_NCCL_NET_IB);
   /* the ring order lines share the word but are not connections */
   assert_int_not_equal(gw_nccl_parse_line("h:1:2 [0] NCCL INFO Channel 00/02 :    0   1", &l), GW_NCCL_LINE_CHANNEL);
 }
@@ -109,11 +108,9 @@ static void parses_setup_lines(void **state) {
                          "localRank 1 MNNVL 0",
                          &l),
       GW_NCCL_LINE_COMM);
-  assert_int_equal(l.rank, 1);
-  assert_int_equal(l.nranks, 2);
-  assert_int_equal(l.nnodes, 1);
-  assert_int_equal(l.local_ranks, 2);
-  assert_int_equal(l.local_rank, 1);
+  const int comm[5] = {l.rank, l.nranks, l.nnodes, l.local_ranks, l.local_rank}, want_comm[5] = {1, 2, 1, 2, 1};
+  for (int k = 0; k < 5; k++)
+    assert_int_equal(comm[k], want_comm[k]);
   assert_int_equal(gw_nccl_parse_line("b:1884:2298 [0] NCCL INFO ncclCommInitRank comm 0x564531f27c80 rank 2 nranks 3 "
                                       "cudaDev 0 nvmlDev 5 busId 31000 commId 0x9ca74fa6e40df7f4 - Init START",
                                       &l),
@@ -130,13 +127,22 @@ static void parses_setup_lines(void **state) {
                    GW_NCCL_LINE_ENV);
   assert_string_equal(l.env_name, "NCCL_IB_DISABLE");
   assert_string_equal(l.env_value, "1");
-  assert_int_equal(gw_nccl_parse_line("h:1:2 [1] NCCL INFO Ring 00 : 0 -> 1 -> 0", &l), GW_NCCL_LINE_RING);
-  assert_int_equal(gw_nccl_parse_line("h:1:2 [1] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] -1/-1/-1->1->0", &l),
-                   GW_NCCL_LINE_TREE);
-  assert_int_equal(
-      gw_nccl_parse_line("h:1:2 [0] NCCL INFO Could not enable P2P between dev 0(=41000) and dev 1(=81000)", &l),
-      GW_NCCL_LINE_P2P_FAILED);
-  assert_int_equal(gw_nccl_parse_line("h:1:2 [3] NCCL INFO NET/IB : No device found.", &l), GW_NCCL_LINE_NO_IB);
+  /* lines whose kind is all they say */
+  static const struct {
+    const char *line;
+    enum gw_nccl_line_kind kind;
+  } kinds[] = {
+      {"h:1:2 [1] NCCL INFO Ring 00 : 0 -> 1 -> 0", GW_NCCL_LINE_RING},
+      {"h:1:2 [1] NCCL INFO Trees [0] -1/-1/-1->1->0 [1] -1/-1/-1->1->0", GW_NCCL_LINE_TREE},
+      {"h:1:2 [0] NCCL INFO Could not enable P2P between dev 0(=41000) and dev 1(=81000)", GW_NCCL_LINE_P2P_FAILED},
+      {"h:1:2 [3] NCCL INFO NET/IB : No device found.", GW_NCCL_LINE_NO_IB},
+      /* not NCCL, damaged or empty */
+      {"Epoch 1: loss 0.3", GW_NCCL_LINE_NOT_NCCL},
+      {"", GW_NCCL_LINE_NOT_NCCL},
+      {NULL, GW_NCCL_LINE_NOT_NCCL},
+  };
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    assert_int_equal(gw_nccl_parse_line(kinds[i].line, &l), kinds[i].kind);
   assert_int_equal(gw_nccl_parse_line("h:1:2 [6] NCCL INFO 16 coll channels, 0 nvls channels, 16 p2p channels", &l),
                    GW_NCCL_LINE_NVLS);
   assert_int_equal(l.nvls_channels, 0);
@@ -149,10 +155,7 @@ static void parses_setup_lines(void **state) {
   /* an mpirun rank tag before the prefix */
   assert_int_equal(gw_nccl_parse_line("[0] w1:227602:227667 [0] NCCL INFO Using network IB", &l), GW_NCCL_LINE_NETWORK);
   assert_int_equal(l.pid, 227602);
-  /* not NCCL, damaged or empty */
-  assert_int_equal(gw_nccl_parse_line("Epoch 1: loss 0.3", &l), GW_NCCL_LINE_NOT_NCCL);
-  assert_int_equal(gw_nccl_parse_line("", &l), GW_NCCL_LINE_NOT_NCCL);
-  assert_int_equal(gw_nccl_parse_line(NULL, &l), GW_NCCL_LINE_NOT_NCCL);
+  /* damaged */
   assert_int_equal(gw_nccl_parse_line("::: [99999999999999] NCCL INFO Channel 99999999999/ : [ -> via ???", &l),
                    GW_NCCL_LINE_CHANNEL);
   assert_int_equal(l.transport, GW_NCCL_UNKNOWN);
@@ -312,12 +315,8 @@ static void write_case(const char *path, const struct ddp_case *c) {
       exec_ok(db, sql);
     }
   if (c->traced) {
-    sqlite3_stmt *k;
-    assert_int_equal(sqlite3_prepare_v2(db,
-                                        "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl)"
-                                        " VALUES (?, ?, 7, ?, ?, ?)",
-                                        -1, &k, NULL),
-                     SQLITE_OK);
+    sqlite3_stmt *k = fixture_prepare(db, "INSERT INTO kernel (pid, device, stream, start_ns, end_ns, nccl)"
+                                          " VALUES (?, ?, 7, ?, ?, ?)");
     int64_t t0 = SYNTH_T0_NS + (int64_t)(SYNTH_STARTUP_S * 1e9);
     for (int64_t t = t0; t + STEP_NS <= SYNTH_T0_NS + (int64_t)(RUN_S * 1e9); t += STEP_NS) {
       if (c->traced == 2 && !in_window(t))
@@ -343,8 +342,7 @@ static void write_case(const char *path, const struct ddp_case *c) {
   }
   if (c->via) {
     exec_ok(db, "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT)");
-    sqlite3_stmt *s;
-    assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO nccl_log VALUES (?, ?, ?)", -1, &s, NULL), SQLITE_OK);
+    sqlite3_stmt *s = fixture_prepare(db, "INSERT INTO nccl_log VALUES (?, ?, ?)");
     char line[256];
     for (int g = 0; g < c->ngpus; g++) {
       int pid = c->pid_base + g, rank = c->rank_base + g;
@@ -369,9 +367,7 @@ static char g_path[64];
 
 static struct gw_diagnosis *diagnose_case(const struct ddp_case *c) {
   gw_strlcpy(g_path, "/tmp/gw_mgpu_XXXXXX", sizeof g_path);
-  int fd = mkstemp(g_path);
-  assert_true(fd >= 0);
-  close(fd);
+  fixture_temp_file(g_path);
   write_case(g_path, c);
   struct gw_diagnosis *dx = NULL;
   struct gw_err err;
@@ -516,9 +512,7 @@ static void eight_ranks_on_two_nodes_merge(void **state) {
   struct gw_recording *recs[2];
   for (int n = 0; n < 2; n++) {
     gw_strlcpy(paths[n], "/tmp/gw_mgpu_node_XXXXXX", sizeof paths[n]);
-    int fd = mkstemp(paths[n]);
-    assert_true(fd >= 0);
-    close(fd);
+    fixture_temp_file(paths[n]);
     g_node = n;
     struct ddp_case c = {n ? "node-b" : "node-a", 4, gpu_node8, {{0}}, {37, 37, 37, 37}, 0, 700, 4 * n, 8, 2,
                          "NET/IB/0/GDRDMA"};

@@ -19,6 +19,8 @@
 #include "store/store_sql.h"
 #include "sources/trace_reader.h"
 #include "store/store_trace.h"
+#include "../unit/fixture_temp.h"
+#include "../unit/fixture_sql.h"
 
 #define TEST_PID 4242u
 #define T0_NS 1700000000000000000ull
@@ -63,27 +65,29 @@ static gw_status read_into(const char *path, sqlite3 *db, struct gw_err *err) {
   return rc;
 }
 
+/* Writes the records to a wire file and reads it into a fresh in-memory
+ * recording *db (the caller closes it); returns the reader's status. */
+static gw_status read_records(const struct gw_wire_test_span *recs, size_t n, sqlite3 **db, struct gw_err *err) {
+  char path[] = "/tmp/gw_wire17_XXXXXX";
+  fixture_temp_file(path);
+  write_file(path, recs, n);
+  *db = NULL;
+  assert_int_equal(sqlite3_open(":memory:", db), SQLITE_OK);
+  gw_status rc = read_into(path, *db, err);
+  unlink(path);
+  return rc;
+}
+
 static void test_extra_kind_is_stored(void **state) {
   (void)state;
-  char path[] = "/tmp/gw_wire17_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
   const struct gw_wire_test_span recs[] = {test_span(T0_NS + 100, T0_NS + 250, 3, 7),
                                            test_span(T0_NS + 300, T0_NS + 300, 1, 0)};
-  write_file(path, recs, 2);
-  sqlite3 *db = NULL;
-  assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+  sqlite3 *db;
   struct gw_err err = {{0}};
-  assert_int_equal(read_into(path, db, &err), GW_OK);
+  assert_int_equal(read_records(recs, 2, &db, &err), GW_OK);
 
-  sqlite3_stmt *s = NULL;
-  assert_int_equal(sqlite3_prepare_v2(db,
-                                      "SELECT pid, device, start_ns, end_ns, value FROM trace_test_span"
-                                      " ORDER BY start_ns",
-                                      -1, &s, NULL),
-                   SQLITE_OK);
-  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+  sqlite3_stmt *s = fixture_first_row(db, "SELECT pid, device, start_ns, end_ns, value FROM trace_test_span"
+                                          " ORDER BY start_ns");
   assert_int_equal(sqlite3_column_int64(s, 0), TEST_PID);
   assert_int_equal(sqlite3_column_int64(s, 1), 3);
   assert_int_equal(sqlite3_column_int64(s, 2), (int64_t)(T0_NS + 100));
@@ -95,25 +99,17 @@ static void test_extra_kind_is_stored(void **state) {
   assert_int_equal(sqlite3_step(s), SQLITE_DONE);
   sqlite3_finalize(s);
   sqlite3_close(db);
-  unlink(path);
 }
 
 /* The SPAN check of the table's row applies to the new kind with no code. */
 static void test_extra_kind_is_checked(void **state) {
   (void)state;
-  char path[] = "/tmp/gw_wire17_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
   const struct gw_wire_test_span bad = test_span(T0_NS + 500, T0_NS + 400, 0, 1);
-  write_file(path, &bad, 1);
-  sqlite3 *db = NULL;
-  assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+  sqlite3 *db;
   struct gw_err err = {{0}};
-  assert_int_equal(read_into(path, db, &err), GW_EINPUT);
+  assert_int_equal(read_records(&bad, 1, &db, &err), GW_EINPUT);
   assert_non_null(strstr(err.msg, "TEST_SPAN record: end"));
   sqlite3_close(db);
-  unlink(path);
 }
 
 int main(void) {
