@@ -47,7 +47,7 @@ GW_WIRE_KINDS(GW_WIRE_INIT_FN_, GW_WIRE_INIT_FN_)
 
 /* Sets where a GPU activity ran (GW_WIRE_STREAM_FIELDS) in any record that
  * has those fields: kernels, copies, memsets, graph launches. */
-#define GW_WIRE_SET_STREAM(rec, device_, context_, stream_, correlation_)                                             \
+#define GW_WIRE_SET_STREAM(rec, device_, context_, stream_, correlation_)                                              \
   do {                                                                                                                 \
     (rec)->device = (device_);                                                                                         \
     (rec)->context = (context_);                                                                                       \

@@ -304,43 +304,39 @@ static int ieq(const unsigned char *s, size_t n, const char *lit) {
          (memcmp(s, lit, n) == 0 || strncasecmp((const char *)s, lit, n) == 0);
 }
 
+/* Category names: the current ones, and the older (torch 1.8 era)
+ * spellings Kernel, Operator, Runtime, Memcpy, Memset, Driver, matched
+ * without case. */
+static const struct category_name {
+  const char *name;
+  size_t len;
+  enum category cat;
+} CATEGORY_NAMES[] = {
+#define CATEGORY(name, cat)                                                                                            \
+  { name, sizeof name - 1, cat }
+    CATEGORY("ac2g", CAT_FLOW),
+    CATEGORY("kernel", CAT_KERNEL),
+    CATEGORY("cpu_op", CAT_CPU_OP),
+    CATEGORY("memcpy", CAT_MEMCPY),
+    CATEGORY("memset", CAT_MEMSET),
+    CATEGORY("driver", CAT_DRIVER),
+    CATEGORY("runtime", CAT_RUNTIME),
+    CATEGORY("operator", CAT_CPU_OP),
+    CATEGORY("cuda_sync", CAT_SYNC),
+    CATEGORY("gpu_memcpy", CAT_MEMCPY),
+    CATEGORY("gpu_memset", CAT_MEMSET),
+    CATEGORY("cuda_driver", CAT_DRIVER),
+    CATEGORY("cuda_runtime", CAT_RUNTIME),
+    CATEGORY("user_annotation", CAT_ANNOTATION),
+    CATEGORY("gpu_user_annotation", CAT_GPU_ANNOTATION),
+#undef CATEGORY
+};
+
 static enum category classify_cat(const unsigned char *s, size_t n) {
-  /* current names, and the older (torch 1.8 era) spellings: Kernel,
-   * Operator, Runtime, Memcpy, Memset, Driver */
-  switch (n) {
-  case 4:
-    return ieq(s, n, "ac2g") ? CAT_FLOW : CAT_OTHER;
-  case 6:
-    if (ieq(s, n, "kernel"))
-      return CAT_KERNEL;
-    if (ieq(s, n, "cpu_op"))
-      return CAT_CPU_OP;
-    if (ieq(s, n, "memcpy"))
-      return CAT_MEMCPY;
-    if (ieq(s, n, "memset"))
-      return CAT_MEMSET;
-    return ieq(s, n, "driver") ? CAT_DRIVER : CAT_OTHER;
-  case 7:
-    return ieq(s, n, "runtime") ? CAT_RUNTIME : CAT_OTHER;
-  case 8:
-    return ieq(s, n, "operator") ? CAT_CPU_OP : CAT_OTHER;
-  case 9:
-    return ieq(s, n, "cuda_sync") ? CAT_SYNC : CAT_OTHER;
-  case 10:
-    if (ieq(s, n, "gpu_memcpy"))
-      return CAT_MEMCPY;
-    return ieq(s, n, "gpu_memset") ? CAT_MEMSET : CAT_OTHER;
-  case 11:
-    return ieq(s, n, "cuda_driver") ? CAT_DRIVER : CAT_OTHER;
-  case 12:
-    return ieq(s, n, "cuda_runtime") ? CAT_RUNTIME : CAT_OTHER;
-  case 15:
-    return ieq(s, n, "user_annotation") ? CAT_ANNOTATION : CAT_OTHER;
-  case 19:
-    return ieq(s, n, "gpu_user_annotation") ? CAT_GPU_ANNOTATION : CAT_OTHER;
-  default:
-    return CAT_OTHER;
-  }
+  for (size_t i = 0; i < sizeof CATEGORY_NAMES / sizeof CATEGORY_NAMES[0]; i++)
+    if (CATEGORY_NAMES[i].len == n && ieq(s, n, CATEGORY_NAMES[i].name))
+      return CATEGORY_NAMES[i].cat;
+  return CAT_OTHER;
 }
 
 static enum ev_key classify_ev_key(const unsigned char *k, size_t n) {
