@@ -252,7 +252,8 @@ static gw_status kernel_row(struct nsys *x, const struct gw_nsys_rows *s, const 
   return gw_sink_kernel(x->sink, &k, nm ? nm : "", len, x->err);
 }
 
-static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
+static gw_status import_kernels(struct nsys *x, uint32_t pid, int first, int variant) {
+  (void)variant;
   const char *table = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!gw_nsys_db_has_table(x->db, table))
     return GW_OK;
@@ -358,7 +359,8 @@ static gw_status sync_row(struct nsys *x, const struct gw_nsys_rows *s, const st
   return gw_sink_sync(x->sink, &y, x->err);
 }
 
-static gw_status import_syncs(struct nsys *x, uint32_t pid, int first) {
+static gw_status import_syncs(struct nsys *x, uint32_t pid, int first, int variant) {
+  (void)variant;
   const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
   if (!gw_nsys_db_has_table(x->db, table))
     return GW_OK;
@@ -462,7 +464,8 @@ static gw_status nvtx_row(struct nsys *x, const struct gw_nsys_rows *s, const st
   return gw_sink_marker(x->sink, &m, text ? text : "", len, "nvtx", x->err);
 }
 
-static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
+static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first, int variant) {
+  (void)variant;
   const char *table = "NVTX_EVENTS";
   if (!gw_nsys_db_has_table(x->db, table))
     return GW_OK;
@@ -486,6 +489,16 @@ static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
   const struct pass pass = {.first = first};
   return each_row(x, &q, "reading NVTX events", nvtx_row, &pass);
 }
+
+/* What is read of each process, in this order: kernels, copies, memsets,
+ * syncs, runtime and driver API calls, NVTX (variant as struct pass says). */
+static const struct {
+  gw_status (*import)(struct nsys *x, uint32_t pid, int first, int variant);
+  int variant;
+} PROCESS_TABLES[] = {
+    {import_kernels, 0}, {import_copies, 0}, {import_copies, 1}, {import_syncs, 0},
+    {import_api, 0},     {import_api, 1},    {import_nvtx, 0},
+};
 
 gw_status gw_nsys_import(struct gw_nsys_db *db, const char *name, struct gw_import_sink *sink,
                          struct gw_nsys_result *res, struct gw_err *err) {
@@ -517,20 +530,8 @@ gw_status gw_nsys_import(struct gw_nsys_db *db, const char *name, struct gw_impo
     int first = i == 0;
     if ((rc = gw_sink_begin_process(sink, 0, 1, pids[i], err)))
       break;
-    if (!rc)
-      rc = import_kernels(&x, pids[i], first);
-    if (!rc)
-      rc = import_copies(&x, pids[i], first, 0);
-    if (!rc)
-      rc = import_copies(&x, pids[i], first, 1);
-    if (!rc)
-      rc = import_syncs(&x, pids[i], first);
-    if (!rc)
-      rc = import_api(&x, pids[i], first, 0);
-    if (!rc)
-      rc = import_api(&x, pids[i], first, 1);
-    if (!rc)
-      rc = import_nvtx(&x, pids[i], first);
+    for (size_t t = 0; t < sizeof PROCESS_TABLES / sizeof PROCESS_TABLES[0] && !rc; t++)
+      rc = PROCESS_TABLES[t].import(&x, pids[i], first, PROCESS_TABLES[t].variant);
     uint32_t used;
     if (!rc)
       rc = gw_sink_end_process(sink, &used, err);
