@@ -51,6 +51,17 @@ uint64_t gwt_sane_end(uint64_t start_ns, uint64_t end_ns) {
 static uint8_t mem_kind(uint32_t k) {
   return k <= GW_WIRE_MEM_KIND_MAX ? (uint8_t)k : 0;
 }
+/* The time range of a CUPTI record with start and end fields, its end
+ * made sane. */
+#define SET_SANE_SPAN(w, rec)                                                                                          \
+  do {                                                                                                                 \
+    (w)->start_ns = (rec)->start;                                                                                      \
+    (w)->end_ns = gwt_sane_end((rec)->start, (rec)->end);                                                              \
+  } while (0)
+/* Where a CUPTI GPU activity record ran (GW_WIRE_STREAM_FIELDS). */
+#define SET_STREAM_OF(w, rec)                                                                                          \
+  GW_WIRE_SET_STREAM(w, (rec)->deviceId, (rec)->contextId, (rec)->streamId, (rec)->correlationId)
+
 static uint32_t at_least_1(uint32_t v) {
   return v ? v : 1;
 }
@@ -69,10 +80,7 @@ static void convert_kernel(const CUpti_ActivityKernel10 *k) {
   gw_wire_kernel_init(&w, flags);
   w.start_ns = k->start;
   w.end_ns = (flags & GW_WIRE_KERNEL_NO_TIMESTAMP) ? 0 : gwt_sane_end(k->start, k->end);
-  w.device = k->deviceId;
-  w.context = k->contextId;
-  w.stream = k->streamId;
-  w.correlation = k->correlationId;
+  SET_STREAM_OF(&w, k);
   w.name_id = name_id;
   w.grid_x = at_least_1((uint32_t)k->gridX);
   w.grid_y = at_least_1((uint32_t)k->gridY);
@@ -93,13 +101,9 @@ static void convert_kernel(const CUpti_ActivityKernel10 *k) {
 static void convert_memcpy(const CUpti_ActivityMemcpy6 *m) {
   struct gw_wire_memcpy w;
   gw_wire_memcpy_init(&w, (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? GW_WIRE_MEMCPY_ASYNC : 0);
-  w.start_ns = m->start;
-  w.end_ns = gwt_sane_end(m->start, m->end);
+  SET_SANE_SPAN(&w, m);
   w.bytes = m->bytes;
-  w.device = m->deviceId;
-  w.context = m->contextId;
-  w.stream = m->streamId;
-  w.correlation = m->correlationId;
+  SET_STREAM_OF(&w, m);
   w.copy_kind = m->copyKind <= GW_WIRE_COPY_KIND_MAX ? m->copyKind : 0;
   w.src_kind = mem_kind(m->srcKind);
   w.dst_kind = mem_kind(m->dstKind);
@@ -110,13 +114,9 @@ static void convert_memcpy(const CUpti_ActivityMemcpy6 *m) {
 static void convert_memset(const CUpti_ActivityMemset4 *m) {
   struct gw_wire_memset w;
   gw_wire_memset_init(&w, 0);
-  w.start_ns = m->start;
-  w.end_ns = gwt_sane_end(m->start, m->end);
+  SET_SANE_SPAN(&w, m);
   w.bytes = m->bytes;
-  w.device = m->deviceId;
-  w.context = m->contextId;
-  w.stream = m->streamId;
-  w.correlation = m->correlationId;
+  SET_STREAM_OF(&w, m);
   w.value = m->value;
   w.mem_kind = mem_kind(m->memoryKind);
   gwt_out_put_locked(&w, sizeof w);
@@ -125,8 +125,7 @@ static void convert_memset(const CUpti_ActivityMemset4 *m) {
 static void convert_sync(const CUpti_ActivitySynchronization2 *s) {
   struct gw_wire_sync w;
   gw_wire_sync_init(&w, 0);
-  w.start_ns = s->start;
-  w.end_ns = gwt_sane_end(s->start, s->end);
+  SET_SANE_SPAN(&w, s);
   w.sync_type = (uint32_t)s->type <= GW_WIRE_SYNC_TYPE_MAX ? (uint32_t)s->type : 0;
   w.context = s->contextId;
   w.stream = s->streamId;
@@ -140,8 +139,7 @@ static void convert_api(const CUpti_ActivityAPI *a, uint32_t domain) {
     return;
   struct gw_wire_api w;
   gw_wire_api_init(&w, 0);
-  w.start_ns = a->start;
-  w.end_ns = gwt_sane_end(a->start, a->end);
+  SET_SANE_SPAN(&w, a);
   w.cbid = a->cbid;
   w.domain = domain;
   w.tid = a->threadId;
@@ -228,8 +226,7 @@ static void convert_memory(const CUpti_ActivityMemory4 *m) {
 static void convert_overhead(const CUpti_ActivityOverhead3 *o) {
   struct gw_wire_overhead w;
   gw_wire_overhead_init(&w, 0);
-  w.start_ns = o->start;
-  w.end_ns = gwt_sane_end(o->start, o->end);
+  SET_SANE_SPAN(&w, o);
   w.overhead_kind = (uint32_t)o->overheadKind;
   w.object_kind = (uint32_t)o->objectKind;
   if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
@@ -243,12 +240,8 @@ static void convert_graph(const CUpti_ActivityGraphTrace2 *g) {
   atomic_store_explicit(&saw_graph, 1, memory_order_relaxed);
   struct gw_wire_graph w;
   gw_wire_graph_init(&w, 0);
-  w.start_ns = g->start;
-  w.end_ns = gwt_sane_end(g->start, g->end);
-  w.device = g->deviceId;
-  w.context = g->contextId;
-  w.stream = g->streamId;
-  w.correlation = g->correlationId;
+  SET_SANE_SPAN(&w, g);
+  SET_STREAM_OF(&w, g);
   w.graph_id = g->graphId;
   gwt_out_put_locked(&w, sizeof w);
 }

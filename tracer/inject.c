@@ -185,16 +185,30 @@ static atomic_uint pool_free_mask; /* bit i: pool[i] is free */
 #define DEFAULT_WINDOW_MS 100u
 #define DEFAULT_PERIOD_MS 5000u
 
+/* The launch calls: kept as API records, and counted between windows
+ * (sampled mode). */
+/* clang-format off */
+#define RUNTIME_LAUNCH_CBIDS                                                                                           \
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,                                                                     \
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,                                                                \
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,                                                                 \
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,                                                            \
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,                                                          \
+  CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,                                                                     \
+  CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000
+#define DRIVER_LAUNCH_CBIDS                                                                                            \
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,                                                                              \
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,                                                                         \
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,                                                                            \
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,                                                                       \
+  CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,                                                                               \
+  CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz
+/* clang-format on */
+
 /* API records worth keeping: launches, copies, memsets, synchronisation,
  * allocation and graph launches. Everything else is noise for gpuwhy. */
 static const CUpti_CallbackId RUNTIME_KEEP[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+    RUNTIME_LAUNCH_CBIDS,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020,
@@ -222,12 +236,7 @@ static const CUpti_CallbackId RUNTIME_KEEP[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020,
 };
 static const CUpti_CallbackId DRIVER_KEEP[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    DRIVER_LAUNCH_CBIDS,
     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
@@ -245,20 +254,8 @@ static const CUpti_CallbackId DRIVER_KEEP[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
 };
 /* Launch calls counted between windows (sampled mode). */
-static const CUpti_CallbackId RUNTIME_LAUNCH[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-};
-static const CUpti_CallbackId DRIVER_LAUNCH[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,   CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-};
+static const CUpti_CallbackId RUNTIME_LAUNCH[] = {RUNTIME_LAUNCH_CBIDS};
+static const CUpti_CallbackId DRIVER_LAUNCH[] = {DRIVER_LAUNCH_CBIDS};
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static int api_per_cbid; /* 1: CUPTI filters per cbid; 0: whole kinds, filtered here */

@@ -45,6 +45,16 @@ static inline void gw_wire_file_header_init(struct gw_wire_file_header *h, uint3
 GW_WIRE_KINDS(GW_WIRE_INIT_FN_, GW_WIRE_INIT_FN_)
 #undef GW_WIRE_INIT_FN_
 
+/* Sets where a GPU activity ran (GW_WIRE_STREAM_FIELDS) in any record that
+ * has those fields: kernels, copies, memsets, graph launches. */
+#define GW_WIRE_SET_STREAM(rec, device_, context_, stream_, correlation_)                                              \
+  do {                                                                                                                 \
+    (rec)->device = (device_);                                                                                         \
+    (rec)->context = (context_);                                                                                       \
+    (rec)->stream = (stream_);                                                                                         \
+    (rec)->correlation = (correlation_);                                                                               \
+  } while (0)
+
 /* Bytes a text record (NAME or NOTE) takes for len bytes of text. */
 static inline uint32_t gw_wire_text_record_bytes(uint32_t fixed_bytes, uint32_t len) {
   return fixed_bytes + GW_WIRE_ALIGN8(len);

@@ -8,6 +8,7 @@
 #include "store/store_write.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ enum ev_key {
   EK_DUR,
   EK_ID,
   EK_ARGS,
+  EK_COUNT,
 };
 
 enum arg_key {
@@ -50,9 +52,10 @@ enum arg_key {
   AK_BYTES,
   AK_CBID,
   AK_FLOPS,
+  AK_COUNT,
 };
 
-enum dev_key { DK_NONE, DK_ID, DK_NAME, DK_MEM, DK_SMS, DK_MAJOR, DK_MINOR, DK_THREADS_SM };
+enum dev_key { DK_NONE, DK_ID, DK_NAME, DK_MEM, DK_SMS, DK_MAJOR, DK_MINOR, DK_THREADS_SM, DK_COUNT };
 enum dist_key { XK_NONE, XK_RANK, XK_WORLD, XK_BACKEND, XK_NCCL };
 
 enum category {
@@ -100,6 +103,32 @@ struct event {
   int64_t flops; /* torch.profiler(with_flops=True) on CPU ops */
   uint32_t grid[3], block[3];
   char name[GW_WIRE_NAME_MAX_BYTES + 1];
+};
+
+/* Where a numeric field of an event or of its args goes: the int64_t at
+ * offset, and the bit that says it came (0: the key is no number). A time
+ * is microseconds as written; one that does not parse marks the event
+ * BAD_TIME instead of leaving it without the field. */
+struct event_number {
+  uint32_t have;
+  size_t offset;
+  int is_time_us;
+};
+static const struct event_number EVENT_NUMBERS[EK_COUNT] = {
+    [EK_TS] = {HAVE_TS, offsetof(struct event, ts_ns), 1}, [EK_DUR] = {HAVE_DUR, offsetof(struct event, dur_ns), 1},
+    [EK_PID] = {HAVE_PID, offsetof(struct event, pid), 0}, [EK_TID] = {HAVE_TID, offsetof(struct event, tid), 0},
+    [EK_ID] = {HAVE_ID, offsetof(struct event, id), 0},
+};
+static const struct event_number ARG_NUMBERS[AK_COUNT] = {
+    [AK_DEVICE] = {HAVE_DEVICE, offsetof(struct event, device), 0},
+    [AK_STREAM] = {HAVE_STREAM, offsetof(struct event, stream), 0},
+    [AK_CONTEXT] = {HAVE_CONTEXT, offsetof(struct event, context), 0},
+    [AK_CORRELATION] = {HAVE_CORRELATION, offsetof(struct event, correlation), 0},
+    [AK_REGS] = {HAVE_REGS, offsetof(struct event, regs), 0},
+    [AK_SHMEM] = {HAVE_SHMEM, offsetof(struct event, shmem), 0},
+    [AK_BYTES] = {HAVE_BYTES, offsetof(struct event, bytes), 0},
+    [AK_CBID] = {HAVE_CBID, offsetof(struct event, cbid), 0},
+    [AK_FLOPS] = {HAVE_FLOPS, offsetof(struct event, flops), 0},
 };
 
 /* A record held back one event because it lacks a correlation id: Kineto
@@ -275,43 +304,39 @@ static int ieq(const unsigned char *s, size_t n, const char *lit) {
          (memcmp(s, lit, n) == 0 || strncasecmp((const char *)s, lit, n) == 0);
 }
 
+/* Category names: the current ones, and the older (torch 1.8 era)
+ * spellings Kernel, Operator, Runtime, Memcpy, Memset, Driver, matched
+ * without case. */
+static const struct category_name {
+  const char *name;
+  size_t len;
+  enum category cat;
+} CATEGORY_NAMES[] = {
+#define CATEGORY(name, cat)                                                                                            \
+  { name, sizeof name - 1, cat }
+    CATEGORY("ac2g", CAT_FLOW),
+    CATEGORY("kernel", CAT_KERNEL),
+    CATEGORY("cpu_op", CAT_CPU_OP),
+    CATEGORY("memcpy", CAT_MEMCPY),
+    CATEGORY("memset", CAT_MEMSET),
+    CATEGORY("driver", CAT_DRIVER),
+    CATEGORY("runtime", CAT_RUNTIME),
+    CATEGORY("operator", CAT_CPU_OP),
+    CATEGORY("cuda_sync", CAT_SYNC),
+    CATEGORY("gpu_memcpy", CAT_MEMCPY),
+    CATEGORY("gpu_memset", CAT_MEMSET),
+    CATEGORY("cuda_driver", CAT_DRIVER),
+    CATEGORY("cuda_runtime", CAT_RUNTIME),
+    CATEGORY("user_annotation", CAT_ANNOTATION),
+    CATEGORY("gpu_user_annotation", CAT_GPU_ANNOTATION),
+#undef CATEGORY
+};
+
 static enum category classify_cat(const unsigned char *s, size_t n) {
-  /* current names, and the older (torch 1.8 era) spellings: Kernel,
-   * Operator, Runtime, Memcpy, Memset, Driver */
-  switch (n) {
-  case 4:
-    return ieq(s, n, "ac2g") ? CAT_FLOW : CAT_OTHER;
-  case 6:
-    if (ieq(s, n, "kernel"))
-      return CAT_KERNEL;
-    if (ieq(s, n, "cpu_op"))
-      return CAT_CPU_OP;
-    if (ieq(s, n, "memcpy"))
-      return CAT_MEMCPY;
-    if (ieq(s, n, "memset"))
-      return CAT_MEMSET;
-    return ieq(s, n, "driver") ? CAT_DRIVER : CAT_OTHER;
-  case 7:
-    return ieq(s, n, "runtime") ? CAT_RUNTIME : CAT_OTHER;
-  case 8:
-    return ieq(s, n, "operator") ? CAT_CPU_OP : CAT_OTHER;
-  case 9:
-    return ieq(s, n, "cuda_sync") ? CAT_SYNC : CAT_OTHER;
-  case 10:
-    if (ieq(s, n, "gpu_memcpy"))
-      return CAT_MEMCPY;
-    return ieq(s, n, "gpu_memset") ? CAT_MEMSET : CAT_OTHER;
-  case 11:
-    return ieq(s, n, "cuda_driver") ? CAT_DRIVER : CAT_OTHER;
-  case 12:
-    return ieq(s, n, "cuda_runtime") ? CAT_RUNTIME : CAT_OTHER;
-  case 15:
-    return ieq(s, n, "user_annotation") ? CAT_ANNOTATION : CAT_OTHER;
-  case 19:
-    return ieq(s, n, "gpu_user_annotation") ? CAT_GPU_ANNOTATION : CAT_OTHER;
-  default:
-    return CAT_OTHER;
-  }
+  for (size_t i = 0; i < sizeof CATEGORY_NAMES / sizeof CATEGORY_NAMES[0]; i++)
+    if (CATEGORY_NAMES[i].len == n && ieq(s, n, CATEGORY_NAMES[i].name))
+      return CATEGORY_NAMES[i].cat;
+  return CAT_OTHER;
 }
 
 static enum ev_key classify_ev_key(const unsigned char *k, size_t n) {
@@ -404,6 +429,14 @@ static int event_span(struct parser *p, int64_t *start, int64_t *end) {
   *start = s;
   *end = s + dur;
   return 1;
+}
+
+/* event_span, counting an event without a usable span as skipped. */
+static int event_span_or_skip(struct parser *p, int64_t *start, int64_t *end) {
+  if (event_span(p, start, end))
+    return 1;
+  p->info->skipped_no_time++;
+  return 0;
 }
 
 /* ---- names of copies and syncs (cupti_strings.cpp spellings) ---- */
@@ -622,10 +655,8 @@ static gw_status do_kernel(struct parser *p) {
 static gw_status do_copy(struct parser *p, int is_memset) {
   struct event *e = &p->ev;
   int64_t start, end;
-  if (!event_span(p, &start, &end)) {
-    p->info->skipped_no_time++;
+  if (!event_span_or_skip(p, &start, &end))
     return GW_OK;
-  }
   uint32_t device;
   if (!event_device(p, &device))
     return p->fail;
@@ -638,10 +669,7 @@ static gw_status do_copy(struct parser *p, int is_memset) {
     m.start_ns = (uint64_t)start;
     m.end_ns = (uint64_t)end;
     m.bytes = bytes;
-    m.device = device;
-    m.context = ctx;
-    m.stream = stream;
-    m.correlation = corr;
+    GW_WIRE_SET_STREAM(&m, device, ctx, stream, corr);
     uint8_t kind, unused;
     copy_mem_kinds(e->name, e->name_len, &kind, &unused);
     m.mem_kind = kind;
@@ -652,10 +680,7 @@ static gw_status do_copy(struct parser *p, int is_memset) {
   m.start_ns = (uint64_t)start;
   m.end_ns = (uint64_t)end;
   m.bytes = bytes;
-  m.device = device;
-  m.context = ctx;
-  m.stream = stream;
-  m.correlation = corr;
+  GW_WIRE_SET_STREAM(&m, device, ctx, stream, corr);
   m.copy_kind = copy_kind_of(e->name, e->name_len);
   copy_mem_kinds(e->name, e->name_len, &m.src_kind, &m.dst_kind);
   return put_or_hold(p, HELD_MEMCPY, &m, sizeof m);
@@ -664,10 +689,8 @@ static gw_status do_copy(struct parser *p, int is_memset) {
 static gw_status do_api(struct parser *p, int driver) {
   struct event *e = &p->ev;
   int64_t start, end;
-  if (!event_span(p, &start, &end)) {
-    p->info->skipped_no_time++;
+  if (!event_span_or_skip(p, &start, &end))
     return GW_OK;
-  }
   struct gw_wire_api a;
   gw_wire_api_init(&a, 0);
   a.start_ns = (uint64_t)start;
@@ -683,10 +706,8 @@ static gw_status do_api(struct parser *p, int driver) {
 static gw_status do_sync(struct parser *p) {
   struct event *e = &p->ev;
   int64_t start, end;
-  if (!event_span(p, &start, &end)) {
-    p->info->skipped_no_time++;
+  if (!event_span_or_skip(p, &start, &end))
     return GW_OK;
-  }
   struct gw_wire_sync y;
   gw_wire_sync_init(&y, 0);
   y.start_ns = (uint64_t)start;
@@ -699,29 +720,30 @@ static gw_status do_sync(struct parser *p) {
   return rc ? rc : gw_pipe_sync(p->pipe, &y);
 }
 
+/* Room for one more of n items in *items: doubles *cap when full, starting
+ * at first_cap. */
+static void *room_for_one_more(void *items, size_t n, size_t *cap, size_t first_cap, size_t item_bytes) {
+  if (n < *cap)
+    return items;
+  *cap = *cap ? 2 * *cap : first_cap;
+  return gw_xrealloc(items, *cap * item_bytes);
+}
+
 static void keep_step(struct parser *p, int64_t step, int64_t start_ns, int64_t end_ns) {
-  if (p->nsteps == p->steps_cap) {
-    p->steps_cap = p->steps_cap ? 2 * p->steps_cap : 16;
-    p->steps = gw_xrealloc(p->steps, p->steps_cap * sizeof *p->steps);
-  }
+  p->steps = room_for_one_more(p->steps, p->nsteps, &p->steps_cap, 16, sizeof *p->steps);
   p->steps[p->nsteps++] = (struct profiler_step){step, start_ns, end_ns, 0};
 }
 
 static void keep_flop_op(struct parser *p, int64_t tid, int64_t start_ns, int64_t end_ns, int64_t flops) {
-  if (p->nops == p->ops_cap) {
-    p->ops_cap = p->ops_cap ? 2 * p->ops_cap : 256;
-    p->ops = gw_xrealloc(p->ops, p->ops_cap * sizeof *p->ops);
-  }
+  p->ops = room_for_one_more(p->ops, p->nops, &p->ops_cap, 256, sizeof *p->ops);
   p->ops[p->nops++] = (struct flop_op){tid, start_ns, end_ns, flops};
 }
 
 static gw_status do_marker(struct parser *p, const char *domain, int on_gpu) {
   struct event *e = &p->ev;
   int64_t start, end;
-  if (!event_span(p, &start, &end)) {
-    p->info->skipped_no_time++;
+  if (!event_span_or_skip(p, &start, &end))
     return GW_OK;
-  }
   gw_status rc = emit_held(p);
   if (rc)
     return rc;
@@ -811,91 +833,31 @@ static int in_args_array(const struct parser *p) {
          (p->arg_container == AK_GRID || p->arg_container == AK_BLOCK);
 }
 
+/* Stores a number into the event field f names, when it names one. */
+static void take_event_number(struct event *e, const struct event_number *f, const char *s, size_t n) {
+  if (!f->have)
+    return;
+  int64_t *field = (int64_t *)((char *)e + f->offset);
+  if (f->is_time_us) {
+    e->have |= gw_kineto_parse_us(s, n, field) == 0 ? f->have : BAD_TIME;
+    return;
+  }
+  int64_t v;
+  if (parse_int(s, n, &v) == 0) {
+    *field = v;
+    e->have |= f->have;
+  }
+}
+
 /* A numeric field given as a number or as a string of digits. */
 static int take_number(struct parser *p, const char *s, size_t n) {
   struct event *e = &p->ev;
   if (in_event(p)) {
-    int64_t v;
-    switch (p->ev_key) {
-    case EK_TS:
-      if (gw_kineto_parse_us(s, n, &e->ts_ns) == 0)
-        e->have |= HAVE_TS;
-      else
-        e->have |= BAD_TIME;
-      break;
-    case EK_DUR:
-      if (gw_kineto_parse_us(s, n, &e->dur_ns) == 0)
-        e->have |= HAVE_DUR;
-      else
-        e->have |= BAD_TIME;
-      break;
-    case EK_PID:
-      if (parse_int(s, n, &v) == 0) {
-        e->pid = v;
-        e->have |= HAVE_PID;
-      }
-      break;
-    case EK_TID:
-      if (parse_int(s, n, &v) == 0) {
-        e->tid = v;
-        e->have |= HAVE_TID;
-      }
-      break;
-    case EK_ID:
-      if (parse_int(s, n, &v) == 0) {
-        e->id = v;
-        e->have |= HAVE_ID;
-      }
-      break;
-    default:
-      break;
-    }
+    take_event_number(e, &EVENT_NUMBERS[p->ev_key], s, n);
     return 1;
   }
   if (in_args(p)) {
-    int64_t v;
-    if (p->arg_key == AK_NONE || parse_int(s, n, &v) != 0)
-      return 1;
-    switch (p->arg_key) {
-    case AK_DEVICE:
-      e->device = v;
-      e->have |= HAVE_DEVICE;
-      break;
-    case AK_STREAM:
-      e->stream = v;
-      e->have |= HAVE_STREAM;
-      break;
-    case AK_CONTEXT:
-      e->context = v;
-      e->have |= HAVE_CONTEXT;
-      break;
-    case AK_CORRELATION:
-      e->correlation = v;
-      e->have |= HAVE_CORRELATION;
-      break;
-    case AK_REGS:
-      e->regs = v;
-      e->have |= HAVE_REGS;
-      break;
-    case AK_SHMEM:
-      e->shmem = v;
-      e->have |= HAVE_SHMEM;
-      break;
-    case AK_BYTES:
-      e->bytes = v;
-      e->have |= HAVE_BYTES;
-      break;
-    case AK_CBID:
-      e->cbid = v;
-      e->have |= HAVE_CBID;
-      break;
-    case AK_FLOPS:
-      e->flops = v;
-      e->have |= HAVE_FLOPS;
-      break;
-    default:
-      break;
-    }
+    take_event_number(e, &ARG_NUMBERS[p->arg_key], s, n);
     return 1;
   }
   if (in_args_array(p)) {
@@ -908,6 +870,24 @@ static int take_number(struct parser *p, const char *s, size_t n) {
     return 1;
   }
   return 0; /* not an event field */
+}
+
+/* An int of deviceProperties and the values it can hold; one outside them
+ * is a writer's mistake and stays unknown (0). max 0: the key is no such int. */
+struct device_limit {
+  size_t offset; /* in struct gw_sink_device */
+  int64_t min, max;
+};
+static const struct device_limit DEVICE_LIMITS[DK_COUNT] = {
+    [DK_SMS] = {offsetof(struct gw_sink_device, num_sms), 1, 99999},
+    [DK_MAJOR] = {offsetof(struct gw_sink_device, cc_major), 1, 999},
+    [DK_MINOR] = {offsetof(struct gw_sink_device, cc_minor), 0, 999},
+    [DK_THREADS_SM] = {offsetof(struct gw_sink_device, max_threads_per_sm), 1, 999999},
+};
+
+static void take_device_limit(struct gw_sink_device *dev, const struct device_limit *f, int64_t v) {
+  if (f->max)
+    *(int *)((char *)dev + f->offset) = v >= f->min && v <= f->max ? (int)v : 0;
 }
 
 static void take_header_number(struct parser *p, const char *s, size_t n) {
@@ -944,19 +924,8 @@ static void take_header_number(struct parser *p, const char *s, size_t n) {
     case DK_MEM:
       p->dev.mem_total_bytes = v > 0 ? (uint64_t)v : 0;
       break;
-    case DK_SMS:
-      p->dev.num_sms = v > 0 && v < 100000 ? (int)v : 0;
-      break;
-    case DK_MAJOR:
-      p->dev.cc_major = v > 0 && v < 1000 ? (int)v : 0;
-      break;
-    case DK_MINOR:
-      p->dev.cc_minor = v >= 0 && v < 1000 ? (int)v : 0;
-      break;
-    case DK_THREADS_SM:
-      p->dev.max_threads_per_sm = v > 0 && v < 1000000 ? (int)v : 0;
-      break;
     default:
+      take_device_limit(&p->dev, &DEVICE_LIMITS[p->dev_key], v);
       break;
     }
   } else if (p->top == TOP_DIST && p->depth == 2) {
@@ -1048,6 +1017,35 @@ static int cb_boolean(void *ctx, int v) {
   return cb_scalar(ctx);
 }
 
+/* The keys of the header objects, each list ending at a NULL name; a key
+ * not listed is 0 (TOP_NONE, DK_NONE, XK_NONE). */
+struct key_name {
+  const char *name;
+  int key;
+};
+static const struct key_name TOP_KEY_NAMES[] = {
+    {"traceEvents", TOP_EVENTS},           {"deviceProperties", TOP_DEVICES},
+    {"distributedInfo", TOP_DIST},         {"baseTimeNanoseconds", TOP_BASE},
+    {"cupti_version", TOP_CUPTI},          {"cuda_driver_version", TOP_DRIVER},
+    {"cuda_runtime_version", TOP_RUNTIME}, {NULL, TOP_NONE}};
+static const struct key_name DEVICE_KEY_NAMES[] = {{"id", DK_ID},
+                                                   {"name", DK_NAME},
+                                                   {"totalGlobalMem", DK_MEM},
+                                                   {"numSms", DK_SMS},
+                                                   {"computeMajor", DK_MAJOR},
+                                                   {"computeMinor", DK_MINOR},
+                                                   {"maxThreadsPerMultiprocessor", DK_THREADS_SM},
+                                                   {NULL, DK_NONE}};
+static const struct key_name DIST_KEY_NAMES[] = {
+    {"rank", XK_RANK}, {"world_size", XK_WORLD}, {"backend", XK_BACKEND}, {"nccl_version", XK_NCCL}, {NULL, XK_NONE}};
+
+static int key_named(const struct key_name *names, const unsigned char *k, size_t n) {
+  for (; names->name; names++)
+    if (key_eq(k, n, names->name))
+      return names->key;
+  return 0;
+}
+
 static int cb_map_key(void *ctx, const unsigned char *k, size_t n) {
   struct parser *p = ctx;
   if (in_event(p)) {
@@ -1055,47 +1053,11 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n) {
   } else if (in_args(p)) {
     p->arg_key = n ? classify_arg_key(k, n) : AK_NONE;
   } else if (p->depth == 1 && !p->info->bare_array) {
-    p->top = TOP_NONE;
-    if (key_eq(k, n, "traceEvents"))
-      p->top = TOP_EVENTS;
-    else if (key_eq(k, n, "deviceProperties"))
-      p->top = TOP_DEVICES;
-    else if (key_eq(k, n, "distributedInfo"))
-      p->top = TOP_DIST;
-    else if (key_eq(k, n, "baseTimeNanoseconds"))
-      p->top = TOP_BASE;
-    else if (key_eq(k, n, "cupti_version"))
-      p->top = TOP_CUPTI;
-    else if (key_eq(k, n, "cuda_driver_version"))
-      p->top = TOP_DRIVER;
-    else if (key_eq(k, n, "cuda_runtime_version"))
-      p->top = TOP_RUNTIME;
+    p->top = (enum top_key)key_named(TOP_KEY_NAMES, k, n);
   } else if (p->top == TOP_DEVICES && p->depth == 3) {
-    p->dev_key = DK_NONE;
-    if (key_eq(k, n, "id"))
-      p->dev_key = DK_ID;
-    else if (key_eq(k, n, "name"))
-      p->dev_key = DK_NAME;
-    else if (key_eq(k, n, "totalGlobalMem"))
-      p->dev_key = DK_MEM;
-    else if (key_eq(k, n, "numSms"))
-      p->dev_key = DK_SMS;
-    else if (key_eq(k, n, "computeMajor"))
-      p->dev_key = DK_MAJOR;
-    else if (key_eq(k, n, "computeMinor"))
-      p->dev_key = DK_MINOR;
-    else if (key_eq(k, n, "maxThreadsPerMultiprocessor"))
-      p->dev_key = DK_THREADS_SM;
+    p->dev_key = (enum dev_key)key_named(DEVICE_KEY_NAMES, k, n);
   } else if (p->top == TOP_DIST && p->depth == 2) {
-    p->dist_key = XK_NONE;
-    if (key_eq(k, n, "rank"))
-      p->dist_key = XK_RANK;
-    else if (key_eq(k, n, "world_size"))
-      p->dist_key = XK_WORLD;
-    else if (key_eq(k, n, "backend"))
-      p->dist_key = XK_BACKEND;
-    else if (key_eq(k, n, "nccl_version"))
-      p->dist_key = XK_NCCL;
+    p->dist_key = (enum dist_key)key_named(DIST_KEY_NAMES, k, n);
   }
   return 1;
 }

@@ -168,6 +168,42 @@ struct pass {
   int name_col; /* the column of the row's name */
 };
 
+/* The first columns of a GPU activity table (kernels, copies, memsets), as
+ * its row function reads them: span 0-1, device 2 (gpu_of), then stream 3,
+ * context 4 and correlation 5 (GW_WIRE_SET_STREAM). */
+/* clang-format off */
+#define GPU_ACTIVITY_COLUMNS \
+  {"start", 1}, {"end", 1}, {"deviceId", 1}, {"streamId", 1}, {"contextId", 0}, {"correlationId", 0}
+/* clang-format on */
+
+/* The rows of table that belong to process pid (process_column names it),
+ * cols of each; a table without that column belongs to the first process. */
+static struct gw_nsys_query rows_of_process(const char *table, const struct gw_nsys_column *cols, int ncols,
+                                            const char *process_column, uint32_t pid, int first) {
+  return (struct gw_nsys_query){.table = table,
+                                .cols = cols,
+                                .ncols = ncols,
+                                .process_column = process_column,
+                                .pid = pid,
+                                .first_process = first};
+}
+
+/* Which of two columns, in order of preference, table has; NULL for neither. */
+static const char *first_column_of(struct gw_nsys_db *db, const char *table, const char *preferred,
+                                   const char *fallback) {
+  if (gw_nsys_db_has_column(db, table, preferred))
+    return preferred;
+  return gw_nsys_db_has_column(db, table, fallback) ? fallback : NULL;
+}
+
+/* span, counting a row without a usable span as skipped. */
+static int span_or_skip(struct nsys *x, const struct gw_nsys_rows *s, uint64_t *start, uint64_t *end) {
+  if (span(x, s, 0, 1, start, end))
+    return 1;
+  gw_sink_counts(x->sink)->skipped++;
+  return 0;
+}
+
 /* Runs q and hands each row to row until one fails; what names the reading
  * in messages. */
 static gw_status each_row(struct nsys *x, const struct gw_nsys_query *q, const char *what,
@@ -197,10 +233,7 @@ static gw_status kernel_row(struct nsys *x, const struct gw_nsys_rows *s, const 
   int gpu = gpu_of(x, s, 2, &rc);
   if (gpu < 0)
     return rc;
-  k.device = (uint32_t)gpu;
-  k.stream = col_u32(s, 3);
-  k.context = col_u32(s, 4);
-  k.correlation = col_u32(s, 5);
+  GW_WIRE_SET_STREAM(&k, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
   k.grid_x = col_u32(s, 6);
   k.grid_y = col_u32(s, 7);
   k.grid_z = col_u32(s, 8);
@@ -219,13 +252,13 @@ static gw_status kernel_row(struct nsys *x, const struct gw_nsys_rows *s, const 
   return gw_sink_kernel(x->sink, &k, nm ? nm : "", len, x->err);
 }
 
-static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
+static gw_status import_kernels(struct nsys *x, uint32_t pid, int first, int variant) {
+  (void)variant;
   const char *table = "CUPTI_ACTIVITY_KIND_KERNEL";
   if (!gw_nsys_db_has_table(x->db, table))
     return GW_OK;
-  int demangled = gw_nsys_db_has_column(x->db, table, "demangledName"),
-      short_name = gw_nsys_db_has_column(x->db, table, "shortName");
-  if (!demangled && !short_name) {
+  const char *name_column = first_column_of(x->db, table, "demangledName", "shortName");
+  if (!name_column) {
     gw_err_set(x->err,
                _("%s: table %s has neither demangledName nor shortName: kernel "
                  "names unknown"),
@@ -240,12 +273,7 @@ static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
     return GW_EINPUT;
   }
   const struct gw_nsys_column cols[] = {
-      {"start", 1},
-      {"end", 1},
-      {"deviceId", 1},
-      {"streamId", 1},
-      {"contextId", 0},
-      {"correlationId", 0},
+      GPU_ACTIVITY_COLUMNS,
       {"gridX", 0},
       {"gridY", 0},
       {"gridZ", 0},
@@ -256,27 +284,20 @@ static gw_status import_kernels(struct nsys *x, uint32_t pid, int first) {
       {"staticSharedMemory", 0},
       {"dynamicSharedMemory", 0},
       {"graphNodeId", 0},
-      {demangled ? "demangledName" : "shortName", 1},
+      {name_column, 1},
   };
   const int ncols = (int)(sizeof cols / sizeof cols[0]);
-  const struct gw_nsys_query q = {.table = table,
-                                  .cols = cols,
-                                  .ncols = ncols,
-                                  .process_column = "globalPid",
-                                  .pid = pid,
-                                  .first_process = first,
-                                  .name = GW_NSYS_NAME_ID,
-                                  .name_id_column = demangled ? "demangledName" : "shortName"};
+  struct gw_nsys_query q = rows_of_process(table, cols, ncols, "globalPid", pid, first);
+  q.name = GW_NSYS_NAME_ID;
+  q.name_id_column = name_column;
   const struct pass pass = {.first = first, .name_col = ncols};
   return each_row(x, &q, "reading kernels", kernel_row, &pass);
 }
 
 static gw_status copy_row(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass) {
   uint64_t a, b;
-  if (!span(x, s, 0, 1, &a, &b)) {
-    gw_sink_counts(x->sink)->skipped++;
+  if (!span_or_skip(x, s, &a, &b))
     return GW_OK;
-  }
   gw_status rc = GW_OK;
   int gpu = gpu_of(x, s, 2, &rc);
   if (gpu < 0)
@@ -288,10 +309,7 @@ static gw_status copy_row(struct nsys *x, const struct gw_nsys_rows *s, const st
     gw_wire_memset_init(&m, 0);
     m.start_ns = a;
     m.end_ns = b;
-    m.device = (uint32_t)gpu;
-    m.stream = col_u32(s, 3);
-    m.context = col_u32(s, 4);
-    m.correlation = col_u32(s, 5);
+    GW_WIRE_SET_STREAM(&m, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
     m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
     m.mem_kind = k7 >= 0 && k7 < 32 ? x->mem_kind[k7] : 0;
     m.value = k8 >= 0 && k8 <= UINT32_MAX ? (uint32_t)k8 : 0;
@@ -301,10 +319,7 @@ static gw_status copy_row(struct nsys *x, const struct gw_nsys_rows *s, const st
   gw_wire_memcpy_init(&m, 0);
   m.start_ns = a;
   m.end_ns = b;
-  m.device = (uint32_t)gpu;
-  m.stream = col_u32(s, 3);
-  m.context = col_u32(s, 4);
-  m.correlation = col_u32(s, 5);
+  GW_WIRE_SET_STREAM(&m, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
   m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
   m.copy_kind = k7 >= 0 && k7 < 32 ? x->copy_kind[k7] : 0;
   m.src_kind = k8 >= 0 && k8 < 32 ? x->mem_kind[k8] : 0;
@@ -317,23 +332,14 @@ static gw_status import_copies(struct nsys *x, uint32_t pid, int first, int is_m
   if (!gw_nsys_db_has_table(x->db, table))
     return GW_OK;
   const struct gw_nsys_column cols[] = {
-      {"start", 1},
-      {"end", 1},
-      {"deviceId", 1},
-      {"streamId", 1},
-      {"contextId", 0},
-      {"correlationId", 0},
+      GPU_ACTIVITY_COLUMNS,
       {"bytes", 1},
       {is_memset ? "memKind" : "copyKind", !is_memset},
       {is_memset ? "value" : "srcKind", 0},
       {is_memset ? "graphNodeId" : "dstKind", 0},
   };
-  const struct gw_nsys_query q = {.table = table,
-                                  .cols = cols,
-                                  .ncols = (int)(sizeof cols / sizeof cols[0]),
-                                  .process_column = "globalPid",
-                                  .pid = pid,
-                                  .first_process = first};
+  const struct gw_nsys_query q =
+      rows_of_process(table, cols, (int)(sizeof cols / sizeof cols[0]), "globalPid", pid, first);
   const struct pass pass = {.first = first, .variant = is_memset};
   return each_row(x, &q, is_memset ? "reading memsets" : "reading copies", copy_row, &pass);
 }
@@ -342,10 +348,8 @@ static gw_status sync_row(struct nsys *x, const struct gw_nsys_rows *s, const st
   (void)pass;
   struct gw_wire_sync y;
   gw_wire_sync_init(&y, 0);
-  if (!span(x, s, 0, 1, &y.start_ns, &y.end_ns)) {
-    gw_sink_counts(x->sink)->skipped++;
+  if (!span_or_skip(x, s, &y.start_ns, &y.end_ns))
     return GW_OK;
-  }
   int64_t type = col_i64(s, 2, 0);
   y.sync_type = type >= 0 && type <= 4 ? (uint32_t)type : 0;
   y.context = col_u32(s, 3);
@@ -355,14 +359,14 @@ static gw_status sync_row(struct nsys *x, const struct gw_nsys_rows *s, const st
   return gw_sink_sync(x->sink, &y, x->err);
 }
 
-static gw_status import_syncs(struct nsys *x, uint32_t pid, int first) {
+static gw_status import_syncs(struct nsys *x, uint32_t pid, int first, int variant) {
+  (void)variant;
   const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
   if (!gw_nsys_db_has_table(x->db, table))
     return GW_OK;
   const struct gw_nsys_column cols[] = {{"start", 1},    {"end", 1},           {"syncType", 1}, {"contextId", 0},
                                         {"streamId", 0}, {"correlationId", 0}, {"eventId", 0}};
-  const struct gw_nsys_query q = {
-      .table = table, .cols = cols, .ncols = 7, .process_column = "globalPid", .pid = pid, .first_process = first};
+  const struct gw_nsys_query q = rows_of_process(table, cols, 7, "globalPid", pid, first);
   const struct pass pass = {.first = first};
   return each_row(x, &q, "reading synchronisations", sync_row, &pass);
 }
@@ -370,10 +374,8 @@ static gw_status import_syncs(struct nsys *x, uint32_t pid, int first) {
 static gw_status api_row(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass) {
   struct gw_wire_api a;
   gw_wire_api_init(&a, 0);
-  if (!span(x, s, 0, 1, &a.start_ns, &a.end_ns)) {
-    gw_sink_counts(x->sink)->skipped++;
+  if (!span_or_skip(x, s, &a.start_ns, &a.end_ns))
     return GW_OK;
-  }
   a.tid = tid_of(col_i64(s, 2, 0));
   a.correlation = col_u32(s, 3);
   a.return_value = col_u32(s, 4);
@@ -391,14 +393,9 @@ static gw_status import_api(struct nsys *x, uint32_t pid, int first, int driver)
   const struct gw_nsys_column cols[] = {{"start", 1},         {"end", 1},         {"globalTid", 1},
                                         {"correlationId", 0}, {"returnValue", 0}, {"nameId", 0}};
   /* the call's name from StringIds (NULL when that cannot be joined) */
-  const struct gw_nsys_query q = {.table = table,
-                                  .cols = cols,
-                                  .ncols = 6,
-                                  .process_column = "globalTid",
-                                  .pid = pid,
-                                  .first_process = first,
-                                  .name = GW_NSYS_NAME_ID,
-                                  .name_id_column = "nameId"};
+  struct gw_nsys_query q = rows_of_process(table, cols, 6, "globalTid", pid, first);
+  q.name = GW_NSYS_NAME_ID;
+  q.name_id_column = "nameId";
   const struct pass pass = {.first = first, .variant = driver};
   return each_row(x, &q, "reading API calls", api_row, &pass);
 }
@@ -467,13 +464,12 @@ static gw_status nvtx_row(struct nsys *x, const struct gw_nsys_rows *s, const st
   return gw_sink_marker(x->sink, &m, text ? text : "", len, "nvtx", x->err);
 }
 
-static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
+static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first, int variant) {
+  (void)variant;
   const char *table = "NVTX_EVENTS";
   if (!gw_nsys_db_has_table(x->db, table))
     return GW_OK;
-  int has_text = gw_nsys_db_has_column(x->db, table, "text"),
-      has_text_id = gw_nsys_db_has_column(x->db, table, "textId");
-  if (!has_text && !has_text_id) {
+  if (!first_column_of(x->db, table, "text", "textId")) {
     gw_err_set(x->err,
                _("%s: table NVTX_EVENTS has neither text nor textId: range names "
                  "unknown"),
@@ -483,21 +479,26 @@ static gw_status import_nvtx(struct nsys *x, uint32_t pid, int first) {
   const struct gw_nsys_column cols[] = {{"start", 1}, {"end", 0},    {"eventType", 1}, {"globalTid", 1},
                                         {"text", 0},  {"textId", 0}, {"domainId", 0}};
   static const int types[] = {NVTX_MARK, NVTX_PUSH_POP_RANGE, NVTX_START_END_RANGE};
-  const struct gw_nsys_query q = {.table = table,
-                                  .cols = cols,
-                                  .ncols = 7,
-                                  .process_column = "globalTid",
-                                  .pid = pid,
-                                  .first_process = first,
-                                  .type_column = "eventType",
-                                  .types = types,
-                                  .ntypes = 3,
-                                  .name = GW_NSYS_NAME_TEXT_OR_ID,
-                                  .name_text_column = "text",
-                                  .name_id_column = "textId"};
+  struct gw_nsys_query q = rows_of_process(table, cols, 7, "globalTid", pid, first);
+  q.type_column = "eventType";
+  q.types = types;
+  q.ntypes = 3;
+  q.name = GW_NSYS_NAME_TEXT_OR_ID;
+  q.name_text_column = "text";
+  q.name_id_column = "textId";
   const struct pass pass = {.first = first};
   return each_row(x, &q, "reading NVTX events", nvtx_row, &pass);
 }
+
+/* What is read of each process, in this order: kernels, copies, memsets,
+ * syncs, runtime and driver API calls, NVTX (variant as struct pass says). */
+static const struct {
+  gw_status (*import)(struct nsys *x, uint32_t pid, int first, int variant);
+  int variant;
+} PROCESS_TABLES[] = {
+    {import_kernels, 0}, {import_copies, 0}, {import_copies, 1}, {import_syncs, 0},
+    {import_api, 0},     {import_api, 1},    {import_nvtx, 0},
+};
 
 gw_status gw_nsys_import(struct gw_nsys_db *db, const char *name, struct gw_import_sink *sink,
                          struct gw_nsys_result *res, struct gw_err *err) {
@@ -529,20 +530,8 @@ gw_status gw_nsys_import(struct gw_nsys_db *db, const char *name, struct gw_impo
     int first = i == 0;
     if ((rc = gw_sink_begin_process(sink, 0, 1, pids[i], err)))
       break;
-    if (!rc)
-      rc = import_kernels(&x, pids[i], first);
-    if (!rc)
-      rc = import_copies(&x, pids[i], first, 0);
-    if (!rc)
-      rc = import_copies(&x, pids[i], first, 1);
-    if (!rc)
-      rc = import_syncs(&x, pids[i], first);
-    if (!rc)
-      rc = import_api(&x, pids[i], first, 0);
-    if (!rc)
-      rc = import_api(&x, pids[i], first, 1);
-    if (!rc)
-      rc = import_nvtx(&x, pids[i], first);
+    for (size_t t = 0; t < sizeof PROCESS_TABLES / sizeof PROCESS_TABLES[0] && !rc; t++)
+      rc = PROCESS_TABLES[t].import(&x, pids[i], first, PROCESS_TABLES[t].variant);
     uint32_t used;
     if (!rc)
       rc = gw_sink_end_process(sink, &used, err);

@@ -55,22 +55,23 @@ struct gw_pipe {
 
 static gw_status apply(struct gw_pipe *p, struct op *o, const char *arena, struct gw_err *err) {
   struct gw_import_sink *s = p->sink;
-  int gpu;
+  /* a GPU record's device is the trace's CUDA device until mapped here */
+  uint32_t *record_device = o->type == OP_KERNEL   ? &o->u.kernel.device
+                            : o->type == OP_MEMCPY ? &o->u.memcpy.device
+                            : o->type == OP_MEMSET ? &o->u.memset.device
+                                                   : NULL;
+  if (record_device) {
+    int gpu = gw_sink_gpu_for(s, o->device, err);
+    if (gpu < 0)
+      return GW_EINPUT;
+    *record_device = (uint32_t)gpu;
+  }
   switch (o->type) {
   case OP_KERNEL:
-    if ((gpu = gw_sink_gpu_for(s, o->device, err)) < 0)
-      return GW_EINPUT;
-    o->u.kernel.device = (uint32_t)gpu;
     return gw_sink_kernel(s, &o->u.kernel, arena + o->name_off, o->name_full_len, err);
   case OP_MEMCPY:
-    if ((gpu = gw_sink_gpu_for(s, o->device, err)) < 0)
-      return GW_EINPUT;
-    o->u.memcpy.device = (uint32_t)gpu;
     return gw_sink_memcpy(s, &o->u.memcpy, err);
   case OP_MEMSET:
-    if ((gpu = gw_sink_gpu_for(s, o->device, err)) < 0)
-      return GW_EINPUT;
-    o->u.memset.device = (uint32_t)gpu;
     return gw_sink_memset(s, &o->u.memset, err);
   case OP_SYNC:
     return gw_sink_sync(s, &o->u.sync, err);
@@ -134,6 +135,17 @@ static struct batch *batch_ready(struct batch *b) {
   return b;
 }
 
+/* The pipe and its batches, once no writer thread runs. */
+static void pipe_free(struct gw_pipe *p) {
+  for (int i = 0; i < NBATCHES; i++) {
+    free(p->batches[i].ops);
+    free(p->batches[i].arena);
+  }
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->cv);
+  free(p);
+}
+
 gw_status gw_pipe_start(struct gw_pipe **out, struct gw_import_sink *sink, struct gw_err *err) {
   *out = NULL;
   struct gw_pipe *p = gw_xcalloc(1, sizeof *p);
@@ -145,13 +157,7 @@ gw_status gw_pipe_start(struct gw_pipe **out, struct gw_import_sink *sink, struc
   p->cur = batch_ready(&p->batches[p->free_list[--p->nfree]]);
   if (pthread_create(&p->thread, NULL, writer_main, p) != 0) {
     gw_err_set(err, _("cannot start the writer thread"));
-    for (int i = 0; i < NBATCHES; i++) {
-      free(p->batches[i].ops);
-      free(p->batches[i].arena);
-    }
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv);
-    free(p);
+    pipe_free(p);
     return GW_ERR;
   }
   *out = p;
@@ -199,64 +205,57 @@ static void put_name(struct gw_pipe *p, struct op *o, const char *name, size_t f
   p->cur->arena_len += o->name_len;
 }
 
+/* An op carrying a copy of rec (record_bytes, one member of op.u) and the
+ * CUDA device it ran on (0 for records that have none), with room for
+ * name_full_len bytes of name. */
+static gw_status put_record(struct gw_pipe *p, enum op_type type, uint32_t device, const void *rec, size_t record_bytes,
+                            size_t name_full_len, struct op **out) {
+  gw_status rc = slot(p, type, name_full_len, out);
+  if (!rc) {
+    (*out)->device = device;
+    memcpy(&(*out)->u, rec, record_bytes);
+  }
+  return rc;
+}
+
 gw_status gw_pipe_kernel(struct gw_pipe *p, const struct gw_wire_kernel *k, uint32_t device, const char *name,
                          size_t name_full_len) {
   struct op *o;
-  gw_status rc = slot(p, OP_KERNEL, name_full_len, &o);
-  if (rc)
-    return rc;
-  o->device = device;
-  o->u.kernel = *k;
-  put_name(p, o, name, name_full_len);
-  return GW_OK;
+  gw_status rc = put_record(p, OP_KERNEL, device, k, sizeof *k, name_full_len, &o);
+  if (!rc)
+    put_name(p, o, name, name_full_len);
+  return rc;
 }
 
 gw_status gw_pipe_memcpy(struct gw_pipe *p, const struct gw_wire_memcpy *m, uint32_t device) {
   struct op *o;
-  gw_status rc = slot(p, OP_MEMCPY, 0, &o);
-  if (!rc) {
-    o->device = device;
-    o->u.memcpy = *m;
-  }
-  return rc;
+  return put_record(p, OP_MEMCPY, device, m, sizeof *m, 0, &o);
 }
 
 gw_status gw_pipe_memset(struct gw_pipe *p, const struct gw_wire_memset *m, uint32_t device) {
   struct op *o;
-  gw_status rc = slot(p, OP_MEMSET, 0, &o);
-  if (!rc) {
-    o->device = device;
-    o->u.memset = *m;
-  }
-  return rc;
+  return put_record(p, OP_MEMSET, device, m, sizeof *m, 0, &o);
 }
 
 gw_status gw_pipe_sync(struct gw_pipe *p, const struct gw_wire_sync *y) {
   struct op *o;
-  gw_status rc = slot(p, OP_SYNC, 0, &o);
-  if (!rc)
-    o->u.sync = *y;
-  return rc;
+  return put_record(p, OP_SYNC, 0, y, sizeof *y, 0, &o);
 }
 
 gw_status gw_pipe_api(struct gw_pipe *p, const struct gw_wire_api *a) {
   struct op *o;
-  gw_status rc = slot(p, OP_API, 0, &o);
-  if (!rc)
-    o->u.api = *a;
-  return rc;
+  return put_record(p, OP_API, 0, a, sizeof *a, 0, &o);
 }
 
 gw_status gw_pipe_marker(struct gw_pipe *p, const struct gw_wire_marker *m, const char *name, size_t name_full_len,
                          const char *domain) {
   struct op *o;
-  gw_status rc = slot(p, OP_MARKER, name_full_len, &o);
-  if (rc)
-    return rc;
-  o->u.marker = *m;
-  o->literal = domain;
-  put_name(p, o, name, name_full_len);
-  return GW_OK;
+  gw_status rc = put_record(p, OP_MARKER, 0, m, sizeof *m, name_full_len, &o);
+  if (!rc) {
+    o->literal = domain;
+    put_name(p, o, name, name_full_len);
+  }
+  return rc;
 }
 
 gw_status gw_pipe_step(struct gw_pipe *p, int64_t start_ns, int64_t end_ns, int64_t step, const char *source) {
@@ -281,10 +280,7 @@ gw_status gw_pipe_set_pid(struct gw_pipe *p, int64_t pid) {
 
 gw_status gw_pipe_device(struct gw_pipe *p, const struct gw_sink_device *d) {
   struct op *o;
-  gw_status rc = slot(p, OP_DEVICE, 0, &o);
-  if (!rc)
-    o->u.device = *d;
-  return rc;
+  return put_record(p, OP_DEVICE, 0, d, sizeof *d, 0, &o);
 }
 
 gw_status gw_pipe_finish(struct gw_pipe *p, struct gw_err *err) {
@@ -298,12 +294,6 @@ gw_status gw_pipe_finish(struct gw_pipe *p, struct gw_err *err) {
   gw_status rc = p->writer_rc;
   if (rc)
     *err = p->writer_err;
-  for (int i = 0; i < NBATCHES; i++) {
-    free(p->batches[i].ops);
-    free(p->batches[i].arena);
-  }
-  pthread_mutex_destroy(&p->mu);
-  pthread_cond_destroy(&p->cv);
-  free(p);
+  pipe_free(p);
   return rc;
 }

@@ -153,6 +153,22 @@ static void note_text(sqlite3 *db, const char *table, const char *column) {
 
 /* GPUs are those with facts in the gpu table or samples in gpu_sample. An
  * index that is not a small whole number (NVML's are) is damage: left out. */
+/* Prepares sql when table is there: 1 when *s is ready to step; 0 when the
+ * table is missing or the statement does not prepare (a file from before
+ * the query's columns), and the loader goes on without those rows. */
+static int prepare_from(sqlite3 *db, const char *table, const char *sql, sqlite3_stmt **s) {
+  return gw_store_table_exists(db, table) && sqlite3_prepare_v2(db, sql, -1, s, NULL) == SQLITE_OK;
+}
+
+/* Room for one more of n items in items: doubles *cap when full, starting
+ * at first_cap. */
+static void *room_for_one_more(void *items, size_t n, size_t *cap, size_t first_cap, size_t item_bytes) {
+  if (n < *cap)
+    return items;
+  *cap = *cap ? 2 * *cap : first_cap;
+  return gw_xrealloc(items, *cap * item_bytes);
+}
+
 static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_err *err) {
   /* the queries below pass over a GPU index that is text: rows that would
    * vanish (a GPU with no samples reads as no data) are damage, said so */
@@ -168,10 +184,7 @@ static gw_status load_gpu_list(sqlite3 *db, struct gw_recording *rec, struct gw_
     return rc;
   size_t cap = 0;
   while (next_row(s)) {
-    if ((size_t)rec->ngpus == cap) {
-      cap = cap ? cap * 2 : 4;
-      rec->gpus = gw_xrealloc(rec->gpus, cap * sizeof *rec->gpus);
-    }
+    rec->gpus = room_for_one_more(rec->gpus, (size_t)rec->ngpus, &cap, 4, sizeof *rec->gpus);
     struct gw_gpu_series *g = &rec->gpus[rec->ngpus++];
     memset(g, 0, sizeof *g);
     g->gpu = sqlite3_column_int(s, 0);
@@ -441,10 +454,7 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
   while (next_row(s)) {
     if (!time_ok(col_int(s, 0)))
       continue;
-    if (rec->nevents == cap) {
-      cap = cap ? cap * 2 : 64;
-      rec->events = gw_xrealloc(rec->events, cap * sizeof *rec->events);
-    }
+    rec->events = room_for_one_more(rec->events, rec->nevents, &cap, 64, sizeof *rec->events);
     struct gw_event_row *e = &rec->events[rec->nevents++];
     e->t_ns = sqlite3_column_int64(s, 0);
     col_text(s, 1, e->kind, sizeof e->kind);
@@ -486,10 +496,7 @@ static gw_status load_events(sqlite3 *db, struct gw_recording *rec, struct gw_er
   while (next_row(s)) {
     if (!time_ok(col_int(s, 0)) || !time_ok(col_int(s, 1)))
       continue;
-    if (rec->nsteps == cap) {
-      cap = cap ? cap * 2 : 256;
-      rec->steps = gw_xrealloc(rec->steps, cap * sizeof *rec->steps);
-    }
+    rec->steps = room_for_one_more(rec->steps, rec->nsteps, &cap, 256, sizeof *rec->steps);
     struct gw_step_row *st = &rec->steps[rec->nsteps++];
     st->start_ns = sqlite3_column_int64(s, 0);
     st->end_ns = sqlite3_column_int64(s, 1);
@@ -541,10 +548,7 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
   while (next_row(s)) {
     if (!time_ok(col_int(s, 1)) || !time_ok(col_int(s, 2)))
       continue;
-    if (rec->nwindows == cap) {
-      cap = cap ? cap * 2 : 64;
-      rec->windows = gw_xrealloc(rec->windows, cap * sizeof *rec->windows);
-    }
+    rec->windows = room_for_one_more(rec->windows, rec->nwindows, &cap, 64, sizeof *rec->windows);
     struct gw_trace_window *w = &rec->windows[rec->nwindows++];
     w->pid = sqlite3_column_int64(s, 0);
     w->start_ns = sqlite3_column_int64(s, 1);
@@ -558,11 +562,10 @@ static void load_windows(sqlite3 *db, struct gw_recording *rec) {
  * CUPTI client"): its notes, per process, in time order. */
 static void load_tracer_aside(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "trace_note") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT pid, t_ns, substr(text, 1, 5) FROM trace_note WHERE text LIKE 'stood aside at %'"
-                         " OR text LIKE 'came back at %' ORDER BY pid, t_ns",
-                         -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "trace_note",
+                    "SELECT pid, t_ns, substr(text, 1, 5) FROM trace_note WHERE text LIKE 'stood aside at %'"
+                    " OR text LIKE 'came back at %' ORDER BY pid, t_ns",
+                    &s))
     return;
   int64_t pid = -1, since_ns = 0; /* since_ns: the open episode's start, 0 none */
   for (;;) {
@@ -617,10 +620,10 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
   if (!rec->has_timeline && !rec->timeline_sampled)
     return;
-  if (gw_store_table_exists(db, "api") && sqlite3_prepare_v2(db,
-                                                             "SELECT pid, start_ns, end_ns, domain, cbid FROM api"
-                                                             " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                                                             -1, &s, NULL) == SQLITE_OK) {
+  if (prepare_from(db, "api",
+                   "SELECT pid, start_ns, end_ns, domain, cbid FROM api"
+                   " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                   &s)) {
     while (next_row(s)) {
       int64_t pid = col_int(s, 0), a = col_int(s, 1), b = col_int(s, 2);
       if (!time_ok(a) || !time_ok(b))
@@ -640,11 +643,10 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
   }
   /* CUPTI's synchronization records: event (1), stream (3) and context (4)
    * synchronize; 2 is a stream waiting on an event, not the host. */
-  if (gw_store_table_exists(db, "sync") &&
-      sqlite3_prepare_v2(db,
-                         "SELECT pid, start_ns, end_ns FROM sync WHERE sync_type IN (1, 3, 4)"
-                         " AND start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                         -1, &s, NULL) == SQLITE_OK) {
+  if (prepare_from(db, "sync",
+                   "SELECT pid, start_ns, end_ns FROM sync WHERE sync_type IN (1, 3, 4)"
+                   " AND start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                   &s)) {
     while (next_row(s)) {
       int64_t pid = col_int(s, 0), a = col_int(s, 1), b = col_int(s, 2);
       if (time_ok(a) && time_ok(b))
@@ -658,9 +660,7 @@ static void load_host_api(sqlite3 *db, struct gw_recording *rec) {
  * and how many processes shared it at once (gpu_proc). */
 static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "kernel") &&
-      sqlite3_prepare_v2(db, "SELECT device, pid, count(*) FROM kernel GROUP BY device, pid", -1, &s, NULL) ==
-          SQLITE_OK) {
+  if (prepare_from(db, "kernel", "SELECT device, pid, count(*) FROM kernel GROUP BY device, pid", &s)) {
     int64_t *best = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *best);
     while (next_row(s)) {
       struct gw_gpu_series *g = gpu_by_id(rec, (int)col_int(s, 0));
@@ -676,11 +676,10 @@ static void load_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
     sqlite3_finalize(s);
     free(best);
   }
-  if (gw_store_table_exists(db, "gpu_proc") &&
-      sqlite3_prepare_v2(db,
-                         "SELECT gpu, max(n) FROM (SELECT gpu, count(DISTINCT pid) AS n FROM gpu_proc"
-                         " GROUP BY t_ns, gpu) GROUP BY gpu",
-                         -1, &s, NULL) == SQLITE_OK) {
+  if (prepare_from(db, "gpu_proc",
+                   "SELECT gpu, max(n) FROM (SELECT gpu, count(DISTINCT pid) AS n FROM gpu_proc"
+                   " GROUP BY t_ns, gpu) GROUP BY gpu",
+                   &s)) {
     while (next_row(s)) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
       if (g)
@@ -701,8 +700,7 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
     return;
   /* without the target's processes every pid would look foreign */
   sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "proc_sample") ||
-      sqlite3_prepare_v2(db, "SELECT 1 FROM proc_sample LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "proc_sample", "SELECT 1 FROM proc_sample LIMIT 1", &s))
     return;
   int sampled = next_row(s);
   sqlite3_finalize(s);
@@ -738,8 +736,7 @@ static void load_other_gpu_processes(sqlite3 *db, struct gw_recording *rec) {
  * means the other ranks ran elsewhere. */
 static void load_world_size(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "env") ||
-      sqlite3_prepare_v2(db, "SELECT value FROM env WHERE name = 'WORLD_SIZE'", -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "env", "SELECT value FROM env WHERE name = 'WORLD_SIZE'", &s))
     return;
   if (next_row(s) && sqlite3_column_text(s, 0)) {
     int v = atoi((const char *)sqlite3_column_text(s, 0));
@@ -793,21 +790,17 @@ static double median_step_ns(const struct gw_recording *rec, int64_t pid, int64_
 /* Table step_flops (schema 2): absent in older recordings, which then have none. */
 static void load_step_flops(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "step_flops") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT step, pid, rank, flops, dtype_flops, batch_size, counted_ns, source FROM step_flops"
-                         " WHERE flops IS NOT NULL ORDER BY rank, pid",
-                         -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "step_flops",
+                    "SELECT step, pid, rank, flops, dtype_flops, batch_size, counted_ns, source FROM step_flops"
+                    " WHERE flops IS NOT NULL ORDER BY rank, pid",
+                    &s))
     return;
   size_t cap = 0;
   while (next_row(s)) {
     double flops = sqlite3_column_double(s, 3);
     if (!(flops >= 0) || rec->nstep_flops >= 100000)
       continue;
-    if (rec->nstep_flops == cap) {
-      cap = cap ? cap * 2 : 8;
-      rec->step_flops = gw_xrealloc(rec->step_flops, cap * sizeof *rec->step_flops);
-    }
+    rec->step_flops = room_for_one_more(rec->step_flops, rec->nstep_flops, &cap, 8, sizeof *rec->step_flops);
     struct gw_step_flops *f = &rec->step_flops[rec->nstep_flops++];
     memset(f, 0, sizeof *f);
     int64_t *opt[] = {&f->step, &f->pid, &f->rank};
@@ -840,8 +833,7 @@ static void load_step_flops(sqlite3 *db, struct gw_recording *rec) {
 /* meta.python_hook_steps is written whenever record enabled the hook. */
 static void load_python_hook(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (!gw_store_table_exists(db, "meta") ||
-      sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'python_hook_steps'", -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "meta", "SELECT value FROM meta WHERE key = 'python_hook_steps'", &s))
     return;
   rec->python_hook_enabled = next_row(s);
   sqlite3_finalize(s);
@@ -887,9 +879,8 @@ static int64_t count_of(sqlite3 *db, const char *sql) {
 
 static void load_thread_meta(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "meta") &&
-      sqlite3_prepare_v2(db, "SELECT key, value FROM meta WHERE key IN ('thread_sampling_hz', 'thread_sampling_note')",
-                         -1, &s, NULL) == SQLITE_OK) {
+  if (prepare_from(db, "meta",
+                   "SELECT key, value FROM meta WHERE key IN ('thread_sampling_hz', 'thread_sampling_note')", &s)) {
     while (next_row(s)) {
       const char *key = (const char *)sqlite3_column_text(s, 0), *value = (const char *)sqlite3_column_text(s, 1);
       if (!key || !value)
@@ -902,19 +893,15 @@ static void load_thread_meta(sqlite3 *db, struct gw_recording *rec) {
     }
     sqlite3_finalize(s);
   }
-  if (!gw_store_table_exists(db, "thread_info") ||
-      sqlite3_prepare_v2(db,
-                         "SELECT tid, pid, role, comm FROM thread_info WHERE typeof(tid) = 'integer' AND tid > 0"
-                         " AND tid <= 2147483647 AND typeof(pid) = 'integer' AND pid > 0 AND pid <= 2147483647"
-                         " ORDER BY tid",
-                         -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "thread_info",
+                    "SELECT tid, pid, role, comm FROM thread_info WHERE typeof(tid) = 'integer' AND tid > 0"
+                    " AND tid <= 2147483647 AND typeof(pid) = 'integer' AND pid > 0 AND pid <= 2147483647"
+                    " ORDER BY tid",
+                    &s))
     return;
   size_t cap = 0;
   while (next_row(s)) {
-    if (rec->nthreads == cap) {
-      cap = cap ? cap * 2 : 64;
-      rec->threads = gw_xrealloc(rec->threads, cap * sizeof *rec->threads);
-    }
+    rec->threads = room_for_one_more(rec->threads, rec->nthreads, &cap, 64, sizeof *rec->threads);
     struct gw_thread_meta *m = &rec->threads[rec->nthreads++];
     m->tid = (int32_t)sqlite3_column_int64(s, 0);
     m->pid = (int32_t)sqlite3_column_int64(s, 1);
@@ -968,10 +955,7 @@ static void load_thread_ticks(sqlite3 *db, struct gw_recording *rec) {
     int stride = m && m->role == 1 ? rec->thread_main_ticks_stride : rec->thread_ticks_stride;
     if (seen[idx]++ % (uint32_t)stride != 0)
       continue;
-    if (rec->nthread_ticks == cap) {
-      cap = cap ? cap * 2 : 4096;
-      rec->thread_ticks = gw_xrealloc(rec->thread_ticks, cap * sizeof *rec->thread_ticks);
-    }
+    rec->thread_ticks = room_for_one_more(rec->thread_ticks, rec->nthread_ticks, &cap, 4096, sizeof *rec->thread_ticks);
     struct gw_thread_tick *k = &rec->thread_ticks[rec->nthread_ticks++];
     int state = sqlite3_column_int(s, 2), wait = sqlite3_column_int(s, 3);
     k->t_ns = t;
@@ -994,8 +978,7 @@ static void load_thread_ticks(sqlite3 *db, struct gw_recording *rec) {
 static double meta_number(sqlite3 *db, const char *key) {
   sqlite3_stmt *s;
   double v = 0;
-  if (!gw_store_table_exists(db, "meta") ||
-      sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?", -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "meta", "SELECT value FROM meta WHERE key = ?", &s))
     return 0;
   sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
   if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
@@ -1017,10 +1000,7 @@ static void load_py_samples(sqlite3 *db, struct gw_recording *rec) {
       int64_t id = sqlite3_column_int64(s, 0);
       if (id < 0 || id > INT32_MAX)
         continue;
-      if (rec->npy_frames == cap) {
-        cap = cap ? cap * 2 : 64;
-        rec->py_frames = gw_xrealloc(rec->py_frames, cap * sizeof *rec->py_frames);
-      }
+      rec->py_frames = room_for_one_more(rec->py_frames, rec->npy_frames, &cap, 64, sizeof *rec->py_frames);
       struct gw_py_frame_info *fr = &rec->py_frames[rec->npy_frames++];
       fr->id = (int32_t)id;
       int64_t line = sqlite3_column_type(s, 2) == SQLITE_INTEGER ? sqlite3_column_int64(s, 2) : -1;
@@ -1061,10 +1041,7 @@ static void load_py_samples(sqlite3 *db, struct gw_recording *rec) {
       if (seen[k]++ % every != 0)
         continue;
     }
-    if (rec->npy_ticks == cap) {
-      cap = cap ? cap * 2 : 1024;
-      rec->py_ticks = gw_xrealloc(rec->py_ticks, cap * sizeof *rec->py_ticks);
-    }
+    rec->py_ticks = room_for_one_more(rec->py_ticks, rec->npy_ticks, &cap, 1024, sizeof *rec->py_ticks);
     int64_t frame = sqlite3_column_type(s, 4) == SQLITE_INTEGER ? sqlite3_column_int64(s, 4) : -1;
     rec->py_ticks[rec->npy_ticks++] =
         (struct gw_py_tick){.t_ns = t,
@@ -1081,10 +1058,10 @@ static void load_py_samples(sqlite3 *db, struct gw_recording *rec) {
 static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
   size_t kept = 0;
-  if (!gw_store_table_exists(db, "kernel") || sqlite3_prepare_v2(db,
-                                                                 "SELECT device, start_ns, end_ns, nccl FROM kernel"
-                                                                 " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                                                                 -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "kernel",
+                    "SELECT device, start_ns, end_ns, nccl FROM kernel"
+                    " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                    &s))
     return 0;
   while (next_row(s)) {
     struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
@@ -1105,10 +1082,10 @@ static size_t load_kernels(sqlite3 *db, struct gw_recording *rec) {
  * the others with the busy time. */
 static void load_copies(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "memcpy") && sqlite3_prepare_v2(db,
-                                                                "SELECT device, start_ns, end_ns, copy_kind FROM memcpy"
-                                                                " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
-                                                                -1, &s, NULL) == SQLITE_OK) {
+  if (prepare_from(db, "memcpy",
+                   "SELECT device, start_ns, end_ns, copy_kind FROM memcpy"
+                   " WHERE start_ns IS NOT NULL AND end_ns IS NOT NULL",
+                   &s)) {
     while (next_row(s)) {
       struct gw_gpu_series *g = gpu_by_id(rec, sqlite3_column_int(s, 0));
       if (!g || !time_ok(col_int(s, 1)) || !time_ok(col_int(s, 2)))
@@ -1130,8 +1107,7 @@ static void load_copies(sqlite3 *db, struct gw_recording *rec) {
  * their intervals give the shares inside the windows (kernel_stats.c). */
 static void load_timeline(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (gw_store_table_exists(db, "trace_window") &&
-      sqlite3_prepare_v2(db, "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", -1, &s, NULL) == SQLITE_OK) {
+  if (prepare_from(db, "trace_window", "SELECT count(*) FROM trace_window WHERE mode = 'sampled'", &s)) {
     rec->timeline_sampled = next_row(s) && sqlite3_column_int64(s, 0) > 0;
     sqlite3_finalize(s);
   }
