@@ -9,10 +9,10 @@
 
 #include "cli.h"
 
-static const struct gw_cli_option *find_option(const struct gw_cli_parser *p, int key) {
-  for (size_t i = 0; i < p->noptions; i++)
-    if (p->options[i].key == key)
-      return &p->options[i];
+static const struct gw_cli_option *find_option(const struct gw_cli_option *options, size_t n, int key) {
+  for (size_t i = 0; i < n; i++)
+    if (options[i].key == key)
+      return &options[i];
   return NULL;
 }
 
@@ -27,10 +27,10 @@ static int bad_value(const struct gw_cli_option *o, const char *what, const char
 #pragma GCC diagnostic pop
 
 /* Does what o says with value; GW_CLI_PARSE_ON or the exit status. */
-static int take(const struct gw_cli_parser *p, const struct gw_cli_option *o, const char *value, const char *word) {
+static int take(const struct gw_cli_option *o, const char *value, const char *word, const char *usage) {
   switch (o->action) {
   case GW_CLI_HELP:
-    fputs(p->usage, stdout);
+    fputs(usage, stdout);
     return GPUWHY_EXIT_OK;
   case GW_CLI_VERSION:
     return gw_cli_version();
@@ -68,26 +68,27 @@ static int take(const struct gw_cli_parser *p, const struct gw_cli_option *o, co
       return GPUWHY_EXIT_USAGE;
     break;
   case GW_CLI_OWN:
-    return p->own(p->ctx, o->key, value);
+    return o->take(o->target, value);
   }
   return GW_CLI_PARSE_ON;
 }
 
-int gw_cli_parse(const struct gw_cli_parser *p, int argc, char **argv) {
-  struct option *longopts = calloc(p->noptions + 1, sizeof *longopts);
+int gw_cli_parse(int argc, char **argv, const char *optstring, const struct gw_cli_option *options, size_t noptions,
+                 const char *usage) {
+  struct option *longopts = calloc(noptions + 1, sizeof *longopts);
   if (!longopts)
     return GPUWHY_EXIT_INPUT;
-  for (size_t i = 0; i < p->noptions; i++)
-    longopts[i] = (struct option){p->options[i].name, p->options[i].has_arg, NULL, p->options[i].key};
+  for (size_t i = 0; i < noptions; i++)
+    longopts[i] = (struct option){options[i].name, options[i].has_arg, NULL, options[i].key};
   /* without ':' getopt has printed what was wrong */
-  int getopt_speaks = p->optstring[p->optstring[0] == '+'] != ':';
+  int getopt_speaks = optstring[optstring[0] == '+'] != ':';
   int rc = GW_CLI_PARSE_ON, c;
   optind = 1;
-  while (rc == GW_CLI_PARSE_ON && (c = getopt_long(argc, argv, p->optstring, longopts, NULL)) != -1) {
-    const struct gw_cli_option *o = find_option(p, c);
+  while (rc == GW_CLI_PARSE_ON && (c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+    const struct gw_cli_option *o = find_option(options, noptions, c);
     if (!o)
       rc = getopt_speaks ? gw_cli_usage_error(NULL, NULL) : gw_cli_option_error(c, argc, argv);
-    else if ((rc = take(p, o, optarg, argv[optind - 1])) == GW_CLI_PARSE_ON && o->count)
+    else if ((rc = take(o, optarg, argv[optind - 1], usage)) == GW_CLI_PARSE_ON && o->count)
       ++*o->count;
   }
   free(longopts);

@@ -20,7 +20,7 @@ enum gw_cli_action {
   GW_CLI_SECONDS,  /* *(double *)target = a positive number of seconds, else `error` (its %s: the value) */
   GW_CLI_FORMAT,   /* *(enum gw_report_format *)target = one of formats, else `error` (the value, the choice) */
   GW_CLI_COLOR,    /* *(enum gw_color_mode *)target = --color[=WHEN] */
-  GW_CLI_OWN,      /* the command's own code: gw_cli_parser.own */
+  GW_CLI_OWN,      /* the command's own code: take(target, the value) */
 };
 
 struct gw_cli_option {
@@ -33,6 +33,8 @@ struct gw_cli_option {
   int min, max;      /* GW_CLI_INT's range */
   unsigned formats;  /* GW_CLI_FORMAT's choice, GW_FORMAT_BIT()s */
   int *count;        /* when set: one more each time the option is taken (GW_CLI_APPEND: the next slot) */
+  /* GW_CLI_OWN: GW_CLI_PARSE_ON to go on, else the exit status. */
+  int (*take)(void *target, const char *value);
 };
 
 /* --help and --version, last in most commands' tables. */
@@ -46,25 +48,22 @@ struct gw_cli_option {
     "colour", optional_argument, GW_CLI_OPT_COLOR, GW_CLI_COLOR, (mode), NULL, 0, 0, 0, NULL                           \
   }
 
+/* The length of a command's table of options. */
+#define GW_CLI_NOPTIONS(options) (sizeof(options) / sizeof *(options))
+
 /* GW_CLI_PARSE_ON: the options were taken, optind is at the first operand. */
 #define GW_CLI_PARSE_ON (-1)
 
-struct gw_cli_parser {
-  /* getopt's: a leading "+" stops at the first operand; ":" after it lets
-   * gw_cli_option_error name an unknown option or a missing value, without
-   * it getopt says so itself and only the hint to --help follows. */
-  const char *optstring;
-  const struct gw_cli_option *options;
-  size_t noptions;
-  const char *usage; /* printed for GW_CLI_HELP, translated */
-  /* GW_CLI_OWN: GW_CLI_PARSE_ON to go on, else the exit status. */
-  int (*own)(void *ctx, int key, const char *value);
-  void *ctx;
-};
-
 /* Takes the options of argv (from argv[1]) in order; the first bad one, or
- * --help or --version, ends the command. Returns GW_CLI_PARSE_ON, or the
- * exit status the command ends with. */
-int gw_cli_parse(const struct gw_cli_parser *parser, int argc, char **argv);
+ * --help (which prints usage, translated) or --version, ends the command.
+ * optstring is getopt's: a leading "+" stops at the first operand; ":" after
+ * it lets gw_cli_option_error name an unknown option or a missing value,
+ * without it getopt says so itself and only the hint to --help follows.
+ * Returns GW_CLI_PARSE_ON, or the exit status the command ends with. */
+int gw_cli_parse(int argc, char **argv, const char *optstring, const struct gw_cli_option *options, size_t noptions,
+                 const char *usage);
+/* gw_cli_parse with a table whose length the compiler knows. */
+#define GW_CLI_PARSE(argc, argv, optstring, options, usage)                                                            \
+  gw_cli_parse((argc), (argv), (optstring), (options), sizeof(options) / sizeof *(options), (usage))
 
 #endif

@@ -13,8 +13,6 @@
 
 #include "cli.h"
 
-int gw_cmd_check(int argc, char **argv);
-
 static const char *check_usage(void) {
   return _("usage: gpuwhy check [OPTION]...\n"
            "\n"

@@ -10,8 +10,6 @@
 
 #include "cli.h"
 
-int gw_cmd_explain(int argc, char **argv);
-
 static void usage(void) {
   fputs(_("usage: gpuwhy explain [CLASS]\n\nPrint the signals, the way to confirm and the fixes of the "
           "bottleneck classes,\nor of one:"),

@@ -8,8 +8,6 @@
 
 #include "cli.h"
 
-int gw_cmd_export(int argc, char **argv);
-
 static void usage(FILE *out) {
   fputs(_("usage: gpuwhy export [OPTION]... FILE --perfetto OUT.json\n"
           "\n"

@@ -15,8 +15,6 @@
 
 #include "cli.h"
 
-int gw_cmd_import(int argc, char **argv);
-
 /* Inputs smaller than this finish before a bar would be worth drawing. */
 #define PROGRESS_MIN_BYTES (16u << 20)
 

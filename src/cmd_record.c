@@ -84,34 +84,37 @@ static const char *record_usage(void) {
            "be run, 127 when CMD was not found; 2 for a usage error (nothing was run).\n");
 }
 
-/* The options that are more than a value to keep. */
-static int record_option(void *ctx, int key, const char *value) {
-  struct gw_record_opts *o = ctx;
-  switch (key) {
-  case 'H': {
-    int hz;
-    /* above 1000 Hz the sampler's own time would rival a short step's */
-    if (gw_cli_parse_int(value, 0, 1000, &hz))
-      return gw_cli_usage_error(record_usage(),
-                                _("--py-sample-hz wants samples per second between 0 and 1000, got '%s'"), value);
-    o->py_sample_hz = hz > 0 ? hz : -1;
-    break;
-  }
-  case 'D':
-    o->dcgm = 1;
-    o->dcgm_address = value;
-    if (value && !*value)
-      return gw_cli_usage_error(record_usage(), _("--dcgm= wants an address, HOST[:PORT] or unix:PATH"));
-    break;
-  case 't':
-    if (!value || strcmp(value, "sampled") == 0)
-      o->trace = GW_TRACE_SAMPLED;
-    else if (strcmp(value, "full") == 0)
-      o->trace = GW_TRACE_FULL;
-    else
-      return gw_cli_usage_error(record_usage(), _("--trace takes sampled or full, got '%s'"), value);
-    break;
-  }
+/* --py-sample-hz N: 0 is kept as -1, off (0 in the options is the default). */
+static int take_py_sample_hz(void *opts, const char *value) {
+  struct gw_record_opts *o = opts;
+  int hz;
+  /* above 1000 Hz the sampler's own time would rival a short step's */
+  if (gw_cli_parse_int(value, 0, 1000, &hz))
+    return gw_cli_usage_error(record_usage(), _("--py-sample-hz wants samples per second between 0 and 1000, got '%s'"),
+                              value);
+  o->py_sample_hz = hz > 0 ? hz : -1;
+  return GW_CLI_PARSE_ON;
+}
+
+/* --dcgm[=ADDR] */
+static int take_dcgm(void *opts, const char *value) {
+  struct gw_record_opts *o = opts;
+  o->dcgm = 1;
+  o->dcgm_address = value;
+  if (value && !*value)
+    return gw_cli_usage_error(record_usage(), _("--dcgm= wants an address, HOST[:PORT] or unix:PATH"));
+  return GW_CLI_PARSE_ON;
+}
+
+/* --trace[=sampled|full] */
+static int take_trace(void *opts, const char *value) {
+  struct gw_record_opts *o = opts;
+  if (!value || strcmp(value, "sampled") == 0)
+    o->trace = GW_TRACE_SAMPLED;
+  else if (strcmp(value, "full") == 0)
+    o->trace = GW_TRACE_FULL;
+  else
+    return gw_cli_usage_error(record_usage(), _("--trace takes sampled or full, got '%s'"), value);
   return GW_CLI_PARSE_ON;
 }
 
@@ -128,7 +131,7 @@ int gw_cmd_record(int argc, char **argv) {
       {"duration", required_argument, 'd', GW_CLI_SECONDS, &o.duration_s,
        N_("--duration wants a positive number of seconds, got '%s'")},
       {"pid", required_argument, 'p', GW_CLI_INT, &o.pid, N_("--pid wants a process id, got '%s'"), 1, 1 << 30},
-      {"trace", optional_argument, 't', GW_CLI_OWN},
+      {"trace", optional_argument, 't', GW_CLI_OWN, &o, .take = take_trace},
       {"quiet", no_argument, 'q', GW_CLI_FLAG, &o.quiet},
       {"root", required_argument, 'R', GW_CLI_STRING, &o.root},
       {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &o.nvml_lib},
@@ -140,19 +143,18 @@ int gw_cmd_record(int argc, char **argv) {
       {"no-trace", no_argument, 'T', GW_CLI_FLAG, &o.no_trace},
       {"pm-sampling", no_argument, 'P', GW_CLI_FLAG, &o.pm_sampling},
       {"no-python-hook", no_argument, 'Y', GW_CLI_FLAG, &o.no_python_hook},
-      {"py-sample-hz", required_argument, 'H', GW_CLI_OWN},
+      {"py-sample-hz", required_argument, 'H', GW_CLI_OWN, &o, .take = take_py_sample_hz},
       {"step-range", required_argument, 'S', GW_CLI_NONEMPTY, &o.step_range,
        N_("--step-range wants the name of the NVTX range that marks a step")},
       {"step-range-replaces", no_argument, 'r', GW_CLI_FLAG, &o.step_range_replaces},
-      {"dcgm", optional_argument, 'D', GW_CLI_OWN},
+      {"dcgm", optional_argument, 'D', GW_CLI_OWN, &o, .take = take_dcgm},
       {"force", no_argument, 'F', GW_CLI_FLAG, &o.force},
       /* above 1000 Hz the sampler's own time would rival a short step's */
       {"thread-hz", required_argument, 1001 /* long only */, GW_CLI_INT, &o.thread_hz,
        N_("--thread-hz wants samples per second between 0 and 1000, got '%s'"), 0, 1000},
-      GW_CLI_HELP_VERSION_OPTIONS};
-  const struct gw_cli_parser parser = {"+:o:i:d:p:t::qg:hV", options,       sizeof options / sizeof *options,
-                                       record_usage(),       record_option, &o};
-  int rc = gw_cli_parse(&parser, argc, argv);
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  int rc = GW_CLI_PARSE(argc, argv, "+:o:i:d:p:t::qg:hV", options, record_usage());
   if (rc != GW_CLI_PARSE_ON)
     return rc;
   char default_out[64];

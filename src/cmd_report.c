@@ -14,8 +14,6 @@
 
 #include "cli.h"
 
-int gw_cmd_report(int argc, char **argv);
-
 static void usage(FILE *out) {
   fputs(_("usage: gpuwhy report [OPTION]... FILE...\n"
           "\n"

@@ -9,8 +9,6 @@
 #include "cli.h"
 #include "cli_options.h"
 
-int gw_cmd_serve(int argc, char **argv);
-
 /* The usage text, translated when printed. */
 static const char *serve_usage(void) {
   return _("usage: gpuwhy serve [--listen HOST:PORT] [--interval MS] [--window S] [--replay FILE]\n"
@@ -35,13 +33,12 @@ static const char *serve_usage(void) {
            "Exit status: 0 ok, 2 usage error, 3 cannot listen, sample or read the recording.\n");
 }
 
-static int serve_option(void *ctx, int key, const char *value) {
-  struct gw_serve_opts *o = ctx;
+/* --max-connections N, an unsigned count */
+static int take_max_connections(void *max_connections, const char *value) {
   int n;
-  (void)key; /* --max-connections, an unsigned count */
   if (gw_cli_parse_int(value, 1, 1024, &n))
     return gw_cli_usage_error(serve_usage(), _("--max-connections wants a number from 1 to 1024, got '%s'"), value);
-  o->max_connections = (unsigned)n;
+  *(unsigned *)max_connections = (unsigned)n;
   return GW_CLI_PARSE_ON;
 }
 
@@ -62,16 +59,14 @@ int gw_cmd_serve(int argc, char **argv) {
       {"window", required_argument, 'w', GW_CLI_INT, &o.window_s,
        N_("--window wants seconds between 10 and 86400, got '%s'"), 10, 86400},
       {"replay", required_argument, 'r', GW_CLI_STRING, &o.replay_path},
-      {"max-connections", required_argument, 'c', GW_CLI_OWN},
+      {"max-connections", required_argument, 'c', GW_CLI_OWN, &o.max_connections, .take = take_max_connections},
       {"duration", required_argument, 'd', GW_CLI_SECONDS, &o.duration_s,
        N_("--duration wants positive seconds, got '%s'")},
       {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &o.nvml_lib},
       {"root", required_argument, 'R', GW_CLI_STRING, &o.root},
       {"quiet", no_argument, 'q', GW_CLI_FLAG, &o.quiet},
       GW_CLI_HELP_VERSION_OPTIONS};
-  const struct gw_cli_parser parser = {":l:i:s:w:r:c:d:qhV", options,      sizeof options / sizeof *options,
-                                       serve_usage(),        serve_option, &o};
-  int rc = gw_cli_parse(&parser, argc, argv);
+  int rc = GW_CLI_PARSE(argc, argv, ":l:i:s:w:r:c:d:qhV", options, serve_usage());
   if (rc != GW_CLI_PARSE_ON)
     return rc;
   if (optind < argc)

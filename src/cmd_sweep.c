@@ -12,8 +12,6 @@
 
 #include "cli.h"
 
-int gw_cmd_sweep(int argc, char **argv);
-
 static const char *sweep_usage(void) {
   /* xgettext:no-c-format */
   return _("usage: gpuwhy sweep --param NAME=V1,V2,... [-o DIR] [--interval MS] [--batch]\n"

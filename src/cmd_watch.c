@@ -100,9 +100,9 @@ int gw_cmd_watch(int argc, char **argv) {
        1 << 30},
       {"root", required_argument, 'R', GW_CLI_STRING, &o.root},
       {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &o.nvml_lib},
-      GW_CLI_HELP_VERSION_OPTIONS};
-  const struct gw_cli_parser parser = {"+:i:o:p:n:hV", options, sizeof options / sizeof *options, watch_usage()};
-  int rc = gw_cli_parse(&parser, argc, argv);
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  int rc = GW_CLI_PARSE(argc, argv, "+:i:o:p:n:hV", options, watch_usage());
   if (rc != GW_CLI_PARSE_ON)
     return rc;
   if (optind < argc)
