@@ -38,18 +38,15 @@ struct gw_cli_option {
 };
 
 /* --help and --version, last in most commands' tables. */
+#define GW_CLI_HELP_OPTION                                                                                             \
+  { "help", no_argument, 'h', GW_CLI_HELP, NULL, NULL, 0, 0, 0, NULL, NULL }
 #define GW_CLI_HELP_VERSION_OPTIONS                                                                                    \
-  {"version", no_argument, GW_CLI_OPT_VERSION, GW_CLI_VERSION, NULL, NULL, 0, 0, 0, NULL}, {                           \
-    "help", no_argument, 'h', GW_CLI_HELP, NULL, NULL, 0, 0, 0, NULL                                                   \
-  }
+  {"version", no_argument, GW_CLI_OPT_VERSION, GW_CLI_VERSION, NULL, NULL, 0, 0, 0, NULL, NULL}, GW_CLI_HELP_OPTION
 /* --color[=WHEN] and its British spelling. */
 #define GW_CLI_COLOR_OPTIONS(mode)                                                                                     \
-  {"color", optional_argument, GW_CLI_OPT_COLOR, GW_CLI_COLOR, (mode), NULL, 0, 0, 0, NULL}, {                         \
-    "colour", optional_argument, GW_CLI_OPT_COLOR, GW_CLI_COLOR, (mode), NULL, 0, 0, 0, NULL                           \
+  {"color", optional_argument, GW_CLI_OPT_COLOR, GW_CLI_COLOR, (mode), NULL, 0, 0, 0, NULL, NULL}, {                   \
+    "colour", optional_argument, GW_CLI_OPT_COLOR, GW_CLI_COLOR, (mode), NULL, 0, 0, 0, NULL, NULL                     \
   }
-
-/* The length of a command's table of options. */
-#define GW_CLI_NOPTIONS(options) (sizeof(options) / sizeof *(options))
 
 /* GW_CLI_PARSE_ON: the options were taken, optind is at the first operand. */
 #define GW_CLI_PARSE_ON (-1)
