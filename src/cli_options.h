@@ -37,6 +37,10 @@ struct gw_cli_option {
   int (*take)(void *target, const char *value);
 };
 
+/* The keys of the options many commands share. */
+#define GW_CLI_OPT_VERSION 'V'
+#define GW_CLI_OPT_COLOR 2001
+
 /* --help and --version, last in most commands' tables. */
 #define GW_CLI_HELP_OPTION                                                                                             \
   { "help", no_argument, 'h', GW_CLI_HELP, NULL, NULL, 0, 0, 0, NULL, NULL }
