@@ -10,34 +10,22 @@
 #     -n RUNS      executions per target (default 1500; startup is included)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=fuzz/lib.sh
+. "$src/fuzz/lib.sh"
 build=${GW_FUZZ_BUILD:-$src/build-fuzz}
 runs=1500
 while getopts "b:n:" opt; do
   case $opt in
   b) build=$OPTARG ;;
   n) runs=$OPTARG ;;
-  *)
-    sed -n '2,10p' "$0" >&2
-    exit 2
-    ;;
+  *) fuzz_usage ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || {
-  sed -n '2,10p' "$0" >&2
-  exit 2
-}
-case $runs in '' | 0 | *[!0-9]*)
-  echo "cost.sh: -n wants a number of runs from 1, got '$runs'" >&2
-  exit 2
-  ;;
-esac
-base=/dev/shm
-[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
-work=$(mktemp -d "$base/gw-fuzz-cost.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export GW_SOURCE_DIR=$src
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:allocator_may_return_null=0}
+[ $# -gt 0 ] || fuzz_usage
+fuzz_need_count "$runs" "cost.sh: -n wants a number of runs from 1"
+fuzz_scratch cost
+fuzz_env "$src"
 
 printf '%-18s %7s %9s %11s %11s\n' target runs cpu_s exec/cpu_s exec/wall_s
 for t in "$@"; do

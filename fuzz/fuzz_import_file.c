@@ -5,13 +5,7 @@
  * The first byte picks the importer (0 Kineto, 1 nsys, 2 nvidia-smi, by its
  * value mod 3), the rest is the input. */
 #include "fuzz_import.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  (void)argc;
-  (void)argv;
-  fuzz_sqlite_setup();
-  return 0;
-}
+#include "fuzz_sqlite_initialize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const fuzz_import_fn importers[] = {gw_import_kineto_buffer, gw_import_nsys_buffer, gw_import_smi_buffer};

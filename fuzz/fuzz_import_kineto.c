@@ -1,15 +1,4 @@
-/* A PyTorch profiler (Kineto) or Chrome trace, JSON or gzip of JSON, imported into an in-memory
- * recording (fuzz_import.h), then the report on that recording. */
-#include "fuzz_import.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  (void)argc;
-  (void)argv;
-  fuzz_sqlite_setup();
-  return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  fuzz_import_memory(GW_IMPORT_KINETO, data, size);
-  return 0;
-}
+/* A PyTorch profiler (Kineto) or Chrome trace, JSON or gzip of JSON, imported into
+ * an in-memory recording and reported on (fuzz_import_format.h). */
+#define FUZZ_IMPORT_FORMAT GW_IMPORT_KINETO
+#include "fuzz_import_format.h"

@@ -6,13 +6,7 @@
  * are tests/fixtures/import/nsys_small.sql and variants of it. */
 #include "fuzz_import.h"
 #include "fuzz_sql.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  (void)argc;
-  (void)argv;
-  fuzz_sqlite_setup();
-  return 0;
-}
+#include "fuzz_sqlite_initialize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *sql = fuzz_cstring(data, size);

@@ -5,13 +5,7 @@
  * (fuzz_recording.h: read-write open, HTML, Perfetto, compare summary). */
 #include "fuzz_memory.h"
 #include "fuzz_recording.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  (void)argc;
-  (void)argv;
-  fuzz_sqlite_setup();
-  return 0;
-}
+#include "fuzz_sqlite_initialize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char path[512];

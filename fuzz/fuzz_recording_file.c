@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "fuzz_memory.h"
+#include "fuzz_sqlite_initialize.h"
 
 #define TRAILER_MAGIC "GWDMG1\0"
 #define TRAILER_BYTES 48
@@ -125,13 +126,6 @@ static const char *original_verdict(const uint8_t *data, size_t size) {
     remember_verdict(h, verdict);
   }
   return cache[slot].verdict;
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  (void)argc;
-  (void)argv;
-  fuzz_sqlite_setup();
-  return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -14,6 +14,8 @@
 # failing input, the corpus it grew). Exit 1 when any target found something.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=fuzz/lib.sh
+. "$src/fuzz/lib.sh"
 build=${GW_FUZZ_BUILD:-$src/build-fuzz}
 jobs=$(($(nproc) / 2))
 [ "$jobs" -ge 1 ] || jobs=1
@@ -21,29 +23,15 @@ while getopts "b:j:" opt; do
   case $opt in
   b) build=$OPTARG ;;
   j) jobs=$OPTARG ;;
-  *)
-    sed -n '2,15p' "$0" >&2
-    exit 2
-    ;;
+  *) fuzz_usage ;;
   esac
 done
 shift $((OPTIND - 1))
 minutes=${1:-}
-case $minutes in '' | 0 | *[!0-9]*)
-  sed -n '2,15p' "$0" >&2
-  exit 2
-  ;;
-esac
+case $minutes in '' | 0 | *[!0-9]*) fuzz_usage ;; esac
 shift
-case $jobs in '' | 0 | *[!0-9]*)
-  echo "long.sh: -j wants a number of jobs from 1, got '$jobs'" >&2
-  exit 2
-  ;;
-esac
-build=$(cd "$build" 2>/dev/null && pwd) || {
-  echo "long.sh: no build folder $build (see fuzz/run.sh for the build lines)" >&2
-  exit 2
-}
+fuzz_need_count "$jobs" "long.sh: -j wants a number of jobs from 1"
+fuzz_build_dir "see fuzz/run.sh for the build lines"
 
 # The parsers of files: recordings (bytes, damage, SQL), the importers and
 # their file sink, the tracer's wire format, truth files, baselines, the
@@ -59,9 +47,7 @@ fi
 
 out=$build/fuzz-long
 mkdir -p "$out"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:allocator_may_return_null=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export GW_SOURCE_DIR=$src
+fuzz_env "$src"
 
 row() { printf '%-18s %12s %8s %7s %8s  %s\n' "$@"; }
 
@@ -80,11 +66,9 @@ long_one() {
   local rc=0
   TMPDIR=$dir/tmp "$bin" "${args[@]}" >"$dir/log.txt" 2>&1 || rc=$?
   local execs rate cov ft findings
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log.txt" | tail -1)
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log.txt" | tail -1)
-  # the last status line libFuzzer printed: "#N <what> cov: C ft: F ..."
-  cov=$(grep -oE 'cov: [0-9]+' "$dir/log.txt" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -oE 'ft: [0-9]+' "$dir/log.txt" | tail -1 | cut -d' ' -f2)
+  fuzz_log_stats "$dir/log.txt"
+  # features, from the last status line: "#N <what> cov: C ft: F ..."
+  ft=$(grep -oE 'ft: [0-9]+' "$dir/log.txt" | tail -1 | cut -d' ' -f2 || true)
   findings=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \
     -o -name 'slow-unit-*' \) | wc -l)
   local result="no finding"

@@ -17,6 +17,8 @@
 # timeout-, oom-); replay it with BUILD_DIR/fuzz_<target> FILE.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=fuzz/lib.sh
+. "$src/fuzz/lib.sh"
 seconds=${GW_FUZZ_SECONDS:-60}
 build=${GW_FUZZ_BUILD:-$src/build-fuzz}
 merge=0
@@ -27,10 +29,7 @@ while getopts "t:b:j:m" opt; do
   j) jobs=$OPTARG ;;
   b) build=$OPTARG ;;
   m) merge=1 ;;
-  *)
-    sed -n '2,17p' "$0" >&2
-    exit 2
-    ;;
+  *) fuzz_usage ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -39,15 +38,8 @@ case $seconds in '' | *[!0-9]*)
   exit 2
   ;;
 esac
-case $jobs in '' | 0 | *[!0-9]*)
-  echo "run.sh: -j wants a number of jobs from 1, got '$jobs'" >&2
-  exit 2
-  ;;
-esac
-build=$(cd "$build" 2>/dev/null && pwd) || {
-  echo "run.sh: no build folder $build (see the build lines at the top of this script)" >&2
-  exit 2
-}
+fuzz_need_count "$jobs" "run.sh: -j wants a number of jobs from 1"
+fuzz_build_dir "see the build lines at the top of this script"
 
 targets=()
 if [ $# -gt 0 ]; then
@@ -60,18 +52,10 @@ fi
   exit 2
 }
 
-# Scratch on tmpfs when there is one: the targets write a file per input.
-base=/dev/shm
-[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
-work=$(mktemp -d "$base/gw-fuzz-run.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+fuzz_scratch run
 out=$build/fuzz-out
 mkdir -p "$out"
-
-# LeakSanitizer on, and any sanitizer report ends the run with an error.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:allocator_may_return_null=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export GW_SOURCE_DIR=$src
+fuzz_env "$src"
 
 row() { printf '%-22s %12s %9s %7s  %s\n' "$@"; }
 
@@ -95,9 +79,7 @@ run_one() {
   TMPDIR=$work/tmp/$name timeout --kill-after=10 $((seconds + 120)) "$bin" "${args[@]}" >"$log" 2>&1
   rc=$?
   set -e
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
+  fuzz_log_stats "$log"
   if [ $rc -eq 0 ]; then
     result=ok
   else

@@ -41,15 +41,6 @@ int gw_cli_path_is_gz(const char *path);
  * ends in .gz. 0 on success; -1 with errno. */
 int gw_cli_write_output(FILE *tmp, const char *path);
 
-/* Long options every getopt_long command shares; each table ends with
- * GW_CLI_COMMON_OPTIONS before its terminating zero entry. */
-#define GW_CLI_OPT_VERSION 'V'
-#define GW_CLI_OPT_COLOR 2001
-#define GW_CLI_COMMON_OPTIONS                                                                                          \
-  {"version", no_argument, NULL, GW_CLI_OPT_VERSION}, {                                                                \
-    "help", no_argument, NULL, 'h'                                                                                     \
-  }
-
 /* The subcommands, one file each. */
 int gw_cmd_record(int argc, char **argv);
 int gw_cmd_watch(int argc, char **argv);

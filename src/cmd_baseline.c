@@ -10,8 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-int gw_cmd_baseline(int argc, char **argv);
+#include "cli_options.h"
 
 static const char *baseline_usage(void) {
   /* xgettext:no-c-format */
@@ -48,6 +47,13 @@ static int parse_percent(const char *s, double *out) {
   return 0;
 }
 
+/* --tolerance PCT */
+static int take_tolerance(void *tolerance, const char *value) {
+  if (parse_percent(value, tolerance) != 0)
+    return gw_cli_usage_error(NULL, _("--tolerance wants a percentage from 0 to 100, got '%s'"), value);
+  return GW_CLI_PARSE_ON;
+}
+
 int gw_cmd_baseline(int argc, char **argv) {
   struct gw_compare_opts opts = {GW_REPORT_TEXT, 0, NULL, 0};
   double tolerance = 5;
@@ -58,53 +64,22 @@ int gw_cmd_baseline(int argc, char **argv) {
     return GPUWHY_EXIT_INPUT;
   int rc = GPUWHY_EXIT_OK;
   enum { OPT_TOLERANCE = 1000, OPT_IGNORE_ARG };
-  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
-                                           {"tolerance", required_argument, NULL, OPT_TOLERANCE},
-                                           {"ignore-arg", required_argument, NULL, OPT_IGNORE_ARG},
-                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           {"colour", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
   enum gw_color_mode color = GW_COLOR_AUTO;
-  int c, done = 0;
-  optind = 1;
-  while (rc == GPUWHY_EXIT_OK && !done && (c = getopt_long(argc, argv, ":f:hV", longopts, NULL)) != -1) {
-    char have[64];
-    switch (c) {
-    case 'f':
-      if (gw_format_pick(gw_baseline_formats(), optarg, &opts.format, have, sizeof have) != 0)
-        rc = gw_cli_usage_error(NULL, _("no format '%s' (baseline has %s)"), optarg, have);
-      break;
-    case OPT_TOLERANCE:
-      if (parse_percent(optarg, &tolerance) != 0)
-        rc = gw_cli_usage_error(NULL, _("--tolerance wants a percentage from 0 to 100, got '%s'"), optarg);
-      break;
-    case OPT_IGNORE_ARG:
-      if (!optarg[0])
-        rc = gw_cli_usage_error(NULL, _("--ignore-arg needs an option name"));
-      else
-        ignore[opts.nignore++] = optarg;
-      break;
-    case GW_CLI_OPT_COLOR:
-      if (gw_cli_parse_color(optarg, &color) != 0)
-        rc = GPUWHY_EXIT_USAGE;
-      break;
-    case 'h':
-      fputs(baseline_usage(), stdout);
-      done = 1;
-      break;
-    case 'V':
-      gw_cli_version();
-      done = 1;
-      break;
-    default:
-      rc = gw_cli_option_error(c, argc, argv);
-    }
-  }
-  if (done) {
+  const struct gw_cli_option options[] = {
+      {"format", required_argument, 'f', GW_CLI_FORMAT, &opts.format, N_("no format '%s' (baseline has %s)"),
+       .formats = gw_baseline_formats()},
+      {"tolerance", required_argument, OPT_TOLERANCE, GW_CLI_OWN, &tolerance, .take = take_tolerance},
+      {"ignore-arg", required_argument, OPT_IGNORE_ARG, GW_CLI_APPEND, ignore, N_("--ignore-arg needs an option name"),
+       .count = &opts.nignore},
+      GW_CLI_COLOR_OPTIONS(&color),
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  rc = GW_CLI_PARSE(argc, argv, ":f:hV", options, baseline_usage());
+  if (rc != GW_CLI_PARSE_ON) {
     free(ignore);
-    return GPUWHY_EXIT_OK;
+    return rc;
   }
+  rc = GPUWHY_EXIT_OK;
   for (int i = optind; i < argc; i++) {
     if (npos < 3)
       pos[npos++] = argv[i];

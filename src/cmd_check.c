@@ -12,8 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-int gw_cmd_check(int argc, char **argv);
+#include "cli_options.h"
 
 static const char *check_usage(void) {
   return _("usage: gpuwhy check [OPTION]...\n"
@@ -43,57 +42,33 @@ static const char *check_usage(void) {
            "3 input error (a --root that cannot be read).\n");
 }
 
+/* --json, the same as --format json */
+static int take_json(void *format, const char *value) {
+  (void)value;
+  *(enum gw_report_format *)format = GW_REPORT_JSON;
+  return GW_CLI_PARSE_ON;
+}
+
 int gw_cmd_check(int argc, char **argv) {
   enum { OPT_JSON = 1000, OPT_LOAD, OPT_DATA, OPT_ROOT, OPT_NVML_LIB };
-  static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
-                                           {"format", required_argument, NULL, 'f'},
-                                           {"load", no_argument, NULL, OPT_LOAD},
-                                           {"data", required_argument, NULL, OPT_DATA},
-                                           {"root", required_argument, NULL, OPT_ROOT},
-                                           {"nvml-lib", required_argument, NULL, OPT_NVML_LIB},
-                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           {"colour", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
   struct gw_check_opts opts;
   memset(&opts, 0, sizeof opts);
   enum gw_report_format format = GW_REPORT_TEXT;
   enum gw_color_mode color_mode = GW_COLOR_AUTO;
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":f:hV", longopts, NULL)) != -1) {
-    char have[64];
-    switch (c) {
-    case OPT_JSON:
-      format = GW_REPORT_JSON;
-      break;
-    case 'f':
-      if (gw_format_pick(gw_check_formats(), optarg, &format, have, sizeof have) != 0)
-        return gw_cli_usage_error(NULL, _("no format '%s' (check has %s)"), optarg, have);
-      break;
-    case OPT_LOAD:
-      opts.load = 1;
-      break;
-    case OPT_DATA:
-    case OPT_ROOT:
-    case OPT_NVML_LIB:
-      if (!optarg[0])
-        return gw_cli_usage_error(NULL, _("option '%s' needs a value"), argv[optind - 1]);
-      *(c == OPT_DATA ? &opts.data_dir : c == OPT_ROOT ? &opts.root : &opts.nvml_lib) = optarg;
-      break;
-    case GW_CLI_OPT_COLOR:
-      if (gw_cli_parse_color(optarg, &color_mode) != 0)
-        return GPUWHY_EXIT_USAGE;
-      break;
-    case 'h':
-      fputs(check_usage(), stdout);
-      return GPUWHY_EXIT_OK;
-    case 'V':
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+  const struct gw_cli_option options[] = {
+      {"json", no_argument, OPT_JSON, GW_CLI_OWN, &format, .take = take_json},
+      {"format", required_argument, 'f', GW_CLI_FORMAT, &format, N_("no format '%s' (check has %s)"),
+       .formats = gw_check_formats()},
+      {"load", no_argument, OPT_LOAD, GW_CLI_FLAG, &opts.load},
+      {"data", required_argument, OPT_DATA, GW_CLI_NONEMPTY, &opts.data_dir, N_("option '%s' needs a value")},
+      {"root", required_argument, OPT_ROOT, GW_CLI_NONEMPTY, &opts.root, N_("option '%s' needs a value")},
+      {"nvml-lib", required_argument, OPT_NVML_LIB, GW_CLI_NONEMPTY, &opts.nvml_lib, N_("option '%s' needs a value")},
+      GW_CLI_COLOR_OPTIONS(&color_mode),
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  int rc = GW_CLI_PARSE(argc, argv, ":f:hV", options, check_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   if (optind < argc)
     return gw_cli_usage_error(NULL, _("unexpected argument '%s'"), argv[optind]);
   /* The items are written in the language of the messages when they are
@@ -104,7 +79,7 @@ int gw_cmd_check(int argc, char **argv) {
     setlocale(LC_MESSAGES, "C");
   struct gw_check_report *report = NULL;
   char err[600] = "";
-  int rc = gw_check_run(&opts, &report, err, sizeof err);
+  rc = gw_check_run(&opts, &report, err, sizeof err);
   if (rc != GPUWHY_EXIT_OK) {
     fprintf(stderr, "gpuwhy check: %s\n", err);
     return rc;

@@ -9,8 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-int gw_cmd_compare(int argc, char **argv);
+#include "cli_options.h"
 
 static const char *compare_usage(void) {
   /* xgettext:no-c-format */
@@ -44,54 +43,24 @@ int gw_cmd_compare(int argc, char **argv) {
     return GPUWHY_EXIT_INPUT;
   }
   enum { OPT_IGNORE_ARG = 1000 };
-  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
-                                           {"output", required_argument, NULL, 'o'},
-                                           {"ignore-arg", required_argument, NULL, OPT_IGNORE_ARG},
-                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           {"colour", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
   enum gw_color_mode color = GW_COLOR_AUTO;
-  int c, format_given = 0, done = 0;
-  optind = 1;
-  while (rc == GPUWHY_EXIT_OK && !done && (c = getopt_long(argc, argv, ":f:o:hV", longopts, NULL)) != -1) {
-    char have[64];
-    switch (c) {
-    case 'f':
-      if (gw_format_pick(gw_compare_formats(), optarg, &opts.format, have, sizeof have) != 0)
-        rc = gw_cli_usage_error(NULL, _("no format '%s' (compare has %s)"), optarg, have);
-      format_given = 1;
-      break;
-    case 'o':
-      outpath = optarg;
-      break;
-    case OPT_IGNORE_ARG:
-      if (!optarg[0])
-        rc = gw_cli_usage_error(NULL, _("--ignore-arg needs an option name"));
-      else
-        ignore[opts.nignore++] = optarg;
-      break;
-    case GW_CLI_OPT_COLOR:
-      if (gw_cli_parse_color(optarg, &color) != 0)
-        rc = GPUWHY_EXIT_USAGE;
-      break;
-    case 'h':
-      fputs(compare_usage(), stdout);
-      done = 1;
-      break;
-    case 'V':
-      gw_cli_version();
-      done = 1;
-      break;
-    default:
-      rc = gw_cli_option_error(c, argc, argv);
-    }
-  }
-  if (done) {
+  int format_given = 0;
+  const struct gw_cli_option options[] = {
+      {"format", required_argument, 'f', GW_CLI_FORMAT, &opts.format, N_("no format '%s' (compare has %s)"),
+       .formats = gw_compare_formats(), .count = &format_given},
+      {"output", required_argument, 'o', GW_CLI_STRING, &outpath},
+      {"ignore-arg", required_argument, OPT_IGNORE_ARG, GW_CLI_APPEND, ignore, N_("--ignore-arg needs an option name"),
+       .count = &opts.nignore},
+      GW_CLI_COLOR_OPTIONS(&color),
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  rc = GW_CLI_PARSE(argc, argv, ":f:o:hV", options, compare_usage());
+  if (rc != GW_CLI_PARSE_ON) {
     free(paths);
     free(ignore);
-    return GPUWHY_EXIT_OK;
+    return rc;
   }
+  rc = GPUWHY_EXIT_OK;
   for (int i = optind; rc == GPUWHY_EXIT_OK && i < argc; i++)
     paths[npaths++] = argv[i];
   if (rc == GPUWHY_EXIT_OK && npaths < 2)

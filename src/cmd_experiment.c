@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include <gpuwhy/experiment.h>
 #include <gpuwhy/i18n.h>
 
@@ -67,68 +68,47 @@ static const char *try_usage(void) {
            "no steady steps, 3 the baseline could not be recorded or broke the program.\n");
 }
 
-static int cmd_try(int argc, char **argv) {
-  static const struct option longopts[] = {{"fix", required_argument, NULL, 'x'},
-                                           {"from", required_argument, NULL, 'F'},
-                                           {"rounds", required_argument, NULL, 'r'},
-                                           {"seconds", required_argument, NULL, 's'},
-                                           {"max-seconds", required_argument, NULL, 't'},
-                                           {"keep", required_argument, NULL, 'k'},
-                                           {"format", required_argument, NULL, 'f'},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
-  struct gw_try_opts o = {.rounds = GW_TRY_ROUNDS, .seconds = GW_TRY_SECONDS};
+/* --fix NAME[=VALUE], repeatable */
+static int take_fix(void *opts, const char *value) {
+  struct gw_try_opts *o = opts;
   char err[512];
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "+x:r:s:t:k:f:qh", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'x':
-      if (gw_try_check_fix(optarg, err, sizeof err) != 0)
-        return gw_cli_usage_error(try_usage(), "%s", err);
-      if (o.nfixes >= GW_TRY_MAX_FIXES)
-        return gw_cli_usage_error(try_usage(), _("at most %d fixes at a time"), GW_TRY_MAX_FIXES);
-      o.fixes[o.nfixes++] = optarg;
-      break;
-    case 'F':
-      o.from = optarg;
-      break;
-    case 'r':
-      if (gw_cli_parse_int(optarg, 1, 100, &o.rounds))
-        return gw_cli_usage_error(try_usage(), _("--rounds wants a count from 1 to 100, got '%s'"), optarg);
-      break;
-    case 's':
-      if (gw_cli_parse_seconds(optarg, &o.seconds))
-        return gw_cli_usage_error(try_usage(), _("--seconds wants a positive number, got '%s'"), optarg);
-      break;
-    case 't':
-      if (gw_cli_parse_seconds(optarg, &o.max_seconds))
-        return gw_cli_usage_error(try_usage(), _("--max-seconds wants a positive number, got '%s'"), optarg);
-      break;
-    case 'k':
-      o.keep_dir = optarg;
-      break;
-    case 'f':
-      if (strcmp(optarg, "json") == 0)
-        o.json = 1;
-      else if (strcmp(optarg, "text") != 0)
-        return gw_cli_usage_error(try_usage(), _("experiment try: no format '%s' (it has text, json)"), optarg);
-      break;
-    case 'q':
-      o.quiet = 1;
-      break;
-    case 'N':
-      o.nvml_lib = optarg;
-      break;
-    case 'h':
-      fputs(try_usage(), stdout);
-      return GPUWHY_EXIT_OK;
-    default:
-      return gw_cli_usage_error(try_usage(), NULL);
-    }
-  }
+  if (gw_try_check_fix(value, err, sizeof err) != 0)
+    return gw_cli_usage_error(try_usage(), "%s", err);
+  if (o->nfixes >= GW_TRY_MAX_FIXES)
+    return gw_cli_usage_error(try_usage(), _("at most %d fixes at a time"), GW_TRY_MAX_FIXES);
+  o->fixes[o->nfixes++] = value;
+  return GW_CLI_PARSE_ON;
+}
+
+/* --format text|json */
+static int take_try_format(void *json, const char *value) {
+  if (strcmp(value, "json") == 0)
+    *(int *)json = 1;
+  else if (strcmp(value, "text") != 0)
+    return gw_cli_usage_error(try_usage(), _("experiment try: no format '%s' (it has text, json)"), value);
+  return GW_CLI_PARSE_ON;
+}
+
+static int cmd_try(int argc, char **argv) {
+  struct gw_try_opts o = {.rounds = GW_TRY_ROUNDS, .seconds = GW_TRY_SECONDS};
+  const struct gw_cli_option options[] = {
+      {"fix", required_argument, 'x', GW_CLI_OWN, &o, .take = take_fix},
+      {"from", required_argument, 'F', GW_CLI_STRING, &o.from},
+      {"rounds", required_argument, 'r', GW_CLI_INT, &o.rounds, N_("--rounds wants a count from 1 to 100, got '%s'"), 1,
+       100},
+      {"seconds", required_argument, 's', GW_CLI_SECONDS, &o.seconds,
+       N_("--seconds wants a positive number, got '%s'")},
+      {"max-seconds", required_argument, 't', GW_CLI_SECONDS, &o.max_seconds,
+       N_("--max-seconds wants a positive number, got '%s'")},
+      {"keep", required_argument, 'k', GW_CLI_STRING, &o.keep_dir},
+      {"format", required_argument, 'f', GW_CLI_OWN, &o.json, .take = take_try_format},
+      {"quiet", no_argument, 'q', GW_CLI_FLAG, &o.quiet},
+      {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &o.nvml_lib},
+      GW_CLI_HELP_OPTION,
+  };
+  int rc = GW_CLI_PARSE(argc, argv, "+x:r:s:t:k:f:qh", options, try_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   if (o.from && optind < argc)
     return gw_cli_usage_error(try_usage(), _("give either --from RUN.db or a command after --, not both"));
   if (!o.from && optind >= argc)
@@ -139,13 +119,6 @@ static int cmd_try(int argc, char **argv) {
 }
 
 int gw_cmd_experiment(int argc, char **argv) {
-  static const struct option longopts[] = {{"batches", required_argument, NULL, 'k'},
-                                           {"seconds", required_argument, NULL, 's'},
-                                           {"max-seconds", required_argument, NULL, 't'},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     fputs(experiment_usage(), argc < 2 ? stderr : stdout);
     return argc < 2 ? GPUWHY_EXIT_USAGE : GPUWHY_EXIT_OK;
@@ -156,35 +129,20 @@ int gw_cmd_experiment(int argc, char **argv) {
     return gw_cli_usage_error(experiment_usage(), _("unknown experiment '%s' (there are fixed-batch and try)"),
                               argv[1]);
   struct gw_fixed_batch_opts o = {.batches = 8, .seconds = GW_FIXED_BATCH_SECONDS};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc - 1, argv + 1, "+k:s:t:qh", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'k':
-      if (gw_cli_parse_int(optarg, 1, 100000, &o.batches))
-        return gw_cli_usage_error(experiment_usage(), _("--batches wants a count from 1 to 100000, got '%s'"), optarg);
-      break;
-    case 's':
-      if (gw_cli_parse_seconds(optarg, &o.seconds))
-        return gw_cli_usage_error(experiment_usage(), _("--seconds wants a positive number, got '%s'"), optarg);
-      break;
-    case 't':
-      if (gw_cli_parse_seconds(optarg, &o.max_seconds))
-        return gw_cli_usage_error(experiment_usage(), _("--max-seconds wants a positive number, got '%s'"), optarg);
-      break;
-    case 'q':
-      o.quiet = 1;
-      break;
-    case 'N':
-      o.nvml_lib = optarg;
-      break;
-    case 'h':
-      fputs(experiment_usage(), stdout);
-      return GPUWHY_EXIT_OK;
-    default:
-      return gw_cli_usage_error(experiment_usage(), NULL);
-    }
-  }
+  const struct gw_cli_option options[] = {
+      {"batches", required_argument, 'k', GW_CLI_INT, &o.batches,
+       N_("--batches wants a count from 1 to 100000, got '%s'"), 1, 100000},
+      {"seconds", required_argument, 's', GW_CLI_SECONDS, &o.seconds,
+       N_("--seconds wants a positive number, got '%s'")},
+      {"max-seconds", required_argument, 't', GW_CLI_SECONDS, &o.max_seconds,
+       N_("--max-seconds wants a positive number, got '%s'")},
+      {"quiet", no_argument, 'q', GW_CLI_FLAG, &o.quiet},
+      {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &o.nvml_lib},
+      GW_CLI_HELP_OPTION,
+  };
+  int rc = GW_CLI_PARSE(argc - 1, argv + 1, "+k:s:t:qh", options, experiment_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   if (optind + 1 >= argc)
     return gw_cli_usage_error(experiment_usage(), _("no command given after --"));
   o.argv = argv + 1 + optind;

@@ -9,8 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-int gw_cmd_explain(int argc, char **argv);
+#include "cli_options.h"
 
 static void usage(void) {
   fputs(_("usage: gpuwhy explain [CLASS]\n\nPrint the signals, the way to confirm and the fixes of the "
@@ -25,22 +24,23 @@ static void usage(void) {
         stdout);
 }
 
+/* --help: the class list is known only at run time */
+static int take_help(void *unused, const char *value) {
+  (void)unused;
+  (void)value;
+  usage();
+  return GPUWHY_EXIT_OK;
+}
+
 int gw_cmd_explain(int argc, char **argv) {
-  static const struct option longopts[] = {GW_CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+  const struct gw_cli_option options[] = {
+      {"version", no_argument, GW_CLI_OPT_VERSION, GW_CLI_VERSION},
+      {"help", no_argument, 'h', GW_CLI_OWN, NULL, .take = take_help},
+  };
   gw_i18n_init();
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'h':
-      usage();
-      return GPUWHY_EXIT_OK;
-    case 'V':
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+  int rc = GW_CLI_PARSE(argc, argv, ":hV", options, NULL);
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   if (argc - optind > 1)
     return gw_cli_usage_error(NULL, _("one class at a time ('%s' is extra)"), argv[optind + 1]);
   const char *class_id = optind < argc ? argv[optind] : NULL;

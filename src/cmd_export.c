@@ -7,51 +7,36 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 
-int gw_cmd_export(int argc, char **argv);
-
-static void usage(FILE *out) {
-  fputs(_("usage: gpuwhy export [OPTION]... FILE --perfetto OUT.json\n"
-          "\n"
-          "Write a recording as a trace in the Chrome Trace Event Format, which Perfetto\n"
-          "(ui.perfetto.dev, works offline once loaded) and chrome://tracing open: counters\n"
-          "of SM activity, GPU-Util, power, clocks, PCIe, CPU and disk; steps, activity dips\n"
-          "and the findings' time ranges as slices; and, when the run was recorded with\n"
-          "--trace, every kernel, copy and synchronising wait on its process and stream.\n"
-          "\n"
-          "  -o, --perfetto OUT  the trace file to write (- for standard output); OUT ending\n"
-          "                      in .gz (x.json.gz) is written gzip-compressed, which\n"
-          "                      Perfetto opens as it is\n"
-          "  -h, --help          this help\n"
-          "  -V, --version       the version\n"
-          "\n"
-          "Exit status: 0 ok, 2 usage error, 3 unreadable input or unwritable output.\n"),
-        out);
+static const char *export_usage(void) {
+  return _("usage: gpuwhy export [OPTION]... FILE --perfetto OUT.json\n"
+           "\n"
+           "Write a recording as a trace in the Chrome Trace Event Format, which Perfetto\n"
+           "(ui.perfetto.dev, works offline once loaded) and chrome://tracing open: counters\n"
+           "of SM activity, GPU-Util, power, clocks, PCIe, CPU and disk; steps, activity dips\n"
+           "and the findings' time ranges as slices; and, when the run was recorded with\n"
+           "--trace, every kernel, copy and synchronising wait on its process and stream.\n"
+           "\n"
+           "  -o, --perfetto OUT  the trace file to write (- for standard output); OUT ending\n"
+           "                      in .gz (x.json.gz) is written gzip-compressed, which\n"
+           "                      Perfetto opens as it is\n"
+           "  -h, --help          this help\n"
+           "  -V, --version       the version\n"
+           "\n"
+           "Exit status: 0 ok, 2 usage error, 3 unreadable input or unwritable output.\n");
 }
 
 int gw_cmd_export(int argc, char **argv) {
-  static const struct option longopts[] = {{"perfetto", required_argument, NULL, 'p'},
-                                           {"output", required_argument, NULL, 'o'},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
   const char *path = NULL, *outpath = NULL;
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'p':
-    case 'o':
-      outpath = optarg;
-      break;
-    case 'h':
-      usage(stdout);
-      return GPUWHY_EXIT_OK;
-    case 'V':
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+  const struct gw_cli_option options[] = {
+      {"perfetto", required_argument, 'p', GW_CLI_STRING, &outpath},
+      {"output", required_argument, 'o', GW_CLI_STRING, &outpath},
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  int rc = GW_CLI_PARSE(argc, argv, ":o:hV", options, export_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   if (optind < argc)
     path = argv[optind];
   if (argc - optind > 1)
@@ -70,7 +55,7 @@ int gw_cmd_export(int argc, char **argv) {
   }
   char err[512] = "";
   unsigned long long n = 0;
-  int rc = gw_export_perfetto_file(path, out, &n, err, sizeof err);
+  rc = gw_export_perfetto_file(path, out, &n, err, sizeof err);
   int write_failed = ferror(out) != 0;
   if (gz && rc == GPUWHY_EXIT_OK && !write_failed)
     write_failed = gw_cli_write_output(out, outpath) != 0;

@@ -14,36 +14,34 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-int gw_cmd_import(int argc, char **argv);
+#include "cli_options.h"
 
 /* Inputs smaller than this finish before a bar would be worth drawing. */
 #define PROGRESS_MIN_BYTES (16u << 20)
 
-static void usage(FILE *out) {
-  fputs(_("usage: gpuwhy import [OPTION]... TRACE -o FILE\n"
-          "\n"
-          "Turn a trace made by another tool into a gpuwhy recording for report "
-          "and compare.\n"
-          "TRACE is told apart by its content:\n"
-          "  torch.profiler / Kineto trace JSON (.json or .json.gz), or a "
-          "directory of them, one per rank\n"
-          "  Nsight Systems SQLite export (nsys export --type sqlite)\n"
-          "  nvidia-smi dmon output, or an nvidia-smi --query-gpu=... --format=csv "
-          "log (counters only)\n"
-          "\n"
-          "  -o, --output FILE  the recording to write (replaced only when the import succeeds)\n"
-          "      --interval S   nvidia-smi logs without date/time columns: seconds between\n"
-          "                     samples (default 1)\n"
-          "      --start T      ... and the first sample's time in seconds since the epoch\n"
-          "                     (default: the file's modification time minus the logged span)\n"
-          "  -q, --quiet        no progress bar and no summary\n"
-          "      --force        replace FILE even when it is not a gpuwhy recording\n"
-          "  -h, --help         this help\n"
-          "  -V, --version      the version\n"
-          "\n"
-          "Exit status: 0 ok, 2 usage error, 3 unreadable or malformed input.\n"),
-        out);
+static const char *import_usage(void) {
+  return _("usage: gpuwhy import [OPTION]... TRACE -o FILE\n"
+           "\n"
+           "Turn a trace made by another tool into a gpuwhy recording for report "
+           "and compare.\n"
+           "TRACE is told apart by its content:\n"
+           "  torch.profiler / Kineto trace JSON (.json or .json.gz), or a "
+           "directory of them, one per rank\n"
+           "  Nsight Systems SQLite export (nsys export --type sqlite)\n"
+           "  nvidia-smi dmon output, or an nvidia-smi --query-gpu=... --format=csv "
+           "log (counters only)\n"
+           "\n"
+           "  -o, --output FILE  the recording to write (replaced only when the import succeeds)\n"
+           "      --interval S   nvidia-smi logs without date/time columns: seconds between\n"
+           "                     samples (default 1)\n"
+           "      --start T      ... and the first sample's time in seconds since the epoch\n"
+           "                     (default: the file's modification time minus the logged span)\n"
+           "  -q, --quiet        no progress bar and no summary\n"
+           "      --force        replace FILE even when it is not a gpuwhy recording\n"
+           "  -h, --help         this help\n"
+           "  -V, --version      the version\n"
+           "\n"
+           "Exit status: 0 ok, 2 usage error, 3 unreadable or malformed input.\n");
 }
 
 struct progress {
@@ -81,14 +79,20 @@ static void draw_progress(void *ctx, uint64_t done, uint64_t total) {
   fflush(stderr);
 }
 
-static int parse_positive(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || v <= 0)
-    return -1;
-  *out = v;
-  return 0;
+/* --interval S: seconds between the samples of an nvidia-smi log */
+static int take_interval(void *interval_s, const char *value) {
+  if (gw_cli_parse_seconds(value, interval_s) != 0)
+    return gw_cli_usage_error(NULL, _("%s needs a positive number of seconds, got '%s'"), "--interval", value);
+  return GW_CLI_PARSE_ON;
+}
+
+/* --start T: the first sample's time, seconds since the epoch */
+static int take_start(void *start_ns, const char *value) {
+  double v;
+  if (gw_cli_parse_seconds(value, &v) != 0)
+    return gw_cli_usage_error(NULL, _("%s needs a positive number of seconds, got '%s'"), "--start", value);
+  *(int64_t *)start_ns = (int64_t)llround(v * 1e9);
+  return GW_CLI_PARSE_ON;
 }
 
 static void print_summary(const char *input, const char *output, const struct gw_import_summary *s) {
@@ -131,46 +135,17 @@ int gw_cmd_import(int argc, char **argv) {
   int quiet = 0;
   struct gw_import_opts opts = {0};
   enum { OPT_INTERVAL = 1000, OPT_START, OPT_FORCE };
-  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                           {"interval", required_argument, NULL, OPT_INTERVAL},
-                                           {"start", required_argument, NULL, OPT_START},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           {"force", no_argument, NULL, OPT_FORCE},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":o:qhV", longopts, NULL)) != -1) {
-    double v;
-    switch (c) {
-    case 'o':
-      output = optarg;
-      break;
-    case OPT_INTERVAL:
-    case OPT_START:
-      if (parse_positive(optarg, &v) != 0)
-        return gw_cli_usage_error(NULL, _("%s needs a positive number of seconds, got '%s'"),
-                                  c == OPT_INTERVAL ? "--interval" : "--start", optarg);
-      if (c == OPT_INTERVAL)
-        opts.smi_interval_s = v;
-      else
-        opts.smi_start_ns = (int64_t)llround(v * 1e9);
-      break;
-    case 'q':
-      quiet = 1;
-      break;
-    case OPT_FORCE:
-      opts.force = 1;
-      break;
-    case 'h':
-      usage(stdout);
-      return GPUWHY_EXIT_OK;
-    case 'V':
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+  const struct gw_cli_option options[] = {
+      {"output", required_argument, 'o', GW_CLI_STRING, &output},
+      {"interval", required_argument, OPT_INTERVAL, GW_CLI_OWN, &opts.smi_interval_s, .take = take_interval},
+      {"start", required_argument, OPT_START, GW_CLI_OWN, &opts.smi_start_ns, .take = take_start},
+      {"quiet", no_argument, 'q', GW_CLI_FLAG, &quiet},
+      {"force", no_argument, OPT_FORCE, GW_CLI_FLAG, &opts.force},
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  int rc = GW_CLI_PARSE(argc, argv, ":o:qhV", options, import_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   if (optind < argc)
     input = argv[optind];
   if (argc - optind > 1)
@@ -183,7 +158,7 @@ int gw_cmd_import(int argc, char **argv) {
   opts.progress_ctx = &prog;
   struct gw_import_summary sum;
   char err[1024] = "";
-  int rc = gw_import(input, output, &opts, &sum, err, sizeof err);
+  rc = gw_import(input, output, &opts, &sum, err, sizeof err);
   if (prog.drawn)
     fputs("\n", stderr);
   if (rc != GPUWHY_EXIT_OK) {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_options.h"
 
 /* The usage text, translated when printed. */
 static const char *record_usage(void) {
@@ -83,136 +84,80 @@ static const char *record_usage(void) {
            "be run, 127 when CMD was not found; 2 for a usage error (nothing was run).\n");
 }
 
+/* --py-sample-hz N: 0 is kept as -1, off (0 in the options is the default). */
+static int take_py_sample_hz(void *opts, const char *value) {
+  struct gw_record_opts *o = opts;
+  int hz;
+  /* above 1000 Hz the sampler's own time would rival a short step's */
+  if (gw_cli_parse_int(value, 0, 1000, &hz))
+    return gw_cli_usage_error(record_usage(), _("--py-sample-hz wants samples per second between 0 and 1000, got '%s'"),
+                              value);
+  o->py_sample_hz = hz > 0 ? hz : -1;
+  return GW_CLI_PARSE_ON;
+}
+
+/* --dcgm[=ADDR] */
+static int take_dcgm(void *opts, const char *value) {
+  struct gw_record_opts *o = opts;
+  o->dcgm = 1;
+  o->dcgm_address = value;
+  if (value && !*value)
+    return gw_cli_usage_error(record_usage(), _("--dcgm= wants an address, HOST[:PORT] or unix:PATH"));
+  return GW_CLI_PARSE_ON;
+}
+
+/* --trace[=sampled|full] */
+static int take_trace(void *opts, const char *value) {
+  struct gw_record_opts *o = opts;
+  if (!value || strcmp(value, "sampled") == 0)
+    o->trace = GW_TRACE_SAMPLED;
+  else if (strcmp(value, "full") == 0)
+    o->trace = GW_TRACE_FULL;
+  else
+    return gw_cli_usage_error(record_usage(), _("--trace takes sampled or full, got '%s'"), value);
+  return GW_CLI_PARSE_ON;
+}
+
 int gw_cmd_record(int argc, char **argv) {
-  static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                           {"interval", required_argument, NULL, 'i'},
-                                           {"duration", required_argument, NULL, 'd'},
-                                           {"pid", required_argument, NULL, 'p'},
-                                           {"trace", optional_argument, NULL, 't'},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           {"root", required_argument, NULL, 'R'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"kmsg", required_argument, NULL, 'K'},
-                                           {"gpm-interval", required_argument, NULL, 'g'},
-                                           {"no-nccl-log", no_argument, NULL, 'L'},
-                                           {"no-gpm", no_argument, NULL, 'G'},
-                                           {"no-trace", no_argument, NULL, 'T'},
-                                           {"pm-sampling", no_argument, NULL, 'P'},
-                                           {"no-python-hook", no_argument, NULL, 'Y'},
-                                           {"py-sample-hz", required_argument, NULL, 'H'},
-                                           {"step-range", required_argument, NULL, 'S'},
-                                           {"step-range-replaces", no_argument, NULL, 'r'},
-                                           {"dcgm", optional_argument, NULL, 'D'},
-                                           {"force", no_argument, NULL, 'F'},
-                                           {"thread-hz", required_argument, NULL, 1001 /* long only */},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 100;
   o.gpm_interval_ms = 1000;
   o.thread_hz = 20;
-  char default_out[64];
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "+:o:i:d:p:t::qg:hV", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'o':
-      o.out_path = optarg;
-      break;
-    case 'F':
-      o.force = 1;
-      break;
-    case 'L':
-      o.no_nccl_log = 1;
-      break;
-    case 'G':
-      o.no_gpm = 1;
-      break;
-    case 'T':
-      o.no_trace = 1;
-      break;
-    case 'P':
-      o.pm_sampling = 1;
-      break;
-    case 'Y':
-      o.no_python_hook = 1;
-      break;
-    case 'H': {
-      int hz;
+  const struct gw_cli_option options[] = {
+      {"output", required_argument, 'o', GW_CLI_STRING, &o.out_path},
+      {"interval", required_argument, 'i', GW_CLI_INT, &o.interval_ms,
+       N_("--interval wants milliseconds between 10 and 600000, got '%s'"), 10, 600000},
+      {"duration", required_argument, 'd', GW_CLI_SECONDS, &o.duration_s,
+       N_("--duration wants a positive number of seconds, got '%s'")},
+      {"pid", required_argument, 'p', GW_CLI_INT, &o.pid, N_("--pid wants a process id, got '%s'"), 1, 1 << 30},
+      {"trace", optional_argument, 't', GW_CLI_OWN, &o, .take = take_trace},
+      {"quiet", no_argument, 'q', GW_CLI_FLAG, &o.quiet},
+      {"root", required_argument, 'R', GW_CLI_STRING, &o.root},
+      {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &o.nvml_lib},
+      {"kmsg", required_argument, 'K', GW_CLI_STRING, &o.kmsg_path},
+      {"gpm-interval", required_argument, 'g', GW_CLI_INT, &o.gpm_interval_ms,
+       N_("--gpm-interval wants milliseconds between 100 and 600000, got '%s'"), 100, 600000},
+      {"no-nccl-log", no_argument, 'L', GW_CLI_FLAG, &o.no_nccl_log},
+      {"no-gpm", no_argument, 'G', GW_CLI_FLAG, &o.no_gpm},
+      {"no-trace", no_argument, 'T', GW_CLI_FLAG, &o.no_trace},
+      {"pm-sampling", no_argument, 'P', GW_CLI_FLAG, &o.pm_sampling},
+      {"no-python-hook", no_argument, 'Y', GW_CLI_FLAG, &o.no_python_hook},
+      {"py-sample-hz", required_argument, 'H', GW_CLI_OWN, &o, .take = take_py_sample_hz},
+      {"step-range", required_argument, 'S', GW_CLI_NONEMPTY, &o.step_range,
+       N_("--step-range wants the name of the NVTX range that marks a step")},
+      {"step-range-replaces", no_argument, 'r', GW_CLI_FLAG, &o.step_range_replaces},
+      {"dcgm", optional_argument, 'D', GW_CLI_OWN, &o, .take = take_dcgm},
+      {"force", no_argument, 'F', GW_CLI_FLAG, &o.force},
       /* above 1000 Hz the sampler's own time would rival a short step's */
-      if (gw_cli_parse_int(optarg, 0, 1000, &hz))
-        return gw_cli_usage_error(record_usage(),
-                                  _("--py-sample-hz wants samples per second between 0 and 1000, got '%s'"), optarg);
-      o.py_sample_hz = hz > 0 ? hz : -1;
-      break;
-    }
-    case 'S':
-      if (!*optarg)
-        return gw_cli_usage_error(record_usage(), _("--step-range wants the name of the NVTX range that marks a step"));
-      o.step_range = optarg;
-      break;
-    case 'r':
-      o.step_range_replaces = 1;
-      break;
-    case 'D':
-      o.dcgm = 1;
-      o.dcgm_address = optarg;
-      if (optarg && !*optarg)
-        return gw_cli_usage_error(record_usage(), _("--dcgm= wants an address, HOST[:PORT] or unix:PATH"));
-      break;
-    case 1001:
-      if (gw_cli_parse_int(optarg, 0, 1000, &o.thread_hz))
-        return gw_cli_usage_error(record_usage(),
-                                  _("--thread-hz wants samples per second between 0 and 1000, got '%s'"), optarg);
-      break;
-    case 'i':
-      if (gw_cli_parse_int(optarg, 10, 600000, &o.interval_ms))
-        return gw_cli_usage_error(record_usage(), _("--interval wants milliseconds between 10 and 600000, got '%s'"),
-                                  optarg);
-      break;
-    case 'd':
-      if (gw_cli_parse_seconds(optarg, &o.duration_s))
-        return gw_cli_usage_error(record_usage(), _("--duration wants a positive number of seconds, got '%s'"), optarg);
-      break;
-    case 'p':
-      if (gw_cli_parse_int(optarg, 1, 1 << 30, &o.pid))
-        return gw_cli_usage_error(record_usage(), _("--pid wants a process id, got '%s'"), optarg);
-      break;
-    case 't':
-      if (!optarg || strcmp(optarg, "sampled") == 0)
-        o.trace = GW_TRACE_SAMPLED;
-      else if (strcmp(optarg, "full") == 0)
-        o.trace = GW_TRACE_FULL;
-      else
-        return gw_cli_usage_error(record_usage(), _("--trace takes sampled or full, got '%s'"), optarg);
-      break;
-    case 'g':
-      if (gw_cli_parse_int(optarg, 100, 600000, &o.gpm_interval_ms))
-        return gw_cli_usage_error(record_usage(),
-                                  _("--gpm-interval wants milliseconds between 100 and 600000, got '%s'"), optarg);
-      break;
-    case 'q':
-      o.quiet = 1;
-      break;
-    case 'R':
-      o.root = optarg;
-      break;
-    case 'N':
-      o.nvml_lib = optarg;
-      break;
-    case 'K':
-      o.kmsg_path = optarg;
-      break;
-    case 'h':
-      fputs(record_usage(), stdout);
-      return GPUWHY_EXIT_OK;
-    case GW_CLI_OPT_VERSION:
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+      {"thread-hz", required_argument, 1001 /* long only */, GW_CLI_INT, &o.thread_hz,
+       N_("--thread-hz wants samples per second between 0 and 1000, got '%s'"), 0, 1000},
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  int rc = GW_CLI_PARSE(argc, argv, "+:o:i:d:p:t::qg:hV", options, record_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
+  char default_out[64];
   if (optind < argc)
     o.argv = argv + optind;
   /* PM sampling runs inside the tracer library. Alone, the tracer opens no

@@ -13,40 +13,38 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_options.h"
 
-int gw_cmd_report(int argc, char **argv);
-
-static void usage(FILE *out) {
-  fputs(_("usage: gpuwhy report [OPTION]... FILE...\n"
-          "\n"
-          "Explain where each GPU's time went in a recording and which bottleneck classes cost it.\n"
-          "Several files (one recording per node of a multi-node job) are reported together.\n"
-          "A FILE that is not a recording (a torch.profiler trace, an Nsight Systems SQLite export,\n"
-          "an nvidia-smi log, a folder of per-rank traces) is imported first, as gpuwhy import does.\n"
-          "Options may come before or after the files; -- ends them (for a file named like one).\n"
-          "\n"
-          "  -f, --format FMT      text (default), json, md, or html (one self-contained page\n"
-          "                        with charts; opens offline)\n"
-          "  -o, --output OUT      write the report to OUT instead of standard output; without\n"
-          "                        --format, OUT's extension (.json, .md, .html, .txt) names the\n"
-          "                        format; OUT ending in .gz is written gzip-compressed\n"
-          "      --color[=WHEN]    colour the text: auto (default: standard output is a terminal,\n"
-          "                        NO_COLOR unset or empty, TERM not dumb), always or never\n"
-          "      --step-range NAME  the NVTX ranges named NAME (recorded with --trace, or in an\n"
-          "                        imported trace) are the steps of every process without steps\n"
-          "      --step-range-replaces  the ranges replace the steps the Python hook recorded too\n"
-          "      --same-job        report several files together even when nothing shows they are\n"
-          "                        one job (without it, files recorded at times that do not overlap\n"
-          "                        or whose launchers name other jobs are refused)\n"
-          "  -h, --help            this help\n"
-          "  -V, --version         the version\n"
-          "\n"
-          "Text on a terminal is wrapped at its width (COLUMNS, when set, wins, also for a pipe);\n"
-          "table rows are never broken.\n"
-          "\n"
-          "Exit status: 0 ok, 2 usage error (also: files that are not one job, or one file\n"
-          "given twice), 3 unreadable or damaged input.\n"),
-        out);
+static const char *report_usage(void) {
+  return _("usage: gpuwhy report [OPTION]... FILE...\n"
+           "\n"
+           "Explain where each GPU's time went in a recording and which bottleneck classes cost it.\n"
+           "Several files (one recording per node of a multi-node job) are reported together.\n"
+           "A FILE that is not a recording (a torch.profiler trace, an Nsight Systems SQLite export,\n"
+           "an nvidia-smi log, a folder of per-rank traces) is imported first, as gpuwhy import does.\n"
+           "Options may come before or after the files; -- ends them (for a file named like one).\n"
+           "\n"
+           "  -f, --format FMT      text (default), json, md, or html (one self-contained page\n"
+           "                        with charts; opens offline)\n"
+           "  -o, --output OUT      write the report to OUT instead of standard output; without\n"
+           "                        --format, OUT's extension (.json, .md, .html, .txt) names the\n"
+           "                        format; OUT ending in .gz is written gzip-compressed\n"
+           "      --color[=WHEN]    colour the text: auto (default: standard output is a terminal,\n"
+           "                        NO_COLOR unset or empty, TERM not dumb), always or never\n"
+           "      --step-range NAME  the NVTX ranges named NAME (recorded with --trace, or in an\n"
+           "                        imported trace) are the steps of every process without steps\n"
+           "      --step-range-replaces  the ranges replace the steps the Python hook recorded too\n"
+           "      --same-job        report several files together even when nothing shows they are\n"
+           "                        one job (without it, files recorded at times that do not overlap\n"
+           "                        or whose launchers name other jobs are refused)\n"
+           "  -h, --help            this help\n"
+           "  -V, --version         the version\n"
+           "\n"
+           "Text on a terminal is wrapped at its width (COLUMNS, when set, wins, also for a pipe);\n"
+           "table rows are never broken.\n"
+           "\n"
+           "Exit status: 0 ok, 2 usage error (also: files that are not one job, or one file\n"
+           "given twice), 3 unreadable or damaged input.\n");
 }
 
 struct report_output {
@@ -83,56 +81,22 @@ static int same_file_twice(const char *const *paths, int npaths) {
 static int parse_args(int argc, char **argv, struct gw_report_opts *opts, struct report_output *output,
                       const char **paths, int *npaths, struct step_range_opts *ranges) {
   enum { OPT_STEP_RANGE = 1000, OPT_STEP_RANGE_REPLACES, OPT_SAME_JOB };
-  static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
-                                           {"output", required_argument, NULL, 'o'},
-                                           {"step-range", required_argument, NULL, OPT_STEP_RANGE},
-                                           {"step-range-replaces", no_argument, NULL, OPT_STEP_RANGE_REPLACES},
-                                           {"same-job", no_argument, NULL, OPT_SAME_JOB},
-                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           {"colour", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
-  int c, format_given = 0;
-  optind = 1;
+  int format_given = 0;
+  const struct gw_cli_option options[] = {
+      {"format", required_argument, 'f', GW_CLI_FORMAT, &opts->format, N_("no format '%s' (report has %s)"),
+       .formats = gw_report_formats(), .count = &format_given},
+      {"output", required_argument, 'o', GW_CLI_NONEMPTY, &output->path, N_("-o needs a file name")},
+      {"step-range", required_argument, OPT_STEP_RANGE, GW_CLI_NONEMPTY, &ranges->name,
+       N_("--step-range needs the name of the NVTX range that marks a step")},
+      {"step-range-replaces", no_argument, OPT_STEP_RANGE_REPLACES, GW_CLI_FLAG, &ranges->replace},
+      {"same-job", no_argument, OPT_SAME_JOB, GW_CLI_FLAG, &opts->same_job},
+      GW_CLI_COLOR_OPTIONS(&output->color),
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
   /* options anywhere: getopt_long permutes the file names to the end */
-  while ((c = getopt_long(argc, argv, ":f:o:hV", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'f': {
-      char have[64];
-      if (gw_format_pick(gw_report_formats(), optarg, &opts->format, have, sizeof have) != 0)
-        return gw_cli_usage_error(NULL, _("no format '%s' (report has %s)"), optarg, have);
-      format_given = 1;
-      break;
-    }
-    case 'o':
-      if (!optarg[0])
-        return gw_cli_usage_error(NULL, _("-o needs a file name"));
-      output->path = optarg;
-      break;
-    case OPT_STEP_RANGE:
-      if (!optarg[0])
-        return gw_cli_usage_error(NULL, _("--step-range needs the name of the NVTX range that marks a step"));
-      ranges->name = optarg;
-      break;
-    case OPT_STEP_RANGE_REPLACES:
-      ranges->replace = 1;
-      break;
-    case OPT_SAME_JOB:
-      opts->same_job = 1;
-      break;
-    case GW_CLI_OPT_COLOR:
-      if (gw_cli_parse_color(optarg, &output->color) != 0)
-        return GPUWHY_EXIT_USAGE;
-      break;
-    case 'h':
-      usage(stdout);
-      return GPUWHY_EXIT_OK;
-    case 'V':
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+  int rc = GW_CLI_PARSE(argc, argv, ":f:o:hV", options, report_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   for (int i = optind; i < argc; i++)
     paths[(*npaths)++] = argv[i];
   if (*npaths == 0)

@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-
-int gw_cmd_serve(int argc, char **argv);
+#include "cli_options.h"
 
 /* The usage text, translated when printed. */
 static const char *serve_usage(void) {
@@ -34,19 +33,16 @@ static const char *serve_usage(void) {
            "Exit status: 0 ok, 2 usage error, 3 cannot listen, sample or read the recording.\n");
 }
 
+/* --max-connections N, an unsigned count */
+static int take_max_connections(void *max_connections, const char *value) {
+  int n;
+  if (gw_cli_parse_int(value, 1, 1024, &n))
+    return gw_cli_usage_error(serve_usage(), _("--max-connections wants a number from 1 to 1024, got '%s'"), value);
+  *(unsigned *)max_connections = (unsigned)n;
+  return GW_CLI_PARSE_ON;
+}
+
 int gw_cmd_serve(int argc, char **argv) {
-  static const struct option longopts[] = {{"listen", required_argument, NULL, 'l'},
-                                           {"interval", required_argument, NULL, 'i'},
-                                           {"sample-interval", required_argument, NULL, 's'},
-                                           {"window", required_argument, NULL, 'w'},
-                                           {"replay", required_argument, NULL, 'r'},
-                                           {"max-connections", required_argument, NULL, 'c'},
-                                           {"duration", required_argument, NULL, 'd'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"root", required_argument, NULL, 'R'},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
   struct gw_serve_opts o;
   memset(&o, 0, sizeof o);
   o.listen = "127.0.0.1:9464";
@@ -54,62 +50,29 @@ int gw_cmd_serve(int argc, char **argv) {
   o.sample_interval_ms = 500;
   o.window_s = 600;
   o.max_connections = 16;
-  int c, n;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":l:i:s:w:r:c:d:qhV", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'l':
-      o.listen = optarg;
-      break;
-    case 'i':
-      if (gw_cli_parse_int(optarg, 100, 3600000, &o.interval_ms))
-        return gw_cli_usage_error(serve_usage(), _("--interval wants milliseconds between 100 and 3600000, got '%s'"),
-                                  optarg);
-      break;
-    case 's':
-      if (gw_cli_parse_int(optarg, 100, 60000, &o.sample_interval_ms))
-        return gw_cli_usage_error(serve_usage(),
-                                  _("--sample-interval wants milliseconds between 100 and 60000, got '%s'"), optarg);
-      break;
-    case 'w':
-      if (gw_cli_parse_int(optarg, 10, 86400, &o.window_s))
-        return gw_cli_usage_error(serve_usage(), _("--window wants seconds between 10 and 86400, got '%s'"), optarg);
-      break;
-    case 'r':
-      o.replay_path = optarg;
-      break;
-    case 'c':
-      if (gw_cli_parse_int(optarg, 1, 1024, &n))
-        return gw_cli_usage_error(serve_usage(), _("--max-connections wants a number from 1 to 1024, got '%s'"),
-                                  optarg);
-      o.max_connections = (unsigned)n;
-      break;
-    case 'd':
-      if (gw_cli_parse_seconds(optarg, &o.duration_s))
-        return gw_cli_usage_error(serve_usage(), _("--duration wants positive seconds, got '%s'"), optarg);
-      break;
-    case 'N':
-      o.nvml_lib = optarg;
-      break;
-    case 'R':
-      o.root = optarg;
-      break;
-    case 'q':
-      o.quiet = 1;
-      break;
-    case 'h':
-      fputs(serve_usage(), stdout);
-      return GPUWHY_EXIT_OK;
-    case GW_CLI_OPT_VERSION:
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+  const struct gw_cli_option options[] = {
+      {"listen", required_argument, 'l', GW_CLI_STRING, &o.listen},
+      {"interval", required_argument, 'i', GW_CLI_INT, &o.interval_ms,
+       N_("--interval wants milliseconds between 100 and 3600000, got '%s'"), 100, 3600000},
+      {"sample-interval", required_argument, 's', GW_CLI_INT, &o.sample_interval_ms,
+       N_("--sample-interval wants milliseconds between 100 and 60000, got '%s'"), 100, 60000},
+      {"window", required_argument, 'w', GW_CLI_INT, &o.window_s,
+       N_("--window wants seconds between 10 and 86400, got '%s'"), 10, 86400},
+      {"replay", required_argument, 'r', GW_CLI_STRING, &o.replay_path},
+      {"max-connections", required_argument, 'c', GW_CLI_OWN, &o.max_connections, .take = take_max_connections},
+      {"duration", required_argument, 'd', GW_CLI_SECONDS, &o.duration_s,
+       N_("--duration wants positive seconds, got '%s'")},
+      {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &o.nvml_lib},
+      {"root", required_argument, 'R', GW_CLI_STRING, &o.root},
+      {"quiet", no_argument, 'q', GW_CLI_FLAG, &o.quiet},
+      GW_CLI_HELP_VERSION_OPTIONS};
+  int rc = GW_CLI_PARSE(argc, argv, ":l:i:s:w:r:c:d:qhV", options, serve_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   if (optind < argc)
     return gw_cli_usage_error(serve_usage(), _("unexpected argument '%s'"), argv[optind]);
   char msg[1024];
-  int rc = gw_serve_run(&o, msg, sizeof msg);
+  rc = gw_serve_run(&o, msg, sizeof msg);
   if (msg[0])
     fprintf(stderr, "gpuwhy serve: %s\n", msg); /* msg is translated where it is made */
   return rc;

@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-int gw_cmd_sweep(int argc, char **argv);
+#include "cli_options.h"
 
 static const char *sweep_usage(void) {
   /* xgettext:no-c-format */
@@ -83,24 +82,27 @@ static int split_values(const char *list, char ***out) {
 }
 
 int gw_cmd_sweep(int argc, char **argv) {
-  static const struct option longopts[] = {{"param", required_argument, NULL, 'p'},
-                                           {"output", required_argument, NULL, 'o'},
-                                           {"interval", required_argument, NULL, 'i'},
-                                           {"batch", no_argument, NULL, 'b'},
-                                           {"format", required_argument, NULL, 'f'},
-                                           {"quiet", no_argument, NULL, 'q'},
-                                           {"from", no_argument, NULL, 'F'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           {"color", optional_argument, NULL, GW_CLI_OPT_COLOR},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
   struct gw_sweep_opts opts = {GW_REPORT_TEXT, 0, NULL, 0};
   enum gw_color_mode color = GW_COLOR_AUTO;
   struct gw_sweep_run_opts run;
   memset(&run, 0, sizeof run);
   run.interval_ms = 100;
   const char *param_arg = NULL;
-  int from = 0, c;
+  int from = 0;
+  const struct gw_cli_option options[] = {
+      {"param", required_argument, 'p', GW_CLI_STRING, &param_arg},
+      {"output", required_argument, 'o', GW_CLI_STRING, &run.out_dir},
+      {"interval", required_argument, 'i', GW_CLI_INT, &run.interval_ms,
+       N_("--interval wants milliseconds between 10 and 600000, got '%s'"), 10, 600000},
+      {"batch", no_argument, 'b', GW_CLI_FLAG, &opts.param_is_batch},
+      {"format", required_argument, 'f', GW_CLI_FORMAT, &opts.format, N_("no format '%s' (sweep has %s)"),
+       .formats = gw_sweep_formats()},
+      {"quiet", no_argument, 'q', GW_CLI_FLAG, &run.quiet},
+      {"from", no_argument, 'F', GW_CLI_FLAG, &from},
+      {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &run.nvml_lib},
+      {"color", optional_argument, GW_CLI_OPT_COLOR, GW_CLI_COLOR, &color},
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
   /* With --from every argument is a recording and options may go anywhere
    * (getopt_long permutes); otherwise the first non-option starts CMD, whose
    * own options are not ours. */
@@ -110,54 +112,11 @@ int gw_cmd_sweep(int argc, char **argv) {
       from = 1;
   if (!from)
     optstring = "+:p:o:i:bf:qhV";
-  optind = 1;
-  while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-    switch (c) {
-    case 'p':
-      param_arg = optarg;
-      break;
-    case 'o':
-      run.out_dir = optarg;
-      break;
-    case 'i':
-      if (gw_cli_parse_int(optarg, 10, 600000, &run.interval_ms))
-        return gw_cli_usage_error(sweep_usage(), _("--interval wants milliseconds between 10 and 600000, got '%s'"),
-                                  optarg);
-      break;
-    case 'b':
-      opts.param_is_batch = 1;
-      break;
-    case 'f': {
-      char have[64];
-      if (gw_format_pick(gw_sweep_formats(), optarg, &opts.format, have, sizeof have) != 0)
-        return gw_cli_usage_error(sweep_usage(), _("no format '%s' (sweep has %s)"), optarg, have);
-      break;
-    }
-    case 'q':
-      run.quiet = 1;
-      break;
-    case 'F':
-      from = 1;
-      break;
-    case 'N':
-      run.nvml_lib = optarg;
-      break;
-    case GW_CLI_OPT_COLOR:
-      if (gw_cli_parse_color(optarg, &color) != 0)
-        return GPUWHY_EXIT_USAGE;
-      break;
-    case 'h':
-      fputs(sweep_usage(), stdout);
-      return GPUWHY_EXIT_OK;
-    case GW_CLI_OPT_VERSION:
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+  int rc = GW_CLI_PARSE(argc, argv, optstring, options, sweep_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   opts.color = gw_color_use(color, STDOUT_FILENO);
   char err[1024] = "";
-  int rc;
   if (from) {
     if (optind >= argc)
       return gw_cli_usage_error(sweep_usage(), _("--from: give the recordings"));

@@ -15,6 +15,7 @@
 #include <wchar.h>
 
 #include "cli.h"
+#include "cli_options.h"
 
 struct watch {
   int plain;
@@ -82,59 +83,28 @@ static int on_tick(void *ctx, const struct gw_tick *t) {
 }
 
 int gw_cmd_watch(int argc, char **argv) {
-  static const struct option longopts[] = {{"interval", required_argument, NULL, 'i'},
-                                           {"output", required_argument, NULL, 'o'},
-                                           {"pid", required_argument, NULL, 'p'},
-                                           {"plain", no_argument, NULL, 'P'},
-                                           {"count", required_argument, NULL, 'n'},
-                                           {"root", required_argument, NULL, 'R'},
-                                           {"nvml-lib", required_argument, NULL, 'N'},
-                                           GW_CLI_COMMON_OPTIONS,
-                                           {NULL, 0, NULL, 0}};
   struct gw_record_opts o;
   memset(&o, 0, sizeof o);
   o.interval_ms = 500;
   o.gpm_interval_ms = 500;
   struct watch w;
   memset(&w, 0, sizeof w);
-  int c, count = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "+:i:o:p:n:hV", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'i':
-      if (gw_cli_parse_int(optarg, 100, 600000, &o.interval_ms))
-        return gw_cli_usage_error(watch_usage(), _("--interval wants milliseconds between 100 and 600000, got '%s'"),
-                                  optarg);
-      break;
-    case 'o':
-      o.out_path = optarg;
-      break;
-    case 'p':
-      if (gw_cli_parse_int(optarg, 1, 1 << 30, &o.pid))
-        return gw_cli_usage_error(watch_usage(), _("--pid wants a process id, got '%s'"), optarg);
-      break;
-    case 'P':
-      w.plain = 1;
-      break;
-    case 'n':
-      if (gw_cli_parse_int(optarg, 1, 1 << 30, &count))
-        return gw_cli_usage_error(watch_usage(), _("--count wants a positive number, got '%s'"), optarg);
-      break;
-    case 'R':
-      o.root = optarg;
-      break;
-    case 'N':
-      o.nvml_lib = optarg;
-      break;
-    case 'h':
-      fputs(watch_usage(), stdout);
-      return GPUWHY_EXIT_OK;
-    case GW_CLI_OPT_VERSION:
-      return gw_cli_version();
-    default:
-      return gw_cli_option_error(c, argc, argv);
-    }
-  }
+  int count = 0;
+  const struct gw_cli_option options[] = {
+      {"interval", required_argument, 'i', GW_CLI_INT, &o.interval_ms,
+       N_("--interval wants milliseconds between 100 and 600000, got '%s'"), 100, 600000},
+      {"output", required_argument, 'o', GW_CLI_STRING, &o.out_path},
+      {"pid", required_argument, 'p', GW_CLI_INT, &o.pid, N_("--pid wants a process id, got '%s'"), 1, 1 << 30},
+      {"plain", no_argument, 'P', GW_CLI_FLAG, &w.plain},
+      {"count", required_argument, 'n', GW_CLI_INT, &count, N_("--count wants a positive number, got '%s'"), 1,
+       1 << 30},
+      {"root", required_argument, 'R', GW_CLI_STRING, &o.root},
+      {"nvml-lib", required_argument, 'N', GW_CLI_STRING, &o.nvml_lib},
+      GW_CLI_HELP_VERSION_OPTIONS,
+  };
+  int rc = GW_CLI_PARSE(argc, argv, "+:i:o:p:n:hV", options, watch_usage());
+  if (rc != GW_CLI_PARSE_ON)
+    return rc;
   if (optind < argc)
     o.argv = argv + optind;
   w.count = count;
