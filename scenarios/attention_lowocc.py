@@ -58,11 +58,7 @@ def backend_context(name):
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
-    p.add_argument("--batch-size", type=int, default=2)
-    p.add_argument("--seq-len", type=int, default=16384)
-    p.add_argument("--heads", type=int, default=4)
-    p.add_argument("--head-dim", type=int, default=128)
-    p.add_argument("--layers", type=int, default=4)
+    common.add_numeric_options(p, batch_size=2, seq_len=16384, heads=4, head_dim=128, layers=4)
     p.add_argument("--backend", choices=BACKENDS, default="flash",
                    help="SDPA backend to pin (default %(default)s; falls back to torch's choice if it cannot)")
     args = common.parse_args(p)

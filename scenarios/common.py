@@ -65,6 +65,21 @@ def make_parser(description, duration=30.0, warmup_steps=5):
     return p
 
 
+
+def add_numeric_options(p, **defaults):
+    """One --name option per keyword (batch_size=32 gives --batch-size), typed
+    as its default: the plain sizes, counts and rates that need no help text."""
+    for name, default in defaults.items():
+        p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
+
+
+def add_period_options(p, between):
+    """--every and --train-period-s of a scenario that interrupts training for
+    `between` (evaluations, checkpoints...) every N train steps (see Periodic)."""
+    p.add_argument("--every", type=int, default=0,
+                   help="train steps between %s; 0 = choose so training lasts --train-period-s" % between)
+    p.add_argument("--train-period-s", type=float, default=2.0)
+
 def parse_args(parser):
     args = parser.parse_args()
     if args.duration <= 0:
@@ -300,6 +315,19 @@ def _profiled_steps(gt, train_step, path, n_steps):
     log("[%s] torch.profiler trace of %d steps written to %s" % (gt.scenario, n_steps, path))
 
 
+
+def warm_up(train_step, n_steps):
+    """Run n_steps synchronized train steps; the median step in seconds (the
+    first step, which compiles and allocates, left out when there are others),
+    or None after no steps."""
+    warm = []
+    for _ in range(n_steps):
+        t0 = time.monotonic()
+        train_step()
+        torch.cuda.synchronize()
+        warm.append(time.monotonic() - t0)
+    return statistics.median(warm[1:] if len(warm) > 1 else warm) if warm else None
+
 def run(gt, train_step, periodic=None, on_exit=None, wait_for_work=None):
     """Warm up, then run train steps for args.duration seconds and write the truth.
 
@@ -331,13 +359,7 @@ def run(gt, train_step, periodic=None, on_exit=None, wait_for_work=None):
         # ---- warm-up: not recorded -------------------------------------
         log("[%s] warm-up: %d steps" % (gt.scenario, args.warmup_steps))
         t_warm = time.monotonic()
-        warm = []
-        for _ in range(args.warmup_steps):
-            t0 = time.monotonic()
-            train_step()
-            torch.cuda.synchronize()
-            warm.append(time.monotonic() - t0)
-        step_s = statistics.median(warm[1:] if len(warm) > 1 else warm) if warm else None
+        step_s = warm_up(train_step, args.warmup_steps)
         for p in periodic:
             p.plan(step_s)
             gt.params["%s_every_steps" % p.kind] = p.every
@@ -420,6 +442,17 @@ def run(gt, train_step, periodic=None, on_exit=None, wait_for_work=None):
 # ---- small shared pieces of models and data ----------------------------
 
 
+def infinite_loader(dataset, batch_size, num_workers):
+    """An InfiniteLoader over the dataset in order (whole batches only), its
+    workers, if any, kept across epochs and each prefetching 2 batches."""
+    kw = {}
+    if num_workers > 0:
+        kw = dict(persistent_workers=True, prefetch_factor=2)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size, shuffle=False,
+                                         num_workers=num_workers, drop_last=True, **kw)
+    return InfiniteLoader(loader)
+
+
 class InfiniteLoader:
     """Iterate a DataLoader forever (restarts at the end of an epoch)."""
 
@@ -493,21 +526,67 @@ def vars_of(args, drop=("out", "scenario_name", "expected_class", "description_e
     return {k: v for k, v in vars(args).items() if k not in drop}
 
 
-def bf16_mlp_step(model, opt, dev, batch, in_dim, classes, seed):
-    """A compute-bound train step: data made on the GPU, bf16 autocast, no syncs."""
-    gen = torch.Generator(device=dev)
-    gen.manual_seed(seed)
+def bf16_train_on(model, opt):
+    """train_on(x, y): one optimizer step of cross-entropy in bf16 autocast on
+    a batch already on the GPU, with no host sync."""
     loss_fn = torch.nn.CrossEntropyLoss()
 
-    def step():
-        x = torch.randn(batch, in_dim, device=dev, generator=gen)
-        y = torch.randint(0, classes, (batch,), device=dev, generator=gen)
+    def train_on(x, y):
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = loss_fn(model(x), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+    return train_on
+
+
+def bf16_mlp_step(model, opt, dev, batch, in_dim, classes, seed):
+    """A compute-bound train step: data made on the GPU, bf16 autocast, no syncs."""
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(seed)
+    train_on = bf16_train_on(model, opt)
+
+    def step():
+        x = torch.randn(batch, in_dim, device=dev, generator=gen)
+        y = torch.randint(0, classes, (batch,), device=dev, generator=gen)
+        train_on(x, y)
     return step
+
+
+def bf16_mlp_training(args, dev, make_optimizer):
+    """(model, opt, step): the healthy compute-bound job of the schedule
+    scenarios, an MLP of args.depth x args.width trained by bf16_mlp_step on
+    batches of args.batch_size; make_optimizer(parameters) gives the optimizer."""
+    model = make_mlp(args.in_dim, args.width, args.depth, args.classes).to(dev)
+    opt = make_optimizer(model.parameters())
+    step = bf16_mlp_step(model, opt, dev, args.batch_size, args.in_dim, args.classes, args.seed)
+    return model, opt, step
+
+
+def loader_train_step(model, opt, batches, dev):
+    """A plain train step on the next (x, y) batch of an InfiniteLoader: the
+    batch is copied to dev (blocking), then one cross-entropy optimizer step."""
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        x, y = batches.next()
+        x = x.to(dev)
+        y = y.to(dev)
+        loss = loss_fn(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return step
+
+
+def remove_files(*paths, ignore=FileNotFoundError):
+    """Delete the scenario's scratch files; a file that is not there (or, with
+    ignore=OSError, cannot be removed) is not an error at cleanup."""
+    for path in paths:
+        try:
+            os.unlink(path)
+        except ignore:
+            pass
 
 
 class PowerProbe:

@@ -95,14 +95,8 @@ def main():
                    help="lengths compiled during the warm-up (default %(default)s)")
     p.add_argument("--new-length-every-s", type=float, default=6.0,
                    help="seconds of revisits between two first visits in the steady state (default %(default)s)")
-    p.add_argument("--min-len", type=int, default=128)
-    p.add_argument("--len-step", type=int, default=64)
-    p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--d-model", type=int, default=512)
-    p.add_argument("--layers", type=int, default=2)
-    p.add_argument("--heads", type=int, default=8)
-    p.add_argument("--vocab", type=int, default=8192)
-    p.add_argument("--classes", type=int, default=256)
+    common.add_numeric_options(p, min_len=128, len_step=64, batch_size=16, d_model=512, layers=2, heads=8, vocab=8192,
+                            classes=256)
     args = common.parse_args(p)
     if args.distinct < 2 or args.min_len < 1 or args.len_step < 1:
         p.error("need --distinct >= 2, --min-len >= 1, --len-step >= 1")

@@ -97,13 +97,7 @@ def main():
     nvtx = common._Nvtx()
     common.log("[ddp %s] rank %d/%d on %s: %d layers x %d, %.0f M parameters, batch %d x %d micro-batches" % (
         args.mode, rank, world, dev, layers, width, n_params / 1e6, my_batch, accum))
-    warm = []
-    for _ in range(args.warmup_steps):
-        t0 = time.monotonic()
-        step()
-        torch.cuda.synchronize()
-        warm.append(time.monotonic() - t0)
-    step_s = statistics.median(warm[1:] if len(warm) > 1 else warm)
+    step_s = common.warm_up(step, args.warmup_steps)
     n_steps = torch.tensor([max(3, int(args.duration / max(step_s, 1e-4)))], device=dev)
     dist.broadcast(n_steps, src=0)
     n_steps = int(n_steps.item())

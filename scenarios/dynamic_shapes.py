@@ -38,15 +38,9 @@ class SeqModel(torch.nn.Module):
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--min-len", type=int, default=32)
-    p.add_argument("--max-len", type=int, default=1024)
+    common.add_numeric_options(p, batch_size=32, min_len=32, max_len=1024)
     p.add_argument("--fixed-len", action="store_true", help="pad every batch to --max-len")
-    p.add_argument("--d-model", type=int, default=512)
-    p.add_argument("--layers", type=int, default=4)
-    p.add_argument("--heads", type=int, default=8)
-    p.add_argument("--vocab", type=int, default=8192)
-    p.add_argument("--classes", type=int, default=1024)
+    common.add_numeric_options(p, d_model=512, layers=4, heads=8, vocab=8192, classes=1024)
     args = common.parse_args(p)
     dev = common.setup_cuda(args.seed)
     if not (1 <= args.min_len <= args.max_len):

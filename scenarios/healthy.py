@@ -32,12 +32,7 @@ class LM(torch.nn.Module):
 
 def add_options(p):
     """The model and batch options (shared with logging_thread.py, which trains the same job)."""
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--seq-len", type=int, default=512)
-    p.add_argument("--d-model", type=int, default=1024)
-    p.add_argument("--layers", type=int, default=8)
-    p.add_argument("--heads", type=int, default=16)
-    p.add_argument("--vocab", type=int, default=8192)
+    common.add_numeric_options(p, batch_size=32, seq_len=512, d_model=1024, layers=8, heads=16, vocab=8192)
 
 
 def make_train_step(args, dev, after_step=None, tokens_from=None):
@@ -71,6 +66,14 @@ def make_train_step(args, dev, after_step=None, tokens_from=None):
     return model, fused, step
 
 
+def truth_params(args, model, fused, **more):
+    """The truth's params of a run of this job (also logging_thread.py's and healthy_dataloader.py's)."""
+    params = common.vars_of(args)
+    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast", fused_adamw=fused,
+                  tokens_per_step=args.batch_size * args.seq_len, **more)
+    return params
+
+
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
     add_options(p)
@@ -79,9 +82,7 @@ def main():
     model, fused, step = make_train_step(args, dev)
     B, L = args.batch_size, args.seq_len
 
-    params = common.vars_of(args)
-    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast", fused_adamw=fused,
-                  tokens_per_step=B * L)
+    params = truth_params(args, model, fused)
     gt = common.GroundTruth(
         args, "healthy", ["none"],
         "A %d-layer transformer encoder (d_model %d, %d heads, %.0f M parameters) trained as a language "

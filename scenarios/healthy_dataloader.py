@@ -55,9 +55,7 @@ def main():
     model, fused, lm_step = healthy.make_train_step(args, dev, tokens_from=lambda: batches.next().to(
         dev, non_blocking=True))
 
-    params = common.vars_of(args)
-    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast", fused_adamw=fused,
-                  tokens_per_step=B * L, pin_memory=True)
+    params = healthy.truth_params(args, model, fused, pin_memory=True)
     gt = common.GroundTruth(
         args, "healthy_dataloader", ["none"],
         "The healthy %d-layer transformer (d_model %d) trained in bf16 autocast on batches of %d x %d tokens "

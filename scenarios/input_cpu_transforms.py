@@ -82,11 +82,7 @@ def make_model(num_classes):
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0], warmup_steps=3)
-    p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument("--num-workers", type=int, default=2)
-    p.add_argument("--blur-passes", type=int, default=2)
-    p.add_argument("--src-size", type=int, default=256)
-    p.add_argument("--image-size", type=int, default=224)
+    common.add_numeric_options(p, batch_size=128, num_workers=2, blur_passes=2, src_size=256, image_size=224)
     args = common.parse_args(p)
     dev = common.setup_cuda(args.seed)
     torch.backends.cudnn.benchmark = True
@@ -96,26 +92,12 @@ def main():
         common.log("warning: only %.2f GiB free in /dev/shm; batches of %.0f MiB pass through it" % (
             shm, args.batch_size * 3 * args.image_size ** 2 * 4 / 2 ** 20))
     ds = AugmentedImages(10_000_000, args.src_size, args.image_size, args.blur_passes, args.seed)
-    kw = {}
-    if args.num_workers > 0:
-        kw = dict(persistent_workers=True, prefetch_factor=2)
-    loader = torch.utils.data.DataLoader(ds, batch_size=args.batch_size, shuffle=False,
-                                         num_workers=args.num_workers, drop_last=True, **kw)
-    batches = common.InfiniteLoader(loader)
+    batches = common.infinite_loader(ds, args.batch_size, args.num_workers)
 
     model, model_name = make_model(1000)
     model = model.to(dev).train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def step():
-        x, y = batches.next()
-        x = x.to(dev)
-        y = y.to(dev)
-        loss = loss_fn(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = common.loader_train_step(model, opt, batches, dev)
 
     params = common.vars_of(args)
     params.update(model=model_name, pin_memory=False, dev_shm_free_gib=shm)

@@ -18,8 +18,7 @@ import common  # noqa: E402
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
-    p.add_argument("--batch-mib", type=int, default=256)
-    p.add_argument("--features", type=int, default=4096)
+    common.add_numeric_options(p, batch_mib=256, features=4096)
     p.add_argument("--buffers", type=int, default=2, help="distinct host batches cycled through")
     p.add_argument("--hidden", type=int, default=256,
                    help="the MLP's hidden width: 256 leaves the step to the copy; wider gives the GPU work of a "

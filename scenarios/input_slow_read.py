@@ -93,11 +93,7 @@ def main():
     p.add_argument("--file-gib", type=float, default=4.0)
     p.add_argument("--write-seconds", type=float, default=15.0,
                    help="stop writing the data file after this long (default %(default)s)")
-    p.add_argument("--min-mib", type=float, default=1.0)
-    p.add_argument("--max-mib", type=float, default=4.0)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--num-workers", type=int, default=2)
-    p.add_argument("--image-size", type=int, default=128)
+    common.add_numeric_options(p, min_mib=1.0, max_mib=4.0, batch_size=64, num_workers=2, image_size=128)
     p.add_argument("--keep-cache", action="store_true", help="do not drop the page cache after reads")
     args = common.parse_args(p)
     dev = common.setup_cuda(args.seed)
@@ -129,12 +125,7 @@ def main():
         raise
 
     ds = DiskSamples(path, size, args.min_mib, args.max_mib, args.image_size, args.seed, not args.keep_cache)
-    kw = {}
-    if args.num_workers > 0:
-        kw = dict(persistent_workers=True, prefetch_factor=2)
-    loader = torch.utils.data.DataLoader(ds, batch_size=args.batch_size, shuffle=False,
-                                         num_workers=args.num_workers, drop_last=True, **kw)
-    batches = common.InfiniteLoader(loader)
+    batches = common.infinite_loader(ds, args.batch_size, args.num_workers)
     state["loader"] = batches
 
     c = 64
@@ -145,16 +136,7 @@ def main():
         torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(4 * c, 100),
     ).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def step():
-        x, y = batches.next()
-        x = x.to(dev)
-        y = y.to(dev)
-        loss = loss_fn(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = common.loader_train_step(model, opt, batches, dev)
 
     params = common.vars_of(args)
     params.update(file_bytes=size, file_write_s=round(secs, 2), mean_read_mib=(args.min_mib + args.max_mib) / 2)

@@ -48,10 +48,7 @@ class TinyOps(torch.nn.Module):
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0], warmup_steps=3)
-    p.add_argument("--blocks", type=int, default=400)
-    p.add_argument("--dim", type=int, default=64)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--linear-every", type=int, default=4)
+    common.add_numeric_options(p, blocks=400, dim=64, batch_size=64, linear_every=4)
     p.add_argument("--sync-every-op", action="store_true",
                    help=".item() after every block and one log line per step")
     p.add_argument("--log-file", default=None,
@@ -90,10 +87,7 @@ def main():
     def cleanup():
         if logf is not None:
             logf.close()
-            try:
-                os.unlink(log_path)
-            except OSError:
-                pass
+            common.remove_files(log_path, ignore=OSError)
 
     n_lin = len(model.lins)
     fwd_kernels = 3 * args.blocks + n_lin

@@ -124,14 +124,9 @@ def main():
         if helper is not None:
             helper.stop.set()
             helper.join(timeout=2)
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        common.remove_files(path)
 
-    params = common.vars_of(args)
-    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast", fused_adamw=fused,
-                  tokens_per_step=B * L)
+    params = healthy.truth_params(args, model, fused)
     gt = common.GroundTruth(
         args, "logging_thread", ["none"],
         "The healthy transformer (%d layers, d_model %d, batch %d x %d tokens made on the GPU, bf16 "

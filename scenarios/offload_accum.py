@@ -35,10 +35,7 @@ import common  # noqa: E402
 def main():
     p = common.make_parser(__doc__.splitlines()[0], warmup_steps=2)
     p.add_argument("--accum", type=int, default=4, help="micro-batches per optimizer step")
-    p.add_argument("--micro-batch", type=int, default=65536)
-    p.add_argument("--width", type=int, default=4096)
-    p.add_argument("--depth", type=int, default=6)
-    p.add_argument("--classes", type=int, default=1000)
+    common.add_numeric_options(p, micro_batch=65536, width=4096, depth=6, classes=1000)
     p.add_argument("--pageable", action="store_true", help="copy through pageable host memory instead of pinned")
     args = common.parse_args(p)
     if args.accum < 1 or args.micro_batch < 1:

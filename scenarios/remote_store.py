@@ -70,12 +70,8 @@ def main():
     p = common.make_parser(__doc__.splitlines()[0], warmup_steps=10)
     p.add_argument("--batch-size", type=int, default=1024)
     p.add_argument("--features", type=int, default=3072, help="bytes per sample (default 3x32x32)")
-    p.add_argument("--latency-ms-lo", type=float, default=20.0)
-    p.add_argument("--latency-ms-hi", type=float, default=40.0)
-    p.add_argument("--num-workers", type=int, default=2)
-    p.add_argument("--prefetch-factor", type=int, default=2)
-    p.add_argument("--width", type=int, default=4096)
-    p.add_argument("--depth", type=int, default=6)
+    common.add_numeric_options(p, latency_ms_lo=20.0, latency_ms_hi=40.0, num_workers=2, prefetch_factor=2, width=4096,
+                            depth=6)
     args = common.parse_args(p)
     if not (0 <= args.latency_ms_lo <= args.latency_ms_hi):
         p.error("need 0 <= --latency-ms-lo <= --latency-ms-hi")

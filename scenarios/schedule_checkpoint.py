@@ -22,20 +22,13 @@ import common  # noqa: E402
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
     p.add_argument("--data-dir", default="/tmp/gpuwhy_scn")
-    p.add_argument("--batch-size", type=int, default=4096)
-    p.add_argument("--in-dim", type=int, default=1024)
-    p.add_argument("--width", type=int, default=8192)
-    p.add_argument("--depth", type=int, default=3)
-    p.add_argument("--classes", type=int, default=1024)
-    p.add_argument("--every", type=int, default=0,
-                   help="train steps between checkpoints; 0 = choose so training lasts --train-period-s")
-    p.add_argument("--train-period-s", type=float, default=2.0)
+    common.add_numeric_options(p, batch_size=4096, in_dim=1024, width=8192, depth=3, classes=1024)
+    common.add_period_options(p, "checkpoints")
     args = common.parse_args(p)
     dev = common.setup_cuda(args.seed)
 
-    model = common.make_mlp(args.in_dim, args.width, args.depth, args.classes).to(dev)
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-    train_step = common.bf16_mlp_step(model, opt, dev, args.batch_size, args.in_dim, args.classes, args.seed)
+    model, opt, train_step = common.bf16_mlp_training(
+        args, dev, lambda ps: torch.optim.SGD(ps, lr=1e-3, momentum=0.9))
     pbytes = common.param_bytes(model)
 
     os.makedirs(args.data_dir, exist_ok=True)
@@ -43,11 +36,7 @@ def main():
     ck = {"count": 0, "bytes": None, "last_s": None}
 
     def cleanup():
-        for f in (path, path + ".tmp"):
-            try:
-                os.unlink(f)
-            except FileNotFoundError:
-                pass
+        common.remove_files(path, path + ".tmp")
 
     atexit.register(cleanup)
 

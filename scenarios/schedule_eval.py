@@ -20,22 +20,14 @@ import common  # noqa: E402
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
-    p.add_argument("--batch-size", type=int, default=8192)
-    p.add_argument("--in-dim", type=int, default=1024)
-    p.add_argument("--width", type=int, default=4096)
-    p.add_argument("--depth", type=int, default=4)
-    p.add_argument("--classes", type=int, default=1000)
-    p.add_argument("--every", type=int, default=0,
-                   help="train steps between evaluations; 0 = choose so training lasts --train-period-s")
-    p.add_argument("--train-period-s", type=float, default=2.0)
+    common.add_numeric_options(p, batch_size=8192, in_dim=1024, width=4096, depth=4, classes=1000)
+    common.add_period_options(p, "evaluations")
     p.add_argument("--eval-seconds", type=float, default=1.5, help="length of each evaluation pass")
     p.add_argument("--eval-batch", type=int, default=2048)
     args = common.parse_args(p)
     dev = common.setup_cuda(args.seed)
 
-    model = common.make_mlp(args.in_dim, args.width, args.depth, args.classes).to(dev)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    train_step = common.bf16_mlp_step(model, opt, dev, args.batch_size, args.in_dim, args.classes, args.seed)
+    model, opt, train_step = common.bf16_mlp_training(args, dev, lambda ps: torch.optim.AdamW(ps, lr=1e-4))
     cpu_gen = torch.Generator().manual_seed(args.seed + 7)
     eval_stats = {"passes": 0, "batches": 0, "acc1": None}
 

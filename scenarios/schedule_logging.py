@@ -36,22 +36,14 @@ def py_histogram(values, bins):
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
     p.add_argument("--data-dir", default="/tmp/gpuwhy_scn")
-    p.add_argument("--batch-size", type=int, default=8192)
-    p.add_argument("--in-dim", type=int, default=1024)
-    p.add_argument("--width", type=int, default=4096)
-    p.add_argument("--depth", type=int, default=4)
-    p.add_argument("--classes", type=int, default=1000)
-    p.add_argument("--every", type=int, default=0,
-                   help="train steps between logging passes; 0 = choose so training lasts --train-period-s")
-    p.add_argument("--train-period-s", type=float, default=2.0)
+    common.add_numeric_options(p, batch_size=8192, in_dim=1024, width=4096, depth=4, classes=1000)
+    common.add_period_options(p, "logging passes")
     p.add_argument("--hist-values", type=int, default=50000, help="values per tensor fed to the Python histogram")
     p.add_argument("--bins", type=int, default=64)
     args = common.parse_args(p)
     dev = common.setup_cuda(args.seed)
 
-    model = common.make_mlp(args.in_dim, args.width, args.depth, args.classes).to(dev)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    train_step = common.bf16_mlp_step(model, opt, dev, args.batch_size, args.in_dim, args.classes, args.seed)
+    model, opt, train_step = common.bf16_mlp_training(args, dev, lambda ps: torch.optim.AdamW(ps, lr=1e-4))
 
     os.makedirs(args.data_dir, exist_ok=True)
     path = os.path.join(args.data_dir, "train_log_%d.jsonl" % os.getpid())
@@ -60,10 +52,7 @@ def main():
 
     def cleanup():
         logf.close()
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        common.remove_files(path)
 
     def log_pass():
         tensors = []

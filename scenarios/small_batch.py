@@ -20,10 +20,7 @@ import common  # noqa: E402
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
-    p.add_argument("--batch-size", type=int, default=4)
-    p.add_argument("--width", type=int, default=4096)
-    p.add_argument("--depth", type=int, default=8)
-    p.add_argument("--classes", type=int, default=1000)
+    common.add_numeric_options(p, batch_size=4, width=4096, depth=8, classes=1000)
     p.add_argument("--sweep", action="store_true", help="this run is one point of the batch-size sweep")
     args = common.parse_args(p)
     dev = common.setup_cuda(args.seed)

@@ -160,17 +160,8 @@ class CaseModel(torch.nn.Module):
 def main():
     p = common.make_parser(__doc__.splitlines()[0], duration=20.0, warmup_steps=None)
     p.add_argument("--stage", type=int, required=True, choices=sorted(STAGES))
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--min-len", type=int, default=32)
-    p.add_argument("--max-len", type=int, default=256)
-    p.add_argument("--vocab", type=int, default=8192)
-    p.add_argument("--classes", type=int, default=100)
-    p.add_argument("--d-model", type=int, default=512)
-    p.add_argument("--heads", type=int, default=8)
-    p.add_argument("--layers", type=int, default=4)
-    p.add_argument("--image-size", type=int, default=64)
-    p.add_argument("--patch", type=int, default=16)
-    p.add_argument("--blur-passes", type=int, default=12)
+    common.add_numeric_options(p, batch_size=64, min_len=32, max_len=256, vocab=8192, classes=100, d_model=512, heads=8,
+                            layers=4, image_size=64, patch=16, blur_passes=12)
     p.add_argument("--log-file", default=None, help="stage 0's per-step log (default /tmp/gpuwhy_scn/...)")
     args = common.parse_args(p)
     if args.warmup_steps is None:  # per stage: compiled stages need more (compile, graph capture)
@@ -253,10 +244,7 @@ def main():
         batches.close()
         if logf is not None:
             logf.close()
-            try:
-                os.unlink(log_path)
-            except OSError:
-                pass
+            common.remove_files(log_path, ignore=OSError)
 
     info = STAGES[stage]
     params = common.vars_of(args)

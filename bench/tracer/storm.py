@@ -20,7 +20,7 @@ import argparse
 import time
 
 import torch
-from workloads import transformer_train_step
+from workloads import mul_add_storm, transformer_train_step
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--workload", choices=("storm", "train", "train_gpu", "both"), default="storm")
@@ -37,11 +37,7 @@ y = torch.randn(64, 64, device="cuda")
 
 
 def storm_step():
-    z = x
-    for _ in range(200):
-        z = z * y
-        z = z + y
-    return z
+    return mul_add_storm(x, y)
 
 
 probe = []  # (kind, start_ns, dur_ns)

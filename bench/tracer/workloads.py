@@ -1,6 +1,17 @@
-"""The transformer training step that bench/tracer measures (storm.py's "train", hook_ab.py's "train"): one
-definition, so that every cost quoted for "the transformer step" is of the same program. torch is passed in, so
-that a caller imports it when and how it needs (hook_ab.py after putting the hook on the path)."""
+"""The workloads that bench/tracer measures: the transformer training step (storm.py's "train", hook_ab.py's
+"train") and the kernel storm (storm.py's "storm", count_compare.py's): one definition each, so that every cost
+quoted for "the transformer step" or "the storm" is of the same program. torch is passed in, so that a caller
+imports it when and how it needs (hook_ab.py after putting the hook on the path)."""
+
+
+def mul_add_storm(x, y, pairs=200):
+    """The kernel storm: pairs x (mul + add) on small tensors, two kernels of about a microsecond each per
+    pair, issued as fast as Python can."""
+    z = x
+    for _ in range(pairs):
+        z = z * y
+        z = z + y
+    return z
 
 
 def transformer_train_step(torch, batch=32):

@@ -4,11 +4,7 @@
 # cannot run, the check says so and falls back to idle readings.
 . "$(dirname "$0")/lib.bash"
 : "${GW_FAKE_NVML:?}" "${GW_FIXTURES:?}"
-help_text=$("$GW_BIN" check --help 2>&1 || true)
-if [[ $help_text == *"unknown command"* ]]; then
-  echo "SKIP: gpuwhy has no check command in its table yet"
-  exit 77
-fi
+require_command check
 FX=$GW_FIXTURES/check
 export GPUWHY_PYTHON=$FX/bin/python3-fake FAKE_NVML_GPUS=2 FAKE_NVML_PCIE_GEN=3 FAKE_NVML_PROC_PIDS=none
 unset GPUWHY_NVML_LIB

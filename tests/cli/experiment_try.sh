@@ -7,10 +7,7 @@
 # the workers fix speeds up an input-bound loop and leaves a compute-bound one
 # as it is; --crash-if-workers makes the script exit 1 when num_workers > 0.
 . "$(dirname "$0")/lib.bash"
-: "${GW_FAKE_NVML:?}" "${GW_SOURCE_DIR:?}"
-export GPUWHY_NVML_LIB=$GW_FAKE_NVML
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-export PYTHONPATH=$GW_SOURCE_DIR/tests/python/fake_torch
+use_fake_torch
 # GW_TRY_TRAIN: another script standing in for train_fake.py (a check by hand)
 TRAIN=${GW_TRY_TRAIN:-$GW_SOURCE_DIR/tests/python/train_fake.py}
 if [ -z "${GW_TRY_TRAIN:-}" ] && ! grep -q -- '--crash-if-workers' "$TRAIN"; then

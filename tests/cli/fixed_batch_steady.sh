@@ -7,10 +7,7 @@
 # workers took 13.5 s to start: its "as it is" run measured 10 steps and the
 # ratio's interval was 1.42x..17.65x.
 . "$(dirname "$0")/lib.bash"
-: "${GW_FAKE_NVML:?}" "${GW_SOURCE_DIR:?}"
-export GPUWHY_NVML_LIB=$GW_FAKE_NVML
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-export PYTHONPATH=$GW_SOURCE_DIR/tests/python/fake_torch
+use_fake_torch
 TRAIN=$GW_SOURCE_DIR/tests/python/train_fake.py
 # the experiment's recordings go to a folder of this test's own ($TMPDIR), checked empty at the end
 mkdir tmp

@@ -5,44 +5,19 @@
 # troubled fixture tree with two fake GPUs, and without any driver.
 source "$(dirname "$0")/lib.bash"
 : "${GW_FAKE_NVML:?}" "${GW_FIXTURES:?}" "${GW_SOURCE_DIR:?}"
-bindir=$(dirname "$GW_BIN")
-unset GPUWHY_LOCALEDIR
-if [ ! -f "$bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo" ]; then
-  [ ! -d "$bindir/po" ] || fail "the build has po/ but no $bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo"
-  command -v msgfmt >/dev/null || { echo "msgfmt missing: skipped"; exit 77; }
-  mkdir -p built/zh_CN/LC_MESSAGES
-  msgfmt --check -o built/zh_CN/LC_MESSAGES/gpuwhy.mo "$GW_SOURCE_DIR/po/zh_CN.po"
-  export GPUWHY_LOCALEDIR="$SCRATCH/built"
-fi
+use_zh_catalog
 FX=$GW_FIXTURES/check
-export PATH="$FX/bin:$PATH" GPUWHY_PYTHON=python3-fake
-unset GPUWHY_NVCC GPUWHY_NVML_LIB
-export FAKE_NVML_GPUS=2 FAKE_NVML_REASONS=0x1 FAKE_NVML_PSTATE=8 FAKE_NVML_SM_CLOCK_MHZ=345 \
-  FAKE_NVML_POWER_LIMIT_MW=700000,450000 FAKE_NVML_PCIE_GEN=5,3 FAKE_NVML_TEMP_C=41,83 \
-  FAKE_NVML_PERSISTENCE=1,0 FAKE_NVML_COMPUTE_MODE=0,3 FAKE_NVML_ECC_UNCORRECTED=0,2 \
-  FAKE_NVML_REMAP_PENDING=0,1 FAKE_NVML_VIOL_HW_THERMAL_NS=0,12500000000
-
-# check with only the locale variables given as NAME=VALUE arguments.
-in_env() {
-  local vars=()
-  while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
-    vars+=("$1")
-    shift
-  done
-  (cd / && env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" check "$@")
-}
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
-lacks() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2'"; }
+use_troubled_check_host
 troubled=(--root "$FX/troubled" --nvml-lib "$GW_FAKE_NVML")
 
 set +e
-in_env LANG=C "${troubled[@]}" >en.txt
+in_env -C / LANG=C check "${troubled[@]}" >en.txt
 rc_en=$?
-in_env LANG=zh_CN.UTF-8 "${troubled[@]}" >zh.txt
+in_env -C / LANG=zh_CN.UTF-8 check "${troubled[@]}" >zh.txt
 rc_zh=$?
-in_env LANG=C "${troubled[@]}" --json >en.json
-in_env LANG=zh_CN.UTF-8 "${troubled[@]}" --json >zh.json
-in_env LC_ALL=C.UTF-8 LANGUAGE=zh_CN "${troubled[@]}" --json >zh2.json
+in_env -C / LANG=C check "${troubled[@]}" --json >en.json
+in_env -C / LANG=zh_CN.UTF-8 check "${troubled[@]}" --json >zh.json
+in_env -C / LC_ALL=C.UTF-8 LANGUAGE=zh_CN check "${troubled[@]}" --json >zh2.json
 set -e
 assert_eq "exit status in English" "$rc_en" 1
 assert_eq "exit status in Chinese" "$rc_zh" 1
@@ -111,10 +86,10 @@ cmp -s en.json "$FX/expected/troubled.json" || fail "LANG=C --json differs from 
 set +e
 # The fixture root, not the live host: free memory and the like change between two runs.
 nodrv=(--root "$FX/troubled" --nvml-lib /nonexistent/libnvidia-ml.so.1)
-in_env LANG=zh_CN.UTF-8 "${nodrv[@]}" >nodrv.txt
+in_env -C / LANG=zh_CN.UTF-8 check "${nodrv[@]}" >nodrv.txt
 rc=$?
-in_env LANG=zh_CN.UTF-8 "${nodrv[@]}" --json >nodrv_zh.json
-in_env LANG=C "${nodrv[@]}" --json >nodrv_en.json
+in_env -C / LANG=zh_CN.UTF-8 check "${nodrv[@]}" --json >nodrv_zh.json
+in_env -C / LANG=C check "${nodrv[@]}" --json >nodrv_en.json
 set -e
 assert_eq "exit status without a driver" "$rc" 1
 grep -q '^  失败  NVIDIA 驱动  *没有 NVIDIA 驱动' nodrv.txt || fail "no-driver item: $(cat nodrv.txt)"
@@ -122,7 +97,7 @@ cmp -s nodrv_en.json nodrv_zh.json || fail "--json without a driver differs betw
 grep -q '"reason": "no NVIDIA driver: ' nodrv_zh.json || fail "JSON reason is not English"
 
 # Usage errors follow the language too.
-if in_env LANG=zh_CN.UTF-8 --bogus >/dev/null 2>err.txt; then
+if in_env -C / LANG=zh_CN.UTF-8 check --bogus >/dev/null 2>err.txt; then
   fail "an unknown option was accepted"
 fi
 has err.txt "未知选项 '--bogus'"

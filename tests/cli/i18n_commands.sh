@@ -5,17 +5,8 @@
 # under LANG=C; what a recording keeps stays English in every language.
 source "$(dirname "$0")/lib.bash"
 : "${GW_FAKE_NVML:?}" "${GW_FIXTURES:?}" "${GW_SOURCE_DIR:?}"
-bindir=$(dirname "$GW_BIN")
-unset GPUWHY_LOCALEDIR GPUWHY_NVML_LIB
-if [ ! -f "$bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo" ]; then
-  [ ! -d "$bindir/po" ] || fail "the build has po/ but no $bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo"
-  command -v msgfmt >/dev/null || { echo "msgfmt missing: skipped"; exit 77; }
-  mkdir -p built/zh_CN/LC_MESSAGES
-  msgfmt --check -o built/zh_CN/LC_MESSAGES/gpuwhy.mo "$GW_SOURCE_DIR/po/zh_CN.po"
-  export GPUWHY_LOCALEDIR="$SCRATCH/built"
-fi
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 600 "$1")"; }
-lacks() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2'"; }
+unset GPUWHY_NVML_LIB
+use_zh_catalog
 # run NAME EXPECTED_STATUS LANG ARGS...: gpuwhy's stdout and stderr into NAME.out
 run() {
   local name=$1 want=$2 lang=$3 rc=0

@@ -5,41 +5,16 @@
 # class ids and units English, and write the same JSON in every language.
 source "$(dirname "$0")/lib.bash"
 : "${GW_FIXTURES:?}" "${GW_SOURCE_DIR:?}"
-bindir=$(dirname "$GW_BIN")
-unset GPUWHY_LOCALEDIR
-if [ ! -f "$bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo" ]; then
-  [ ! -d "$bindir/po" ] || fail "the build has po/ but no $bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo"
-  command -v msgfmt >/dev/null || { echo "msgfmt missing: skipped"; exit 77; }
-  mkdir -p built/zh_CN/LC_MESSAGES
-  msgfmt --check -o built/zh_CN/LC_MESSAGES/gpuwhy.mo "$GW_SOURCE_DIR/po/zh_CN.po"
-  export GPUWHY_LOCALEDIR="$SCRATCH/built"
-fi
+use_zh_catalog
 dir="$GW_FIXTURES/scenarios"
 # in_cmd NAME=VALUE... COMMAND ARGS: gpuwhy COMMAND with only the locale
-# variables given, in the fixtures' folder; in_env runs compare.
-in_cmd() {
-  local vars=()
-  while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
-    vars+=("$1")
-    shift
-  done
-  (cd "$dir" && env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" "$@")
-}
-in_env() {
-  local vars=()
-  while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
-    vars+=("$1")
-    shift
-  done
-  in_cmd "${vars[@]}" compare "$@"
-}
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
-lacks() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2'"; }
+# variables given, in the fixtures' folder.
+in_cmd() { in_env -C "$dir" "$@"; }
 runs=(worked_case_s0.db worked_case_s1.db worked_case_s2.db worked_case_s3.db)
 
-in_env LANG=C "${runs[@]}" >"$SCRATCH/en.txt"
+in_cmd LANG=C compare "${runs[@]}" >"$SCRATCH/en.txt"
 diff -u "$GW_SOURCE_DIR/tests/expected/compare_worked_case.txt" en.txt || fail "LANG=C text differs from the golden"
-in_env LANG=zh_CN.UTF-8 "${runs[@]}" >"$SCRATCH/zh.txt"
+in_cmd LANG=zh_CN.UTF-8 compare "${runs[@]}" >"$SCRATCH/zh.txt"
 has zh.txt "gpuwhy compare：4 次运行，每次与前一次比较"
 has zh.txt "  步骤时间，中位数"
 has zh.txt "  首要诊断"
@@ -87,13 +62,13 @@ sys.exit(0 if len(table) > 10 and not bad else 1)
 PY
 
 # Markdown follows the language; JSON never does.
-in_env LANG=zh_CN.UTF-8 --format md "${runs[@]}" >zh.md
+in_cmd LANG=zh_CN.UTF-8 compare --format md "${runs[@]}" >zh.md
 has zh.md "## 差异"
 has zh.md "- 诊断结果："
 has zh.md "- 变化（命令行参数）：\`--stage 从 0 变为 1\`"
 has zh.md "- 依据：每步时间来自"
-in_env LANG=C --format json "${runs[@]}" >en.json
-in_env LANG=zh_CN.UTF-8 --format json "${runs[@]}" >zh.json
+in_cmd LANG=C compare --format json "${runs[@]}" >en.json
+in_cmd LANG=zh_CN.UTF-8 compare --format json "${runs[@]}" >zh.json
 cmp -s en.json zh.json || fail "compare --format json differs under LANG=zh_CN.UTF-8"
 
 # gpuwhy baseline: save, check (a regression, exit 1) and list in Chinese;
@@ -183,7 +158,7 @@ cmp -s sweep_en.json sweep_zh.json || fail "sweep --format json differs under LA
 grep -qF '"text": "Throughput stops rising at batch-size=1024' sweep_zh.json || fail "sweep JSON knee text is not English"
 
 # Usage errors follow the language too.
-if in_env LANG=zh_CN.UTF-8 only_one.db >/dev/null 2>err.txt; then
+if in_cmd LANG=zh_CN.UTF-8 compare only_one.db >/dev/null 2>err.txt; then
   fail "one run was accepted"
 fi
 has err.txt "至少给出两次运行来比较"

@@ -8,33 +8,8 @@ source "$(dirname "$0")/lib.bash"
 : "${GW_FIXTURES:?GW_FIXTURES must point at tests/fixtures}"
 : "${GW_SOURCE_DIR:?GW_SOURCE_DIR must point at the source tree}"
 db="$GW_FIXTURES/scenarios/launch_tiny_ops.db"
-bindir=$(dirname "$GW_BIN")
-
-# The catalog beside the binary (the build tree's locale folder). A build
-# that has the po/ subdirectory must have compiled it; an older build tree
-# without it gets one compiled here and named through GPUWHY_LOCALEDIR.
-unset GPUWHY_LOCALEDIR
-if [ ! -f "$bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo" ]; then
-  [ ! -d "$bindir/po" ] || fail "the build has po/ but no $bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo"
-  command -v msgfmt >/dev/null || { echo "msgfmt missing: skipped"; exit 77; }
-  mkdir -p built/zh_CN/LC_MESSAGES
-  msgfmt --check -o built/zh_CN/LC_MESSAGES/gpuwhy.mo "$GW_SOURCE_DIR/po/zh_CN.po"
-  export GPUWHY_LOCALEDIR="$SCRATCH/built"
-  echo "note: no catalog beside $GW_BIN; using one compiled from po/zh_CN.po"
-fi
-
-# Runs gpuwhy with only the locale variables given as NAME=VALUE arguments
-# (GPUWHY_LOCALEDIR, when exported above, passes through).
-in_env() {
-  local vars=()
-  while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
-    vars+=("$1")
-    shift
-  done
-  env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" "$@"
-}
-has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"; }
-lacks() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2'"; }
+# in_env (lib.bash) passes GPUWHY_LOCALEDIR through, when use_zh_catalog exports it.
+use_zh_catalog
 non_ascii() { LC_ALL=C grep -q $'[\x80-\xff]' "$1"; }
 
 # English: the C locale, and also LANGUAGE alone (glibc ignores it in C).

@@ -78,19 +78,14 @@ fi
 # bad input: exit 3, the file and the byte offset named, an existing output kept (even with --force)
 echo precious >keep.db
 printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 1' >cut.json
-set +e
-"$GW_BIN" import --force cut.json -o keep.db 2>err.txt; r=$?
-set -e
-assert_eq "exit on a truncated trace" "$r" 3
-grep -q "cut.json: ends at byte 53" err.txt || fail "message: $(cat err.txt)"
+fails_with "exit on a truncated trace" 3 "cut.json: ends at byte 53" "$GW_BIN" import --force cut.json -o keep.db
 assert_eq "output kept" "$(cat keep.db)" precious
 printf 'PK\003\004 not a trace' >zip.json
+fails_with "exit on an unknown format" 3 "not a format gpuwhy imports" "$GW_BIN" import zip.json -o x.db
 set +e
-"$GW_BIN" import zip.json -o x.db 2>err.txt; r=$?
-"$GW_BIN" import /nonexistent/trace.json -o x.db 2>err2.txt; r2=$?
+"$GW_BIN" import /nonexistent/trace.json -o x.db 2>err2.txt
+r2=$?
 set -e
-assert_eq "exit on an unknown format" "$r" 3
-grep -q "not a format gpuwhy imports" err.txt || fail "message: $(cat err.txt)"
 assert_eq "exit on a missing file" "$r2" 3
 
 # the progress bar: on a terminal only, for large inputs

@@ -16,9 +16,6 @@ assert_eq "kernel start" "$(q nsys.db 'select min(start_ns) from kernel')" 17908
 
 # a required column missing: named, exit 3
 sqlite3 export.sqlite 'ALTER TABLE CUPTI_ACTIVITY_KIND_MEMCPY DROP COLUMN copyKind'
-set +e
-"$GW_BIN" import export.sqlite -o x.db 2>err.txt; r=$?
-set -e
-assert_eq "exit on a missing column" "$r" 3
-grep -q "CUPTI_ACTIVITY_KIND_MEMCPY lacks column(s) copyKind" err.txt || fail "message: $(cat err.txt)"
+fails_with "exit on a missing column" 3 "CUPTI_ACTIVITY_KIND_MEMCPY lacks column(s) copyKind" \
+  "$GW_BIN" import export.sqlite -o x.db
 echo "1 passed, 0 failed"

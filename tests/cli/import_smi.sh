@@ -26,9 +26,5 @@ assert_eq "GPU name" "$(q query.db 'select name from gpu')" "NVIDIA H200"
 assert_eq "clock reasons" "$(q query.db 'select clock_reasons from gpu_sample order by t_ns limit 1')" 1
 
 printf '# gpu    pwr     sm\n# Idx      W      %%\n    0    100     50\n    0    100\n' >short.txt
-set +e
-"$GW_BIN" import short.txt -o x.db 2>err.txt; r=$?
-set -e
-assert_eq "exit on a short line" "$r" 3
-grep -q "short.txt: line 4: expected 3 values" err.txt || fail "message: $(cat err.txt)"
+fails_with "exit on a short line" 3 "short.txt: line 4: expected 3 values" "$GW_BIN" import short.txt -o x.db
 echo "1 passed, 0 failed"

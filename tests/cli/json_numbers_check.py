@@ -7,6 +7,8 @@ import json
 import re
 import sys
 
+from json_check_problems import finish
+
 EXACT = 2**53
 # fields that hold integers by their meaning: counts, bytes, nanoseconds, ids
 INTEGER_KEY = re.compile(r"(_ns|_bytes|^count|_count|^steps|^nsteps|^pid|^rank|^gpu|^seed|^resamples|^exit_status"
@@ -47,12 +49,7 @@ def main():
     for path in sys.argv[1:]:
         with open(path, encoding="utf-8") as f:
             check(path, f.read(), problems)
-    for p in problems[:50]:
-        print(p)
-    if problems:
-        print(f"{len(problems)} problems in {len(sys.argv) - 1} documents")
-        sys.exit(1)
-    print(f"ok: numbers in {len(sys.argv) - 1} documents")
+    finish(problems, len(sys.argv) - 1, f"ok: numbers in {len(sys.argv) - 1} documents")
 
 
 if __name__ == "__main__":

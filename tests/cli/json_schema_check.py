@@ -8,6 +8,8 @@ import os
 import re
 import sys
 
+from json_check_problems import finish
+
 try:
     import jsonschema
 except ImportError:
@@ -41,12 +43,8 @@ def main():
         for err in validators[name].iter_errors(doc):
             where = "/".join(str(p) for p in err.absolute_path)
             problems.append(f"{path}: at /{where}: {err.message}")
-    for p in problems[:50]:
-        print(p)
-    if problems:
-        print(f"{len(problems)} problems in {len(paths)} documents")
-        sys.exit(1)
-    print(f"ok: {len(paths)} documents valid against {len(validators)} schemas ({', '.join(sorted(validators))})")
+    finish(problems, len(paths),
+           f"ok: {len(paths)} documents valid against {len(validators)} schemas ({', '.join(sorted(validators))})")
 
 
 if __name__ == "__main__":

@@ -40,15 +40,86 @@ if ra["verdict"] != rb["verdict"] or fa != fb:
     sys.exit(1)
 PY
 }
-# in_env NAME=VALUE... ARGS: gpuwhy with only the locale variables given
-# (LANGUAGE, LC_ALL, LC_MESSAGES, LANG and NO_COLOR unset unless given).
+# has FILE TEXT, lacks FILE TEXT: FILE holds TEXT, or does not.
+has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 600 "$1")"; }
+lacks() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2'"; }
+# in_env [-C DIR] NAME=VALUE... ARGS: gpuwhy with only the locale variables
+# given (LANGUAGE, LC_ALL, LC_MESSAGES, LANG and NO_COLOR unset unless given),
+# in DIR when -C names one (relative paths in ARGS are DIR's; redirections
+# stay the caller's).
 in_env() {
-  local vars=()
+  local dir=. vars=()
+  if [ "${1:-}" = -C ]; then
+    dir=$2
+    shift 2
+  fi
   while [ $# -gt 0 ] && [[ $1 == *=* ]]; do
     vars+=("$1")
     shift
   done
-  env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" "$@"
+  (cd "$dir" && env -u LANGUAGE -u LC_ALL -u LC_MESSAGES -u LANG -u NO_COLOR "${vars[@]}" "$GW_BIN" "$@")
+}
+# fails_with NAME STATUS PATTERN CMD...: CMD exits with STATUS and its stderr
+# matches PATTERN (grep).
+fails_with() {
+  local name=$1 want=$2 pattern=$3 rc=0
+  shift 3
+  "$@" 2>"$SCRATCH/fails_with.err" || rc=$?
+  assert_eq "$name" "$rc" "$want"
+  grep -q -- "$pattern" "$SCRATCH/fails_with.err" || fail "$name: message: $(cat "$SCRATCH/fails_with.err")"
+}
+# use_zh_catalog: the zh_CN catalog beside the binary (the build tree's locale
+# folder). A build that has the po/ subdirectory must have compiled it; an
+# older build tree without it gets one compiled here from po/zh_CN.po and named
+# through GPUWHY_LOCALEDIR (skipped, 77, without msgfmt).
+use_zh_catalog() {
+  : "${GW_SOURCE_DIR:?GW_SOURCE_DIR must point at the source tree}"
+  local bindir
+  bindir=$(dirname "$GW_BIN")
+  unset GPUWHY_LOCALEDIR
+  [ ! -f "$bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo" ] || return 0
+  [ ! -d "$bindir/po" ] || fail "the build has po/ but no $bindir/locale/zh_CN/LC_MESSAGES/gpuwhy.mo"
+  command -v msgfmt >/dev/null || {
+    echo "msgfmt missing: skipped"
+    exit 77
+  }
+  mkdir -p "$SCRATCH/built/zh_CN/LC_MESSAGES"
+  msgfmt --check -o "$SCRATCH/built/zh_CN/LC_MESSAGES/gpuwhy.mo" "$GW_SOURCE_DIR/po/zh_CN.po"
+  export GPUWHY_LOCALEDIR="$SCRATCH/built"
+  echo "note: no catalog beside $GW_BIN; using one compiled from po/zh_CN.po"
+}
+# require_command NAME: skipped (77) when gpuwhy has no command NAME yet.
+require_command() {
+  local help_text
+  help_text=$("$GW_BIN" "$1" --help 2>&1 || true)
+  if [[ $help_text == *"unknown command"* ]]; then
+    echo "SKIP: gpuwhy has no $1 command in its table yet"
+    exit 77
+  fi
+}
+# use_troubled_check_host: gpuwhy check's setting for the troubled tree of
+# tests/fixtures/check (check_golden.sh's golden files): the stand-in python
+# by name from PATH, so no checkout path lands in the output, no nvcc, and two
+# scripted fake GPUs (pass --nvml-lib "$GW_FAKE_NVML") with faults to report.
+use_troubled_check_host() {
+  : "${GW_FAKE_NVML:?}" "${GW_FIXTURES:?}"
+  export PATH="$GW_FIXTURES/check/bin:$PATH" GPUWHY_PYTHON=python3-fake
+  unset GPUWHY_NVCC GPUWHY_NVML_LIB
+  export FAKE_NVML_GPUS=2 FAKE_NVML_REASONS=0x1 FAKE_NVML_PSTATE=8 FAKE_NVML_SM_CLOCK_MHZ=345 \
+    FAKE_NVML_POWER_LIMIT_MW=700000,450000 FAKE_NVML_PCIE_GEN=5,3 FAKE_NVML_TEMP_C=41,83 \
+    FAKE_NVML_PERSISTENCE=1,0 FAKE_NVML_COMPUTE_MODE=0,3 FAKE_NVML_ECC_UNCORRECTED=0,2 \
+    FAKE_NVML_REMAP_PENDING=0,1 FAKE_NVML_VIOL_HW_THERMAL_NS=0,12500000000
+}
+# use_fake_torch: Python programs import tests/python/fake_torch as torch and
+# gpuwhy reads the fake NVML; skipped (77) without python3.
+use_fake_torch() {
+  : "${GW_FAKE_NVML:?}" "${GW_SOURCE_DIR:?}"
+  export GPUWHY_NVML_LIB=$GW_FAKE_NVML
+  command -v python3 >/dev/null || {
+    echo "SKIP: no python3"
+    exit 77
+  }
+  export PYTHONPATH=$GW_SOURCE_DIR/tests/python/fake_torch
 }
 # drop_trace DB: the recording as `record --no-trace` gives it: the rows of
 # every table the tracer writes deleted (docs/RECORDING.md lists them).

@@ -7,9 +7,7 @@
 # step say "not measured" in JSON and print no MFU line in text.
 . "$(dirname "$0")/lib.bash"
 : "${GW_FAKE_NVML:?}" "${GW_SOURCE_DIR:?}" "${GW_FIXTURES:?}"
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-export GPUWHY_NVML_LIB=$GW_FAKE_NVML
-export PYTHONPATH=$GW_SOURCE_DIR/tests/python/fake_torch
+use_fake_torch
 HOOK=$GW_SOURCE_DIR/tracer/python/gpuwhy_hook
 mkdir spool
 (unset GPUWHY_PY_SPOOL_DIR; python3 "$GW_SOURCE_DIR/tests/python/hook_flops_check.py" "$HOOK" "$PWD/spool") ||

@@ -8,10 +8,7 @@
 # output and exit status are its own; the workers fix speeds up an
 # input-bound loop.
 . "$(dirname "$0")/lib.bash"
-: "${GW_FAKE_NVML:?}" "${GW_SOURCE_DIR:?}"
-export GPUWHY_NVML_LIB=$GW_FAKE_NVML
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-export PYTHONPATH=$GW_SOURCE_DIR/tests/python/fake_torch
+use_fake_torch
 TRAIN=$GW_SOURCE_DIR/tests/python/train_fake.py
 # the lines of train_fake.py that build its DataLoader, as the fixes' messages name them
 LINE=train_fake.py:$(grep -n "loader = torch.utils.data.DataLoader(dataset, batch_size" "$TRAIN" | cut -d: -f1)

@@ -5,10 +5,7 @@
 # library, with no DataLoader, makes its data inline in that function; the
 # rate reaches meta; --py-sample-hz 0 records none.
 . "$(dirname "$0")/lib.bash"
-: "${GW_FAKE_NVML:?}" "${GW_SOURCE_DIR:?}"
-export GPUWHY_NVML_LIB=$GW_FAKE_NVML
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-export PYTHONPATH=$GW_SOURCE_DIR/tests/python/fake_torch
+use_fake_torch
 PROG=$GW_SOURCE_DIR/tests/python/pysample_prog.py
 
 # 30 steps of 40 ms at 100 Hz: about 120 samples

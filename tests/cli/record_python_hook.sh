@@ -6,12 +6,9 @@
 # program's stdout nor its exit status; a sitecustomize already on
 # PYTHONPATH still runs; --no-python-hook records no steps.
 . "$(dirname "$0")/lib.bash"
-: "${GW_FAKE_NVML:?}" "${GW_SOURCE_DIR:?}"
-export GPUWHY_NVML_LIB=$GW_FAKE_NVML
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-FAKE_TORCH=$GW_SOURCE_DIR/tests/python/fake_torch
+use_fake_torch
+FAKE_TORCH=$PYTHONPATH
 TRAIN=$GW_SOURCE_DIR/tests/python/train_fake.py
-export PYTHONPATH=$FAKE_TORCH
 
 # 30 optimizer steps, each over 2 batches of 16 that take 20 ms each to load
 # and 5 ms to compute on: data wait about 40 of 50 ms per step.
