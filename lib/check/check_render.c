@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/json_write.h"
+#include "render/renderer_formats.h"
 
 #define TEXT_WIDTH 100
 #define TITLE_WIDTH 22
@@ -289,10 +290,7 @@ static const struct check_renderer {
 };
 
 unsigned gw_check_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < sizeof check_renderers / sizeof check_renderers[0]; i++)
-    have |= GW_FORMAT_BIT(check_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(check_renderers);
 }
 
 int gw_check_print(FILE *out, const struct gw_check_report *r, int format, int color) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/ledger.h"
+#include "compare/compare_render.h"
 #include "core/json_path.h"
 #include "core/json_write.h"
 
@@ -69,15 +70,7 @@ void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const cha
   kv_num(out, "lost_share", s->lost_share);
   kv_str(out, "  ", "verdict", s->verdict);
   fputs("  \"findings\": [", out);
-  for (int i = 0; i < s->nfindings; i++) {
-    fprintf(out, "%s{\"class\": ", i ? ", " : "");
-    gw_json_write_string(out, s->findings[i].class_id);
-    fputs(", \"share_of_lost\": ", out);
-    jnum(out, s->findings[i].share_of_lost);
-    fputs(", \"confidence\": ", out);
-    jnum(out, s->findings[i].confidence);
-    fputs("}", out);
-  }
+  gw_compare_json_findings(s, out);
   fputs("],\n  \"setup\": {\n    \"command\": [", out);
   for (int i = 0; i < s->setup.argc; i++) {
     fputs(i ? ", " : "", out);

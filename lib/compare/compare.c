@@ -7,6 +7,7 @@
 #include "compare/compare_render.h"
 #include "compare/run_load.h"
 #include "core/i18n.h"
+#include "render/renderer_formats.h"
 
 static void render_text(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
                         FILE *out, int color) {
@@ -42,10 +43,7 @@ static const struct compare_renderer {
 #define NRENDERERS (sizeof compare_renderers / sizeof compare_renderers[0])
 
 unsigned gw_compare_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < NRENDERERS; i++)
-    have |= GW_FORMAT_BIT(compare_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(compare_renderers);
 }
 
 static int compare_files(const char *const *paths, int n, const struct gw_compare_opts *opts, FILE *out, char *errbuf,

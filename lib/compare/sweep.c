@@ -11,6 +11,7 @@
 #include "compare/run_load.h"
 #include "core/i18n.h"
 #include "core/json_write.h"
+#include "render/renderer_formats.h"
 
 void gw_sweep_find_knee(const double *x, const double *thr, int n, double min_gain, struct gw_sweep_knee *out) {
   memset(out, 0, sizeof *out);
@@ -430,10 +431,7 @@ static const struct sweep_renderer {
 #define NSWEEP_RENDERERS (sizeof sweep_renderers / sizeof sweep_renderers[0])
 
 unsigned gw_sweep_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < NSWEEP_RENDERERS; i++)
-    have |= GW_FORMAT_BIT(sweep_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(sweep_renderers);
 }
 
 static int sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,

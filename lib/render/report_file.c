@@ -15,6 +15,7 @@
 #include "render/report_html.h"
 #include "render/report_render.h"
 #include "store/store_job.h"
+#include "render/renderer_formats.h"
 
 /* Every format name; the first name of a format is the one listed to users. */
 static const struct {
@@ -88,10 +89,7 @@ static const struct report_renderer {
 };
 
 unsigned gw_report_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < sizeof report_renderers / sizeof report_renderers[0]; i++)
-    have |= GW_FORMAT_BIT(report_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(report_renderers);
 }
 
 static void render(const struct gw_diagnosis *dx, const struct gw_report_opts *opts, FILE *out) {
