@@ -27,6 +27,7 @@
 #include "render/fix_text.h"
 #include "render/report_render.h"
 #include "render/svg_chart.h"
+#include "render/multi_gpu_cells.h"
 
 /* Okabe-Ito colours, distinguishable with the common colour-vision
  * deficiencies, plus a wine and greys; one per ledger row, in enum order.
@@ -701,13 +702,10 @@ static void multi_gpu(FILE *out, const struct gw_diagnosis *dx) {
       fputs("<tr><td></td><td>", out);
     gw_html_write(out, g->label);
     fputs("</td>", out);
-    html_cell(out, g->rank >= 0 ? (double)g->rank : NAN, "");
-    html_cell(out, g->util_med_pct, "%");
-    html_cell(out, g->sm_med_pct, "%");
-    html_cell(out, g->tensor_med_pct, "%");
-    html_cell(out, g->sm_clock_med_mhz, " MHz");
-    html_cell(out, g->nccl_share * 100, "%");
-    html_cell(out, g->overlap_frac * 100, "%");
+    struct gw_mgpu_cell cells[GW_MGPU_NUMBER_COLUMNS];
+    gw_mgpu_number_cells(g, cells);
+    for (int c = 0; c < GW_MGPU_NUMBER_COLUMNS; c++)
+      html_cell(out, cells[c].value, cells[c].unit);
     fputs("<td>", out);
     gw_html_write(out, g->transport[0] ? g->transport : "-");
     fputs("</td></tr>\n", out);
