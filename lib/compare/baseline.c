@@ -252,7 +252,6 @@ static const struct baseline_renderer {
     {GW_REPORT_JSON, check_render_json},
     {GW_REPORT_MD, check_render_md},
 };
-#define NBASELINE_RENDERERS (sizeof baseline_renderers / sizeof baseline_renderers[0])
 
 unsigned gw_baseline_formats(void) {
   return GW_RENDERER_TABLE_FORMATS(baseline_renderers);
@@ -262,9 +261,8 @@ unsigned gw_baseline_formats(void) {
 static int refuse_format(enum gw_report_format f, char *errbuf, size_t errcap) {
   if (gw_baseline_formats() & GW_FORMAT_BIT(f))
     return 0;
-  char list[64];
-  gw_format_list(gw_baseline_formats(), list, sizeof list);
-  return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("baseline renders %s only"), list);
+  return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("baseline renders %s only"),
+                        gw_format_names(gw_baseline_formats()).text);
 }
 
 static int baseline_check(const char *name, const char *path, double tolerance_pct, const struct gw_compare_opts *opts,
@@ -307,9 +305,9 @@ static int baseline_check(const char *name, const char *path, double tolerance_p
     struct check_result r;
     judge(&c, tolerance_pct / 100, opts->format != GW_REPORT_JSON, &r);
     struct check_view view = {name, path, base.path, tolerance_pct, &c, &r, opts->color};
-    for (size_t i = 0; i < NBASELINE_RENDERERS; i++)
-      if (baseline_renderers[i].format == opts->format)
-        baseline_renderers[i].check(&view, out);
+    const struct baseline_renderer *renderer = GW_RENDERER_TABLE_ROW(baseline_renderers, opts->format);
+    if (renderer) /* refuse_format above let only these formats in */
+      renderer->check(&view, out);
     rc = r.regression ? GPUWHY_EXIT_FINDINGS : GPUWHY_EXIT_OK;
   }
   gw_run_summary_free(&base);

@@ -11,6 +11,7 @@
 #include "compare/run_load.h"
 #include "core/i18n.h"
 #include "core/json_write.h"
+#include "core/util.h"
 #include "render/renderer_formats.h"
 
 void gw_sweep_find_knee(const double *x, const double *thr, int n, double min_gain, struct gw_sweep_knee *out) {
@@ -428,7 +429,6 @@ static const struct sweep_renderer {
     {GW_REPORT_JSON, sweep_render_json},
     {GW_REPORT_MD, sweep_render_md},
 };
-#define NSWEEP_RENDERERS (sizeof sweep_renderers / sizeof sweep_renderers[0])
 
 unsigned gw_sweep_formats(void) {
   return GW_RENDERER_TABLE_FORMATS(sweep_renderers);
@@ -444,16 +444,10 @@ int gw_sweep_table(const char *const *paths, const char *const *values, int n, c
 
 static int sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
                        FILE *out, char *errbuf, size_t errcap) {
-  const struct sweep_renderer *renderer = NULL;
-  for (size_t i = 0; i < NSWEEP_RENDERERS; i++)
-    if (sweep_renderers[i].format == opts->format)
-      renderer = &sweep_renderers[i];
-  if (!renderer) {
-    char list[64];
-    gw_format_list(gw_sweep_formats(), list, sizeof list);
-    snprintf(errbuf, errcap, _("sweep renders %s only"), list);
-    return GPUWHY_EXIT_USAGE;
-  }
+  const struct sweep_renderer *renderer = GW_RENDERER_TABLE_ROW(sweep_renderers, opts->format);
+  if (!renderer)
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("sweep renders %s only"),
+                          gw_format_names(gw_sweep_formats()).text);
   if (n < 1) {
     snprintf(errbuf, errcap, "%s", _("a sweep needs at least one recording"));
     return GPUWHY_EXIT_USAGE;

@@ -13,6 +13,7 @@
 
 #include "core/i18n.h"
 #include "core/util.h"
+#include "render/renderer_formats.h"
 #include "store/store.h"
 
 /* s with every occurrence of pat replaced by with; a new string. */
@@ -70,11 +71,9 @@ int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts
                  size_t errcap) {
   if (!run->param || !run->param[0] || run->nvalues < 1 || !run->argv || !run->argv[0])
     return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("a sweep needs --param NAME=V1,V2,... and a command"));
-  if (!(gw_sweep_formats() & GW_FORMAT_BIT(opts->format))) { /* refused before any run, not after them all */
-    char list[64];
-    gw_format_list(gw_sweep_formats(), list, sizeof list);
-    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("sweep renders %s only"), list);
-  }
+  if (!(gw_sweep_formats() & GW_FORMAT_BIT(opts->format))) /* refused before any run, not after them all */
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("sweep renders %s only"),
+                          gw_format_names(gw_sweep_formats()).text);
   char pat[160];
   snprintf(pat, sizeof pat, "{%s}", run->param);
   int argc = 0, used = 0;
