@@ -139,9 +139,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                 GW_NUM(room ? "suggested_workers" : "half_cores", GW_UNIT_COUNT, cores / 2));
   if (room || cores < 2)
     gw_finding_fix(f, "input_pipeline.more_workers");
-  gw_finding_fix(f, "input_pipeline.pin_memory");
-  gw_finding_fix(f, "input_pipeline.transforms_on_gpu");
-  gw_finding_fix(f, "input_pipeline.local_shards");
+  gw_fixes(f, "input_pipeline.pin_memory", "input_pipeline.transforms_on_gpu", "input_pipeline.local_shards");
   return 1;
 }
 

@@ -120,10 +120,8 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
       gw_evidence(f, "sync_gaps", -1, p->active_start_ns, p->active_end_ns, GW_NUM("share", GW_UNIT_FRACTION, sync),
                   GW_NUM("gaps", GW_UNIT_COUNT, (double)dx->total.sync_gaps));
   }
-  gw_finding_fix(f, "launch_overhead.remove_syncs");
-  gw_finding_fix(f, "launch_overhead.torch_compile");
-  gw_finding_fix(f, "launch_overhead.cuda_graphs");
-  gw_finding_fix(f, "launch_overhead.fused_kernels");
+  gw_fixes(f, "launch_overhead.remove_syncs", "launch_overhead.torch_compile", "launch_overhead.cuda_graphs",
+           "launch_overhead.fused_kernels");
   return 1;
 }
 

@@ -159,11 +159,8 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   if (h->has_main)
     gw_evidence(f, "main_process_not_limit", -1, p->active_start_ns, p->active_end_ns,
                 GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct));
-  gw_finding_fix(f, "small_batch.raise_batch");
-  gw_finding_fix(f, "small_batch.mixed_precision");
-  gw_finding_fix(f, "small_batch.fixed_shapes");
-  gw_finding_fix(f, "small_batch.activation_checkpointing");
-  gw_finding_fix(f, "small_batch.cuda_graphs");
+  gw_fixes(f, "small_batch.raise_batch", "small_batch.mixed_precision", "small_batch.fixed_shapes",
+           "small_batch.activation_checkpointing", "small_batch.cuda_graphs");
   return 1;
 }
 
