@@ -214,10 +214,7 @@ static void knee_text(const struct sweep_row *rows, int n, const char *pname, co
 }
 
 static void fmt_pct1(double v, char *buf, size_t cap) {
-  if (isnan(v))
-    snprintf(buf, cap, "-");
-  else
-    snprintf(buf, cap, "%.1f%%", v);
+  gw_compare_fmt_num(v, 1, "%", buf, cap);
 }
 
 static void fmt_mem(const struct gw_run_summary *s, char *buf, size_t cap) {
@@ -377,16 +374,10 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
     gw_fmt_rate(gw_run_throughput(s, strcmp(unit, "samples/s") == 0), thr, sizeof thr);
     gw_fmt_duration(s->step_median_s, med, sizeof med);
     fmt_pct1(s->sm_mean_pct, sm, sizeof sm);
-    if (isnan(s->power_mean_w))
-      snprintf(pw, sizeof pw, "-");
-    else
-      snprintf(pw, sizeof pw, "%.0f W", s->power_mean_w);
+    gw_compare_fmt_num(s->power_mean_w, 0, " W", pw, sizeof pw);
     fmt_mem(s, mem, sizeof mem);
     fmt_pct1(s->mfu_pct, mfu, sizeof mfu);
-    if (isnan(s->achieved_tflops))
-      snprintf(tflops, sizeof tflops, "-");
-    else
-      snprintf(tflops, sizeof tflops, "%.1f", s->achieved_tflops);
+    gw_compare_fmt_num(s->achieved_tflops, 1, "", tflops, sizeof tflops);
     top_finding(s, top, sizeof top);
     if (md)
       fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rows[i].value, thr, gain, med, sm, pw, mem,

@@ -800,18 +800,25 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
   fputs("</div>\n", out);
 }
 
+/* A titled list of n notes' sentences, in the reader's language; nothing
+ * when there are none. */
+static void note_list(FILE *out, const char *title, const struct gw_evidence *notes, int n) {
+  if (n <= 0)
+    return;
+  char line[GW_TEXT];
+  fprintf(out, "<h2>%s</h2><ul>", title);
+  for (int i = 0; i < n; i++) {
+    fputs("<li>", out);
+    gw_note_text(&notes[i], 1, line, sizeof line);
+    gw_html_write(out, line);
+    fputs("</li>", out);
+  }
+  fputs("</ul>\n", out);
+}
+
 static void lists(FILE *out, const struct gw_diagnosis *dx) {
   char line[GW_TEXT];
-  if (dx->ninterp > 0) {
-    fprintf(out, "<h2>%s</h2><ul>", _("Reading the numbers"));
-    for (int i = 0; i < dx->ninterp; i++) {
-      fputs("<li>", out);
-      gw_note_text(&dx->interp[i], 1, line, sizeof line);
-      gw_html_write(out, line);
-      fputs("</li>", out);
-    }
-    fputs("</ul>\n", out);
-  }
+  note_list(out, _("Reading the numbers"), dx->interp, dx->ninterp);
   if (dx->nexperiments > 0) {
     fprintf(out, "<h2>%s</h2><p class=\"why\">%s</p><ul>", _("Next experiments"),
             _("The data cannot decide these alone."));
@@ -825,16 +832,7 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
     }
     fputs("</ul>\n", out);
   }
-  if (dx->nnotes > 0) {
-    fprintf(out, "<h2>%s</h2><ul>", _("Notes"));
-    for (int i = 0; i < dx->nnotes; i++) {
-      fputs("<li>", out);
-      gw_note_text(&dx->notes[i], 1, line, sizeof line);
-      gw_html_write(out, line);
-      fputs("</li>", out);
-    }
-    fputs("</ul>\n", out);
-  }
+  note_list(out, _("Notes"), dx->notes, dx->nnotes);
 }
 
 const char *gw_report_html_style(void) {
