@@ -192,6 +192,14 @@ static void key_marks(struct gw_chart *c, const struct marks *mk) {
     chart_key(c, _("step starts"), "m-step", 0);
 }
 
+/* A time chart's start: the keys of the marks after the chart's own keys,
+ * then the marks under the lines drawn next. */
+static void begin_with_marks(struct gw_chart *c, const struct gw_gpu_series *g, const struct marks *mk) {
+  key_marks(c, mk);
+  gw_chart_begin(c);
+  draw_marks(c, g, mk);
+}
+
 static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct gw_diagnosis *dx, int gi,
                        const struct span *sp, const struct gw_run_facts *facts) {
   const struct gw_gpu_series *g = &rec->gpus[gi];
@@ -233,9 +241,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     chart_key(&c, _("SM activity (real work)"), "s-sm", 0);
   if (has_values(util, g->n))
     chart_key(&c, _("GPU-Util (a kernel was resident)"), "s-util", 0);
-  key_marks(&c, &mk);
-  gw_chart_begin(&c);
-  draw_marks(&c, g, &mk);
+  begin_with_marks(&c, g, &mk);
   gw_chart_line(&c, g->t_ns, util, g->n, 1, "s-util");
   gw_chart_line(&c, g->t_ns, sm, g->n, 1, "s-sm");
   gw_chart_end(&c);
@@ -248,9 +254,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   c.aria = _("Line chart over time of board power in watts, with the enforced power limit.");
   chart_key(&c, _("power draw"), "s-power", 0);
   chart_key(&c, _("power limit"), "s-limit", 0);
-  key_marks(&c, &mk);
-  gw_chart_begin(&c);
-  draw_marks(&c, g, &mk);
+  begin_with_marks(&c, g, &mk);
   if (has_values(limit, g->nh))
     gw_chart_line(&c, g->ht_ns, limit, g->nh, 1e-3, "s-limit");
   else
@@ -302,9 +306,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     c.aria = _("Line chart over time of PCIe receive and transmit rates in gigabytes per second.");
     chart_key(&c, _("received (host to GPU)"), "s-rx", 0);
     chart_key(&c, _("sent (GPU to host)"), "s-tx", 0);
-    key_marks(&c, &mk);
-    gw_chart_begin(&c);
-    draw_marks(&c, g, &mk);
+    begin_with_marks(&c, g, &mk);
     gw_chart_line(&c, g->t_ns, tx, g->n, 1e-9, "s-tx");
     gw_chart_line(&c, g->t_ns, rx, g->n, 1e-9, "s-rx");
     gw_chart_end(&c);
@@ -353,9 +355,7 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
     chart_key(&c, _("busiest loader worker (% of one core)"), "s-worker", 0);
   /* xgettext:no-c-format */
   chart_key(&c, _("whole host (% of all cores)"), "s-host", 0);
-  key_marks(&c, &mk);
-  gw_chart_begin(&c);
-  draw_marks(&c, g0, &mk);
+  begin_with_marks(&c, g0, &mk);
   gw_chart_line(&c, h->t_ns, h->cpu_busy_pct, h->n, 1, "s-host");
   gw_chart_line(&c, h->t_ns, h->worker_cpu_max_pct, h->n, 1, "s-worker");
   gw_chart_line(&c, h->t_ns, h->main_cpu_pct, h->n, 1, "s-main");
@@ -368,9 +368,7 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
     if (has_values(h->iowait_pct, h->n))
       /* xgettext:no-c-format */
       chart_key(&c, _("CPU iowait (% of all cores)"), "s-iowait", 0);
-    key_marks(&c, &mk);
-    gw_chart_begin(&c);
-    draw_marks(&c, g0, &mk);
+    begin_with_marks(&c, g0, &mk);
     gw_chart_line(&c, h->t_ns, h->iowait_pct, h->n, 1, "s-iowait");
     gw_chart_line(&c, h->t_ns, h->disk_util_max_pct, h->n, 1, "s-disk");
     gw_chart_end(&c);
