@@ -19,3 +19,8 @@ void gw_finding_fix(struct gw_finding *f, const char *id) {
   f->fixes[f->nfixes].id = id;
   f->nfixes++;
 }
+
+void gw_finding_add_fixes(struct gw_finding *f, int n, const char *const *ids) {
+  for (int i = 0; i < n; i++)
+    gw_finding_fix(f, ids[i]);
+}

@@ -47,5 +47,12 @@ void gw_finding_add_evidence(struct gw_finding *f, const char *id, int gpu, int6
 
 /* Adds the fix id to a finding (dropped past GW_MAX_FIXES). */
 void gw_finding_fix(struct gw_finding *f, const char *id);
+/* Adds the n fix ids in order, as gw_finding_fix each. */
+void gw_finding_add_fixes(struct gw_finding *f, int n, const char *const *ids);
+/* gw_fixes(f, "class.fix", ...): the fixes listed in place, in the order a
+ * user should try them. */
+#define gw_fixes(f, ...)                                                                                               \
+  gw_finding_add_fixes((f), (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)),                  \
+                       (const char *const[]){__VA_ARGS__})
 
 #endif

@@ -5,20 +5,14 @@
 
 #include "core/util.h"
 #include "fft.h"
+#include "stats.h"
 
 int gw_autocorr(const double *x, size_t n, size_t maxlag, double *acf) {
   if (n < 4)
     return -1;
-  double mean = 0;
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!isnan(x[i])) {
-      mean += x[i];
-      k++;
-    }
-  if (k < 4)
+  if (gw_stats_count(x, n) < 4)
     return -1;
-  mean /= (double)k;
+  double mean = gw_stats_mean(x, n); /* NAN samples are gaps, left out */
   double *d = gw_xcalloc(n, sizeof *d);
   double var = 0;
   for (size_t i = 0; i < n; i++) {

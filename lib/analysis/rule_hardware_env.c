@@ -104,10 +104,8 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
   f->fix_first = fault;
   if (neighbour_share > 0)
     gw_finding_fix(f, "hardware_env.move_other_process");
-  gw_finding_fix(f, "hardware_env.name_the_reason");
-  gw_finding_fix(f, "hardware_env.restore_cooling_power");
-  gw_finding_fix(f, "hardware_env.driver_and_card");
-  gw_finding_fix(f, "hardware_env.cpu_governor");
+  gw_fixes(f, "hardware_env.name_the_reason", "hardware_env.restore_cooling_power", "hardware_env.driver_and_card",
+           "hardware_env.cpu_governor");
   return 1;
 }
 

@@ -121,10 +121,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                 GW_NUM("busy_util_threshold", GW_UNIT_PCT, gw_thr.disk_busy_util_pct),
                 GW_NUM("busy_share", GW_UNIT_FRACTION, h->disk_busy_frac),
                 GW_NUM("iowait_median", GW_UNIT_PCT, h->iowait_med_pct));
-  if (!isnan(p->power_frac))
-    gw_evidence(f, "power_median", p->gpu, p->active_start_ns, p->active_end_ns,
-                GW_NUM("power_median", GW_UNIT_W, p->power_med_w), GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
-                GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
+  gw_rule_power_evidence(f, p, "power_median");
   if (p->pcie_rx_is_input)
     gw_evidence(f, "pcie_rx_high", p->gpu, p->active_start_ns, p->active_end_ns,
                 GW_NUM("rx_median", GW_UNIT_GB_PER_S, p->pcie_rx_med_bps / 1e9));
@@ -145,9 +142,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                 GW_NUM(room ? "suggested_workers" : "half_cores", GW_UNIT_COUNT, cores / 2));
   if (room || cores < 2)
     gw_finding_fix(f, "input_pipeline.more_workers");
-  gw_finding_fix(f, "input_pipeline.pin_memory");
-  gw_finding_fix(f, "input_pipeline.transforms_on_gpu");
-  gw_finding_fix(f, "input_pipeline.local_shards");
+  gw_fixes(f, "input_pipeline.pin_memory", "input_pipeline.transforms_on_gpu", "input_pipeline.local_shards");
   return 1;
 }
 

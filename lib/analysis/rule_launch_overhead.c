@@ -97,11 +97,7 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
                 GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct),
                 GW_NUM("saturated_share", GW_UNIT_FRACTION, h->launch_busy_frac),
                 GW_NUM("threads_running", GW_UNIT_COUNT, h->main_running_med));
-  if (!isnan(p->power_frac))
-    gw_evidence(f, p->power_frac < gw_thr.low_power_frac ? "power_near_idle" : "power_moderate", p->gpu,
-                p->active_start_ns, p->active_end_ns, GW_NUM("power_median", GW_UNIT_W, p->power_med_w),
-                GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
-                GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
+  gw_rule_power_evidence(f, p, p->power_frac < gw_thr.low_power_frac ? "power_near_idle" : "power_moderate");
   if (windows)
     gw_evidence(f, "window_gaps", -1, p->active_start_ns, p->active_end_ns, GW_NUM("span", GW_UNIT_S, win_span_s),
                 GW_NUM("sync_share", GW_UNIT_FRACTION, gw_rule_share(dx, win_sync_ns)),
@@ -120,10 +116,8 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
       gw_evidence(f, "sync_gaps", -1, p->active_start_ns, p->active_end_ns, GW_NUM("share", GW_UNIT_FRACTION, sync),
                   GW_NUM("gaps", GW_UNIT_COUNT, (double)dx->total.sync_gaps));
   }
-  gw_finding_fix(f, "launch_overhead.remove_syncs");
-  gw_finding_fix(f, "launch_overhead.torch_compile");
-  gw_finding_fix(f, "launch_overhead.cuda_graphs");
-  gw_finding_fix(f, "launch_overhead.fused_kernels");
+  gw_fixes(f, "launch_overhead.remove_syncs", "launch_overhead.torch_compile", "launch_overhead.cuda_graphs",
+           "launch_overhead.fused_kernels");
   return 1;
 }
 

@@ -39,22 +39,16 @@ static void cause_evidence(const struct gw_multi_gpu *m, const struct gw_diagnos
 }
 
 static void straggler_fix(const struct gw_multi_gpu *m, struct gw_finding *f) {
-  switch (m->cause) {
-  case GW_STRAGGLER_CLOCKS:
-    gw_finding_fix(f, "multi_gpu_sync.equal_power_limits");
-    break;
-  case GW_STRAGGLER_THROTTLE:
-    gw_finding_fix(f, "multi_gpu_sync.fix_throttled_gpu");
-    break;
-  case GW_STRAGGLER_INPUT:
-    gw_finding_fix(f, "multi_gpu_sync.feed_slow_rank");
-    break;
-  case GW_STRAGGLER_OTHER_PROCESS:
-    gw_finding_fix(f, "multi_gpu_sync.move_other_process");
-    break;
-  default:
-    gw_finding_fix(f, "multi_gpu_sync.balance_work");
-  }
+  /* the fix of each cause; more work, or a cause not known, is balanced */
+  static const char *const fix_of_cause[] = {
+      [GW_STRAGGLER_CLOCKS] = "multi_gpu_sync.equal_power_limits",
+      [GW_STRAGGLER_THROTTLE] = "multi_gpu_sync.fix_throttled_gpu",
+      [GW_STRAGGLER_INPUT] = "multi_gpu_sync.feed_slow_rank",
+      [GW_STRAGGLER_OTHER_PROCESS] = "multi_gpu_sync.move_other_process",
+  };
+  size_t c = (size_t)m->cause;
+  const char *fix = c < sizeof fix_of_cause / sizeof fix_of_cause[0] ? fix_of_cause[c] : NULL;
+  gw_finding_fix(f, fix ? fix : "multi_gpu_sync.balance_work");
 }
 
 static void transport_fix(const struct gw_multi_gpu *m, struct gw_finding *f) {

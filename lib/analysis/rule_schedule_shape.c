@@ -8,9 +8,8 @@
 #include "analysis/thresholds.h"
 
 static void add_offload_fixes(struct gw_finding *f) {
-  gw_finding_fix(f, "schedule_shape.accumulate_micro_batches");
-  gw_finding_fix(f, "schedule_shape.overlap_cpu_optimizer");
-  gw_finding_fix(f, "schedule_shape.optimizer_on_gpu");
+  gw_fixes(f, "schedule_shape.accumulate_micro_batches", "schedule_shape.overlap_cpu_optimizer",
+           "schedule_shape.optimizer_on_gpu");
 }
 
 /* The share of one core used by the training process's threads that launch
@@ -304,9 +303,8 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
     add_shape_fix(f);
   /* periodic work's fixes, unless the evidence is a helper thread's */
   if (!helper) {
-    gw_finding_fix(f, "schedule_shape.eval_less_often");
-    gw_finding_fix(f, "schedule_shape.async_checkpoint");
-    gw_finding_fix(f, "schedule_shape.background_logging");
+    gw_fixes(f, "schedule_shape.eval_less_often", "schedule_shape.async_checkpoint",
+             "schedule_shape.background_logging");
   }
   if (!shapes)
     add_shape_fix(f);

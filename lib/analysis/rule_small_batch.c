@@ -151,19 +151,12 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   if (!isnan(p->mem_peak_frac))
     gw_evidence(f, mem_free ? "memory_room" : "memory_tight", p->gpu, p->active_start_ns, p->active_end_ns,
                 GW_NUM("used_share", GW_UNIT_FRACTION, p->mem_peak_frac));
-  if (!isnan(p->power_frac))
-    gw_evidence(f, p->power_frac < gw_thr.at_limit_power_frac ? "power_below_limit" : "power_median", p->gpu,
-                p->active_start_ns, p->active_end_ns, GW_NUM("power_median", GW_UNIT_W, p->power_med_w),
-                GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
-                GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
+  gw_rule_power_evidence(f, p, p->power_frac < gw_thr.at_limit_power_frac ? "power_below_limit" : "power_median");
   if (h->has_main)
     gw_evidence(f, "main_process_not_limit", -1, p->active_start_ns, p->active_end_ns,
                 GW_NUM("cpu_median", GW_UNIT_PCT, h->main_cpu_med_pct));
-  gw_finding_fix(f, "small_batch.raise_batch");
-  gw_finding_fix(f, "small_batch.mixed_precision");
-  gw_finding_fix(f, "small_batch.fixed_shapes");
-  gw_finding_fix(f, "small_batch.activation_checkpointing");
-  gw_finding_fix(f, "small_batch.cuda_graphs");
+  gw_fixes(f, "small_batch.raise_batch", "small_batch.mixed_precision", "small_batch.fixed_shapes",
+           "small_batch.activation_checkpointing", "small_batch.cuda_graphs");
   return 1;
 }
 

@@ -23,6 +23,14 @@ const struct gw_rule *gw_rule_find(const char *id) {
   return NULL;
 }
 
+void gw_rule_power_evidence(struct gw_finding *f, const struct gw_gpu_profile *p, const char *id) {
+  if (isnan(p->power_frac))
+    return;
+  gw_evidence(f, id, p->gpu, p->active_start_ns, p->active_end_ns, GW_NUM("power_median", GW_UNIT_W, p->power_med_w),
+              GW_NUM("power_limit", GW_UNIT_W, p->power_limit_w),
+              GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
+}
+
 double gw_rule_share(const struct gw_diagnosis *dx, double ns) {
   if (dx->active_ns <= 0)
     return 0;

@@ -37,5 +37,8 @@ const struct gw_gpu_profile *gw_rule_host_offload(const struct gw_diagnosis *dx)
 
 /* Shared by rules: share of the active time of all GPUs held by ns. */
 double gw_rule_share(const struct gw_diagnosis *dx, double ns);
+/* Evidence id of GPU p over its active time: its median power, its limit
+ * and their ratio (how hard the GPU worked), when the power is known. */
+void gw_rule_power_evidence(struct gw_finding *f, const struct gw_gpu_profile *p, const char *id);
 
 #endif

@@ -54,6 +54,13 @@ static const char *skip_ws(const char *p) {
   return p;
 }
 
+/* The first byte of the value of the JSON key at p (key_len bytes, quotes
+ * included), past the ':' and white space; NULL when no ':' follows. */
+static const char *value_of_key(const char *p, size_t key_len) {
+  p = skip_ws(p + key_len);
+  return *p == ':' ? skip_ws(p + 1) : NULL;
+}
+
 /* The "cuda" object's "version" string; the file lists one object per
  * component ("cuda_cudart", "cuda_nvcc", ...), each with its own version. */
 int gw_check_parse_version_json(const char *text, struct check_cuda_version *out) {
@@ -61,21 +68,15 @@ int gw_check_parse_version_json(const char *text, struct check_cuda_version *out
   const char *p = text ? strstr(text, "\"cuda\"") : NULL;
   if (!p)
     return -1;
-  p = skip_ws(p + 6);
-  if (*p != ':')
-    return -1;
-  p = skip_ws(p + 1);
-  if (*p != '{')
+  p = value_of_key(p, 6);
+  if (!p || *p != '{')
     return -1;
   const char *close = strchr(p, '}');
   const char *v = strstr(p, "\"version\"");
   if (!v || (close && v > close))
     return -1;
-  v = skip_ws(v + 9);
-  if (*v != ':')
-    return -1;
-  v = skip_ws(v + 1);
-  if (*v != '"')
+  v = value_of_key(v, 9);
+  if (!v || *v != '"')
     return -1;
   return gw_check_parse_major_minor(v + 1, out);
 }

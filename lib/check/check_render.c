@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/json_write.h"
+#include "render/renderer_formats.h"
 
 #define TEXT_WIDTH 100
 #define TITLE_WIDTH 22
@@ -199,6 +200,13 @@ static void json_key(FILE *out, const char *key) {
   fputs(": ", out);
 }
 
+/* "key": "text" and what follows it (the separator before the next key). */
+static void json_text_member(FILE *out, const char *key, const char *text, const char *after) {
+  json_key(out, key);
+  gw_json_write_string(out, text);
+  fputs(after, out);
+}
+
 void gw_check_print_json(FILE *out, const struct gw_check_report *r) {
   int counts[4];
   count_statuses(r, counts);
@@ -237,30 +245,19 @@ void gw_check_print_json(FILE *out, const struct gw_check_report *r) {
   for (int i = 0; i < r->nitems; i++) {
     const struct gw_check_item *it = &r->items[i];
     fprintf(out, "%s\n    {", i ? "," : "");
-    json_key(out, "id");
-    gw_json_write_string(out, it->id);
-    fputs(", ", out);
-    json_key(out, "group");
-    gw_json_write_string(out, it->group);
-    fputs(", ", out);
+    json_text_member(out, "id", it->id, ", ");
+    json_text_member(out, "group", it->group, ", ");
     json_key(out, "gpu");
     if (it->gpu >= 0)
       fprintf(out, "%d", it->gpu);
     else
       fputs("null", out);
     fputs(", ", out);
-    json_key(out, "status");
-    gw_json_write_string(out, gw_check_status_name(it->status));
-    fputs(",\n     ", out);
-    json_key(out, "title");
-    gw_json_write_string(out, it->title);
-    fputs(",\n     ", out);
-    json_key(out, "reason");
-    gw_json_write_string(out, it->reason);
-    fputs(",\n     ", out);
-    json_key(out, "fix");
-    gw_json_write_string(out, it->fix);
-    fputs(",\n     ", out);
+    /* the sentences one a line, under the item's first key */
+    json_text_member(out, "status", gw_check_status_name(it->status), ",\n     ");
+    json_text_member(out, "title", it->title, ",\n     ");
+    json_text_member(out, "reason", it->reason, ",\n     ");
+    json_text_member(out, "fix", it->fix, ",\n     ");
     json_key(out, "values");
     fputc('{', out);
     for (int v = 0; v < it->nvalues; v++) {
@@ -289,10 +286,7 @@ static const struct check_renderer {
 };
 
 unsigned gw_check_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < sizeof check_renderers / sizeof check_renderers[0]; i++)
-    have |= GW_FORMAT_BIT(check_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(check_renderers);
 }
 
 int gw_check_print(FILE *out, const struct gw_check_report *r, int format, int color) {

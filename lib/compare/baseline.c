@@ -16,16 +16,9 @@
 #include "compare/compare_render.h"
 #include "compare/run_load.h"
 #include "core/i18n.h"
+#include "core/util.h"
 #include "core/json_write.h"
-
-static int fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) GW_PRINTF(4, 5);
-static int fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(errbuf, errcap, fmt, ap);
-  va_end(ap);
-  return rc;
-}
+#include "render/renderer_formats.h"
 
 int gw_baseline_dir(char *buf, size_t cap, char *errbuf, size_t errcap) {
   const char *home = getenv("GPUWHY_HOME");
@@ -35,9 +28,9 @@ int gw_baseline_dir(char *buf, size_t cap, char *errbuf, size_t errcap) {
   else if ((home = getenv("HOME")) && home[0])
     w = snprintf(buf, cap, "%s/.local/share/gpuwhy/baselines", home);
   else
-    return fail(errbuf, errcap, -1, _("neither GPUWHY_HOME nor HOME is set: nowhere to keep baselines"));
+    return gw_errbuf_fail(errbuf, errcap, -1, _("neither GPUWHY_HOME nor HOME is set: nowhere to keep baselines"));
   if (w < 0 || (size_t)w >= cap)
-    return fail(errbuf, errcap, -1, _("the baseline folder's path is too long"));
+    return gw_errbuf_fail(errbuf, errcap, -1, _("the baseline folder's path is too long"));
   return 0;
 }
 
@@ -52,31 +45,16 @@ static int valid_name(const char *name) {
   return 1;
 }
 
-static int mkdir_p(const char *dir) {
-  char tmp[1024];
-  if (gw_strlcpy(tmp, dir, sizeof tmp))
-    return -1;
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-      return -1;
-    *p = '/';
-  }
-  return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static int baseline_path(const char *name, char *path, size_t cap, char *dir, size_t dircap, char *errbuf,
                          size_t errcap) {
   if (!valid_name(name))
-    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE,
-                _("baseline name '%s': use letters, digits, '.', '_' and '-' (not starting with '.')"), name);
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE,
+                          _("baseline name '%s': use letters, digits, '.', '_' and '-' (not starting with '.')"), name);
   if (gw_baseline_dir(dir, dircap, errbuf, errcap) != 0)
     return GPUWHY_EXIT_INPUT;
   int w = snprintf(path, cap, "%s/%s.json", dir, name);
   if (w < 0 || (size_t)w >= cap)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("the baseline's path is too long"));
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("the baseline's path is too long"));
   return 0;
 }
 
@@ -104,10 +82,10 @@ int gw_baseline_save(const char *name, const char *path, FILE *out, char *errbuf
   struct gw_run_summary s;
   struct gw_err err = {{0}};
   if (gw_run_summary_load(path, &s, &err) != GW_OK)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
-  if (mkdir_p(dir) != 0) {
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
+  if (gw_mkdir_p(dir) != 0) {
     gw_run_summary_free(&s);
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot create %s: %s"), dir, strerror(errno));
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot create %s: %s"), dir, strerror(errno));
   }
   /* write beside, then rename: a crash never leaves half a baseline */
   char tmp[1300];
@@ -115,7 +93,7 @@ int gw_baseline_save(const char *name, const char *path, FILE *out, char *errbuf
   FILE *f = fopen(tmp, "w");
   if (!f) {
     gw_run_summary_free(&s);
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot write %s: %s"), tmp, strerror(errno));
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot write %s: %s"), tmp, strerror(errno));
   }
   gw_baseline_file_write(f, &s, name, gw_now_realtime_ns());
   int bad = ferror(f);
@@ -123,7 +101,7 @@ int gw_baseline_save(const char *name, const char *path, FILE *out, char *errbuf
   if (bad || rename(tmp, file) != 0) {
     unlink(tmp);
     gw_run_summary_free(&s);
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("writing %s failed"), file);
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("writing %s failed"), file);
   }
   char words[160], src[400];
   throughput_words(&s, words, sizeof words);
@@ -274,22 +252,17 @@ static const struct baseline_renderer {
     {GW_REPORT_JSON, check_render_json},
     {GW_REPORT_MD, check_render_md},
 };
-#define NBASELINE_RENDERERS (sizeof baseline_renderers / sizeof baseline_renderers[0])
 
 unsigned gw_baseline_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < NBASELINE_RENDERERS; i++)
-    have |= GW_FORMAT_BIT(baseline_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(baseline_renderers);
 }
 
 /* GPUWHY_EXIT_USAGE with the formats baseline has, for one it lacks; else 0. */
 static int refuse_format(enum gw_report_format f, char *errbuf, size_t errcap) {
   if (gw_baseline_formats() & GW_FORMAT_BIT(f))
     return 0;
-  char list[64];
-  gw_format_list(gw_baseline_formats(), list, sizeof list);
-  return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("baseline renders %s only"), list);
+  return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("baseline renders %s only"),
+                        gw_format_names(gw_baseline_formats()).text);
 }
 
 static int baseline_check(const char *name, const char *path, double tolerance_pct, const struct gw_compare_opts *opts,
@@ -309,31 +282,32 @@ static int baseline_check(const char *name, const char *path, double tolerance_p
   if (rc)
     return rc;
   if (!(tolerance_pct >= 0 && tolerance_pct < 100))
-    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("tolerance %g%% is not between 0 and 100"), tolerance_pct);
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("tolerance %g%% is not between 0 and 100"),
+                          tolerance_pct);
   if (access(file, F_OK) != 0)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("no baseline named %s in %s (gpuwhy baseline list shows them)"),
-                name, dir);
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT,
+                          _("no baseline named %s in %s (gpuwhy baseline list shows them)"), name, dir);
   struct gw_run_summary base, now;
   struct gw_err err = {{0}};
   if (gw_run_summary_load(file, &base, &err) != GW_OK)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
   if (gw_run_summary_load(path, &now, &err) != GW_OK) {
     gw_run_summary_free(&base);
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, "%s", err.msg);
   }
   struct gw_comparison c;
   gw_compare_pair(&base, &now, opts->ignore_args, opts->nignore, &c);
   if (c.basis != GW_BASIS_STEPS && c.basis != GW_BASIS_REPORTED) {
-    rc = fail(errbuf, errcap, GPUWHY_EXIT_INPUT,
-              _("nothing to check: %s or baseline %s has neither step times nor a reported throughput (%s)"), path,
-              name, c.basis_shown);
+    rc = gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT,
+                        _("nothing to check: %s or baseline %s has neither step times nor a reported throughput (%s)"),
+                        path, name, c.basis_shown);
   } else {
     struct check_result r;
     judge(&c, tolerance_pct / 100, opts->format != GW_REPORT_JSON, &r);
     struct check_view view = {name, path, base.path, tolerance_pct, &c, &r, opts->color};
-    for (size_t i = 0; i < NBASELINE_RENDERERS; i++)
-      if (baseline_renderers[i].format == opts->format)
-        baseline_renderers[i].check(&view, out);
+    const struct baseline_renderer *renderer = GW_RENDERER_TABLE_ROW(baseline_renderers, opts->format);
+    if (renderer) /* refuse_format above let only these formats in */
+      renderer->check(&view, out);
     rc = r.regression ? GPUWHY_EXIT_FINDINGS : GPUWHY_EXIT_OK;
   }
   gw_run_summary_free(&base);
@@ -381,7 +355,7 @@ int gw_baseline_list(const struct gw_compare_opts *opts, FILE *out, char *errbuf
   char **names = NULL;
   size_t n = 0;
   if (!d && errno != ENOENT)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot read %s: %s"), dir, strerror(errno));
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot read %s: %s"), dir, strerror(errno));
   for (struct dirent *e; d && (e = readdir(d));) {
     size_t len = strlen(e->d_name);
     if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && e->d_name[0] != '.') {

@@ -2,10 +2,12 @@
 #include "compare/baseline_file.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/ledger.h"
+#include "compare/compare_render.h"
 #include "core/json_path.h"
 #include "core/json_write.h"
 
@@ -24,6 +26,36 @@ static void kv_str(FILE *out, const char *indent, const char *key, const char *v
   fprintf(out, "%s\"%s\": ", indent, key);
   gw_json_write_string(out, v);
   fputs(",\n", out);
+}
+
+/* The summary's measurements a baseline keeps as they are (the step
+ * statistics, recomputed from the step times, are not among them): written
+ * and read back through this one list, in this order. */
+static const struct saved_field {
+  const char *key;
+  size_t offset;
+  int is_flag; /* an int written as true/false; else a double, null when unknown */
+} saved_as_is[] = {
+    {"window_s", offsetof(struct gw_run_summary, window_s), 0},
+    {"sm_mean_pct", offsetof(struct gw_run_summary, sm_mean_pct), 0},
+    {"sm_from_util", offsetof(struct gw_run_summary, sm_from_util), 1},
+    {"util_mean_pct", offsetof(struct gw_run_summary, util_mean_pct), 0},
+    {"power_mean_w", offsetof(struct gw_run_summary, power_mean_w), 0},
+    {"mem_used_peak_bytes", offsetof(struct gw_run_summary, mem_used_peak_bytes), 0},
+    {"mem_total_bytes", offsetof(struct gw_run_summary, mem_total_bytes), 0},
+    {"mfu_pct", offsetof(struct gw_run_summary, mfu_pct), 0},
+    {"achieved_tflops", offsetof(struct gw_run_summary, achieved_tflops), 0},
+    {"has_gpu_data", offsetof(struct gw_run_summary, has_gpu_data), 1},
+    {"ledger_estimated", offsetof(struct gw_run_summary, ledger_estimated), 1},
+    {"active_s", offsetof(struct gw_run_summary, active_s), 0},
+};
+#define NSAVED_AS_IS (sizeof saved_as_is / sizeof saved_as_is[0])
+
+static const void *saved_value(const struct gw_run_summary *s, const struct saved_field *fd) {
+  return (const char *)s + fd->offset;
+}
+static void *saved_slot(struct gw_run_summary *s, const struct saved_field *fd) {
+  return (char *)s + fd->offset;
 }
 
 void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const char *name, int64_t saved_ns) {
@@ -48,18 +80,13 @@ void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const cha
   kv_str(out, "  ", "samples_per_step_from", s->samples_per_step_from);
   kv_num(out, "samples_per_s", s->samples_per_s);
   fprintf(out, "  \"samples_per_s_reported\": %s,\n", s->samples_per_s_reported ? "true" : "false");
-  kv_num(out, "window_s", s->window_s);
-  kv_num(out, "sm_mean_pct", s->sm_mean_pct);
-  fprintf(out, "  \"sm_from_util\": %s,\n", s->sm_from_util ? "true" : "false");
-  kv_num(out, "util_mean_pct", s->util_mean_pct);
-  kv_num(out, "power_mean_w", s->power_mean_w);
-  kv_num(out, "mem_used_peak_bytes", s->mem_used_peak_bytes);
-  kv_num(out, "mem_total_bytes", s->mem_total_bytes);
-  kv_num(out, "mfu_pct", s->mfu_pct);
-  kv_num(out, "achieved_tflops", s->achieved_tflops);
-  fprintf(out, "  \"has_gpu_data\": %s,\n", s->has_gpu_data ? "true" : "false");
-  fprintf(out, "  \"ledger_estimated\": %s,\n", s->ledger_estimated ? "true" : "false");
-  kv_num(out, "active_s", s->active_s);
+  for (size_t i = 0; i < NSAVED_AS_IS; i++) {
+    const struct saved_field *fd = &saved_as_is[i];
+    if (fd->is_flag)
+      fprintf(out, "  \"%s\": %s,\n", fd->key, *(const int *)saved_value(s, fd) ? "true" : "false");
+    else
+      kv_num(out, fd->key, *(const double *)saved_value(s, fd));
+  }
   fputs("  \"ledger_share_of_active\": {", out);
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     fprintf(out, "%s\"%s\": ", r ? ", " : "", gw_ledger_row_id((enum gw_ledger_row)r));
@@ -69,15 +96,7 @@ void gw_baseline_file_write(FILE *out, const struct gw_run_summary *s, const cha
   kv_num(out, "lost_share", s->lost_share);
   kv_str(out, "  ", "verdict", s->verdict);
   fputs("  \"findings\": [", out);
-  for (int i = 0; i < s->nfindings; i++) {
-    fprintf(out, "%s{\"class\": ", i ? ", " : "");
-    gw_json_write_string(out, s->findings[i].class_id);
-    fputs(", \"share_of_lost\": ", out);
-    jnum(out, s->findings[i].share_of_lost);
-    fputs(", \"confidence\": ", out);
-    jnum(out, s->findings[i].confidence);
-    fputs("}", out);
-  }
+  gw_compare_json_findings(s, out);
   fputs("],\n  \"setup\": {\n    \"command\": [", out);
   for (int i = 0; i < s->setup.argc; i++) {
     fputs(i ? ", " : "", out);
@@ -228,19 +247,14 @@ gw_status gw_baseline_file_read(const char *path, struct gw_run_summary *s, stru
   s->samples_per_s_reported = json_true(root, "samples_per_s_reported");
   /* step statistics are recomputed from the times, the rest is as saved */
   gw_run_summary_step_stats(s);
-  s->window_s = gw_json_number(root, "window_s");
-  s->sm_mean_pct = gw_json_number(root, "sm_mean_pct");
-  s->sm_from_util = json_true(root, "sm_from_util");
-  s->util_mean_pct = gw_json_number(root, "util_mean_pct");
-  s->power_mean_w = gw_json_number(root, "power_mean_w");
-  s->mem_used_peak_bytes = gw_json_number(root, "mem_used_peak_bytes");
-  s->mem_total_bytes = gw_json_number(root, "mem_total_bytes");
-  /* absent in baselines saved before MFU: unknown, as NAN */
-  s->mfu_pct = gw_json_number(root, "mfu_pct");
-  s->achieved_tflops = gw_json_number(root, "achieved_tflops");
-  s->has_gpu_data = json_true(root, "has_gpu_data");
-  s->ledger_estimated = json_true(root, "ledger_estimated");
-  s->active_s = gw_json_number(root, "active_s");
+  /* a number absent (mfu_pct, achieved_tflops before MFU) is unknown, NAN */
+  for (size_t i = 0; i < NSAVED_AS_IS; i++) {
+    const struct saved_field *fd = &saved_as_is[i];
+    if (fd->is_flag)
+      *(int *)saved_slot(s, fd) = json_true(root, fd->key);
+    else
+      *(double *)saved_slot(s, fd) = gw_json_number(root, fd->key);
+  }
   for (int r = 0; r < GW_LEDGER_NROWS; r++) {
     char jpath[96];
     snprintf(jpath, sizeof jpath, "ledger_share_of_active.%s", gw_ledger_row_id((enum gw_ledger_row)r));

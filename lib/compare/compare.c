@@ -7,6 +7,8 @@
 #include "compare/compare_render.h"
 #include "compare/run_load.h"
 #include "core/i18n.h"
+#include "core/util.h"
+#include "render/renderer_formats.h"
 
 static void render_text(const struct gw_run_summary *runs, int n, const struct gw_comparison *pairs, int npairs,
                         FILE *out, int color) {
@@ -39,13 +41,9 @@ static const struct compare_renderer {
     {GW_REPORT_MD, render_md},
     {GW_REPORT_HTML, render_html},
 };
-#define NRENDERERS (sizeof compare_renderers / sizeof compare_renderers[0])
 
 unsigned gw_compare_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < NRENDERERS; i++)
-    have |= GW_FORMAT_BIT(compare_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(compare_renderers);
 }
 
 static int compare_files(const char *const *paths, int n, const struct gw_compare_opts *opts, FILE *out, char *errbuf,
@@ -62,16 +60,10 @@ static int compare_files(const char *const *paths, int n, const struct gw_compar
     snprintf(errbuf, errcap, "compare needs at least two runs");
     return GPUWHY_EXIT_USAGE;
   }
-  const struct compare_renderer *renderer = NULL;
-  for (size_t i = 0; i < NRENDERERS; i++)
-    if (compare_renderers[i].format == opts->format)
-      renderer = &compare_renderers[i];
-  if (!renderer) {
-    char list[64];
-    gw_format_list(gw_compare_formats(), list, sizeof list);
-    snprintf(errbuf, errcap, _("compare renders %s only"), list);
-    return GPUWHY_EXIT_USAGE;
-  }
+  const struct compare_renderer *renderer = GW_RENDERER_TABLE_ROW(compare_renderers, opts->format);
+  if (!renderer)
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("compare renders %s only"),
+                          gw_format_names(gw_compare_formats()).text);
   struct gw_run_summary *runs = gw_xcalloc((size_t)n, sizeof *runs);
   int loaded = 0, rc = GPUWHY_EXIT_OK;
   for (; loaded < n; loaded++) {

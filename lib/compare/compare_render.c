@@ -412,6 +412,18 @@ static void jnum(FILE *out, double v) {
   gw_json_write_number(out, v);
 }
 
+void gw_compare_json_findings(const struct gw_run_summary *s, FILE *out) {
+  for (int i = 0; i < s->nfindings; i++) {
+    fprintf(out, "%s{\"class\": ", i ? ", " : "");
+    gw_json_write_string(out, s->findings[i].class_id);
+    fputs(", \"share_of_lost\": ", out);
+    jnum(out, s->findings[i].share_of_lost);
+    fputs(", \"confidence\": ", out);
+    jnum(out, s->findings[i].confidence);
+    fputs("}", out);
+  }
+}
+
 static void jratio(FILE *out, const char *key, const struct gw_ratio_ci *r, const char *in) {
   fprintf(out, "%s\"%s\": {\"ratio\": ", in, key);
   jnum(out, r->point);
@@ -464,15 +476,7 @@ void gw_compare_json_run(const struct gw_run_summary *s, const char *label, FILE
   fprintf(out, "},\n%s  \"verdict\": ", in);
   gw_json_write_string(out, s->verdict);
   fprintf(out, ",\n%s  \"findings\": [", in);
-  for (int i = 0; i < s->nfindings; i++) {
-    fprintf(out, "%s{\"class\": ", i ? ", " : "");
-    gw_json_write_string(out, s->findings[i].class_id);
-    fputs(", \"share_of_lost\": ", out);
-    jnum(out, s->findings[i].share_of_lost);
-    fputs(", \"confidence\": ", out);
-    jnum(out, s->findings[i].confidence);
-    fputs("}", out);
-  }
+  gw_compare_json_findings(s, out);
   fprintf(out, "],\n%s  \"host\": ", in);
   gw_json_write_string(out, s->setup.host);
   fprintf(out, ",\n%s  \"driver\": ", in);

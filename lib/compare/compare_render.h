@@ -38,6 +38,9 @@ void gw_compare_text_pair(const struct gw_comparison *c, const char *la, const c
                           const struct gw_text_style *st);
 void gw_compare_md_pair(const struct gw_comparison *c, const char *la, const char *lb, FILE *out);
 void gw_compare_json_run(const struct gw_run_summary *s, const char *label, FILE *out, const char *indent);
+/* The findings of s as the members of a JSON array: {"class", "share_of_lost",
+ * "confidence"} each; baselines and compare's JSON write them alike. */
+void gw_compare_json_findings(const struct gw_run_summary *s, FILE *out);
 void gw_compare_json_pair(const struct gw_comparison *c, const char *la, const char *lb, FILE *out, const char *indent);
 
 /* snprintf that cuts long text without a compile-time truncation warning:

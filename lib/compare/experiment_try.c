@@ -278,15 +278,28 @@ static void jnum(FILE *f, double v) {
     fputs("null", f);
 }
 
+/* s as a JSON string, null when there is none. */
+static void json_text_or_null(FILE *f, const char *s) {
+  if (s)
+    gw_json_write_string(f, s);
+  else
+    fputs("null", f);
+}
+
+/* The arm's recordings, the members of a JSON array. */
+static void json_runs(FILE *f, const struct arm *a) {
+  for (int i = 0; i < a->nruns; i++) {
+    fputs(i ? ", " : "", f);
+    gw_json_write_string(f, a->runs[i]);
+  }
+}
+
 static void json_arm(FILE *f, const struct arm *a, double seconds) {
   char buf[512];
   fputs("{\"fix\": ", f);
   gw_json_write_string(f, a->label);
   fputs(", \"runs\": [", f);
-  for (int i = 0; i < a->nruns; i++) {
-    fputs(i ? ", " : "", f);
-    gw_json_write_string(f, a->runs[i]);
-  }
+  json_runs(f, a);
   fputs("]", f);
   if (a->is_fix) {
     fputs(", \"name\": ", f);
@@ -337,15 +350,9 @@ static void json_arm(FILE *f, const struct arm *a, double seconds) {
   else
     fputs("null", f);
   fputs(", \"refused\": ", f);
-  if (a->refused_msg[0])
-    gw_json_write_string(f, a->refused_msg);
-  else
-    fputs("null", f);
+  json_text_or_null(f, a->refused_msg[0] ? a->refused_msg : NULL);
   fputs(", \"applied\": ", f);
-  if (a->applied_msg[0])
-    gw_json_write_string(f, a->applied_msg);
-  else
-    fputs("null", f);
+  json_text_or_null(f, a->applied_msg[0] ? a->applied_msg : NULL);
   fputs("}", f);
 }
 
@@ -356,29 +363,20 @@ static void write_json(FILE *f, const struct try_ctx *t, const struct arm *arms,
   fputs("{\n  \"experiment\": \"try\",\n  \"version\": 1,\n  \"date\": ", f);
   gw_json_write_string(f, date);
   fputs(",\n  \"gpu\": ", f);
-  if (base->has_pooled && base->pooled.setup.gpu[0])
-    gw_json_write_string(f, base->pooled.setup.gpu);
-  else
-    fputs("null", f);
+  json_text_or_null(f, base->has_pooled && base->pooled.setup.gpu[0] ? base->pooled.setup.gpu : NULL);
   fputs(",\n  \"command\": [", f);
   for (int i = 0; t->argv[i]; i++) {
     fputs(i ? ", " : "", f);
     gw_json_write_string(f, t->argv[i]);
   }
   fputs("],\n  \"from\": ", f);
-  if (o->from)
-    gw_json_write_string(f, o->from);
-  else
-    fputs("null", f);
+  json_text_or_null(f, o->from);
   fprintf(f, ",\n  \"rounds\": %d,\n  \"seconds\": ", o->rounds);
   jnum(f, o->seconds);
   fputs(",\n  \"keep\": ", f);
   gw_json_write_string(f, t->dir);
   fputs(",\n  \"baseline\": {\"runs\": [", f);
-  for (int i = 0; i < base->nruns; i++) {
-    fputs(i ? ", " : "", f);
-    gw_json_write_string(f, base->runs[i]);
-  }
+  json_runs(f, base);
   fputs("], \"steady_steps\": ", f);
   fprintf(f, "%zu, \"steps_per_s\": ", base->has_pooled ? base->pooled.nsteps : 0);
   jnum(f, base->has_pooled ? base->pooled.steps_per_s : NAN);

@@ -11,6 +11,8 @@
 #include "compare/run_load.h"
 #include "core/i18n.h"
 #include "core/json_write.h"
+#include "core/util.h"
+#include "render/renderer_formats.h"
 
 void gw_sweep_find_knee(const double *x, const double *thr, int n, double min_gain, struct gw_sweep_knee *out) {
   memset(out, 0, sizeof *out);
@@ -212,10 +214,7 @@ static void knee_text(const struct sweep_row *rows, int n, const char *pname, co
 }
 
 static void fmt_pct1(double v, char *buf, size_t cap) {
-  if (isnan(v))
-    snprintf(buf, cap, "-");
-  else
-    snprintf(buf, cap, "%.1f%%", v);
+  gw_compare_fmt_num(v, 1, "%", buf, cap);
 }
 
 static void fmt_mem(const struct gw_run_summary *s, char *buf, size_t cap) {
@@ -375,16 +374,10 @@ static void render_table(const struct sweep_row *rows, int n, const char *pname,
     gw_fmt_rate(gw_run_throughput(s, strcmp(unit, "samples/s") == 0), thr, sizeof thr);
     gw_fmt_duration(s->step_median_s, med, sizeof med);
     fmt_pct1(s->sm_mean_pct, sm, sizeof sm);
-    if (isnan(s->power_mean_w))
-      snprintf(pw, sizeof pw, "-");
-    else
-      snprintf(pw, sizeof pw, "%.0f W", s->power_mean_w);
+    gw_compare_fmt_num(s->power_mean_w, 0, " W", pw, sizeof pw);
     fmt_mem(s, mem, sizeof mem);
     fmt_pct1(s->mfu_pct, mfu, sizeof mfu);
-    if (isnan(s->achieved_tflops))
-      snprintf(tflops, sizeof tflops, "-");
-    else
-      snprintf(tflops, sizeof tflops, "%.1f", s->achieved_tflops);
+    gw_compare_fmt_num(s->achieved_tflops, 1, "", tflops, sizeof tflops);
     top_finding(s, top, sizeof top);
     if (md)
       fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rows[i].value, thr, gain, med, sm, pw, mem,
@@ -427,13 +420,9 @@ static const struct sweep_renderer {
     {GW_REPORT_JSON, sweep_render_json},
     {GW_REPORT_MD, sweep_render_md},
 };
-#define NSWEEP_RENDERERS (sizeof sweep_renderers / sizeof sweep_renderers[0])
 
 unsigned gw_sweep_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < NSWEEP_RENDERERS; i++)
-    have |= GW_FORMAT_BIT(sweep_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(sweep_renderers);
 }
 
 static int sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
@@ -446,16 +435,10 @@ int gw_sweep_table(const char *const *paths, const char *const *values, int n, c
 
 static int sweep_table(const char *const *paths, const char *const *values, int n, const struct gw_sweep_opts *opts,
                        FILE *out, char *errbuf, size_t errcap) {
-  const struct sweep_renderer *renderer = NULL;
-  for (size_t i = 0; i < NSWEEP_RENDERERS; i++)
-    if (sweep_renderers[i].format == opts->format)
-      renderer = &sweep_renderers[i];
-  if (!renderer) {
-    char list[64];
-    gw_format_list(gw_sweep_formats(), list, sizeof list);
-    snprintf(errbuf, errcap, _("sweep renders %s only"), list);
-    return GPUWHY_EXIT_USAGE;
-  }
+  const struct sweep_renderer *renderer = GW_RENDERER_TABLE_ROW(sweep_renderers, opts->format);
+  if (!renderer)
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("sweep renders %s only"),
+                          gw_format_names(gw_sweep_formats()).text);
   if (n < 1) {
     snprintf(errbuf, errcap, "%s", _("a sweep needs at least one recording"));
     return GPUWHY_EXIT_USAGE;

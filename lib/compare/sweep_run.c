@@ -13,16 +13,8 @@
 
 #include "core/i18n.h"
 #include "core/util.h"
+#include "render/renderer_formats.h"
 #include "store/store.h"
-
-static int fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) GW_PRINTF(4, 5);
-static int fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(errbuf, errcap, fmt, ap);
-  va_end(ap);
-  return rc;
-}
 
 /* s with every occurrence of pat replaced by with; a new string. */
 static char *replace_all(const char *s, const char *pat, const char *with) {
@@ -58,21 +50,6 @@ static void safe_name(const char *s, char *out, size_t cap) {
   out[j] = '\0';
 }
 
-static int mkdir_p(const char *dir) {
-  char tmp[1024];
-  if (gw_strlcpy(tmp, dir, sizeof tmp))
-    return -1;
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-      return -1;
-    *p = '/';
-  }
-  return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* Label the recording so that `sweep --from` and compare know the value. */
 static void label_recording(const char *path, const char *param, const char *value, int is_batch) {
   struct gw_store *st = NULL;
@@ -93,23 +70,21 @@ static void label_recording(const char *path, const char *param, const char *val
 int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts *opts, FILE *out, char *errbuf,
                  size_t errcap) {
   if (!run->param || !run->param[0] || run->nvalues < 1 || !run->argv || !run->argv[0])
-    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("a sweep needs --param NAME=V1,V2,... and a command"));
-  if (!(gw_sweep_formats() & GW_FORMAT_BIT(opts->format))) { /* refused before any run, not after them all */
-    char list[64];
-    gw_format_list(gw_sweep_formats(), list, sizeof list);
-    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("sweep renders %s only"), list);
-  }
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("a sweep needs --param NAME=V1,V2,... and a command"));
+  if (!(gw_sweep_formats() & GW_FORMAT_BIT(opts->format))) /* refused before any run, not after them all */
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("sweep renders %s only"),
+                          gw_format_names(gw_sweep_formats()).text);
   char pat[160];
   snprintf(pat, sizeof pat, "{%s}", run->param);
   int argc = 0, used = 0;
   for (; run->argv[argc]; argc++)
     used |= strstr(run->argv[argc], pat) != NULL;
   if (!used)
-    return fail(errbuf, errcap, GPUWHY_EXIT_USAGE, _("the command never mentions %s, so every run would be the same"),
-                pat);
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_USAGE,
+                          _("the command never mentions %s, so every run would be the same"), pat);
   const char *dir = run->out_dir && run->out_dir[0] ? run->out_dir : ".";
-  if (mkdir_p(dir) != 0)
-    return fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot create %s: %s"), dir, strerror(errno));
+  if (gw_mkdir_p(dir) != 0)
+    return gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("cannot create %s: %s"), dir, strerror(errno));
 
   char **paths = gw_xcalloc((size_t)run->nvalues, sizeof *paths);
   const char **values = gw_xcalloc((size_t)run->nvalues, sizeof *values);
@@ -122,7 +97,7 @@ int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts
     safe_name(run->values[v], svalue, sizeof svalue);
     int w = snprintf(path, sizeof path, "%s/sweep_%s_%s.db", dir, sparam, svalue);
     if (w < 0 || (size_t)w >= sizeof path) {
-      rc = fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("recording path in %s too long"), dir);
+      rc = gw_errbuf_fail(errbuf, errcap, GPUWHY_EXIT_INPUT, _("recording path in %s too long"), dir);
       break;
     }
     for (int i = 0; i < argc; i++)
@@ -146,8 +121,8 @@ int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts
     if (msg[0])
       fprintf(stderr, "gpuwhy sweep: %s=%s: %s\n", run->param, run->values[v], msg);
     if (access(path, F_OK) != 0) {
-      rc = fail(errbuf, errcap, status ? status : GPUWHY_EXIT_INPUT, _("no recording made for %s=%s%s%s"), run->param,
-                run->values[v], msg[0] ? ": " : "", msg);
+      rc = gw_errbuf_fail(errbuf, errcap, status ? status : GPUWHY_EXIT_INPUT, _("no recording made for %s=%s%s%s"),
+                          run->param, run->values[v], msg[0] ? ": " : "", msg);
       break;
     }
     label_recording(path, run->param, run->values[v], opts->param_is_batch);
@@ -169,7 +144,7 @@ int gw_sweep_run(const struct gw_sweep_run_opts *run, const struct gw_sweep_opts
     char err2[1024] = "";
     int trc = gw_sweep_table((const char *const *)paths, values, done, &o, out, err2, sizeof err2);
     if (trc != GPUWHY_EXIT_OK && rc == GPUWHY_EXIT_OK)
-      rc = fail(errbuf, errcap, trc, "%s", err2);
+      rc = gw_errbuf_fail(errbuf, errcap, trc, "%s", err2);
   }
   for (int i = 0; i < done; i++)
     free(paths[i]);

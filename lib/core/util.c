@@ -2,10 +2,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -167,6 +169,29 @@ char *gw_xstrdup(const char *s) {
 int gw_name_matches(const char *name, const char *prefix, const char *suffix) {
   size_t n = strlen(name), np = strlen(prefix), ns = strlen(suffix);
   return n > np + ns && strncmp(name, prefix, np) == 0 && strcmp(name + n - ns, suffix) == 0;
+}
+
+int gw_mkdir_p(const char *dir) {
+  char tmp[1024];
+  if (gw_strlcpy(tmp, dir, sizeof tmp))
+    return -1;
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+      return -1;
+    *p = '/';
+  }
+  return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int gw_errbuf_fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(errbuf, errcap, fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 void gw_remove_matching_files(const char *dir, const char *prefix, const char *suffix) {

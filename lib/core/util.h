@@ -69,6 +69,12 @@ void gw_remove_matching_files(const char *dir, const char *prefix, const char *s
  * writes its path to out; -1 with errno when it cannot. *parent_out (may be
  * NULL) gets the folder it was made in, for messages. */
 int gw_make_temp_dir(const char *prefix, char *out, size_t cap, const char **parent_out);
+/* Creates dir and the folders above it (mode 0755), as mkdir -p; 0, or -1
+ * with errno when one cannot be made. */
+int gw_mkdir_p(const char *dir);
+/* Formats a message into errbuf (the commands' error buffer) and returns rc,
+ * so that a failing branch is one statement. */
+int gw_errbuf_fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) GW_PRINTF(4, 5);
 
 /* Index of the first of the n ascending times in t_ns at or after t (n when
  * all are earlier): one binary search for every time series lookup. */

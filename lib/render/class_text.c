@@ -69,14 +69,7 @@ static const struct gw_class_message messages[] = {
 #endif
 };
 
-const struct gw_class_message *gw_class_messages(int *n) {
-  *n = (int)(sizeof messages / sizeof messages[0]);
-  return messages;
-}
-
-const struct gw_class_message *gw_class_message_find(const char *id) {
-  return GW_MESSAGE_FIND(messages, id);
-}
+GW_MESSAGE_TABLE_ACCESSORS(struct gw_class_message, messages, gw_class_messages, gw_class_message_find)
 
 const char *gw_class_title(const char *id, int translate) {
   const struct gw_class_message *row = gw_class_message_find(id);

@@ -311,14 +311,7 @@ static const struct gw_evidence_message messages[] = {
 #endif
 };
 
-const struct gw_evidence_message *gw_evidence_messages(int *n) {
-  *n = (int)(sizeof messages / sizeof messages[0]);
-  return messages;
-}
-
-const struct gw_evidence_message *gw_evidence_message_find(const char *id) {
-  return GW_MESSAGE_FIND(messages, id);
-}
+GW_MESSAGE_TABLE_ACCESSORS(struct gw_evidence_message, messages, gw_evidence_messages, gw_evidence_message_find)
 
 /* Appends to out like snprintf at out + *len: the text is cut at cap - 1,
  * at a character's edge (a cut inside a UTF-8 sequence would leave invalid

@@ -144,14 +144,7 @@ static const struct gw_fix_message messages[] = {
 #endif
 };
 
-const struct gw_fix_message *gw_fix_messages(int *n) {
-  *n = (int)(sizeof messages / sizeof messages[0]);
-  return messages;
-}
-
-const struct gw_fix_message *gw_fix_message_find(const char *id) {
-  return GW_MESSAGE_FIND(messages, id);
-}
+GW_MESSAGE_TABLE_ACCESSORS(struct gw_fix_message, messages, gw_fix_messages, gw_fix_message_find)
 
 const char *gw_fix_what(const struct gw_fix *fix, int translate) {
   const struct gw_fix_message *row = gw_fix_message_find(fix->id);

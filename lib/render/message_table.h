@@ -13,4 +13,16 @@ const void *gw_message_row_find(const void *rows, size_t nrows, size_t row_size,
 #define GW_MESSAGE_FIND(array, id)                                                                                     \
   gw_message_row_find((array), sizeof(array) / sizeof((array)[0]), sizeof((array)[0]), (id))
 
+/* Defines the two accessors of a message table: all_fn(int *n), its rows and
+ * their count (for the tests and `gpuwhy explain`), and find_fn(id), the row
+ * of an id or NULL. */
+#define GW_MESSAGE_TABLE_ACCESSORS(row_type, array, all_fn, find_fn)                                                   \
+  const row_type *all_fn(int *n) {                                                                                     \
+    *n = (int)(sizeof(array) / sizeof((array)[0]));                                                                    \
+    return (array);                                                                                                    \
+  }                                                                                                                    \
+  const row_type *find_fn(const char *id) {                                                                            \
+    return GW_MESSAGE_FIND(array, id);                                                                                 \
+  }
+
 #endif

@@ -189,14 +189,7 @@ static const struct gw_evidence_message messages[] = {
     {"experiment_try_first_fix", N_("the first of these fixes alone, measured against the command as it is"), {0}},
 };
 
-const struct gw_evidence_message *gw_note_messages(int *n) {
-  *n = (int)(sizeof messages / sizeof messages[0]);
-  return messages;
-}
-
-const struct gw_evidence_message *gw_note_message_find(const char *id) {
-  return GW_MESSAGE_FIND(messages, id);
-}
+GW_MESSAGE_TABLE_ACCESSORS(struct gw_evidence_message, messages, gw_note_messages, gw_note_message_find)
 
 void gw_note_text(const struct gw_evidence *note, int translate, char *out, size_t cap) {
   gw_message_text(gw_note_message_find(note->id), gw_note_message_find, note, translate, out, cap);

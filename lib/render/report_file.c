@@ -15,6 +15,7 @@
 #include "render/report_html.h"
 #include "render/report_render.h"
 #include "store/store_job.h"
+#include "render/renderer_formats.h"
 
 /* A build may add formats without editing this file: GW_EXTRA_REPORT_FORMATS
  * names a header that declares each renderer and lists its rows as
@@ -103,10 +104,7 @@ static const struct report_renderer {
 };
 
 unsigned gw_report_formats(void) {
-  unsigned have = 0;
-  for (size_t i = 0; i < sizeof report_renderers / sizeof report_renderers[0]; i++)
-    have |= GW_FORMAT_BIT(report_renderers[i].format);
-  return have;
+  return GW_RENDERER_TABLE_FORMATS(report_renderers);
 }
 
 static void render(const struct gw_diagnosis *dx, const struct gw_report_opts *opts, FILE *out) {

@@ -27,6 +27,7 @@
 #include "render/fix_text.h"
 #include "render/report_render.h"
 #include "render/svg_chart.h"
+#include "render/multi_gpu_cells.h"
 
 /* Okabe-Ito colours, distinguishable with the common colour-vision
  * deficiencies, plus a wine and greys; one per ledger row, in enum order.
@@ -191,6 +192,14 @@ static void key_marks(struct gw_chart *c, const struct marks *mk) {
     chart_key(c, _("step starts"), "m-step", 0);
 }
 
+/* A time chart's start: the keys of the marks after the chart's own keys,
+ * then the marks under the lines drawn next. */
+static void begin_with_marks(struct gw_chart *c, const struct gw_gpu_series *g, const struct marks *mk) {
+  key_marks(c, mk);
+  gw_chart_begin(c);
+  draw_marks(c, g, mk);
+}
+
 static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct gw_diagnosis *dx, int gi,
                        const struct span *sp, const struct gw_run_facts *facts) {
   const struct gw_gpu_series *g = &rec->gpus[gi];
@@ -232,9 +241,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     chart_key(&c, _("SM activity (real work)"), "s-sm", 0);
   if (has_values(util, g->n))
     chart_key(&c, _("GPU-Util (a kernel was resident)"), "s-util", 0);
-  key_marks(&c, &mk);
-  gw_chart_begin(&c);
-  draw_marks(&c, g, &mk);
+  begin_with_marks(&c, g, &mk);
   gw_chart_line(&c, g->t_ns, util, g->n, 1, "s-util");
   gw_chart_line(&c, g->t_ns, sm, g->n, 1, "s-sm");
   gw_chart_end(&c);
@@ -247,9 +254,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
   c.aria = _("Line chart over time of board power in watts, with the enforced power limit.");
   chart_key(&c, _("power draw"), "s-power", 0);
   chart_key(&c, _("power limit"), "s-limit", 0);
-  key_marks(&c, &mk);
-  gw_chart_begin(&c);
-  draw_marks(&c, g, &mk);
+  begin_with_marks(&c, g, &mk);
   if (has_values(limit, g->nh))
     gw_chart_line(&c, g->ht_ns, limit, g->nh, 1e-3, "s-limit");
   else
@@ -301,9 +306,7 @@ static void gpu_charts(FILE *out, const struct gw_recording *rec, const struct g
     c.aria = _("Line chart over time of PCIe receive and transmit rates in gigabytes per second.");
     chart_key(&c, _("received (host to GPU)"), "s-rx", 0);
     chart_key(&c, _("sent (GPU to host)"), "s-tx", 0);
-    key_marks(&c, &mk);
-    gw_chart_begin(&c);
-    draw_marks(&c, g, &mk);
+    begin_with_marks(&c, g, &mk);
     gw_chart_line(&c, g->t_ns, tx, g->n, 1e-9, "s-tx");
     gw_chart_line(&c, g->t_ns, rx, g->n, 1e-9, "s-rx");
     gw_chart_end(&c);
@@ -352,9 +355,7 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
     chart_key(&c, _("busiest loader worker (% of one core)"), "s-worker", 0);
   /* xgettext:no-c-format */
   chart_key(&c, _("whole host (% of all cores)"), "s-host", 0);
-  key_marks(&c, &mk);
-  gw_chart_begin(&c);
-  draw_marks(&c, g0, &mk);
+  begin_with_marks(&c, g0, &mk);
   gw_chart_line(&c, h->t_ns, h->cpu_busy_pct, h->n, 1, "s-host");
   gw_chart_line(&c, h->t_ns, h->worker_cpu_max_pct, h->n, 1, "s-worker");
   gw_chart_line(&c, h->t_ns, h->main_cpu_pct, h->n, 1, "s-main");
@@ -367,9 +368,7 @@ static void host_charts(FILE *out, const struct gw_recording *rec, const struct 
     if (has_values(h->iowait_pct, h->n))
       /* xgettext:no-c-format */
       chart_key(&c, _("CPU iowait (% of all cores)"), "s-iowait", 0);
-    key_marks(&c, &mk);
-    gw_chart_begin(&c);
-    draw_marks(&c, g0, &mk);
+    begin_with_marks(&c, g0, &mk);
     gw_chart_line(&c, h->t_ns, h->iowait_pct, h->n, 1, "s-iowait");
     gw_chart_line(&c, h->t_ns, h->disk_util_max_pct, h->n, 1, "s-disk");
     gw_chart_end(&c);
@@ -701,13 +700,10 @@ static void multi_gpu(FILE *out, const struct gw_diagnosis *dx) {
       fputs("<tr><td></td><td>", out);
     gw_html_write(out, g->label);
     fputs("</td>", out);
-    html_cell(out, g->rank >= 0 ? (double)g->rank : NAN, "");
-    html_cell(out, g->util_med_pct, "%");
-    html_cell(out, g->sm_med_pct, "%");
-    html_cell(out, g->tensor_med_pct, "%");
-    html_cell(out, g->sm_clock_med_mhz, " MHz");
-    html_cell(out, g->nccl_share * 100, "%");
-    html_cell(out, g->overlap_frac * 100, "%");
+    struct gw_mgpu_cell cells[GW_MGPU_NUMBER_COLUMNS];
+    gw_mgpu_number_cells(g, cells);
+    for (int c = 0; c < GW_MGPU_NUMBER_COLUMNS; c++)
+      html_cell(out, cells[c].value, cells[c].unit);
     fputs("<td>", out);
     gw_html_write(out, g->transport[0] ? g->transport : "-");
     fputs("</td></tr>\n", out);
@@ -802,18 +798,25 @@ static void findings(FILE *out, const struct gw_diagnosis *dx) {
   fputs("</div>\n", out);
 }
 
+/* A titled list of n notes' sentences, in the reader's language; nothing
+ * when there are none. */
+static void note_list(FILE *out, const char *title, const struct gw_evidence *notes, int n) {
+  if (n <= 0)
+    return;
+  char line[GW_TEXT];
+  fprintf(out, "<h2>%s</h2><ul>", title);
+  for (int i = 0; i < n; i++) {
+    fputs("<li>", out);
+    gw_note_text(&notes[i], 1, line, sizeof line);
+    gw_html_write(out, line);
+    fputs("</li>", out);
+  }
+  fputs("</ul>\n", out);
+}
+
 static void lists(FILE *out, const struct gw_diagnosis *dx) {
   char line[GW_TEXT];
-  if (dx->ninterp > 0) {
-    fprintf(out, "<h2>%s</h2><ul>", _("Reading the numbers"));
-    for (int i = 0; i < dx->ninterp; i++) {
-      fputs("<li>", out);
-      gw_note_text(&dx->interp[i], 1, line, sizeof line);
-      gw_html_write(out, line);
-      fputs("</li>", out);
-    }
-    fputs("</ul>\n", out);
-  }
+  note_list(out, _("Reading the numbers"), dx->interp, dx->ninterp);
   if (dx->nexperiments > 0) {
     fprintf(out, "<h2>%s</h2><p class=\"why\">%s</p><ul>", _("Next experiments"),
             _("The data cannot decide these alone."));
@@ -827,16 +830,7 @@ static void lists(FILE *out, const struct gw_diagnosis *dx) {
     }
     fputs("</ul>\n", out);
   }
-  if (dx->nnotes > 0) {
-    fprintf(out, "<h2>%s</h2><ul>", _("Notes"));
-    for (int i = 0; i < dx->nnotes; i++) {
-      fputs("<li>", out);
-      gw_note_text(&dx->notes[i], 1, line, sizeof line);
-      gw_html_write(out, line);
-      fputs("</li>", out);
-    }
-    fputs("</ul>\n", out);
-  }
+  note_list(out, _("Notes"), dx->notes, dx->nnotes);
 }
 
 const char *gw_report_html_style(void) {

@@ -321,6 +321,19 @@ static void print_idle_attribution(FILE *out, const struct gw_idle_attribution *
   fputs(first ? "]\n      },\n" : "\n        ]\n      },\n", out);
 }
 
+/* The sentences of n notes as a JSON array of strings, one a line: English
+ * whatever the language, the messages untranslated. */
+static void note_sentences(FILE *out, const struct gw_evidence *notes, int n) {
+  char line[GW_TEXT];
+  fputc('[', out);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ",\n    " : "\n    ", out);
+    gw_note_text(&notes[i], 0, line, sizeof line);
+    jstr(out, line);
+  }
+  fputs(n ? "\n  ]" : "]", out);
+}
+
 void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   fprintf(out, "{\n  \"schema\": \"gpuwhy.report/%d\",\n", GW_REPORT_JSON_SCHEMA_VERSION);
   fprintf(out, "  \"schema_version\": %d,\n", GW_REPORT_JSON_SCHEMA_VERSION);
@@ -412,13 +425,9 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   }
   /* English whatever the language: the sentences from the messages untranslated */
   char line[GW_TEXT];
-  fputs("  ],\n  \"interpretation\": [", out);
-  for (int i = 0; i < dx->ninterp; i++) {
-    fputs(i ? ",\n    " : "\n    ", out);
-    gw_note_text(&dx->interp[i], 0, line, sizeof line);
-    jstr(out, line);
-  }
-  fputs(dx->ninterp ? "\n  ],\n" : "],\n", out);
+  fputs("  ],\n  \"interpretation\": ", out);
+  note_sentences(out, dx->interp, dx->ninterp);
+  fputs(",\n", out);
   fputs("  \"experiments\": [", out);
   for (int i = 0; i < dx->nexperiments; i++) {
     fputs(i ? ",\n    {\"command\": " : "\n    {\"command\": ", out);
@@ -429,11 +438,7 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
     fputs("}", out);
   }
   fputs(dx->nexperiments ? "\n  ],\n" : "],\n", out);
-  fputs("  \"notes\": [", out);
-  for (int i = 0; i < dx->nnotes; i++) {
-    fputs(i ? ",\n    " : "\n    ", out);
-    gw_note_text(&dx->notes[i], 0, line, sizeof line);
-    jstr(out, line);
-  }
-  fputs(dx->nnotes ? "\n  ]\n}\n" : "]\n}\n", out);
+  fputs("  \"notes\": ", out);
+  note_sentences(out, dx->notes, dx->nnotes);
+  fputs("\n}\n", out);
 }

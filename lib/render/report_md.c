@@ -14,6 +14,7 @@
 #include "render/kernel_facts.h"
 #include "render/note_text.h"
 #include "render/report_render.h"
+#include "render/multi_gpu_cells.h"
 
 static void md_cell(FILE *out, double v, const char *unit) {
   if (isnan(v))
@@ -30,13 +31,10 @@ static void md_multi_gpu(const struct gw_multi_gpu *m, FILE *out) {
   for (int i = 0; i < m->ngpus; i++) {
     const struct gw_mgpu_gpu *g = &m->gpus[i];
     fprintf(out, "| %s%s |", g->label, i == m->straggler ? " *" : "");
-    md_cell(out, g->rank >= 0 ? (double)g->rank : NAN, "");
-    md_cell(out, g->util_med_pct, "%");
-    md_cell(out, g->sm_med_pct, "%");
-    md_cell(out, g->tensor_med_pct, "%");
-    md_cell(out, g->sm_clock_med_mhz, " MHz");
-    md_cell(out, g->nccl_share * 100, "%");
-    md_cell(out, g->overlap_frac * 100, "%");
+    struct gw_mgpu_cell cells[GW_MGPU_NUMBER_COLUMNS];
+    gw_mgpu_number_cells(g, cells);
+    for (int c = 0; c < GW_MGPU_NUMBER_COLUMNS; c++)
+      md_cell(out, cells[c].value, cells[c].unit);
     fprintf(out, " %s |\n", g->transport[0] ? g->transport : "-");
   }
   fputs("\n", out);

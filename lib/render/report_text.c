@@ -15,6 +15,7 @@
 #include "render/step_facts.h"
 #include "render/mfu_facts.h"
 #include "render/note_text.h"
+#include "render/multi_gpu_cells.h"
 
 const char *gw_render_basename(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -198,13 +199,10 @@ static void print_multi_gpu(const struct gw_diagnosis *dx, FILE *out, const stru
     const struct gw_mgpu_gpu *g = &m->gpus[i];
     fputs("  ", out);
     gw_fputs_padded(out, g->label, label_w);
-    cell(out, widths[0], g->rank >= 0 ? (double)g->rank : NAN, "");
-    cell(out, widths[1], g->util_med_pct, "%");
-    cell(out, widths[2], g->sm_med_pct, "%");
-    cell(out, widths[3], g->tensor_med_pct, "%");
-    cell(out, widths[4], g->sm_clock_med_mhz, " MHz");
-    cell(out, widths[5], g->nccl_share * 100, "%");
-    cell(out, widths[6], g->overlap_frac * 100, "%");
+    struct gw_mgpu_cell cells[GW_MGPU_NUMBER_COLUMNS];
+    gw_mgpu_number_cells(g, cells);
+    for (int c = 0; c < GW_MGPU_NUMBER_COLUMNS; c++)
+      cell(out, widths[c], cells[c].value, cells[c].unit);
     fprintf(out, "  %s%s\n", g->transport[0] ? g->transport : "-", i == m->straggler ? " *" : "");
   }
   if (!isnan(m->sm_spread_pts))

@@ -93,18 +93,13 @@ static int next_i64(const char **pp, const char *end, int64_t *out) {
 /* "user nice system idle iowait irq softirq steal [guest guest_nice]".
  * guest time is already inside user and nice, so it is not read. */
 static int parse_cpu_numbers(const char *p, const char *end, struct gw_cpu_ticks *t) {
-  uint64_t v[8];
-  for (int i = 0; i < 8; i++)
-    if (next_u64(&p, end, &v[i]) != 0)
-      return -1;
-  t->user = v[0];
-  t->nice = v[1];
-  t->system = v[2];
-  t->idle = v[3];
-  t->iowait = v[4];
-  t->irq = v[5];
-  t->softirq = v[6];
-  t->steal = v[7];
+  struct gw_cpu_ticks parsed;
+  uint64_t *const in_line_order[] = {&parsed.user,   &parsed.nice, &parsed.system,  &parsed.idle,
+                                     &parsed.iowait, &parsed.irq,  &parsed.softirq, &parsed.steal};
+  for (size_t i = 0; i < sizeof in_line_order / sizeof in_line_order[0]; i++)
+    if (next_u64(&p, end, in_line_order[i]) != 0)
+      return -1; /* *t untouched */
+  *t = parsed;
   return 0;
 }
 

@@ -514,36 +514,6 @@ void gw_kmsg_close(struct gw_kmsg *k) {
 
 /* ---------- poll ---------- */
 
-/* Char device: one read() is one record. 0 when drained, -1 on error. */
-static int poll_device(struct gw_kmsg *k, const struct gw_event_sink *sink, struct poll_stats *stats) {
-  int einval_in_row = 0;
-  for (;;) {
-    ssize_t n = read(k->fd, k->record, KMSG_RECORD_MAX);
-    if (n > 0) {
-      einval_in_row = 0;
-      handle_record(k, (size_t)n, sink, stats);
-      continue;
-    }
-    if (n == 0)
-      return 0;
-    if (errno == EINTR)
-      continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK)
-      return 0;
-    if (errno == EPIPE) { /* overwritten before we read them; the next read resyncs */
-      stats->records_lost = 1;
-      continue;
-    }
-    if (errno == EINVAL) { /* record larger than the buffer; the kernel moves past it */
-      stats->overlong++;
-      if (++einval_in_row >= KMSG_MAX_EINVAL_IN_ROW)
-        return 0;
-      continue;
-    }
-    return -1;
-  }
-}
-
 /* File mode: the bytes of one chunk, split into lines; a line starting with a
  * space continues the record before it and is dropped like the kernel's
  * KEY=value lines. A partial last line waits for the next poll. */
@@ -574,11 +544,18 @@ static void consume_file_bytes(struct gw_kmsg *k, const char *bytes, size_t n, c
   }
 }
 
-static int poll_file(struct gw_kmsg *k, const struct gw_event_sink *sink, struct poll_stats *stats) {
+/* Reads until drained: 0 then, -1 on an error. A char device gives one
+ * record per read(); a file gives chunks, split into lines here. */
+static int poll_reads(struct gw_kmsg *k, const struct gw_event_sink *sink, struct poll_stats *stats) {
+  int einval_in_row = 0;
   for (;;) {
-    ssize_t n = read(k->fd, k->chunk, KMSG_FILE_CHUNK);
+    ssize_t n = k->is_char_device ? read(k->fd, k->record, KMSG_RECORD_MAX) : read(k->fd, k->chunk, KMSG_FILE_CHUNK);
     if (n > 0) {
-      consume_file_bytes(k, k->chunk, (size_t)n, sink, stats);
+      einval_in_row = 0;
+      if (k->is_char_device)
+        handle_record(k, (size_t)n, sink, stats);
+      else
+        consume_file_bytes(k, k->chunk, (size_t)n, sink, stats);
       continue;
     }
     if (n == 0)
@@ -587,6 +564,18 @@ static int poll_file(struct gw_kmsg *k, const struct gw_event_sink *sink, struct
       continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK)
       return 0;
+    if (!k->is_char_device)
+      return -1;
+    if (errno == EPIPE) { /* overwritten before we read them; the next read resyncs */
+      stats->records_lost = 1;
+      continue;
+    }
+    if (errno == EINVAL) { /* record larger than the buffer; the kernel moves past it */
+      stats->overlong++;
+      if (++einval_in_row >= KMSG_MAX_EINVAL_IN_ROW)
+        return 0;
+      continue;
+    }
     return -1;
   }
 }
@@ -596,7 +585,7 @@ int gw_kmsg_poll(struct gw_kmsg *k, const struct gw_event_sink *events) {
     return -1;
   struct poll_stats stats;
   memset(&stats, 0, sizeof stats);
-  int rc = k->is_char_device ? poll_device(k, events, &stats) : poll_file(k, events, &stats);
+  int rc = poll_reads(k, events, &stats);
   int read_errno = errno;
   if (stats.records_lost)
     emit_note(events, &stats,
