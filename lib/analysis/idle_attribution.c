@@ -235,7 +235,69 @@ struct attr_work {
   int max_feeders;                    /* the most helper threads seen feeding one wait */
   const struct gw_thread_tick **near; /* scratch of prefetch_at: each helper's sample nearest an instant */
   uint64_t *near_stamp, stamp;        /* near[i] holds a sample of this instant when near_stamp[i] == stamp */
+  unsigned char *batch_maker;         /* by frame id: the frame's function makes the batch (batch_maker_frames) */
+  int32_t nbatch_maker;
 };
+
+/* Samples of a function making the batch before it counts as one: a single
+ * sample's classification can be off by a line (C methods leave no frame). */
+#define BATCH_MAKER_MIN_SAMPLES 3
+
+/* The functions of the rank's code that make the batch in the training
+ * thread (data made inline at 3 samples or more) and never launch the model's
+ * work (no forward/backward, optimizer or copy to the GPU in them): a helper
+ * the loop calls for its next batch, such as a fetch from a remote store.
+ * A wait inside such a function (a sleep, a socket, a queue of its own) is
+ * the batch's: the GPU idles because the next batch is not there yet. The
+ * loop's own function is left out: its waits may be anything. Returns a
+ * table by frame id (NULL when none qualifies), of *n entries. */
+static unsigned char *batch_maker_frames(const struct gw_recording *rec, int64_t pid, int32_t *n) {
+  *n = 0;
+  int32_t max_id = -1;
+  for (size_t i = 0; i < rec->npy_frames; i++)
+    if (rec->py_frames[i].id > max_id)
+      max_id = rec->py_frames[i].id;
+  if (max_id < 0 || (size_t)max_id >= 16 * rec->npy_frames + 1024) /* ids are 0.. in order; else do without */
+    return NULL;
+  /* each frame id's function: the index of its first frame of the same file and function */
+  int32_t *fn = gw_xcalloc((size_t)max_id + 1, sizeof *fn);
+  for (int32_t k = 0; k <= max_id; k++)
+    fn[k] = -1;
+  for (size_t i = 0; i < rec->npy_frames; i++) {
+    const struct gw_py_frame_info *f = &rec->py_frames[i];
+    size_t j = 0;
+    while (j < i && (strcmp(rec->py_frames[j].file, f->file) != 0 || strcmp(rec->py_frames[j].func, f->func) != 0))
+      j++;
+    fn[f->id] = (int32_t)j;
+  }
+  int *inline_n = gw_xcalloc(rec->npy_frames + 1, sizeof *inline_n);
+  unsigned char *launches = gw_xcalloc(rec->npy_frames + 1, 1);
+  for (size_t k = 0; k < rec->npy_ticks; k++) {
+    const struct gw_py_tick *p = &rec->py_ticks[k];
+    if (p->pid != pid || p->frame < 0 || p->frame > max_id || fn[p->frame] < 0)
+      continue;
+    int32_t j = fn[p->frame];
+    if (p->activity == GW_PYACT_DATA_INLINE)
+      inline_n[j]++;
+    else if (p->activity == GW_PYACT_FORWARD_BACKWARD || p->activity == GW_PYACT_OPTIMIZER ||
+             p->activity == GW_PYACT_H2D)
+      launches[j] = 1;
+  }
+  unsigned char *maker = gw_xcalloc((size_t)max_id + 1, 1);
+  int any = 0;
+  for (int32_t k = 0; k <= max_id; k++)
+    if (fn[k] >= 0 && inline_n[fn[k]] >= BATCH_MAKER_MIN_SAMPLES && !launches[fn[k]])
+      any = maker[k] = 1;
+  free(fn);
+  free(inline_n);
+  free(launches);
+  if (!any) {
+    free(maker);
+    return NULL;
+  }
+  *n = max_id + 1;
+  return maker;
+}
 
 static void add_hit(struct attr_work *w, int cause, int32_t frame, double weight) {
   if (w->nhits == w->cap) {
@@ -387,6 +449,8 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       if (p->pid != w->pid)
         continue;
       int c = p->activity < GW_PYACT_COUNT ? p->activity : GW_PYACT_OTHER;
+      if (c == GW_PYACT_IDLE && p->frame >= 0 && p->frame < w->nbatch_maker && w->batch_maker[p->frame])
+        c = GW_PYACT_DATA_INLINE; /* waiting inside the function that makes the batch */
       double split[GW_WORKER_NSTATES] = {0};
       int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, each, split) : 0;
       if (feeders > 0) {
@@ -586,6 +650,8 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     out->nworkers += rec->threads[i].role == GW_TROLE_LOADER_WORKER;
   out->wall_s = (double)(t1 - t0) / 1e9;
   w.nstalls = gw_shape_stalls(rec, w.pid, &w.stalls);
+  if (out->source == GW_ATTR_PY)
+    w.batch_maker = batch_maker_frames(rec, w.pid, &w.nbatch_maker);
   if (out->source == GW_ATTR_PY && rec->nthread_ticks > 0 && rec->thread_sampling_hz > 0) {
     w.helpers = gw_xcalloc(rec->nthreads + 1, sizeof *w.helpers);
     for (size_t i = 0; i < rec->nthreads; i++)
@@ -653,6 +719,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   }
   free(w.hits);
   free(w.stalls);
+  free(w.batch_maker);
   free(w.helpers);
   free(w.near);
   free(w.near_stamp);
