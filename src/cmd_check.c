@@ -5,7 +5,6 @@
 #include <gpuwhy/gpuwhy.h>
 #include <gpuwhy/i18n.h>
 #include <gpuwhy/report.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,12 +70,10 @@ int gw_cmd_check(int argc, char **argv) {
     return rc;
   if (optind < argc)
     return gw_cli_usage_error(NULL, _("unexpected argument '%s'"), argv[optind]);
-  /* The items are written in the language of the messages when they are
-   * judged; JSON is for machines and stays English in every language, so
-   * its text is judged in the C locale (gettext then ignores LANGUAGE). */
+  /* The items are worded when they are judged; JSON is for machines and
+   * stays English in every language. */
   int json = format == GW_REPORT_JSON;
-  if (json)
-    setlocale(LC_MESSAGES, "C");
+  opts.english = json;
   struct gw_check_report *report = NULL;
   char err[600] = "";
   rc = gw_check_run(&opts, &report, err, sizeof err);

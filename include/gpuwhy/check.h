@@ -23,6 +23,11 @@ struct gw_check_opts {
   const char *python;
   const char *nvcc;
   const char *data_dir; /* the directory whose disk is judged; NULL: the current directory */
+  /* Word the items in English (for JSON, read by machines) instead of the
+   * language of the messages: the items are worded when they are judged,
+   * and the choice holds for the thread running gw_check_run alone, so the
+   * process's locale is never switched. */
+  int english;
 };
 
 /* A number behind an item, for machines ("sm_clock_mhz": 345). */

@@ -374,14 +374,26 @@ static void fill_report_facts(struct check_ctx *ctx) {
   r->load_ran = ctx->load_ran;
 }
 
+static int check_run(const struct gw_check_opts *opts, struct gw_check_report **out, char *errbuf, size_t errcap);
+
+/* The items are worded as they are judged, so the language is chosen
+ * before: English when asked (JSON), for this thread only. */
 int gw_check_run(const struct gw_check_opts *opts, struct gw_check_report **out, char *errbuf, size_t errcap) {
+  int was_english = gw_i18n_thread_is_english();
+  gw_i18n_thread_english(opts->english || was_english);
+  int rc = check_run(opts, out, errbuf, errcap);
+  gw_i18n_thread_english(was_english);
+  return rc;
+}
+
+static int check_run(const struct gw_check_opts *opts, struct gw_check_report **out, char *errbuf, size_t errcap) {
   *out = NULL;
   const char *root = opts->root;
   int live = !root || !root[0] || strcmp(root, "/") == 0;
   if (!live) {
     struct stat st;
     if (stat(root, &st) != 0) {
-      snprintf(errbuf, errcap, "--root %s: %s", root, strerror(errno));
+      snprintf(errbuf, errcap, "--root %s: %s", root, gw_strerror(errno));
       return GPUWHY_EXIT_INPUT;
     }
     if (!S_ISDIR(st.st_mode)) {

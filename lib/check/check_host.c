@@ -252,7 +252,7 @@ static int find_mount(const char *root, const char *path, struct mount_entry *ou
   size_t cap = 1 << 20;
   char *text = gw_xcalloc(1, cap);
   if (gw_read_file_at(root, "/proc/self/mountinfo", text, cap, NULL) < 0) {
-    snprintf(why, why_cap, _("cannot read /proc/self/mountinfo: %s"), strerror(errno));
+    snprintf(why, why_cap, _("cannot read /proc/self/mountinfo: %s"), gw_strerror(errno));
     free(text);
     return -1;
   }
@@ -339,13 +339,13 @@ static void check_disk(struct check_ctx *ctx, const struct check_def *def, struc
   const char *what = dir ? _("The data directory") : _("The current directory");
   if (!dir && !getcwd(cwd, sizeof cwd)) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-    gw_check_reason(it, _("The current directory is unknown (%s)."), strerror(errno));
+    gw_check_reason(it, _("The current directory is unknown (%s)."), gw_strerror(errno));
     return;
   }
   if (dir && ctx->live && !realpath(dir, cwd)) {
     /* Mount points are matched on the real path, without symlinks. */
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
-    gw_check_reason(it, _("%s %s cannot be resolved (%s)."), what, dir, strerror(errno));
+    gw_check_reason(it, _("%s %s cannot be resolved (%s)."), what, dir, gw_strerror(errno));
     return;
   }
   if (dir && !ctx->live) {

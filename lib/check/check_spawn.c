@@ -62,7 +62,7 @@ int gw_check_child_start(struct check_child *c, char *const argv[], const char *
   c->pid = -1;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
-    gw_err_set(err, "cannot make a pipe: %s", strerror(errno));
+    gw_err_set(err, "cannot make a pipe: %s", gw_strerror(errno));
     return -1;
   }
   posix_spawn_file_actions_t fa;
@@ -78,7 +78,7 @@ int gw_check_child_start(struct check_child *c, char *const argv[], const char *
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);
-    gw_err_set(err, "cannot run %s: %s", argv[0], strerror(rc));
+    gw_err_set(err, "cannot run %s: %s", argv[0], gw_strerror(rc));
     return -1;
   }
   c->pid = pid;

@@ -1,8 +1,10 @@
 #include "core/i18n.h"
 
+#include <dlfcn.h>
 #include <libintl.h>
 #include <limits.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +19,56 @@
 
 static int g_ready;
 
+/* Per thread, so one thread's JSON never changes another's language. */
+static _Thread_local int thread_english;
+
+void gw_i18n_thread_english(int english) {
+  thread_english = english;
+}
+
+int gw_i18n_thread_is_english(void) {
+  return thread_english;
+}
+
 const char *gw_gettext(const char *msgid) {
-  if (!msgid || !msgid[0])
+  if (!msgid || !msgid[0] || thread_english)
     return msgid;
   return dgettext(GW_TEXTDOMAIN, msgid);
 }
 
 const char *gw_ngettext(const char *msgid, const char *msgid_plural, unsigned long n) {
+  if (thread_english)
+    return n == 1 ? msgid : msgid_plural; /* English's two forms, as gettext gives them without a catalog */
   return dngettext(GW_TEXTDOMAIN, msgid, msgid_plural, n);
+}
+
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+
+static void make_c_locale(void) {
+  c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+/* The C locale as an object for the *_l functions, or 0 when it could not
+ * be made (no memory): the caller then keeps the locale's text. */
+static locale_t english_locale(void) {
+  pthread_once(&c_locale_once, make_c_locale);
+  return c_locale;
+}
+
+const char *gw_strerror(int errnum) {
+  locale_t c = thread_english ? english_locale() : (locale_t)0;
+  return c ? strerror_l(errnum, c) : strerror(errnum);
+}
+
+const char *gw_dlerror(void) {
+  locale_t c = thread_english ? english_locale() : (locale_t)0;
+  if (!c)
+    return dlerror();
+  locale_t was = uselocale(c);
+  const char *why = dlerror();
+  uselocale(was);
+  return why;
 }
 
 static int is_dir(const char *path) {
@@ -108,20 +152,6 @@ void gw_i18n_init(void) {
   bindtextdomain(GW_TEXTDOMAIN, dir);
   /* The catalogs are UTF-8 and so is every report, whatever LC_CTYPE says. */
   bind_textdomain_codeset(GW_TEXTDOMAIN, "UTF-8");
-}
-
-char *gw_i18n_english_begin(void) {
-  const char *now = setlocale(LC_MESSAGES, NULL);
-  char *saved = gw_xstrdup(now ? now : "C");
-  setlocale(LC_MESSAGES, "C");
-  return saved;
-}
-
-void gw_i18n_english_end(char *saved) {
-  if (!saved)
-    return;
-  setlocale(LC_MESSAGES, saved);
-  free(saved);
 }
 
 /* Width of one code point in terminal columns. */

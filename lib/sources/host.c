@@ -13,6 +13,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
+
 #define GW_HOST_MAX_PROCS 256
 /* autograd keeps one device thread per accelerator a process uses (and one
  * for the CPU): 16 covers a process that drives every GPU of a node */
@@ -283,7 +285,7 @@ gw_status gw_host_open(struct gw_host **out, const char *root, struct gw_err *er
   const char *r = is_live_root(root) ? "" : root;
   char probe[256];
   if (gw_read_file_at(r, "/proc/stat", probe, sizeof probe, NULL) < 0) {
-    gw_err_set(err, "host source: cannot read %s/proc/stat: %s", r, strerror(errno));
+    gw_err_set(err, "host source: cannot read %s/proc/stat: %s", r, gw_strerror(errno));
     return GW_ENOTSUP;
   }
   struct gw_host *h = gw_xcalloc(1, sizeof *h);
@@ -389,7 +391,7 @@ static int grow_cores(struct gw_host *h, int need) {
 static void sample_cpu(struct gw_host *h, struct gw_host_sample *out, int64_t dt_ns, int slow, struct gw_err *err) {
   out->cores = h->core_out;
   if (read_sys(h, F_STAT, h->buf, GW_HOST_READ_CAP) < 0) {
-    note(err, "cannot read /proc/stat: %s", strerror(errno));
+    note(err, "cannot read /proc/stat: %s", gw_strerror(errno));
     h->prev_cpu_ok = 0;
     h->prev_cores_ok = 0;
     return;
@@ -440,7 +442,7 @@ static void sample_mem(struct gw_host *h, struct gw_host_sample *out, struct gw_
   for (int k = 0; k < 4; k++)
     *dst[k] = -1;
   if (read_sys(h, F_MEMINFO, h->buf, GW_HOST_READ_CAP) < 0) {
-    note(err, "cannot read /proc/meminfo: %s", strerror(errno));
+    note(err, "cannot read /proc/meminfo: %s", gw_strerror(errno));
     return;
   }
   int line_no = 0;
@@ -487,7 +489,7 @@ static void sample_mem(struct gw_host *h, struct gw_host_sample *out, struct gw_
 static void sample_load(struct gw_host *h, struct gw_host_sample *out, struct gw_err *err) {
   char text[256], load[32], running[32];
   if (read_sys(h, F_LOADAVG, text, sizeof text) < 0) {
-    note(err, "cannot read /proc/loadavg: %s", strerror(errno));
+    note(err, "cannot read /proc/loadavg: %s", gw_strerror(errno));
     return;
   }
   strip_newline(text);
@@ -646,7 +648,7 @@ static int disk_rates(const struct gw_disk_counters *a, const struct gw_disk_cou
 static void sample_disks(struct gw_host *h, struct gw_host_sample *out, int64_t dt_ns, struct gw_err *err) {
   out->disks = h->disk_out;
   if (read_sys(h, F_DISKSTATS, h->buf, GW_HOST_READ_CAP) < 0) {
-    note(err, "cannot read /proc/diskstats: %s", strerror(errno));
+    note(err, "cannot read /proc/diskstats: %s", gw_strerror(errno));
     h->prev_ndisks = 0;
     return;
   }
@@ -743,7 +745,7 @@ static int resolve_membership(struct gw_host *h, size_t n, struct scan_entry *e)
 static void rescan_procs(struct gw_host *h, int64_t t_ns, const struct gw_event_sink *events, struct gw_err *err) {
   DIR *d = opendir_at(h->root, "/proc");
   if (!d) {
-    note(err, "cannot list /proc: %s", strerror(errno));
+    note(err, "cannot list /proc: %s", gw_strerror(errno));
     return;
   }
   size_t n = 0;

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/i18n.h"
+
 /* Largest record kept: the kernel's own limit for one extended record. */
 #define KMSG_RECORD_MAX 8192
 #define KMSG_FILE_CHUNK 65536
@@ -466,12 +468,12 @@ gw_status gw_kmsg_open(struct gw_kmsg **out, const char *root, int from_boot, st
       gw_err_set(err, "cannot read %s: it does not exist", path);
       return GW_ENOTSUP;
     }
-    gw_err_set(err, "cannot open %s: %s", path, strerror(e));
+    gw_err_set(err, "cannot open %s: %s", path, gw_strerror(e));
     return GW_EIO;
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    gw_err_set(err, "cannot read %s: %s", path, strerror(errno));
+    gw_err_set(err, "cannot read %s: %s", path, gw_strerror(errno));
     close(fd);
     return GW_EIO;
   }
@@ -494,7 +496,7 @@ gw_status gw_kmsg_open(struct gw_kmsg **out, const char *root, int from_boot, st
     k->chunk = gw_xcalloc(KMSG_FILE_CHUNK, 1);
   /* A pipe cannot seek; it has no history to skip either. */
   if (!from_boot && lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
-    gw_err_set(err, "cannot skip the history of %s: %s", path, strerror(errno));
+    gw_err_set(err, "cannot skip the history of %s: %s", path, gw_strerror(errno));
     gw_kmsg_close(k);
     return GW_EIO;
   }
@@ -599,7 +601,7 @@ int gw_kmsg_poll(struct gw_kmsg *k, const struct gw_event_sink *events) {
     emit_note(events, &stats, "kernel log: skipped %d malformed record%s; first at %s", stats.malformed,
               stats.malformed == 1 ? "" : "s", stats.first_malformed);
   if (rc != 0) {
-    emit_note(events, &stats, "kernel log: reading %s failed: %s", k->path, strerror(read_errno));
+    emit_note(events, &stats, "kernel log: reading %s failed: %s", k->path, gw_strerror(read_errno));
     return -1;
   }
   return stats.events;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/i18n.h"
+
 #include "nvml_abi.h"
 
 /* Every symbol we look up: required ones first. */
@@ -322,7 +324,7 @@ static void *open_library(const char *lib_path, struct gw_err *err) {
     /* An explicit choice must not silently fall back to another library. */
     void *h = dlopen(chosen, RTLD_LAZY | RTLD_LOCAL);
     if (!h) {
-      const char *why = dlerror();
+      const char *why = gw_dlerror();
       gw_err_set(err, "no NVIDIA driver: %s not found (%s)", chosen, why ? why : "dlopen failed");
     }
     return h;
@@ -331,7 +333,7 @@ static void *open_library(const char *lib_path, struct gw_err *err) {
   if (h)
     return h;
   char first_error[300];
-  const char *why = dlerror();
+  const char *why = gw_dlerror();
   gw_strlcpy(first_error, why ? why : "dlopen failed", sizeof first_error);
   h = dlopen("libnvidia-ml.so", RTLD_LAZY | RTLD_LOCAL);
   if (!h)
