@@ -36,7 +36,7 @@ struct name_entry {
 
 #define NAME_SLOTS_FIRST 1024u
 #define NAME_ENTRIES_FIRST 512u
-#define NAME_ARENA_FIRST (64u << 10)
+#define NAME_ARENA_FIRST (4u << 10)
 #define QUEUE_ENTRIES_FIRST 64u
 #define QUEUE_ARENA_FIRST (4u << 10)
 
