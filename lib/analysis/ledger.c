@@ -118,20 +118,28 @@ int64_t gw_typical_dt_ns(const struct gw_gpu_series *g) {
   if (g->n < 2)
     return 100000000; /* the recorder's default 100 ms tick */
   double *dt = gw_xcalloc(g->n - 1, sizeof *dt);
-  for (size_t i = 0; i + 1 < g->n; i++)
-    dt[i] = (double)(g->t_ns[i + 1] - g->t_ns[i]);
+  for (size_t i = 0; i + 1 < g->n; i++) { /* exact, and no int64 overflow on hostile timestamps */
+    int64_t a = g->t_ns[i], b = g->t_ns[i + 1];
+    dt[i] = b >= a ? (double)((uint64_t)b - (uint64_t)a) : -(double)((uint64_t)a - (uint64_t)b);
+  }
   double med = gw_stats_median(dt, g->n - 1);
   free(dt);
-  return med > 0 ? (int64_t)med : 100000000;
+  if (!(med > 0))
+    return 100000000;
+  return med >= 9.2e18 ? INT64_MAX : (int64_t)med; /* a gap past int64's range: no undefined conversion */
 }
 
 int64_t gw_tick_dt_ns(const struct gw_gpu_series *g, size_t i, int64_t typical) {
   if (i + 1 >= g->n)
     return typical;
-  int64_t dt = g->t_ns[i + 1] - g->t_ns[i];
-  if (dt < 0)
-    dt = 0;
-  return dt > 5 * typical ? 5 * typical : dt;
+  /* in unsigned arithmetic: two timestamps far apart (a damaged or
+   * hostile file) must not overflow the difference or the cap */
+  int64_t a = g->t_ns[i], b = g->t_ns[i + 1];
+  if (b <= a)
+    return 0;
+  uint64_t dt = (uint64_t)b - (uint64_t)a;
+  int64_t cap = typical > INT64_MAX / 5 ? INT64_MAX : 5 * typical;
+  return dt > (uint64_t)cap ? cap : (int64_t)dt;
 }
 
 double gw_ledger_active_ns(const struct gw_ledger *l) {
