@@ -90,6 +90,34 @@ int gw_working_span(const struct gw_gpu_series *g, size_t *first, size_t *last) 
   return 1;
 }
 
+/* No tick reached the activity thresholds and no step is known (no hook, or
+ * not Python): GPU-Util of 1-4% says a kernel was resident in a few of the
+ * driver's periods, as in a run starved for seconds between batches. Set-up
+ * (context creation, the weight upload) reads so for at most lead_burst_max_s
+ * before a pause; ticks with a kernel resident that recur for longer than
+ * that, none more than lead_gap_min_s from the next, are the run: it spans
+ * from the first such stretch to the last resident tick. */
+static int trickle_span(const struct gw_gpu_series *g, size_t *first, size_t *last) {
+  int64_t burst_ns = (int64_t)(gw_thr.lead_burst_max_s * 1e9), gap_ns = (int64_t)(gw_thr.lead_gap_min_s * 1e9);
+  size_t start = SIZE_MAX, prev = SIZE_MAX, run_first = SIZE_MAX, run_last = 0;
+  for (size_t i = 0; i < g->n; i++) {
+    double u = gw_column_at(g->m[GW_M_util_gpu_pct], i);
+    if (isnan(u) || u < gw_thr.active_util_no_sm_pct)
+      continue;
+    if (prev == SIZE_MAX || g->t_ns[i] - g->t_ns[prev] >= gap_ns)
+      start = i; /* a new stretch */
+    prev = i;
+    if (run_first == SIZE_MAX && g->t_ns[i] - g->t_ns[start] > burst_ns)
+      run_first = start;
+    run_last = i;
+  }
+  if (run_first == SIZE_MAX)
+    return 0;
+  *first = run_first;
+  *last = run_last;
+  return 1;
+}
+
 int gw_steady_span(const struct gw_recording *rec, int gi, size_t *first, size_t *last) {
   if (gw_working_span(&rec->gpus[gi], first, last)) {
     gw_loop_clip_span(rec, gi, first, last); /* the loop's first step is warm-up */
@@ -101,7 +129,9 @@ int gw_steady_span(const struct gw_recording *rec, int gi, size_t *first, size_t
    * activity under 2%). A GPU that idles 98% of the time because its input
    * is slow is the run to explain, not a GPU that did nothing: the span
    * comes from the steps. */
-  return gw_loop_span_ticks(rec, gi, first, last);
+  if (gw_loop_span_ticks(rec, gi, first, last))
+    return 1;
+  return trickle_span(&rec->gpus[gi], first, last);
 }
 
 double gw_tick_activity_pct(const struct gw_gpu_series *g, size_t i, int *from_util) {

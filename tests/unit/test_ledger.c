@@ -227,6 +227,40 @@ static void smeared_gpm_second_does_not_join_a_setup_blip(void **state) {
   assert_int_equal(first, 0);
 }
 
+/* No tick reaches 5% GPU-Util, no SM activity and no step: a GPU starved by
+ * a slow loader reads 1-4% for as long as the job runs (H100,
+ * weak_spots_h100/ws_loader_latency_threads without its steps). A set-up
+ * blip of 0.2 s before it stays out; the trickle is the run. A blip alone is
+ * no run. */
+static void a_starved_trickle_is_the_run(void **state) {
+  (void)state;
+  enum { N = 250 };
+  int64_t t[N];
+  double util[N];
+  for (size_t i = 0; i < N; i++) {
+    t[i] = (int64_t)i * 100000000;
+    util[i] = (i == 57 || i == 58) ? 2 : (i >= 130 && i < 230 && i % 4 < 2) ? 1 + (double)(i % 3) : 0;
+  }
+  struct gw_gpu_series g;
+  memset(&g, 0, sizeof g);
+  g.n = N;
+  g.t_ns = t;
+  struct gw_value_column util_col = {.n = N, .raw = util};
+  g.m[GW_M_util_gpu_pct] = &util_col;
+  struct gw_recording rec;
+  memset(&rec, 0, sizeof rec);
+  rec.ngpus = 1;
+  rec.gpus = &g;
+  size_t first = 0, last = 0;
+  assert_false(gw_working_span(&g, &first, &last));
+  assert_true(gw_steady_span(&rec, 0, &first, &last));
+  assert_int_equal(first, 132); /* the first tick with a kernel resident */
+  assert_int_equal(last, 229);
+  for (size_t i = 130; i < N; i++) /* the blip alone: set-up with nothing after it */
+    util[i] = 0;
+  assert_false(gw_steady_span(&rec, 0, &first, &last));
+}
+
 static void no_gpu_data_is_no_verdict(void **state) {
   (void)state;
   char path[] = "/tmp/gw_ledger_XXXXXX";
@@ -296,6 +330,7 @@ int main(void) {
       cmocka_unit_test(no_gpu_data_is_no_verdict),
       cmocka_unit_test(timeline_replaces_counter_estimate),
       cmocka_unit_test(smeared_gpm_second_does_not_join_a_setup_blip),
+      cmocka_unit_test(a_starved_trickle_is_the_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
