@@ -38,13 +38,19 @@ void gw_mfu_facts_text(const struct gw_diagnosis *dx, FILE *out, const char *bol
     fprintf(out, _("%sMFU%s GPU %d: "), bold, reset, dx->ledgers[i].gpu);
     if (!isnan(m->mfu_pct))
       fprintf(out, _("%.0f%% of %.0f TFLOP/s dense %s (%s)"), m->mfu_pct, m->peak_tflops, m->dtype_label, m->model);
+    else if (!isnan(m->peak_tflops)) /* known peak, no step time to divide by */
+      fprintf(out, _("unknown, no step was timed (the peak: %.0f TFLOP/s dense %s, %s)"), m->peak_tflops,
+              m->dtype_label, m->model);
     else
       fputs(_("no peak known for this GPU"), out);
     if (!isnan(m->mfu_at_clock_pct))
       fprintf(out, _("; %.0f%% of the %.0f TFLOP/s its %.0f MHz clock allows"), m->mfu_at_clock_pct,
               m->clock_peak_tflops, m->run_clock_mhz);
-    fprintf(out, _(".\n  %.1f TFLOP/s achieved: %.3g FLOPs a step (forward and backward) in %.2f ms steps"),
-            m->achieved_tflops, m->flops_per_step, m->step_s * 1e3);
+    if (!isnan(m->achieved_tflops))
+      fprintf(out, _(".\n  %.1f TFLOP/s achieved: %.3g FLOPs a step (forward and backward) in %.2f ms steps"),
+              m->achieved_tflops, m->flops_per_step, m->step_s * 1e3);
+    else
+      fprintf(out, _(".\n  %.3g FLOPs a step (forward and backward)"), m->flops_per_step);
     if (!isnan(m->counting_cost_pct))
       fprintf(out, _("; counting step %lld cost %+.0f%% of its time, once"), (long long)m->step, m->counting_cost_pct);
     fputs(".\n", out);

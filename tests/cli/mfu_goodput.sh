@@ -34,6 +34,15 @@ PY
 "$GW_BIN" report f.db > f.txt || fail "report exited $?"
 grep -q "^MFU GPU 0: .*TFLOP/s achieved\|^  [0-9.]* TFLOP/s achieved" f.txt || fail "no MFU line: $(cat f.txt)"
 
+# FLOPs counted but no step timed (the steps lost, as a damaged or trimmed
+# recording may be): no MFU and no rate, said so, never "nan"
+cp f.db nostep.db
+sqlite3 nostep.db 'delete from step' || fail "cannot delete the steps"
+"$GW_BIN" report nostep.db > nostep.txt || fail "report without steps exited $?"
+grep -q "^MFU GPU 0: unknown, no step was timed" nostep.txt || fail "no 'unknown' MFU line: $(grep -A1 MFU nostep.txt)"
+grep -q "^  5e+12 FLOPs a step (forward and backward)\.$" nostep.txt || fail "no FLOPs line: $(grep -A1 MFU nostep.txt)"
+grep -qi "nan" nostep.txt && fail "nan in the report: $(grep -i nan nostep.txt)"
+
 # compare and sweep carry the job's figures: one GPU, so the report's own
 "$GW_BIN" compare --format json f.db f.db > c.json || fail "compare --format json exited $?"
 python3 - f.json c.json <<'PY' || fail "compare JSON mfu_pct / achieved_tflops wrong"
