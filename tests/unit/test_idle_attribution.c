@@ -16,6 +16,7 @@
 #include "analysis/idle_attribution.h"
 #include "report_synth.h"
 #include "render/report_render.h"
+#include "support_test_main.h"
 
 #define SECONDS 30.0
 static char g_path[64];
@@ -441,12 +442,10 @@ static void test_new_shapes(void **state) {
   free_rec(rec);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_verdicts_by_scenario),
-      cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
-      cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
-      cmocka_unit_test(test_new_shapes),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_verdicts_by_scenario),
+    cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
+    cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
+    cmocka_unit_test(test_new_shapes),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

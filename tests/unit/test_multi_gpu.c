@@ -23,6 +23,7 @@
 #include "store/store_trace.h"
 #include "fixture_temp.h"
 #include "fixture_sql.h"
+#include "support_test_main.h"
 
 /* The finding's evidence with this id, or NULL. */
 static const struct gw_evidence *evidence_of(const struct gw_finding *f, const char *id) {
@@ -558,17 +559,15 @@ static void overlap_of_interval_lists(void **state) {
   assert_int_equal(gw_interval_overlap_ns(a, 3, NULL, 0), 0);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(parses_channel_lines),
-      cmocka_unit_test(parses_setup_lines),
-      cmocka_unit_test(summary_gives_advice_on_slow_paths),
-      cmocka_unit_test(overlap_of_interval_lists),
-      cmocka_unit_test(balanced_pair_is_healthy),
-      cmocka_unit_test(straggler_is_named_with_its_cause),
-      cmocka_unit_test(exposed_communication_is_found),
-      cmocka_unit_test(one_gpu_has_no_summary),
-      cmocka_unit_test(eight_ranks_on_two_nodes_merge),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(parses_channel_lines),
+    cmocka_unit_test(parses_setup_lines),
+    cmocka_unit_test(summary_gives_advice_on_slow_paths),
+    cmocka_unit_test(overlap_of_interval_lists),
+    cmocka_unit_test(balanced_pair_is_healthy),
+    cmocka_unit_test(straggler_is_named_with_its_cause),
+    cmocka_unit_test(exposed_communication_is_found),
+    cmocka_unit_test(one_gpu_has_no_summary),
+    cmocka_unit_test(eight_ranks_on_two_nodes_merge),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

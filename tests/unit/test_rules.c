@@ -12,6 +12,7 @@
 #include "analysis/rules.h"
 #include "report_synth.h"
 #include "support_gpu_tick.h"
+#include "support_test_main.h"
 
 static char g_path[64];
 
@@ -278,14 +279,12 @@ static void rule_table_has_six_fixed_ids(void **state) {
   assert_null(gw_rule_find("test_always")); /* the test-only seventh class stays out of the product */
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(storm_is_launch_overhead),           cmocka_unit_test(gemm_at_power_cap_is_healthy),
-      cmocka_unit_test(starved_is_input_pipeline),          cmocka_unit_test(no_gpm_lowers_confidence_and_says_so),
-      cmocka_unit_test(underfilled_is_small_batch),         cmocka_unit_test(straggler_is_multi_gpu_sync),
-      cmocka_unit_test(eval_dips_are_schedule_shape),       cmocka_unit_test(thermal_is_hardware_env),
-      cmocka_unit_test(rule_table_has_six_fixed_ids),       cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
-      cmocka_unit_test(busy_helper_thread_stalls_the_loop),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(storm_is_launch_overhead),           cmocka_unit_test(gemm_at_power_cap_is_healthy),
+    cmocka_unit_test(starved_is_input_pipeline),          cmocka_unit_test(no_gpm_lowers_confidence_and_says_so),
+    cmocka_unit_test(underfilled_is_small_batch),         cmocka_unit_test(straggler_is_multi_gpu_sync),
+    cmocka_unit_test(eval_dips_are_schedule_shape),       cmocka_unit_test(thermal_is_hardware_env),
+    cmocka_unit_test(rule_table_has_six_fixed_ids),       cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
+    cmocka_unit_test(busy_helper_thread_stalls_the_loop),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

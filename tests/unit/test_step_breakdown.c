@@ -17,6 +17,7 @@
 #include "render/report_render.h"
 #include "report_synth.h"
 #include "support_gpu_tick.h"
+#include "support_test_main.h"
 
 #define SECONDS 30.0
 #define PY_HZ 50.0
@@ -242,11 +243,9 @@ static void test_short_steps_not_measurable(void **state) {
   free_rec(rec);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_checkpoint_every_50),
-      cmocka_unit_test(test_steady_loop_none),
-      cmocka_unit_test(test_short_steps_not_measurable),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_checkpoint_every_50),
+    cmocka_unit_test(test_steady_loop_none),
+    cmocka_unit_test(test_short_steps_not_measurable),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)
