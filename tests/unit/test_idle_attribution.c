@@ -16,6 +16,7 @@
 #include "analysis/idle_attribution.h"
 #include "report_synth.h"
 #include "render/report_render.h"
+#include "support_synth_recording.h"
 #include "support_test_main.h"
 
 #define SECONDS 30.0
@@ -100,11 +101,7 @@ static void sample_threads(struct gw_recording *rec, const struct gw_thread_meta
 static struct gw_recording *load_with(const struct scenario *sc) {
   g_idle_at = sc->idle_at;
   snprintf(g_path, sizeof g_path, "/tmp/gw_idle_attr_%d.db", (int)getpid());
-  unlink(g_path);
-  assert_int_equal(synth_write(g_path, 1, SECONDS, 0, gpu_pattern, host_plain), 0);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(g_path, &rec, &err), GW_OK);
+  struct gw_recording *rec = support_synth_load(g_path, SECONDS, gpu_pattern, host_plain);
   if (sc->py_hz > 0) {
     size_t n = (size_t)(SECONDS * sc->py_hz);
     rec->py_ticks = calloc(n, sizeof *rec->py_ticks);
@@ -135,23 +132,8 @@ static struct gw_recording *load_with(const struct scenario *sc) {
   return rec;
 }
 
-/* The samples belong to this test: freed here, so the model's own free (the
- * samplers' loader adds it) never sees them. */
 static void free_rec(struct gw_recording *rec) {
-  free(rec->py_ticks);
-  free(rec->py_frames);
-  free(rec->threads);
-  free(rec->thread_ticks);
-  rec->py_ticks = NULL;
-  rec->py_frames = NULL;
-  rec->threads = NULL;
-  rec->thread_ticks = NULL;
-  rec->npy_ticks = rec->npy_frames = rec->nthreads = rec->nthread_ticks = 0;
-  free(rec->steps); /* the hook's steps some tests set */
-  rec->steps = NULL;
-  rec->nsteps = 0;
-  gw_recording_free(rec);
-  unlink(g_path);
+  support_synth_free(rec, g_path);
 }
 
 static struct gw_diagnosis *diagnose(struct gw_recording *rec) {

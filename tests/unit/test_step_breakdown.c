@@ -17,6 +17,7 @@
 #include "render/report_render.h"
 #include "report_synth.h"
 #include "support_gpu_tick.h"
+#include "support_synth_recording.h"
 #include "support_test_main.h"
 
 #define SECONDS 30.0
@@ -76,11 +77,7 @@ static void host_plain(double t, struct synth_host *o) {
 static struct gw_recording *load_loop(const struct loop *lp) {
   g_loop = *lp;
   snprintf(g_path, sizeof g_path, "/tmp/gw_step_breakdown_%d.db", (int)getpid());
-  unlink(g_path);
-  assert_int_equal(synth_write(g_path, 1, SECONDS, 0, gpu_loop_fn, host_plain), 0);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(g_path, &rec, &err), GW_OK);
+  struct gw_recording *rec = support_synth_load(g_path, SECONDS, gpu_loop_fn, host_plain);
   size_t cap = (size_t)(SECONDS / (lp->step_s * 0.98)) + 2;
   rec->steps = calloc(cap, sizeof *rec->steps);
   double at = SYNTH_STARTUP_S;
@@ -118,15 +115,7 @@ static struct gw_recording *load_loop(const struct loop *lp) {
 }
 
 static void free_rec(struct gw_recording *rec) {
-  free(rec->py_ticks);
-  free(rec->py_frames);
-  free(rec->steps);
-  rec->py_ticks = NULL;
-  rec->py_frames = NULL;
-  rec->steps = NULL;
-  rec->npy_ticks = rec->npy_frames = rec->nsteps = 0;
-  gw_recording_free(rec);
-  unlink(g_path);
+  support_synth_free(rec, g_path);
 }
 
 static char *render(const struct gw_diagnosis *dx, int json) {
