@@ -22,6 +22,17 @@ static inline struct gw_recording *support_synth_load(const char *path, double s
   return rec;
 }
 
+/* Attaches room for nticks stack ticks and two frames: the training loop
+ * (id 1, train.py:41 train_epoch) and second (id 2), where the test's slow
+ * or idle activity sits. */
+static inline void support_synth_py_frames(struct gw_recording *rec, size_t nticks, struct gw_py_frame_info second) {
+  rec->py_ticks = calloc(nticks, sizeof *rec->py_ticks);
+  rec->py_frames = calloc(2, sizeof *rec->py_frames);
+  rec->py_frames[0] = (struct gw_py_frame_info){1, 41, "/home/u/train.py", "train_epoch"};
+  rec->py_frames[1] = second;
+  rec->npy_frames = 2;
+}
+
 /* Frees what the test attached (so the model's own free, which the samplers'
  * loader extends, never sees it), then the recording; removes its file. */
 static inline void support_synth_free(struct gw_recording *rec, const char *path) {

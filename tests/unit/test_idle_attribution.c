@@ -104,11 +104,7 @@ static struct gw_recording *load_with(const struct scenario *sc) {
   struct gw_recording *rec = support_synth_load(g_path, SECONDS, gpu_pattern, host_plain);
   if (sc->py_hz > 0) {
     size_t n = (size_t)(SECONDS * sc->py_hz);
-    rec->py_ticks = calloc(n, sizeof *rec->py_ticks);
-    rec->py_frames = calloc(2, sizeof *rec->py_frames);
-    rec->py_frames[0] = (struct gw_py_frame_info){1, 41, "/home/u/train.py", "train_epoch"};
-    rec->py_frames[1] = (struct gw_py_frame_info){2, 77, "/home/u/data.py", "make_batch"};
-    rec->npy_frames = 2;
+    support_synth_py_frames(rec, n, (struct gw_py_frame_info){2, 77, "/home/u/data.py", "make_batch"});
     for (size_t i = 0; i < n; i++) {
       double t = ((double)i + 0.3) / sc->py_hz;
       int act = g_idle_at(t) ? sc->idle_activity : sc->busy_activity;

@@ -96,11 +96,7 @@ static struct gw_recording *load_loop(const struct loop *lp) {
   }
   rec->python_hook_enabled = 1;
   size_t n = (size_t)(SECONDS * PY_HZ);
-  rec->py_ticks = calloc(n, sizeof *rec->py_ticks);
-  rec->py_frames = calloc(2, sizeof *rec->py_frames);
-  rec->py_frames[0] = (struct gw_py_frame_info){1, 41, "/home/u/train.py", "train_epoch"};
-  rec->py_frames[1] = (struct gw_py_frame_info){2, 12, "/home/u/ckpt.py", "save"};
-  rec->npy_frames = 2;
+  support_synth_py_frames(rec, n, (struct gw_py_frame_info){2, 12, "/home/u/ckpt.py", "save"});
   for (size_t i = 0; i < n; i++) {
     double t = ((double)i + 0.3) / PY_HZ;
     if (t < SYNTH_STARTUP_S)
