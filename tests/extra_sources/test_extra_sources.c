@@ -21,6 +21,7 @@
 
 #include "analysis/sm_fill.h"
 #include "record/gpu_backends.h"
+#include "../unit/support_test_main.h"
 
 static sqlite3 *db;
 
@@ -138,12 +139,10 @@ static void test_fillers_are_sources_the_analysis_names(void **state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fake_backend_reaches_the_recording),
-      cmocka_unit_test(test_fake_source_reaches_the_recording),
-      cmocka_unit_test(test_unknown_backend_lists_the_fake),
-      cmocka_unit_test(test_fillers_are_sources_the_analysis_names),
-  };
-  return cmocka_run_group_tests(tests, record_fake, close_recording);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_fake_backend_reaches_the_recording),
+    cmocka_unit_test(test_fake_source_reaches_the_recording),
+    cmocka_unit_test(test_unknown_backend_lists_the_fake),
+    cmocka_unit_test(test_fillers_are_sources_the_analysis_names),
+};
+SUPPORT_TEST_MAIN(tests, record_fake, close_recording)

@@ -16,21 +16,9 @@
 #include <gpuwhy/report.h>
 
 #include "analysis/diagnosis.h"
+#include "../unit/support_scenario_report.h"
+#include "../unit/support_test_main.h"
 #include "report_formats_extra.h"
-
-static char fixture[1024];
-
-static char *report(enum gw_report_format format) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
-  assert_non_null(out);
-  struct gw_report_opts opts = {format, 0, 0};
-  char err[256] = "";
-  assert_int_equal(gw_report_file(fixture, &opts, out, err, sizeof err), GPUWHY_EXIT_OK);
-  fclose(out);
-  return buf;
-}
 
 static void offered_by_name_and_listed(void **state) {
   (void)state;
@@ -48,10 +36,8 @@ static void offered_by_name_and_listed(void **state) {
 
 static void renders_the_diagnosis(void **state) {
   (void)state;
-  struct gw_diagnosis *dx = NULL;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_diagnose_file(fixture, &dx, &err), GW_OK);
-  char *s = report(GW_REPORT_CSV);
+  struct gw_diagnosis *dx = support_scenario_diagnosis();
+  char *s = support_scenario_report(GW_REPORT_CSV);
   assert_non_null(strstr(s, "kind,class,share_of_active,confidence\n"));
   char line[128];
   snprintf(line, sizeof line, "verdict,%s,,\n", dx->verdict);
@@ -67,24 +53,18 @@ static void renders_the_diagnosis(void **state) {
 
 static void product_formats_unchanged(void **state) {
   (void)state;
-  char *s = report(GW_REPORT_JSON);
+  char *s = support_scenario_report(GW_REPORT_JSON);
   assert_int_equal(s[0], '{');
   assert_null(strstr(s, "kind,class"));
   free(s);
-  s = report(GW_REPORT_TEXT);
+  s = support_scenario_report(GW_REPORT_TEXT);
   assert_non_null(strstr(s, "Verdict:"));
   free(s);
 }
 
-int main(void) {
-  const char *dir = getenv("GW_FIXTURES");
-  if (!dir)
-    return 77;
-  snprintf(fixture, sizeof fixture, "%s/scenarios/input_cpu_transforms.db", dir);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(offered_by_name_and_listed),
-      cmocka_unit_test(renders_the_diagnosis),
-      cmocka_unit_test(product_formats_unchanged),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(offered_by_name_and_listed),
+    cmocka_unit_test(renders_the_diagnosis),
+    cmocka_unit_test(product_formats_unchanged),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -16,20 +16,8 @@
 
 #include "analysis/diagnosis.h"
 #include "analysis/rules.h"
-
-static char fixture[1024];
-
-static char *report(enum gw_report_format format) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
-  assert_non_null(out);
-  struct gw_report_opts opts = {format, 0};
-  char err[256] = "";
-  assert_int_equal(gw_report_file(fixture, &opts, out, err, sizeof err), GPUWHY_EXIT_OK);
-  fclose(out);
-  return buf;
-}
+#include "../unit/support_scenario_report.h"
+#include "../unit/support_test_main.h"
 
 static void registry_has_seven_rows(void **state) {
   (void)state;
@@ -43,9 +31,7 @@ static void registry_has_seven_rows(void **state) {
 
 static void finding_is_last_and_verdict_unchanged(void **state) {
   (void)state;
-  struct gw_diagnosis *dx = NULL;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_diagnose_file(fixture, &dx, &err), GW_OK);
+  struct gw_diagnosis *dx = support_scenario_diagnosis();
   assert_true(dx->nfindings >= 2);
   const struct gw_finding *f = &dx->findings[dx->nfindings - 1];
   assert_string_equal(f->class_id, "test_always");
@@ -69,7 +55,7 @@ static void reports_show_it(void **state) {
       {GW_REPORT_HTML, {"test_always", "A test class that always fires", "seventh-rule evidence: 1 GPU(s)", NULL}},
   };
   for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
-    char *s = report(reports[i].format);
+    char *s = support_scenario_report(reports[i].format);
     for (int k = 0; k < 4 && reports[i].says[k]; k++)
       if (!strstr(s, reports[i].says[k]))
         fail_msg("report format %d lacks '%s'", (int)reports[i].format, reports[i].says[k]);
@@ -102,16 +88,10 @@ static void explain_lists_it(void **state) {
   free(buf);
 }
 
-int main(void) {
-  const char *dir = getenv("GW_FIXTURES");
-  if (!dir)
-    return 77;
-  snprintf(fixture, sizeof fixture, "%s/scenarios/input_cpu_transforms.db", dir);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(registry_has_seven_rows),
-      cmocka_unit_test(finding_is_last_and_verdict_unchanged),
-      cmocka_unit_test(reports_show_it),
-      cmocka_unit_test(explain_lists_it),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(registry_has_seven_rows),
+    cmocka_unit_test(finding_is_last_and_verdict_unchanged),
+    cmocka_unit_test(reports_show_it),
+    cmocka_unit_test(explain_lists_it),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -58,4 +58,16 @@ static inline char *support_slurp(FILE *f, size_t *len) {
   return buf;
 }
 
+/* The whole file at path, NUL-terminated (free it); NULL where it cannot be
+ * opened. */
+static inline char *support_slurp_path(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t len;
+  char *buf = support_slurp(f, &len);
+  fclose(f);
+  return buf;
+}
+
 #endif

@@ -18,8 +18,7 @@
 #include "check/check_internal.h"
 #include "sources/kmsg.h"
 #include "fixture_temp.h"
-
-extern char **environ;
+#include "support_env_reset.h"
 
 static char fixture_dir[1024];
 static char fake_python[1200];
@@ -33,17 +32,7 @@ static const char *fixture(const char *name) {
 /* Every test starts from the fake's defaults and no helper programs. */
 static int setup(void **state) {
   (void)state;
-  char names[64][64];
-  int n = 0;
-  for (char **e = environ; *e && n < 64; e++) {
-    const char *eq = strchr(*e, '=');
-    if ((strncmp(*e, "FAKE_", 5) == 0 || strncmp(*e, "GPUWHY_", 7) == 0) && eq && (size_t)(eq - *e) < sizeof names[0]) {
-      memcpy(names[n], *e, (size_t)(eq - *e));
-      names[n++][eq - *e] = '\0';
-    }
-  }
-  for (int i = 0; i < n; i++)
-    unsetenv(names[i]);
+  support_unset_env_prefixed((const char *const[]){"FAKE_", "GPUWHY_", NULL});
   /* The disk row judges the current directory: "/" in every fixture. */
   return chdir("/") == 0 && getenv("GW_FAKE_NVML") ? 0 : -1;
 }

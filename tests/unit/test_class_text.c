@@ -12,6 +12,7 @@
 
 #include "analysis/rules.h"
 #include "render/class_text.h"
+#include "support_test_main.h"
 
 static void one_row_per_registry_class(void **state) {
   (void)state;
@@ -44,10 +45,8 @@ static void words_come_from_the_row(void **state) {
   assert_string_equal(gw_class_fixes("no_such_class"), "");
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(one_row_per_registry_class),
-      cmocka_unit_test(words_come_from_the_row),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(one_row_per_registry_class),
+    cmocka_unit_test(words_come_from_the_row),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -14,6 +14,7 @@
 #include "compare/run_setup.h"
 #include "compare/run_summary.h"
 #include "compare/sweep.h"
+#include "support_test_main.h"
 
 /* cmocka's assert_float_equal compares in float precision; these values need double. */
 #define assert_close(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
@@ -274,19 +275,17 @@ static void setup_differences(void **state) {
   gw_run_setup_free(&b);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(splitmix64_reference_outputs),
-      cmocka_unit_test(median_by_selection),
-      cmocka_unit_test(bootstrap_constant_samples_give_exact_ratio),
-      cmocka_unit_test(bootstrap_two_point_sample),
-      cmocka_unit_test(bootstrap_detects_a_shift_and_refuses_empty),
-      cmocka_unit_test(verdicts),
-      cmocka_unit_test(step_times_run_to_the_next_start),
-      cmocka_unit_test(step_statistics),
-      cmocka_unit_test(knee_of_the_h200_sweep),
-      cmocka_unit_test(knee_with_uneven_steps_and_gaps),
-      cmocka_unit_test(setup_differences),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(splitmix64_reference_outputs),
+    cmocka_unit_test(median_by_selection),
+    cmocka_unit_test(bootstrap_constant_samples_give_exact_ratio),
+    cmocka_unit_test(bootstrap_two_point_sample),
+    cmocka_unit_test(bootstrap_detects_a_shift_and_refuses_empty),
+    cmocka_unit_test(verdicts),
+    cmocka_unit_test(step_times_run_to_the_next_start),
+    cmocka_unit_test(step_statistics),
+    cmocka_unit_test(knee_of_the_h200_sweep),
+    cmocka_unit_test(knee_with_uneven_steps_and_gaps),
+    cmocka_unit_test(setup_differences),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -24,6 +24,7 @@
 #include "compare/run_load.h"
 #include "fixture_sql.h"
 #include "fixture_env.h"
+#include "support_tmp_files.h"
 
 static char g_scn[1024], g_tmp[64];
 
@@ -395,22 +396,6 @@ static void bad_input_is_named(void **state) {
 
 /* ---- goldens ---- */
 
-static char *slurp_path(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = calloc((size_t)n + 1, 1);
-  if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  return buf;
-}
-
 static void check_golden(const char *name, const char *got) {
   const char *src = getenv("GW_SOURCE_DIR");
   assert_non_null(src);
@@ -423,7 +408,7 @@ static void check_golden(const char *name, const char *got) {
     fclose(f);
     return;
   }
-  char *want = slurp_path(path);
+  char *want = support_slurp_path(path);
   if (!want)
     fail_msg("%s missing: run with GW_UPDATE_GOLDEN=1 to create it", path);
   if (strcmp(want, got) != 0) {

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analysis/compile_shapes.h"
+#include "support_test_main.h"
 
 #define PID 4242
 static const int64_t T0 = 1796150000000000000LL;
@@ -173,11 +174,9 @@ static void test_old_recording(void **state) {
   assert_true(gw_compile_shapes_lost_share(&cs) == 0);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_compile_ids),         cmocka_unit_test(test_recompiles_and_first_visits),
-      cmocka_unit_test(test_without_compile_ids), cmocka_unit_test(test_first_visits_no_slower),
-      cmocka_unit_test(test_old_recording),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_compile_ids),         cmocka_unit_test(test_recompiles_and_first_visits),
+    cmocka_unit_test(test_without_compile_ids), cmocka_unit_test(test_first_visits_no_slower),
+    cmocka_unit_test(test_old_recording),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -14,6 +14,7 @@
 #include "analysis/confidence_share.h"
 #include "analysis/diagnosis.h"
 #include "analysis/idle_attribution.h"
+#include "support_test_main.h"
 
 static void factor_shape(void **state) {
   (void)state;
@@ -135,13 +136,11 @@ static void eval_own_loader(void **state) {
   gw_diagnosis_free(dx);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(factor_shape),
-      cmocka_unit_test(unexplained_row),
-      cmocka_unit_test(scaled_and_recalibrated),
-      cmocka_unit_test(measured_share_holds_the_rule),
-      cmocka_unit_test(eval_own_loader),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(factor_shape),
+    cmocka_unit_test(unexplained_row),
+    cmocka_unit_test(scaled_and_recalibrated),
+    cmocka_unit_test(measured_share_holds_the_rule),
+    cmocka_unit_test(eval_own_loader),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -11,6 +11,7 @@
 
 #include "render/escape.h"
 #include "render/run_facts.h"
+#include "support_test_main.h"
 
 static void html_reserved_characters(void **state) {
   (void)state;
@@ -147,15 +148,13 @@ static void command_lines(void **state) {
   assert_true(strlen(tiny) < sizeof tiny);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(html_reserved_characters),
-      cmocka_unit_test(html_truncation_keeps_entities_whole),
-      cmocka_unit_test(utf8_validation),
-      cmocka_unit_test(json_strings),
-      cmocka_unit_test(json_one_writer_for_invalid_utf8),
-      cmocka_unit_test(prometheus_labels),
-      cmocka_unit_test(command_lines),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(html_reserved_characters),
+    cmocka_unit_test(html_truncation_keeps_entities_whole),
+    cmocka_unit_test(utf8_validation),
+    cmocka_unit_test(json_strings),
+    cmocka_unit_test(json_one_writer_for_invalid_utf8),
+    cmocka_unit_test(prometheus_labels),
+    cmocka_unit_test(command_lines),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

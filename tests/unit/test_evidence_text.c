@@ -14,6 +14,7 @@
 
 #include "analysis/diagnosis.h"
 #include "render/evidence_text.h"
+#include "support_test_main.h"
 
 static void rows_match_their_messages(void **state) {
   (void)state;
@@ -79,11 +80,9 @@ static void unknown_id_still_says_what_it_saw(void **state) {
   assert_int_equal(g_f.nevidence, GW_MAX_EVIDENCE);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(rows_match_their_messages),
-      cmocka_unit_test(sentences_from_values),
-      cmocka_unit_test(unknown_id_still_says_what_it_saw),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(rows_match_their_messages),
+    cmocka_unit_test(sentences_from_values),
+    cmocka_unit_test(unknown_id_still_says_what_it_saw),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

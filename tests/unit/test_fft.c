@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "analysis/fft.h"
+#include "support_test_main.h"
 
 /* Deterministic noise in [-1, 1]. */
 static double noise(unsigned *s) {
@@ -64,11 +65,9 @@ static void sizes_that_are_not_powers_of_two_are_refused(void **state) {
   assert_int_equal(gw_fft_size_at_least(SIZE_MAX), 0);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(matches_the_direct_transform),
-      cmocka_unit_test(a_pure_tone_lands_in_one_bin),
-      cmocka_unit_test(sizes_that_are_not_powers_of_two_are_refused),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(matches_the_direct_transform),
+    cmocka_unit_test(a_pure_tone_lands_in_one_bin),
+    cmocka_unit_test(sizes_that_are_not_powers_of_two_are_refused),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

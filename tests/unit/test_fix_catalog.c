@@ -10,6 +10,7 @@
 
 #include "analysis/fix_catalog.h"
 #include "render/fix_catalog_text.h"
+#include "support_test_main.h"
 
 /* An input-bound run: 8 physical cores, 2 loader workers saturated, the
  * input pipeline 50% of the active time; memory peak 30% of the GPU's. */
@@ -196,14 +197,12 @@ static void every_fix_says_what_it_changes(void **state) {
   assert_string_equal(gw_fix_kind_changes(NULL, 0), "");
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(names_and_values_are_checked),
-      cmocka_unit_test(workers_come_from_the_cores_and_the_saturated_workers),
-      cmocka_unit_test(a_fix_without_its_cause_predicts_no_change),
-      cmocka_unit_test(small_batch_share_predicts_the_batch_fix),
-      cmocka_unit_test(applicable_fixes_follow_the_findings_and_the_memory),
-      cmocka_unit_test(every_fix_says_what_it_changes),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(names_and_values_are_checked),
+    cmocka_unit_test(workers_come_from_the_cores_and_the_saturated_workers),
+    cmocka_unit_test(a_fix_without_its_cause_predicts_no_change),
+    cmocka_unit_test(small_batch_share_predicts_the_batch_fix),
+    cmocka_unit_test(applicable_fixes_follow_the_findings_and_the_memory),
+    cmocka_unit_test(every_fix_says_what_it_changes),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -16,6 +16,7 @@
 #include "analysis/rules.h"
 #include "render/fix_text.h"
 #include "fixture_env.h"
+#include "support_test_main.h"
 
 /* The registry class an id names before its dot, or NULL. */
 static const struct gw_rule *class_of(const char *id) {
@@ -117,11 +118,9 @@ static void every_emitted_id_has_a_row_and_every_row_is_emitted(void **state) {
   free(seen);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(rows_are_unique_and_worded),
-      cmocka_unit_test(words_come_from_the_row),
-      cmocka_unit_test(every_emitted_id_has_a_row_and_every_row_is_emitted),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(rows_are_unique_and_worded),
+    cmocka_unit_test(words_come_from_the_row),
+    cmocka_unit_test(every_emitted_id_has_a_row_and_every_row_is_emitted),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

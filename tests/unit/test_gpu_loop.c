@@ -11,6 +11,7 @@
 #include "analysis/gpu_loop.h"
 #include "analysis/timeline.h"
 #include "fixture_timeline.h"
+#include "support_test_main.h"
 
 #define MS 1000000LL
 
@@ -162,14 +163,12 @@ static void a_gap_the_loop_waited_through_is_input(void **state) {
   assert_int_equal(sp.busy_ns + sp.idle_input_ns + sp.idle_other_ns, 2020000);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(waits_open_each_step),
-      cmocka_unit_test(unknown_waits_are_not_measured),
-      cmocka_unit_test(a_traced_rank_without_steps_has_no_waits),
-      cmocka_unit_test(the_warm_up_step_is_cut_from_the_span),
-      cmocka_unit_test(occasional_long_steps_are_found),
-      cmocka_unit_test(a_gap_the_loop_waited_through_is_input),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(waits_open_each_step),
+    cmocka_unit_test(unknown_waits_are_not_measured),
+    cmocka_unit_test(a_traced_rank_without_steps_has_no_waits),
+    cmocka_unit_test(the_warm_up_step_is_cut_from_the_span),
+    cmocka_unit_test(occasional_long_steps_are_found),
+    cmocka_unit_test(a_gap_the_loop_waited_through_is_input),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

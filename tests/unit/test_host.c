@@ -19,6 +19,7 @@
 
 #include "core/util.h"
 #include "sources/host.h"
+#include "support_event_capture.h"
 
 #define EPS 1e-9
 #define T0_NS ((int64_t)1700000000 * 1000000000LL)
@@ -59,18 +60,6 @@ static void stepper_point(struct stepper *s, const char *tree, const char *step)
 static void stepper_done(struct stepper *s) {
   unlink(s->root);
   rmdir(s->dir);
-}
-
-/* Event capture. */
-struct captured {
-  int n;
-  struct gw_event ev[16];
-};
-
-static void capture(void *ctx, const struct gw_event *ev) {
-  struct captured *c = ctx;
-  if (c->n < 16)
-    c->ev[c->n++] = *ev;
 }
 
 static const struct gw_proc_sample *find_proc(const struct gw_host_sample *s, int pid) {
@@ -260,8 +249,8 @@ static void test_sample_train_tree(void **state) {
   stepper_init(&st);
   stepper_point(&st, "train_tree", "t0");
   struct gw_err err = {{0}};
-  struct captured ev = {0};
-  struct gw_event_sink sink = {capture, &ev};
+  struct support_events ev = {0};
+  struct gw_event_sink sink = {support_events_add, &ev};
   struct gw_host_sample s;
   double tck = (double)sysconf(_SC_CLK_TCK);
   int64_t page = (int64_t)sysconf(_SC_PAGESIZE);

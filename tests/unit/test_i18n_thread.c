@@ -19,6 +19,7 @@
 
 #include "core/i18n.h"
 #include "core/util.h"
+#include "support_test_main.h"
 
 /* The zh_CN catalog of the build tree (beside the gpuwhy binary), or skip. */
 static int use_zh_catalog(void **state) {
@@ -102,10 +103,8 @@ static void dlerror_in_english(void **state) {
   assert_null(gw_dlerror());
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(english_for_this_thread_only),
-      cmocka_unit_test(dlerror_in_english),
-  };
-  return cmocka_run_group_tests(tests, use_zh_catalog, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(english_for_this_thread_only),
+    cmocka_unit_test(dlerror_in_english),
+};
+SUPPORT_TEST_MAIN(tests, use_zh_catalog, NULL)

@@ -16,6 +16,8 @@
 #include "analysis/idle_attribution.h"
 #include "report_synth.h"
 #include "render/report_render.h"
+#include "support_synth_recording.h"
+#include "support_test_main.h"
 
 #define SECONDS 30.0
 static char g_path[64];
@@ -99,18 +101,10 @@ static void sample_threads(struct gw_recording *rec, const struct gw_thread_meta
 static struct gw_recording *load_with(const struct scenario *sc) {
   g_idle_at = sc->idle_at;
   snprintf(g_path, sizeof g_path, "/tmp/gw_idle_attr_%d.db", (int)getpid());
-  unlink(g_path);
-  assert_int_equal(synth_write(g_path, 1, SECONDS, 0, gpu_pattern, host_plain), 0);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(g_path, &rec, &err), GW_OK);
+  struct gw_recording *rec = support_synth_load(g_path, SECONDS, gpu_pattern, host_plain);
   if (sc->py_hz > 0) {
     size_t n = (size_t)(SECONDS * sc->py_hz);
-    rec->py_ticks = calloc(n, sizeof *rec->py_ticks);
-    rec->py_frames = calloc(2, sizeof *rec->py_frames);
-    rec->py_frames[0] = (struct gw_py_frame_info){1, 41, "/home/u/train.py", "train_epoch"};
-    rec->py_frames[1] = (struct gw_py_frame_info){2, 77, "/home/u/data.py", "make_batch"};
-    rec->npy_frames = 2;
+    support_synth_py_frames(rec, n, (struct gw_py_frame_info){2, 77, "/home/u/data.py", "make_batch"});
     for (size_t i = 0; i < n; i++) {
       double t = ((double)i + 0.3) / sc->py_hz;
       int act = g_idle_at(t) ? sc->idle_activity : sc->busy_activity;
@@ -134,23 +128,8 @@ static struct gw_recording *load_with(const struct scenario *sc) {
   return rec;
 }
 
-/* The samples belong to this test: freed here, so the model's own free (the
- * samplers' loader adds it) never sees them. */
 static void free_rec(struct gw_recording *rec) {
-  free(rec->py_ticks);
-  free(rec->py_frames);
-  free(rec->threads);
-  free(rec->thread_ticks);
-  rec->py_ticks = NULL;
-  rec->py_frames = NULL;
-  rec->threads = NULL;
-  rec->thread_ticks = NULL;
-  rec->npy_ticks = rec->npy_frames = rec->nthreads = rec->nthread_ticks = 0;
-  free(rec->steps); /* the hook's steps some tests set */
-  rec->steps = NULL;
-  rec->nsteps = 0;
-  gw_recording_free(rec);
-  unlink(g_path);
+  support_synth_free(rec, g_path);
 }
 
 static struct gw_diagnosis *diagnose(struct gw_recording *rec) {
@@ -441,12 +420,10 @@ static void test_new_shapes(void **state) {
   free_rec(rec);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_verdicts_by_scenario),
-      cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
-      cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
-      cmocka_unit_test(test_new_shapes),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_verdicts_by_scenario),
+    cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
+    cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
+    cmocka_unit_test(test_new_shapes),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

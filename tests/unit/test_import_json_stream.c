@@ -14,6 +14,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "core/json_stream.h"
+#include "support_test_main.h"
 
 /* Every callback as text, so two parses compare with one strcmp. */
 struct log {
@@ -274,12 +275,10 @@ static void test_depth_limit_and_offsets(void **state) {
   free(l.text);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_same_as_yajl),
-      cmocka_unit_test(test_damaged_documents_agree),
-      cmocka_unit_test(test_skip_reports_only_the_ends),
-      cmocka_unit_test(test_depth_limit_and_offsets),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_same_as_yajl),
+    cmocka_unit_test(test_damaged_documents_agree),
+    cmocka_unit_test(test_skip_reports_only_the_ends),
+    cmocka_unit_test(test_depth_limit_and_offsets),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -26,6 +26,7 @@ static char out_path[256], scratch[256];
 
 #include "import_test_util.h"
 #include "fixture_import.h"
+#include "support_test_main.h"
 
 static int setup(void **state) {
   (void)state;
@@ -428,22 +429,20 @@ static void test_parse_us(void **state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_small_trace_fields, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_gzip_and_absolute_times, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_real_trace_kernel_count, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_directory_of_ranks, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_ranks_on_the_same_device_index_sit_side_by_side, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_base_after_events_and_bare_array, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_trace_without_cpu_events_gets_a_stand_in_pid, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_many_distinct_names, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_bad_input_errors, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_huge_string_is_refused, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_corrupt_and_truncated_gzip, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_failed_import_leaves_output_alone, setup, teardown),
-      cmocka_unit_test(test_parse_us),
-      cmocka_unit_test(test_cuda_call_names),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_small_trace_fields, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_gzip_and_absolute_times, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_real_trace_kernel_count, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_directory_of_ranks, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_ranks_on_the_same_device_index_sit_side_by_side, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_base_after_events_and_bare_array, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_trace_without_cpu_events_gets_a_stand_in_pid, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_many_distinct_names, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_bad_input_errors, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_huge_string_is_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_corrupt_and_truncated_gzip, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_failed_import_leaves_output_alone, setup, teardown),
+    cmocka_unit_test(test_parse_us),
+    cmocka_unit_test(test_cuda_call_names),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -24,6 +24,7 @@ static char out_path[256], in_path[256];
 
 #include "import_test_util.h"
 #include "fixture_import.h"
+#include "support_test_main.h"
 
 /* Build the export from the fixture's SQL, then run extra statements on it. */
 static void make_export(const char *extra_sql) {
@@ -161,12 +162,10 @@ static void test_step_names(void **state) {
   assert_false(gw_nsys_step_number("stepper 2", 9, &n));
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_export_rows, setup, fixture_import_teardown),
-      cmocka_unit_test_setup_teardown(test_missing_pieces, setup, fixture_import_teardown),
-      cmocka_unit_test_setup_teardown(test_not_an_export, setup, fixture_import_teardown),
-      cmocka_unit_test(test_step_names),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_export_rows, setup, fixture_import_teardown),
+    cmocka_unit_test_setup_teardown(test_missing_pieces, setup, fixture_import_teardown),
+    cmocka_unit_test_setup_teardown(test_not_an_export, setup, fixture_import_teardown),
+    cmocka_unit_test(test_step_names),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

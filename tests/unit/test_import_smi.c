@@ -28,6 +28,7 @@ static char out_path[256], in_path[256];
 
 #include "import_test_util.h"
 #include "fixture_import.h"
+#include "support_test_main.h"
 
 static int setup(void **state) {
   (void)state;
@@ -205,15 +206,13 @@ static void test_sniff(void **state) {
                (int)gw_smi_sniff(cases[i].first_line, strlen(cases[i].first_line)), (int)cases[i].kind);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_dmon_without_times, setup, fixture_import_teardown),
-      cmocka_unit_test_setup_teardown(test_dmon_with_date_time_two_gpus, setup, fixture_import_teardown),
-      cmocka_unit_test_setup_teardown(test_dmon_csv_and_real_dt, setup, fixture_import_teardown),
-      cmocka_unit_test_setup_teardown(test_query_csv, setup, fixture_import_teardown),
-      cmocka_unit_test_setup_teardown(test_query_values_out_of_range, setup, fixture_import_teardown),
-      cmocka_unit_test_setup_teardown(test_bad_logs, setup, fixture_import_teardown),
-      cmocka_unit_test(test_sniff),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_dmon_without_times, setup, fixture_import_teardown),
+    cmocka_unit_test_setup_teardown(test_dmon_with_date_time_two_gpus, setup, fixture_import_teardown),
+    cmocka_unit_test_setup_teardown(test_dmon_csv_and_real_dt, setup, fixture_import_teardown),
+    cmocka_unit_test_setup_teardown(test_query_csv, setup, fixture_import_teardown),
+    cmocka_unit_test_setup_teardown(test_query_values_out_of_range, setup, fixture_import_teardown),
+    cmocka_unit_test_setup_teardown(test_bad_logs, setup, fixture_import_teardown),
+    cmocka_unit_test(test_sniff),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "core/json_path.h"
+#include "support_test_main.h"
 
 static struct gw_json_doc load(const char *text) {
   struct gw_json_doc doc;
@@ -150,12 +151,10 @@ static void file_limits(void **state) {
   unlink(path);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(lookups),
-      cmocka_unit_test(members),
-      cmocka_unit_test(bad_documents),
-      cmocka_unit_test(file_limits),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(lookups),
+    cmocka_unit_test(members),
+    cmocka_unit_test(bad_documents),
+    cmocka_unit_test(file_limits),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/json_write.h"
+#include "support_test_main.h"
 
 static char captured[128];
 
@@ -108,13 +109,11 @@ static void format_into_small_buffer_fails_cleanly(void **state) {
   assert_int_equal(gw_json_format_number(big, sizeof big, -1.7976931348623157e308), 24);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(whole_doubles_print_as_integers),
-      cmocka_unit_test(unknown_is_null),
-      cmocka_unit_test(doubles_round_trip),
-      cmocka_unit_test(integers_above_2_53_are_strings),
-      cmocka_unit_test(format_into_small_buffer_fails_cleanly),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(whole_doubles_print_as_integers),
+    cmocka_unit_test(unknown_is_null),
+    cmocka_unit_test(doubles_round_trip),
+    cmocka_unit_test(integers_above_2_53_are_strings),
+    cmocka_unit_test(format_into_small_buffer_fails_cleanly),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "analysis/kernel_stats.h"
+#include "support_test_main.h"
 
 static uint32_t lcg(uint32_t *s) {
   *s = *s * 1103515245u + 12345u;
@@ -288,19 +289,17 @@ static void short_names(void **state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(buckets_are_powers_of_two),
-      cmocka_unit_test(finds_the_step_loop_not_a_multiple),
-      cmocka_unit_test(no_period_in_random_names),
-      cmocka_unit_test(needs_three_periods),
-      cmocka_unit_test(long_trace_is_fast),
-      cmocka_unit_test(grids_that_vary),
-      cmocka_unit_test(stats_from_the_sequence),
-      cmocka_unit_test(per_parameter_share),
-      cmocka_unit_test(doubling_time_by_waves),
-      cmocka_unit_test(stats_from_the_step_table_and_windows),
-      cmocka_unit_test(short_names),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(buckets_are_powers_of_two),
+    cmocka_unit_test(finds_the_step_loop_not_a_multiple),
+    cmocka_unit_test(no_period_in_random_names),
+    cmocka_unit_test(needs_three_periods),
+    cmocka_unit_test(long_trace_is_fast),
+    cmocka_unit_test(grids_that_vary),
+    cmocka_unit_test(stats_from_the_sequence),
+    cmocka_unit_test(per_parameter_share),
+    cmocka_unit_test(doubling_time_by_waves),
+    cmocka_unit_test(stats_from_the_step_table_and_windows),
+    cmocka_unit_test(short_names),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

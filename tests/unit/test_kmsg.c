@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sources/kmsg.h"
+#include "support_test_main.h"
 
 #define MAX_EVENTS 64
 
@@ -551,21 +552,19 @@ static void test_xid_table(void **state) {
     assert_null(gw_xid_lookup(unknown[i]));
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_records),
-      cmocka_unit_test(test_record_malformed),
-      cmocka_unit_test(test_xid_forms),
-      cmocka_unit_test(test_xid_not_xid),
-      cmocka_unit_test(test_every_fixture_line),
-      cmocka_unit_test(test_poll_mixed_fixture),
-      cmocka_unit_test(test_poll_malformed_fixture),
-      cmocka_unit_test(test_poll_empty_fixture),
-      cmocka_unit_test(test_follow_appended_records),
-      cmocka_unit_test(test_huge_line),
-      cmocka_unit_test(test_open_errors),
-      cmocka_unit_test(test_live_kmsg),
-      cmocka_unit_test(test_xid_table),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_records),
+    cmocka_unit_test(test_record_malformed),
+    cmocka_unit_test(test_xid_forms),
+    cmocka_unit_test(test_xid_not_xid),
+    cmocka_unit_test(test_every_fixture_line),
+    cmocka_unit_test(test_poll_mixed_fixture),
+    cmocka_unit_test(test_poll_malformed_fixture),
+    cmocka_unit_test(test_poll_empty_fixture),
+    cmocka_unit_test(test_follow_appended_records),
+    cmocka_unit_test(test_huge_line),
+    cmocka_unit_test(test_open_errors),
+    cmocka_unit_test(test_live_kmsg),
+    cmocka_unit_test(test_xid_table),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -11,6 +11,7 @@
 
 #include "analysis/ledger.h"
 #include "render/label_text.h"
+#include "support_test_main.h"
 
 static void every_row_has_a_title(void **state) {
   (void)state;
@@ -61,11 +62,9 @@ static void phrases_of_idle_causes(void **state) {
   assert_string_equal(gw_phrase_msgid("no_such_phrase"), "no_such_phrase");
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(every_row_has_a_title),
-      cmocka_unit_test(every_advice_has_words),
-      cmocka_unit_test(phrases_of_idle_causes),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(every_row_has_a_title),
+    cmocka_unit_test(every_advice_has_words),
+    cmocka_unit_test(phrases_of_idle_causes),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -16,6 +16,7 @@
 #include "fixture_temp.h"
 #include "fixture_timeline.h"
 #include "fixture_sql.h"
+#include "support_test_main.h"
 
 static void union_merges_across_streams(void **state) {
   (void)state;
@@ -319,18 +320,16 @@ static void timeline_replaces_counter_estimate(void **state) {
   unlink(path);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(union_merges_across_streams),
-      cmocka_unit_test(gaps_are_classified),
-      cmocka_unit_test(host_issue_gaps_are_launch_time),
-      cmocka_unit_test(sync_gaps_are_classified),
-      cmocka_unit_test(windows_are_split_one_by_one),
-      cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
-      cmocka_unit_test(no_gpu_data_is_no_verdict),
-      cmocka_unit_test(timeline_replaces_counter_estimate),
-      cmocka_unit_test(smeared_gpm_second_does_not_join_a_setup_blip),
-      cmocka_unit_test(a_starved_trickle_is_the_run),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(union_merges_across_streams),
+    cmocka_unit_test(gaps_are_classified),
+    cmocka_unit_test(host_issue_gaps_are_launch_time),
+    cmocka_unit_test(sync_gaps_are_classified),
+    cmocka_unit_test(windows_are_split_one_by_one),
+    cmocka_unit_test(counter_ledger_sums_to_100_and_cuts_startup),
+    cmocka_unit_test(no_gpu_data_is_no_verdict),
+    cmocka_unit_test(timeline_replaces_counter_estimate),
+    cmocka_unit_test(smeared_gpm_second_does_not_join_a_setup_blip),
+    cmocka_unit_test(a_starved_trickle_is_the_run),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -23,6 +23,8 @@
 #include "store/store_trace.h"
 #include "fixture_temp.h"
 #include "fixture_sql.h"
+#include "support_findings.h"
+#include "support_test_main.h"
 
 /* The finding's evidence with this id, or NULL. */
 static const struct gw_evidence *evidence_of(const struct gw_finding *f, const char *id) {
@@ -380,13 +382,6 @@ static struct gw_diagnosis *diagnose_case(const struct ddp_case *c) {
   return dx;
 }
 
-static const struct gw_finding *find(const struct gw_diagnosis *dx, const char *id) {
-  for (int i = 0; i < dx->nfindings; i++)
-    if (strcmp(dx->findings[i].class_id, id) == 0)
-      return &dx->findings[i];
-  return NULL;
-}
-
 /* Balanced DDP: both GPUs ~95% util, equal work, NCCL mostly hidden under
  * the backward pass: healthy, no multi_gpu_sync. */
 static void balanced_pair_is_healthy(void **state) {
@@ -408,7 +403,7 @@ static void balanced_pair_is_healthy(void **state) {
   assert_false(m->slow_transport);
   assert_string_equal(m->gpus[1].transport, "P2P/CUMEM");
   assert_int_equal(m->gpus[1].rank, 1);
-  assert_null(find(dx, "multi_gpu_sync"));
+  assert_null(support_finding(dx, "multi_gpu_sync"));
   gw_diagnosis_free(dx);
 }
 
@@ -426,7 +421,7 @@ static void straggler_is_named_with_its_cause(void **state) {
   assert_int_equal(m->cause, GW_STRAGGLER_MORE_WORK);
   assert_true(m->gpus[1].nccl_share > m->gpus[0].nccl_share + 0.2);
   assert_float_equal(m->sm_spread_pts, 24, 0.5);
-  const struct gw_finding *f = find(dx, "multi_gpu_sync");
+  const struct gw_finding *f = support_finding(dx, "multi_gpu_sync");
   assert_non_null(f);
   assert_string_equal(dx->verdict, "multi_gpu_sync");
   /* the straggler as data (its label and rank) and in the English sentence */
@@ -449,7 +444,7 @@ static void straggler_is_named_with_its_cause(void **state) {
   assert_int_equal(dx->multi->straggler, 1);
   assert_int_equal(dx->multi->cause, GW_STRAGGLER_MORE_WORK);
   assert_false(dx->multi->nccl.has_log);
-  assert_non_null(find(dx, "multi_gpu_sync"));
+  assert_non_null(support_finding(dx, "multi_gpu_sync"));
   gw_diagnosis_free(dx);
 }
 
@@ -464,7 +459,7 @@ static void exposed_communication_is_found(void **state) {
   assert_float_equal(m->exposed_share, 0.35, 0.01);
   assert_float_equal(m->gpus[0].overlap_frac, 0, 1e-9);
   assert_true(m->slow_transport);
-  const struct gw_finding *f = find(dx, "multi_gpu_sync");
+  const struct gw_finding *f = support_finding(dx, "multi_gpu_sync");
   assert_non_null(f);
   assert_true(f->share_of_active >= 0.3);
   /* a transport setting is the cheapest fix, then overlapping */
@@ -482,7 +477,7 @@ static void exposed_communication_is_found(void **state) {
   assert_false(dx->ledgers[0].from_timeline);
   assert_float_equal(m->gpus[0].covered_s, 27 * 0.2, 0.11);
   assert_float_equal(m->exposed_share, 0.35, 0.02);
-  f = find(dx, "multi_gpu_sync");
+  f = support_finding(dx, "multi_gpu_sync");
   assert_non_null(f);
   assert_string_equal(f->fixes[0].id, "multi_gpu_sync.overlap_allreduce");
   gw_diagnosis_free(dx);
@@ -494,7 +489,7 @@ static void one_gpu_has_no_summary(void **state) {
   struct ddp_case c = {"gpu-a", 1, gpu_balanced, {{90, 78, 92}}, {80}, 0, 500, 0, 1, 1, NULL};
   struct gw_diagnosis *dx = diagnose_case(&c);
   assert_null(dx->multi);
-  assert_null(find(dx, "multi_gpu_sync"));
+  assert_null(support_finding(dx, "multi_gpu_sync"));
   gw_diagnosis_free(dx);
 }
 
@@ -541,7 +536,7 @@ static void eight_ranks_on_two_nodes_merge(void **state) {
   assert_int_equal(m->gpus[5].rank, 5);
   assert_string_equal(m->gpus[5].transport, "NET/IB+GDR");
   assert_false(m->slow_transport);
-  const struct gw_finding *f = find(dx, "multi_gpu_sync");
+  const struct gw_finding *f = support_finding(dx, "multi_gpu_sync");
   assert_non_null(f);
   assert_true(evidence_says(f, "node-b GPU 2 (NCCL rank 6)"));
   gw_diagnosis_free(dx);
@@ -558,17 +553,15 @@ static void overlap_of_interval_lists(void **state) {
   assert_int_equal(gw_interval_overlap_ns(a, 3, NULL, 0), 0);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(parses_channel_lines),
-      cmocka_unit_test(parses_setup_lines),
-      cmocka_unit_test(summary_gives_advice_on_slow_paths),
-      cmocka_unit_test(overlap_of_interval_lists),
-      cmocka_unit_test(balanced_pair_is_healthy),
-      cmocka_unit_test(straggler_is_named_with_its_cause),
-      cmocka_unit_test(exposed_communication_is_found),
-      cmocka_unit_test(one_gpu_has_no_summary),
-      cmocka_unit_test(eight_ranks_on_two_nodes_merge),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(parses_channel_lines),
+    cmocka_unit_test(parses_setup_lines),
+    cmocka_unit_test(summary_gives_advice_on_slow_paths),
+    cmocka_unit_test(overlap_of_interval_lists),
+    cmocka_unit_test(balanced_pair_is_healthy),
+    cmocka_unit_test(straggler_is_named_with_its_cause),
+    cmocka_unit_test(exposed_communication_is_found),
+    cmocka_unit_test(one_gpu_has_no_summary),
+    cmocka_unit_test(eight_ranks_on_two_nodes_merge),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

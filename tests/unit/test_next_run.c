@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "analysis/next_run.h"
+#include "support_test_main.h"
 
 static void with_command(struct gw_recording *rec, char **argv) {
   memset(rec, 0, sizeof *rec);
@@ -110,12 +111,10 @@ static void cmd_kept_when_unknown_or_too_long(void **state) {
   check_next_runs(cases, sizeof cases / sizeof cases[0]);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(quoting),
-      cmocka_unit_test(command_filled_in),
-      cmocka_unit_test(sweep_takes_the_batch_option),
-      cmocka_unit_test(cmd_kept_when_unknown_or_too_long),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(quoting),
+    cmocka_unit_test(command_filled_in),
+    cmocka_unit_test(sweep_takes_the_batch_option),
+    cmocka_unit_test(cmd_kept_when_unknown_or_too_long),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -16,6 +16,7 @@
 #include "analysis/diagnosis.h"
 #include "core/json_write.h"
 #include "render/note_text.h"
+#include "support_test_main.h"
 
 static void rows_match_their_messages(void **state) {
   (void)state;
@@ -110,11 +111,9 @@ static void long_note_is_cut_at_a_character(void **state) {
   free(dx);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(rows_match_their_messages),
-      cmocka_unit_test(sentences_from_values),
-      cmocka_unit_test(long_note_is_cut_at_a_character),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(rows_match_their_messages),
+    cmocka_unit_test(sentences_from_values),
+    cmocka_unit_test(long_note_is_cut_at_a_character),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -13,44 +13,22 @@
 #include <string.h>
 
 #include "sources/nvml.h"
+#include "support_env_reset.h"
+#include "support_event_capture.h"
 
 #define MS 1000000LL
 #define T0 1795970817000000000LL /* an arbitrary CLOCK_REALTIME instant */
 #define GIB (1024.0 * 1024 * 1024)
 #define MIB (1024.0 * 1024)
 
-struct events {
-  int n;
-  struct gw_event ev[16];
-};
-
-static void collect(void *ctx, const struct gw_event *ev) {
-  struct events *e = ctx;
-  if (e->n < 16)
-    e->ev[e->n] = *ev;
-  e->n++;
-}
-
 static const char *fake_path(void) {
   return getenv("GW_FAKE_NVML");
 }
 
-extern char **environ;
-
 /* Every test starts from the fake's defaults: drop all FAKE_NVML_* knobs. */
 static int setup(void **state) {
   (void)state;
-  char names[32][64];
-  int n = 0;
-  for (char **e = environ; *e && n < 32; e++) {
-    const char *eq = strchr(*e, '=');
-    if (strncmp(*e, "FAKE_NVML_", 10) == 0 && eq && (size_t)(eq - *e) < sizeof names[0]) {
-      memcpy(names[n], *e, (size_t)(eq - *e));
-      names[n++][eq - *e] = '\0';
-    }
-  }
-  for (int i = 0; i < n; i++)
-    unsetenv(names[i]);
+  support_unset_env_prefixed((const char *const[]){"FAKE_NVML_", NULL});
   unsetenv("GPUWHY_NVML_LIB");
   return fake_path() ? 0 : -1;
 }
@@ -96,8 +74,8 @@ static unsigned long fake_calls(const char *fn) {
 }
 
 static void sample_ok(struct gw_nvml *nv, unsigned gpu, int64_t t_ns, unsigned what, struct gw_gpu_sample *s,
-                      struct events *ev) {
-  struct gw_event_sink sink = {collect, ev};
+                      struct support_events *ev) {
+  struct gw_event_sink sink = {support_events_add, ev};
   gw_status st = gw_nvml_sample(nv, gpu, t_ns, what, s, &sink);
   assert_int_equal(st, GW_OK);
   assert_int_equal(s->gpu, gpu);
@@ -247,7 +225,7 @@ static void test_info_fallbacks_and_unknowns(void **state) {
 static void test_fast_and_slow_values(void **state) {
   (void)state;
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
   sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
 
@@ -304,14 +282,14 @@ static void test_fast_and_slow_values(void **state) {
   assert_int_equal(fake_calls("nvmlDeviceGetFieldValues"), 4);
   assert_false(VALID(&s, viol_hw_thermal_ns) || VALID(&s, energy_mj));
 
-  struct gw_event_sink sink = {collect, &ev};
+  struct gw_event_sink sink = {support_events_add, &ev};
   assert_int_equal(gw_nvml_sample(nv, 5, T0, GW_NVML_FAST, &s, &sink), GW_ERR);
   close_fake(nv);
 }
 
 static void check_util_averages(void) {
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
   /* First call: only the newest buffered sample (GPU 80, memory 40). */
   sample_ok(nv, 0, T0, GW_NVML_FAST, &s, &ev);
@@ -345,7 +323,7 @@ static void test_util_falls_back_to_rates(void **state) {
   (void)state;
   setenv("FAKE_NVML_NOT_SUPPORTED", "nvmlDeviceGetSamples", 1);
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
   for (int tick = 0; tick < 3; tick++) {
     sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST, &s, &ev);
@@ -365,7 +343,7 @@ static uint64_t valid_mask_with(const char *unsupported, struct gw_gpu_sample *l
   else
     unsetenv("FAKE_NVML_NOT_SUPPORTED");
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
   const unsigned all_tiers = GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE;
   sample_ok(nv, 0, T0, all_tiers, &s, &ev);
@@ -419,7 +397,7 @@ static void test_not_supported_is_not_asked_again(void **state) {
   (void)state;
   setenv("FAKE_NVML_NOT_SUPPORTED", "nvmlDeviceGetPowerUsage,nvmlDeviceGetCurrPcieLinkWidth", 1);
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
   for (int tick = 0; tick < 5; tick++) {
     sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
@@ -438,7 +416,7 @@ static void test_transient_error_is_one_tick(void **state) {
   (void)state;
   setenv("FAKE_NVML_FAIL_ONCE", "nvmlDeviceGetPowerUsage,nvmlDeviceGetTemperatureV", 1);
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
   sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
   assert_false(VALID(&s, power_mw));
@@ -457,7 +435,7 @@ static void test_transient_error_is_one_tick(void **state) {
 static void test_gpm_window(void **state) {
   (void)state;
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
 
   /* Default window 100 ms. A at 0 ms: the first sample, no window yet. */
@@ -514,7 +492,7 @@ static void test_no_gpm(void **state) {
   struct gw_err err = {{0}};
   assert_int_equal(gw_nvml_gpu_info(nv, 0, &info, &err), GW_OK);
   assert_int_equal(info.windowed_supported, 0);
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
   for (int tick = 0; tick < 4; tick++) {
     /* Without GPM, PCIe comes from the blocking PcieThroughput call, once a
@@ -538,8 +516,8 @@ static void test_gpu_lost(void **state) {
   setenv("FAKE_NVML_LOST_AFTER", "2", 1);
   setenv("FAKE_NVML_LOST_GPU", "0", 1);
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
-  struct gw_event_sink sink = {collect, &ev};
+  struct support_events ev = {0};
+  struct gw_event_sink sink = {support_events_add, &ev};
   struct gw_gpu_sample s;
   for (int tick = 0; tick < 2; tick++) {
     sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
@@ -584,7 +562,7 @@ static void test_clock_reason_events(void **state) {
   (void)state;
   setenv("FAKE_NVML_REASONS", "0x1,0x1,0x4,0x4,0x84,0", 1);
   struct gw_nvml *nv = open_fake();
-  struct events ev = {0};
+  struct support_events ev = {0};
   struct gw_gpu_sample s;
   const double expect[] = {1, 1, 4, 4, 0x84, 0};
   for (int tick = 0; tick < 6; tick++) {

@@ -18,6 +18,7 @@
 #include "compare/run_summary.h"
 #include "serve/prom_text.h"
 #include "store/store.h"
+#include "support_test_main.h"
 
 static char fixture[2][1024];
 
@@ -105,11 +106,9 @@ static void test_exporter_page_opens_once(void **state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_report_opens_once),        cmocka_unit_test(test_nodes_open_once_each),
-      cmocka_unit_test(test_export_opens_once),        cmocka_unit_test(test_compare_run_opens_once),
-      cmocka_unit_test(test_exporter_page_opens_once),
-  };
-  return cmocka_run_group_tests(tests, setup, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_report_opens_once),        cmocka_unit_test(test_nodes_open_once_each),
+    cmocka_unit_test(test_export_opens_once),        cmocka_unit_test(test_compare_run_opens_once),
+    cmocka_unit_test(test_exporter_page_opens_once),
+};
+SUPPORT_TEST_MAIN(tests, setup, NULL)

@@ -7,6 +7,7 @@
 
 #include "analysis/periodicity.h"
 #include "analysis/steps.h"
+#include "support_test_main.h"
 
 /* Deterministic noise in [-1, 1]. */
 static double noise(unsigned *s) {
@@ -116,14 +117,12 @@ static void steps_from_activity_rhythm(void **state) {
   assert_int_equal(gw_steps_from_activity(t, a, 400, 10, d, 100), 0);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(finds_an_eval_period),
-      cmocka_unit_test(noise_has_no_period),
-      cmocka_unit_test(constant_series_is_not_periodic),
-      cmocka_unit_test(period_shorter_than_min_lag_is_ignored),
-      cmocka_unit_test(autocorrelation_equals_the_direct_sum),
-      cmocka_unit_test(steps_from_activity_rhythm),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(finds_an_eval_period),
+    cmocka_unit_test(noise_has_no_period),
+    cmocka_unit_test(constant_series_is_not_periodic),
+    cmocka_unit_test(period_shorter_than_min_lag_is_ignored),
+    cmocka_unit_test(autocorrelation_equals_the_direct_sum),
+    cmocka_unit_test(steps_from_activity_rhythm),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -21,6 +21,7 @@
 #include "serve/prom_text.h"
 #include "support_sql.h"
 #include "support_starved_recording.h"
+#include "support_test_main.h"
 
 static char g_db[128];
 
@@ -240,11 +241,9 @@ static int setup(void **state) {
   return support_starved_setup(state, 60, g_db, sizeof g_db);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(names_from_the_def), cmocka_unit_test(exposition_is_well_formed),
-      cmocka_unit_test(labels_are_escaped), cmocka_unit_test(xid_counted_once),
-      cmocka_unit_test(empty_recording),
-  };
-  return cmocka_run_group_tests(tests, setup, support_tmpdir_teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(names_from_the_def), cmocka_unit_test(exposition_is_well_formed),
+    cmocka_unit_test(labels_are_escaped), cmocka_unit_test(xid_counted_once),
+    cmocka_unit_test(empty_recording),
+};
+SUPPORT_TEST_MAIN(tests, setup, support_tmpdir_teardown)

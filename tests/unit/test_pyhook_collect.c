@@ -19,6 +19,7 @@
 #include "store/store.h"
 #include "store/store_load.h"
 #include "support_fixtures.h"
+#include "support_test_main.h"
 
 static int notes;
 static void count_note(void *ctx, const struct gw_event *ev) {
@@ -198,11 +199,9 @@ static void an_older_recording_has_none(void **state) {
   gw_store_close(st);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(frames_and_samples_reach_the_model),
-      cmocka_unit_test(fix_events_are_kept),
-      cmocka_unit_test(an_older_recording_has_none),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(frames_and_samples_reach_the_model),
+    cmocka_unit_test(fix_events_are_kept),
+    cmocka_unit_test(an_older_recording_has_none),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -19,6 +19,7 @@
 #include "report_synth.h"
 #include "support_sql.h"
 #include "support_tmp_files.h"
+#include "support_test_main.h"
 
 static size_t count(const char *hay, const char *needle) {
   size_t n = 0;
@@ -242,12 +243,10 @@ static void missing_file_is_an_error(void **state) {
   fclose(f);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(chart_small_series_exact),      cmocka_unit_test(chart_downsampling_keeps_extremes),
-      cmocka_unit_test(chart_gaps_follow_each_series), cmocka_unit_test(chart_axis_bounds),
-      cmocka_unit_test(page_escapes_recording_text),   cmocka_unit_test(long_recording_stays_small),
-      cmocka_unit_test(missing_file_is_an_error),
-  };
-  return cmocka_run_group_tests(tests, support_tmpdir_setup, support_tmpdir_teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(chart_small_series_exact),      cmocka_unit_test(chart_downsampling_keeps_extremes),
+    cmocka_unit_test(chart_gaps_follow_each_series), cmocka_unit_test(chart_axis_bounds),
+    cmocka_unit_test(page_escapes_recording_text),   cmocka_unit_test(long_recording_stays_small),
+    cmocka_unit_test(missing_file_is_an_error),
+};
+SUPPORT_TEST_MAIN(tests, support_tmpdir_setup, support_tmpdir_teardown)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "support_starved_recording.h"
+#include "support_test_main.h"
 
 static char g_db[128];
 
@@ -142,15 +143,13 @@ static void explain_lists_six_and_rejects_unknown(void **state) {
   assert_int_equal(gw_explain(stdout, "bogus"), -1);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(text_matches_golden),
-      cmocka_unit_test(json_matches_golden),
-      cmocka_unit_test(md_matches_golden),
-      cmocka_unit_test(json_is_versioned_and_names_the_class),
-      cmocka_unit_test(color_only_when_asked),
-      cmocka_unit_test(bad_input_is_exit_3_with_reason),
-      cmocka_unit_test(explain_lists_six_and_rejects_unknown),
-  };
-  return cmocka_run_group_tests(tests, setup, support_tmpdir_teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(text_matches_golden),
+    cmocka_unit_test(json_matches_golden),
+    cmocka_unit_test(md_matches_golden),
+    cmocka_unit_test(json_is_versioned_and_names_the_class),
+    cmocka_unit_test(color_only_when_asked),
+    cmocka_unit_test(bad_input_is_exit_3_with_reason),
+    cmocka_unit_test(explain_lists_six_and_rejects_unknown),
+};
+SUPPORT_TEST_MAIN(tests, setup, support_tmpdir_teardown)

@@ -12,6 +12,8 @@
 #include "analysis/rules.h"
 #include "report_synth.h"
 #include "support_gpu_tick.h"
+#include "support_findings.h"
+#include "support_test_main.h"
 
 static char g_path[64];
 
@@ -33,20 +35,13 @@ static struct gw_diagnosis *run(int ngpus, double seconds, int no_gpm, synth_gpu
   return dx;
 }
 
-static const struct gw_finding *find(const struct gw_diagnosis *dx, const char *id) {
-  for (int i = 0; i < dx->nfindings; i++)
-    if (strcmp(dx->findings[i].class_id, id) == 0)
-      return &dx->findings[i];
-  return NULL;
-}
-
 static void storm_is_launch_overhead(void **state) {
   (void)state;
   struct gw_diagnosis *dx = run(1, 40, 0, gpu_storm, host_storm);
   assert_string_equal(dx->verdict, "launch_overhead");
   assert_true(dx->findings[0].share_of_lost > 0.8);
   assert_true(dx->findings[0].confidence >= 0.7);
-  assert_null(find(dx, "small_batch"));
+  assert_null(support_finding(dx, "small_batch"));
   gw_diagnosis_free(dx);
 }
 
@@ -70,7 +65,7 @@ static void starved_is_input_pipeline(void **state) {
   assert_true(dx->findings[0].confidence >= 0.7);
   assert_true(dx->findings[0].nfixes >= 3);
   assert_true(dx->findings[0].nevidence >= 3);
-  assert_null(find(dx, "launch_overhead"));
+  assert_null(support_finding(dx, "launch_overhead"));
   gw_diagnosis_free(dx);
 }
 
@@ -104,15 +99,15 @@ static void busy_helper_thread_is_not_launch_overhead(void **state) {
   assert_string_equal(dx->verdict, "launch_overhead");
   gw_diagnosis_free(dx);
   dx = run(1, 40, 0, gpu_storm, host_waiting_helper_measured);
-  assert_null(find(dx, "launch_overhead"));
+  assert_null(support_finding(dx, "launch_overhead"));
   assert_float_equal(dx->total.row_ns[GW_ROW_IDLE_LAUNCH], 0, 1e-9);
   gw_diagnosis_free(dx);
   dx = run(1, 40, 0, gpu_storm, host_waiting_helper_unmeasured);
-  assert_non_null(find(dx, "launch_overhead"));
+  assert_non_null(support_finding(dx, "launch_overhead"));
   gw_diagnosis_free(dx);
   dx = run(1, 40, 0, gpu_starved, host_starved_with_helper);
   assert_string_equal(dx->verdict, "input_pipeline");
-  assert_null(find(dx, "launch_overhead"));
+  assert_null(support_finding(dx, "launch_overhead"));
   gw_diagnosis_free(dx);
 }
 
@@ -134,7 +129,7 @@ static int has_evidence(const struct gw_diagnosis *dx, const char *id) {
 static void busy_helper_thread_stalls_the_loop(void **state) {
   (void)state;
   struct gw_diagnosis *dx = run(1, 40, 0, gpu_storm, host_waiting_helper_measured);
-  const struct gw_finding *f = find(dx, "schedule_shape");
+  const struct gw_finding *f = support_finding(dx, "schedule_shape");
   assert_non_null(f);
   assert_true(has_evidence(dx, "helper_threads_busy"));
   assert_string_equal(f->fixes[0].id, "schedule_shape.move_helper_thread");
@@ -243,7 +238,7 @@ static void eval_dips_are_schedule_shape(void **state) {
   assert_string_equal(dx->verdict, "schedule_shape");
   assert_true(dx->profiles[0].period.found);
   assert_float_equal(dx->profiles[0].period.period_s, 12.0, 0.3);
-  assert_null(find(dx, "input_pipeline"));
+  assert_null(support_finding(dx, "input_pipeline"));
   gw_diagnosis_free(dx);
 }
 
@@ -278,14 +273,12 @@ static void rule_table_has_six_fixed_ids(void **state) {
   assert_null(gw_rule_find("test_always")); /* the test-only seventh class stays out of the product */
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(storm_is_launch_overhead),           cmocka_unit_test(gemm_at_power_cap_is_healthy),
-      cmocka_unit_test(starved_is_input_pipeline),          cmocka_unit_test(no_gpm_lowers_confidence_and_says_so),
-      cmocka_unit_test(underfilled_is_small_batch),         cmocka_unit_test(straggler_is_multi_gpu_sync),
-      cmocka_unit_test(eval_dips_are_schedule_shape),       cmocka_unit_test(thermal_is_hardware_env),
-      cmocka_unit_test(rule_table_has_six_fixed_ids),       cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
-      cmocka_unit_test(busy_helper_thread_stalls_the_loop),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(storm_is_launch_overhead),           cmocka_unit_test(gemm_at_power_cap_is_healthy),
+    cmocka_unit_test(starved_is_input_pipeline),          cmocka_unit_test(no_gpm_lowers_confidence_and_says_so),
+    cmocka_unit_test(underfilled_is_small_batch),         cmocka_unit_test(straggler_is_multi_gpu_sync),
+    cmocka_unit_test(eval_dips_are_schedule_shape),       cmocka_unit_test(thermal_is_hardware_env),
+    cmocka_unit_test(rule_table_has_six_fixed_ids),       cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
+    cmocka_unit_test(busy_helper_thread_stalls_the_loop),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -19,6 +19,7 @@
 #include "store/store_window.h"
 #include "support_sql.h"
 #include "support_tmp_files.h"
+#include "support_test_main.h"
 
 static void window_keeps_the_last_span(void **state) {
   (void)state;
@@ -144,12 +145,10 @@ static void replay_refuses_bad_sources(void **state) {
   unlink(path);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(window_keeps_the_last_span),
-      cmocka_unit_test(empty_window_is_no_data),
-      cmocka_unit_test(replay_at_wall_clock_pace),
-      cmocka_unit_test(replay_refuses_bad_sources),
-  };
-  return cmocka_run_group_tests(tests, support_tmpdir_setup, support_tmpdir_teardown);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(window_keeps_the_last_span),
+    cmocka_unit_test(empty_window_is_no_data),
+    cmocka_unit_test(replay_at_wall_clock_pace),
+    cmocka_unit_test(replay_refuses_bad_sources),
+};
+SUPPORT_TEST_MAIN(tests, support_tmpdir_setup, support_tmpdir_teardown)

@@ -15,6 +15,7 @@
 #include "analysis/sm_fill.h"
 #include "report_synth.h"
 #include "store/store_trace.h"
+#include "support_test_main.h"
 
 /* An H200 as CUPTI 13 describes it (compute capability 9.0). */
 static const struct gw_sm_limits H200 = {.sm_count = 132,
@@ -296,20 +297,18 @@ static void gpm_wins(void **state) {
   unlink(path);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      {"one_block_fills_one_sm", occupancy, NULL, NULL, (void *)&ONE_BLOCK_FILLS_ONE_SM},
-      {"one_block_per_sm", occupancy, NULL, NULL, (void *)&ONE_BLOCK_PER_SM},
-      {"registers_limit", occupancy, NULL, NULL, (void *)&REGISTERS_LIMIT},
-      {"shared_memory_limits", occupancy, NULL, NULL, (void *)&SHARED_MEMORY_LIMITS},
-      {"block_cap_limits", occupancy, NULL, NULL, (void *)&BLOCK_CAP_LIMITS},
-      {"partial_last_wave", occupancy, NULL, NULL, (void *)&PARTIAL_LAST_WAVE},
-      cmocka_unit_test(unusable_input),
-      cmocka_unit_test(estimate_from_recording),
-      {"sampled_window_holds", sampled_window, NULL, NULL, (void *)&SAMPLED_WINDOW_HOLDS},
-      {"idle_window_holds_nothing", sampled_window, NULL, NULL, (void *)&IDLE_WINDOW_HOLDS_NOTHING},
-      cmocka_unit_test(pm_sampling_first),
-      cmocka_unit_test(gpm_wins),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    {"one_block_fills_one_sm", occupancy, NULL, NULL, (void *)&ONE_BLOCK_FILLS_ONE_SM},
+    {"one_block_per_sm", occupancy, NULL, NULL, (void *)&ONE_BLOCK_PER_SM},
+    {"registers_limit", occupancy, NULL, NULL, (void *)&REGISTERS_LIMIT},
+    {"shared_memory_limits", occupancy, NULL, NULL, (void *)&SHARED_MEMORY_LIMITS},
+    {"block_cap_limits", occupancy, NULL, NULL, (void *)&BLOCK_CAP_LIMITS},
+    {"partial_last_wave", occupancy, NULL, NULL, (void *)&PARTIAL_LAST_WAVE},
+    cmocka_unit_test(unusable_input),
+    cmocka_unit_test(estimate_from_recording),
+    {"sampled_window_holds", sampled_window, NULL, NULL, (void *)&SAMPLED_WINDOW_HOLDS},
+    {"idle_window_holds_nothing", sampled_window, NULL, NULL, (void *)&IDLE_WINDOW_HOLDS_NOTHING},
+    cmocka_unit_test(pm_sampling_first),
+    cmocka_unit_test(gpm_wins),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

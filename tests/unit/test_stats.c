@@ -7,6 +7,7 @@
 
 #include "analysis/correlate.h"
 #include "analysis/stats.h"
+#include "support_test_main.h"
 
 static void quantiles_interpolate_and_skip_nan(void **state) {
   (void)state;
@@ -104,11 +105,9 @@ static void quantiles_equal_a_sorted_copy(void **state) {
   }
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(quantiles_interpolate_and_skip_nan), cmocka_unit_test(empty_and_all_nan_give_nan),
-      cmocka_unit_test(mad_is_robust_to_an_outlier),        cmocka_unit_test(dispersion_of_steps),
-      cmocka_unit_test(pearson_sign_and_missing_pairs),     cmocka_unit_test(quantiles_equal_a_sorted_copy),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(quantiles_interpolate_and_skip_nan), cmocka_unit_test(empty_and_all_nan_give_nan),
+    cmocka_unit_test(mad_is_robust_to_an_outlier),        cmocka_unit_test(dispersion_of_steps),
+    cmocka_unit_test(pearson_sign_and_missing_pairs),     cmocka_unit_test(quantiles_equal_a_sorted_copy),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

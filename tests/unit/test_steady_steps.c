@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "analysis/steady_steps.h"
+#include "support_test_main.h"
 
 /* A steady 25 ms step with +-1 ms of jitter that repeats every 7 steps. */
 static double jittered(size_t i) {
@@ -99,11 +100,9 @@ static void too_few_steps_tell_nothing(void **state) {
   assert_int_equal(st.state, GW_STEADY_TOO_FEW);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(a_steady_loop_keeps_every_step), cmocka_unit_test(slow_first_steps_are_warm_up),
-      cmocka_unit_test(a_bursty_loop_is_steady),        cmocka_unit_test(a_drifting_loop_is_not_steady),
-      cmocka_unit_test(a_short_noisy_loop_is_steady),   cmocka_unit_test(too_few_steps_tell_nothing),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(a_steady_loop_keeps_every_step), cmocka_unit_test(slow_first_steps_are_warm_up),
+    cmocka_unit_test(a_bursty_loop_is_steady),        cmocka_unit_test(a_drifting_loop_is_not_steady),
+    cmocka_unit_test(a_short_noisy_loop_is_steady),   cmocka_unit_test(too_few_steps_tell_nothing),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

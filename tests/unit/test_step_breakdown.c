@@ -17,6 +17,8 @@
 #include "render/report_render.h"
 #include "report_synth.h"
 #include "support_gpu_tick.h"
+#include "support_synth_recording.h"
+#include "support_test_main.h"
 
 #define SECONDS 30.0
 #define PY_HZ 50.0
@@ -75,11 +77,7 @@ static void host_plain(double t, struct synth_host *o) {
 static struct gw_recording *load_loop(const struct loop *lp) {
   g_loop = *lp;
   snprintf(g_path, sizeof g_path, "/tmp/gw_step_breakdown_%d.db", (int)getpid());
-  unlink(g_path);
-  assert_int_equal(synth_write(g_path, 1, SECONDS, 0, gpu_loop_fn, host_plain), 0);
-  struct gw_recording *rec = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_recording_load(g_path, &rec, &err), GW_OK);
+  struct gw_recording *rec = support_synth_load(g_path, SECONDS, gpu_loop_fn, host_plain);
   size_t cap = (size_t)(SECONDS / (lp->step_s * 0.98)) + 2;
   rec->steps = calloc(cap, sizeof *rec->steps);
   double at = SYNTH_STARTUP_S;
@@ -98,11 +96,7 @@ static struct gw_recording *load_loop(const struct loop *lp) {
   }
   rec->python_hook_enabled = 1;
   size_t n = (size_t)(SECONDS * PY_HZ);
-  rec->py_ticks = calloc(n, sizeof *rec->py_ticks);
-  rec->py_frames = calloc(2, sizeof *rec->py_frames);
-  rec->py_frames[0] = (struct gw_py_frame_info){1, 41, "/home/u/train.py", "train_epoch"};
-  rec->py_frames[1] = (struct gw_py_frame_info){2, 12, "/home/u/ckpt.py", "save"};
-  rec->npy_frames = 2;
+  support_synth_py_frames(rec, n, (struct gw_py_frame_info){2, 12, "/home/u/ckpt.py", "save"});
   for (size_t i = 0; i < n; i++) {
     double t = ((double)i + 0.3) / PY_HZ;
     if (t < SYNTH_STARTUP_S)
@@ -117,15 +111,7 @@ static struct gw_recording *load_loop(const struct loop *lp) {
 }
 
 static void free_rec(struct gw_recording *rec) {
-  free(rec->py_ticks);
-  free(rec->py_frames);
-  free(rec->steps);
-  rec->py_ticks = NULL;
-  rec->py_frames = NULL;
-  rec->steps = NULL;
-  rec->npy_ticks = rec->npy_frames = rec->nsteps = 0;
-  gw_recording_free(rec);
-  unlink(g_path);
+  support_synth_free(rec, g_path);
 }
 
 static char *render(const struct gw_diagnosis *dx, int json) {
@@ -242,11 +228,9 @@ static void test_short_steps_not_measurable(void **state) {
   free_rec(rec);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_checkpoint_every_50),
-      cmocka_unit_test(test_steady_loop_none),
-      cmocka_unit_test(test_short_steps_not_measurable),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_checkpoint_every_50),
+    cmocka_unit_test(test_steady_loop_none),
+    cmocka_unit_test(test_short_steps_not_measurable),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

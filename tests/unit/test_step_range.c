@@ -17,6 +17,7 @@
 #include "store/store.h"
 #include "store/store_trace.h"
 #include "support_sql.h"
+#include "support_test_main.h"
 
 static const int64_t T0 = 1796140852000000000LL;
 
@@ -122,10 +123,8 @@ static void ranges_replace_when_asked(void **state) {
   check_apply(&REPLACE_HOOK_STEPS);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(hook_steps_kept_by_default),
-      cmocka_unit_test(ranges_replace_when_asked),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(hook_steps_kept_by_default),
+    cmocka_unit_test(ranges_replace_when_asked),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -16,6 +16,7 @@
 #include "store/store_sql.h"
 #include "support_sql.h"
 #include "support_tmp_files.h"
+#include "support_test_main.h"
 
 static char path[256];
 
@@ -273,16 +274,14 @@ static void test_statements_prepared_at_first_use(void **state) {
   assert_non_null(strstr(err.msg, "disk_sample"));
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_table_and_column_checks),
-      cmocka_unit_test_setup_teardown(test_statements_prepared_at_first_use, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_unread_metrics_are_null, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_out_of_range_integers_are_null, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_host_sample_rows, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_reopen_and_version_checks, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_garbage_and_missing_files, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_truncated_file, setup, teardown),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_table_and_column_checks),
+    cmocka_unit_test_setup_teardown(test_statements_prepared_at_first_use, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_unread_metrics_are_null, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_out_of_range_integers_are_null, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_host_sample_rows, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_reopen_and_version_checks, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_garbage_and_missing_files, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_truncated_file, setup, teardown),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

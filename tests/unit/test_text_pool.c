@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "core/text_pool.h"
+#include "support_test_main.h"
 
 static void same_text_kept_once(void **state) {
   (void)state;
@@ -60,10 +61,8 @@ static void moved_texts_stay_valid(void **state) {
   gw_text_pool_clear(&into);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(same_text_kept_once),
-      cmocka_unit_test(moved_texts_stay_valid),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(same_text_kept_once),
+    cmocka_unit_test(moved_texts_stay_valid),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

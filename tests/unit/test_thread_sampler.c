@@ -28,6 +28,7 @@
 #include "store/store_load.h"
 #include "support_fixtures.h"
 #include "support_tmp_files.h"
+#include "support_test_main.h"
 
 /* ---- pure parts ---- */
 
@@ -498,17 +499,15 @@ static void test_store_round_trip(void **state) {
   support_db_remove(db_path);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_names),
-      cmocka_unit_test(test_parse_syscall_line),
-      cmocka_unit_test(test_fd_kinds),
-      cmocka_unit_test(test_wait_folding),
-      cmocka_unit_test(test_roles),
-      cmocka_unit_test(test_fixture_tree),
-      cmocka_unit_test(test_live_futex_and_spin),
-      cmocka_unit_test(test_live_closes_only_its_fds),
-      cmocka_unit_test(test_store_round_trip),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_names),
+    cmocka_unit_test(test_parse_syscall_line),
+    cmocka_unit_test(test_fd_kinds),
+    cmocka_unit_test(test_wait_folding),
+    cmocka_unit_test(test_roles),
+    cmocka_unit_test(test_fixture_tree),
+    cmocka_unit_test(test_live_futex_and_spin),
+    cmocka_unit_test(test_live_closes_only_its_fds),
+    cmocka_unit_test(test_store_round_trip),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -17,6 +17,7 @@
 #include "store/store_sql.h"
 #include "sources/trace_reader.h"
 #include "store/store_trace.h"
+#include "support_test_main.h"
 
 #define TEST_PID 4242u
 #define T0_NS 1700000000000000000ull
@@ -865,24 +866,22 @@ static void test_previous_minor_version(void **state) {
   assert_int_equal(s11.devices, 1);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_record_type),
-      cmocka_unit_test(test_growing_file),
-      cmocka_unit_test(test_truncated_final_record),
-      cmocka_unit_test(test_truncated_header),
-      cmocka_unit_test(test_corrupt_size),
-      cmocka_unit_test(test_record_shorter_than_its_type),
-      cmocka_unit_test(test_unknown_type),
-      cmocka_unit_test(test_bad_magic),
-      cmocka_unit_test(test_newer_major_version),
-      cmocka_unit_test(test_bad_fields),
-      cmocka_unit_test(test_long_name_is_cut),
-      cmocka_unit_test(test_store_needs_its_tables),
-      cmocka_unit_test(test_store),
-      cmocka_unit_test(test_encoder),
-      cmocka_unit_test(test_fixtures),
-      cmocka_unit_test(test_previous_minor_version),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_every_record_type),
+    cmocka_unit_test(test_growing_file),
+    cmocka_unit_test(test_truncated_final_record),
+    cmocka_unit_test(test_truncated_header),
+    cmocka_unit_test(test_corrupt_size),
+    cmocka_unit_test(test_record_shorter_than_its_type),
+    cmocka_unit_test(test_unknown_type),
+    cmocka_unit_test(test_bad_magic),
+    cmocka_unit_test(test_newer_major_version),
+    cmocka_unit_test(test_bad_fields),
+    cmocka_unit_test(test_long_name_is_cut),
+    cmocka_unit_test(test_store_needs_its_tables),
+    cmocka_unit_test(test_store),
+    cmocka_unit_test(test_encoder),
+    cmocka_unit_test(test_fixtures),
+    cmocka_unit_test(test_previous_minor_version),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -9,6 +9,7 @@
 
 #include "core/util.h"
 #include "core/value_column.h"
+#include "support_test_main.h"
 
 static uint64_t bits(double v) {
   uint64_t b;
@@ -99,10 +100,8 @@ static void unknown_stays_unknown(void **state) {
   gw_column_free(c);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(packed_reads_back_every_bit),
-      cmocka_unit_test(unknown_stays_unknown),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(packed_reads_back_every_bit),
+    cmocka_unit_test(unknown_stays_unknown),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)

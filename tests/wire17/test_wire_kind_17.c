@@ -21,6 +21,7 @@
 #include "store/store_trace.h"
 #include "../unit/fixture_temp.h"
 #include "../unit/fixture_sql.h"
+#include "../unit/support_test_main.h"
 
 #define TEST_PID 4242u
 #define T0_NS 1700000000000000000ull
@@ -112,10 +113,8 @@ static void test_extra_kind_is_checked(void **state) {
   sqlite3_close(db);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_extra_kind_is_stored),
-      cmocka_unit_test(test_extra_kind_is_checked),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_extra_kind_is_stored),
+    cmocka_unit_test(test_extra_kind_is_checked),
+};
+SUPPORT_TEST_MAIN(tests, NULL, NULL)
