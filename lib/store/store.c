@@ -103,47 +103,37 @@ struct gw_store {
   sqlite3_stmt *thread_info_insert, *thread_sample_insert, *thread_sample_batch_insert;
 };
 
-/* Append to a fixed buffer; returns -1 when it would overflow. */
-static int append(char *buf, size_t cap, size_t *len, const char *s) {
-  size_t n = strlen(s);
-  if (*len + n + 1 > cap)
-    return -1;
-  memcpy(buf + *len, s, n + 1);
-  *len += n;
-  return 0;
-}
-
 /* CREATE TABLE or INSERT text for one metric table. */
 static int metric_table_sql(enum gw_metric_table table, int insert, char *buf, size_t cap) {
   size_t len = 0;
   const char *name = table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health";
   int rc = 0;
   buf[0] = '\0';
-  rc |= append(buf, cap, &len, insert ? "INSERT INTO " : "CREATE TABLE ");
-  rc |= append(buf, cap, &len, name);
-  rc |= append(buf, cap, &len, insert ? " (t_ns, gpu" : " (t_ns INTEGER NOT NULL, gpu INTEGER NOT NULL");
+  rc |= gw_str_append(buf, cap, &len, insert ? "INSERT INTO " : "CREATE TABLE ");
+  rc |= gw_str_append(buf, cap, &len, name);
+  rc |= gw_str_append(buf, cap, &len, insert ? " (t_ns, gpu" : " (t_ns INTEGER NOT NULL, gpu INTEGER NOT NULL");
   int ncols = 2;
   for (int m = 0; m < GW_GPU_NMETRICS; m++) {
     if (gw_gpu_metric_info[m].table != table)
       continue;
-    rc |= append(buf, cap, &len, ", ");
-    rc |= append(buf, cap, &len, gw_gpu_metric_info[m].id);
+    rc |= gw_str_append(buf, cap, &len, ", ");
+    rc |= gw_str_append(buf, cap, &len, gw_gpu_metric_info[m].id);
     if (!insert)
-      rc |= append(buf, cap, &len, gw_gpu_metric_info[m].is_integer ? " INTEGER" : " REAL");
+      rc |= gw_str_append(buf, cap, &len, gw_gpu_metric_info[m].is_integer ? " INTEGER" : " REAL");
     ncols++;
   }
-  rc |= append(buf, cap, &len, ")");
+  rc |= gw_str_append(buf, cap, &len, ")");
   if (insert) {
-    rc |= append(buf, cap, &len, " VALUES (?");
+    rc |= gw_str_append(buf, cap, &len, " VALUES (?");
     for (int i = 1; i < ncols; i++)
-      rc |= append(buf, cap, &len, ", ?");
-    rc |= append(buf, cap, &len, ")");
+      rc |= gw_str_append(buf, cap, &len, ", ?");
+    rc |= gw_str_append(buf, cap, &len, ")");
   } else {
-    rc |= append(buf, cap, &len, "; CREATE INDEX ");
-    rc |= append(buf, cap, &len, name);
-    rc |= append(buf, cap, &len, "_gpu_t ON ");
-    rc |= append(buf, cap, &len, name);
-    rc |= append(buf, cap, &len, "(gpu, t_ns);");
+    rc |= gw_str_append(buf, cap, &len, "; CREATE INDEX ");
+    rc |= gw_str_append(buf, cap, &len, name);
+    rc |= gw_str_append(buf, cap, &len, "_gpu_t ON ");
+    rc |= gw_str_append(buf, cap, &len, name);
+    rc |= gw_str_append(buf, cap, &len, "(gpu, t_ns);");
   }
   return rc;
 }
