@@ -688,33 +688,13 @@ gw_status gw_store_commit_if_due(struct gw_store *st, int64_t max_age_ns) {
   return GW_OK;
 }
 
-static void bind_text(sqlite3_stmt *s, int i, const char *v) {
-  if (v)
-    sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null(s, i);
-}
-
-/* Bind a value or NULL when not valid. */
-static void bind_opt_double(sqlite3_stmt *s, int i, int valid, double v) {
-  if (valid)
-    sqlite3_bind_double(s, i, v);
-  else
-    sqlite3_bind_null(s, i);
-}
-static void bind_opt_int(sqlite3_stmt *s, int i, int valid, int64_t v) {
-  if (valid)
-    sqlite3_bind_int64(s, i, v);
-  else
-    sqlite3_bind_null(s, i);
-}
 /* An INTEGER column fed from a double (metric values): NULL when the value
  * is not a number or lies outside what int64 holds, where the conversion
  * would be undefined. Every source checks its own range first (the importers
  * say which line and field); this is the last guard for any caller. */
 static void bind_opt_integral_double(sqlite3_stmt *s, int i, int valid, double v) {
   int in_range = valid && !isnan(v) && v > -9.2e18 && v < 9.2e18;
-  bind_opt_int(s, i, in_range, in_range ? (int64_t)v : 0);
+  gw_store_bind_opt_int(s, i, in_range, in_range ? (int64_t)v : 0);
 }
 
 static gw_status run_stmt(sqlite3_stmt *s) {
@@ -736,23 +716,23 @@ gw_status gw_store_put_run(struct gw_store *st, const struct gw_run_info *r) {
   if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
     return GW_EIO;
   int i = 1;
-  bind_text(s, i++, GW_VERSION);
-  bind_text(s, i++, r->source ? r->source : "record");
+  gw_store_bind_text(s, i++, GW_VERSION);
+  gw_store_bind_text(s, i++, r->source ? r->source : "record");
   sqlite3_bind_int64(s, i++, r->started_ns);
-  bind_text(s, i++, r->command_json);
-  bind_text(s, i++, r->cwd);
-  bind_opt_int(s, i++, r->target_pid > 0, r->target_pid);
-  bind_text(s, i++, r->hostname);
-  bind_text(s, i++, r->kernel);
-  bind_text(s, i++, r->cpu_model);
-  bind_opt_int(s, i++, r->logical_cpus > 0, r->logical_cpus);
-  bind_opt_int(s, i++, r->physical_cores > 0, r->physical_cores);
-  bind_opt_int(s, i++, r->mem_total_bytes > 0, r->mem_total_bytes);
-  bind_text(s, i++, r->driver_version);
-  bind_text(s, i++, r->nvml_version);
-  bind_opt_int(s, i++, r->cuda_driver_version > 0, r->cuda_driver_version);
-  bind_opt_int(s, i++, r->interval_ms > 0, r->interval_ms);
-  bind_text(s, i++, r->gpu_note);
+  gw_store_bind_text(s, i++, r->command_json);
+  gw_store_bind_text(s, i++, r->cwd);
+  gw_store_bind_opt_int(s, i++, r->target_pid > 0, r->target_pid);
+  gw_store_bind_text(s, i++, r->hostname);
+  gw_store_bind_text(s, i++, r->kernel);
+  gw_store_bind_text(s, i++, r->cpu_model);
+  gw_store_bind_opt_int(s, i++, r->logical_cpus > 0, r->logical_cpus);
+  gw_store_bind_opt_int(s, i++, r->physical_cores > 0, r->physical_cores);
+  gw_store_bind_opt_int(s, i++, r->mem_total_bytes > 0, r->mem_total_bytes);
+  gw_store_bind_text(s, i++, r->driver_version);
+  gw_store_bind_text(s, i++, r->nvml_version);
+  gw_store_bind_opt_int(s, i++, r->cuda_driver_version > 0, r->cuda_driver_version);
+  gw_store_bind_opt_int(s, i++, r->interval_ms > 0, r->interval_ms);
+  gw_store_bind_text(s, i++, r->gpu_note);
   rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
   sqlite3_finalize(s);
   return rc;
@@ -780,8 +760,8 @@ static gw_status put_pair(struct gw_store *st, enum stmt_id id, const char *a, c
   sqlite3_stmt *s = stmt_of(st, id);
   if (!s)
     return GW_EIO;
-  bind_text(s, 1, a);
-  bind_text(s, 2, b);
+  gw_store_bind_text(s, 1, a);
+  gw_store_bind_text(s, 2, b);
   return run_stmt(s);
 }
 
@@ -802,25 +782,25 @@ gw_status gw_store_put_gpu_info(struct gw_store *st, const struct gw_gpu_info *g
     return GW_EIO;
   int i = 1;
   sqlite3_bind_int(s, i++, (int)g->index);
-  bind_text(s, i++, g->uuid[0] ? g->uuid : NULL);
-  bind_text(s, i++, g->name[0] ? g->name : NULL);
-  bind_text(s, i++, g->pci_bus_id[0] ? g->pci_bus_id : NULL);
-  bind_opt_int(s, i++, g->mem_total_bytes > 0, (int64_t)g->mem_total_bytes);
-  bind_opt_int(s, i++, g->power_default_limit_mw > 0, g->power_default_limit_mw);
-  bind_opt_int(s, i++, g->power_min_limit_mw > 0, g->power_min_limit_mw);
-  bind_opt_int(s, i++, g->power_max_limit_mw > 0, g->power_max_limit_mw);
-  bind_opt_int(s, i++, g->sm_clock_max_mhz > 0, g->sm_clock_max_mhz);
-  bind_opt_int(s, i++, g->mem_clock_max_mhz > 0, g->mem_clock_max_mhz);
-  bind_opt_int(s, i++, g->pcie_gen_max > 0, g->pcie_gen_max);
-  bind_opt_int(s, i++, g->pcie_width_max > 0, g->pcie_width_max);
-  bind_opt_int(s, i++, g->temp_slowdown_c > 0, g->temp_slowdown_c);
-  bind_opt_int(s, i++, g->temp_shutdown_c > 0, g->temp_shutdown_c);
-  bind_opt_int(s, i++, g->windowed_supported >= 0, g->windowed_supported);
-  bind_opt_int(s, i++, g->mig_enabled >= 0, g->mig_enabled);
-  bind_opt_int(s, i++, g->persistence_mode >= 0, g->persistence_mode);
-  bind_opt_int(s, i++, g->compute_mode >= 0, g->compute_mode);
-  bind_opt_int(s, i++, g->ecc_enabled >= 0, g->ecc_enabled);
-  bind_opt_int(s, i++, g->supported_clock_reasons > 0, (int64_t)g->supported_clock_reasons);
+  gw_store_bind_text(s, i++, g->uuid[0] ? g->uuid : NULL);
+  gw_store_bind_text(s, i++, g->name[0] ? g->name : NULL);
+  gw_store_bind_text(s, i++, g->pci_bus_id[0] ? g->pci_bus_id : NULL);
+  gw_store_bind_opt_int(s, i++, g->mem_total_bytes > 0, (int64_t)g->mem_total_bytes);
+  gw_store_bind_opt_int(s, i++, g->power_default_limit_mw > 0, g->power_default_limit_mw);
+  gw_store_bind_opt_int(s, i++, g->power_min_limit_mw > 0, g->power_min_limit_mw);
+  gw_store_bind_opt_int(s, i++, g->power_max_limit_mw > 0, g->power_max_limit_mw);
+  gw_store_bind_opt_int(s, i++, g->sm_clock_max_mhz > 0, g->sm_clock_max_mhz);
+  gw_store_bind_opt_int(s, i++, g->mem_clock_max_mhz > 0, g->mem_clock_max_mhz);
+  gw_store_bind_opt_int(s, i++, g->pcie_gen_max > 0, g->pcie_gen_max);
+  gw_store_bind_opt_int(s, i++, g->pcie_width_max > 0, g->pcie_width_max);
+  gw_store_bind_opt_int(s, i++, g->temp_slowdown_c > 0, g->temp_slowdown_c);
+  gw_store_bind_opt_int(s, i++, g->temp_shutdown_c > 0, g->temp_shutdown_c);
+  gw_store_bind_opt_int(s, i++, g->windowed_supported >= 0, g->windowed_supported);
+  gw_store_bind_opt_int(s, i++, g->mig_enabled >= 0, g->mig_enabled);
+  gw_store_bind_opt_int(s, i++, g->persistence_mode >= 0, g->persistence_mode);
+  gw_store_bind_opt_int(s, i++, g->compute_mode >= 0, g->compute_mode);
+  gw_store_bind_opt_int(s, i++, g->ecc_enabled >= 0, g->ecc_enabled);
+  gw_store_bind_opt_int(s, i++, g->supported_clock_reasons > 0, (int64_t)g->supported_clock_reasons);
   rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
   sqlite3_finalize(s);
   return rc;
@@ -840,7 +820,7 @@ static gw_status put_metric_row(struct gw_store *st, const struct gw_gpu_sample 
     if (gw_gpu_metric_info[m].is_integer)
       bind_opt_integral_double(s, i++, valid, g->values[m]);
     else
-      bind_opt_double(s, i++, valid, g->values[m]);
+      gw_store_bind_opt_double(s, i++, valid, g->values[m]);
   }
   return run_stmt(s);
 }
@@ -864,12 +844,9 @@ gw_status gw_store_put_gpu_proc(struct gw_store *st, const struct gw_gpu_proc *p
   sqlite3_bind_int64(s, 1, p->t_ns);
   sqlite3_bind_int(s, 2, (int)p->gpu);
   sqlite3_bind_int(s, 3, p->pid);
-  bind_opt_int(s, 4, p->used_mem_bytes >= 0, p->used_mem_bytes);
-  bind_opt_double(s, 5, p->sm_pct >= 0, p->sm_pct);
-  if (p->comm[0])
-    sqlite3_bind_text(s, 6, p->comm, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null(s, 6);
+  gw_store_bind_opt_int(s, 4, p->used_mem_bytes >= 0, p->used_mem_bytes);
+  gw_store_bind_opt_double(s, 5, p->sm_pct >= 0, p->sm_pct);
+  gw_store_bind_text(s, 6, p->comm[0] ? p->comm : NULL);
   return run_stmt(s);
 }
 
@@ -900,25 +877,25 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
     return GW_EIO;
   int i = 1;
   sqlite3_bind_int64(s, i++, h->t_ns);
-  bind_opt_double(s, i++, cpu, h->total.busy_pct);
-  bind_opt_double(s, i++, cpu, h->total.user_pct);
-  bind_opt_double(s, i++, cpu, h->total.system_pct);
-  bind_opt_double(s, i++, cpu, h->total.iowait_pct);
-  bind_opt_double(s, i++, cpu, h->total.steal_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.busy_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.user_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.system_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.iowait_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.steal_pct);
   sqlite3_bind_int(s, i++, h->ncores);
-  bind_opt_int(s, i++, mem, h->mem_total_bytes);
-  bind_opt_int(s, i++, mem, h->mem_available_bytes);
-  bind_opt_int(s, i++, mem, h->swap_total_bytes);
-  bind_opt_int(s, i++, mem, h->swap_free_bytes);
-  bind_opt_double(s, i++, psi_cpu, h->psi_cpu_some_pct);
-  bind_opt_double(s, i++, psi_mem, h->psi_mem_some_pct);
-  bind_opt_double(s, i++, psi_mem, h->psi_mem_full_pct);
-  bind_opt_double(s, i++, psi_io, h->psi_io_some_pct);
-  bind_opt_double(s, i++, psi_io, h->psi_io_full_pct);
-  bind_opt_double(s, i++, load, h->loadavg_1m);
-  bind_opt_int(s, i++, load, h->procs_running);
-  bind_opt_int(s, i++, power, h->on_battery);
-  bind_text(s, i++, h->governor[0] ? h->governor : NULL);
+  gw_store_bind_opt_int(s, i++, mem, h->mem_total_bytes);
+  gw_store_bind_opt_int(s, i++, mem, h->mem_available_bytes);
+  gw_store_bind_opt_int(s, i++, mem, h->swap_total_bytes);
+  gw_store_bind_opt_int(s, i++, mem, h->swap_free_bytes);
+  gw_store_bind_opt_double(s, i++, psi_cpu, h->psi_cpu_some_pct);
+  gw_store_bind_opt_double(s, i++, psi_mem, h->psi_mem_some_pct);
+  gw_store_bind_opt_double(s, i++, psi_mem, h->psi_mem_full_pct);
+  gw_store_bind_opt_double(s, i++, psi_io, h->psi_io_some_pct);
+  gw_store_bind_opt_double(s, i++, psi_io, h->psi_io_full_pct);
+  gw_store_bind_opt_double(s, i++, load, h->loadavg_1m);
+  gw_store_bind_opt_int(s, i++, load, h->procs_running);
+  gw_store_bind_opt_int(s, i++, power, h->on_battery);
+  gw_store_bind_text(s, i++, h->governor[0] ? h->governor : NULL);
   if ((rc = run_stmt(s)))
     return rc;
   if (cpu)
@@ -933,14 +910,14 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
     sqlite3_bind_int(s, 2, ps->pid);
     sqlite3_bind_int(s, 3, ps->ppid);
     sqlite3_bind_int(s, 4, ps->role);
-    bind_text(s, 5, ps->comm);
-    bind_text(s, 6, ps->state ? state : NULL);
-    bind_opt_double(s, 7, ps->cpu_pct >= 0, ps->cpu_pct);
+    gw_store_bind_text(s, 5, ps->comm);
+    gw_store_bind_text(s, 6, ps->state ? state : NULL);
+    gw_store_bind_opt_double(s, 7, ps->cpu_pct >= 0, ps->cpu_pct);
     sqlite3_bind_int(s, 8, ps->threads);
-    bind_opt_int(s, 9, ps->threads_running >= 0, ps->threads_running);
-    bind_opt_int(s, 10, ps->rss_bytes >= 0, ps->rss_bytes);
-    bind_opt_double(s, 11, ps->main_thread_cpu_pct >= 0, ps->main_thread_cpu_pct);
-    bind_opt_double(s, 12, ps->launch_threads_cpu_pct >= 0, ps->launch_threads_cpu_pct);
+    gw_store_bind_opt_int(s, 9, ps->threads_running >= 0, ps->threads_running);
+    gw_store_bind_opt_int(s, 10, ps->rss_bytes >= 0, ps->rss_bytes);
+    gw_store_bind_opt_double(s, 11, ps->main_thread_cpu_pct >= 0, ps->main_thread_cpu_pct);
+    gw_store_bind_opt_double(s, 12, ps->launch_threads_cpu_pct >= 0, ps->launch_threads_cpu_pct);
     rc = run_stmt(s);
   }
   if (cpu)
@@ -949,7 +926,7 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
       if (!(s = stmt_of(st, S_DISK)))
         return GW_EIO;
       sqlite3_bind_int64(s, 1, h->t_ns);
-      bind_text(s, 2, ds->name);
+      gw_store_bind_text(s, 2, ds->name);
       sqlite3_bind_double(s, 3, ds->util_pct);
       sqlite3_bind_double(s, 4, ds->await_ms);
       sqlite3_bind_double(s, 5, ds->r_per_s);
@@ -970,11 +947,11 @@ gw_status gw_store_put_event(struct gw_store *st, const struct gw_event *ev) {
   if (!s)
     return GW_EIO;
   sqlite3_bind_int64(s, 1, ev->t_ns);
-  bind_text(s, 2, ev->kind ? ev->kind : "note");
-  bind_opt_int(s, 3, ev->gpu >= 0, ev->gpu);
+  gw_store_bind_text(s, 2, ev->kind ? ev->kind : "note");
+  gw_store_bind_opt_int(s, 3, ev->gpu >= 0, ev->gpu);
   sqlite3_bind_int64(s, 4, ev->code);
-  bind_opt_int(s, 5, ev->pid > 0, ev->pid);
-  bind_text(s, 6, ev->message);
+  gw_store_bind_opt_int(s, 5, ev->pid > 0, ev->pid);
+  gw_store_bind_text(s, 6, ev->message);
   return run_stmt(s);
 }
 
@@ -988,7 +965,7 @@ gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_n
   sqlite3_bind_int64(s, 1, start_ns);
   sqlite3_bind_int64(s, 2, end_ns);
   sqlite3_bind_int64(s, 3, step);
-  bind_text(s, 4, source);
+  gw_store_bind_text(s, 4, source);
   return run_stmt(s);
 }
 
@@ -1091,7 +1068,7 @@ gw_status gw_store_put_thread_info(struct gw_store *st, int tid, int pid, int ro
   sqlite3_bind_int(s, 1, tid);
   sqlite3_bind_int(s, 2, pid);
   sqlite3_bind_int(s, 3, role);
-  bind_text(s, 4, comm);
+  gw_store_bind_text(s, 4, comm);
   sqlite3_bind_int64(s, 5, first_t_ns);
   return run_stmt(s);
 }
@@ -1102,8 +1079,8 @@ static void bind_thread_sample(sqlite3_stmt *s, int first, const struct gw_store
   sqlite3_bind_int(s, first + 1, r->tid);
   sqlite3_bind_int(s, first + 2, r->state);
   sqlite3_bind_int(s, first + 3, r->wait);
-  bind_opt_int(s, first + 4, r->syscall_nr >= 0, r->syscall_nr);
-  bind_opt_int(s, first + 5, r->cpu_ns >= 0, r->cpu_ns);
+  gw_store_bind_opt_int(s, first + 4, r->syscall_nr >= 0, r->syscall_nr);
+  gw_store_bind_opt_int(s, first + 5, r->cpu_ns >= 0, r->cpu_ns);
 }
 
 gw_status gw_store_put_thread_sample(struct gw_store *st, int64_t t_ns, int tid, int state, int wait, int syscall_nr,
