@@ -704,17 +704,47 @@ static gw_status run_stmt(sqlite3_stmt *s) {
   return rc == SQLITE_DONE ? GW_OK : GW_EIO;
 }
 
+/* The kept statement of a row write, inside the open transaction (begun if
+ * needed): NULL with *rc set when either fails. */
+static sqlite3_stmt *row_stmt(struct gw_store *st, enum stmt_id id, gw_status *rc) {
+  if ((*rc = ensure_txn(st)) != GW_OK)
+    return NULL;
+  sqlite3_stmt *s = stmt_of(st, id);
+  if (!s)
+    *rc = GW_EIO;
+  return s;
+}
+
+/* A statement run once (the run and gpu rows), inside the open transaction
+ * (begun if needed): NULL with *rc set when either fails; run_once runs and
+ * frees it. */
+static sqlite3_stmt *once_stmt(struct gw_store *st, const char *sql, gw_status *rc) {
+  sqlite3_stmt *s = NULL;
+  if ((*rc = ensure_txn(st)) != GW_OK)
+    return NULL;
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+    sqlite3_finalize(s);
+    *rc = GW_EIO;
+    return NULL;
+  }
+  return s;
+}
+
+static gw_status run_once(sqlite3_stmt *s) {
+  gw_status rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
+  sqlite3_finalize(s);
+  return rc;
+}
+
 gw_status gw_store_put_run(struct gw_store *st, const struct gw_run_info *r) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s;
   const char *sql = "INSERT OR REPLACE INTO run (id, gpuwhy_version, source, started_ns, command, cwd, target_pid,"
                     " hostname, kernel, cpu_model, logical_cpus, physical_cores, mem_total_bytes, driver_version,"
                     " nvml_version, cuda_driver_version, interval_ms, gpu_note)"
                     " VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-    return GW_EIO;
+  gw_status rc;
+  sqlite3_stmt *s = once_stmt(st, sql, &rc);
+  if (!s)
+    return rc;
   int i = 1;
   gw_store_bind_text(s, i++, GW_VERSION);
   gw_store_bind_text(s, i++, r->source ? r->source : "record");
@@ -733,33 +763,24 @@ gw_status gw_store_put_run(struct gw_store *st, const struct gw_run_info *r) {
   gw_store_bind_opt_int(s, i++, r->cuda_driver_version > 0, r->cuda_driver_version);
   gw_store_bind_opt_int(s, i++, r->interval_ms > 0, r->interval_ms);
   gw_store_bind_text(s, i++, r->gpu_note);
-  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
-  sqlite3_finalize(s);
-  return rc;
+  return run_once(s);
 }
 
 gw_status gw_store_finish_run(struct gw_store *st, int64_t ended_ns, int exit_status) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
+  gw_status rc;
+  sqlite3_stmt *s = once_stmt(st, "UPDATE run SET ended_ns = ?, exit_status = ? WHERE id = 1", &rc);
+  if (!s)
     return rc;
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(st->db, "UPDATE run SET ended_ns = ?, exit_status = ? WHERE id = 1", -1, &s, NULL) !=
-      SQLITE_OK)
-    return GW_EIO;
   sqlite3_bind_int64(s, 1, ended_ns);
   sqlite3_bind_int(s, 2, exit_status);
-  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
-  sqlite3_finalize(s);
-  return rc;
+  return run_once(s);
 }
 
 static gw_status put_pair(struct gw_store *st, enum stmt_id id, const char *a, const char *b) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s = stmt_of(st, id);
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, id, &rc);
   if (!s)
-    return GW_EIO;
+    return rc;
   gw_store_bind_text(s, 1, a);
   gw_store_bind_text(s, 2, b);
   return run_stmt(s);
@@ -773,13 +794,10 @@ gw_status gw_store_put_meta(struct gw_store *st, const char *key, const char *va
 }
 
 gw_status gw_store_put_gpu_info(struct gw_store *st, const struct gw_gpu_info *g) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
+  gw_status rc;
+  sqlite3_stmt *s = once_stmt(st, "INSERT OR REPLACE INTO gpu VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &rc);
+  if (!s)
     return rc;
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO gpu VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s,
-                         NULL) != SQLITE_OK)
-    return GW_EIO;
   int i = 1;
   sqlite3_bind_int(s, i++, (int)g->index);
   gw_store_bind_text(s, i++, g->uuid[0] ? g->uuid : NULL);
@@ -801,9 +819,7 @@ gw_status gw_store_put_gpu_info(struct gw_store *st, const struct gw_gpu_info *g
   gw_store_bind_opt_int(s, i++, g->compute_mode >= 0, g->compute_mode);
   gw_store_bind_opt_int(s, i++, g->ecc_enabled >= 0, g->ecc_enabled);
   gw_store_bind_opt_int(s, i++, g->supported_clock_reasons > 0, (int64_t)g->supported_clock_reasons);
-  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
-  sqlite3_finalize(s);
-  return rc;
+  return run_once(s);
 }
 
 static gw_status put_metric_row(struct gw_store *st, const struct gw_gpu_sample *g, enum gw_metric_table table) {
@@ -835,12 +851,10 @@ gw_status gw_store_put_gpu_sample(struct gw_store *st, const struct gw_gpu_sampl
 }
 
 gw_status gw_store_put_gpu_proc(struct gw_store *st, const struct gw_gpu_proc *p) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s = stmt_of(st, S_GPU_PROC);
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, S_GPU_PROC, &rc);
   if (!s)
-    return GW_EIO;
+    return rc;
   sqlite3_bind_int64(s, 1, p->t_ns);
   sqlite3_bind_int(s, 2, (int)p->gpu);
   sqlite3_bind_int(s, 3, p->pid);
@@ -865,16 +879,14 @@ static gw_status put_cpu(struct gw_store *st, int64_t t_ns, const struct gw_cpu_
 }
 
 gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sample *h) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, S_HOST, &rc);
+  if (!s)
     return rc;
   int cpu = (h->valid >> GW_H_CPU) & 1, mem = (h->valid >> GW_H_MEM) & 1;
   int psi_cpu = (h->valid >> GW_H_PSI_CPU) & 1, psi_mem = (h->valid >> GW_H_PSI_MEM) & 1;
   int psi_io = (h->valid >> GW_H_PSI_IO) & 1, power = (h->valid >> GW_H_POWER) & 1;
   int load = (h->valid >> GW_H_LOAD) & 1;
-  sqlite3_stmt *s = stmt_of(st, S_HOST);
-  if (!s)
-    return GW_EIO;
   int i = 1;
   sqlite3_bind_int64(s, i++, h->t_ns);
   gw_store_bind_opt_double(s, i++, cpu, h->total.busy_pct);
@@ -940,12 +952,10 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
 }
 
 gw_status gw_store_put_event(struct gw_store *st, const struct gw_event *ev) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s = stmt_of(st, S_EVENT);
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, S_EVENT, &rc);
   if (!s)
-    return GW_EIO;
+    return rc;
   sqlite3_bind_int64(s, 1, ev->t_ns);
   gw_store_bind_text(s, 2, ev->kind ? ev->kind : "note");
   gw_store_bind_opt_int(s, 3, ev->gpu >= 0, ev->gpu);
@@ -956,12 +966,10 @@ gw_status gw_store_put_event(struct gw_store *st, const struct gw_event *ev) {
 }
 
 gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_ns, int64_t step, const char *source) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s = stmt_of(st, S_STEP);
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, S_STEP, &rc);
   if (!s)
-    return GW_EIO;
+    return rc;
   sqlite3_bind_int64(s, 1, start_ns);
   sqlite3_bind_int64(s, 2, end_ns);
   sqlite3_bind_int64(s, 3, step);
