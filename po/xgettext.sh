@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # Relative paths keep the locations in the template stable across checkouts.
 sources=(lib/analysis/*.c lib/render/*.c src/cmd_report.c src/cmd_explain.c
-  lib/check/*.c lib/compare/*.c lib/sources/xid.c src/cmd_check.c src/cmd_compare.c src/cmd_baseline.c
+  lib/check/*.c lib/compare/*.c lib/sources/xid.c lib/sources/clock_reasons.c src/cmd_check.c src/cmd_compare.c src/cmd_baseline.c
   src/cmd_sweep.c src/cmd_experiment.c lib/record/*.c lib/import/*.c lib/serve/*.c src/cmd_record.c
   src/cmd_watch.c src/cmd_import.c src/cmd_export.c src/cmd_serve.c src/main.c src/cli.c lib/core/json_stream.c)
 # _() and N_() mark strings, gw_ngettext a singular and plural pair; the

@@ -19,16 +19,6 @@ static int batch_option(const char *a, size_t *name_len) {
   return 0;
 }
 
-/* Appends s to buf at *used: 0, or -1 when it does not fit. */
-static int append(char *buf, size_t cap, size_t *used, const char *s) {
-  size_t l = strlen(s);
-  if (*used + l + 1 > cap)
-    return -1;
-  memcpy(buf + *used, s, l + 1);
-  *used += l;
-  return 0;
-}
-
 void gw_next_run_command(const struct gw_recording *rec, const char *tmpl, char *buf, size_t cap) {
   static const char marker[] = " -- CMD";
   static const char batch_tail[] = " --batch-size {bs}";
@@ -45,7 +35,7 @@ void gw_next_run_command(const struct gw_recording *rec, const char *tmpl, char 
   if (ok) {
     memcpy(out, tmpl, (size_t)(at - tmpl));
     used = (size_t)(at - tmpl);
-    ok = append(out, cap, &used, " --") == 0;
+    ok = gw_str_append(out, cap, &used, " --") == 0;
   }
   for (int i = 0; ok && i < rec->command_argc; i++) {
     const char *a = rec->command_argv[i];
@@ -54,23 +44,23 @@ void gw_next_run_command(const struct gw_recording *rec, const char *tmpl, char 
       /* --batch-size=N: keep the name, {bs} for the value; --batch-size N: the next word */
       if (a[nl] == '=') {
         snprintf(word, sizeof word, "%.*s={bs}", (int)nl, a);
-        ok = append(out, cap, &used, " ") == 0 && append(out, cap, &used, word) == 0;
+        ok = gw_str_append(out, cap, &used, " ") == 0 && gw_str_append(out, cap, &used, word) == 0;
         batch_done = 1;
         continue;
       }
       if (i + 1 < rec->command_argc) {
-        ok = gw_shell_quote(a, word, sizeof word) == 0 && append(out, cap, &used, " ") == 0 &&
-             append(out, cap, &used, word) == 0 && append(out, cap, &used, " {bs}") == 0;
+        ok = gw_shell_quote(a, word, sizeof word) == 0 && gw_str_append(out, cap, &used, " ") == 0 &&
+             gw_str_append(out, cap, &used, word) == 0 && gw_str_append(out, cap, &used, " {bs}") == 0;
         batch_done = 1;
         i++;
         continue;
       }
     }
-    ok = gw_shell_quote(a, word, sizeof word) == 0 && append(out, cap, &used, " ") == 0 &&
-         append(out, cap, &used, word) == 0;
+    ok = gw_shell_quote(a, word, sizeof word) == 0 && gw_str_append(out, cap, &used, " ") == 0 &&
+         gw_str_append(out, cap, &used, word) == 0;
   }
   if (ok && !(wants_batch && batch_done))
-    ok = append(out, cap, &used, tail) == 0;
+    ok = gw_str_append(out, cap, &used, tail) == 0;
   if (ok)
     gw_strlcpy(buf, out, cap);
   free(out);

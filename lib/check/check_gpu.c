@@ -5,6 +5,7 @@
 #include "check_internal.h"
 
 #include "analysis/stats.h"
+#include "sources/clock_reasons.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,57 +15,11 @@
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* Clock event reason bits (nvmlClocksEventReason* in nvml.h). */
-enum {
-  REASON_IDLE = 0x1,
-  REASON_APP_CLOCKS = 0x2,
-  REASON_SW_POWER_CAP = 0x4,
-  REASON_HW_SLOWDOWN = 0x8,
-  REASON_SYNC_BOOST = 0x10,
-  REASON_SW_THERMAL = 0x20,
-  REASON_HW_THERMAL = 0x40,
-  REASON_HW_POWER_BRAKE = 0x80,
-  REASON_DISPLAY_CLOCK = 0x100,
-};
-#define REASONS_HW (REASON_HW_SLOWDOWN | REASON_HW_THERMAL | REASON_HW_POWER_BRAKE)
-
-static const struct {
-  uint64_t bit;
-  const char *name;
-} reason_names[] = {
-    {REASON_IDLE, N_("GPU idle")},
-    {REASON_APP_CLOCKS, N_("applications clocks setting")},
-    {REASON_SW_POWER_CAP, N_("SW power cap")},
-    {REASON_HW_SLOWDOWN, N_("HW slowdown")},
-    {REASON_SYNC_BOOST, N_("sync boost")},
-    {REASON_SW_THERMAL, N_("SW thermal slowdown")},
-    {REASON_HW_THERMAL, N_("HW thermal slowdown")},
-    {REASON_HW_POWER_BRAKE, N_("HW power brake")},
-    {REASON_DISPLAY_CLOCK, N_("display clock setting")},
-};
-
-static void describe_reasons(uint64_t mask, char *buf, size_t cap) {
-  size_t len = 0;
-  buf[0] = '\0';
-  uint64_t known = 0;
-  for (size_t i = 0; i < sizeof reason_names / sizeof reason_names[0]; i++) {
-    known |= reason_names[i].bit;
-    if (!(mask & reason_names[i].bit))
-      continue;
-    int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", _(reason_names[i].name));
-    if (w < 0 || (size_t)w >= cap - len)
-      return;
-    len += (size_t)w;
-  }
-  if (mask & ~known)
-    snprintf(buf + len, cap - len, _("%sother bits 0x%llx"), len ? ", " : "", (unsigned long long)(mask & ~known));
-}
-
 /* "under load" or "at idle" or "now" for a GPU busy with someone else's work. */
 static int gpu_idle_now(const struct gw_gpu_sample *s) {
   double v;
   if (gw_check_metric(s, GW_M_clock_reasons, &v))
-    return ((uint64_t)v & REASON_IDLE) != 0;
+    return ((uint64_t)v & GW_CLOCK_REASON_IDLE) != 0;
   if (gw_check_metric(s, GW_M_util_gpu_pct, &v))
     return v < 5;
   return 1;
@@ -163,10 +118,10 @@ static void check_clocks(struct check_ctx *ctx, const struct check_def *def, str
     gw_check_reason(it, _("P2 is the P-state GeForce cards use for CUDA work (memory clock a little lower)."));
   }
   if (have_sm && max_mhz && sm < 0.85 * max_mhz) {
-    if (reasons & REASON_SW_POWER_CAP) {
+    if (reasons & GW_CLOCK_REASON_SW_POWER_CAP) {
       gw_check_reason(it, _("The clock sits below its maximum because the GPU is at its power limit (SW power "
                             "cap): that is its power budget at work, not a fault."));
-    } else if (reasons & (REASONS_HW | REASON_SW_THERMAL)) {
+    } else if (reasons & (GW_CLOCK_REASONS_HW | GW_CLOCK_REASON_SW_THERMAL)) {
       gw_check_raise(it, GW_CHECK_WARN);
       gw_check_reason(it, _("The clock is held down by slowdowns (see the clock event reasons item)."));
     } else {
@@ -293,30 +248,30 @@ static void check_clock_reasons(struct check_ctx *ctx, const struct check_def *d
   uint64_t mask = (uint64_t)v;
   /* Under the load the idle bit only marks the first moments. */
   if (under_load)
-    mask &= ~(uint64_t)REASON_IDLE;
+    mask &= ~(uint64_t)GW_CLOCK_REASON_IDLE;
   gw_check_value(it, "clock_reasons", (double)mask);
   char words[300];
-  describe_reasons(mask, words, sizeof words);
+  gw_clock_reasons_describe(mask, 1, words, sizeof words);
   if (mask == 0)
     gw_check_reason(it, _("None %s: clocks as high as allowed."), under_load ? _("during the load") : _("now"));
   else
     gw_check_reason(it, _("%s 0x%llx: %s."), under_load ? _("During the load") : _("Now"), (unsigned long long)mask,
                     words);
-  if (mask & REASONS_HW) {
+  if (mask & GW_CLOCK_REASONS_HW) {
     gw_check_raise(it, GW_CHECK_FAIL);
     gw_check_reason(it, _("HW slowdowns cut the clocks by half or more; they come from the board (overheating, a "
                           "power brake from the system, a supply that cannot deliver)."));
     gw_check_fix(it, _("Fix the hardware before tuning code: check cooling, power cables and the power supply, and "
                        "the server's event log (BMC); nvidia-smi -q -d PERFORMANCE names the active slowdown."));
-  } else if (mask & REASON_SW_THERMAL) {
+  } else if (mask & GW_CLOCK_REASON_SW_THERMAL) {
     gw_check_raise(it, GW_CHECK_WARN);
     gw_check_reason(it, _("The driver lowers clocks to keep the GPU under its maximum operating temperature."));
     gw_check_fix(it, _("Improve cooling (airflow, fans, inlet temperature); see the temperature item."));
-  } else if (mask & REASON_APP_CLOCKS) {
+  } else if (mask & GW_CLOCK_REASON_APP_CLOCKS) {
     gw_check_raise(it, GW_CHECK_NOTE);
     gw_check_reason(it, _("Applications clocks are set and cap the clock."));
     gw_check_fix(it, _("Reset them with sudo nvidia-smi -rac -i %u unless they were set on purpose."), gpu->index);
-  } else if (mask & REASON_SW_POWER_CAP) {
+  } else if (mask & GW_CLOCK_REASON_SW_POWER_CAP) {
     gw_check_reason(it, _("The SW power cap means the GPU is at its power limit and trades clock for power: that is "
                           "the physics of a busy GPU, not a fault."));
   }

@@ -138,6 +138,15 @@ int gw_strlcpy(char *dst, const char *src, size_t cap) {
   return trunc;
 }
 
+int gw_str_append(char *buf, size_t cap, size_t *len, const char *s) {
+  size_t n = strlen(s);
+  if (*len + n + 1 > cap)
+    return -1;
+  memcpy(buf + *len, s, n + 1);
+  *len += n;
+  return 0;
+}
+
 static void out_of_memory(void) {
   static const char msg[] = "gpuwhy: out of memory\n";
   ssize_t w = write(2, msg, sizeof msg - 1);

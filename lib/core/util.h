@@ -57,6 +57,10 @@ int gw_parse_double(const char *s, double *out);
 /* Bounded copy that always NUL-terminates; returns 1 if it truncated. */
 int gw_strlcpy(char *dst, const char *src, size_t cap);
 
+/* Appends s at buf[*len] (NUL-terminated, *len moves on); -1, buf unchanged,
+ * when it would not fit in cap. */
+int gw_str_append(char *buf, size_t cap, size_t *len, const char *s);
+
 void *gw_xcalloc(size_t n, size_t size);
 void *gw_xrealloc(void *p, size_t size);
 char *gw_xstrdup(const char *s);

@@ -294,6 +294,12 @@ static gw_status import_kernels(struct nsys *x, uint32_t pid, int first, int var
   return each_row(x, &q, "reading kernels", kernel_row, &pass);
 }
 
+/* An nsys enum value through its map (copy_kind, mem_kind) to CUPTI's
+ * number: 0, unknown, for a value outside the map. */
+static uint8_t mapped_kind(const uint8_t map[32], int64_t nsys_value) {
+  return nsys_value >= 0 && nsys_value < 32 ? map[nsys_value] : 0;
+}
+
 static gw_status copy_row(struct nsys *x, const struct gw_nsys_rows *s, const struct pass *pass) {
   uint64_t a, b;
   if (!span_or_skip(x, s, &a, &b))
@@ -311,7 +317,7 @@ static gw_status copy_row(struct nsys *x, const struct gw_nsys_rows *s, const st
     m.end_ns = b;
     GW_WIRE_SET_STREAM(&m, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
     m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
-    m.mem_kind = k7 >= 0 && k7 < 32 ? x->mem_kind[k7] : 0;
+    m.mem_kind = mapped_kind(x->mem_kind, k7);
     m.value = k8 >= 0 && k8 <= UINT32_MAX ? (uint32_t)k8 : 0;
     return gw_sink_memset(x->sink, &m, x->err);
   }
@@ -321,9 +327,9 @@ static gw_status copy_row(struct nsys *x, const struct gw_nsys_rows *s, const st
   m.end_ns = b;
   GW_WIRE_SET_STREAM(&m, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
   m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
-  m.copy_kind = k7 >= 0 && k7 < 32 ? x->copy_kind[k7] : 0;
-  m.src_kind = k8 >= 0 && k8 < 32 ? x->mem_kind[k8] : 0;
-  m.dst_kind = k9 >= 0 && k9 < 32 ? x->mem_kind[k9] : 0;
+  m.copy_kind = mapped_kind(x->copy_kind, k7);
+  m.src_kind = mapped_kind(x->mem_kind, k8);
+  m.dst_kind = mapped_kind(x->mem_kind, k9);
   return gw_sink_memcpy(x->sink, &m, x->err);
 }
 

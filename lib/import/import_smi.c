@@ -531,6 +531,23 @@ static int row_time(struct smi *s, struct fields *fl, int gpu, uint64_t lineno, 
   return 0;
 }
 
+/* The unsigned field of gw_gpu_info a column fills as it reads (clocks, PCIe
+ * link); NULL for the other columns. */
+static unsigned *info_unsigned_field(struct gw_gpu_info *info, enum col_role role) {
+  switch (role) {
+  case ROLE_INFO_SM_MAX_MHZ:
+    return &info->sm_clock_max_mhz;
+  case ROLE_INFO_MEM_MAX_MHZ:
+    return &info->mem_clock_max_mhz;
+  case ROLE_INFO_PCIE_GEN_MAX:
+    return &info->pcie_gen_max;
+  case ROLE_INFO_PCIE_WIDTH_MAX:
+    return &info->pcie_width_max;
+  default:
+    return NULL;
+  }
+}
+
 static gw_status write_info(struct smi *s, struct fields *fl, int gpu) {
   if (gpu >= (int)NCOLS(s->gpus) || s->gpus[gpu].info_written)
     return GW_OK;
@@ -567,24 +584,12 @@ static gw_status write_info(struct smi *s, struct fields *fl, int gpu) {
       if (num && d * 1000 <= UINT_MAX)
         info.power_default_limit_mw = (unsigned)llround(d * 1000);
       break;
-    case ROLE_INFO_SM_MAX_MHZ:
-      if (num && d <= UINT_MAX)
-        info.sm_clock_max_mhz = (unsigned)d;
+    default: {
+      unsigned *whole = info_unsigned_field(&info, m->role);
+      if (whole && num && d <= UINT_MAX)
+        *whole = (unsigned)d;
       break;
-    case ROLE_INFO_MEM_MAX_MHZ:
-      if (num && d <= UINT_MAX)
-        info.mem_clock_max_mhz = (unsigned)d;
-      break;
-    case ROLE_INFO_PCIE_GEN_MAX:
-      if (num && d <= UINT_MAX)
-        info.pcie_gen_max = (unsigned)d;
-      break;
-    case ROLE_INFO_PCIE_WIDTH_MAX:
-      if (num && d <= UINT_MAX)
-        info.pcie_width_max = (unsigned)d;
-      break;
-    default:
-      break;
+    }
     }
   }
   return gw_sink_gpu_info(s->sink, &info, s->err);

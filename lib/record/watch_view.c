@@ -13,6 +13,7 @@
 #include "core/i18n.h"
 #include "core/sample.h"
 #include "core/util.h"
+#include "sources/clock_reasons.h"
 
 #define MAX_LINES 96
 #define LINE_CAP 200
@@ -68,17 +69,11 @@ static void bar(double pct_value, char *buf, size_t width) {
 }
 
 static void reasons_text(uint64_t mask, char *buf, size_t cap) {
-  static const struct {
-    uint64_t bit;
-    const char *name;
-  } names[] = {{0x1, N_("idle")},        {0x2, N_("app clocks")},   {0x4, N_("SW power cap")},
-               {0x8, N_("HW slowdown")}, {0x10, N_("sync boost")},  {0x20, N_("SW thermal")},
-               {0x40, N_("HW thermal")}, {0x80, N_("power brake")}, {0x100, N_("display clocks")}};
   buf[0] = '\0';
   size_t len = 0;
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (mask & names[i].bit) {
-      int n = snprintf(buf + len, cap - len, "%s%s", len ? _(", ") : "", _(names[i].name));
+  for (size_t i = 0; i < gw_clock_reason_nnames; i++)
+    if (mask & gw_clock_reason_names[i].bit) {
+      int n = snprintf(buf + len, cap - len, "%s%s", len ? _(", ") : "", _(gw_clock_reason_names[i].short_name));
       if (n < 0 || (size_t)n >= cap - len)
         break;
       len += (size_t)n;

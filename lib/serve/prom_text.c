@@ -14,6 +14,7 @@
 #include "render/escape.h"
 #include "render/run_facts.h"
 #include "serve/prom_names.h"
+#include "sources/clock_reasons.h"
 #include "store/store.h"
 #include "store/store_iter.h"
 
@@ -114,12 +115,6 @@ static void gpu_metrics(FILE *out, const struct gw_recording *rec, const struct 
     }
   }
   /* the reasons bitmask one reason at a time, which alert rules can match */
-  static const struct {
-    uint64_t bit;
-    const char *reason;
-  } reasons[] = {{0x1, "gpu_idle"},    {0x2, "applications_clocks"}, {0x4, "sw_power_cap"},
-                 {0x8, "hw_slowdown"}, {0x10, "sync_boost"},         {0x20, "sw_thermal"},
-                 {0x40, "hw_thermal"}, {0x80, "hw_power_brake"},     {0x100, "display_clocks"}};
   int header = 0;
   for (int i = 0; i < rec->ngpus; i++) {
     const struct gw_gpu_series *g = &rec->gpus[i];
@@ -132,10 +127,11 @@ static void gpu_metrics(FILE *out, const struct gw_recording *rec, const struct 
              "limit; hw_slowdown, the thermal reasons and hw_power_brake are worth an alert)");
       header = 1;
     }
-    for (size_t k = 0; k < sizeof reasons / sizeof reasons[0]; k++) {
+    for (size_t k = 0; k < gw_clock_reason_nnames; k++) {
+      const struct gw_clock_reason_name *reason = &gw_clock_reason_names[k];
       char l[700];
-      snprintf(l, sizeof l, "%s,reason=\"%s\"", lab[i].text, reasons[k].reason);
-      value(out, "gpuwhy_gpu_clock_event_reason_active", l, ((uint64_t)r & reasons[k].bit) ? 1 : 0);
+      snprintf(l, sizeof l, "%s,reason=\"%s\"", lab[i].text, reason->label);
+      value(out, "gpuwhy_gpu_clock_event_reason_active", l, ((uint64_t)r & reason->bit) ? 1 : 0);
     }
   }
   family(out, "gpuwhy_gpu_last_sample_timestamp_seconds", "gauge",

@@ -12,6 +12,7 @@
 
 #include "core/i18n.h"
 
+#include "clock_reasons.h"
 #include "nvml_abi.h"
 
 /* Every symbol we look up: required ones first. */
@@ -202,22 +203,6 @@ static const struct {
     {271, GW_M_viol_hw_power_brake_ns, 1}, /* ..._HW_POWER_BRAKE_SLOWDOWN */
 };
 #define SLOW_NFIELDS (sizeof slow_fields / sizeof slow_fields[0])
-
-/* Clock event reason bits (nvmlClocksEventReason* in nvml.h), named for people. */
-static const struct {
-  unsigned long long bit;
-  const char *name;
-} reason_names[] = {
-    {0x1ULL, "GPU idle"},
-    {0x2ULL, "applications clocks setting"},
-    {0x4ULL, "SW power cap"},
-    {0x8ULL, "HW slowdown"},
-    {0x10ULL, "sync boost"},
-    {0x20ULL, "SW thermal slowdown"},
-    {0x40ULL, "HW thermal slowdown"},
-    {0x80ULL, "HW power brake"},
-    {0x100ULL, "display clock setting"},
-};
 
 /* ---- small helpers ---- */
 
@@ -778,24 +763,10 @@ static int gpm_gives_pcie(const struct nvml_gpu *g) {
 }
 
 static void describe_reasons(unsigned long long mask, char *buf, size_t cap) {
-  size_t len = 0;
-  buf[0] = '\0';
-  if (mask == 0) {
+  if (mask == 0)
     gw_strlcpy(buf, "none (clocks as high as allowed)", cap);
-    return;
-  }
-  unsigned long long known = 0;
-  for (size_t i = 0; i < sizeof reason_names / sizeof reason_names[0]; i++) {
-    known |= reason_names[i].bit;
-    if (!(mask & reason_names[i].bit))
-      continue;
-    int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", reason_names[i].name);
-    if (w < 0 || (size_t)w >= cap - len)
-      return;
-    len += (size_t)w;
-  }
-  if (mask & ~known)
-    snprintf(buf + len, cap - len, "%sother bits 0x%llx", len ? ", " : "", mask & ~known);
+  else
+    gw_clock_reasons_describe(mask, 0, buf, cap);
 }
 
 static void read_clock_reasons(struct gw_nvml *nv, struct nvml_gpu *g, unsigned gpu, int64_t t_ns,

@@ -203,6 +203,13 @@ static gw_status check_name_ref(const struct at *at, const char *field, uint32_t
       return check_rc_;                                                                                                \
   } while (0)
 
+/* A kind's number field (a memory kind, a sync type): what it names ends at max. */
+static gw_status check_at_most(const struct at *at, const char *what, uint32_t v, uint32_t max) {
+  if (v > max)
+    return fail(at->rd, at->err, at->off, "%s %u (expected <= %u)", what, v, max);
+  return GW_OK;
+}
+
 /* ---- the checks of each kind (wire_kinds.h), before its callback ---- */
 
 static gw_status check_name(const struct at *at, const struct gw_wire_name *n, uint32_t size_bytes) {
@@ -242,17 +249,12 @@ static gw_status check_memcpy(const struct at *at, const struct gw_wire_memcpy *
 
 static gw_status check_memset(const struct at *at, const struct gw_wire_memset *m) {
   CHECK(check_span(at, m->start_ns, m->end_ns));
-  if (m->mem_kind > GW_WIRE_MEM_KIND_MAX)
-    return fail(at->rd, at->err, at->off, "MEMSET record: memory kind %u (expected <= %u)", m->mem_kind,
-                GW_WIRE_MEM_KIND_MAX);
-  return GW_OK;
+  return check_at_most(at, "MEMSET record: memory kind", m->mem_kind, GW_WIRE_MEM_KIND_MAX);
 }
 
 static gw_status check_sync(const struct at *at, const struct gw_wire_sync *s) {
   CHECK(check_span(at, s->start_ns, s->end_ns));
-  if (s->sync_type > GW_WIRE_SYNC_TYPE_MAX)
-    return fail(at->rd, at->err, at->off, "SYNC record: type %u (expected <= %u)", s->sync_type, GW_WIRE_SYNC_TYPE_MAX);
-  return GW_OK;
+  return check_at_most(at, "SYNC record: type", s->sync_type, GW_WIRE_SYNC_TYPE_MAX);
 }
 
 static gw_status check_api(const struct at *at, const struct gw_wire_api *a) {
@@ -272,10 +274,7 @@ static gw_status check_memory(const struct at *at, const struct gw_wire_memory *
   CHECK(check_instant(at, m->t_ns));
   if (m->op != GW_WIRE_MEMORY_ALLOC && m->op != GW_WIRE_MEMORY_FREE)
     return fail(at->rd, at->err, at->off, "MEMORY record: operation %u (expected 1 alloc or 2 free)", m->op);
-  if (m->mem_kind > GW_WIRE_MEM_KIND_MAX)
-    return fail(at->rd, at->err, at->off, "MEMORY record: memory kind %u (expected <= %u)", m->mem_kind,
-                GW_WIRE_MEM_KIND_MAX);
-  return GW_OK;
+  return check_at_most(at, "MEMORY record: memory kind", m->mem_kind, GW_WIRE_MEM_KIND_MAX);
 }
 
 static gw_status check_window(const struct at *at, const struct gw_wire_window *w) {

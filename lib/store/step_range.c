@@ -74,10 +74,7 @@ gw_status gw_step_range_apply(sqlite3 *db, const char *name, int replace, uint64
       sqlite3_bind_int64(insert, 2, sqlite3_column_int64(ranges, 1));
       sqlite3_bind_int64(insert, 3, ++number);
       sqlite3_bind_int64(insert, 4, pid);
-      if (rank >= 0)
-        sqlite3_bind_int64(insert, 5, rank);
-      else
-        sqlite3_bind_null(insert, 5);
+      gw_store_bind_opt_int(insert, 5, rank >= 0, rank);
       if (sqlite3_step(insert) != SQLITE_DONE)
         rc = fail(db, err, "cannot write a step");
       else

@@ -103,47 +103,37 @@ struct gw_store {
   sqlite3_stmt *thread_info_insert, *thread_sample_insert, *thread_sample_batch_insert;
 };
 
-/* Append to a fixed buffer; returns -1 when it would overflow. */
-static int append(char *buf, size_t cap, size_t *len, const char *s) {
-  size_t n = strlen(s);
-  if (*len + n + 1 > cap)
-    return -1;
-  memcpy(buf + *len, s, n + 1);
-  *len += n;
-  return 0;
-}
-
 /* CREATE TABLE or INSERT text for one metric table. */
 static int metric_table_sql(enum gw_metric_table table, int insert, char *buf, size_t cap) {
   size_t len = 0;
   const char *name = table == GW_TABLE_FAST ? "gpu_sample" : "gpu_health";
   int rc = 0;
   buf[0] = '\0';
-  rc |= append(buf, cap, &len, insert ? "INSERT INTO " : "CREATE TABLE ");
-  rc |= append(buf, cap, &len, name);
-  rc |= append(buf, cap, &len, insert ? " (t_ns, gpu" : " (t_ns INTEGER NOT NULL, gpu INTEGER NOT NULL");
+  rc |= gw_str_append(buf, cap, &len, insert ? "INSERT INTO " : "CREATE TABLE ");
+  rc |= gw_str_append(buf, cap, &len, name);
+  rc |= gw_str_append(buf, cap, &len, insert ? " (t_ns, gpu" : " (t_ns INTEGER NOT NULL, gpu INTEGER NOT NULL");
   int ncols = 2;
   for (int m = 0; m < GW_GPU_NMETRICS; m++) {
     if (gw_gpu_metric_info[m].table != table)
       continue;
-    rc |= append(buf, cap, &len, ", ");
-    rc |= append(buf, cap, &len, gw_gpu_metric_info[m].id);
+    rc |= gw_str_append(buf, cap, &len, ", ");
+    rc |= gw_str_append(buf, cap, &len, gw_gpu_metric_info[m].id);
     if (!insert)
-      rc |= append(buf, cap, &len, gw_gpu_metric_info[m].is_integer ? " INTEGER" : " REAL");
+      rc |= gw_str_append(buf, cap, &len, gw_gpu_metric_info[m].is_integer ? " INTEGER" : " REAL");
     ncols++;
   }
-  rc |= append(buf, cap, &len, ")");
+  rc |= gw_str_append(buf, cap, &len, ")");
   if (insert) {
-    rc |= append(buf, cap, &len, " VALUES (?");
+    rc |= gw_str_append(buf, cap, &len, " VALUES (?");
     for (int i = 1; i < ncols; i++)
-      rc |= append(buf, cap, &len, ", ?");
-    rc |= append(buf, cap, &len, ")");
+      rc |= gw_str_append(buf, cap, &len, ", ?");
+    rc |= gw_str_append(buf, cap, &len, ")");
   } else {
-    rc |= append(buf, cap, &len, "; CREATE INDEX ");
-    rc |= append(buf, cap, &len, name);
-    rc |= append(buf, cap, &len, "_gpu_t ON ");
-    rc |= append(buf, cap, &len, name);
-    rc |= append(buf, cap, &len, "(gpu, t_ns);");
+    rc |= gw_str_append(buf, cap, &len, "; CREATE INDEX ");
+    rc |= gw_str_append(buf, cap, &len, name);
+    rc |= gw_str_append(buf, cap, &len, "_gpu_t ON ");
+    rc |= gw_str_append(buf, cap, &len, name);
+    rc |= gw_str_append(buf, cap, &len, "(gpu, t_ns);");
   }
   return rc;
 }
@@ -698,33 +688,13 @@ gw_status gw_store_commit_if_due(struct gw_store *st, int64_t max_age_ns) {
   return GW_OK;
 }
 
-static void bind_text(sqlite3_stmt *s, int i, const char *v) {
-  if (v)
-    sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null(s, i);
-}
-
-/* Bind a value or NULL when not valid. */
-static void bind_opt_double(sqlite3_stmt *s, int i, int valid, double v) {
-  if (valid)
-    sqlite3_bind_double(s, i, v);
-  else
-    sqlite3_bind_null(s, i);
-}
-static void bind_opt_int(sqlite3_stmt *s, int i, int valid, int64_t v) {
-  if (valid)
-    sqlite3_bind_int64(s, i, v);
-  else
-    sqlite3_bind_null(s, i);
-}
 /* An INTEGER column fed from a double (metric values): NULL when the value
  * is not a number or lies outside what int64 holds, where the conversion
  * would be undefined. Every source checks its own range first (the importers
  * say which line and field); this is the last guard for any caller. */
 static void bind_opt_integral_double(sqlite3_stmt *s, int i, int valid, double v) {
   int in_range = valid && !isnan(v) && v > -9.2e18 && v < 9.2e18;
-  bind_opt_int(s, i, in_range, in_range ? (int64_t)v : 0);
+  gw_store_bind_opt_int(s, i, in_range, in_range ? (int64_t)v : 0);
 }
 
 static gw_status run_stmt(sqlite3_stmt *s) {
@@ -734,64 +704,85 @@ static gw_status run_stmt(sqlite3_stmt *s) {
   return rc == SQLITE_DONE ? GW_OK : GW_EIO;
 }
 
+/* The kept statement of a row write, inside the open transaction (begun if
+ * needed): NULL with *rc set when either fails. */
+static sqlite3_stmt *row_stmt(struct gw_store *st, enum stmt_id id, gw_status *rc) {
+  if ((*rc = ensure_txn(st)) != GW_OK)
+    return NULL;
+  sqlite3_stmt *s = stmt_of(st, id);
+  if (!s)
+    *rc = GW_EIO;
+  return s;
+}
+
+/* A statement run once (the run and gpu rows), inside the open transaction
+ * (begun if needed): NULL with *rc set when either fails; run_once runs and
+ * frees it. */
+static sqlite3_stmt *once_stmt(struct gw_store *st, const char *sql, gw_status *rc) {
+  sqlite3_stmt *s = NULL;
+  if ((*rc = ensure_txn(st)) != GW_OK)
+    return NULL;
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+    sqlite3_finalize(s);
+    *rc = GW_EIO;
+    return NULL;
+  }
+  return s;
+}
+
+static gw_status run_once(sqlite3_stmt *s) {
+  gw_status rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
+  sqlite3_finalize(s);
+  return rc;
+}
+
 gw_status gw_store_put_run(struct gw_store *st, const struct gw_run_info *r) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s;
   const char *sql = "INSERT OR REPLACE INTO run (id, gpuwhy_version, source, started_ns, command, cwd, target_pid,"
                     " hostname, kernel, cpu_model, logical_cpus, physical_cores, mem_total_bytes, driver_version,"
                     " nvml_version, cuda_driver_version, interval_ms, gpu_note)"
                     " VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-    return GW_EIO;
+  gw_status rc;
+  sqlite3_stmt *s = once_stmt(st, sql, &rc);
+  if (!s)
+    return rc;
   int i = 1;
-  bind_text(s, i++, GW_VERSION);
-  bind_text(s, i++, r->source ? r->source : "record");
+  gw_store_bind_text(s, i++, GW_VERSION);
+  gw_store_bind_text(s, i++, r->source ? r->source : "record");
   sqlite3_bind_int64(s, i++, r->started_ns);
-  bind_text(s, i++, r->command_json);
-  bind_text(s, i++, r->cwd);
-  bind_opt_int(s, i++, r->target_pid > 0, r->target_pid);
-  bind_text(s, i++, r->hostname);
-  bind_text(s, i++, r->kernel);
-  bind_text(s, i++, r->cpu_model);
-  bind_opt_int(s, i++, r->logical_cpus > 0, r->logical_cpus);
-  bind_opt_int(s, i++, r->physical_cores > 0, r->physical_cores);
-  bind_opt_int(s, i++, r->mem_total_bytes > 0, r->mem_total_bytes);
-  bind_text(s, i++, r->driver_version);
-  bind_text(s, i++, r->nvml_version);
-  bind_opt_int(s, i++, r->cuda_driver_version > 0, r->cuda_driver_version);
-  bind_opt_int(s, i++, r->interval_ms > 0, r->interval_ms);
-  bind_text(s, i++, r->gpu_note);
-  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
-  sqlite3_finalize(s);
-  return rc;
+  gw_store_bind_text(s, i++, r->command_json);
+  gw_store_bind_text(s, i++, r->cwd);
+  gw_store_bind_opt_int(s, i++, r->target_pid > 0, r->target_pid);
+  gw_store_bind_text(s, i++, r->hostname);
+  gw_store_bind_text(s, i++, r->kernel);
+  gw_store_bind_text(s, i++, r->cpu_model);
+  gw_store_bind_opt_int(s, i++, r->logical_cpus > 0, r->logical_cpus);
+  gw_store_bind_opt_int(s, i++, r->physical_cores > 0, r->physical_cores);
+  gw_store_bind_opt_int(s, i++, r->mem_total_bytes > 0, r->mem_total_bytes);
+  gw_store_bind_text(s, i++, r->driver_version);
+  gw_store_bind_text(s, i++, r->nvml_version);
+  gw_store_bind_opt_int(s, i++, r->cuda_driver_version > 0, r->cuda_driver_version);
+  gw_store_bind_opt_int(s, i++, r->interval_ms > 0, r->interval_ms);
+  gw_store_bind_text(s, i++, r->gpu_note);
+  return run_once(s);
 }
 
 gw_status gw_store_finish_run(struct gw_store *st, int64_t ended_ns, int exit_status) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
+  gw_status rc;
+  sqlite3_stmt *s = once_stmt(st, "UPDATE run SET ended_ns = ?, exit_status = ? WHERE id = 1", &rc);
+  if (!s)
     return rc;
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(st->db, "UPDATE run SET ended_ns = ?, exit_status = ? WHERE id = 1", -1, &s, NULL) !=
-      SQLITE_OK)
-    return GW_EIO;
   sqlite3_bind_int64(s, 1, ended_ns);
   sqlite3_bind_int(s, 2, exit_status);
-  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
-  sqlite3_finalize(s);
-  return rc;
+  return run_once(s);
 }
 
 static gw_status put_pair(struct gw_store *st, enum stmt_id id, const char *a, const char *b) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s = stmt_of(st, id);
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, id, &rc);
   if (!s)
-    return GW_EIO;
-  bind_text(s, 1, a);
-  bind_text(s, 2, b);
+    return rc;
+  gw_store_bind_text(s, 1, a);
+  gw_store_bind_text(s, 2, b);
   return run_stmt(s);
 }
 
@@ -803,37 +794,32 @@ gw_status gw_store_put_meta(struct gw_store *st, const char *key, const char *va
 }
 
 gw_status gw_store_put_gpu_info(struct gw_store *st, const struct gw_gpu_info *g) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
+  gw_status rc;
+  sqlite3_stmt *s = once_stmt(st, "INSERT OR REPLACE INTO gpu VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &rc);
+  if (!s)
     return rc;
-  sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(st->db, "INSERT OR REPLACE INTO gpu VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &s,
-                         NULL) != SQLITE_OK)
-    return GW_EIO;
   int i = 1;
   sqlite3_bind_int(s, i++, (int)g->index);
-  bind_text(s, i++, g->uuid[0] ? g->uuid : NULL);
-  bind_text(s, i++, g->name[0] ? g->name : NULL);
-  bind_text(s, i++, g->pci_bus_id[0] ? g->pci_bus_id : NULL);
-  bind_opt_int(s, i++, g->mem_total_bytes > 0, (int64_t)g->mem_total_bytes);
-  bind_opt_int(s, i++, g->power_default_limit_mw > 0, g->power_default_limit_mw);
-  bind_opt_int(s, i++, g->power_min_limit_mw > 0, g->power_min_limit_mw);
-  bind_opt_int(s, i++, g->power_max_limit_mw > 0, g->power_max_limit_mw);
-  bind_opt_int(s, i++, g->sm_clock_max_mhz > 0, g->sm_clock_max_mhz);
-  bind_opt_int(s, i++, g->mem_clock_max_mhz > 0, g->mem_clock_max_mhz);
-  bind_opt_int(s, i++, g->pcie_gen_max > 0, g->pcie_gen_max);
-  bind_opt_int(s, i++, g->pcie_width_max > 0, g->pcie_width_max);
-  bind_opt_int(s, i++, g->temp_slowdown_c > 0, g->temp_slowdown_c);
-  bind_opt_int(s, i++, g->temp_shutdown_c > 0, g->temp_shutdown_c);
-  bind_opt_int(s, i++, g->windowed_supported >= 0, g->windowed_supported);
-  bind_opt_int(s, i++, g->mig_enabled >= 0, g->mig_enabled);
-  bind_opt_int(s, i++, g->persistence_mode >= 0, g->persistence_mode);
-  bind_opt_int(s, i++, g->compute_mode >= 0, g->compute_mode);
-  bind_opt_int(s, i++, g->ecc_enabled >= 0, g->ecc_enabled);
-  bind_opt_int(s, i++, g->supported_clock_reasons > 0, (int64_t)g->supported_clock_reasons);
-  rc = sqlite3_step(s) == SQLITE_DONE ? GW_OK : GW_EIO;
-  sqlite3_finalize(s);
-  return rc;
+  gw_store_bind_text(s, i++, g->uuid[0] ? g->uuid : NULL);
+  gw_store_bind_text(s, i++, g->name[0] ? g->name : NULL);
+  gw_store_bind_text(s, i++, g->pci_bus_id[0] ? g->pci_bus_id : NULL);
+  gw_store_bind_opt_int(s, i++, g->mem_total_bytes > 0, (int64_t)g->mem_total_bytes);
+  gw_store_bind_opt_int(s, i++, g->power_default_limit_mw > 0, g->power_default_limit_mw);
+  gw_store_bind_opt_int(s, i++, g->power_min_limit_mw > 0, g->power_min_limit_mw);
+  gw_store_bind_opt_int(s, i++, g->power_max_limit_mw > 0, g->power_max_limit_mw);
+  gw_store_bind_opt_int(s, i++, g->sm_clock_max_mhz > 0, g->sm_clock_max_mhz);
+  gw_store_bind_opt_int(s, i++, g->mem_clock_max_mhz > 0, g->mem_clock_max_mhz);
+  gw_store_bind_opt_int(s, i++, g->pcie_gen_max > 0, g->pcie_gen_max);
+  gw_store_bind_opt_int(s, i++, g->pcie_width_max > 0, g->pcie_width_max);
+  gw_store_bind_opt_int(s, i++, g->temp_slowdown_c > 0, g->temp_slowdown_c);
+  gw_store_bind_opt_int(s, i++, g->temp_shutdown_c > 0, g->temp_shutdown_c);
+  gw_store_bind_opt_int(s, i++, g->windowed_supported >= 0, g->windowed_supported);
+  gw_store_bind_opt_int(s, i++, g->mig_enabled >= 0, g->mig_enabled);
+  gw_store_bind_opt_int(s, i++, g->persistence_mode >= 0, g->persistence_mode);
+  gw_store_bind_opt_int(s, i++, g->compute_mode >= 0, g->compute_mode);
+  gw_store_bind_opt_int(s, i++, g->ecc_enabled >= 0, g->ecc_enabled);
+  gw_store_bind_opt_int(s, i++, g->supported_clock_reasons > 0, (int64_t)g->supported_clock_reasons);
+  return run_once(s);
 }
 
 static gw_status put_metric_row(struct gw_store *st, const struct gw_gpu_sample *g, enum gw_metric_table table) {
@@ -850,7 +836,7 @@ static gw_status put_metric_row(struct gw_store *st, const struct gw_gpu_sample 
     if (gw_gpu_metric_info[m].is_integer)
       bind_opt_integral_double(s, i++, valid, g->values[m]);
     else
-      bind_opt_double(s, i++, valid, g->values[m]);
+      gw_store_bind_opt_double(s, i++, valid, g->values[m]);
   }
   return run_stmt(s);
 }
@@ -865,21 +851,16 @@ gw_status gw_store_put_gpu_sample(struct gw_store *st, const struct gw_gpu_sampl
 }
 
 gw_status gw_store_put_gpu_proc(struct gw_store *st, const struct gw_gpu_proc *p) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s = stmt_of(st, S_GPU_PROC);
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, S_GPU_PROC, &rc);
   if (!s)
-    return GW_EIO;
+    return rc;
   sqlite3_bind_int64(s, 1, p->t_ns);
   sqlite3_bind_int(s, 2, (int)p->gpu);
   sqlite3_bind_int(s, 3, p->pid);
-  bind_opt_int(s, 4, p->used_mem_bytes >= 0, p->used_mem_bytes);
-  bind_opt_double(s, 5, p->sm_pct >= 0, p->sm_pct);
-  if (p->comm[0])
-    sqlite3_bind_text(s, 6, p->comm, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null(s, 6);
+  gw_store_bind_opt_int(s, 4, p->used_mem_bytes >= 0, p->used_mem_bytes);
+  gw_store_bind_opt_double(s, 5, p->sm_pct >= 0, p->sm_pct);
+  gw_store_bind_text(s, 6, p->comm[0] ? p->comm : NULL);
   return run_stmt(s);
 }
 
@@ -898,37 +879,35 @@ static gw_status put_cpu(struct gw_store *st, int64_t t_ns, const struct gw_cpu_
 }
 
 gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sample *h) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, S_HOST, &rc);
+  if (!s)
     return rc;
   int cpu = (h->valid >> GW_H_CPU) & 1, mem = (h->valid >> GW_H_MEM) & 1;
   int psi_cpu = (h->valid >> GW_H_PSI_CPU) & 1, psi_mem = (h->valid >> GW_H_PSI_MEM) & 1;
   int psi_io = (h->valid >> GW_H_PSI_IO) & 1, power = (h->valid >> GW_H_POWER) & 1;
   int load = (h->valid >> GW_H_LOAD) & 1;
-  sqlite3_stmt *s = stmt_of(st, S_HOST);
-  if (!s)
-    return GW_EIO;
   int i = 1;
   sqlite3_bind_int64(s, i++, h->t_ns);
-  bind_opt_double(s, i++, cpu, h->total.busy_pct);
-  bind_opt_double(s, i++, cpu, h->total.user_pct);
-  bind_opt_double(s, i++, cpu, h->total.system_pct);
-  bind_opt_double(s, i++, cpu, h->total.iowait_pct);
-  bind_opt_double(s, i++, cpu, h->total.steal_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.busy_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.user_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.system_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.iowait_pct);
+  gw_store_bind_opt_double(s, i++, cpu, h->total.steal_pct);
   sqlite3_bind_int(s, i++, h->ncores);
-  bind_opt_int(s, i++, mem, h->mem_total_bytes);
-  bind_opt_int(s, i++, mem, h->mem_available_bytes);
-  bind_opt_int(s, i++, mem, h->swap_total_bytes);
-  bind_opt_int(s, i++, mem, h->swap_free_bytes);
-  bind_opt_double(s, i++, psi_cpu, h->psi_cpu_some_pct);
-  bind_opt_double(s, i++, psi_mem, h->psi_mem_some_pct);
-  bind_opt_double(s, i++, psi_mem, h->psi_mem_full_pct);
-  bind_opt_double(s, i++, psi_io, h->psi_io_some_pct);
-  bind_opt_double(s, i++, psi_io, h->psi_io_full_pct);
-  bind_opt_double(s, i++, load, h->loadavg_1m);
-  bind_opt_int(s, i++, load, h->procs_running);
-  bind_opt_int(s, i++, power, h->on_battery);
-  bind_text(s, i++, h->governor[0] ? h->governor : NULL);
+  gw_store_bind_opt_int(s, i++, mem, h->mem_total_bytes);
+  gw_store_bind_opt_int(s, i++, mem, h->mem_available_bytes);
+  gw_store_bind_opt_int(s, i++, mem, h->swap_total_bytes);
+  gw_store_bind_opt_int(s, i++, mem, h->swap_free_bytes);
+  gw_store_bind_opt_double(s, i++, psi_cpu, h->psi_cpu_some_pct);
+  gw_store_bind_opt_double(s, i++, psi_mem, h->psi_mem_some_pct);
+  gw_store_bind_opt_double(s, i++, psi_mem, h->psi_mem_full_pct);
+  gw_store_bind_opt_double(s, i++, psi_io, h->psi_io_some_pct);
+  gw_store_bind_opt_double(s, i++, psi_io, h->psi_io_full_pct);
+  gw_store_bind_opt_double(s, i++, load, h->loadavg_1m);
+  gw_store_bind_opt_int(s, i++, load, h->procs_running);
+  gw_store_bind_opt_int(s, i++, power, h->on_battery);
+  gw_store_bind_text(s, i++, h->governor[0] ? h->governor : NULL);
   if ((rc = run_stmt(s)))
     return rc;
   if (cpu)
@@ -943,14 +922,14 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
     sqlite3_bind_int(s, 2, ps->pid);
     sqlite3_bind_int(s, 3, ps->ppid);
     sqlite3_bind_int(s, 4, ps->role);
-    bind_text(s, 5, ps->comm);
-    bind_text(s, 6, ps->state ? state : NULL);
-    bind_opt_double(s, 7, ps->cpu_pct >= 0, ps->cpu_pct);
+    gw_store_bind_text(s, 5, ps->comm);
+    gw_store_bind_text(s, 6, ps->state ? state : NULL);
+    gw_store_bind_opt_double(s, 7, ps->cpu_pct >= 0, ps->cpu_pct);
     sqlite3_bind_int(s, 8, ps->threads);
-    bind_opt_int(s, 9, ps->threads_running >= 0, ps->threads_running);
-    bind_opt_int(s, 10, ps->rss_bytes >= 0, ps->rss_bytes);
-    bind_opt_double(s, 11, ps->main_thread_cpu_pct >= 0, ps->main_thread_cpu_pct);
-    bind_opt_double(s, 12, ps->launch_threads_cpu_pct >= 0, ps->launch_threads_cpu_pct);
+    gw_store_bind_opt_int(s, 9, ps->threads_running >= 0, ps->threads_running);
+    gw_store_bind_opt_int(s, 10, ps->rss_bytes >= 0, ps->rss_bytes);
+    gw_store_bind_opt_double(s, 11, ps->main_thread_cpu_pct >= 0, ps->main_thread_cpu_pct);
+    gw_store_bind_opt_double(s, 12, ps->launch_threads_cpu_pct >= 0, ps->launch_threads_cpu_pct);
     rc = run_stmt(s);
   }
   if (cpu)
@@ -959,7 +938,7 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
       if (!(s = stmt_of(st, S_DISK)))
         return GW_EIO;
       sqlite3_bind_int64(s, 1, h->t_ns);
-      bind_text(s, 2, ds->name);
+      gw_store_bind_text(s, 2, ds->name);
       sqlite3_bind_double(s, 3, ds->util_pct);
       sqlite3_bind_double(s, 4, ds->await_ms);
       sqlite3_bind_double(s, 5, ds->r_per_s);
@@ -973,32 +952,28 @@ gw_status gw_store_put_host_sample(struct gw_store *st, const struct gw_host_sam
 }
 
 gw_status gw_store_put_event(struct gw_store *st, const struct gw_event *ev) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s = stmt_of(st, S_EVENT);
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, S_EVENT, &rc);
   if (!s)
-    return GW_EIO;
+    return rc;
   sqlite3_bind_int64(s, 1, ev->t_ns);
-  bind_text(s, 2, ev->kind ? ev->kind : "note");
-  bind_opt_int(s, 3, ev->gpu >= 0, ev->gpu);
+  gw_store_bind_text(s, 2, ev->kind ? ev->kind : "note");
+  gw_store_bind_opt_int(s, 3, ev->gpu >= 0, ev->gpu);
   sqlite3_bind_int64(s, 4, ev->code);
-  bind_opt_int(s, 5, ev->pid > 0, ev->pid);
-  bind_text(s, 6, ev->message);
+  gw_store_bind_opt_int(s, 5, ev->pid > 0, ev->pid);
+  gw_store_bind_text(s, 6, ev->message);
   return run_stmt(s);
 }
 
 gw_status gw_store_put_step(struct gw_store *st, int64_t start_ns, int64_t end_ns, int64_t step, const char *source) {
-  gw_status rc = ensure_txn(st);
-  if (rc)
-    return rc;
-  sqlite3_stmt *s = stmt_of(st, S_STEP);
+  gw_status rc;
+  sqlite3_stmt *s = row_stmt(st, S_STEP, &rc);
   if (!s)
-    return GW_EIO;
+    return rc;
   sqlite3_bind_int64(s, 1, start_ns);
   sqlite3_bind_int64(s, 2, end_ns);
   sqlite3_bind_int64(s, 3, step);
-  bind_text(s, 4, source);
+  gw_store_bind_text(s, 4, source);
   return run_stmt(s);
 }
 
@@ -1101,7 +1076,7 @@ gw_status gw_store_put_thread_info(struct gw_store *st, int tid, int pid, int ro
   sqlite3_bind_int(s, 1, tid);
   sqlite3_bind_int(s, 2, pid);
   sqlite3_bind_int(s, 3, role);
-  bind_text(s, 4, comm);
+  gw_store_bind_text(s, 4, comm);
   sqlite3_bind_int64(s, 5, first_t_ns);
   return run_stmt(s);
 }
@@ -1112,8 +1087,8 @@ static void bind_thread_sample(sqlite3_stmt *s, int first, const struct gw_store
   sqlite3_bind_int(s, first + 1, r->tid);
   sqlite3_bind_int(s, first + 2, r->state);
   sqlite3_bind_int(s, first + 3, r->wait);
-  bind_opt_int(s, first + 4, r->syscall_nr >= 0, r->syscall_nr);
-  bind_opt_int(s, first + 5, r->cpu_ns >= 0, r->cpu_ns);
+  gw_store_bind_opt_int(s, first + 4, r->syscall_nr >= 0, r->syscall_nr);
+  gw_store_bind_opt_int(s, first + 5, r->cpu_ns >= 0, r->cpu_ns);
 }
 
 gw_status gw_store_put_thread_sample(struct gw_store *st, int64_t t_ns, int tid, int state, int wait, int syscall_nr,

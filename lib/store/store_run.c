@@ -2,6 +2,7 @@
 #include "store_sql.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -16,6 +17,52 @@ static double num_col(sqlite3_stmt *s, int i) {
   return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
 
+/* The run row's plain columns, read by name (a recording of any schema
+ * version has some of them) into the gw_run_facts field of the same name. */
+enum run_col_type { RUN_TEXT, RUN_INT, RUN_INT64, RUN_NUM };
+#define RUN_COL(field, type)                                                                                           \
+  { #field, type, offsetof(struct gw_run_facts, field), sizeof(((struct gw_run_facts *)0)->field) }
+static const struct run_col {
+  const char *name;
+  enum run_col_type type;
+  size_t offset, bytes;
+} run_cols[] = {
+    RUN_COL(source, RUN_TEXT),
+    RUN_COL(cwd, RUN_TEXT),
+    RUN_COL(hostname, RUN_TEXT),
+    RUN_COL(kernel, RUN_TEXT),
+    RUN_COL(cpu_model, RUN_TEXT),
+    RUN_COL(driver_version, RUN_TEXT),
+    RUN_COL(nvml_version, RUN_TEXT),
+    RUN_COL(gpu_note, RUN_TEXT),
+    RUN_COL(cuda_driver_version, RUN_INT),
+    RUN_COL(logical_cpus, RUN_INT),
+    RUN_COL(physical_cores, RUN_INT),
+    RUN_COL(interval_ms, RUN_INT),
+    RUN_COL(target_pid, RUN_INT),
+    RUN_COL(mem_total_bytes, RUN_NUM),
+    RUN_COL(started_ns, RUN_INT64),
+    RUN_COL(ended_ns, RUN_INT64),
+};
+
+static void read_run_col(sqlite3_stmt *s, int i, const struct run_col *c, struct gw_run_facts *f) {
+  void *field = (char *)f + c->offset;
+  switch (c->type) {
+  case RUN_TEXT:
+    text_col(s, i, field, c->bytes);
+    break;
+  case RUN_INT:
+    *(int *)field = sqlite3_column_int(s, i);
+    break;
+  case RUN_INT64:
+    *(int64_t *)field = sqlite3_column_int64(s, i);
+    break;
+  case RUN_NUM:
+    *(double *)field = num_col(s, i);
+    break;
+  }
+}
+
 static void read_run(sqlite3 *db, struct gw_run_facts *f, gw_command_text_fn command_text) {
   sqlite3_stmt *s;
   if (sqlite3_prepare_v2(db, "SELECT * FROM run ORDER BY id LIMIT 1", -1, &s, NULL) != SQLITE_OK)
@@ -24,42 +71,20 @@ static void read_run(sqlite3 *db, struct gw_run_facts *f, gw_command_text_fn com
     for (int i = 0; i < sqlite3_column_count(s); i++) {
       const char *c = sqlite3_column_name(s, i);
       int is_null = sqlite3_column_type(s, i) == SQLITE_NULL;
-      if (strcmp(c, "source") == 0)
-        text_col(s, i, f->source, sizeof f->source);
-      else if (strcmp(c, "command") == 0 && !is_null)
-        command_text((const char *)sqlite3_column_text(s, i), f->command, sizeof f->command);
-      else if (strcmp(c, "cwd") == 0)
-        text_col(s, i, f->cwd, sizeof f->cwd);
-      else if (strcmp(c, "hostname") == 0)
-        text_col(s, i, f->hostname, sizeof f->hostname);
-      else if (strcmp(c, "kernel") == 0)
-        text_col(s, i, f->kernel, sizeof f->kernel);
-      else if (strcmp(c, "cpu_model") == 0)
-        text_col(s, i, f->cpu_model, sizeof f->cpu_model);
-      else if (strcmp(c, "driver_version") == 0)
-        text_col(s, i, f->driver_version, sizeof f->driver_version);
-      else if (strcmp(c, "nvml_version") == 0)
-        text_col(s, i, f->nvml_version, sizeof f->nvml_version);
-      else if (strcmp(c, "gpu_note") == 0)
-        text_col(s, i, f->gpu_note, sizeof f->gpu_note);
-      else if (strcmp(c, "cuda_driver_version") == 0)
-        f->cuda_driver_version = sqlite3_column_int(s, i);
-      else if (strcmp(c, "logical_cpus") == 0)
-        f->logical_cpus = sqlite3_column_int(s, i);
-      else if (strcmp(c, "physical_cores") == 0)
-        f->physical_cores = sqlite3_column_int(s, i);
-      else if (strcmp(c, "interval_ms") == 0)
-        f->interval_ms = sqlite3_column_int(s, i);
-      else if (strcmp(c, "target_pid") == 0)
-        f->target_pid = sqlite3_column_int(s, i);
-      else if (strcmp(c, "mem_total_bytes") == 0)
-        f->mem_total_bytes = num_col(s, i);
-      else if (strcmp(c, "started_ns") == 0)
-        f->started_ns = sqlite3_column_int64(s, i);
-      else if (strcmp(c, "ended_ns") == 0)
-        f->ended_ns = sqlite3_column_int64(s, i);
-      else if (strcmp(c, "exit_status") == 0)
+      if (strcmp(c, "command") == 0) {
+        if (!is_null)
+          command_text((const char *)sqlite3_column_text(s, i), f->command, sizeof f->command);
+        continue;
+      }
+      if (strcmp(c, "exit_status") == 0) {
         f->exit_status = is_null ? -1 : sqlite3_column_int(s, i);
+        continue;
+      }
+      for (size_t k = 0; k < sizeof run_cols / sizeof run_cols[0]; k++)
+        if (strcmp(c, run_cols[k].name) == 0) {
+          read_run_col(s, i, &run_cols[k], f);
+          break;
+        }
     }
   }
   sqlite3_finalize(s);

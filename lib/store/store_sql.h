@@ -36,6 +36,12 @@ int gw_store_step(struct gw_store *st, sqlite3_stmt *s);
 double gw_store_col_double(struct gw_store *st, sqlite3_stmt *s, int i);
 void gw_store_note_damage(struct gw_store *st, sqlite3_stmt *s, const char *what);
 
+/* Binders that store NULL for an unknown value (store_bind.c): text when
+ * not NULL (copied), an integer or a double when known is non-zero. */
+void gw_store_bind_text(sqlite3_stmt *s, int i, const char *v);
+void gw_store_bind_opt_int(sqlite3_stmt *s, int i, int known, int64_t v);
+void gw_store_bind_opt_double(sqlite3_stmt *s, int i, int known, double v);
+
 /* CREATE TABLE IF NOT EXISTS for every tracer table; safe to call again. */
 GW_NODISCARD gw_status gw_store_trace_create_tables(sqlite3 *db, struct gw_err *err);
 /* A tracer writer on db; GW_EIO when a tracer table is missing. Each insert

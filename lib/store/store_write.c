@@ -35,11 +35,20 @@ static gw_status step_insert(sqlite3_stmt *s) {
   return rc == SQLITE_DONE ? GW_OK : GW_EIO;
 }
 
-static void bind_opt_i64(sqlite3_stmt *s, int col, int known, int64_t v) {
-  if (known)
-    sqlite3_bind_int64(s, col, v);
-  else
-    sqlite3_bind_null(s, col);
+/* The INSERT a writer keeps for its life, prepared after create_sql (NULL:
+ * none) made its table where an older recording lacks it. On failure the
+ * error says what could not be done (fail_what) and *insert is NULL. */
+static gw_status prepare_insert(sqlite3 *db, const char *create_sql, const char *insert_sql, const char *fail_what,
+                                sqlite3_stmt **insert, struct gw_err *err) {
+  *insert = NULL;
+  if ((create_sql && sqlite3_exec(db, create_sql, NULL, NULL, NULL) != SQLITE_OK) ||
+      sqlite3_prepare_v2(db, insert_sql, -1, insert, NULL) != SQLITE_OK) {
+    gw_err_set(err, "recording: %s: %s", fail_what, sqlite3_errmsg(db));
+    sqlite3_finalize(*insert);
+    *insert = NULL;
+    return GW_ERR;
+  }
+  return GW_OK;
 }
 
 /* ---- NCCL debug lines ---- */
@@ -50,16 +59,11 @@ struct gw_store_nccl_log {
 
 gw_status gw_store_nccl_log_open(struct gw_store_nccl_log **out, struct gw_store *st, struct gw_err *err) {
   *out = NULL;
-  sqlite3 *db = gw_store_db(st);
-  sqlite3_stmt *insert = NULL;
-  if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT);", NULL, NULL,
-                   NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(db, "INSERT INTO nccl_log (t_ns, pid, line) VALUES (?, ?, ?)", -1, &insert, NULL) !=
-          SQLITE_OK) {
-    gw_err_set(err, "recording: cannot create the nccl_log table: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(insert);
+  sqlite3_stmt *insert;
+  if (prepare_insert(gw_store_db(st), "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT);",
+                     "INSERT INTO nccl_log (t_ns, pid, line) VALUES (?, ?, ?)", "cannot create the nccl_log table",
+                     &insert, err) != GW_OK)
     return GW_ERR;
-  }
   struct gw_store_nccl_log *w = gw_xcalloc(1, sizeof *w);
   w->insert = insert;
   *out = w;
@@ -69,7 +73,7 @@ gw_status gw_store_nccl_log_open(struct gw_store_nccl_log **out, struct gw_store
 gw_status gw_store_nccl_log_put(struct gw_store_nccl_log *w, int64_t t_ns, long pid, const char *line, size_t len) {
   sqlite3_stmt *s = w->insert;
   sqlite3_bind_int64(s, 1, t_ns);
-  bind_opt_i64(s, 2, pid >= 0, pid);
+  gw_store_bind_opt_int(s, 2, pid >= 0, pid);
   sqlite3_bind_text(s, 3, line, (int)len, SQLITE_TRANSIENT);
   return step_insert(s);
 }
@@ -91,15 +95,12 @@ struct gw_store_steps {
 gw_status gw_store_steps_open(struct gw_store_steps **out, struct gw_store *st, struct gw_err *err) {
   *out = NULL;
   sqlite3 *db = gw_store_db(st);
-  sqlite3_stmt *insert = NULL;
-  if (sqlite3_prepare_v2(db,
-                         "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
-                         " samples, compile_ns, shape) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                         -1, &insert, NULL) != SQLITE_OK) {
-    gw_err_set(err, "recording: cannot write the step table: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(insert);
+  sqlite3_stmt *insert;
+  if (prepare_insert(db, NULL,
+                     "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
+                     " samples, compile_ns, shape) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                     "cannot write the step table", &insert, err) != GW_OK)
     return GW_ERR;
-  }
   struct gw_store_steps *w = gw_xcalloc(1, sizeof *w);
   w->db = db;
   w->insert = insert;
@@ -113,16 +114,13 @@ gw_status gw_store_steps_put(struct gw_store_steps *w, const struct gw_store_ste
   sqlite3_bind_int64(s, 2, row->end_ns);
   sqlite3_bind_int64(s, 3, row->step);
   sqlite3_bind_text(s, 4, row->source, -1, SQLITE_TRANSIENT);
-  bind_opt_i64(s, 5, row->pid >= 0, row->pid);
-  bind_opt_i64(s, 6, row->rank >= 0, row->rank);
-  bind_opt_i64(s, 7, row->data_wait_ns >= 0, row->data_wait_ns);
-  bind_opt_i64(s, 8, row->batch_size >= 0, row->batch_size);
-  bind_opt_i64(s, 9, row->samples >= 0, row->samples);
-  bind_opt_i64(s, 10, row->compile_ns >= 0, row->compile_ns);
-  if (row->shape)
-    sqlite3_bind_text(s, 11, row->shape, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null(s, 11);
+  gw_store_bind_opt_int(s, 5, row->pid >= 0, row->pid);
+  gw_store_bind_opt_int(s, 6, row->rank >= 0, row->rank);
+  gw_store_bind_opt_int(s, 7, row->data_wait_ns >= 0, row->data_wait_ns);
+  gw_store_bind_opt_int(s, 8, row->batch_size >= 0, row->batch_size);
+  gw_store_bind_opt_int(s, 9, row->samples >= 0, row->samples);
+  gw_store_bind_opt_int(s, 10, row->compile_ns >= 0, row->compile_ns);
+  gw_store_bind_text(s, 11, row->shape);
   return step_insert(s);
 }
 
@@ -157,21 +155,15 @@ struct gw_store_step_flops {
 
 gw_status gw_store_step_flops_open(struct gw_store_step_flops **out, struct gw_store *st, struct gw_err *err) {
   *out = NULL;
-  sqlite3 *db = gw_store_db(st);
-  sqlite3_stmt *insert = NULL;
+  sqlite3_stmt *insert;
   /* IF NOT EXISTS: a recording of schema version 1 opened for writing (an import into it) gains the table */
-  if (sqlite3_exec(db,
-                   "CREATE TABLE IF NOT EXISTS step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT"
-                   " NULL, dtype_flops TEXT, batch_size INTEGER, counted_ns INTEGER, source TEXT);",
-                   NULL, NULL, NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(db,
-                         "INSERT INTO step_flops (step, pid, rank, flops, dtype_flops, batch_size, counted_ns, source)"
-                         " VALUES (?,?,?,?,?,?,?,?)",
-                         -1, &insert, NULL) != SQLITE_OK) {
-    gw_err_set(err, "recording: cannot write the step_flops table: %s", sqlite3_errmsg(db));
-    sqlite3_finalize(insert);
+  if (prepare_insert(gw_store_db(st),
+                     "CREATE TABLE IF NOT EXISTS step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT"
+                     " NULL, dtype_flops TEXT, batch_size INTEGER, counted_ns INTEGER, source TEXT);",
+                     "INSERT INTO step_flops (step, pid, rank, flops, dtype_flops, batch_size, counted_ns, source)"
+                     " VALUES (?,?,?,?,?,?,?,?)",
+                     "cannot write the step_flops table", &insert, err) != GW_OK)
     return GW_ERR;
-  }
   struct gw_store_step_flops *w = gw_xcalloc(1, sizeof *w);
   w->insert = insert;
   *out = w;
@@ -180,16 +172,13 @@ gw_status gw_store_step_flops_open(struct gw_store_step_flops **out, struct gw_s
 
 gw_status gw_store_step_flops_put(struct gw_store_step_flops *w, const struct gw_store_step_flops_row *row) {
   sqlite3_stmt *s = w->insert;
-  bind_opt_i64(s, 1, row->step >= 0, row->step);
-  bind_opt_i64(s, 2, row->pid >= 0, row->pid);
-  bind_opt_i64(s, 3, row->rank >= 0, row->rank);
+  gw_store_bind_opt_int(s, 1, row->step >= 0, row->step);
+  gw_store_bind_opt_int(s, 2, row->pid >= 0, row->pid);
+  gw_store_bind_opt_int(s, 3, row->rank >= 0, row->rank);
   sqlite3_bind_int64(s, 4, row->flops);
-  if (row->dtype_flops_json)
-    sqlite3_bind_text(s, 5, row->dtype_flops_json, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null(s, 5);
-  bind_opt_i64(s, 6, row->batch_size > 0, row->batch_size);
-  bind_opt_i64(s, 7, row->counted_ns >= 0, row->counted_ns);
+  gw_store_bind_text(s, 5, row->dtype_flops_json);
+  gw_store_bind_opt_int(s, 6, row->batch_size > 0, row->batch_size);
+  gw_store_bind_opt_int(s, 7, row->counted_ns >= 0, row->counted_ns);
   sqlite3_bind_text(s, 8, row->source, -1, SQLITE_TRANSIENT);
   return step_insert(s);
 }
@@ -224,14 +213,14 @@ struct gw_store_py_samples {
 gw_status gw_store_py_samples_open(struct gw_store_py_samples **out, struct gw_store *st, struct gw_err *err) {
   *out = NULL;
   sqlite3 *db = gw_store_db(st);
-  sqlite3_stmt *frame = NULL, *sample = NULL;
-  if (sqlite3_prepare_v2(db, "INSERT INTO py_frame (id, file, line, func) VALUES (?,?,?,?)", -1, &frame, NULL) !=
-          SQLITE_OK ||
-      sqlite3_prepare_v2(db, "INSERT INTO py_sample (t_ns, pid, tid, activity, frame) VALUES (?,?,?,?,?)", -1, &sample,
-                         NULL) != SQLITE_OK) {
-    gw_err_set(err, "recording: cannot write the py_frame and py_sample tables: %s", sqlite3_errmsg(db));
+  static const char fail_what[] = "cannot write the py_frame and py_sample tables";
+  sqlite3_stmt *frame, *sample;
+  if (prepare_insert(db, NULL, "INSERT INTO py_frame (id, file, line, func) VALUES (?,?,?,?)", fail_what, &frame,
+                     err) != GW_OK)
+    return GW_ERR;
+  if (prepare_insert(db, NULL, "INSERT INTO py_sample (t_ns, pid, tid, activity, frame) VALUES (?,?,?,?,?)", fail_what,
+                     &sample, err) != GW_OK) {
     sqlite3_finalize(frame);
-    sqlite3_finalize(sample);
     return GW_ERR;
   }
   struct gw_store_py_samples *w = gw_xcalloc(1, sizeof *w);
@@ -246,7 +235,7 @@ gw_status gw_store_py_frame_put(struct gw_store_py_samples *w, int64_t id, const
   sqlite3_stmt *s = w->frame;
   sqlite3_bind_int64(s, 1, id);
   sqlite3_bind_text(s, 2, file, -1, SQLITE_TRANSIENT);
-  bind_opt_i64(s, 3, line >= 0, line);
+  gw_store_bind_opt_int(s, 3, line >= 0, line);
   sqlite3_bind_text(s, 4, func, -1, SQLITE_TRANSIENT);
   return step_insert(s);
 }
@@ -258,7 +247,7 @@ gw_status gw_store_py_sample_put(struct gw_store_py_samples *w, int64_t t_ns, in
   sqlite3_bind_int64(s, 2, pid);
   sqlite3_bind_int64(s, 3, tid);
   sqlite3_bind_int(s, 4, activity);
-  bind_opt_i64(s, 5, frame >= 0, frame);
+  gw_store_bind_opt_int(s, 5, frame >= 0, frame);
   return step_insert(s);
 }
 
