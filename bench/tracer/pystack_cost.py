@@ -17,9 +17,10 @@ Steps:
   --gpu: a GPU-paced step with torch on CUDA: --matmuls 4096x4096 bf16 matmuls, a backward, an SGD step and a
         .item() at the end (the step waits for the GPU).
 
---blocks N (in one process, the narrower interval): one program, the sampler's own class started and stopped
-around blocks of --block-steps steps, N rounds of blocks (sampler off, and on at each rate of --hz, e.g. 20,50,
-in a random order per round), per round the ratio of each rate's mean step to the off block's. Between processes a step's time moves by a
+--blocks N (in one process, the narrower interval): one program and one sampling thread for the whole run, as the
+hook keeps one; blocks of --block-steps steps, N rounds of blocks (sampler off: the thread blocked, no wake-up;
+and on at each rate of --hz, e.g. 20,50; in a random order per round), per round the ratio of each rate's mean
+step to the off block's. Each sample is the hook's own Sampler.sample_once. Between processes a step's time moves by a
 few percent (placement, clocks, the allocator), which hides a cost of a fraction of a percent; within one process
 the two arms differ only by the sampler. The sampler writes its lines to a file through a stand-in for the hook's
 recorder (its spool write, once per half second, included).
@@ -119,6 +120,62 @@ class SpoolStandIn:
         raise e
 
 
+class ArmedSampler:
+    """One sampling thread for the whole run, as the hook keeps one sampler per training thread: starting and
+    joining a thread around every block cost the blocks themselves (the thread's start takes the interpreter lock
+    from the training thread; a join waits up to a period), which no real run pays. Between blocks the thread
+    blocks on a condition (no wake-up at all: the off arm); in a block it samples at the block's rate, each sample
+    the hook's own Sampler.sample_once, timed as Sampler.run times it."""
+
+    def __init__(self, pystack, rec, torch):
+        import threading
+
+        self.sampler = pystack.Sampler(rec, torch, 1.0)
+        self.cond = threading.Condition()
+        self.arm = (0, 0)  # (generation, hz); hz 0: blocked
+        self.quit = False
+        self.thread = threading.Thread(target=self.run, name="gpuwhy-pysample", daemon=True)
+        self.sampler.recorder.open_spool()
+        self.thread.start()
+
+    def set_rate(self, hz):
+        with self.cond:
+            self.arm = (self.arm[0] + 1, hz)
+            self.cond.notify()
+
+    def stop(self):
+        with self.cond:
+            self.quit = True
+            self.cond.notify()
+        self.thread.join()
+
+    def run(self):
+        s = self.sampler
+        thread_ns = time.thread_time_ns
+        while True:
+            with self.cond:
+                while self.arm[1] == 0 and not self.quit:
+                    self.cond.wait()
+                if self.quit:
+                    return
+                arm = self.arm
+            period = 1.0 / arm[1]
+            next_t = time.monotonic()
+            while self.arm == arm and not self.quit:
+                next_t += period
+                delay = next_t - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                else:
+                    next_t = time.monotonic()
+                if self.arm != arm:
+                    break
+                t0 = thread_ns()
+                with s.lock:
+                    s.sample_once()
+                s.own_ns += thread_ns() - t0
+
+
 def in_process(a):
     """Rounds of blocks in one process: the sampler off and at each rate of --hz (module docstring)."""
     sys.path.insert(0, HOOK_DIR)
@@ -137,45 +194,38 @@ def in_process(a):
     means = {hz: [] for hz in arms}
     own_ns = {hz: 0 for hz in rates}
     samples = {hz: 0 for hz in rates}
-    classifier = None
+    armed = ArmedSampler(pystack, rec, torch)
+    s = armed.sampler
     try:
         for _ in range(a.blocks):
             got = {}
             order = arms[:]
             rng.shuffle(order)
             for hz in order:
-                sampler = None
-                if hz:
-                    sampler = pystack.Sampler(rec, torch, hz)
-                    # one classifier for all blocks, as the hook keeps one sampler for the whole run: a block
-                    # measures the steady cost, not the first sight of each stack
-                    if classifier is not None:
-                        sampler.classifier = classifier
-                    classifier = sampler.classifier
-                    sampler.start()
+                own0, n0 = s.own_ns, s.samples
+                armed.set_rate(hz)
                 t0 = time.perf_counter()
                 for _ in range(a.block_steps):
                     step()
                 t_end = time.perf_counter()
+                armed.set_rate(0)
                 got[hz] = (t_end - t0) / a.block_steps
-                if sampler:
-                    sampler.stopped = True
-                    sampler.thread.join()
-                    own_ns[hz] += sampler.own_ns
-                    samples[hz] += sampler.samples
-                    sampler.flush()
-                # The same pause after every block, off included: joining a sampler waits up to its period, and
-                # a GPU left idle that long may start the next block from other clocks (the likely reason why,
-                # on an H100 before this pause, the 20 Hz arm, whose join waits longest, read +1.7% against +0.9%
-                # at 50 Hz).
+                # The same pause after every block, off included, longer than the longest period: the thread has
+                # seen the off arm (and taken its last sample) before the next block starts.
                 time.sleep(max(0.0, BLOCK_PAUSE_S - (time.perf_counter() - t_end)))
+                with s.lock:
+                    s.flush()
+                if hz:
+                    own_ns[hz] += s.own_ns - own0
+                    samples[hz] += s.samples - n0
             for hz in arms:
                 means[hz].append(got[hz])
             for hz in rates:
                 ratios[hz].append(100.0 * (got[hz] / got[0] - 1.0))
     finally:
+        armed.stop()
         shutil.rmtree(spool, ignore_errors=True)
-    print("step %s  %d rounds of %d blocks x %d steps in one process  mean step off %.3f ms" % (
+    print("step %s  %d rounds of %d blocks x %d steps in one process, one sampling thread  mean step off %.3f ms" % (
         "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, a.blocks, len(arms), a.block_steps,
         1e3 * sum(means[0]) / len(means[0])))
     for hz in rates:
