@@ -81,6 +81,16 @@ for how in "--no-loader" "" "--no-loader --eval-mode inference"; do
   assert_eq "shape beside an evaluation pass ($how)" "$(q eval.db "select group_concat(distinct substr(shape, 1, 3)) from step")" "24x"
   rm -f eval.db
 done
+# An evaluation pass whose own loader is slow (2 batches of 150 ms at the start of every 3rd step): the step's data
+# wait is the training loader's, the pass's waits are its time (a slow evaluation is not a slow training input)
+"$GW_BIN" record -q -o evalwait.db -- python3 "$TRAIN" 8 24 --eval-every 3 --eval-batch 5 --eval-load-ms 150 \
+  > /dev/null || fail "record with a slow evaluation loader exited $?"
+assert_eq "steps with a slow evaluation loader" "$(q evalwait.db 'select count(*) from step')" 8
+assert_eq "steps whose data wait holds the evaluation's" \
+  "$(q evalwait.db 'select count(*) from step where data_wait_ns >= 100000000')" 0
+assert_eq "steps that hold the evaluation's time" \
+  "$(q evalwait.db 'select count(*) from step where t_end_ns - t_start_ns >= 300000000')" 3
+rm -f evalwait.db
 # power_cap's way: no module call and no DataLoader in the steps. The batch size is not known and
 # stays so (NULL), and the report says it is unknown rather than guessing one.
 cat > tensors_only.py <<'PY'

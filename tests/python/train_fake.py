@@ -1,7 +1,7 @@
 """A training loop on the fake torch for the hook's tests.
 
   train_fake.py STEPS BATCH [--delay-ms D] [--no-optim] [--accum K] [--end exit|os_exit|kill] [--no-loader] [--graph]
-                [--compile] [--shapes K] [--eval-every K --eval-batch B [--eval-mode no_grad|inference]]
+                [--compile] [--shapes K] [--eval-every K --eval-batch B [--eval-mode no_grad|inference] [--eval-load-ms MS]]
                 [--warmup-steps K --warmup-ms W] [--drift-ms D]
                 [--print-loader] [--print-flags] [--to-cuda] [--crash-if-workers] [--iterable]
                 (FAKE_TORCH_COMPILE_MS: each compilation's time; FAKE_TORCH_CUDA=1: a CUDA device)
@@ -34,6 +34,7 @@ p.add_argument("--eval-every", type=int, default=0,
                help="an evaluation pass (2 batches of --eval-batch, no autograd) at the start of every K-th step")
 p.add_argument("--eval-batch", type=int, default=5)
 p.add_argument("--eval-mode", default="no_grad", choices=["no_grad", "inference"])
+p.add_argument("--eval-load-ms", type=float, default=0.0, help="the evaluation loader's time per batch")
 p.add_argument("--warmup-steps", type=int, default=0, help="the first K steps take --warmup-ms more (a cold start)")
 p.add_argument("--warmup-ms", type=float, default=0.0)
 p.add_argument("--drift-ms", type=float, default=0.0, help="each step computes this much longer than the one before")
@@ -68,7 +69,7 @@ def evaluate(model):
             if a.no_loader:
                 model(torch.zeros(a.eval_batch, 8))
             else:
-                for x, y in torch.utils.data.DataLoader(1, batch_size=a.eval_batch):
+                for x, y in torch.utils.data.DataLoader(1, batch_size=a.eval_batch, load_s=a.eval_load_ms / 1e3):
                     model(x)
 
 

@@ -25,9 +25,10 @@ t_* are time.time_ns() (CLOCK_REALTIME, the recording's clock). A step ends
 when the optimizer's step() returns and starts where the previous one ended
 (the first one: when the loop first asked for a batch, else when step()
 began). kind is "optim", or "loader" where no optimizer step is ever seen and
-each DataLoader iteration is a step. data_wait_ns is -1 for a step in which
-no DataLoader batch was seen (the loop gets its data some other way, so its
-wait is not known). batch_size is the leading dimension of the first tensor
+each DataLoader iteration is a step. data_wait_ns is the time the loop
+waited for its training batches (an evaluation pass's waits are the pass's
+own time), -1 for a step in which no DataLoader batch was seen (the loop gets
+its data some other way, so its wait is not known). batch_size is the leading dimension of the first tensor
 in the step's first training batch (-1 unknown); samples sums it over the
 step's training batches. A training batch is one fetched, or a forward run,
 while autograd records (torch.is_grad_enabled() and not inference mode): an
@@ -677,9 +678,11 @@ class _Recorder:
     def on_loader_batch(self, t0, t1, batch):
         shape = _first_shape(batch, self.tensor_type)
         n = int(shape[0]) if shape is not None else -1
-        self.wait_ns += t1 - t0
         self.batches += 1
         if self.training():
+            # The step's data wait is the training loader's: a wait for an evaluation pass's batch is that pass's
+            # time (its slow loader is fixed in the evaluation, not with more training workers)
+            self.wait_ns += t1 - t0
             if self.train_batches == 0:
                 self.batch_size = n
                 self.batch_shape = _shape_text(shape)
