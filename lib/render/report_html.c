@@ -418,6 +418,15 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
             _("no GPU did any work in this recording."));
     return;
   }
+  if (strcmp(dx->verdict, "unexplained") == 0 && dx->nfindings > 0) {
+    fprintf(out, "<p class=\"verdict nodata\"><b>%s</b> ", _("Unexplained:"));
+    fprintf(out,
+            _("%.0f%% of the active GPU time was lost; the largest class found, %s, explains %.0f%% of it, too "
+              "little to name; the next experiments would decide."),
+            dx->lost_ns / dx->active_ns * 100, dx->findings[0].class_id, dx->findings[0].share_of_lost * 100);
+    fputs("</p>\n", out);
+    return;
+  }
   if (strcmp(dx->verdict, "unexplained") == 0) {
     fprintf(out,
             "<p class=\"verdict nodata\"><b>Unexplained:</b> %.0f%% of the active GPU time was lost and no class's "

@@ -99,6 +99,11 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
   fprintf(out, _("# gpuwhy report: %s\n\n"), gw_render_basename(dx->path));
   if (strcmp(dx->verdict, "no_data") == 0)
     fputs(_("**Verdict: no data.** No GPU did any work in this recording.\n\n"), out);
+  else if (strcmp(dx->verdict, "unexplained") == 0 && dx->nfindings > 0)
+    fprintf(out,
+            _("**Verdict: unexplained.** %.0f%% of the active GPU time was lost; the largest class found, %s, "
+              "explains %.0f%% of it, too little to name; the next experiments would decide.\n\n"),
+            dx->lost_ns / dx->active_ns * 100, dx->findings[0].class_id, dx->findings[0].share_of_lost * 100);
   else if (strcmp(dx->verdict, "unexplained") == 0)
     fprintf(out,
             _("**Verdict: unexplained.** %.0f%% of the active GPU time was lost and no class's evidence holds; the "

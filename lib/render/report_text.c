@@ -332,11 +332,19 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
   } else if (strcmp(dx->verdict, "unexplained") == 0) {
     double row_share = 0;
     int row = gw_diagnosis_largest_loss(dx, &row_share);
-    fprintf(out,
-            _("Verdict: %sunexplained%s: %.0f%% of the active GPU time was lost (most of it %s, %.0f%%), and no "
-              "class's evidence holds. The next experiments below would decide.\n\n"),
-            s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_row_title(gw_diagnosis_row_title_id(dx, row)),
-            row_share * 100);
+    if (dx->nfindings > 0) /* classes held, none explains enough of the loss to name */
+      fprintf(out,
+              _("Verdict: %sunexplained%s: %.0f%% of the active GPU time was lost (most of it %s, %.0f%%); the "
+                "largest class found, %s, explains %.0f%% of it, too little to name. The next experiments below "
+                "would decide.\n\n"),
+              s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_row_title(gw_diagnosis_row_title_id(dx, row)),
+              row_share * 100, dx->findings[0].class_id, dx->findings[0].share_of_lost * 100);
+    else
+      fprintf(out,
+              _("Verdict: %sunexplained%s: %.0f%% of the active GPU time was lost (most of it %s, %.0f%%), and no "
+                "class's evidence holds. The next experiments below would decide.\n\n"),
+              s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_row_title(gw_diagnosis_row_title_id(dx, row)),
+              row_share * 100);
   } else if (dx->nfindings == 0 && dx->demand_limited) {
     fprintf(out,
             _("Verdict: %snone%s (demand-limited): the GPU lost %.0f%% of its active time waiting for work that had "

@@ -420,10 +420,35 @@ static void test_new_shapes(void **state) {
   free_rec(rec);
 }
 
+/* An unexplained verdict beside findings (a class held, none explains
+ * enough of the loss to name) says which class came closest and how much it
+ * explains, never that no class's evidence holds. */
+static void test_unexplained_names_the_largest_class(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_FORWARD_BACKWARD, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_true(dx->nfindings > 0);
+  dx->verdict = "unexplained";
+  dx->findings[0].share_of_lost = 0.2;
+  const char *text = render_text(dx);
+  char want[200];
+  snprintf(want, sizeof want, "the largest class found, %s, explains 20%% of it, too little to name",
+           dx->findings[0].class_id);
+  assert_non_null(strstr(text, want));
+  assert_null(strstr(text, "no class's evidence holds"));
+  int nfindings = dx->nfindings;
+  dx->nfindings = 0; /* no class at all: the sentence says so */
+  assert_non_null(strstr(render_text(dx), "no class's evidence holds"));
+  dx->nfindings = nfindings;
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_verdicts_by_scenario),
     cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
     cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
-    cmocka_unit_test(test_new_shapes),
+    cmocka_unit_test(test_new_shapes),          cmocka_unit_test(test_unexplained_names_the_largest_class),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
