@@ -17,6 +17,7 @@
 #include "analysis/idle_attribution.h"
 #include "analysis/measured_verdict.h"
 #include "analysis/multi_gpu.h"
+#include "analysis/rule_signals.h"
 #include "analysis/rules.h"
 #include "analysis/step_process.h"
 #include "analysis/sm_fill.h"
@@ -846,6 +847,39 @@ static void build_mfu_goodput(const struct gw_recording *rec, struct gw_diagnosi
   }
 }
 
+static int has_finding(const struct gw_diagnosis *dx, const char *class_id) {
+  for (int j = 0; j < dx->nfindings; j++)
+    if (dx->findings[j].class_id == class_id || strcmp(dx->findings[j].class_id, class_id) == 0)
+      return 1;
+  return 0;
+}
+
+/* Notes for the classes this recording cannot show: each rule without a
+ * finding that finds none of the signals it reads (class_not_measurable),
+ * and for a class told by a recurring pattern, the longest period that
+ * recurs often enough inside the steady run (pattern_visible_max). */
+static void note_unseen_classes(const struct gw_recording *rec, struct gw_diagnosis *dx) {
+  if (dx->active_ns <= 0)
+    return; /* no data: nothing was measured at all */
+  unsigned held = gw_recording_signals(rec);
+  /* the steady run's longest span over the GPUs */
+  double span_s = 0;
+  for (int i = 0; i < dx->ngpus; i++)
+    span_s = fmax(span_s, (double)(dx->ledgers[i].active_end_ns - dx->ledgers[i].active_start_ns) / 1e9);
+  for (int r = 0; r < gw_nrules; r++) {
+    const struct gw_rule *rule = gw_rules[r];
+    if (has_finding(dx, rule->id))
+      continue;
+    if (rule->sees_with && !(rule->sees_with & held))
+      gw_diagnosis_note(dx, "class_not_measurable", -1, GW_TEXT_VALUE("class", rule->id),
+                        GW_PHRASE("needs", rule->sees_with_phrase));
+    else if (rule->pattern_repeats > 0 && span_s > 0)
+      gw_diagnosis_note(dx, "pattern_visible_max", -1, GW_TEXT_VALUE("class", rule->id),
+                        GW_NUM("period_max", GW_UNIT_S, span_s / rule->pattern_repeats),
+                        GW_NUM("span", GW_UNIT_S, span_s));
+  }
+}
+
 gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out, struct gw_err *err) {
   (void)err;
   struct gw_diagnosis *dx = gw_xcalloc(1, sizeof *dx);
@@ -956,6 +990,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   if (dx->active_ns > 0 && dx->measured)
     gw_measured_verdict(dx);
   describe(rec, dx);
+  note_unseen_classes(rec, dx); /* after every finding and note: what this recording could not show */
   /* after describe: its experiments follow the rules' own scores */
   gw_confidence_by_share(dx);
   fill_in_command(rec, dx);

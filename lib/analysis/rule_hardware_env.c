@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/rules.h"
+#include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
 
 int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
@@ -111,4 +112,5 @@ int gw_rule_hardware_env(const struct gw_rule_input *in, struct gw_finding *f) {
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it;
  * its title and explain texts are worded in lib/render/class_text.c). */
-const struct gw_rule gw_class_hardware_env = {"hardware_env", GW_ROW_THROTTLED, gw_rule_hardware_env};
+const struct gw_rule gw_class_hardware_env = {"hardware_env",   GW_ROW_THROTTLED,    gw_rule_hardware_env,
+                                              GW_SIGNAL_CLOCKS, "sees_hardware_env", 0};

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "analysis/rules.h"
+#include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
 
 int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f) {
@@ -148,4 +149,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it;
  * its title and explain texts are worded in lib/render/class_text.c). */
-const struct gw_rule gw_class_input_pipeline = {"input_pipeline", GW_ROW_IDLE_INPUT, gw_rule_input_pipeline};
+const struct gw_rule gw_class_input_pipeline = {
+    "input_pipeline",       GW_ROW_IDLE_INPUT,
+    gw_rule_input_pipeline, GW_SIGNAL_HOST_CPU | GW_SIGNAL_STEPS | GW_SIGNAL_STACKS | GW_SIGNAL_KERNEL_TRACE,
+    "sees_input_pipeline",  0};

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "analysis/rules.h"
+#include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
 
 /* A sampled trace: its windows measured where the gaps went (the
@@ -123,4 +124,7 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it;
  * its title and explain texts are worded in lib/render/class_text.c). */
-const struct gw_rule gw_class_launch_overhead = {"launch_overhead", GW_ROW_IDLE_LAUNCH, gw_rule_launch_overhead};
+const struct gw_rule gw_class_launch_overhead = {
+    "launch_overhead",       GW_ROW_IDLE_LAUNCH,
+    gw_rule_launch_overhead, GW_SIGNAL_HOST_CPU | GW_SIGNAL_STACKS | GW_SIGNAL_KERNEL_TRACE,
+    "sees_launch_overhead",  0};

@@ -175,4 +175,7 @@ int gw_rule_multi_gpu_sync(const struct gw_rule_input *in, struct gw_finding *f)
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it;
  * its title and explain texts are worded in lib/render/class_text.c). */
-const struct gw_rule gw_class_multi_gpu_sync = {"multi_gpu_sync", GW_ROW_IDLE_COMM, gw_rule_multi_gpu_sync};
+/* No signal declared: the class needs peers, and a job of one GPU and one
+ * process has none (it cannot have the class), where several GPUs or ranks
+ * always bring the per-GPU counters the rule reads. */
+const struct gw_rule gw_class_multi_gpu_sync = {"multi_gpu_sync", GW_ROW_IDLE_COMM, gw_rule_multi_gpu_sync, 0, NULL, 0};

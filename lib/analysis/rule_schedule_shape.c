@@ -5,6 +5,7 @@
 
 #include "analysis/compile_shapes.h"
 #include "analysis/rules.h"
+#include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
 
 static void add_offload_fixes(struct gw_finding *f) {
@@ -346,4 +347,7 @@ int gw_rule_schedule_shape(const struct gw_rule_input *in, struct gw_finding *f)
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it;
  * its title and explain texts are worded in lib/render/class_text.c). */
-const struct gw_rule gw_class_schedule_shape = {"schedule_shape", GW_ROW_IDLE_PERIODIC, gw_rule_schedule_shape};
+const struct gw_rule gw_class_schedule_shape = {
+    "schedule_shape",       GW_ROW_IDLE_PERIODIC,
+    gw_rule_schedule_shape, GW_SIGNAL_GPU_ACTIVITY | GW_SIGNAL_STEPS | GW_SIGNAL_KERNEL_TRACE,
+    "sees_schedule_shape",  2};

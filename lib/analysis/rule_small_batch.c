@@ -3,6 +3,7 @@
 
 #include "analysis/multi_gpu.h"
 #include "analysis/rules.h"
+#include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
 
 /* Share of the GPU's traced time in NCCL kernels, 0 when unknown. */
@@ -162,4 +163,6 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
 
 /* The registry's row of this class (lib/analysis/rule_registry.h lists it;
  * its title and explain texts are worded in lib/render/class_text.c). */
-const struct gw_rule gw_class_small_batch = {"small_batch", GW_ROW_UNDERFILLED, gw_rule_small_batch};
+const struct gw_rule gw_class_small_batch = {"small_batch",       GW_ROW_UNDERFILLED,
+                                             gw_rule_small_batch, GW_SIGNAL_SM_ACTIVITY | GW_SIGNAL_KERNEL_TRACE,
+                                             "sees_small_batch",  0};

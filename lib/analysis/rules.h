@@ -13,6 +13,16 @@ struct gw_rule {
   /* Fill f (class_id preset, shares and confidence zero) and return 1 when
    * the class holds in this recording; 0 leaves f unused. */
   int (*evaluate)(const struct gw_rule_input *in, struct gw_finding *f);
+  /* What the rule reads (enum gw_signal, analysis/rule_signals.h): any one
+   * of these lets it see its class; a recording with none of them cannot
+   * show the class (a note says so and names sees_with_phrase, a phrase id
+   * render/label_text.c words). 0: the rule needs nothing particular. */
+  unsigned sees_with;
+  const char *sees_with_phrase;
+  /* A pattern the class is told by must recur this many times inside the
+   * steady run (a period longer than the run over this is not measurable
+   * in it); 0: the class is not a recurring pattern. */
+  int pattern_repeats;
 };
 
 /* The rows, in registry order; gw_nrules == GW_NRULES. */

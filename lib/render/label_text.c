@@ -131,6 +131,13 @@ const char *gw_idle_cause_text(int cause) {
 static const struct label PHRASES[] = {
     /* multi_gpu_sync's nccl_slow_path, when no slow transport is named */
     {"p2p_unavailable", N_("P2P disabled or unavailable")},
+    /* what each rule reads (struct gw_rule's sees_with), for class_not_measurable */
+    {"sees_input_pipeline", N_("the job's CPU samples, the Python hook's steps, stack samples or a kernel trace")},
+    {"sees_small_batch",
+     N_("SM activity (GPM, on Hopper and newer; `record --pm-sampling`) or a kernel trace (`record --trace`)")},
+    {"sees_launch_overhead", N_("the job's CPU samples, stack samples or a kernel trace")},
+    {"sees_hardware_env", N_("the SM clock and its clock event reasons")},
+    {"sees_schedule_shape", N_("GPU activity tick by tick, the training loop's steps or a kernel trace")},
 };
 
 const char *gw_phrase_msgid(const char *phrase) {

@@ -53,6 +53,13 @@ static const struct gw_evidence_message messages[] = {
         "build, compilation, warm-up), and %.1f s after the last work are counted as startup, warm-up and tail, not "
         "blamed on a class."),
      {"gpu", "head", "tail"}},
+    {"class_not_measurable",
+     N_("%s cannot be judged from this recording: its rule reads %s, and the recording holds none of it."),
+     {"class", "needs"}},
+    {"pattern_visible_max",
+     N_("%s: a stall that recurs less often than every %.1f s (half of the %.1f s steady run) cannot be told from a "
+        "one-off pause in this recording; a longer recording would show it."),
+     {"class", "period_max", "span"}},
     {"shared_with_process",
      N_("GPU %d was shared with process %lld (%s), which is not part of the recorded job (seen in %.0f%% of the GPU's "
         "process samples%s%s): its kernels take SM time from the job."),

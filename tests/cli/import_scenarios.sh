@@ -25,4 +25,20 @@ grep -q "while the host kept making CUDA calls" launch.txt || fail "no host-issu
 # No process data in a trace: the report must not claim there were no loader workers.
 "$GW_BIN" report h200_input_pageable_copies.json.gz.db > input.txt
 ! grep -q "no data-loader worker" input.txt || fail "claims no workers without process data"
+# A trace holds no clocks: hardware_env cannot be judged, and the report says so (a note, and by id in JSON),
+# where a recording made by gpuwhy record, which samples the clocks, says nothing of the kind.
+python3 - h200_launch_tiny_ops.json.gz.json <<'PY' || fail "the trace's report does not name hardware_env as not measurable"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["not_measurable"] == ["hardware_env"], d["not_measurable"]
+assert any(n.startswith("hardware_env cannot be judged from this recording") for n in d["notes"]), d["notes"]
+assert 0 < d["pattern_visible_max_s"] < 1, d["pattern_visible_max_s"]  # a trace of a fraction of a second
+PY
+"$GW_BIN" report --format json "$GW_FIXTURES/scenarios/healthy.db" > healthy.json || fail "report of healthy exited $?"
+python3 - healthy.json <<'PY' || fail "a recorded run names a class as not measurable"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["not_measurable"] == [], d["not_measurable"]
+assert d["pattern_visible_max_s"] > 10, d["pattern_visible_max_s"]
+PY
 echo "import_scenarios: passed"
