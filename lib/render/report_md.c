@@ -126,9 +126,11 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
               "active time. Nothing here is worth fixing.\n\n"),
             dx->active_ns > 0 ? (1 - dx->lost_ns / dx->active_ns) * 100 : 0);
   else
-    fprintf(out, _("**Verdict: %s** (`%s`): %.0f%% of the lost GPU time, confidence %.2f.\n\n"),
+    fprintf(out,
+            _("**Verdict: %s** (`%s`): %.0f%% of the lost GPU time (%.0f%% of the active time was lost), "
+              "confidence %.2f.\n\n"),
             gw_class_title(dx->findings[0].class_id, 1), dx->findings[0].class_id, dx->findings[0].share_of_lost * 100,
-            dx->findings[0].confidence);
+            dx->active_ns > 0 ? dx->lost_ns / dx->active_ns * 100 : 0, dx->findings[0].confidence);
   if (dx->ngpus > 0) {
     fputs(dx->estimated ? _("## GPU time ledger (estimated from counters)\n\n| row |")
                         : _("## GPU time ledger (from the timeline)\n\n| row |"),

@@ -365,8 +365,12 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
             s.green, s.reset, prod * 100);
   } else {
     const struct gw_finding *f = &dx->findings[0];
-    fprintf(out, _("Verdict: %s%s%s [%s]: %.0f%% of the lost GPU time, confidence %.2f\n"), s.red,
-            gw_class_title(f->class_id, 1), s.reset, f->class_id, f->share_of_lost * 100, f->confidence);
+    /* the loss itself beside the class's part of it: 89% of a loss of 9% is a healthy run */
+    fprintf(
+        out,
+        _("Verdict: %s%s%s [%s]: %.0f%% of the lost GPU time (%.0f%% of the active time was lost), confidence %.2f\n"),
+        s.red, gw_class_title(f->class_id, 1), s.reset, f->class_id, f->share_of_lost * 100,
+        dx->active_ns > 0 ? dx->lost_ns / dx->active_ns * 100 : 0, f->confidence);
     if (dx->nfindings > 1) {
       /* TRANSLATORS: followed by the other class ids, e.g. " small_batch (12%)". */
       fputs(_("Also:"), out);
