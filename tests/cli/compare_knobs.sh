@@ -19,5 +19,5 @@ grep -q "WARNING        2 things changed at once (NCCL_ALGO, OMP_NUM_THREADS)" a
 "$GW_BIN" compare a.db c.db >ac.txt || fail "compare exited $?"
 grep -q -- "changed        --duration 20 -> 30" ac.txt || fail "the changed argument is not named"
 grep -q WARNING ac.txt && fail "a warning for one change"
-"$GW_BIN" compare --format md a.db b.db | grep -q '^> \*\*Warning:\*\* 2 things changed' || fail "no warning in Markdown"
+"$GW_BIN" compare --format md a.db b.db | grep '^> \*\*Warning:\*\* 2 things changed' >/dev/null || fail "no warning in Markdown"
 echo "knob warnings: ok"

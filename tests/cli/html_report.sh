@@ -5,7 +5,7 @@
 # body), and the file references nothing outside itself.
 . "$(dirname "$0")/lib.bash"
 : "${GW_FIXTURES:?}"
-"$GW_BIN" report --help 2>&1 | grep -q html || { echo "SKIP: this gpuwhy has no HTML report yet"; exit 77; }
+"$GW_BIN" report --help 2>&1 | grep html >/dev/null || { echo "SKIP: this gpuwhy has no HTML report yet"; exit 77; }
 browser=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$browser" ] || { echo "SKIP: chromium is not installed (Debian package chromium)"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)

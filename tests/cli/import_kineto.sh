@@ -6,7 +6,7 @@
 F=$GW_FIXTURES/import
 
 # usage
-"$GW_BIN" import --help | grep -q "gpuwhy import \[OPTION\]\.\.\. TRACE -o FILE" || fail "no usage text"
+"$GW_BIN" import --help | grep "gpuwhy import \[OPTION\]\.\.\. TRACE -o FILE" >/dev/null || fail "no usage text"
 set +e
 "$GW_BIN" import 2>/dev/null; r1=$?
 "$GW_BIN" import "$F/kineto_small.json" 2>/dev/null; r2=$?

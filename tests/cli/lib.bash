@@ -1,5 +1,8 @@
 # Shared helpers for the shell tests: a scratch folder and assertions.
 set -euo pipefail
+# Under pipefail, gpuwhy piped into `grep -q` or `head` fails at random: they
+# exit at the first match or line, and the next write kills it with SIGPIPE.
+# Pipe into `grep PATTERN >/dev/null` (reads to the end) or write a file first.
 : "${GW_BIN:?GW_BIN must point at the gpuwhy binary}"
 # Text reports are wrapped at COLUMNS when it is set: golden files hold the
 # unwrapped text, whatever the developer's shell exports.

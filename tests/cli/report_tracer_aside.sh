@@ -18,4 +18,4 @@ sqlite3 aside.db "insert into trace_note values ($s + 10000000000, 626, 'warn', 
 "$GW_BIN" report --format json aside.db >after.json || fail "report exited $?"
 grep -q "stood aside for another CUPTI client (torch.profiler, Nsight) 2 time(s), first at 10.0 s, 30.8 s in all" \
   after.json || fail "no note, or other figures: $(grep -o '[^"]*stood aside[^"]*' after.json)"
-"$GW_BIN" report aside.db | grep -q "stood aside" || fail "the text report does not say it"
+"$GW_BIN" report aside.db | grep "stood aside" >/dev/null || fail "the text report does not say it"
