@@ -43,7 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 HOOK_DIR = os.path.join(ROOT, "tracer", "python", "gpuwhy_hook")
 FAKE_TORCH = os.path.join(ROOT, "tests", "python", "fake_torch")
 sys.path.insert(0, HERE)
-from stats_ci import mean_ci  # noqa: E402
+from stats_ci import mean_ci, median_ci  # noqa: E402
 
 
 def make_step(a):
@@ -228,12 +228,19 @@ def in_process(a):
     finally:
         armed.stop()
         shutil.rmtree(spool, ignore_errors=True)
+    if a.rounds_out:  # each round's ratios, for a look at the spread's shape
+        with open(a.rounds_out, "w") as f:
+            f.write("round\t" + "\t".join("pct_%d_hz" % hz for hz in rates) + "\n")
+            for r in range(len(ratios[rates[0]])):
+                f.write("%d\t" % r + "\t".join("%.4f" % ratios[hz][r] for hz in rates) + "\n")
     print("step %s  %d rounds of %d blocks x %d steps in one process, one sampling thread  mean step off %.3f ms" % (
         "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, a.blocks, len(arms), a.block_steps,
         1e3 * sum(means[0]) / len(means[0])))
     for hz in rates:
         m, h = mean_ci(ratios[hz])
         print("hz %d  sampler_vs_off_pct %+.3f ci95 %+.3f %+.3f  (half-width %.3f)" % (hz, m, m - h, m + h, h))
+        med, lo, hi = median_ci(ratios[hz])
+        print("hz %d  median_round_pct %+.3f ci95 %+.3f %+.3f  (distribution-free)" % (hz, med, lo, hi))
         if samples[hz]:
             ns = own_ns[hz] / samples[hz]
             print("hz %d  sampler_ns_per_sample %.0f  samples %d  bound_pct_of_a_core %.3f" % (
@@ -296,6 +303,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--blocks", type=int, default=0)
     p.add_argument("--block-steps", type=int, default=40)
+    p.add_argument("--rounds-out", default="", help="with --blocks: write each round's ratios here (TSV)")
     a = p.parse_args()
     if a.child:
         return child(a)

@@ -15,3 +15,20 @@ def mean_ci(values):
         return m, float("nan")
     t = T95[len(values) - 2] if len(values) - 1 <= len(T95) else 1.96
     return m, t * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def median_ci(values):
+    """Median and its distribution-free 95% interval (lo, hi): the order statistics whose ranks the binomial
+    distribution of the values below the median puts 1.96 standard deviations either side of n/2. It holds
+    whatever the spread's shape: a few rounds hit by the host's own hiccups widen the mean's t interval, not this
+    one. (nan, nan) with fewer than 6 values."""
+    v = sorted(values)
+    n = len(v)
+    m = statistics.median(v)
+    if n < 6:
+        return m, float("nan"), float("nan")
+    half = 0.98 * math.sqrt(n)  # 1.96 * sqrt(n) / 2
+    # ranks j = floor(n/2 - half) and k = ceil(1 + n/2 + half), counted from 1
+    lo = max(0, int(math.floor(n / 2 - half)) - 1)
+    hi = min(n - 1, int(math.ceil(1 + n / 2 + half)) - 1)
+    return m, v[lo], v[hi]
