@@ -20,7 +20,7 @@ Steps:
 --blocks N (in one process, the narrower interval): one program and one sampling thread for the whole run, as the
 hook keeps one; blocks of --block-steps steps, N rounds of blocks (sampler off: the thread blocked, no wake-up;
 and on at each rate of --hz, e.g. 20,50; in a random order per round), per round the ratio of each rate's mean
-step to the off block's. Each sample is the hook's own Sampler.sample_once. Between processes a step's time moves by a
+step to the off block's. Each sample is the hook's own Sampler.sample_timed. Between processes a step's time moves by a
 few percent (placement, clocks, the allocator), which hides a cost of a fraction of a percent; within one process
 the two arms differ only by the sampler. The sampler writes its lines to a file through a stand-in for the hook's
 recorder (its spool write, once per half second, included).
@@ -124,7 +124,7 @@ class ArmedSampler:
     joining a thread around every block cost the blocks themselves (the thread's start takes the interpreter lock
     from the training thread; a join waits up to a period), which no real run pays. Between blocks the thread
     blocks on a condition (no wake-up at all: the off arm); in a block it samples at the block's rate, each sample
-    the hook's own Sampler.sample_once, timed as Sampler.run times it."""
+    the hook's own Sampler.sample_timed, as Sampler.run takes it."""
 
     def __init__(self, pystack, rec, torch):
         import threading
@@ -150,7 +150,6 @@ class ArmedSampler:
 
     def run(self):
         s = self.sampler
-        thread_ns = time.thread_time_ns
         while True:
             with self.cond:
                 while self.arm[1] == 0 and not self.quit:
@@ -173,10 +172,7 @@ class ArmedSampler:
                     next_t = time.monotonic()
                 if self.arm != arm or self.quit:
                     break
-                t0 = thread_ns()
-                with s.lock:
-                    s.sample_once()
-                s.own_ns += thread_ns() - t0
+                s.sample_timed()
 
 
 def in_process(a):

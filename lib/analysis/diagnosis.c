@@ -13,6 +13,7 @@
 #include "analysis/confidence_calibration.h"
 #include "analysis/confidence_share.h"
 #include "analysis/correlate.h"
+#include "analysis/finding_rank.h"
 #include "analysis/gpu_loop.h"
 #include "analysis/idle_attribution.h"
 #include "analysis/measured_verdict.h"
@@ -847,18 +848,12 @@ static void build_mfu_goodput(const struct gw_recording *rec, struct gw_diagnosi
   }
 }
 
-static int has_finding(const struct gw_diagnosis *dx, const char *class_id) {
-  for (int j = 0; j < dx->nfindings; j++)
-    if (dx->findings[j].class_id == class_id || strcmp(dx->findings[j].class_id, class_id) == 0)
-      return 1;
-  return 0;
-}
-
 /* Notes for the classes this recording cannot show: each rule without a
  * finding that finds none of the signals it reads (class_not_measurable),
  * and for a class told by a recurring pattern, the longest period that
  * recurs often enough inside the steady run (pattern_visible_max). */
 static void note_unseen_classes(const struct gw_recording *rec, struct gw_diagnosis *dx) {
+  dx->pattern_visible_max_s = NAN;
   if (dx->active_ns <= 0)
     return; /* no data: nothing was measured at all */
   unsigned held = gw_recording_signals(rec);
@@ -868,15 +863,17 @@ static void note_unseen_classes(const struct gw_recording *rec, struct gw_diagno
     span_s = fmax(span_s, (double)(dx->ledgers[i].active_end_ns - dx->ledgers[i].active_start_ns) / 1e9);
   for (int r = 0; r < gw_nrules; r++) {
     const struct gw_rule *rule = gw_rules[r];
-    if (has_finding(dx, rule->id))
+    if (gw_finding_of_class(dx, rule->id))
       continue;
-    if (rule->sees_with && !(rule->sees_with & held))
+    if (rule->sees_with && !(rule->sees_with & held)) {
+      dx->not_measurable[r] = 1;
       gw_diagnosis_note(dx, "class_not_measurable", -1, GW_TEXT_VALUE("class", rule->id),
                         GW_PHRASE("needs", rule->sees_with_phrase));
-    else if (rule->pattern_repeats > 0 && span_s > 0)
+    } else if (rule->pattern_repeats > 0 && span_s > 0) {
+      dx->pattern_visible_max_s = span_s / rule->pattern_repeats;
       gw_diagnosis_note(dx, "pattern_visible_max", -1, GW_TEXT_VALUE("class", rule->id),
-                        GW_NUM("period_max", GW_UNIT_S, span_s / rule->pattern_repeats),
-                        GW_NUM("span", GW_UNIT_S, span_s));
+                        GW_NUM("period_max", GW_UNIT_S, dx->pattern_visible_max_s), GW_NUM("span", GW_UNIT_S, span_s));
+    }
   }
 }
 

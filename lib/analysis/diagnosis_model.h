@@ -160,6 +160,13 @@ struct gw_diagnosis {
    * GW_ATTR_NONE where the recording has no thread or Python samples) */
   struct gw_idle_attribution *attr;
   int measured; /* some GPU's idle time was attributed from samples: the verdict follows it */
+  /* What this recording cannot show (analysis/rule_signals.h): by registry
+   * index, 1 where the rule found none of the signals it reads; and the
+   * longest period a recurring stall can have to recur often enough inside
+   * the steady run, NAN where that class was found or nothing ran. Each
+   * also has its note. */
+  unsigned char not_measurable[GW_NRULES];
+  double pattern_visible_max_s;
   /* Notes and interpretation lines are data like evidence: an id of the
    * message table in render/note_text.c and its values, worded at render
    * time. */

@@ -16,6 +16,13 @@ int gw_finding_cmp(const void *a, const void *b) {
   return (x->confidence < y->confidence) - (x->confidence > y->confidence);
 }
 
+struct gw_finding *gw_finding_of_class(const struct gw_diagnosis *dx, const char *class_id) {
+  for (int i = 0; i < dx->nfindings; i++)
+    if (strcmp(dx->findings[i].class_id, class_id) == 0)
+      return (struct gw_finding *)&dx->findings[i];
+  return NULL;
+}
+
 void gw_diagnosis_cap_shares(struct gw_diagnosis *dx) {
   /* Findings split one lost time: their shares of it never add up to more
    * than the whole. Rules estimate their time from overlapping signals (the

@@ -11,5 +11,8 @@
 void gw_diagnosis_cap_shares(struct gw_diagnosis *dx);
 /* qsort order of findings: faults first, then the largest speed-up, then confidence. */
 int gw_finding_cmp(const void *a, const void *b);
+/* The finding of class class_id, or NULL (a class has at most one). Not
+ * const, as strchr: the measured verdict amends the finding it finds. */
+struct gw_finding *gw_finding_of_class(const struct gw_diagnosis *dx, const char *class_id);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/finding_rank.h"
 #include "analysis/gpu_peaks.h"
 #include "analysis/mfu.h"
 
@@ -89,13 +90,6 @@ enum gw_fix_parse_status gw_fix_parse(const char *arg, struct gw_fix_plan *out) 
   return GW_FIX_PARSE_OK;
 }
 
-static const struct gw_finding *finding_of(const struct gw_diagnosis *dx, const char *class_id) {
-  for (int i = 0; i < dx->nfindings; i++)
-    if (strcmp(dx->findings[i].class_id, class_id) == 0)
-      return &dx->findings[i];
-  return NULL;
-}
-
 /* The share of the first GPU's working span the training thread spent in
  * these causes (analysis/idle_attribution.h); 0 where not attributed. */
 static double attr_share(const struct gw_diagnosis *dx, const int *causes, int n) {
@@ -145,7 +139,7 @@ static void derive_workers(const struct gw_diagnosis *dx, struct gw_fix_plan *p)
 }
 
 static void predict_input(const struct gw_diagnosis *dx, struct gw_fix_plan *p) {
-  const struct gw_finding *f = finding_of(dx, "input_pipeline");
+  const struct gw_finding *f = gw_finding_of_class(dx, "input_pipeline");
   static const int data_causes[] = {GW_PYACT_DATA_WAIT, GW_PYACT_DATA_INLINE};
   double attr = attr_share(dx, data_causes, 2);
   if (f && f->share_of_active > 0) {
@@ -224,7 +218,7 @@ void gw_fix_predict(const struct gw_diagnosis *dx, struct gw_fix_plan *p) {
       p->reason = GW_FIXR_H2D;
     }
   } else if (strcmp(name, "batch_size") == 0) {
-    const struct gw_finding *f = finding_of(dx, "small_batch");
+    const struct gw_finding *f = gw_finding_of_class(dx, "small_batch");
     if (f && f->share_of_active > 0) {
       p->addressed_share = f->share_of_active;
       p->reason = GW_FIXR_SMALL_BATCH;

@@ -251,6 +251,24 @@ struct attr_work {
  * the batch's: the GPU idles because the next batch is not there yet. The
  * loop's own function is left out: its waits may be anything. Returns a
  * table by frame id (NULL when none qualifies), of *n entries. */
+/* A frame by its function, and its place in the recording's frame list. */
+struct frame_key {
+  const char *file, *func;
+  size_t index;
+};
+
+static int frame_key_cmp_fn(const struct frame_key *x, const struct frame_key *y) {
+  int c = strcmp(x->file, y->file);
+  return c ? c : strcmp(x->func, y->func);
+}
+
+/* By function, then by index: each function's frames in list order. */
+static int frame_key_cmp(const void *a, const void *b) {
+  const struct frame_key *x = a, *y = b;
+  int c = frame_key_cmp_fn(x, y);
+  return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
 static unsigned char *batch_maker_frames(const struct gw_recording *rec, int64_t pid, int32_t *n) {
   *n = 0;
   int32_t max_id = -1;
@@ -259,17 +277,22 @@ static unsigned char *batch_maker_frames(const struct gw_recording *rec, int64_t
       max_id = rec->py_frames[i].id;
   if (max_id < 0 || (size_t)max_id >= 16 * rec->npy_frames + 1024) /* ids are 0.. in order; else do without */
     return NULL;
-  /* each frame id's function: the index of its first frame of the same file and function */
+  /* each frame id's function: the index of its first frame of the same
+   * file and function, found by sorting the frames by function (a program
+   * names thousands of frames: pairwise comparison would be quadratic) */
+  struct frame_key *keys = gw_xcalloc(rec->npy_frames + 1, sizeof *keys);
+  for (size_t i = 0; i < rec->npy_frames; i++)
+    keys[i] = (struct frame_key){rec->py_frames[i].file, rec->py_frames[i].func, i};
+  qsort(keys, rec->npy_frames, sizeof *keys, frame_key_cmp);
   int32_t *fn = gw_xcalloc((size_t)max_id + 1, sizeof *fn);
   for (int32_t k = 0; k <= max_id; k++)
     fn[k] = -1;
-  for (size_t i = 0; i < rec->npy_frames; i++) {
-    const struct gw_py_frame_info *f = &rec->py_frames[i];
-    size_t j = 0;
-    while (j < i && (strcmp(rec->py_frames[j].file, f->file) != 0 || strcmp(rec->py_frames[j].func, f->func) != 0))
-      j++;
-    fn[f->id] = (int32_t)j;
+  for (size_t i = 0, first = 0; i < rec->npy_frames; i++) {
+    if (i > 0 && frame_key_cmp_fn(&keys[i - 1], &keys[i]) != 0)
+      first = i; /* a new function: its lowest index comes first */
+    fn[rec->py_frames[keys[i].index].id] = (int32_t)keys[first].index;
   }
+  free(keys);
   int *inline_n = gw_xcalloc(rec->npy_frames + 1, sizeof *inline_n);
   unsigned char *launches = gw_xcalloc(rec->npy_frames + 1, 1);
   for (size_t k = 0; k < rec->npy_ticks; k++) {

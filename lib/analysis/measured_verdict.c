@@ -98,10 +98,7 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
     double share = gw_rule_share(dx, class_s[k] * 1e9);
     if (share < gw_thr.finding_min_share)
       continue;
-    struct gw_finding *f = NULL;
-    for (int j = 0; j < dx->nfindings; j++)
-      if (strcmp(dx->findings[j].class_id, MEASURED_CLASSES[k]) == 0)
-        f = &dx->findings[j];
+    struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[k]);
     if (!f) {
       if (dx->nfindings >= GW_MAX_FINDINGS)
         continue;

@@ -439,23 +439,15 @@ void gw_render_json(const struct gw_diagnosis *dx, FILE *out) {
   }
   fputs(dx->nexperiments ? "\n  ],\n" : "],\n", out);
   /* the classes this recording cannot show, and the longest period a
-   * recurring stall can have to be seen in it (the notes' values, as data) */
+   * recurring stall can have to be seen in it */
   fputs("  \"not_measurable\": [", out);
-  int nm = 0;
-  double period_max_s = NAN;
-  for (int i = 0; i < dx->nnotes; i++) {
-    const struct gw_evidence_value *c = gw_evidence_value(&dx->notes[i], "class");
-    if (strcmp(dx->notes[i].id, "class_not_measurable") == 0 && c) {
-      fputs(nm++ ? ", " : "", out);
-      jstr(out, c->text);
-    } else if (strcmp(dx->notes[i].id, "pattern_visible_max") == 0) {
-      const struct gw_evidence_value *p = gw_evidence_value(&dx->notes[i], "period_max");
-      if (p)
-        period_max_s = p->number;
+  for (int r = 0, n = 0; r < gw_nrules; r++)
+    if (dx->not_measurable[r]) {
+      fputs(n++ ? ", " : "", out);
+      jstr(out, gw_rules[r]->id);
     }
-  }
   fputs("],\n  \"pattern_visible_max_s\": ", out);
-  gw_json_write_number(out, period_max_s);
+  gw_json_write_number(out, dx->pattern_visible_max_s);
   fputs(",\n  \"notes\": ", out);
   note_sentences(out, dx->notes, dx->nnotes);
   fputs("\n}\n", out);

@@ -28,8 +28,8 @@ began). kind is "optim", or "loader" where no optimizer step is ever seen and
 each DataLoader iteration is a step. data_wait_ns is the time the loop
 waited for its training batches (an evaluation pass's waits are the pass's
 own time), -1 for a step in which no DataLoader batch was seen (the loop gets
-its data some other way, so its wait is not known). batch_size is the leading dimension of the first tensor
-in the step's first training batch (-1 unknown); samples sums it over the
+its data some other way, so its wait is not known). batch_size is the
+leading dimension of the first tensor in the step's first training batch (-1 unknown); samples sums it over the
 step's training batches. A training batch is one fetched, or a forward run,
 while autograd records (torch.is_grad_enabled() and not inference mode): an
 evaluation pass inside the step (torch.no_grad, inference_mode) does not set
