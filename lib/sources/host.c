@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,22 +351,27 @@ static uint64_t tick_delta(uint64_t prev, uint64_t cur) {
   return cur >= prev ? cur - prev : 0;
 }
 
+/* Tick sums in double: counters near 2^64 (a corrupt or hostile /proc/stat)
+ * would wrap a uint64 sum and give a share outside 0..100 %. */
 static int cpu_rates(const struct gw_cpu_ticks *a, const struct gw_cpu_ticks *b, int core, struct gw_cpu_sample *o) {
-  uint64_t user = tick_delta(a->user, b->user) + tick_delta(a->nice, b->nice);
-  uint64_t sys = tick_delta(a->system, b->system) + tick_delta(a->irq, b->irq) + tick_delta(a->softirq, b->softirq);
-  uint64_t idle = tick_delta(a->idle, b->idle);
-  uint64_t iowait = tick_delta(a->iowait, b->iowait);
-  uint64_t steal = tick_delta(a->steal, b->steal);
-  uint64_t all = user + sys + idle + iowait + steal;
-  if (all == 0)
+  double user = (double)tick_delta(a->user, b->user) + (double)tick_delta(a->nice, b->nice);
+  double sys = (double)tick_delta(a->system, b->system) + (double)tick_delta(a->irq, b->irq) +
+               (double)tick_delta(a->softirq, b->softirq);
+  double idle = (double)tick_delta(a->idle, b->idle);
+  double iowait = (double)tick_delta(a->iowait, b->iowait);
+  double steal = (double)tick_delta(a->steal, b->steal);
+  double all = user + sys + idle + iowait + steal;
+  if (!(all > 0))
     return -1;
-  double scale = 100.0 / (double)all;
+  double scale = 100.0 / all;
   o->core = core;
-  o->user_pct = (double)user * scale;
-  o->system_pct = (double)sys * scale;
-  o->iowait_pct = (double)iowait * scale;
-  o->steal_pct = (double)steal * scale;
-  o->busy_pct = 100.0 - (double)(idle + iowait) * scale;
+  o->user_pct = user * scale;
+  o->system_pct = sys * scale;
+  o->iowait_pct = iowait * scale;
+  o->steal_pct = steal * scale;
+  /* Busy is what was neither idle nor waiting on I/O; the sum's rounding
+   * can put it a hair above 100. */
+  o->busy_pct = fmin(100.0, (user + sys + steal) * scale);
   return 0;
 }
 
