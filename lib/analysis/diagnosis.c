@@ -129,9 +129,11 @@ static void prepare_gpu(const struct gw_recording *rec, int gi, struct gpu_work 
 }
 
 /* Which of the dips belong to the schedule: with a period, and not in a run
- * whose loader is saturated all the time (then the dips are input stalls). */
-static void mark_periodic(const struct gw_recording *rec, int gi, struct gpu_work *w, const struct gw_gpu_profile *p) {
-  if (!p->period.found || w->first == SIZE_MAX || p->dip_share <= 0 || p->dip_share > 0.8)
+ * whose loader is saturated all the time, nor in one whose steps wait in
+ * the rhythm of a parallel loader's rounds (then the dips are input stalls). */
+static void mark_periodic(const struct gw_recording *rec, int gi, struct gpu_work *w, const struct gw_gpu_profile *p,
+                          const struct gw_step_breakdown *steps) {
+  if (!p->period.found || w->first == SIZE_MAX || p->dip_share <= 0 || p->dip_share > 0.8 || steps->fetch_rhythm)
     return;
   const struct gw_gpu_series *g = &rec->gpus[gi];
   const struct gw_host_series *h = &rec->host;
@@ -892,10 +894,11 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
       dx->kstats[i] = *rec->gpus[i].kstats;
   struct gpu_work *w = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *w);
   int64_t span0 = 0, span1 = 0;
+  gw_step_breakdown(rec, &dx->step_breakdown);
   for (int i = 0; i < rec->ngpus; i++) {
     prepare_gpu(rec, i, &w[i], &dx->profiles[i]);
     profile_gpu(rec, i, &w[i], &dx->profiles[i]);
-    mark_periodic(rec, i, &w[i], &dx->profiles[i]);
+    mark_periodic(rec, i, &w[i], &dx->profiles[i], &dx->step_breakdown);
     if (i > 0) { /* only GPU 0's activity is read after this (profile_host, profile_steps): a tick's bytes */
       free(w[i].act_pct);
       free(w[i].active);
@@ -944,7 +947,6 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   }
   profile_host(rec, rec->ngpus ? &w[0] : NULL, span0, span1, &dx->host);
   profile_steps(rec, rec->ngpus ? &w[0] : NULL, &dx->steps);
-  gw_step_breakdown(rec, &dx->step_breakdown);
   /* The Python hook, enabled, saw no DataLoader iteration: no step spent a
    * nanosecond in __next__ and none was a loader step. The process's busy
    * children are then something else (a metrics uploader, a compile worker

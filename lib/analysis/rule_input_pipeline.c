@@ -48,6 +48,11 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   if (host_is_input)
     input_ns += dx->total.host_busy_ns;
   double share = gw_rule_share(dx, input_ns);
+  /* the recurring slow steps of a parallel loader's rounds, and their time
+   * that the ledger left unclaimed */
+  const struct gw_step_breakdown *b = &dx->step_breakdown;
+  int rhythm = b->found && b->fetch_rhythm;
+  double rhythm_ns = rhythm ? fmin(other_ns, b->extra_s * 1e9) : 0;
   int low_power = !isnan(p->power_frac) && p->power_frac < gw_thr.low_power_frac;
   int main_busy = h->has_main && h->main_busy_frac >= 0.5;
   double conf;
@@ -74,6 +79,21 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
       gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));
+  } else if (rhythm && !distributed && !waits_measured && !dx->measured &&
+             gw_rule_share(dx, rhythm_ns) >= gw_thr.finding_min_share) {
+    /* The loop waits once per round of batches fetched in parallel
+     * (step_breakdown.h, GW_FETCH_RHYTHM_MAX_STEPS): a loader of the
+     * program's own (threads, a queue) whose fetches take longer than a
+     * round of steps. Its waits are the recurring slow steps' time above a
+     * typical step, within the idle time no other row claims. The hook sees
+     * no DataLoader in such a loader, so without stack or thread samples
+     * (which measure what the thread waited in: measured_verdict.c) the
+     * steps' rhythm is the only measure of it. */
+    share = gw_rule_share(dx, rhythm_ns);
+    conf = 0.5;
+    gw_evidence(f, "steps_fetch_rhythm", -1, 0, 0, GW_NUM("period_steps", GW_UNIT_COUNT, b->period_steps),
+                GW_NUM("count", GW_UNIT_COUNT, b->count), GW_NUM("wait", GW_UNIT_S, b->extra_s / b->count),
+                GW_NUM("round", GW_UNIT_S, b->period_s));
   } else if (!main_busy && gw_rule_share(dx, other_ns) >= gw_thr.finding_min_share && h->has_main && workers &&
              !waits_measured) {
     /* GPU idle time no signal explains, a main process that is not

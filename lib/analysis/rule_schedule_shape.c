@@ -138,8 +138,10 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
       pp = &dx->profiles[i];
   double share = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_PERIODIC]);
   /* a loader that cannot keep up paces the steps: their spread and the
-   * allocations between them follow the input, not the shapes */
-  int loader_bound = h->has_workers && h->workers_saturated_frac >= gw_thr.loader_bound_saturated_frac;
+   * allocations between them follow the input, not the shapes; so does a
+   * loop that waits once per round of a parallel loader's fetches */
+  int loader_bound = (h->has_workers && h->workers_saturated_frac >= gw_thr.loader_bound_saturated_frac) ||
+                     dx->step_breakdown.fetch_rhythm;
   /* an optimizer kept in host memory: the ledger counts the GPU's idle time
    * under the host's multi-core update as this class's (a host phase once
    * per optimizer step) */

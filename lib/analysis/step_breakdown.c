@@ -612,6 +612,26 @@ static void name_activity(const struct ctx *c, const struct gw_step_row *const *
     }
 }
 
+/* Whether the recurring slow steps are a parallel loader's round
+ * (GW_FETCH_RHYTHM_MAX_STEPS says why): short period, each wait longer than
+ * the steps between, and nothing the samples saw in them that is work of
+ * its own (an evaluation, a checkpoint, a sync, a collective ...). */
+static int fetch_rhythm(const struct gw_step_breakdown *b) {
+  if (!b->recurring || b->period_steps > GW_FETCH_RHYTHM_MAX_STEPS || b->count <= 0 || isnan(b->period_s))
+    return 0;
+  switch (b->activity) {
+  case -1: /* no samples and no measured data wait name it */
+  case GW_PYACT_DATA_WAIT:
+  case GW_PYACT_DATA_INLINE:
+  case GW_PYACT_H2D:
+  case GW_PYACT_IDLE: /* waiting on a queue of the program's own */
+    break;
+  default:
+    return 0;
+  }
+  return b->extra_s / b->count >= b->period_s;
+}
+
 void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown *out) {
   memset(out, 0, sizeof *out);
   out->gpu = -1;
@@ -703,6 +723,7 @@ void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown 
     finish(&c, &acc[k], &out->kinds[k]);
   if (out->recurring)
     name_activity(&c, st, m, slow_step, out);
+  out->fetch_rhythm = fetch_rhythm(out);
   shape_fit(st, fv, m, slow_step, out);
   ctx_close(&c);
   free(slow);

@@ -57,6 +57,20 @@
  * matters at all (CV at or above thresholds.c step_jitter_cv). */
 #define GW_SHAPE_EXPLAINED_MIN 0.5
 
+/* Slow steps that recur every few steps are the rhythm of batches fetched
+ * in parallel, not of work on a schedule, when both hold:
+ * - the period is at most this many steps: a loader keeps its fetchers'
+ *   batches ready (a DataLoader's workers times its prefetch factor of 2, a
+ *   thread pool's size, 2 to 16 at most on a host's cores), so the loop
+ *   runs through them and waits once per round; an evaluation, checkpoint
+ *   or logging schedule amortizes its stall over tens to thousands of steps;
+ * - each occurrence costs more than the steps between two of them: fetchers
+ *   whose latency exceeds a round of steps make the loop wait that excess
+ *   every round, while scheduled work that cost more than the training
+ *   around it would be most of the run (a logging sync every few steps
+ *   drains a queue no longer than those steps). */
+#define GW_FETCH_RHYTHM_MAX_STEPS 16
+
 enum { GW_STEP_KIND_TYPICAL, GW_STEP_KIND_SLOW, GW_STEP_NKINDS };
 
 /* The mean step of one kind, split; NAN unknown (no samples, no hook field). */
@@ -92,6 +106,7 @@ struct gw_step_breakdown {
   int activity;               /* what the thread did in them beyond a typical step: enum gw_py_activity; -1 unknown */
   double activity_extra_s;    /* per slow step, above a typical step */
   char frame_text[96];        /* the top user frame of that activity in them, "" none */
+  int fetch_rhythm;           /* the recurrence is a parallel loader's round (GW_FETCH_RHYTHM_MAX_STEPS) */
   /* step time against the input shape */
   int shape_known, nshapes;
   double shape_explained; /* eta^2, 0..1; NAN unknown */

@@ -25,6 +25,10 @@ static const struct gw_evidence_message messages[] = {
      N_("%.0f%% of active time the training process kept a core busy while almost no kernel ran: host-side work, most "
         "likely preparing data (confirm with the fixed-batch test)"),
      {"share"}},
+    {"steps_fetch_rhythm",
+     N_("slow steps recur every %d steps, %d times, each %.2f s above a typical step, longer than the %.2f s of "
+        "steps between them: the loop waits once per round of batches fetched in parallel"),
+     {"period_steps", "count", "wait", "round"}},
     {"host_waits",
      N_("no loader worker or disk is saturated, but the GPU sits idle while the main process waits: the host side is "
         "the first suspect (confirm with the fixed-batch test)"),

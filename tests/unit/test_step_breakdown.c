@@ -228,9 +228,80 @@ static void test_short_steps_not_measurable(void **state) {
   free_rec(rec);
 }
 
+static int has_finding(const struct gw_diagnosis *dx, const char *class_id, const char *evidence_id) {
+  for (int i = 0; i < dx->nfindings; i++)
+    if (!strcmp(dx->findings[i].class_id, class_id)) {
+      if (!evidence_id)
+        return 1;
+      for (int e = 0; e < dx->findings[i].nevidence; e++)
+        if (!strcmp(dx->findings[i].evidence[e].id, evidence_id))
+          return 1;
+    }
+  return 0;
+}
+
+/* The loop as a recording without stack samples (no hook sampler, or an
+ * older recording): what the slow steps did is unknown. */
+static struct gw_recording *load_loop_unsampled(const struct loop *lp) {
+  struct gw_recording *rec = load_loop(lp);
+  rec->npy_ticks = 0;
+  rec->py_sampling_hz = 0;
+  return rec;
+}
+
+/* A loader of four fetch threads whose batches take 0.26 s: the loop runs
+ * through the four ready batches in 20 ms steps and then waits 0.18 s, every
+ * fourth step. The wait is longer than the round of steps between two of
+ * them (80 ms): the rhythm of a parallel loader, not of scheduled work. The
+ * input pipeline holds with the rhythm as its evidence, and the schedule
+ * class does not (no periodic dip is charged to it). */
+static void test_fetch_round_is_input(void **state) {
+  (void)state;
+  struct loop lp = {0.020, 0.200, 4, GW_PYACT_OTHER, NULL, 0};
+  struct gw_recording *rec = load_loop_unsampled(&lp);
+  struct gw_step_breakdown b;
+  gw_step_breakdown(rec, &b);
+  assert_true(b.recurring);
+  assert_int_equal(b.period_steps, 4);
+  assert_int_equal(b.activity, -1);
+  assert_true(b.fetch_rhythm);
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
+  assert_true(has_finding(dx, "input_pipeline", "steps_fetch_rhythm"));
+  assert_false(has_finding(dx, "schedule_shape", NULL));
+  assert_string_equal(dx->verdict, "input_pipeline");
+  assert_non_null(strstr(render(dx, 0), "the loop waits once per round of batches fetched in parallel"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
+/* What is not a loader's round: the same every-fourth-step stall spent
+ * evaluating (the samples name work of its own), and a sync every fourth
+ * step that drains 30 ms of queue, less than the steps between. */
+static void test_not_a_fetch_round(void **state) {
+  (void)state;
+  struct loop eval = {0.020, 0.200, 4, GW_PYACT_EVAL, NULL, 0};
+  struct gw_recording *rec = load_loop(&eval);
+  struct gw_step_breakdown b;
+  gw_step_breakdown(rec, &b);
+  assert_true(b.recurring);
+  assert_int_equal(b.activity, GW_PYACT_EVAL);
+  assert_false(b.fetch_rhythm);
+  free_rec(rec);
+
+  struct loop sync = {0.020, 0.050, 4, GW_PYACT_OTHER, NULL, 0};
+  rec = load_loop_unsampled(&sync);
+  gw_step_breakdown(rec, &b);
+  assert_true(b.recurring);
+  assert_int_equal(b.period_steps, 4);
+  assert_false(b.fetch_rhythm);
+  free_rec(rec);
+}
+
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_checkpoint_every_50),
-    cmocka_unit_test(test_steady_loop_none),
-    cmocka_unit_test(test_short_steps_not_measurable),
+    cmocka_unit_test(test_checkpoint_every_50),        cmocka_unit_test(test_steady_loop_none),
+    cmocka_unit_test(test_short_steps_not_measurable), cmocka_unit_test(test_fetch_round_is_input),
+    cmocka_unit_test(test_not_a_fetch_round),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
