@@ -189,7 +189,13 @@ void gw_step_breakdown_text(const struct gw_diagnosis *dx, FILE *out, const char
   } else if (b->recurring) {
     fprintf(out, _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step\n"),
             b->period_steps, b->period_s, b->count, b->extra_s);
-  } else {
+  }
+  if (b->recurring && b->fetch_rhythm)
+    fprintf(out,
+            _("  each slow step costs more than the %d steps between two of them: the rhythm of batches "
+              "fetched in parallel (a loader's round), not of scheduled work\n"),
+            b->period_steps);
+  if (!b->recurring) {
     fprintf(out, _("  no slow steps recur at a fixed spacing (%zu above %.2f ms)\n"), b->nslow,
             b->slow_threshold_s * 1e3);
   }
@@ -246,6 +252,7 @@ void gw_step_breakdown_json(const struct gw_diagnosis *dx, FILE *out) {
       gw_json_write_string(out, b->frame_text);
     else
       fputs("null", out);
+    fprintf(out, ", \"fetch_rhythm\": %s", b->fetch_rhythm ? "true" : "false");
     fputs(", \"split\": ", out);
     split_json(out, &b->kinds[GW_STEP_KIND_SLOW]);
     fputs("}", out);

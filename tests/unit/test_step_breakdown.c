@@ -272,6 +272,8 @@ static void test_fetch_round_is_input(void **state) {
   assert_false(has_finding(dx, "schedule_shape", NULL));
   assert_string_equal(dx->verdict, "input_pipeline");
   assert_non_null(strstr(render(dx, 0), "the loop waits once per round of batches fetched in parallel"));
+  assert_non_null(strstr(render(dx, 0), "the rhythm of batches fetched in parallel (a loader's round)"));
+  assert_non_null(strstr(render(dx, 1), "\"fetch_rhythm\": true"));
   gw_diagnosis_free(dx);
   free_rec(rec);
 }
