@@ -456,14 +456,22 @@ static void stderr_lines(const char *path, int *ours, int *all, char *first, siz
   fclose(f);
 }
 
+/* Runs a case whose trace file must be valid, read into *c; returns the
+ * child's exit status (-1 when a signal ended it, the signal in *sig). */
+static int run_and_read(const char *const *env, const char *err_path, enum ending ending, const char *dir,
+                        struct counts *c, int *sig) {
+  pid_t pid = run_child(env, err_path, ending);
+  int code = wait_child(pid, sig);
+  EXPECT(read_trace(dir, pid, c) == 0, "no valid trace file");
+  return code;
+}
+
 /* Runs a case that must end with exit status 0 and leave a valid file, read into *c. */
 static void run_clean(const char *const *env, const char *err_path, enum ending ending, const char *dir,
                       struct counts *c) {
   int sig = 0;
-  pid_t pid = run_child(env, err_path, ending);
-  int code = wait_child(pid, &sig);
+  int code = run_and_read(env, err_path, ending, dir, c, &sig);
   EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-  EXPECT(read_trace(dir, pid, c) == 0, "no valid trace file");
 }
 
 /* Case 9 and its variants: full mode with PM sampling from the first moment
@@ -492,13 +500,10 @@ static void pm_sampling_cases(const char *dir, const char *err_path) {
    * library's own exit teardown, no sanitizer report, all samples kept. */
   {
     const char *env[] = {PM_WITH_FAKE(dir), NULL};
-    pid_t pid = run_child(env, err_path, END_PM_SLEEP_EXIT);
-    int code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    run_clean(env, err_path, END_PM_SLEEP_EXIT, dir, &c);
     stderr_lines(err_path, &ours, &all, first, sizeof first);
     EXPECT(all == 0 && !file_has(err_path, "fake-cupti:") && !file_has(err_path, "Sanitizer"),
            "%d stderr lines, the fake's exit teardown or a sanitizer spoke: see %s", all, err_path);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
     /* 450 ms at 10 ms: 45; a loaded machine delays the start, not the rate. */
     EXPECT(c.pm_samples >= 15 && c.pm_samples_half_active == c.pm_samples && c.pm_device == 0,
            "%d PM samples, %d at the fake's 50%%, device %u", c.pm_samples, c.pm_samples_half_active, c.pm_device);
@@ -658,10 +663,7 @@ int main(int argc, char **argv) {
    * timed in its enter and exit callbacks, through the per-thread ring. */
   {
     const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_API_PATH", "callback", NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    run_clean(env, err_path, END_API_CALLS, dir, &c);
     EXPECT(c.apis >= 450 && c.api_filtered == 0 && c.error_notes == 0 && c.notes == 1,
            "%d api records for 450 calls, %d noise, %d notes, error: %s", c.apis, c.api_filtered, c.notes,
            c.first_error);
@@ -709,9 +711,7 @@ int main(int argc, char **argv) {
                              "GPUWHY_TRACE_DETACH",
                              "1",
                              NULL};
-    pid_t pid = run_child(sampled, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(sampled, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(finalized >= 1 && c.windows >= 2, "%d windows, %d finalized", c.windows, finalized);
     EXPECT(c.warn_notes == 1, "%d warnings over %d windows: %s", c.warn_notes, c.windows, c.first_warn);
     printf("case 4c (device buffer refused): %s\n", c.first_warn);
@@ -734,9 +734,7 @@ int main(int argc, char **argv) {
    * one info NOTE, and the detach runs at the program's next call instead. */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(c.error_notes == 0 && c.warn_notes == 0, "error: %s warning: %s", c.first_error, c.first_warn);
     EXPECT(c.windows >= 2 && c.full_windows == 0, "%d windows", c.windows);
     /* Every closed window was followed by a detach; the last may still be open at exit. */
@@ -765,9 +763,7 @@ int main(int argc, char **argv) {
    * pause record is zero-length. */
   {
     const char *env[] = {SAMPLED_DEFAULT_END_WITH_DRIVER(dir), NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     struct fake_report r;
     read_fake_report(dir, &r);
     EXPECT(c.error_notes == 0 && c.warn_notes == 0 && c.own_fallback_notes == 0, "error: %s warning: %s, %d fallbacks",
@@ -790,9 +786,7 @@ int main(int argc, char **argv) {
   {
     const char *env[] = {
         SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_WINDOW_END", "quiet", NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     struct fake_report r;
     read_fake_report(dir, &r);
     EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
@@ -810,9 +804,7 @@ int main(int argc, char **argv) {
    * out (taking it out and back in crashed graph replays on the H200). */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
-    pid_t pid = run_child(env, err_path, END_GRAPHS_FIRST);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_GRAPHS_FIRST, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 0, "%d finalized (none expected), signal %d", finalized, sig);
     EXPECT(c.windows >= 2 && c.graph_stay_notes == 1, "%d windows, %d stay notes", c.windows, c.graph_stay_notes);
     printf("case 5e (graphs from the start): %d windows, %d finalized\n", c.windows, finalized);
@@ -820,9 +812,7 @@ int main(int argc, char **argv) {
   /* 5f. Graphs begin after CUPTI was taken out: no window re-attaches it. */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
-    pid_t pid = run_child(env, err_path, END_GRAPHS_LATER);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_GRAPHS_LATER, dir, &c, &sig);
     EXPECT(sig == 0 && finalized >= 1, "%d finalized, signal %d", finalized, sig);
     EXPECT(c.graph_stop_notes + c.graph_stay_notes == 1, "%d stop notes, %d stay notes", c.graph_stop_notes,
            c.graph_stay_notes);
@@ -846,9 +836,7 @@ int main(int argc, char **argv) {
                          "GPUWHY_TRACE_PM_SAMPLING",
                          "1",
                          NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
     EXPECT(c.windows >= 2, "%d windows", c.windows);
     EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "PM sampling off: libcupti lacks"), "%d warnings: %s",
@@ -865,10 +853,8 @@ int main(int argc, char **argv) {
                          "GPUWHY_TRACE_DETACH",
                          "1",
                          NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 1, "child exit %d signal %d", finalized, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
     EXPECT(c.windows == 1 && c.kernels >= 3, "%d windows %d kernels", c.windows, c.kernels);
     EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "took CUPTI"), "warning: %s", c.first_warn);
     stderr_lines(err_path, &ours, &all, first, sizeof first);
@@ -879,9 +865,7 @@ int main(int argc, char **argv) {
    * the tracer's thread; nothing runs on the program's thread. */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
     EXPECT(c.error_notes == 0 && c.warn_notes == 0, "error: %s warning: %s", c.first_error, c.first_warn);
     EXPECT(c.windows >= 2 && c.kernels >= 3 * (c.windows - 1), "%d windows %d kernels", c.windows, c.kernels);
@@ -932,10 +916,8 @@ int main(int argc, char **argv) {
   /* 6. SIGTERM with the default action: flushed, and still killed by it. */
   {
     const char *env[] = {FULL_WITH_FAKE(dir), NULL};
-    pid_t pid = run_child(env, err_path, END_SIGTERM);
-    code = wait_child(pid, &sig);
+    code = run_and_read(env, err_path, END_SIGTERM, dir, &c, &sig);
     EXPECT(sig == SIGTERM, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
     EXPECT(c.kernels >= 3 && c.full_windows == 1, "%d kernels %d windows", c.kernels, c.full_windows);
     printf("case 6 (SIGTERM): %d kernels, killed by signal %d\n", c.kernels, sig);
   }
