@@ -99,27 +99,6 @@ static gw_status c_name(void *ctx, uint32_t pid, uint32_t id, const char *name, 
   ((struct counts *)ctx)->names++;
   return GW_OK;
 }
-static gw_status c_kernel(void *ctx, uint32_t pid, const struct gw_wire_kernel *k) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->kernels++;
-  if (k->h.flags & GW_WIRE_KERNEL_NCCL)
-    c->nccl++;
-  /* the fake's launch configuration, carried field by field */
-  if (k->grid_x == 64 && k->grid_y == 1 && k->grid_z == 1 && k->block_x == 128 && k->block_y == 1 && k->block_z == 1 &&
-      k->regs_per_thread == 40 && k->static_shmem_bytes == 4096 && k->dynamic_shmem_bytes == 8192)
-    c->launch_configs_ok++;
-  return GW_OK;
-}
-static gw_status c_device(void *ctx, uint32_t pid, const struct gw_wire_device *d) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->devices++;
-  if (d->max_warps_per_sm == 64 && d->max_blocks_per_sm == 32 && d->max_regs_per_sm == 65536 &&
-      d->max_shmem_per_sm_bytes == 233472 && d->cc_major == 9 && d->threads_per_warp == 32)
-    c->device_sms = d->sm_count;
-  return GW_OK;
-}
 /* c_KIND for a kind the self-test only counts, into counts.FIELD */
 #define COUNTING_CALLBACK(kind, field)                                                                                 \
   static gw_status c_##kind(void *ctx, uint32_t pid, const struct gw_wire_##kind *r) {                                 \
@@ -130,14 +109,35 @@ static gw_status c_device(void *ctx, uint32_t pid, const struct gw_wire_device *
 COUNTING_CALLBACK(memcpy, memcpys)
 COUNTING_CALLBACK(sync, syncs)
 COUNTING_CALLBACK(launch_count, launch_counts)
-static gw_status c_api(void *ctx, uint32_t pid, const struct gw_wire_api *a) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->apis++;
+/* c_KIND for a kind the self-test counts into counts.FIELD and then looks
+ * into with look_KIND(counts, record) */
+#define LOOKING_CALLBACK(kind, field)                                                                                  \
+  static gw_status c_##kind(void *ctx, uint32_t pid, const struct gw_wire_##kind *r) {                                 \
+    (void)pid;                                                                                                         \
+    ((struct counts *)ctx)->field++;                                                                                   \
+    look_##kind(ctx, r);                                                                                               \
+    return GW_OK;                                                                                                      \
+  }
+static void look_kernel(struct counts *c, const struct gw_wire_kernel *k) {
+  if (k->h.flags & GW_WIRE_KERNEL_NCCL)
+    c->nccl++;
+  /* the fake's launch configuration, carried field by field */
+  if (k->grid_x == 64 && k->grid_y == 1 && k->grid_z == 1 && k->block_x == 128 && k->block_y == 1 && k->block_z == 1 &&
+      k->regs_per_thread == 40 && k->static_shmem_bytes == 4096 && k->dynamic_shmem_bytes == 8192)
+    c->launch_configs_ok++;
+}
+LOOKING_CALLBACK(kernel, kernels)
+static void look_device(struct counts *c, const struct gw_wire_device *d) {
+  if (d->max_warps_per_sm == 64 && d->max_blocks_per_sm == 32 && d->max_regs_per_sm == 65536 &&
+      d->max_shmem_per_sm_bytes == 233472 && d->cc_major == 9 && d->threads_per_warp == 32)
+    c->device_sms = d->sm_count;
+}
+LOOKING_CALLBACK(device, devices)
+static void look_api(struct counts *c, const struct gw_wire_api *a) {
   if (a->cbid != 211)
     c->api_filtered++; /* only cudaLaunchKernel (211) should get through */
-  return GW_OK;
 }
+LOOKING_CALLBACK(api, apis)
 static gw_status c_window(void *ctx, uint32_t pid, const struct gw_wire_window *w) {
   (void)pid;
   struct counts *c = ctx;
@@ -150,23 +150,17 @@ static gw_status c_window(void *ctx, uint32_t pid, const struct gw_wire_window *
     c->full_windows++;
   return GW_OK;
 }
-static gw_status c_pm_sample(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *r) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->pm_samples++;
+static void look_pm_sample(struct counts *c, const struct gw_wire_pm_sample *r) {
   c->pm_device = r->device;
   if (r->sm_cycles_elapsed_avg > 0 && r->sm_cycles_active_avg / r->sm_cycles_elapsed_avg > 0.49 &&
       r->sm_cycles_active_avg / r->sm_cycles_elapsed_avg < 0.51 && r->end_ns > r->start_ns)
     c->pm_samples_half_active++;
-  return GW_OK;
 }
-static gw_status c_dropped(void *ctx, uint32_t pid, const struct gw_wire_dropped *d) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->dropped++;
+LOOKING_CALLBACK(pm_sample, pm_samples)
+static void look_dropped(struct counts *c, const struct gw_wire_dropped *d) {
   c->buffers_refused = d->buffers_refused;
-  return GW_OK;
 }
+LOOKING_CALLBACK(dropped, dropped)
 
 static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, const char *text, uint32_t len) {
   (void)pid;
@@ -259,6 +253,10 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
 #define SAMPLED_50_OF_100(dir)                                                                                         \
   "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "sampled",                  \
       "GPUWHY_TRACE_WINDOW_MS", "50", "GPUWHY_TRACE_PERIOD_MS", "100", "GPUWHY_TRACE_DETACH", "0"
+/* Sampled mode with its first window at once and CUPTI detached between
+ * windows. */
+#define SAMPLED_DETACHING_AT_ONCE(dir)                                                                                 \
+  SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1"
 /* Sampled mode with the default window end (detach_own: GPUWHY_TRACE_DETACH
  * unset after the macro's 0) and the fake's cuDriverGetVersion to call. */
 #define SAMPLED_DEFAULT_END_WITH_DRIVER(dir)                                                                           \
@@ -703,14 +701,7 @@ int main(int argc, char **argv) {
     EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "refused a device buffer of 512 MB"), "warning: %s", c.first_warn);
     EXPECT(c.kernels >= 3 && c.error_notes == 0, "%d kernels, error: %s", c.kernels, c.first_error);
     /* sampled: set once, not again at each window's attach */
-    const char *sampled[] = {SAMPLED_50_OF_100(dir),
-                             "GPUWHY_TRACE_FIRST_DELAY_MS",
-                             "0",
-                             "GPUWHY_TRACE_DEVICE_BUFFER_MB",
-                             "512",
-                             "GPUWHY_TRACE_DETACH",
-                             "1",
-                             NULL};
+    const char *sampled[] = {SAMPLED_DETACHING_AT_ONCE(dir), "GPUWHY_TRACE_DEVICE_BUFFER_MB", "512", NULL};
     int finalized = run_and_read(sampled, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(finalized >= 1 && c.windows >= 2, "%d windows, %d finalized", c.windows, finalized);
     EXPECT(c.warn_notes == 1, "%d warnings over %d windows: %s", c.warn_notes, c.windows, c.first_warn);
@@ -828,14 +819,7 @@ int main(int argc, char **argv) {
    * whatever GPUWHY_TRACE_DETACH says; the fake's PM API stops at its first
    * missing function, one warning. */
   {
-    const char *env[] = {SAMPLED_50_OF_100(dir),
-                         "GPUWHY_TRACE_FIRST_DELAY_MS",
-                         "0",
-                         "GPUWHY_TRACE_DETACH",
-                         "1",
-                         "GPUWHY_TRACE_PM_SAMPLING",
-                         "1",
-                         NULL};
+    const char *env[] = {SAMPLED_DETACHING_AT_ONCE(dir), "GPUWHY_TRACE_PM_SAMPLING", "1", NULL};
     int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
     EXPECT(c.windows >= 2, "%d windows", c.windows);
@@ -845,14 +829,7 @@ int main(int argc, char **argv) {
   }
   /* 5c. Another CUPTI client subscribes while the tracer is detached. */
   {
-    const char *env[] = {SAMPLED_50_OF_100(dir),
-                         "GPUWHY_TRACE_FIRST_DELAY_MS",
-                         "0",
-                         "FAKE_CUPTI_RESUBSCRIBE_RC",
-                         "39",
-                         "GPUWHY_TRACE_DETACH",
-                         "1",
-                         NULL};
+    const char *env[] = {SAMPLED_DETACHING_AT_ONCE(dir), "FAKE_CUPTI_RESUBSCRIBE_RC", "39", NULL};
     int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 1, "child exit %d signal %d", finalized, sig);
     EXPECT(c.windows == 1 && c.kernels >= 3, "%d windows %d kernels", c.windows, c.kernels);
@@ -884,8 +861,7 @@ int main(int argc, char **argv) {
    * the default detaching on the tracer's thread) and in full mode. */
   {
     const char *sampled[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
-    const char *detached[] = {
-        SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1", NULL};
+    const char *detached[] = {SAMPLED_DETACHING_AT_ONCE(dir), NULL};
     const char *detached_own[] = {SAMPLED_DEFAULT_END_WITH_DRIVER(dir), NULL};
     const char *full[] = {FULL_WITH_FAKE(dir), NULL};
     const char *const *envs[] = {sampled, detached, detached_own, full};
