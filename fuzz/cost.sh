@@ -14,13 +14,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/fuzz/lib.sh"
 build=${GW_FUZZ_BUILD:-$src/build-fuzz}
 runs=1500
-while getopts "b:n:" opt; do
-  case $opt in
-  b) build=$OPTARG ;;
-  n) runs=$OPTARG ;;
-  *) fuzz_usage ;;
-  esac
-done
+fuzz_build_and_count_opts n runs "$@"
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || fuzz_usage
 fuzz_need_count "$runs" "cost.sh: -n wants a number of runs from 1"

@@ -19,6 +19,23 @@ fuzz_need_count() {
   esac
 }
 
+# fuzz_build_and_count_opts LETTER VAR ARGS...: the options cost.sh and
+# long.sh share, -b BUILD_DIR into $build and -LETTER N into the variable VAR
+# (checked later with fuzz_need_count); anything else is a usage error. The
+# caller then drops the options with shift $((OPTIND - 1)).
+fuzz_build_and_count_opts() {
+  local letter=$1 var=$2 opt
+  shift 2
+  OPTIND=1
+  while getopts "b:$letter:" opt; do
+    case $opt in
+    b) build=$OPTARG ;;
+    "$letter") printf -v "$var" '%s' "$OPTARG" ;;
+    *) fuzz_usage ;;
+    esac
+  done
+}
+
 # fuzz_build_dir HINT: $build made absolute, or exit 2 saying where the
 # build lines are (HINT).
 fuzz_build_dir() {

@@ -19,13 +19,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${GW_FUZZ_BUILD:-$src/build-fuzz}
 jobs=$(($(nproc) / 2))
 [ "$jobs" -ge 1 ] || jobs=1
-while getopts "b:j:" opt; do
-  case $opt in
-  b) build=$OPTARG ;;
-  j) jobs=$OPTARG ;;
-  *) fuzz_usage ;;
-  esac
-done
+fuzz_build_and_count_opts j jobs "$@"
 shift $((OPTIND - 1))
 minutes=${1:-}
 case $minutes in '' | 0 | *[!0-9]*) fuzz_usage ;; esac

@@ -563,6 +563,35 @@ def bf16_mlp_training(args, dev, make_optimizer):
     return model, opt, step
 
 
+def schedule_options(p, between, **sizes):
+    """The options every schedule scenario has: its model sizes (numeric
+    options), and the period of what interrupts training (`between`)."""
+    add_numeric_options(p, **sizes)
+    add_period_options(p, between)
+
+
+def schedule_training(p, make_optimizer):
+    """(args, dev, model, opt, step) of a schedule scenario once all its options
+    are on p: the arguments parsed, CUDA set up, and bf16_mlp_training."""
+    args = parse_args(p)
+    dev = setup_cuda(args.seed)
+    model, opt, step = bf16_mlp_training(args, dev, make_optimizer)
+    return args, dev, model, opt, step
+
+
+def run_schedule(args, name, kind, hook, train_step, description, extra, on_exit=None, **params):
+    """Runs a schedule_shape scenario: the healthy train_step, interrupted every
+    N steps (--every, --train-period-s) by hook, whose passes are the steps of
+    `kind`; the batch is args.batch_size samples. The truth's params are the
+    options and the keywords given."""
+    per = Periodic(kind, hook, every=args.every, period_s=args.train_period_s)
+    all_params = vars_of(args)
+    all_params.update(params)
+    gt = GroundTruth(args, name, ["schedule_shape"], description, all_params, args.batch_size, args.batch_size,
+                     extra=extra)
+    run(gt, train_step, periodic=[per], on_exit=on_exit)
+
+
 def loader_train_step(model, opt, batches, dev):
     """A plain train step on the next (x, y) batch of an InfiniteLoader: the
     batch is copied to dev (blocking), then one cross-entropy optimizer step."""

@@ -22,13 +22,9 @@ import common  # noqa: E402
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
     p.add_argument("--data-dir", default="/tmp/gpuwhy_scn")
-    common.add_numeric_options(p, batch_size=4096, in_dim=1024, width=8192, depth=3, classes=1024)
-    common.add_period_options(p, "checkpoints")
-    args = common.parse_args(p)
-    dev = common.setup_cuda(args.seed)
-
-    model, opt, train_step = common.bf16_mlp_training(
-        args, dev, lambda ps: torch.optim.SGD(ps, lr=1e-3, momentum=0.9))
+    common.schedule_options(p, "checkpoints", batch_size=4096, in_dim=1024, width=8192, depth=3, classes=1024)
+    args, dev, model, opt, train_step = common.schedule_training(
+        p, lambda ps: torch.optim.SGD(ps, lr=1e-3, momentum=0.9))
     pbytes = common.param_bytes(model)
 
     os.makedirs(args.data_dir, exist_ok=True)
@@ -52,21 +48,18 @@ def main():
         ck["bytes"] = os.path.getsize(path)
         ck["last_s"] = round(time.monotonic() - t0, 3)
 
-    per = common.Periodic("checkpoint", checkpoint, every=args.every, period_s=args.train_period_s)
-    params = common.vars_of(args)
-    # SGD with momentum keeps one buffer per parameter: checkpoint ~ 2 x parameter bytes
-    params.update(param_bytes=pbytes, approx_checkpoint_bytes=2 * pbytes, optimizer="SGD momentum",
-                  precision="bf16 autocast, fp32 weights")
-    gt = common.GroundTruth(
-        args, "schedule_checkpoint", ["schedule_shape"],
+    common.run_schedule(
+        args, "schedule_checkpoint", "checkpoint", checkpoint, train_step,
         "A healthy, compute-bound training loop (bf16-autocast MLP with %.0f MB of fp32 weights, batch %d, "
         "data made on the GPU) that every N steps (about %.1f s of training) saves model and optimizer "
         "state, about %.1f GB, with a synchronous torch.save to %s followed by fsync. While the tensors "
         "are copied to the host and written out the GPU idles, so activity dips at a fixed step period and "
         "disk writes burst at the same period; checkpoints are the steps of kind checkpoint." % (
             pbytes / 1e6, args.batch_size, args.train_period_s, 2 * pbytes / 1e9, args.data_dir),
-        params, args.batch_size, args.batch_size, extra={"checkpoint_stats": ck})
-    common.run(gt, train_step, periodic=[per], on_exit=cleanup)
+        extra={"checkpoint_stats": ck}, on_exit=cleanup,
+        # SGD with momentum keeps one buffer per parameter: checkpoint ~ 2 x parameter bytes
+        param_bytes=pbytes, approx_checkpoint_bytes=2 * pbytes, optimizer="SGD momentum",
+        precision="bf16 autocast, fp32 weights")
 
 
 if __name__ == "__main__":

@@ -20,14 +20,10 @@ import common  # noqa: E402
 
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
-    common.add_numeric_options(p, batch_size=8192, in_dim=1024, width=4096, depth=4, classes=1000)
-    common.add_period_options(p, "evaluations")
+    common.schedule_options(p, "evaluations", batch_size=8192, in_dim=1024, width=4096, depth=4, classes=1000)
     p.add_argument("--eval-seconds", type=float, default=1.5, help="length of each evaluation pass")
     p.add_argument("--eval-batch", type=int, default=2048)
-    args = common.parse_args(p)
-    dev = common.setup_cuda(args.seed)
-
-    model, opt, train_step = common.bf16_mlp_training(args, dev, lambda ps: torch.optim.AdamW(ps, lr=1e-4))
+    args, dev, model, opt, train_step = common.schedule_training(p, lambda ps: torch.optim.AdamW(ps, lr=1e-4))
     cpu_gen = torch.Generator().manual_seed(args.seed + 7)
     eval_stats = {"passes": 0, "batches": 0, "acc1": None}
 
@@ -63,11 +59,8 @@ def main():
         eval_stats["median_recall"] = recalls[len(recalls) // 2] if recalls else None
         model.train()
 
-    per = common.Periodic("eval", evaluate, every=args.every, period_s=args.train_period_s)
-    params = common.vars_of(args)
-    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast")
-    gt = common.GroundTruth(
-        args, "schedule_eval", ["schedule_shape"],
+    common.run_schedule(
+        args, "schedule_eval", "eval", evaluate, train_step,
         "A healthy, compute-bound training loop (bf16 MLP of %d layers of width %d, batch %d, data made on "
         "the GPU) that stops every N steps (N chosen so about %.1f s of training passes between them) for a "
         "%.1f s evaluation: eval batches are generated on the CPU in pageable memory, copied over, scored "
@@ -75,8 +68,7 @@ def main():
         "During evaluation the GPU is nearly idle, so activity dips at a fixed step period; the eval passes "
         "are the steps of kind eval." % (args.depth, args.width, args.batch_size, args.train_period_s,
                                           args.eval_seconds),
-        params, args.batch_size, args.batch_size, extra={"eval_stats": eval_stats})
-    common.run(gt, train_step, periodic=[per])
+        extra={"eval_stats": eval_stats}, param_bytes=common.param_bytes(model), precision="bf16 autocast")
 
 
 if __name__ == "__main__":

@@ -36,14 +36,10 @@ def py_histogram(values, bins):
 def main():
     p = common.make_parser(__doc__.splitlines()[0])
     p.add_argument("--data-dir", default="/tmp/gpuwhy_scn")
-    common.add_numeric_options(p, batch_size=8192, in_dim=1024, width=4096, depth=4, classes=1000)
-    common.add_period_options(p, "logging passes")
+    common.schedule_options(p, "logging passes", batch_size=8192, in_dim=1024, width=4096, depth=4, classes=1000)
     p.add_argument("--hist-values", type=int, default=50000, help="values per tensor fed to the Python histogram")
     p.add_argument("--bins", type=int, default=64)
-    args = common.parse_args(p)
-    dev = common.setup_cuda(args.seed)
-
-    model, opt, train_step = common.bf16_mlp_training(args, dev, lambda ps: torch.optim.AdamW(ps, lr=1e-4))
+    args, dev, model, opt, train_step = common.schedule_training(p, lambda ps: torch.optim.AdamW(ps, lr=1e-4))
 
     os.makedirs(args.data_dir, exist_ok=True)
     path = os.path.join(args.data_dir, "train_log_%d.jsonl" % os.getpid())
@@ -84,11 +80,8 @@ def main():
         lg["tensors_per_pass"] = len(tensors)
         lg["bytes_to_host_per_pass"] = moved
 
-    per = common.Periodic("log", log_pass, every=args.every, period_s=args.train_period_s)
-    params = common.vars_of(args)
-    params.update(param_bytes=common.param_bytes(model), precision="bf16 autocast")
-    gt = common.GroundTruth(
-        args, "schedule_logging", ["schedule_shape"],
+    common.run_schedule(
+        args, "schedule_logging", "log", log_pass, train_step,
         "A healthy, compute-bound training loop (bf16 MLP of %d layers of width %d, batch %d, data made on "
         "the GPU) that every N steps (about %.1f s of training) runs a heavy logging hook: every parameter, "
         "gradient and AdamW moment is copied to the host with .cpu(), five statistics per tensor are read "
@@ -96,8 +89,7 @@ def main():
         "and the records are appended to a JSON-lines file. The GPU idles during the hook, so activity dips "
         "at a fixed step period; the hooks are the steps of kind log." % (
             args.depth, args.width, args.batch_size, args.train_period_s, args.bins, args.hist_values),
-        params, args.batch_size, args.batch_size, extra={"log_stats": lg})
-    common.run(gt, train_step, periodic=[per], on_exit=cleanup)
+        extra={"log_stats": lg}, on_exit=cleanup, param_bytes=common.param_bytes(model), precision="bf16 autocast")
 
 
 if __name__ == "__main__":

@@ -331,6 +331,15 @@ FAKE_EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid
   return CUPTI_SUCCESS;
 }
 
+/* 1 when kind has records for this flush; an enabled kind is pending again
+ * for the next one, since its activity goes on while it stays enabled. */
+static int take_pending(CUpti_ActivityKind kind) {
+  if (!pending_kinds[kind])
+    return 0;
+  pending_kinds[kind] = enabled_kinds[kind];
+  return 1;
+}
+
 static size_t append(uint8_t *buf, size_t used, size_t cap, const void *rec, size_t n) {
   size_t padded = (n + 7) & ~(size_t)7;
   if (used + padded > cap)
@@ -379,8 +388,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     d.name = "NVIDIA H200";
     used = append(buf, used, cap, &d, sizeof d);
   }
-  if (pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] = enabled_kinds[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL];
+  if (take_pending(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
     unsigned kernels = env_unsigned("FAKE_CUPTI_KERNELS", 3);
     for (unsigned i = 0; i < kernels; i++) {
       CUpti_ActivityKernel10 k;
@@ -400,8 +408,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
       used = append(buf, used, cap, &k, sizeof k);
     }
   }
-  if (pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_MEMCPY] = enabled_kinds[CUPTI_ACTIVITY_KIND_MEMCPY];
+  if (take_pending(CUPTI_ACTIVITY_KIND_MEMCPY)) {
     CUpti_ActivityMemcpy6 m;
     memset(&m, 0, sizeof m);
     m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -414,8 +421,7 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag) {
     m.correlationId = next_correlation++;
     used = append(buf, used, cap, &m, sizeof m);
   }
-  if (pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION]) {
-    pending_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION] = enabled_kinds[CUPTI_ACTIVITY_KIND_SYNCHRONIZATION];
+  if (take_pending(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) {
     CUpti_ActivitySynchronization2 s;
     memset(&s, 0, sizeof s);
     s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;

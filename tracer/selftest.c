@@ -99,27 +99,6 @@ static gw_status c_name(void *ctx, uint32_t pid, uint32_t id, const char *name, 
   ((struct counts *)ctx)->names++;
   return GW_OK;
 }
-static gw_status c_kernel(void *ctx, uint32_t pid, const struct gw_wire_kernel *k) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->kernels++;
-  if (k->h.flags & GW_WIRE_KERNEL_NCCL)
-    c->nccl++;
-  /* the fake's launch configuration, carried field by field */
-  if (k->grid_x == 64 && k->grid_y == 1 && k->grid_z == 1 && k->block_x == 128 && k->block_y == 1 && k->block_z == 1 &&
-      k->regs_per_thread == 40 && k->static_shmem_bytes == 4096 && k->dynamic_shmem_bytes == 8192)
-    c->launch_configs_ok++;
-  return GW_OK;
-}
-static gw_status c_device(void *ctx, uint32_t pid, const struct gw_wire_device *d) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->devices++;
-  if (d->max_warps_per_sm == 64 && d->max_blocks_per_sm == 32 && d->max_regs_per_sm == 65536 &&
-      d->max_shmem_per_sm_bytes == 233472 && d->cc_major == 9 && d->threads_per_warp == 32)
-    c->device_sms = d->sm_count;
-  return GW_OK;
-}
 /* c_KIND for a kind the self-test only counts, into counts.FIELD */
 #define COUNTING_CALLBACK(kind, field)                                                                                 \
   static gw_status c_##kind(void *ctx, uint32_t pid, const struct gw_wire_##kind *r) {                                 \
@@ -130,14 +109,35 @@ static gw_status c_device(void *ctx, uint32_t pid, const struct gw_wire_device *
 COUNTING_CALLBACK(memcpy, memcpys)
 COUNTING_CALLBACK(sync, syncs)
 COUNTING_CALLBACK(launch_count, launch_counts)
-static gw_status c_api(void *ctx, uint32_t pid, const struct gw_wire_api *a) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->apis++;
+/* c_KIND for a kind the self-test counts into counts.FIELD and then looks
+ * into with look_KIND(counts, record) */
+#define LOOKING_CALLBACK(kind, field)                                                                                  \
+  static gw_status c_##kind(void *ctx, uint32_t pid, const struct gw_wire_##kind *r) {                                 \
+    (void)pid;                                                                                                         \
+    ((struct counts *)ctx)->field++;                                                                                   \
+    look_##kind(ctx, r);                                                                                               \
+    return GW_OK;                                                                                                      \
+  }
+static void look_kernel(struct counts *c, const struct gw_wire_kernel *k) {
+  if (k->h.flags & GW_WIRE_KERNEL_NCCL)
+    c->nccl++;
+  /* the fake's launch configuration, carried field by field */
+  if (k->grid_x == 64 && k->grid_y == 1 && k->grid_z == 1 && k->block_x == 128 && k->block_y == 1 && k->block_z == 1 &&
+      k->regs_per_thread == 40 && k->static_shmem_bytes == 4096 && k->dynamic_shmem_bytes == 8192)
+    c->launch_configs_ok++;
+}
+LOOKING_CALLBACK(kernel, kernels)
+static void look_device(struct counts *c, const struct gw_wire_device *d) {
+  if (d->max_warps_per_sm == 64 && d->max_blocks_per_sm == 32 && d->max_regs_per_sm == 65536 &&
+      d->max_shmem_per_sm_bytes == 233472 && d->cc_major == 9 && d->threads_per_warp == 32)
+    c->device_sms = d->sm_count;
+}
+LOOKING_CALLBACK(device, devices)
+static void look_api(struct counts *c, const struct gw_wire_api *a) {
   if (a->cbid != 211)
     c->api_filtered++; /* only cudaLaunchKernel (211) should get through */
-  return GW_OK;
 }
+LOOKING_CALLBACK(api, apis)
 static gw_status c_window(void *ctx, uint32_t pid, const struct gw_wire_window *w) {
   (void)pid;
   struct counts *c = ctx;
@@ -150,23 +150,17 @@ static gw_status c_window(void *ctx, uint32_t pid, const struct gw_wire_window *
     c->full_windows++;
   return GW_OK;
 }
-static gw_status c_pm_sample(void *ctx, uint32_t pid, const struct gw_wire_pm_sample *r) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->pm_samples++;
+static void look_pm_sample(struct counts *c, const struct gw_wire_pm_sample *r) {
   c->pm_device = r->device;
   if (r->sm_cycles_elapsed_avg > 0 && r->sm_cycles_active_avg / r->sm_cycles_elapsed_avg > 0.49 &&
       r->sm_cycles_active_avg / r->sm_cycles_elapsed_avg < 0.51 && r->end_ns > r->start_ns)
     c->pm_samples_half_active++;
-  return GW_OK;
 }
-static gw_status c_dropped(void *ctx, uint32_t pid, const struct gw_wire_dropped *d) {
-  (void)pid;
-  struct counts *c = ctx;
-  c->dropped++;
+LOOKING_CALLBACK(pm_sample, pm_samples)
+static void look_dropped(struct counts *c, const struct gw_wire_dropped *d) {
   c->buffers_refused = d->buffers_refused;
-  return GW_OK;
 }
+LOOKING_CALLBACK(dropped, dropped)
 
 static gw_status c_note(void *ctx, uint32_t pid, const struct gw_wire_note *n, const char *text, uint32_t len) {
   (void)pid;
@@ -259,6 +253,10 @@ static int read_trace(const char *dir, pid_t pid, struct counts *c) {
 #define SAMPLED_50_OF_100(dir)                                                                                         \
   "GPUWHY_TRACE_DIR", dir, "GPUWHY_TRACE_CUPTI_LIB", fake_cupti_path, "GPUWHY_TRACE_MODE", "sampled",                  \
       "GPUWHY_TRACE_WINDOW_MS", "50", "GPUWHY_TRACE_PERIOD_MS", "100", "GPUWHY_TRACE_DETACH", "0"
+/* Sampled mode with its first window at once and CUPTI detached between
+ * windows. */
+#define SAMPLED_DETACHING_AT_ONCE(dir)                                                                                 \
+  SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1"
 /* Sampled mode with the default window end (detach_own: GPUWHY_TRACE_DETACH
  * unset after the macro's 0) and the fake's cuDriverGetVersion to call. */
 #define SAMPLED_DEFAULT_END_WITH_DRIVER(dir)                                                                           \
@@ -456,14 +454,22 @@ static void stderr_lines(const char *path, int *ours, int *all, char *first, siz
   fclose(f);
 }
 
+/* Runs a case whose trace file must be valid, read into *c; returns the
+ * child's exit status (-1 when a signal ended it, the signal in *sig). */
+static int run_and_read(const char *const *env, const char *err_path, enum ending ending, const char *dir,
+                        struct counts *c, int *sig) {
+  pid_t pid = run_child(env, err_path, ending);
+  int code = wait_child(pid, sig);
+  EXPECT(read_trace(dir, pid, c) == 0, "no valid trace file");
+  return code;
+}
+
 /* Runs a case that must end with exit status 0 and leave a valid file, read into *c. */
 static void run_clean(const char *const *env, const char *err_path, enum ending ending, const char *dir,
                       struct counts *c) {
   int sig = 0;
-  pid_t pid = run_child(env, err_path, ending);
-  int code = wait_child(pid, &sig);
+  int code = run_and_read(env, err_path, ending, dir, c, &sig);
   EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-  EXPECT(read_trace(dir, pid, c) == 0, "no valid trace file");
 }
 
 /* Case 9 and its variants: full mode with PM sampling from the first moment
@@ -492,13 +498,10 @@ static void pm_sampling_cases(const char *dir, const char *err_path) {
    * library's own exit teardown, no sanitizer report, all samples kept. */
   {
     const char *env[] = {PM_WITH_FAKE(dir), NULL};
-    pid_t pid = run_child(env, err_path, END_PM_SLEEP_EXIT);
-    int code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
+    run_clean(env, err_path, END_PM_SLEEP_EXIT, dir, &c);
     stderr_lines(err_path, &ours, &all, first, sizeof first);
     EXPECT(all == 0 && !file_has(err_path, "fake-cupti:") && !file_has(err_path, "Sanitizer"),
            "%d stderr lines, the fake's exit teardown or a sanitizer spoke: see %s", all, err_path);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
     /* 450 ms at 10 ms: 45; a loaded machine delays the start, not the rate. */
     EXPECT(c.pm_samples >= 15 && c.pm_samples_half_active == c.pm_samples && c.pm_device == 0,
            "%d PM samples, %d at the fake's 50%%, device %u", c.pm_samples, c.pm_samples_half_active, c.pm_device);
@@ -658,10 +661,7 @@ int main(int argc, char **argv) {
    * timed in its enter and exit callbacks, through the per-thread ring. */
   {
     const char *env[] = {FULL_WITH_FAKE(dir), "GPUWHY_TRACE_API_PATH", "callback", NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    code = wait_child(pid, &sig);
-    EXPECT(code == 0 && sig == 0, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    run_clean(env, err_path, END_API_CALLS, dir, &c);
     EXPECT(c.apis >= 450 && c.api_filtered == 0 && c.error_notes == 0 && c.notes == 1,
            "%d api records for 450 calls, %d noise, %d notes, error: %s", c.apis, c.api_filtered, c.notes,
            c.first_error);
@@ -701,17 +701,8 @@ int main(int argc, char **argv) {
     EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "refused a device buffer of 512 MB"), "warning: %s", c.first_warn);
     EXPECT(c.kernels >= 3 && c.error_notes == 0, "%d kernels, error: %s", c.kernels, c.first_error);
     /* sampled: set once, not again at each window's attach */
-    const char *sampled[] = {SAMPLED_50_OF_100(dir),
-                             "GPUWHY_TRACE_FIRST_DELAY_MS",
-                             "0",
-                             "GPUWHY_TRACE_DEVICE_BUFFER_MB",
-                             "512",
-                             "GPUWHY_TRACE_DETACH",
-                             "1",
-                             NULL};
-    pid_t pid = run_child(sampled, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    const char *sampled[] = {SAMPLED_DETACHING_AT_ONCE(dir), "GPUWHY_TRACE_DEVICE_BUFFER_MB", "512", NULL};
+    int finalized = run_and_read(sampled, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(finalized >= 1 && c.windows >= 2, "%d windows, %d finalized", c.windows, finalized);
     EXPECT(c.warn_notes == 1, "%d warnings over %d windows: %s", c.warn_notes, c.windows, c.first_warn);
     printf("case 4c (device buffer refused): %s\n", c.first_warn);
@@ -734,9 +725,7 @@ int main(int argc, char **argv) {
    * one info NOTE, and the detach runs at the program's next call instead. */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(c.error_notes == 0 && c.warn_notes == 0, "error: %s warning: %s", c.first_error, c.first_warn);
     EXPECT(c.windows >= 2 && c.full_windows == 0, "%d windows", c.windows);
     /* Every closed window was followed by a detach; the last may still be open at exit. */
@@ -765,9 +754,7 @@ int main(int argc, char **argv) {
    * pause record is zero-length. */
   {
     const char *env[] = {SAMPLED_DEFAULT_END_WITH_DRIVER(dir), NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     struct fake_report r;
     read_fake_report(dir, &r);
     EXPECT(c.error_notes == 0 && c.warn_notes == 0 && c.own_fallback_notes == 0, "error: %s warning: %s, %d fallbacks",
@@ -790,9 +777,7 @@ int main(int argc, char **argv) {
   {
     const char *env[] = {
         SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_WINDOW_END", "quiet", NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     struct fake_report r;
     read_fake_report(dir, &r);
     EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
@@ -810,9 +795,7 @@ int main(int argc, char **argv) {
    * out (taking it out and back in crashed graph replays on the H200). */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
-    pid_t pid = run_child(env, err_path, END_GRAPHS_FIRST);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_GRAPHS_FIRST, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 0, "%d finalized (none expected), signal %d", finalized, sig);
     EXPECT(c.windows >= 2 && c.graph_stay_notes == 1, "%d windows, %d stay notes", c.windows, c.graph_stay_notes);
     printf("case 5e (graphs from the start): %d windows, %d finalized\n", c.windows, finalized);
@@ -820,9 +803,7 @@ int main(int argc, char **argv) {
   /* 5f. Graphs begin after CUPTI was taken out: no window re-attaches it. */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", NULL, NULL};
-    pid_t pid = run_child(env, err_path, END_GRAPHS_LATER);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_GRAPHS_LATER, dir, &c, &sig);
     EXPECT(sig == 0 && finalized >= 1, "%d finalized, signal %d", finalized, sig);
     EXPECT(c.graph_stop_notes + c.graph_stay_notes == 1, "%d stop notes, %d stay notes", c.graph_stop_notes,
            c.graph_stay_notes);
@@ -838,17 +819,8 @@ int main(int argc, char **argv) {
    * whatever GPUWHY_TRACE_DETACH says; the fake's PM API stops at its first
    * missing function, one warning. */
   {
-    const char *env[] = {SAMPLED_50_OF_100(dir),
-                         "GPUWHY_TRACE_FIRST_DELAY_MS",
-                         "0",
-                         "GPUWHY_TRACE_DETACH",
-                         "1",
-                         "GPUWHY_TRACE_PM_SAMPLING",
-                         "1",
-                         NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    const char *env[] = {SAMPLED_DETACHING_AT_ONCE(dir), "GPUWHY_TRACE_PM_SAMPLING", "1", NULL};
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
     EXPECT(c.windows >= 2, "%d windows", c.windows);
     EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "PM sampling off: libcupti lacks"), "%d warnings: %s",
@@ -857,18 +829,9 @@ int main(int argc, char **argv) {
   }
   /* 5c. Another CUPTI client subscribes while the tracer is detached. */
   {
-    const char *env[] = {SAMPLED_50_OF_100(dir),
-                         "GPUWHY_TRACE_FIRST_DELAY_MS",
-                         "0",
-                         "FAKE_CUPTI_RESUBSCRIBE_RC",
-                         "39",
-                         "GPUWHY_TRACE_DETACH",
-                         "1",
-                         NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
+    const char *env[] = {SAMPLED_DETACHING_AT_ONCE(dir), "FAKE_CUPTI_RESUBSCRIBE_RC", "39", NULL};
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 1, "child exit %d signal %d", finalized, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
     EXPECT(c.windows == 1 && c.kernels >= 3, "%d windows %d kernels", c.windows, c.kernels);
     EXPECT(c.warn_notes == 1 && strstr(c.first_warn, "took CUPTI"), "warning: %s", c.first_warn);
     stderr_lines(err_path, &ours, &all, first, sizeof first);
@@ -879,9 +842,7 @@ int main(int argc, char **argv) {
    * the tracer's thread; nothing runs on the program's thread. */
   {
     const char *env[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
-    pid_t pid = run_child(env, err_path, END_API_CALLS);
-    int finalized = wait_child(pid, &sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
+    int finalized = run_and_read(env, err_path, END_API_CALLS, dir, &c, &sig);
     EXPECT(sig == 0 && finalized == 0, "exit %d (cuptiFinalize runs), signal %d", finalized, sig);
     EXPECT(c.error_notes == 0 && c.warn_notes == 0, "error: %s warning: %s", c.first_error, c.first_warn);
     EXPECT(c.windows >= 2 && c.kernels >= 3 * (c.windows - 1), "%d windows %d kernels", c.windows, c.kernels);
@@ -900,8 +861,7 @@ int main(int argc, char **argv) {
    * the default detaching on the tracer's thread) and in full mode. */
   {
     const char *sampled[] = {SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", NULL};
-    const char *detached[] = {
-        SAMPLED_50_OF_100(dir), "GPUWHY_TRACE_FIRST_DELAY_MS", "0", "GPUWHY_TRACE_DETACH", "1", NULL};
+    const char *detached[] = {SAMPLED_DETACHING_AT_ONCE(dir), NULL};
     const char *detached_own[] = {SAMPLED_DEFAULT_END_WITH_DRIVER(dir), NULL};
     const char *full[] = {FULL_WITH_FAKE(dir), NULL};
     const char *const *envs[] = {sampled, detached, detached_own, full};
@@ -932,10 +892,8 @@ int main(int argc, char **argv) {
   /* 6. SIGTERM with the default action: flushed, and still killed by it. */
   {
     const char *env[] = {FULL_WITH_FAKE(dir), NULL};
-    pid_t pid = run_child(env, err_path, END_SIGTERM);
-    code = wait_child(pid, &sig);
+    code = run_and_read(env, err_path, END_SIGTERM, dir, &c, &sig);
     EXPECT(sig == SIGTERM, "child exit %d signal %d", code, sig);
-    EXPECT(read_trace(dir, pid, &c) == 0, "no valid trace file");
     EXPECT(c.kernels >= 3 && c.full_windows == 1, "%d kernels %d windows", c.kernels, c.full_windows);
     printf("case 6 (SIGTERM): %d kernels, killed by signal %d\n", c.kernels, sig);
   }

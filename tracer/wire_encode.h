@@ -55,6 +55,16 @@ GW_WIRE_KINDS(GW_WIRE_INIT_FN_, GW_WIRE_INIT_FN_)
     (rec)->correlation = (correlation_);                                                                               \
   } while (0)
 
+/* What a MEMCPY and a MEMSET record share: when, how many bytes, and where
+ * (GW_WIRE_SET_STREAM), so the importers fill both the same way. */
+#define GW_WIRE_SET_TRANSFER(rec, start_ns_, end_ns_, bytes_, device_, context_, stream_, correlation_)                \
+  do {                                                                                                                 \
+    (rec)->start_ns = (start_ns_);                                                                                     \
+    (rec)->end_ns = (end_ns_);                                                                                         \
+    (rec)->bytes = (bytes_);                                                                                           \
+    GW_WIRE_SET_STREAM(rec, device_, context_, stream_, correlation_);                                                 \
+  } while (0)
+
 /* Bytes a text record (NAME or NOTE) takes for len bytes of text. */
 static inline uint32_t gw_wire_text_record_bytes(uint32_t fixed_bytes, uint32_t len) {
   return fixed_bytes + GW_WIRE_ALIGN8(len);

@@ -666,10 +666,7 @@ static gw_status do_copy(struct parser *p, int is_memset) {
   if (is_memset) {
     struct gw_wire_memset m;
     gw_wire_memset_init(&m, 0);
-    m.start_ns = (uint64_t)start;
-    m.end_ns = (uint64_t)end;
-    m.bytes = bytes;
-    GW_WIRE_SET_STREAM(&m, device, ctx, stream, corr);
+    GW_WIRE_SET_TRANSFER(&m, (uint64_t)start, (uint64_t)end, bytes, device, ctx, stream, corr);
     uint8_t kind, unused;
     copy_mem_kinds(e->name, e->name_len, &kind, &unused);
     m.mem_kind = kind;
@@ -677,10 +674,7 @@ static gw_status do_copy(struct parser *p, int is_memset) {
   }
   struct gw_wire_memcpy m;
   gw_wire_memcpy_init(&m, 0);
-  m.start_ns = (uint64_t)start;
-  m.end_ns = (uint64_t)end;
-  m.bytes = bytes;
-  GW_WIRE_SET_STREAM(&m, device, ctx, stream, corr);
+  GW_WIRE_SET_TRANSFER(&m, (uint64_t)start, (uint64_t)end, bytes, device, ctx, stream, corr);
   m.copy_kind = copy_kind_of(e->name, e->name_len);
   copy_mem_kinds(e->name, e->name_len, &m.src_kind, &m.dst_kind);
   return put_or_hold(p, HELD_MEMCPY, &m, sizeof m);

@@ -309,24 +309,19 @@ static gw_status copy_row(struct nsys *x, const struct gw_nsys_rows *s, const st
   if (gpu < 0)
     return rc;
   int64_t bytes = col_i64(s, 6, 0);
+  uint64_t moved_bytes = bytes > 0 ? (uint64_t)bytes : 0;
   int64_t k7 = col_i64(s, 7, -1), k8 = col_i64(s, 8, -1), k9 = col_i64(s, 9, -1);
   if (pass->variant) {
     struct gw_wire_memset m;
     gw_wire_memset_init(&m, 0);
-    m.start_ns = a;
-    m.end_ns = b;
-    GW_WIRE_SET_STREAM(&m, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
-    m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
+    GW_WIRE_SET_TRANSFER(&m, a, b, moved_bytes, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
     m.mem_kind = mapped_kind(x->mem_kind, k7);
     m.value = k8 >= 0 && k8 <= UINT32_MAX ? (uint32_t)k8 : 0;
     return gw_sink_memset(x->sink, &m, x->err);
   }
   struct gw_wire_memcpy m;
   gw_wire_memcpy_init(&m, 0);
-  m.start_ns = a;
-  m.end_ns = b;
-  GW_WIRE_SET_STREAM(&m, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
-  m.bytes = bytes > 0 ? (uint64_t)bytes : 0;
+  GW_WIRE_SET_TRANSFER(&m, a, b, moved_bytes, (uint32_t)gpu, col_u32(s, 4), col_u32(s, 3), col_u32(s, 5));
   m.copy_kind = mapped_kind(x->copy_kind, k7);
   m.src_kind = mapped_kind(x->mem_kind, k8);
   m.dst_kind = mapped_kind(x->mem_kind, k9);

@@ -645,6 +645,14 @@ const char *gw_store_errmsg(struct gw_store *st) {
   return st->db ? sqlite3_errmsg(st->db) : "no database";
 }
 
+/* Steps a kept statement once, to its end, and makes it ready for the next use. */
+static gw_status run_stmt(sqlite3_stmt *s) {
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  return rc == SQLITE_DONE ? GW_OK : GW_EIO;
+}
+
 /* Every write happens inside a transaction that commit_if_due closes. */
 static gw_status ensure_txn(struct gw_store *st) {
   /* After some errors (disk full) SQLite rolls the transaction back by
@@ -654,11 +662,7 @@ static gw_status ensure_txn(struct gw_store *st) {
   if (st->in_txn)
     return GW_OK;
   sqlite3_stmt *s = stmt_of(st, S_BEGIN);
-  if (!s)
-    return GW_EIO;
-  int rc = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (rc != SQLITE_DONE)
+  if (!s || run_stmt(s) != GW_OK)
     return GW_EIO;
   st->in_txn = 1;
   st->txn_started_mono_ns = gw_now_monotonic_ns();
@@ -671,9 +675,7 @@ gw_status gw_store_commit(struct gw_store *st) {
   sqlite3_stmt *s = stmt_of(st, S_COMMIT);
   if (!s)
     return GW_EIO;
-  int rc = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (rc != SQLITE_DONE) {
+  if (run_stmt(s) != GW_OK) {
     if (sqlite3_get_autocommit(st->db))
       st->in_txn = 0; /* rolled back: its rows are gone, the next write starts afresh */
     return GW_EIO;
@@ -695,13 +697,6 @@ gw_status gw_store_commit_if_due(struct gw_store *st, int64_t max_age_ns) {
 static void bind_opt_integral_double(sqlite3_stmt *s, int i, int valid, double v) {
   int in_range = valid && !isnan(v) && v > -9.2e18 && v < 9.2e18;
   gw_store_bind_opt_int(s, i, in_range, in_range ? (int64_t)v : 0);
-}
-
-static gw_status run_stmt(sqlite3_stmt *s) {
-  int rc = sqlite3_step(s);
-  sqlite3_reset(s);
-  sqlite3_clear_bindings(s);
-  return rc == SQLITE_DONE ? GW_OK : GW_EIO;
 }
 
 /* The kept statement of a row write, inside the open transaction (begun if

@@ -325,6 +325,20 @@ static size_t host_tick(const struct gw_host_series *h, int64_t t_ns) {
   return lo < h->n && h->t_ns[lo] == t_ns ? lo : SIZE_MAX;
 }
 
+/* Rows (t_ns, value 1, ..., value n) of a per-tick query: value j of the row
+ * at host_sample tick i goes to cols[j - 1][i]; rows at other ticks are
+ * skipped. Finalizes s. */
+static void fill_host_ticks(sqlite3_stmt *s, const struct gw_host_series *h, double *const *cols, int ncols) {
+  while (next_row(s)) {
+    size_t i = host_tick(h, col_int(s, 0));
+    if (i == SIZE_MAX)
+      continue;
+    for (int j = 0; j < ncols; j++)
+      cols[j][i] = col_double(s, j + 1);
+  }
+  sqlite3_finalize(s);
+}
+
 static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, struct gw_host_series *h,
                            struct gw_err *err) {
   sqlite3_stmt *s;
@@ -379,14 +393,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
            ranks);
   if ((rc = prep(db, main_sql, &s, err)))
     return rc;
-  while (next_row(s)) {
-    size_t i = host_tick(h, col_int(s, 0));
-    if (i == SIZE_MAX)
-      continue;
-    h->main_cpu_pct[i] = col_double(s, 1);
-    h->main_threads_running[i] = col_double(s, 2);
-  }
-  sqlite3_finalize(s);
+  fill_host_ticks(s, h, (double *const[]){h->main_cpu_pct, h->main_threads_running}, 2);
   /* the launching threads, the target's only (the recorder reads threads of
    * the process it started) */
   if (gw_store_column_exists(db, "proc_sample", "launch_threads_cpu_pct")) {
@@ -395,53 +402,32 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
                    "launch_threads_cpu_pct IS NOT NULL GROUP BY t_ns",
                    &s, err)))
       return rc;
-    while (next_row(s)) {
-      size_t i = host_tick(h, col_int(s, 0));
-      if (i != SIZE_MAX)
-        h->launch_cpu_pct[i] = col_double(s, 1);
-    }
-    sqlite3_finalize(s);
+    fill_host_ticks(s, h, &h->launch_cpu_pct, 1);
   }
 
   /* cpu_pct is NULL on a process's first sample; count() only counts known ones.
-   * workers_saturated holds the saturated count; the pool is saturated when
-   * at least half of it is (see gw_workers_saturated_at). */
-  snprintf(worker_sql, sizeof worker_sql,
-           "SELECT t_ns, count(*), max(cpu_pct), sum(cpu_pct >= ?) FROM proc_sample WHERE role = 1 AND NOT (%s)"
-           " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid"
-           " HAVING avg(cpu_pct) >= ? OR sum(comm LIKE 'pt_data_worker%%') > 0)"
-           " GROUP BY t_ns",
-           ranks);
+   * workers_saturated holds the saturated count (0, not NULL, when no worker's
+   * cpu_pct is known); the pool is saturated when at least half of it is (see
+   * gw_workers_saturated_at). */
+  snprintf(
+      worker_sql, sizeof worker_sql,
+      "SELECT t_ns, count(*), max(cpu_pct), coalesce(sum(cpu_pct >= ?), 0) FROM proc_sample WHERE role = 1 AND NOT (%s)"
+      " AND pid IN (SELECT pid FROM proc_sample WHERE role = 1 GROUP BY pid"
+      " HAVING avg(cpu_pct) >= ? OR sum(comm LIKE 'pt_data_worker%%') > 0)"
+      " GROUP BY t_ns",
+      ranks);
   if ((rc = prep(db, worker_sql, &s, err)))
     return rc;
   sqlite3_bind_double(s, 1, p->worker_saturated_cpu_pct);
   /* a descendant that never works (an idle compile-worker pool) is no loader, unless PyTorch named it a
    * DataLoader worker (pt_data_worker): a worker that waits on a remote store works at 2% of a core */
   sqlite3_bind_double(s, 2, p->worker_min_avg_cpu_pct);
-  while (next_row(s)) {
-    size_t i = host_tick(h, col_int(s, 0));
-    if (i == SIZE_MAX)
-      continue;
-    h->workers[i] = col_double(s, 1);
-    h->worker_cpu_max_pct[i] = col_double(s, 2);
-    h->workers_saturated[i] = col_double(s, 3);
-    if (isnan(h->workers_saturated[i]))
-      h->workers_saturated[i] = 0;
-  }
-  sqlite3_finalize(s);
+  fill_host_ticks(s, h, (double *const[]){h->workers, h->worker_cpu_max_pct, h->workers_saturated}, 3);
 
   if ((rc = prep(db, "SELECT t_ns, max(util_pct), sum(read_bps), sum(write_bps) FROM disk_sample GROUP BY t_ns", &s,
                  err)))
     return rc;
-  while (next_row(s)) {
-    size_t i = host_tick(h, col_int(s, 0));
-    if (i == SIZE_MAX)
-      continue;
-    h->disk_util_max_pct[i] = col_double(s, 1);
-    h->disk_read_bps[i] = col_double(s, 2);
-    h->disk_write_bps[i] = col_double(s, 3);
-  }
-  sqlite3_finalize(s);
+  fill_host_ticks(s, h, (double *const[]){h->disk_util_max_pct, h->disk_read_bps, h->disk_write_bps}, 3);
   return GW_OK;
 }
 

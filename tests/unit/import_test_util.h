@@ -44,22 +44,32 @@ static inline void q_close(sqlite3 *db, sqlite3_stmt *s) {
   sqlite3_close(db);
 }
 
-/* One integer; -999 for NULL. */
-static inline int64_t q_int(const char *sql) {
+/* The first row's one value as an integer and as a number; 1 when it is
+ * NULL (both left alone). */
+static inline int q_scalar(const char *sql, int64_t *as_int, double *as_num) {
   sqlite3 *db;
   sqlite3_stmt *s = q_first_row(sql, &db, 1);
-  int64_t v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -999 : sqlite3_column_int64(s, 0);
+  int is_null = sqlite3_column_type(s, 0) == SQLITE_NULL;
+  if (!is_null) {
+    *as_int = sqlite3_column_int64(s, 0);
+    *as_num = sqlite3_column_double(s, 0);
+  }
   q_close(db, s);
-  return v;
+  return is_null;
+}
+
+/* One integer; -999 for NULL. */
+static inline int64_t q_int(const char *sql) {
+  int64_t v;
+  double unused;
+  return q_scalar(sql, &v, &unused) ? -999 : v;
 }
 
 /* One number; -999 for NULL. */
 static inline double q_num(const char *sql) {
-  sqlite3 *db;
-  sqlite3_stmt *s = q_first_row(sql, &db, 1);
-  double v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -999 : sqlite3_column_double(s, 0);
-  q_close(db, s);
-  return v;
+  int64_t unused;
+  double v;
+  return q_scalar(sql, &unused, &v) ? -999 : v;
 }
 
 /* One text value; "" for no row or NULL. */

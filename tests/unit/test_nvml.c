@@ -82,8 +82,41 @@ static void sample_ok(struct gw_nvml *nv, unsigned gpu, int64_t t_ns, unsigned w
   assert_true(s->t_ns == t_ns);
 }
 
+/* The fake opened for a test that samples it: the events its samples
+ * raised, and the last sample. */
+struct fake_gpu {
+  struct gw_nvml *nv;
+  struct support_events ev;
+  struct gw_gpu_sample s;
+};
+
+static void fake_gpu_open(struct fake_gpu *g) {
+  memset(g, 0, sizeof *g);
+  g->nv = open_fake();
+}
+
+/* GPU gpu's sample of the given tiers at t_ns, into g->s; it must succeed. */
+static void sample(struct fake_gpu *g, unsigned gpu, int64_t t_ns, unsigned what) {
+  sample_ok(g->nv, gpu, t_ns, what, &g->s, &g->ev);
+}
+
 #define V(s, m) ((s)->values[GW_M_##m])
 #define VALID(s, m) gw_gpu_valid((s), GW_M_##m)
+
+/* A metric a test expects valid, with its value. */
+struct expected_value {
+  enum gw_gpu_metric m;
+  double value;
+};
+
+static void expect_values(const struct gw_gpu_sample *s, const struct expected_value *want, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    enum gw_gpu_metric m = want[i].m;
+    if (!gw_gpu_valid(s, m) || s->values[m] != want[i].value)
+      fail_msg("%s: %s %g, expected %g", gw_gpu_metric_info[m].id, gw_gpu_valid(s, m) ? "valid" : "not valid",
+               s->values[m], want[i].value);
+  }
+}
 
 static uint64_t bit(enum gw_gpu_metric m) {
   return (uint64_t)1 << m;
@@ -102,57 +135,63 @@ static uint64_t gpm_mask(void) {
 
 /* ---- opening ---- */
 
-static void test_open_missing_library(void **state) {
-  (void)state;
+/* gw_nvml_open(lib) says GW_ENOTSUP and sets the handle, which starts as
+ * something else, to NULL; the message is in err. */
+static void open_refused(const char *lib, struct gw_err *err) {
   static int not_a_handle;
-  struct gw_nvml *nv = (struct gw_nvml *)(void *)&not_a_handle; /* must come back NULL */
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_nvml_open(&nv, "/nonexistent/libnvidia-ml.so.1", &err), GW_ENOTSUP);
+  struct gw_nvml *nv = (struct gw_nvml *)(void *)&not_a_handle;
+  assert_int_equal(gw_nvml_open(&nv, lib, err), GW_ENOTSUP);
   assert_null(nv);
-  assert_non_null(strstr(err.msg, "no NVIDIA driver"));
-  assert_non_null(strstr(err.msg, "/nonexistent/libnvidia-ml.so.1 not found"));
+}
 
-  /* $GPUWHY_NVML_LIB is used when no path is given. */
-  setenv("GPUWHY_NVML_LIB", "/nonexistent/from-env.so", 1);
-  assert_int_equal(gw_nvml_open(&nv, NULL, &err), GW_ENOTSUP);
-  assert_non_null(strstr(err.msg, "from-env.so"));
+/* Libraries that are no working NVML, each refused with its reason. */
+static void test_open_refused(void **state) {
+  (void)state;
+  static const char FAKE[] = "(the fake)";
+  static const struct {
+    const char *lib;          /* FAKE: the fake NVML; NULL: $GPUWHY_NVML_LIB */
+    const char *knob, *value; /* an environment variable set for the case */
+    const char *want[2];      /* in the message */
+  } cases[] = {
+      {"/nonexistent/libnvidia-ml.so.1", NULL, NULL, {"no NVIDIA driver", "/nonexistent/libnvidia-ml.so.1 not found"}},
+      /* $GPUWHY_NVML_LIB is used when no path is given */
+      {NULL, "GPUWHY_NVML_LIB", "/nonexistent/from-env.so", {"from-env.so"}},
+      /* libc loads fine but has none of the NVML symbols */
+      {"libc.so.6", NULL, NULL, {"nvmlErrorString"}},
+      {FAKE, "FAKE_NVML_INIT_FAIL", "1", {"Driver Not Loaded"}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (cases[i].knob)
+      setenv(cases[i].knob, cases[i].value, 1);
+    struct gw_err err = {{0}};
+    open_refused(cases[i].lib == FAKE ? fake_path() : cases[i].lib, &err);
+    for (int w = 0; w < 2 && cases[i].want[w]; w++)
+      if (!strstr(err.msg, cases[i].want[w]))
+        fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err.msg, cases[i].want[w]);
+    if (cases[i].knob)
+      unsetenv(cases[i].knob);
+  }
+}
+
+static void test_open_named_by_environment(void **state) {
+  (void)state;
   setenv("GPUWHY_NVML_LIB", fake_path(), 1);
+  struct gw_nvml *nv = NULL;
+  struct gw_err err = {{0}};
   assert_int_equal(gw_nvml_open(&nv, NULL, &err), GW_OK);
   assert_int_equal(gw_nvml_gpu_count(nv), 1);
   close_fake(nv);
 }
 
-static void test_open_not_nvml(void **state) {
-  (void)state;
-  /* libc loads fine but has none of the NVML symbols. */
-  struct gw_nvml *nv = NULL;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_nvml_open(&nv, "libc.so.6", &err), GW_ENOTSUP);
-  assert_null(nv);
-  assert_non_null(strstr(err.msg, "nvmlErrorString"));
-}
-
-static void test_init_failure(void **state) {
-  (void)state;
-  setenv("FAKE_NVML_INIT_FAIL", "1", 1);
-  struct gw_nvml *nv = NULL;
-  struct gw_err err = {{0}};
-  assert_int_equal(gw_nvml_open(&nv, fake_path(), &err), GW_ENOTSUP);
-  assert_null(nv);
-  assert_non_null(strstr(err.msg, "Driver Not Loaded"));
-}
-
 static void test_no_gpu(void **state) {
   (void)state;
   setenv("FAKE_NVML_GPUS", "0", 1);
-  struct gw_nvml *nv = NULL;
   struct gw_err err = {{0}};
-  assert_int_equal(gw_nvml_open(&nv, fake_path(), &err), GW_ENOTSUP);
-  assert_null(nv);
+  open_refused(fake_path(), &err);
   assert_string_equal(err.msg, "NVIDIA driver loaded but no GPU found");
   /* Re-init after shutdown re-reads the knobs. */
   setenv("FAKE_NVML_GPUS", "3", 1);
-  nv = open_fake();
+  struct gw_nvml *nv = open_fake();
   assert_int_equal(gw_nvml_gpu_count(nv), 3);
   close_fake(nv);
 }
@@ -224,91 +263,85 @@ static void test_info_fallbacks_and_unknowns(void **state) {
 
 static void test_fast_and_slow_values(void **state) {
   (void)state;
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
-  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
+  struct fake_gpu g;
+  fake_gpu_open(&g);
+  sample(&g, 0, T0, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE);
 
   /* FAST, non-GPM */
-  assert_true(VALID(&s, util_gpu_pct) && VALID(&s, util_mem_pct));
-  assert_true(VALID(&s, mem_used_bytes) && V(&s, mem_used_bytes) == 20 * GIB); /* v2: reserved not counted */
-  assert_true(VALID(&s, power_mw) && V(&s, power_mw) == 401000);
-  assert_true(VALID(&s, energy_mj) && V(&s, energy_mj) == 1000040000.0);
-  assert_true(VALID(&s, pstate) && V(&s, pstate) == 0);
-  assert_true(VALID(&s, sm_clock_mhz) && V(&s, sm_clock_mhz) == 1755);
-  assert_true(VALID(&s, mem_clock_mhz) && V(&s, mem_clock_mhz) == 3201);
-  assert_true(VALID(&s, clock_reasons) && V(&s, clock_reasons) == 0);
+  assert_true(VALID(&g.s, util_gpu_pct) && VALID(&g.s, util_mem_pct));
+  static const struct expected_value fast[] = {
+      {GW_M_mem_used_bytes, 20 * GIB}, /* v2: reserved not counted */
+      {GW_M_power_mw, 401000},         {GW_M_energy_mj, 1000040000.0}, {GW_M_pstate, 0},
+      {GW_M_sm_clock_mhz, 1755},       {GW_M_mem_clock_mhz, 3201},     {GW_M_clock_reasons, 0},
+  };
+  expect_values(&g.s, fast, sizeof fast / sizeof fast[0]);
   /* GPM needs two samples 100 ms apart: nothing yet, and no PCIe fallback on a
    * GPM GPU. */
-  assert_true((s.valid & gpm_mask()) == 0);
-  assert_false(VALID(&s, pcie_rx_bps) || VALID(&s, pcie_tx_bps) || VALID(&s, nvlink_rx_bps));
+  assert_true((g.s.valid & gpm_mask()) == 0);
+  assert_false(VALID(&g.s, pcie_rx_bps) || VALID(&g.s, pcie_tx_bps) || VALID(&g.s, nvlink_rx_bps));
 
   /* SLOW */
-  assert_true(VALID(&s, power_limit_mw) && V(&s, power_limit_mw) == 700000);
-  assert_true(VALID(&s, temp_gpu_c) && V(&s, temp_gpu_c) == 45);
-  assert_true(VALID(&s, temp_mem_c) && V(&s, temp_mem_c) == 52);
-  assert_true(VALID(&s, pcie_gen) && V(&s, pcie_gen) == 5);
-  assert_true(VALID(&s, pcie_width) && V(&s, pcie_width) == 16);
-  assert_true(VALID(&s, pcie_replay) && V(&s, pcie_replay) == 0);
-  assert_true(VALID(&s, viol_power_cap_ns) && V(&s, viol_power_cap_ns) == 1.5e9);
-  assert_true(VALID(&s, viol_sync_boost_ns) && V(&s, viol_sync_boost_ns) == 0);
-  assert_true(VALID(&s, viol_sw_thermal_ns) && V(&s, viol_sw_thermal_ns) == 2e6);
-  assert_true(VALID(&s, viol_hw_thermal_ns) && VALID(&s, viol_hw_power_brake_ns));
-  assert_true(VALID(&s, ecc_sbe_volatile) && V(&s, ecc_sbe_volatile) == 3);
-  assert_true(VALID(&s, ecc_dbe_volatile) && V(&s, ecc_dbe_volatile) == 0);
-  assert_true(VALID(&s, remapped_cor) && V(&s, remapped_cor) == 1);
-  assert_true(VALID(&s, remapped_unc) && VALID(&s, remapped_pending) && VALID(&s, remapped_failure));
-  assert_int_equal(ev.n, 0);
+  static const struct expected_value slow[] = {
+      {GW_M_power_limit_mw, 700000},   {GW_M_temp_gpu_c, 45},
+      {GW_M_temp_mem_c, 52},           {GW_M_pcie_gen, 5},
+      {GW_M_pcie_width, 16},           {GW_M_pcie_replay, 0},
+      {GW_M_viol_power_cap_ns, 1.5e9}, {GW_M_viol_sync_boost_ns, 0},
+      {GW_M_viol_sw_thermal_ns, 2e6},  {GW_M_ecc_sbe_volatile, 3},
+      {GW_M_ecc_dbe_volatile, 0},      {GW_M_remapped_cor, 1},
+  };
+  expect_values(&g.s, slow, sizeof slow / sizeof slow[0]);
+  assert_true(VALID(&g.s, viol_hw_thermal_ns) && VALID(&g.s, viol_hw_power_brake_ns));
+  assert_true(VALID(&g.s, remapped_unc) && VALID(&g.s, remapped_pending) && VALID(&g.s, remapped_failure));
+  assert_int_equal(g.ev.n, 0);
 
   /* FAST only (a tick between seconds): utilization alone; no clocks,
    * reasons or power (read once a second) and no SLOW metric. */
   unsigned long reasons_calls = fake_calls("nvmlDeviceGetCurrentClocksEventReasons");
-  sample_ok(nv, 0, T0 + 100 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(VALID(&s, util_gpu_pct) && VALID(&s, util_mem_pct));
-  assert_false(VALID(&s, sm_clock_mhz) || VALID(&s, clock_reasons) || VALID(&s, mem_clock_mhz));
+  sample(&g, 0, T0 + 100 * MS, GW_NVML_FAST);
+  assert_true(VALID(&g.s, util_gpu_pct) && VALID(&g.s, util_mem_pct));
+  assert_false(VALID(&g.s, sm_clock_mhz) || VALID(&g.s, clock_reasons) || VALID(&g.s, mem_clock_mhz));
   assert_int_equal(fake_calls("nvmlDeviceGetCurrentClocksEventReasons"), reasons_calls);
-  assert_false(VALID(&s, power_mw) || VALID(&s, pstate) || VALID(&s, mem_used_bytes));
-  assert_false(VALID(&s, power_limit_mw) || VALID(&s, temp_gpu_c) || VALID(&s, ecc_sbe_volatile));
+  assert_false(VALID(&g.s, power_mw) || VALID(&g.s, pstate) || VALID(&g.s, mem_used_bytes));
+  assert_false(VALID(&g.s, power_limit_mw) || VALID(&g.s, temp_gpu_c) || VALID(&g.s, ecc_sbe_volatile));
   /* FAST and SLOW: power again, rising with the fake's counter. */
-  sample_ok(nv, 0, T0 + 150 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
-  assert_true(V(&s, power_mw) == 402000);
+  sample(&g, 0, T0 + 150 * MS, GW_NVML_FAST | GW_NVML_SLOW);
+  assert_true(V(&g.s, power_mw) == 402000);
   /* SLOW only: no FAST metric, and no extra power reading. */
-  sample_ok(nv, 0, T0 + 200 * MS, GW_NVML_SLOW, &s, &ev);
-  assert_false(VALID(&s, power_mw) || VALID(&s, util_gpu_pct) || VALID(&s, mem_used_bytes));
-  assert_true(VALID(&s, power_limit_mw));
+  sample(&g, 0, T0 + 200 * MS, GW_NVML_SLOW);
+  assert_false(VALID(&g.s, power_mw) || VALID(&g.s, util_gpu_pct) || VALID(&g.s, mem_used_bytes));
+  assert_true(VALID(&g.s, power_limit_mw));
   assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), 2);
   /* One field-values call per SLOW tick, plus one for the dear HW slowdown
    * counters on the RARE tick. */
   assert_int_equal(fake_calls("nvmlDeviceGetFieldValues"), 4);
-  assert_false(VALID(&s, viol_hw_thermal_ns) || VALID(&s, energy_mj));
+  assert_false(VALID(&g.s, viol_hw_thermal_ns) || VALID(&g.s, energy_mj));
 
-  struct gw_event_sink sink = {support_events_add, &ev};
-  assert_int_equal(gw_nvml_sample(nv, 5, T0, GW_NVML_FAST, &s, &sink), GW_ERR);
-  close_fake(nv);
+  struct gw_event_sink sink = {support_events_add, &g.ev};
+  assert_int_equal(gw_nvml_sample(g.nv, 5, T0, GW_NVML_FAST, &g.s, &sink), GW_ERR);
+  close_fake(g.nv);
 }
 
 static void check_util_averages(void) {
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
+  struct fake_gpu g;
+  fake_gpu_open(&g);
   /* First call: only the newest buffered sample (GPU 80, memory 40). */
-  sample_ok(nv, 0, T0, GW_NVML_FAST, &s, &ev);
-  assert_true(VALID(&s, util_gpu_pct) && V(&s, util_gpu_pct) == 80);
-  assert_true(VALID(&s, util_mem_pct) && V(&s, util_mem_pct) == 40);
+  sample(&g, 0, T0, GW_NVML_FAST);
+  assert_true(VALID(&g.s, util_gpu_pct) && V(&g.s, util_gpu_pct) == 80);
+  assert_true(VALID(&g.s, util_mem_pct) && V(&g.s, util_mem_pct) == 40);
   /* A second later: the average of the samples since the last one seen,
    * (60 + 80) / 2. */
-  sample_ok(nv, 0, T0 + 1000 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(V(&s, util_gpu_pct) == 70);
-  assert_true(V(&s, util_mem_pct) == 35);
+  sample(&g, 0, T0 + 1000 * MS, GW_NVML_FAST);
+  assert_true(V(&g.s, util_gpu_pct) == 70);
+  assert_true(V(&g.s, util_mem_pct) == 35);
   assert_int_equal(fake_calls("nvmlDeviceGetUtilizationRates"), 0);
   /* 100 ms later a point read sees the driver's latest window (rates 55 / 25)
    * without the dear buffered call. */
   int samples_calls = fake_calls("nvmlDeviceGetSamples");
-  sample_ok(nv, 0, T0 + 1100 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(V(&s, util_gpu_pct) == 55);
-  assert_true(V(&s, util_mem_pct) == 25);
+  sample(&g, 0, T0 + 1100 * MS, GW_NVML_FAST);
+  assert_true(V(&g.s, util_gpu_pct) == 55);
+  assert_true(V(&g.s, util_mem_pct) == 25);
   assert_int_equal(fake_calls("nvmlDeviceGetSamples"), samples_calls);
-  close_fake(nv);
+  close_fake(g.nv);
 }
 
 static void test_util_from_buffered_samples(void **state) {
@@ -322,17 +355,16 @@ static void test_util_from_buffered_samples(void **state) {
 static void test_util_falls_back_to_rates(void **state) {
   (void)state;
   setenv("FAKE_NVML_NOT_SUPPORTED", "nvmlDeviceGetSamples", 1);
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
+  struct fake_gpu g;
+  fake_gpu_open(&g);
   for (int tick = 0; tick < 3; tick++) {
-    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST, &s, &ev);
-    assert_true(VALID(&s, util_gpu_pct) && V(&s, util_gpu_pct) == 55);
-    assert_true(VALID(&s, util_mem_pct) && V(&s, util_mem_pct) == 25);
+    sample(&g, 0, T0 + tick * 100 * MS, GW_NVML_FAST);
+    assert_true(VALID(&g.s, util_gpu_pct) && V(&g.s, util_gpu_pct) == 55);
+    assert_true(VALID(&g.s, util_mem_pct) && V(&g.s, util_mem_pct) == 25);
   }
   /* One NOT_SUPPORTED per sample type, then never asked again. */
   assert_int_equal(fake_calls("nvmlDeviceGetSamples"), 2);
-  close_fake(nv);
+  close_fake(g.nv);
 }
 
 /* Valid mask of a FAST|SLOW tick (second tick, GPM window ready) with the
@@ -342,19 +374,18 @@ static uint64_t valid_mask_with(const char *unsupported, struct gw_gpu_sample *l
     setenv("FAKE_NVML_NOT_SUPPORTED", unsupported, 1);
   else
     unsetenv("FAKE_NVML_NOT_SUPPORTED");
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
+  struct fake_gpu g;
+  fake_gpu_open(&g);
   const unsigned all_tiers = GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE;
-  sample_ok(nv, 0, T0, all_tiers, &s, &ev);
-  sample_ok(nv, 0, T0 + 150 * MS, all_tiers, &s, &ev);
-  uint64_t second = s.valid;
+  sample(&g, 0, T0, all_tiers);
+  sample(&g, 0, T0 + 150 * MS, all_tiers);
+  uint64_t second = g.s.valid;
   /* The third tick must agree: an unsupported metric stays invalid. */
-  sample_ok(nv, 0, T0 + 300 * MS, all_tiers, &s, &ev);
-  assert_true(s.valid == second);
+  sample(&g, 0, T0 + 300 * MS, all_tiers);
+  assert_true(g.s.valid == second);
   if (last)
-    *last = s;
-  close_fake(nv);
+    *last = g.s;
+  close_fake(g.nv);
   return second;
 }
 
@@ -396,116 +427,112 @@ static void test_not_supported_leaves_exactly_its_metric(void **state) {
 static void test_not_supported_is_not_asked_again(void **state) {
   (void)state;
   setenv("FAKE_NVML_NOT_SUPPORTED", "nvmlDeviceGetPowerUsage,nvmlDeviceGetCurrPcieLinkWidth", 1);
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
+  struct fake_gpu g;
+  fake_gpu_open(&g);
   for (int tick = 0; tick < 5; tick++) {
-    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
-    assert_false(VALID(&s, power_mw));
-    assert_false(VALID(&s, pcie_width));
-    assert_true(VALID(&s, pcie_gen));
-    assert_true(VALID(&s, energy_mj));
+    sample(&g, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE);
+    assert_false(VALID(&g.s, power_mw));
+    assert_false(VALID(&g.s, pcie_width));
+    assert_true(VALID(&g.s, pcie_gen));
+    assert_true(VALID(&g.s, energy_mj));
   }
   assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), 1);
   assert_int_equal(fake_calls("nvmlDeviceGetCurrPcieLinkWidth"), 1);
   assert_int_equal(fake_calls("nvmlDeviceGetTotalEnergyConsumption"), 5);
-  close_fake(nv);
+  close_fake(g.nv);
 }
 
 static void test_transient_error_is_one_tick(void **state) {
   (void)state;
   setenv("FAKE_NVML_FAIL_ONCE", "nvmlDeviceGetPowerUsage,nvmlDeviceGetTemperatureV", 1);
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
-  sample_ok(nv, 0, T0, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE, &s, &ev);
-  assert_false(VALID(&s, power_mw));
-  assert_false(VALID(&s, temp_gpu_c)); /* no fallback to the old call on a passing error */
-  assert_true(VALID(&s, energy_mj));
-  sample_ok(nv, 0, T0 + 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
-  assert_true(VALID(&s, power_mw));
-  assert_true(VALID(&s, temp_gpu_c));
+  struct fake_gpu g;
+  fake_gpu_open(&g);
+  sample(&g, 0, T0, GW_NVML_FAST | GW_NVML_SLOW | GW_NVML_RARE);
+  assert_false(VALID(&g.s, power_mw));
+  assert_false(VALID(&g.s, temp_gpu_c)); /* no fallback to the old call on a passing error */
+  assert_true(VALID(&g.s, energy_mj));
+  sample(&g, 0, T0 + 100 * MS, GW_NVML_FAST | GW_NVML_SLOW);
+  assert_true(VALID(&g.s, power_mw));
+  assert_true(VALID(&g.s, temp_gpu_c));
   assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), 2);
   assert_int_equal(fake_calls("nvmlDeviceGetTemperature"), 0);
-  close_fake(nv);
+  close_fake(g.nv);
 }
 
 /* ---- GPM ---- */
 
 static void test_gpm_window(void **state) {
   (void)state;
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
+  struct fake_gpu g;
+  fake_gpu_open(&g);
 
   /* Default window 100 ms. A at 0 ms: the first sample, no window yet. */
-  sample_ok(nv, 0, T0, GW_NVML_FAST, &s, &ev);
-  assert_true((s.valid & gpm_mask()) == 0);
+  sample(&g, 0, T0, GW_NVML_FAST);
+  assert_true((g.s.valid & gpm_mask()) == 0);
   /* 60 ms: the window is not over, so no GPM call at all. */
-  sample_ok(nv, 0, T0 + 60 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true((s.valid & gpm_mask()) == 0);
-  assert_false(VALID(&s, pcie_rx_bps));
+  sample(&g, 0, T0 + 60 * MS, GW_NVML_FAST);
+  assert_true((g.s.valid & gpm_mask()) == 0);
+  assert_false(VALID(&g.s, pcie_rx_bps));
   assert_int_equal(fake_calls("nvmlGpmSampleGet"), 1);
   assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 0);
   /* B at 120 ms closes the window A..B: one sample apart (d = 1). */
-  sample_ok(nv, 0, T0 + 120 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true((s.valid & gpm_mask()) == gpm_mask());
-  assert_true(V(&s, sm_active_pct) == 10);
-  assert_false(VALID(&s, gr_active_pct));
-  assert_true(V(&s, tensor_active_pct) == 8);
-  assert_true(V(&s, sm_occupancy_pct) == 12.5);
-  assert_true(V(&s, dram_bw_pct) == 17.25);
-  assert_true(V(&s, fp32_active_pct) == 3);
-  assert_true(V(&s, fp16_active_pct) == 1.5);
+  sample(&g, 0, T0 + 120 * MS, GW_NVML_FAST);
+  assert_true((g.s.valid & gpm_mask()) == gpm_mask());
+  assert_true(V(&g.s, sm_active_pct) == 10);
+  assert_false(VALID(&g.s, gr_active_pct));
+  assert_true(V(&g.s, tensor_active_pct) == 8);
+  assert_true(V(&g.s, sm_occupancy_pct) == 12.5);
+  assert_true(V(&g.s, dram_bw_pct) == 17.25);
+  assert_true(V(&g.s, fp32_active_pct) == 3);
+  assert_true(V(&g.s, fp16_active_pct) == 1.5);
   /* PCIe from GPM (MiB/s), not from PcieThroughput. */
-  assert_true(VALID(&s, pcie_tx_bps) && V(&s, pcie_tx_bps) == 100 * MIB);
-  assert_true(VALID(&s, pcie_rx_bps) && V(&s, pcie_rx_bps) == 2000 * MIB);
+  assert_true(VALID(&g.s, pcie_tx_bps) && V(&g.s, pcie_tx_bps) == 100 * MIB);
+  assert_true(VALID(&g.s, pcie_rx_bps) && V(&g.s, pcie_rx_bps) == 2000 * MIB);
   /* NVLink metrics said NOT_SUPPORTED inside a successful call. */
-  assert_false(VALID(&s, nvlink_rx_bps) || VALID(&s, nvlink_tx_bps));
+  assert_false(VALID(&g.s, nvlink_rx_bps) || VALID(&g.s, nvlink_tx_bps));
   /* Never closer than 100 ms, which GPM needs: 210 ms is too early. */
-  sample_ok(nv, 0, T0 + 210 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true((s.valid & gpm_mask()) == 0);
-  sample_ok(nv, 0, T0 + 230 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(VALID(&s, sm_active_pct) && V(&s, sm_active_pct) == 10);
+  sample(&g, 0, T0 + 210 * MS, GW_NVML_FAST);
+  assert_true((g.s.valid & gpm_mask()) == 0);
+  sample(&g, 0, T0 + 230 * MS, GW_NVML_FAST);
+  assert_true(VALID(&g.s, sm_active_pct) && V(&g.s, sm_active_pct) == 10);
   assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 2);
 
   /* A 500 ms window: ticks in between make no GPM call; a tick a little
    * early (scheduling) still closes the window. */
-  gw_nvml_set_gpm_window_ms(nv, 500);
+  gw_nvml_set_gpm_window_ms(g.nv, 500);
   for (int tick = 1; tick <= 3; tick++) {
-    sample_ok(nv, 0, T0 + 230 * MS + tick * 100 * MS, GW_NVML_FAST, &s, &ev);
-    assert_true((s.valid & gpm_mask()) == 0);
+    sample(&g, 0, T0 + 230 * MS + tick * 100 * MS, GW_NVML_FAST);
+    assert_true((g.s.valid & gpm_mask()) == 0);
   }
-  sample_ok(nv, 0, T0 + 715 * MS, GW_NVML_FAST, &s, &ev);
-  assert_true(VALID(&s, sm_active_pct) && V(&s, sm_active_pct) == 10);
+  sample(&g, 0, T0 + 715 * MS, GW_NVML_FAST);
+  assert_true(VALID(&g.s, sm_active_pct) && V(&g.s, sm_active_pct) == 10);
   assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 3);
   assert_int_equal(fake_calls("nvmlGpmSampleGet"), 4);
   assert_int_equal(fake_calls("nvmlDeviceGetPcieThroughput"), 0);
-  close_fake(nv);
+  close_fake(g.nv);
 }
 
 static void test_no_gpm(void **state) {
   (void)state;
   setenv("FAKE_NVML_NO_GPM", "1", 1);
-  struct gw_nvml *nv = open_fake();
+  struct fake_gpu g;
+  fake_gpu_open(&g);
   struct gw_gpu_info info;
   struct gw_err err = {{0}};
-  assert_int_equal(gw_nvml_gpu_info(nv, 0, &info, &err), GW_OK);
+  assert_int_equal(gw_nvml_gpu_info(g.nv, 0, &info, &err), GW_OK);
   assert_int_equal(info.windowed_supported, 0);
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
   for (int tick = 0; tick < 4; tick++) {
     /* Without GPM, PCIe comes from the blocking PcieThroughput call, once a
      * second with the SLOW metrics. */
-    sample_ok(nv, 0, T0 + tick * 150 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
-    assert_true((s.valid & gpm_mask()) == 0);
+    sample(&g, 0, T0 + tick * 150 * MS, GW_NVML_FAST | GW_NVML_SLOW);
+    assert_true((g.s.valid & gpm_mask()) == 0);
     /* KB/s from PcieThroughput, 1024 bytes each. */
-    assert_true(VALID(&s, pcie_tx_bps) && V(&s, pcie_tx_bps) == 1000 * 1024.0);
-    assert_true(VALID(&s, pcie_rx_bps) && V(&s, pcie_rx_bps) == 250000 * 1024.0);
+    assert_true(VALID(&g.s, pcie_tx_bps) && V(&g.s, pcie_tx_bps) == 1000 * 1024.0);
+    assert_true(VALID(&g.s, pcie_rx_bps) && V(&g.s, pcie_rx_bps) == 250000 * 1024.0);
   }
   assert_int_equal(fake_calls("nvmlGpmSampleGet"), 0);
   assert_int_equal(fake_calls("nvmlGpmMetricsGet"), 0);
-  close_fake(nv);
+  close_fake(g.nv);
 }
 
 /* ---- GPU lost ---- */
@@ -515,45 +542,44 @@ static void test_gpu_lost(void **state) {
   setenv("FAKE_NVML_GPUS", "2", 1);
   setenv("FAKE_NVML_LOST_AFTER", "2", 1);
   setenv("FAKE_NVML_LOST_GPU", "0", 1);
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_event_sink sink = {support_events_add, &ev};
-  struct gw_gpu_sample s;
+  struct fake_gpu g;
+  fake_gpu_open(&g);
+  struct gw_event_sink sink = {support_events_add, &g.ev};
   for (int tick = 0; tick < 2; tick++) {
-    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
-    sample_ok(nv, 1, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
+    sample(&g, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW);
+    sample(&g, 1, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW);
   }
-  assert_int_equal(ev.n, 0);
+  assert_int_equal(g.ev.n, 0);
 
-  assert_int_equal(gw_nvml_sample(nv, 0, T0 + 200 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &sink), GW_ELOST);
-  assert_true(s.valid == 0);
-  assert_int_equal(ev.n, 1);
-  assert_string_equal(ev.ev[0].kind, "gpu_lost");
-  assert_int_equal(ev.ev[0].gpu, 0);
-  assert_true(ev.ev[0].t_ns == T0 + 200 * MS);
-  assert_non_null(strstr(ev.ev[0].message, "00000000:18:00.0"));
-  assert_non_null(strstr(ev.ev[0].message, "lost"));
+  assert_int_equal(gw_nvml_sample(g.nv, 0, T0 + 200 * MS, GW_NVML_FAST | GW_NVML_SLOW, &g.s, &sink), GW_ELOST);
+  assert_true(g.s.valid == 0);
+  assert_int_equal(g.ev.n, 1);
+  assert_string_equal(g.ev.ev[0].kind, "gpu_lost");
+  assert_int_equal(g.ev.ev[0].gpu, 0);
+  assert_true(g.ev.ev[0].t_ns == T0 + 200 * MS);
+  assert_non_null(strstr(g.ev.ev[0].message, "00000000:18:00.0"));
+  assert_non_null(strstr(g.ev.ev[0].message, "lost"));
 
   /* The other GPU carries on. */
-  sample_ok(nv, 1, T0 + 200 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
-  assert_true(VALID(&s, power_mw));
+  sample(&g, 1, T0 + 200 * MS, GW_NVML_FAST | GW_NVML_SLOW);
+  assert_true(VALID(&g.s, power_mw));
 
   /* Later calls: GW_ELOST at once, no second event, no NVML call. */
   unsigned long power_calls = fake_calls("nvmlDeviceGetPowerUsage");
   unsigned long get_samples = fake_calls("nvmlDeviceGetSamples");
   for (int tick = 3; tick < 6; tick++)
-    assert_int_equal(gw_nvml_sample(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &sink), GW_ELOST);
-  assert_int_equal(ev.n, 1);
+    assert_int_equal(gw_nvml_sample(g.nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &g.s, &sink), GW_ELOST);
+  assert_int_equal(g.ev.n, 1);
   assert_int_equal(fake_calls("nvmlDeviceGetPowerUsage"), power_calls);
   assert_int_equal(fake_calls("nvmlDeviceGetSamples"), get_samples);
 
   struct gw_gpu_proc procs[4];
-  assert_int_equal(gw_nvml_processes(nv, 0, T0, procs, 4), -1);
+  assert_int_equal(gw_nvml_processes(g.nv, 0, T0, procs, 4), -1);
   struct gw_gpu_info info;
   struct gw_err err = {{0}};
-  assert_int_equal(gw_nvml_gpu_info(nv, 0, &info, &err), GW_ELOST);
+  assert_int_equal(gw_nvml_gpu_info(g.nv, 0, &info, &err), GW_ELOST);
   assert_non_null(strstr(err.msg, "lost"));
-  close_fake(nv);
+  close_fake(g.nv);
 }
 
 /* ---- clock reasons ---- */
@@ -561,27 +587,26 @@ static void test_gpu_lost(void **state) {
 static void test_clock_reason_events(void **state) {
   (void)state;
   setenv("FAKE_NVML_REASONS", "0x1,0x1,0x4,0x4,0x84,0", 1);
-  struct gw_nvml *nv = open_fake();
-  struct support_events ev = {0};
-  struct gw_gpu_sample s;
+  struct fake_gpu g;
+  fake_gpu_open(&g);
   const double expect[] = {1, 1, 4, 4, 0x84, 0};
   for (int tick = 0; tick < 6; tick++) {
-    sample_ok(nv, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW, &s, &ev);
-    assert_true(VALID(&s, clock_reasons) && V(&s, clock_reasons) == expect[tick]);
+    sample(&g, 0, T0 + tick * 100 * MS, GW_NVML_FAST | GW_NVML_SLOW);
+    assert_true(VALID(&g.s, clock_reasons) && V(&g.s, clock_reasons) == expect[tick]);
   }
   /* No event for the first reading, one per change after it. */
-  assert_int_equal(ev.n, 3);
-  assert_string_equal(ev.ev[0].kind, "clock_reasons");
-  assert_int_equal(ev.ev[0].code, 0x4);
-  assert_int_equal(ev.ev[0].gpu, 0);
-  assert_true(ev.ev[0].t_ns == T0 + 200 * MS);
-  assert_non_null(strstr(ev.ev[0].message, "SW power cap"));
-  assert_non_null(strstr(ev.ev[0].message, "GPU idle")); /* what it was */
-  assert_int_equal(ev.ev[1].code, 0x84);
-  assert_non_null(strstr(ev.ev[1].message, "SW power cap, HW power brake"));
-  assert_int_equal(ev.ev[2].code, 0);
-  assert_non_null(strstr(ev.ev[2].message, "none"));
-  close_fake(nv);
+  assert_int_equal(g.ev.n, 3);
+  assert_string_equal(g.ev.ev[0].kind, "clock_reasons");
+  assert_int_equal(g.ev.ev[0].code, 0x4);
+  assert_int_equal(g.ev.ev[0].gpu, 0);
+  assert_true(g.ev.ev[0].t_ns == T0 + 200 * MS);
+  assert_non_null(strstr(g.ev.ev[0].message, "SW power cap"));
+  assert_non_null(strstr(g.ev.ev[0].message, "GPU idle")); /* what it was */
+  assert_int_equal(g.ev.ev[1].code, 0x84);
+  assert_non_null(strstr(g.ev.ev[1].message, "SW power cap, HW power brake"));
+  assert_int_equal(g.ev.ev[2].code, 0);
+  assert_non_null(strstr(g.ev.ev[2].message, "none"));
+  close_fake(g.nv);
 }
 
 /* ---- processes ---- */
@@ -634,9 +659,8 @@ int main(void) {
     return 77;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_open_missing_library, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_open_not_nvml, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_init_failure, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_open_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_open_named_by_environment, setup, teardown),
       cmocka_unit_test_setup_teardown(test_no_gpu, setup, teardown),
       cmocka_unit_test_setup_teardown(test_driver_and_gpu_info, setup, teardown),
       cmocka_unit_test_setup_teardown(test_info_fallbacks_and_unknowns, setup, teardown),
