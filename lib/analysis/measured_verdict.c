@@ -78,6 +78,35 @@ static int is_measured_class(const char *class_id) {
   return 0;
 }
 
+/* MEASURED_CLASSES' index of the input pipeline. */
+#define INPUT_CLASS 0
+
+/* The input class's measured idle seconds (class_s[INPUT_CLASS]) made to
+ * agree with the hook's own timing of the waits. The hook times every wait
+ * for a batch exactly (the ledger's input row holds the GPU's idle time in
+ * them), where samples at 20-50 Hz see a wait only as often as they fall in
+ * it and can file part of it elsewhere. Both measure the same idle time, so
+ * the larger counts, up to the idle time the samples did not give to another
+ * named class: an older hook that also timed an evaluation pass's own
+ * batches as the step's data wait cannot claim the time the samples saw the
+ * thread evaluating. */
+static void reconcile_input_waits(const struct gw_diagnosis *dx, double *class_s) {
+  /* the idle time, as the samples' stretches or the ledger's idle rows
+   * count it (their tick tests differ), whichever holds more */
+  double attr_idle_s = 0, ledger_idle_ns = 0, named_other_s = 0;
+  for (int i = 0; i < dx->ngpus; i++)
+    attr_idle_s += dx->attr[i].idle_s;
+  for (int r = GW_ROW_IDLE_INPUT; r <= GW_ROW_IDLE_OTHER; r++)
+    ledger_idle_ns += dx->total.row_ns[r];
+  double idle_s = fmax(attr_idle_s, ledger_idle_ns / 1e9);
+  for (size_t k = 0; k < sizeof MEASURED_CLASSES / sizeof MEASURED_CLASSES[0]; k++)
+    if (k != INPUT_CLASS)
+      named_other_s += class_s[k];
+  double hook_s = dx->total.row_ns[GW_ROW_IDLE_INPUT] / 1e9;
+  double room_s = fmax(0, idle_s - named_other_s);
+  class_s[INPUT_CLASS] = fmax(class_s[INPUT_CLASS], fmin(hook_s, room_s));
+}
+
 /* Recordings with thread or Python samples: each idle class's time is what
  * the samples charged to it (all GPUs); a class's finding gets that share
  * (or keeps a larger one its rule found), the evidence names the activity
@@ -91,6 +120,7 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       for (int k = 0; k < NC; k++)
         if (strcmp(gw_idle_cause_class(c), MEASURED_CLASSES[k]) == 0)
           class_s[k] += dx->attr[i].rows[c].seconds;
+  reconcile_input_waits(dx, class_s);
   int best = -1;
   for (int k = 0; k < NC; k++) {
     if (best < 0 || class_s[k] > class_s[best])
@@ -111,7 +141,10 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       f->confidence = gw_confidence_calibrated(f->confidence_raw);
       add_cause_fixes(f, largest_cause(dx, MEASURED_CLASSES[k]));
     }
-    f->share_of_active = fmax(f->share_of_active, share);
+    /* the input class's share is its measured idle (reconcile_input_waits
+     * already weighs the hook's waits); the others keep a larger share
+     * their rule found */
+    f->share_of_active = k == INPUT_CLASS ? share : fmax(f->share_of_active, share);
     f->share_of_lost = dx->lost_ns > 0 ? fmin(1, f->share_of_active * dx->active_ns / dx->lost_ns) : 0;
     f->speedup_max = 1 / (1 - fmin(f->share_of_active, 0.99));
     /* the evidence: each cause of this class on each GPU, its activity and top user frame */

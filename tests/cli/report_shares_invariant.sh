@@ -1,6 +1,8 @@
 #!/bin/bash
 # Over every recording in tests/fixtures: the findings' shares of the lost
-# time never add up to more than the lost time, and the ledger's "idle:
+# time never add up to more than the lost time, no finding explains more
+# of it than the verdict's (unless the verdict is a hardware fault, which is
+# fixed first whatever its share), and the ledger's "idle:
 # other (no signal explains it)" row is not then claimed by a finding (the
 # time input_pipeline and schedule_shape count beyond their own rows can
 # only come from it: then the row is titled as claimed).
@@ -19,6 +21,12 @@ shares = [f["share_of_lost"] for f in d["findings"]]
 assert all(0 <= s <= 1 + 1e-9 for s in shares), (name, shares)
 # the JSON rounds each share to 4 decimals: half a unit of the last digit per finding
 assert sum(shares) <= 1 + 0.5e-4 * len(shares), (name, "finding shares add up to %.4f of the lost time" % sum(shares))
+verdict = d["verdict"] if isinstance(d["verdict"], str) else d["verdict"]["class"]
+lead = [f["share_of_lost"] for f in d["findings"] if f["class"] == verdict]
+for f in d["findings"]:
+    if lead and f["class"] != verdict and verdict != "hardware_env":
+        assert f["share_of_lost"] <= lead[0] + 1e-4, (name, "verdict %s explains %.4f, %s %.4f" % (
+            verdict, lead[0], f["class"], f["share_of_lost"]))
 act = d["active_s"] or 0
 if act > 0 and d["findings"]:
     rows = {}
