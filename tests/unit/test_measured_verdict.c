@@ -64,49 +64,53 @@ static const struct gw_finding *finding(const struct gw_diagnosis *dx, const cha
   return NULL;
 }
 
-/* The hook timed 4 s of waits for batches; the samples, at 50 Hz over short
- * waits, put 2 s there and 2.5 s in launching: the hook's timing counts, the
- * input pipeline is the verdict, and no finding explains more than it. */
-static void hook_waits_count(void **state) {
-  (void)state;
-  double sampled[GW_IDLE_NCAUSES] = {0};
-  sampled[GW_PYACT_DATA_WAIT] = 2.0;
-  sampled[GW_PYACT_FORWARD_BACKWARD] = 2.5;
-  sampled[GW_PYACT_EVAL] = 0.5;
-  struct gw_diagnosis *dx = diagnosis(7.0, 4.0, sampled);
-  input_rule_finding(dx, 0.4);
-  gw_measured_verdict(dx);
-  assert_string_equal(dx->verdict, "input_pipeline");
-  const struct gw_finding *in = finding(dx, "input_pipeline"), *launch = finding(dx, "launch_overhead");
-  assert_non_null(in);
-  assert_non_null(launch);
-  assert_float_equal(in->share_of_active, 0.4, 1e-9);
-  assert_true(launch->share_of_lost <= in->share_of_lost);
-}
+/* One recording's figures (seconds of the ACTIVE_S) and what must follow. */
+struct verdict_case {
+  const char *why;
+  double idle_s, hook_input_s, rule_input_share;
+  double data_wait_s, eval_s, launching_s; /* what the samples charged */
+  const char *verdict;
+  double input_share_of_active;
+};
 
-/* An older hook also timed an evaluation pass's own batches as the steps'
- * wait: 6.5 s of "input" where the samples saw the thread evaluating 4.5 s.
- * The waits cannot claim time the samples gave another named class: the
- * input finding keeps 2 s (not the rule's 65%), and the evaluation leads. */
-static void waits_do_not_claim_sampled_eval(void **state) {
+static const struct verdict_case CASES[] = {
+    /* The hook timed 4 s of waits for batches; the samples, at 50 Hz over
+     * short waits, put 2 s there and 2.5 s in launching: the hook's timing
+     * counts and the input pipeline is the verdict. */
+    {"hook waits count", 7.0, 4.0, 0.4, 2.0, 0.5, 2.5, "input_pipeline", 0.4},
+    /* An older hook also timed an evaluation pass's own batches as the
+     * steps' wait: 6.5 s of "input" where the samples saw the thread
+     * evaluating 4.5 s. The waits cannot claim time the samples gave another
+     * named class: the input finding keeps 2 s (not the rule's 65%), and the
+     * evaluation leads. */
+    {"waits do not claim sampled eval", 7.0, 6.5, 0.65, 2.0, 4.5, 0.5, "schedule_shape", 0.2},
+};
+
+static void verdict_cases(void **state) {
   (void)state;
-  double sampled[GW_IDLE_NCAUSES] = {0};
-  sampled[GW_PYACT_DATA_WAIT] = 2.0;
-  sampled[GW_PYACT_EVAL] = 4.5;
-  sampled[GW_PYACT_FORWARD_BACKWARD] = 0.5;
-  struct gw_diagnosis *dx = diagnosis(7.0, 6.5, sampled);
-  input_rule_finding(dx, 0.65);
-  gw_measured_verdict(dx);
-  assert_string_equal(dx->verdict, "schedule_shape");
-  const struct gw_finding *in = finding(dx, "input_pipeline"), *eval = finding(dx, "schedule_shape");
-  assert_non_null(in);
-  assert_non_null(eval);
-  assert_float_equal(in->share_of_active, 0.2, 1e-9);
-  assert_true(in->share_of_lost < eval->share_of_lost);
+  for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+    const struct verdict_case *c = &CASES[k];
+    double sampled[GW_IDLE_NCAUSES] = {0};
+    sampled[GW_PYACT_DATA_WAIT] = c->data_wait_s;
+    sampled[GW_PYACT_EVAL] = c->eval_s;
+    sampled[GW_PYACT_FORWARD_BACKWARD] = c->launching_s;
+    struct gw_diagnosis *dx = diagnosis(c->idle_s, c->hook_input_s, sampled);
+    input_rule_finding(dx, c->rule_input_share);
+    gw_measured_verdict(dx);
+    if (strcmp(dx->verdict, c->verdict) != 0)
+      fail_msg("%s: verdict %s, expected %s", c->why, dx->verdict, c->verdict);
+    const struct gw_finding *in = finding(dx, "input_pipeline");
+    assert_non_null(in);
+    if (fabs(in->share_of_active - c->input_share_of_active) > 1e-9)
+      fail_msg("%s: input share %.4f, expected %.4f", c->why, in->share_of_active, c->input_share_of_active);
+    /* no finding explains more of the loss than the verdict's */
+    for (int i = 1; i < dx->nfindings; i++)
+      if (dx->findings[i].share_of_lost > dx->findings[0].share_of_lost)
+        fail_msg("%s: %s explains more than the verdict", c->why, dx->findings[i].class_id);
+  }
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(hook_waits_count),
-    cmocka_unit_test(waits_do_not_claim_sampled_eval),
+    cmocka_unit_test(verdict_cases),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
