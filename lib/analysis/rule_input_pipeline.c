@@ -1,9 +1,39 @@
 /* The host cannot prepare batches as fast as the GPU eats them. */
 #include <math.h>
 
+#include "analysis/compile_shapes.h"
 #include "analysis/rules.h"
 #include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
+
+/* With the Python hook on and no DataLoader seen, a busy core beside an
+ * idle GPU is still the loop making its own batches (a generator, numpy,
+ * a fetch in the loop) when the steps look like it: making a batch costs
+ * about the same every step, so the steps are even (step-time CV under
+ * thresholds.c step_jitter_cv), where periodic work (evaluation,
+ * checkpoints, logging) gathers in a few of them; and the GPU works less
+ * than half of a typical step, the host the rest. Nothing else may show in
+ * the host's time: no period in the GPU's activity, no allocations that
+ * churn, no step time that follows the input shape, no recurring slow
+ * steps, no compilation timed by the hook (those are schedule_shape's).
+ * Where stack or thread samples measured what the thread did, they decide
+ * instead (measured_verdict.c: "making the batch itself"). */
+static int loop_makes_batches(const struct gw_rule_input *in) {
+  const struct gw_diagnosis *dx = in->dx;
+  const struct gw_step_breakdown *b = &dx->step_breakdown;
+  const struct gw_step_split *typical = &b->kinds[GW_STEP_KIND_TYPICAL];
+  if (dx->measured || !b->found || isnan(b->step_cv) || b->step_cv >= gw_thr.step_jitter_cv ||
+      isnan(typical->gpu_busy_s) || isnan(typical->wall_s) || typical->gpu_busy_s >= 0.5 * typical->wall_s)
+    return 0;
+  if (b->recurring || b->follows_shape || gw_rule_mem_churn(dx))
+    return 0;
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->profiles[i].period.found)
+      return 0;
+  struct gw_compile_shapes cs;
+  gw_compile_shapes(in->rec, &cs);
+  return !(gw_compile_shapes_lost_share(&cs) > 0);
+}
 
 int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
@@ -36,7 +66,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
    * core beside an idle GPU is what waiting for a peer looks like. CPU
    * tensor work on several cores without loader workers stays the main
    * process's data preparation (prepares). */
-  int hook_no_wait = (!isnan(wait) && !waits_for_data) || h->no_dataloader;
+  int hook_no_wait = (!isnan(wait) && !waits_for_data) || (h->no_dataloader && !loop_makes_batches(in));
   int distributed = dx->ngpus > 1 || in->rec->world_size > 1;
   /* When the loop measured its waits, the ledger's input row already holds
    * them, and host work outside them is not the loader's. */
