@@ -126,8 +126,17 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
     if (best < 0 || class_s[k] > class_s[best])
       best = k;
     double share = gw_rule_share(dx, class_s[k] * 1e9);
-    if (share < gw_thr.finding_min_share)
+    if (share < gw_thr.finding_min_share) {
+      /* a rule's input finding keeps no more than the measured idle, so
+       * that it never outweighs the verdict on a share it cannot show */
+      struct gw_finding *in = k == INPUT_CLASS ? gw_finding_of_class(dx, MEASURED_CLASSES[k]) : NULL;
+      if (in && in->share_of_active > share) {
+        in->share_of_active = share;
+        in->share_of_lost = dx->lost_ns > 0 ? fmin(1, share * dx->active_ns / dx->lost_ns) : 0;
+        in->speedup_max = 1 / (1 - fmin(share, 0.99));
+      }
       continue;
+    }
     struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[k]);
     if (!f) {
       if (dx->nfindings >= GW_MAX_FINDINGS)

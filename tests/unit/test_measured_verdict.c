@@ -46,13 +46,15 @@ static struct gw_diagnosis *diagnosis(double idle_s, double hook_input_s, const 
   return &g_dx;
 }
 
-/* The rule's input finding, sharing the ledger's input row. */
+/* The rule's input finding, sharing the ledger's input row (ranked, as a
+ * rule's finding is, by the speed-up its share promises). */
 static void input_rule_finding(struct gw_diagnosis *dx, double share_of_active) {
   struct gw_finding *f = &dx->findings[dx->nfindings++];
   memset(f, 0, sizeof *f);
   f->class_id = "input_pipeline";
   f->share_of_active = share_of_active;
   f->share_of_lost = share_of_active * dx->active_ns / dx->lost_ns;
+  f->speedup_max = 1 / (1 - share_of_active);
   f->confidence_raw = 0.9;
   f->confidence = 0.9;
 }
@@ -84,6 +86,10 @@ static const struct verdict_case CASES[] = {
      * named class: the input finding keeps 2 s (not the rule's 65%), and the
      * evaluation leads. */
     {"waits do not claim sampled eval", 7.0, 6.5, 0.65, 2.0, 4.5, 0.5, "schedule_shape", 0.2},
+    /* The same, with no sampled wait at all: all but 0.2 s of the idle time
+     * went to evaluating or launching, so the rule's 30% shrinks to those
+     * 2% (under the share a finding needs) rather than outrank launching. */
+    {"no room left for the waits", 7.0, 3.0, 0.3, 0.0, 5.0, 1.8, "schedule_shape", 0.02},
 };
 
 static void verdict_cases(void **state) {
