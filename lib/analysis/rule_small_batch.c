@@ -56,6 +56,7 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_host_profile *h = &dx->host;
   const struct gw_gpu_profile *p = NULL;
   double p_key = 0; /* the chosen GPU's fill (or SM-per-util): the lowest wins */
+  int distributed = dx->ngpus > 1 || in->rec->world_size > 1;
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *q = &dx->profiles[i];
     if (isnan(q->util_med_pct) || q->util_med_pct < gw_thr.small_busy_util_pct)
@@ -66,6 +67,13 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
       continue;
     if (nccl_share_of(dx, i) >= gw_thr.small_comm_bound_nccl_frac)
       continue; /* the collective sets this rank's step: filling its SMs cannot shorten it */
+    /* A distributed job seen without a kernel trace, its SMs resident but
+     * its math pipes all but idle: the kernels move data and compute
+     * nothing (thresholds.c stream_math_fill_frac), and in such a job the
+     * kernels that do are the collectives. That is not a small batch; the
+     * trace would tell how much of the step they hold. */
+    if (distributed && !dx->total.from_timeline && !isnan(q->math_fill) && q->math_fill < gw_thr.stream_math_fill_frac)
+      continue;
     /* Board power is not a gate: the same work reads 94% of one board's
      * limit and 82% of a larger one's. The evidence is the work itself. */
     int underfed;

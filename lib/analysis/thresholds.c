@@ -145,6 +145,13 @@ const struct gw_thresholds gw_thr = {
      * least 30% of the active SM time is such a job, not one starved of
      * work per kernel, whatever its board power. */
     .small_tensor_fill_frac = 0.30,
+    /* [physics] a kernel that does one arithmetic operation per 4-byte
+     * element it moves, at the H100's and H200's memory speed (3.35-4.8
+     * TB/s), keeps the FP32 pipe (67 TFLOP/s) 1.3-1.8% busy; NCCL's
+     * reduce-copy loop is such a kernel, and over NVLink it moves less.
+     * [h200] the smallest small-batch GEMMs of the scenarios keep it 5.6%
+     * busy. Under 3% the resident kernels move data and compute nothing. */
+    .stream_math_fill_frac = 0.03,
     /* [physics] DDP runs the gradient all-reduce alongside the backward
      * pass, so a step lasts at least as long as its collectives. NCCL
      * kernels resident for half the traced time or more run as long as all

@@ -38,6 +38,7 @@ struct gw_thresholds {
   double at_limit_power_frac;     /* power / limit at or above: the GPU works as hard as its budget allows */
   double small_math_fill_frac;    /* busiest math pipe / SM activity below this: SMs resident but unfed */
   double small_tensor_fill_frac;  /* tensor pipe / SM activity at or above: GEMMs on tensor cores at a healthy rate */
+  double stream_math_fill_frac;   /* busiest math pipe / SM activity below this: kernels move data, compute nothing */
   double small_occupancy_max_pct; /* occupancy above this is a streaming (element-wise) mix, not small GEMMs */
   double small_busy_util_pct;     /* GPU-Util at or above: the GPU looks busy */
   double small_doubling_gain_min; /* predicted samples/s gain of a doubled batch at or above: the batch is small */
