@@ -895,6 +895,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   struct gpu_work *w = gw_xcalloc((size_t)rec->ngpus + 1, sizeof *w);
   int64_t span0 = 0, span1 = 0;
   gw_step_breakdown(rec, &dx->step_breakdown);
+  gw_compile_shapes(rec, &dx->compile_shapes);
   for (int i = 0; i < rec->ngpus; i++) {
     prepare_gpu(rec, i, &w[i], &dx->profiles[i]);
     profile_gpu(rec, i, &w[i], &dx->profiles[i]);

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "analysis/compile_shapes.h"
 #include "analysis/finding.h"
 #include "analysis/goodput.h"
 #include "analysis/idle_attribution.h"
@@ -140,6 +141,7 @@ struct gw_diagnosis {
   struct gw_host_profile host;
   struct gw_step_profile steps;
   struct gw_step_breakdown step_breakdown; /* found 0 without steps */
+  struct gw_compile_shapes compile_shapes; /* torch.compile time and first visits of shapes, from the hook's steps */
   double active_ns, lost_ns; /* all GPUs: active time, and the part that was not productive or at the power cap */
   int estimated;             /* 1: some ledger came from counters only */
   int nfindings;

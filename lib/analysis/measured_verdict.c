@@ -107,6 +107,14 @@ static void reconcile_input_waits(const struct gw_diagnosis *dx, double *class_s
   class_s[INPUT_CLASS] = fmax(class_s[INPUT_CLASS], fmin(hook_s, room_s));
 }
 
+/* A finding's share of the active time, and its share of the loss and
+ * largest speed-up that follow from it. */
+static void set_share(const struct gw_diagnosis *dx, struct gw_finding *f, double share_of_active) {
+  f->share_of_active = share_of_active;
+  f->share_of_lost = dx->lost_ns > 0 ? fmin(1, share_of_active * dx->active_ns / dx->lost_ns) : 0;
+  f->speedup_max = 1 / (1 - fmin(share_of_active, 0.99));
+}
+
 /* Recordings with thread or Python samples: each idle class's time is what
  * the samples charged to it (all GPUs); a class's finding gets that share
  * (or keeps a larger one its rule found), the evidence names the activity
@@ -130,11 +138,8 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       /* a rule's input finding keeps no more than the measured idle, so
        * that it never outweighs the verdict on a share it cannot show */
       struct gw_finding *in = k == INPUT_CLASS ? gw_finding_of_class(dx, MEASURED_CLASSES[k]) : NULL;
-      if (in && in->share_of_active > share) {
-        in->share_of_active = share;
-        in->share_of_lost = dx->lost_ns > 0 ? fmin(1, share * dx->active_ns / dx->lost_ns) : 0;
-        in->speedup_max = 1 / (1 - fmin(share, 0.99));
-      }
+      if (in && in->share_of_active > share)
+        set_share(dx, in, share);
       continue;
     }
     struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[k]);
@@ -153,9 +158,7 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
     /* the input class's share is its measured idle (reconcile_input_waits
      * already weighs the hook's waits); the others keep a larger share
      * their rule found */
-    f->share_of_active = k == INPUT_CLASS ? share : fmax(f->share_of_active, share);
-    f->share_of_lost = dx->lost_ns > 0 ? fmin(1, f->share_of_active * dx->active_ns / dx->lost_ns) : 0;
-    f->speedup_max = 1 / (1 - fmin(f->share_of_active, 0.99));
+    set_share(dx, f, k == INPUT_CLASS ? share : fmax(f->share_of_active, share));
     /* the evidence: each cause of this class on each GPU, its activity and top user frame */
     for (int i = 0; i < dx->ngpus; i++) {
       const struct gw_idle_attribution *a = &dx->attr[i];

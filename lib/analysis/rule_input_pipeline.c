@@ -1,7 +1,6 @@
 /* The host cannot prepare batches as fast as the GPU eats them. */
 #include <math.h>
 
-#include "analysis/compile_shapes.h"
 #include "analysis/rules.h"
 #include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
@@ -30,9 +29,7 @@ static int loop_makes_batches(const struct gw_rule_input *in) {
   for (int i = 0; i < dx->ngpus; i++)
     if (dx->profiles[i].period.found)
       return 0;
-  struct gw_compile_shapes cs;
-  gw_compile_shapes(in->rec, &cs);
-  return !(gw_compile_shapes_lost_share(&cs) > 0);
+  return !(gw_compile_shapes_lost_share(&dx->compile_shapes) > 0);
 }
 
 int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f) {
@@ -67,7 +64,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
    * tensor work on several cores without loader workers stays the main
    * process's data preparation (prepares). */
   int hook_no_wait = (!isnan(wait) && !waits_for_data) || (h->no_dataloader && !loop_makes_batches(in));
-  int distributed = dx->ngpus > 1 || in->rec->world_size > 1;
+  int distributed = gw_rule_distributed(in);
   /* When the loop measured its waits, the ledger's input row already holds
    * them, and host work outside them is not the loader's. */
   int waits_measured = !isnan(wait);
@@ -81,8 +78,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   /* the recurring slow steps of a parallel loader's rounds, and their time
    * that the ledger left unclaimed */
   const struct gw_step_breakdown *b = &dx->step_breakdown;
-  int rhythm = b->found && b->fetch_rhythm;
-  double rhythm_ns = rhythm ? fmin(other_ns, b->extra_s * 1e9) : 0;
+  double rhythm_ns = b->fetch_rhythm ? fmin(other_ns, b->extra_s * 1e9) : 0;
   int low_power = !isnan(p->power_frac) && p->power_frac < gw_thr.low_power_frac;
   int main_busy = h->has_main && h->main_busy_frac >= 0.5;
   double conf;
@@ -109,7 +105,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
       gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));
-  } else if (rhythm && !distributed && !waits_measured && !dx->measured &&
+  } else if (b->fetch_rhythm && !distributed && !waits_measured && !dx->measured &&
              gw_rule_share(dx, rhythm_ns) >= gw_thr.finding_min_share) {
     /* The loop waits once per round of batches fetched in parallel
      * (step_breakdown.h, GW_FETCH_RHYTHM_MAX_STEPS): a loader of the

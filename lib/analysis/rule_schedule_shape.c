@@ -123,11 +123,9 @@ static int compile_shape_finding(const struct gw_compile_shapes *cs, double shar
 
 static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
-  struct gw_compile_shapes cs;
-  gw_compile_shapes(in->rec, &cs);
-  double compile_shape_share = gw_compile_shapes_lost_share(&cs);
+  double compile_shape_share = gw_compile_shapes_lost_share(&dx->compile_shapes);
   if (compile_shape_share >= gw_thr.finding_min_share)
-    return compile_shape_finding(&cs, compile_shape_share, f);
+    return compile_shape_finding(&dx->compile_shapes, compile_shape_share, f);
   int shapes = 0; /* the evidence points at changing shapes, not periodic work */
   int helper = 0; /* a busy thread that launches nothing can explain the idle time */
   const struct gw_host_profile *h = &dx->host;

@@ -56,7 +56,7 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_host_profile *h = &dx->host;
   const struct gw_gpu_profile *p = NULL;
   double p_key = 0; /* the chosen GPU's fill (or SM-per-util): the lowest wins */
-  int distributed = dx->ngpus > 1 || in->rec->world_size > 1;
+  int distributed = gw_rule_distributed(in);
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *q = &dx->profiles[i];
     if (isnan(q->util_med_pct) || q->util_med_pct < gw_thr.small_busy_util_pct)

@@ -31,6 +31,10 @@ void gw_rule_power_evidence(struct gw_finding *f, const struct gw_gpu_profile *p
               GW_NUM("power_share", GW_UNIT_FRACTION, p->power_frac));
 }
 
+int gw_rule_distributed(const struct gw_rule_input *in) {
+  return in->dx->ngpus > 1 || in->rec->world_size > 1;
+}
+
 double gw_rule_share(const struct gw_diagnosis *dx, double ns) {
   if (dx->active_ns <= 0)
     return 0;

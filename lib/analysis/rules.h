@@ -45,6 +45,9 @@ int gw_rule_main_prepares_data(const struct gw_diagnosis *dx);
  * down, parameters back: gw_pcie_round_trip), or NULL. */
 const struct gw_gpu_profile *gw_rule_host_offload(const struct gw_diagnosis *dx);
 
+/* 1 for a distributed job: several GPUs recorded, or a launcher's
+ * WORLD_SIZE above 1 (ranks elsewhere). */
+int gw_rule_distributed(const struct gw_rule_input *in);
 /* Shared by rules: share of the active time of all GPUs held by ns. */
 double gw_rule_share(const struct gw_diagnosis *dx, double ns);
 /* Evidence id of GPU p over its active time: its median power, its limit
