@@ -26,7 +26,7 @@ the two arms differ only by the sampler. The sampler writes its lines to a file 
 recorder (its spool write, once per half second, included).
 
 usage: pystack_cost.py [--gpu] [--rounds 12] [--steps 150] [--warmup 20] [--work-ms 10] [--hz 50] [--seed 1]
-                       [--blocks N [--block-steps 40]]
+                       [--blocks N [--block-steps 40] [--max-seconds S] [--rounds-out FILE]]
 e.g. on the GPU machine: python3 bench/tracer/pystack_cost.py --gpu --blocks 60"""
 import argparse
 import importlib.util
@@ -195,8 +195,11 @@ def in_process(a):
     samples = {hz: 0 for hz in rates}
     armed = ArmedSampler(pystack, rec, torch)
     s = armed.sampler
+    t_start = time.monotonic()
     try:
         for _ in range(a.blocks):
+            if a.max_seconds and time.monotonic() - t_start > a.max_seconds:
+                break  # a device call's time limit: the rounds done so far, their count printed below
             got = {}
             order = arms[:]
             rng.shuffle(order)
@@ -230,7 +233,7 @@ def in_process(a):
             for r in range(len(ratios[rates[0]])):
                 f.write("%d\t" % r + "\t".join("%.4f" % ratios[hz][r] for hz in rates) + "\n")
     print("step %s  %d rounds of %d blocks x %d steps in one process, one sampling thread  mean step off %.3f ms" % (
-        "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, a.blocks, len(arms), a.block_steps,
+        "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, len(means[0]), len(arms), a.block_steps,
         1e3 * sum(means[0]) / len(means[0])))
     for hz in rates:
         m, h = mean_ci(ratios[hz])
@@ -300,6 +303,7 @@ def main():
     p.add_argument("--blocks", type=int, default=0)
     p.add_argument("--block-steps", type=int, default=40)
     p.add_argument("--rounds-out", default="", help="with --blocks: write each round's ratios here (TSV)")
+    p.add_argument("--max-seconds", type=float, default=0, help="with --blocks: start no round after this many seconds")
     a = p.parse_args()
     if a.child:
         return child(a)
