@@ -57,6 +57,10 @@ int gw_parse_double(const char *s, double *out);
 /* Bounded copy that always NUL-terminates; returns 1 if it truncated. */
 int gw_strlcpy(char *dst, const char *src, size_t cap);
 
+/* The n bytes at src as a string in dst (a token cut out of a longer text, to
+ * parse on its own); -1, dst untouched, when n is 0 or dst cannot hold them. */
+int gw_copy_token(char *dst, size_t cap, const char *src, size_t n);
+
 /* Appends s at buf[*len] (NUL-terminated, *len moves on); -1, buf unchanged,
  * when it would not fit in cap. */
 int gw_str_append(char *buf, size_t cap, size_t *len, const char *s);
