@@ -85,7 +85,8 @@ int gw_mkdir_p(const char *dir);
 int gw_errbuf_fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) GW_PRINTF(4, 5);
 
 /* Index of the first of the n ascending times in t_ns at or after t (n when
- * all are earlier): one binary search for every time series lookup. */
+ * all are earlier): one binary search for every time series lookup, and for
+ * other sorted int64_t lists (step_breakdown's slow step indices). */
 size_t gw_first_at_or_after(const int64_t *t_ns, size_t n, int64_t t);
 
 /* arg quoted for a POSIX shell into buf: as it is when only safe characters,
