@@ -94,3 +94,9 @@ int gw_cli_parse(int argc, char **argv, const char *optstring, const struct gw_c
   free(longopts);
   return rc;
 }
+
+const char *gw_cli_one_operand(int argc, char **argv, const char **operand) {
+  if (optind < argc)
+    *operand = argv[optind];
+  return argc - optind > 1 ? argv[optind + 1] : NULL;
+}

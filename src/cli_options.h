@@ -67,4 +67,10 @@ int gw_cli_parse(int argc, char **argv, const char *optstring, const struct gw_c
 #define GW_CLI_PARSE(argc, argv, optstring, options, usage)                                                            \
   gw_cli_parse((argc), (argv), (optstring), (options), sizeof(options) / sizeof *(options), (usage))
 
+/* For a command that takes at most one operand after its options (from
+ * getopt's optind): *operand gets it, and keeps its value when there is none.
+ * Returns the second operand when there is one (the caller's usage error names
+ * it), else NULL. */
+const char *gw_cli_one_operand(int argc, char **argv, const char **operand);
+
 #endif

@@ -41,9 +41,9 @@ int gw_cmd_explain(int argc, char **argv) {
   int rc = GW_CLI_PARSE(argc, argv, ":hV", options, NULL);
   if (rc != GW_CLI_PARSE_ON)
     return rc;
-  if (argc - optind > 1)
-    return gw_cli_usage_error(NULL, _("one class at a time ('%s' is extra)"), argv[optind + 1]);
-  const char *class_id = optind < argc ? argv[optind] : NULL;
+  const char *class_id = NULL, *extra = gw_cli_one_operand(argc, argv, &class_id);
+  if (extra)
+    return gw_cli_usage_error(NULL, _("one class at a time ('%s' is extra)"), extra);
   char *text = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&text, &len);

@@ -37,10 +37,9 @@ int gw_cmd_export(int argc, char **argv) {
   int rc = GW_CLI_PARSE(argc, argv, ":o:hV", options, export_usage());
   if (rc != GW_CLI_PARSE_ON)
     return rc;
-  if (optind < argc)
-    path = argv[optind];
-  if (argc - optind > 1)
-    return gw_cli_usage_error(NULL, _("one recording at a time ('%s' is extra)"), argv[optind + 1]);
+  const char *extra = gw_cli_one_operand(argc, argv, &path);
+  if (extra)
+    return gw_cli_usage_error(NULL, _("one recording at a time ('%s' is extra)"), extra);
   if (!path)
     return gw_cli_usage_error(NULL, _("which recording?"));
   if (!outpath || !outpath[0])

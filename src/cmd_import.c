@@ -146,11 +146,9 @@ int gw_cmd_import(int argc, char **argv) {
   int rc = GW_CLI_PARSE(argc, argv, ":o:qhV", options, import_usage());
   if (rc != GW_CLI_PARSE_ON)
     return rc;
-  if (optind < argc)
-    input = argv[optind];
-  if (argc - optind > 1)
-    return gw_cli_usage_error(NULL, _("one trace (file or directory of ranks) at a time ('%s' is extra)"),
-                              argv[optind + 1]);
+  const char *extra = gw_cli_one_operand(argc, argv, &input);
+  if (extra)
+    return gw_cli_usage_error(NULL, _("one trace (file or directory of ranks) at a time ('%s' is extra)"), extra);
   if (!input || !output)
     return gw_cli_usage_error(NULL, "%s", !input ? _("which trace?") : _("-o FILE is required"));
   struct progress prog = {.enabled = !quiet && isatty(STDERR_FILENO)};

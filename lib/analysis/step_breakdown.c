@@ -256,18 +256,9 @@ static int cmp_row_ptr(const void *a, const void *b) {
 }
 
 /* Whether the sorted slow indices hold one within [lo, hi]. */
-static int has_in(const size_t *slow, size_t n, long lo, long hi) {
-  if (hi < 0)
-    return 0;
-  size_t a = 0, b = n, want = lo < 0 ? 0 : (size_t)lo;
-  while (a < b) {
-    size_t mid = a + (b - a) / 2;
-    if (slow[mid] < want)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a < n && (long)slow[a] <= hi;
+static int has_in(const int64_t *slow, size_t n, long lo, long hi) {
+  size_t a = gw_first_at_or_after(slow, n, lo);
+  return a < n && slow[a] <= hi;
 }
 
 static long tol_of(long n) {
@@ -278,7 +269,7 @@ static long tol_of(long n) {
 /* Marks in member[] the slow steps with a slow partner n +- tol away;
  * returns their summed excess over the median step (the time a
  * recurrence at n explains: stray slow steps of a few % add little). */
-static double members_at(const size_t *slow, const double *excess, size_t ns, long n, unsigned char *member) {
+static double members_at(const int64_t *slow, const double *excess, size_t ns, long n, unsigned char *member) {
   long tol = tol_of(n);
   double sum = 0;
   for (size_t i = 0; i < ns; i++) {
@@ -322,7 +313,7 @@ static double weighted_median_excess(const double *excess, const unsigned char *
  * hide the spacing from consecutive gaps), the most frequent first. */
 #define RECUR_NEIGHBOURS 16
 #define RECUR_CANDIDATES 32
-static size_t candidate_spacings(const size_t *slow, size_t ns, size_t m, long *cand) {
+static size_t candidate_spacings(const int64_t *slow, size_t ns, size_t m, long *cand) {
   size_t *hist = gw_xcalloc(m + 1, sizeof *hist);
   for (size_t i = 0; i < ns; i++)
     for (size_t j = i + 1; j < ns && j <= i + RECUR_NEIGHBOURS; j++)
@@ -351,7 +342,7 @@ static size_t candidate_spacings(const size_t *slow, size_t ns, size_t m, long *
 /* The spacing at which most slow steps recur: marks them in member[] and
  * fills out's period; nothing when none does. slow[]: the steady steps'
  * indices (sorted) of the ns slow steps, m steady steps in all. */
-static void find_recurrence(const size_t *slow, const double *excess, size_t ns, size_t m,
+static void find_recurrence(const int64_t *slow, const double *excess, size_t ns, size_t m,
                             struct gw_step_breakdown *out, unsigned char *member) {
   if (ns < GW_RECUR_MIN_COUNT || ns > RECUR_MAX_SLOW)
     return;
@@ -688,10 +679,12 @@ void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown 
    * allocating, compiling: the dynamic-shape evidence below and
    * compile_shapes.c), not for work on a schedule; it is left out here. */
   const unsigned char *fv = first_visit + skip0 + first;
-  size_t *slow = gw_xcalloc(m, sizeof *slow), ns = 0;
+  /* int64_t, as gw_first_at_or_after searches them (has_in) */
+  int64_t *slow = gw_xcalloc(m, sizeof *slow);
+  size_t ns = 0;
   for (size_t i = 0; i < m; i++)
     if (d[i] > out->slow_threshold_s && !fv[i])
-      slow[ns++] = i;
+      slow[ns++] = (int64_t)i;
   out->nslow = ns;
   double *excess = gw_xcalloc(ns + 1, sizeof *excess);
   for (size_t i = 0; i < ns; i++)

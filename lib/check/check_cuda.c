@@ -214,10 +214,8 @@ static void scan_torch(struct check_ctx *ctx, struct runtime_scan *s) {
   cuda[clen] = '\0';
   q += clen + 1;
   size_t flen = strcspn(q, "\n");
-  if (flen == 0 || flen >= sizeof file)
+  if (gw_copy_token(file, sizeof file, q, flen) != 0)
     return;
-  memcpy(file, q, flen);
-  file[flen] = '\0';
 
   struct check_cuda_version v;
   if (gw_check_parse_major_minor(cuda, &v) != 0) {

@@ -563,10 +563,8 @@ static int process_owner(const char *root, int pid, long *uid, char *name, size_
   u += strspn(u, " \t");
   char digits[24];
   size_t len = strspn(u, "0123456789");
-  if (len == 0 || len >= sizeof digits)
+  if (gw_copy_token(digits, sizeof digits, u, len) != 0)
     return -2;
-  memcpy(digits, u, len);
-  digits[len] = '\0';
   int64_t v;
   if (gw_parse_i64(digits, &v) != 0)
     return -2;

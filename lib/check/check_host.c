@@ -221,10 +221,8 @@ static int parse_dev_numbers(const char *text, unsigned *major, unsigned *minor)
   char part[16];
   size_t n = strcspn(text, ":");
   uint64_t a, b;
-  if (text[n] != ':' || n == 0 || n >= sizeof part)
+  if (text[n] != ':' || gw_copy_token(part, sizeof part, text, n) != 0)
     return -1;
-  memcpy(part, text, n);
-  part[n] = '\0';
   if (gw_parse_u64(part, &a) != 0 || gw_parse_u64(text + n + 1, &b) != 0 || a > 0xfffff || b > 0xfffff)
     return -1;
   *major = (unsigned)a;

@@ -138,6 +138,14 @@ int gw_strlcpy(char *dst, const char *src, size_t cap) {
   return trunc;
 }
 
+int gw_copy_token(char *dst, size_t cap, const char *src, size_t n) {
+  if (n == 0 || n >= cap)
+    return -1;
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+  return 0;
+}
+
 int gw_str_append(char *buf, size_t cap, size_t *len, const char *s) {
   size_t n = strlen(s);
   if (*len + n + 1 > cap)

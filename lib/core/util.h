@@ -57,6 +57,10 @@ int gw_parse_double(const char *s, double *out);
 /* Bounded copy that always NUL-terminates; returns 1 if it truncated. */
 int gw_strlcpy(char *dst, const char *src, size_t cap);
 
+/* The n bytes at src as a string in dst (a token cut out of a longer text, to
+ * parse on its own); -1, dst untouched, when n is 0 or dst cannot hold them. */
+int gw_copy_token(char *dst, size_t cap, const char *src, size_t n);
+
 /* Appends s at buf[*len] (NUL-terminated, *len moves on); -1, buf unchanged,
  * when it would not fit in cap. */
 int gw_str_append(char *buf, size_t cap, size_t *len, const char *s);
@@ -81,7 +85,8 @@ int gw_mkdir_p(const char *dir);
 int gw_errbuf_fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) GW_PRINTF(4, 5);
 
 /* Index of the first of the n ascending times in t_ns at or after t (n when
- * all are earlier): one binary search for every time series lookup. */
+ * all are earlier): one binary search for every time series lookup, and for
+ * other sorted int64_t lists (step_breakdown's slow step indices). */
 size_t gw_first_at_or_after(const int64_t *t_ns, size_t n, int64_t t);
 
 /* arg quoted for a POSIX shell into buf: as it is when only safe characters,

@@ -293,10 +293,8 @@ static int is_missing(const char *v) {
 static int parse_number_unit(const char *v, double *out) {
   char buf[64];
   size_t n = strcspn(v, " \t");
-  if (n == 0 || n >= sizeof buf)
+  if (gw_copy_token(buf, sizeof buf, v, n) != 0)
     return -1;
-  memcpy(buf, v, n);
-  buf[n] = '\0';
   return gw_parse_double(buf, out) == 0 && isfinite(*out) ? 0 : -1;
 }
 

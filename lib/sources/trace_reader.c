@@ -210,6 +210,14 @@ static gw_status check_at_most(const struct at *at, const char *what, uint32_t v
   return GW_OK;
 }
 
+/* A field with two meanings on the wire, a (named a_name) and b. */
+static gw_status check_either(const struct at *at, const char *what, uint32_t v, uint32_t a, const char *a_name,
+                              uint32_t b, const char *b_name) {
+  if (v != a && v != b)
+    return fail(at->rd, at->err, at->off, "%s %u (expected %u %s or %u %s)", what, v, a, a_name, b, b_name);
+  return GW_OK;
+}
+
 /* ---- the checks of each kind (wire_kinds.h), before its callback ---- */
 
 static gw_status check_name(const struct at *at, const struct gw_wire_name *n, uint32_t size_bytes) {
@@ -259,9 +267,8 @@ static gw_status check_sync(const struct at *at, const struct gw_wire_sync *s) {
 
 static gw_status check_api(const struct at *at, const struct gw_wire_api *a) {
   CHECK(check_span(at, a->start_ns, a->end_ns));
-  if (a->domain != GW_WIRE_API_DRIVER && a->domain != GW_WIRE_API_RUNTIME)
-    return fail(at->rd, at->err, at->off, "API record: domain %u (expected 1 driver or 2 runtime)", a->domain);
-  return GW_OK;
+  return check_either(at, "API record: domain", a->domain, GW_WIRE_API_DRIVER, "driver", GW_WIRE_API_RUNTIME,
+                      "runtime");
 }
 
 static gw_status check_marker(const struct at *at, const struct gw_wire_marker *m) {
@@ -272,16 +279,14 @@ static gw_status check_marker(const struct at *at, const struct gw_wire_marker *
 
 static gw_status check_memory(const struct at *at, const struct gw_wire_memory *m) {
   CHECK(check_instant(at, m->t_ns));
-  if (m->op != GW_WIRE_MEMORY_ALLOC && m->op != GW_WIRE_MEMORY_FREE)
-    return fail(at->rd, at->err, at->off, "MEMORY record: operation %u (expected 1 alloc or 2 free)", m->op);
+  CHECK(
+      check_either(at, "MEMORY record: operation", m->op, GW_WIRE_MEMORY_ALLOC, "alloc", GW_WIRE_MEMORY_FREE, "free"));
   return check_at_most(at, "MEMORY record: memory kind", m->mem_kind, GW_WIRE_MEM_KIND_MAX);
 }
 
 static gw_status check_window(const struct at *at, const struct gw_wire_window *w) {
   CHECK(check_span(at, w->start_ns, w->end_ns));
-  if (w->mode != GW_WIRE_MODE_FULL && w->mode != GW_WIRE_MODE_SAMPLED)
-    return fail(at->rd, at->err, at->off, "WINDOW record: mode %u (expected 1 full or 2 sampled)", w->mode);
-  return GW_OK;
+  return check_either(at, "WINDOW record: mode", w->mode, GW_WIRE_MODE_FULL, "full", GW_WIRE_MODE_SAMPLED, "sampled");
 }
 
 static gw_status check_note(const struct at *at, const struct gw_wire_note *n, uint32_t size_bytes) {
