@@ -133,6 +133,7 @@ class ArmedSampler:
         self.cond = threading.Condition()
         self.arm = (0, 0)  # (generation, hz); hz 0: blocked
         self.quit = False
+        self.phase = random.Random(7)
         self.thread = threading.Thread(target=self.run, name="gpuwhy-pysample", daemon=True)
         self.sampler.recorder.open_spool()
         self.thread.start()
@@ -158,7 +159,9 @@ class ArmedSampler:
                     return
                 arm = self.arm
             period = 1.0 / arm[1]
-            next_t = time.monotonic()
+            # a random phase: a running sampler's samples fall anywhere in a block, so a block of T seconds holds
+            # T * hz of them on average; starting a period after the arm gave a block shorter than a period none
+            next_t = time.monotonic() - self.phase.random() * period
             while self.arm == arm and not self.quit:
                 next_t += period
                 delay = next_t - time.monotonic()
@@ -242,8 +245,8 @@ def in_process(a):
         print("hz %d  median_round_pct %+.3f ci95 %+.3f %+.3f  (distribution-free)" % (hz, med, lo, hi))
         if samples[hz]:
             ns = own_ns[hz] / samples[hz]
-            print("hz %d  sampler_ns_per_sample %.0f  samples %d  bound_pct_of_a_core %.3f" % (
-                hz, ns, samples[hz], 100.0 * ns * hz / 1e9))
+            print("hz %d  sampler_ns_per_sample %.0f  samples %d (%.1f a second of its blocks)  bound_pct_of_a_core %.3f" % (
+                hz, ns, samples[hz], samples[hz] / (sum(means[hz]) * a.block_steps), 100.0 * ns * hz / 1e9))
 
 
 def calibrate(work_ms):
