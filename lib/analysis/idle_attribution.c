@@ -449,10 +449,13 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
     out->rows[GW_CAUSE_UNRESOLVED].seconds += len_s;
     return;
   }
-  size_t n = 0;
+  size_t n = 0, nsync = 0;
   if (out->source == GW_ATTR_PY) {
     for (size_t k = py_lower(rec, s); k < rec->npy_ticks && rec->py_ticks[k].t_ns < e; k++)
-      n += rec->py_ticks[k].pid == w->pid;
+      if (rec->py_ticks[k].pid == w->pid) {
+        n++;
+        nsync += rec->py_ticks[k].activity == GW_PYACT_SYNC;
+      }
   } else {
     for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++)
       n += rec->thread_ticks[k].tid == w->tid;
@@ -465,11 +468,18 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
     out->rows[GW_CAUSE_UNRESOLVED].seconds += len_s;
     return;
   }
-  double each = len_s / (double)n;
+  /* A sampled tick's idle share is spread over the samples in it, but a
+   * thread blocked in a synchronising call waits for work queued on the GPU,
+   * which runs meanwhile: its samples took none of the tick's idle time,
+   * which fell while the thread did the rest (launching the next step after
+   * the sync returned: the launch class, as the sync's own class). An exact
+   * idle stretch of the kernel timeline keeps every sample in it. */
+  int skip_sync = !out->from_timeline && nsync > 0 && nsync < n;
+  double each = len_s / (double)(skip_sync ? n - nsync : n);
   if (out->source == GW_ATTR_PY) {
     for (size_t k = py_lower(rec, s); k < rec->npy_ticks && rec->py_ticks[k].t_ns < e; k++) {
       const struct gw_py_tick *p = &rec->py_ticks[k];
-      if (p->pid != w->pid)
+      if (p->pid != w->pid || (skip_sync && p->activity == GW_PYACT_SYNC))
         continue;
       int c = p->activity < GW_PYACT_COUNT ? p->activity : GW_PYACT_OTHER;
       if (c == GW_PYACT_IDLE && p->frame >= 0 && p->frame < w->nbatch_maker && w->batch_maker[p->frame])
