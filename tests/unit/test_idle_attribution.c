@@ -298,6 +298,29 @@ static void test_partial_ticks_charged(void **state) {
   free_rec(rec);
 }
 
+/* The partial-tick stall above with every other sample in a synchronising
+ * call, in the stall and between stalls: a thread blocked in .item() waits
+ * for work the GPU is running, so the sync samples take none of the idle
+ * time; the checkpoint keeps the stall's, the launching the rest. */
+static void test_sync_takes_no_idle(void **state) {
+  (void)state;
+  g_stall_util = 30;
+  struct scenario sc = {stall_03_every_1_5s, GW_PYACT_CHECKPOINT, GW_PYACT_FORWARD_BACKWARD, 50, -1};
+  struct gw_recording *rec = load_with(&sc);
+  g_stall_util = 0;
+  for (size_t k = 1; k < rec->npy_ticks; k += 2)
+    rec->py_ticks[k].activity = GW_PYACT_SYNC;
+  struct gw_diagnosis *dx = diagnose(rec);
+  const struct gw_idle_attribution *a = &dx->attr[0];
+  assert_true(a->idle_s > 0);
+  assert_true(a->rows[GW_PYACT_SYNC].seconds == 0);
+  assert_true(a->rows[GW_PYACT_CHECKPOINT].share_of_idle > 0.5);
+  assert_true(a->rows[GW_PYACT_FORWARD_BACKWARD].seconds > 0);
+  assert_string_equal(dx->verdict, "schedule_shape");
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 static void test_no_samples_old_path(void **state) {
   (void)state;
   struct scenario sc = {idle_half, -1, -1, 0, -1};
@@ -450,5 +473,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
     cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
     cmocka_unit_test(test_new_shapes),          cmocka_unit_test(test_unexplained_names_the_largest_class),
+    cmocka_unit_test(test_sync_takes_no_idle),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
