@@ -187,7 +187,14 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
     }
   }
   qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], gw_finding_cmp);
+  /* The gate reads the share the report prints for that class: its
+   * finding's, where the counters measured more of the same idle time than
+   * the samples did (dips of a periodic stall), so that no report calls a
+   * class that explains half the loss "too little to name". */
   double best_share = dx->lost_ns > 0 && best >= 0 ? class_s[best] * 1e9 / dx->lost_ns : 0;
+  const struct gw_finding *best_finding = best >= 0 ? gw_finding_of_class(dx, MEASURED_CLASSES[best]) : NULL;
+  if (best_finding && best_finding->share_of_lost > best_share)
+    best_share = best_finding->share_of_lost;
   if (best < 0 || best_share < MEASURED_VERDICT_MIN_SHARE) {
     /* No class holds and too little is lost to call it unexplained (the
      * counter rules' "none", decided on the same lost share): the samples

@@ -116,7 +116,34 @@ static void verdict_cases(void **state) {
   }
 }
 
+/* H200 weak_spots checkpoint_short, short steps: 24% of the active time
+ * lost; the samples charged the checkpoint 0.7 s of the 2.4 s idle (29%:
+ * under the share a measured verdict needs), while the rule's finding, from
+ * the GPU's dips in the stalls, explains half the loss. The gate reads the
+ * share the report prints: the checkpoint's class is the verdict, not an
+ * "unexplained" that calls half the loss too little to name. */
+static void gate_reads_the_printed_share(void **state) {
+  (void)state;
+  double sampled[GW_IDLE_NCAUSES] = {0};
+  sampled[GW_PYACT_CHECKPOINT] = 0.7;
+  sampled[GW_PYACT_FORWARD_BACKWARD] = 0.5;
+  sampled[GW_PYACT_DATA_INLINE] = 0.3;
+  struct gw_diagnosis *dx = diagnosis(2.4, 0, sampled);
+  struct gw_finding *f = &dx->findings[dx->nfindings++];
+  memset(f, 0, sizeof *f);
+  f->class_id = "schedule_shape";
+  f->share_of_active = 0.12;
+  f->share_of_lost = 0.5;
+  f->speedup_max = 1 / (1 - 0.12);
+  f->confidence_raw = f->confidence = 0.83;
+  gw_measured_verdict(dx);
+  assert_string_equal(dx->verdict, "schedule_shape");
+  assert_string_equal(dx->findings[0].class_id, "schedule_shape");
+  assert_true(fabs(dx->findings[0].share_of_lost - 0.5) < 1e-9);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(verdict_cases),
+    cmocka_unit_test(gate_reads_the_printed_share),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
