@@ -274,18 +274,27 @@ static void test_verdicts_by_scenario(void **state) {
 }
 
 /* A 0.3 s stall every 1.5 s in which the GPU still ran the odd kernel
- * (GPU-Util 30%: no tick is wholly idle, so no idle stretch exists): each
- * tick's idle share (70% in the stall, 5% elsewhere) is charged to the
+ * (GPU-Util 30%: no tick is wholly idle, so no idle stretch exists), the
+ * samples writing a checkpoint in the stall and launching elsewhere; with
+ * sync_every_other, every other sample is in a synchronising call instead. */
+static struct gw_recording *load_partial_stall(int sync_every_other) {
+  g_stall_util = 30;
+  struct scenario sc = {stall_03_every_1_5s, GW_PYACT_CHECKPOINT, GW_PYACT_FORWARD_BACKWARD, 50, -1};
+  struct gw_recording *rec = load_with(&sc);
+  g_stall_util = 0;
+  for (size_t k = 1; sync_every_other && k < rec->npy_ticks; k += 2)
+    rec->py_ticks[k].activity = GW_PYACT_SYNC;
+  return rec;
+}
+
+/* Each tick's idle share (70% in the stall, 5% elsewhere) is charged to the
  * samples in it, and the checkpoint the samples show in the stall explains
  * most of the idle time (the rest: the 5% of the busy ticks, launching, and
  * the stall's edge samples half a tick off). */
 static void test_partial_ticks_charged(void **state) {
   (void)state;
-  g_stall_util = 30;
-  struct scenario sc = {stall_03_every_1_5s, GW_PYACT_CHECKPOINT, GW_PYACT_FORWARD_BACKWARD, 50, -1};
-  struct gw_recording *rec = load_with(&sc);
+  struct gw_recording *rec = load_partial_stall(0);
   struct gw_diagnosis *dx = diagnose(rec);
-  g_stall_util = 0;
   const struct gw_idle_attribution *a = &dx->attr[0];
   assert_int_equal(a->source, GW_ATTR_PY);
   assert_int_equal(a->from_timeline, 0);
@@ -298,18 +307,13 @@ static void test_partial_ticks_charged(void **state) {
   free_rec(rec);
 }
 
-/* The partial-tick stall above with every other sample in a synchronising
- * call, in the stall and between stalls: a thread blocked in .item() waits
- * for work the GPU is running, so the sync samples take none of the idle
- * time; the checkpoint keeps the stall's, the launching the rest. */
+/* The same stall with every other sample, in the stall and between stalls,
+ * in a synchronising call: a thread blocked in .item() waits for work the
+ * GPU is running, so the sync samples take none of the idle time; the
+ * checkpoint keeps the stall's, the launching the rest. */
 static void test_sync_takes_no_idle(void **state) {
   (void)state;
-  g_stall_util = 30;
-  struct scenario sc = {stall_03_every_1_5s, GW_PYACT_CHECKPOINT, GW_PYACT_FORWARD_BACKWARD, 50, -1};
-  struct gw_recording *rec = load_with(&sc);
-  g_stall_util = 0;
-  for (size_t k = 1; k < rec->npy_ticks; k += 2)
-    rec->py_ticks[k].activity = GW_PYACT_SYNC;
+  struct gw_recording *rec = load_partial_stall(1);
   struct gw_diagnosis *dx = diagnose(rec);
   const struct gw_idle_attribution *a = &dx->attr[0];
   assert_true(a->idle_s > 0);
