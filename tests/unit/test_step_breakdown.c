@@ -301,9 +301,39 @@ static void test_not_a_fetch_round(void **state) {
   free_rec(rec);
 }
 
+/* Inputs whose length is drawn anew each step, in a loop that ends each
+ * step with loss.item() after the optimizer step the hook marks: a step's
+ * interval waits for the GPU work of the step before, so its time follows
+ * the previous input's element count and not its own. The correlation is
+ * taken at both lags; at its own lag alone it reads about 0. */
+static void test_step_time_follows_previous_input(void **state) {
+  (void)state;
+  struct loop lp = {0.020, 0.020, 0, GW_PYACT_OTHER, NULL, 0};
+  struct gw_recording *rec = load_loop(&lp);
+  unsigned seed = 11;
+  int64_t at = rec->steps[0].start_ns, prev_len = 0;
+  for (size_t i = 0; i < rec->nsteps; i++) {
+    seed = seed * 1103515245u + 12345u;
+    int len = 64 + (int)((seed >> 16) % 961); /* 64 .. 1024 tokens */
+    snprintf(rec->steps[i].shape, sizeof rec->steps[i].shape, "16x%dx512", len);
+    int64_t dur_ns = 5000000 + prev_len * 20000; /* 20 us a token of the step before */
+    rec->steps[i].start_ns = at;
+    rec->steps[i].end_ns = at + dur_ns;
+    at += dur_ns;
+    prev_len = len;
+  }
+  struct gw_step_breakdown b;
+  gw_step_breakdown(rec, &b);
+  assert_true(b.found);
+  assert_true(b.shape_known);
+  assert_true(b.nshapes > 100);
+  assert_true(b.shape_corr > 0.9);
+  free_rec(rec);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_checkpoint_every_50),        cmocka_unit_test(test_steady_loop_none),
     cmocka_unit_test(test_short_steps_not_measurable), cmocka_unit_test(test_fetch_round_is_input),
-    cmocka_unit_test(test_not_a_fetch_round),
+    cmocka_unit_test(test_not_a_fetch_round),          cmocka_unit_test(test_step_time_follows_previous_input),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
