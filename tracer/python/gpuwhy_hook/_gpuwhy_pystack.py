@@ -307,8 +307,8 @@ class Sampler:
         if cached is None:
             cached = self.classify_new_chain(top, key)
         activity = self.resolve(cached[0], cached[2])
-        # a tuple, formatted at flush: %-formatting four ints costs the cold-cached sampler tens of microseconds
-        # per sample on a host (bench/tracer/pystack_cost.py), all of it with the training thread locked out
+        # a tuple, formatted at flush: %-formatting four ints on the cold caches a sampler wakes to took about
+        # 13 us of a sample's 85 (bench/RESULTS.md), all of it with the training thread locked out
         self.pending.append((t_ns, activity, cached[1]))
         self.samples += 1
         now = time.monotonic()
