@@ -6,21 +6,28 @@
 # not replaced by `unexplained`. And a wait inside the user's function that
 # makes the batch (a fetch from a slow store, no DataLoader) is the batch's:
 # input_pipeline, naming that function. Recorded on an H100 from programs
-# outside this repository (tests/fixtures/verdict_h100/README.md).
+# outside this repository (tests/fixtures/verdict_h100/README.md). On an
+# H200 (tests/fixtures/verdict_h200/README.md), a checkpoint every 1.5 s in
+# 5 ms steps that end in a synchronize: the sync samples take none of the
+# idle time, and the gate of a measured verdict reads the share the report
+# prints, so the checkpoint's class is the verdict, with GPM read every tick
+# or once in 4 s.
 . "$(dirname "$0")/lib.bash"
 : "${GW_FIXTURES:?}"
-# report NAME: the JSON report of verdict_h100/NAME.db in NAME.json
+# report NAME [FOLDER]: the JSON report of FOLDER/NAME.db (verdict_h100) in NAME.json
 report() {
-  local db="$GW_FIXTURES/verdict_h100/$1.db"
+  local db="$GW_FIXTURES/${2:-verdict_h100}/$1.db"
   [ -f "$db" ] || fail "$db missing (unpacked at configure time)"
   "$GW_BIN" report --format json "$db" >"$1.json" || fail "report of $1 exited $?"
 }
 
 report healthy_transformer
 report fetch_inline
-python3 - healthy_transformer.json fetch_inline.json <<'PY' || fail "a verdict of verdict_h100 is not the one expected"
+report checkpoint_short verdict_h200
+report checkpoint_short_gpm4s verdict_h200
+python3 - healthy_transformer.json fetch_inline.json checkpoint_short.json checkpoint_short_gpm4s.json <<'PY' ||
 import json, sys
-healthy, fetch = (json.load(open(p)) for p in sys.argv[1:3])
+healthy, fetch, ckpt, ckpt4 = (json.load(open(p)) for p in sys.argv[1:5])
 # the busy-time class stays the verdict; too little is lost to be unexplained
 assert healthy["verdict"] == "small_batch", healthy["verdict"]
 f = healthy["findings"][0]
@@ -33,4 +40,12 @@ assert f["class"] == "input_pipeline" and f["share_of_lost"] >= 0.8, f
 frames = [str(v["value"]) for e in f["evidence"] if e["id"] == "idle_cause_measured" for v in e["values"]
           if v["name"] == "frame"]
 assert any("in fetch" in t for t in frames), frames
+# the checkpoint leads; no sync sample took idle time; the verdict's share is the one printed, not "too little"
+for r in (ckpt, ckpt4):
+    assert r["verdict"] == "schedule_shape", r["verdict"]
+    f = r["findings"][0]
+    assert f["class"] == "schedule_shape" and f["share_of_lost"] >= 0.3, f
+    for e in (e for g in r["findings"] for e in g["evidence"] if e["id"] == "idle_cause_measured"):
+        assert not any(v["name"] == "activity" and "synchronising" in str(v["value"]) for v in e["values"]), e
 PY
+  fail "a verdict of verdict_h100 or verdict_h200 is not the one expected"
