@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/correlate.h"
 #include "analysis/ledger.h"
 #include "analysis/stats.h"
 #include "analysis/steady_steps.h"
@@ -438,23 +439,6 @@ static double shape_elements(const char *shape) {
   return n;
 }
 
-/* Pearson's r of y against x over the n pairs where x is known; NAN under 3
- * pairs or with no spread. */
-static double pearson(const double *x, const double *y, size_t n) {
-  double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, c = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!isnan(x[i])) {
-      sx += x[i];
-      sy += y[i];
-      sxx += x[i] * x[i];
-      syy += y[i] * y[i];
-      sxy += x[i] * y[i];
-      c++;
-    }
-  double vx = c * sxx - sx * sx, vy = c * syy - sy * sy;
-  return c >= 3 && vx > 0 && vy > 0 ? (c * sxy - sx * sy) / sqrt(vx * vy) : NAN;
-}
-
 struct shaped {
   const char *shape;
   int first_visit;
@@ -527,7 +511,7 @@ static void shape_fit(const struct gw_step_row *const *rows, const unsigned char
      * follows the previous input's size (a transformer fed lengths drawn
      * anew each step, H100 and H200: r = 0.85 and 0.98 a step late, 0.0 in
      * step) */
-    double r_own = pearson(el, d, k), r_prev = pearson(el_prev, d, k);
+    double r_own = gw_pearson(el, d, k, NULL), r_prev = gw_pearson(el_prev, d, k, NULL);
     out->shape_corr = isnan(r_prev) || (!isnan(r_own) && r_own >= r_prev) ? r_own : r_prev;
     out->follows_shape =
         out->nshapes >= 2 && out->shape_explained >= GW_SHAPE_EXPLAINED_MIN && out->step_cv >= gw_thr.step_jitter_cv;
