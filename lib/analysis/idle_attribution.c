@@ -237,6 +237,8 @@ struct attr_work {
   uint64_t *near_stamp, stamp;        /* near[i] holds a sample of this instant when near_stamp[i] == stamp */
   unsigned char *batch_maker;         /* by frame id: the frame's function makes the batch (batch_maker_frames) */
   int32_t nbatch_maker;
+  unsigned char *checkpoint_fn; /* by frame id: the frame's function is named for a checkpoint (checkpoint_frames) */
+  int32_t ncheckpoint_fn;
 };
 
 /* Samples of a function making the batch before it counts as one: a single
@@ -320,6 +322,42 @@ static unsigned char *batch_maker_frames(const struct gw_recording *rec, int64_t
   }
   *n = max_id + 1;
   return maker;
+}
+
+/* The frames whose function is named for a checkpoint
+ * (gw_py_func_names_checkpoint): a table by frame id (NULL when none), of
+ * *n entries. */
+static unsigned char *checkpoint_frames(const struct gw_recording *rec, int32_t *n) {
+  *n = 0;
+  int32_t max_id = -1;
+  for (size_t i = 0; i < rec->npy_frames; i++)
+    if (rec->py_frames[i].id > max_id && gw_py_func_names_checkpoint(rec->py_frames[i].func))
+      max_id = rec->py_frames[i].id;
+  if (max_id < 0 || (size_t)max_id >= 16 * rec->npy_frames + 1024) /* ids are 0.. in order; else do without */
+    return NULL;
+  unsigned char *named = gw_xcalloc((size_t)max_id + 1, 1);
+  for (size_t i = 0; i < rec->npy_frames; i++)
+    if (rec->py_frames[i].id >= 0 && rec->py_frames[i].id <= max_id &&
+        gw_py_func_names_checkpoint(rec->py_frames[i].func))
+      named[rec->py_frames[i].id] = 1;
+  *n = max_id + 1;
+  return named;
+}
+
+/* A sample's activity as the idle time is charged: user code, a wait, a copy
+ * or a sync inside a function named for a checkpoint is the checkpoint (the
+ * hook's own rule since it knows the name; older recordings only name the
+ * innermost user frame); a wait inside the function that makes the batch is
+ * the batch's. */
+static int sample_cause(const struct attr_work *w, const struct gw_py_tick *p) {
+  int c = p->activity < GW_PYACT_COUNT ? p->activity : GW_PYACT_OTHER;
+  int named_ckpt = p->frame >= 0 && p->frame < w->ncheckpoint_fn && w->checkpoint_fn[p->frame];
+  if (named_ckpt && (c == GW_PYACT_OTHER || c == GW_PYACT_DATA_INLINE || c == GW_PYACT_IDLE || c == GW_PYACT_H2D ||
+                     c == GW_PYACT_SYNC))
+    return GW_PYACT_CHECKPOINT;
+  if (c == GW_PYACT_IDLE && p->frame >= 0 && p->frame < w->nbatch_maker && w->batch_maker[p->frame])
+    return GW_PYACT_DATA_INLINE; /* waiting inside the function that makes the batch */
+  return c;
 }
 
 static void add_hit(struct attr_work *w, int cause, int32_t frame, double weight) {
@@ -481,9 +519,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       const struct gw_py_tick *p = &rec->py_ticks[k];
       if (p->pid != w->pid || (skip_sync && p->activity == GW_PYACT_SYNC))
         continue;
-      int c = p->activity < GW_PYACT_COUNT ? p->activity : GW_PYACT_OTHER;
-      if (c == GW_PYACT_IDLE && p->frame >= 0 && p->frame < w->nbatch_maker && w->batch_maker[p->frame])
-        c = GW_PYACT_DATA_INLINE; /* waiting inside the function that makes the batch */
+      int c = sample_cause(w, p);
       double split[GW_WORKER_NSTATES] = {0};
       int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, each, split) : 0;
       if (feeders > 0) {
@@ -683,8 +719,10 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     out->nworkers += rec->threads[i].role == GW_TROLE_LOADER_WORKER;
   out->wall_s = (double)(t1 - t0) / 1e9;
   w.nstalls = gw_shape_stalls(rec, w.pid, &w.stalls);
-  if (out->source == GW_ATTR_PY)
+  if (out->source == GW_ATTR_PY) {
     w.batch_maker = batch_maker_frames(rec, w.pid, &w.nbatch_maker);
+    w.checkpoint_fn = checkpoint_frames(rec, &w.ncheckpoint_fn);
+  }
   if (out->source == GW_ATTR_PY && rec->nthread_ticks > 0 && rec->thread_sampling_hz > 0) {
     w.helpers = gw_xcalloc(rec->nthreads + 1, sizeof *w.helpers);
     for (size_t i = 0; i < rec->nthreads; i++)
@@ -753,6 +791,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   free(w.hits);
   free(w.stalls);
   free(w.batch_maker);
+  free(w.checkpoint_fn);
   free(w.helpers);
   free(w.near);
   free(w.near_stamp);

@@ -58,4 +58,11 @@ enum gw_py_activity {
 /* Names for JSON and docs; "unknown" (state) or "other" for a number outside the enum. */
 const char *gw_thread_state_name(int), *gw_thread_role_name(int), *gw_wait_kind_name(int), *gw_py_activity_name(int);
 
+/* Whether a Python function's name (its qualified name; the part after the
+ * last dot counts) says it writes a checkpoint: a word of it, split at '_',
+ * is checkpoint, checkpoints, checkpointing or ckpt, or it is save_model,
+ * save_state or save_weights (and longer names that start so). The hook's
+ * _CHECKPOINT_NAME is the same rule. */
+int gw_py_func_names_checkpoint(const char *qualname);
+
 #endif

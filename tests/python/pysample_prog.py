@@ -43,6 +43,11 @@ def save_state(path, step):
         SlowDisk.fsync(wait_s)
 
 
+def write_checkpoint(step):
+    """The user's own checkpoint, named so, that works in Python (state copied by hand), no file call on its lines."""
+    spin(wait_s)
+
+
 class Net(torch.nn.Module):
     def forward(self, x):
         spin(wait_s)
@@ -97,6 +102,8 @@ for step in range(steps):
         torch.save({"step": step}, ckpt, delay_s=wait_s)
     elif mode == "fsync":
         save_state(ckpt, step)
+    elif mode == "ckpt_named":
+        write_checkpoint(step)
     elif mode == "eval":
         with torch.no_grad():
             model(x)

@@ -325,6 +325,45 @@ static void test_sync_takes_no_idle(void **state) {
   free_rec(rec);
 }
 
+/* A function named for a checkpoint is writing one, and the idle time of
+ * its user code is the checkpoint's, not data made inline (a recording whose
+ * hook named only the innermost user frame: the analysis reads its name). */
+static void test_checkpoint_named_function(void **state) {
+  (void)state;
+  static const struct {
+    const char *name;
+    int checkpoint;
+  } names[] = {
+      {"main.<locals>.checkpoint", 1},
+      {"save_checkpoint", 1},
+      {"Trainer._ckpt", 1},
+      {"save_model", 1},
+      {"save_state_dict", 1},
+      {"SAVE_WEIGHTS", 1},
+      {"checkpointing", 1},
+      {"make_batch", 0},
+      {"save_images", 0},
+      {"checkpointer", 0},
+      {"unsave_model", 0},
+      {"", 0},
+  };
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+    if (gw_py_func_names_checkpoint(names[k].name) != names[k].checkpoint)
+      fail_msg("%s: named for a checkpoint %d, expected %d", names[k].name, !names[k].checkpoint, names[k].checkpoint);
+  assert_false(gw_py_func_names_checkpoint(NULL));
+
+  struct scenario sc = {idle_every_2s, GW_PYACT_DATA_INLINE, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  snprintf(rec->py_frames[1].func, sizeof rec->py_frames[1].func, "main.<locals>.checkpoint");
+  struct gw_diagnosis *dx = diagnose(rec);
+  const struct gw_idle_attribution *a = &dx->attr[0];
+  assert_true(a->rows[GW_PYACT_DATA_INLINE].seconds == 0);
+  assert_true(a->rows[GW_PYACT_CHECKPOINT].share_of_idle > STRETCH_CAUSE_MIN_SHARE);
+  assert_string_equal(dx->verdict, "schedule_shape");
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 static void test_no_samples_old_path(void **state) {
   (void)state;
   struct scenario sc = {idle_half, -1, -1, 0, -1};
@@ -477,6 +516,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
     cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
     cmocka_unit_test(test_new_shapes),          cmocka_unit_test(test_unexplained_names_the_largest_class),
-    cmocka_unit_test(test_sync_takes_no_idle),
+    cmocka_unit_test(test_sync_takes_no_idle),  cmocka_unit_test(test_checkpoint_named_function),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)

@@ -24,7 +24,9 @@ user's own code its current source line decides: fsync( fdatasync(
 torch.save( save_checkpoint( -> checkpoint, .item() .cpu() .tolist()
 .numpy() synchronize( nonzero( -> sync, .to( .cuda( copy_( -> h2d, print( ->
 logging, sleep( .wait( .join( -> idle. Then what the training thread told
-the hook: inside a compilation (dynamo's callbacks) -> compile; in an
+the hook: inside a compilation (dynamo's callbacks) -> compile; user code,
+a wait, a copy or a sync in a user function named for a checkpoint
+(checkpoint, ckpt, save_model, save_state ...) -> checkpoint; in an
 evaluation pass (the last batch or forward ran without autograd) or in a
 user function named like eval/validate -> eval; user code outside any
 library in a loop that got no DataLoader batch in its last step -> data made
@@ -65,6 +67,12 @@ _H2D_LINE = re.compile(r"\.(to|cuda|copy_)\(")
 _PRINT_LINE = re.compile(r"(^|[^.\w])print\(")
 _IDLE_LINE = re.compile(r"sleep\(|\.wait\(|\.join\(|\.acquire\(")
 _EVAL_NAME = re.compile(r"(^|_)(eval|evaluate|evaluation|validate|validation|val)(_|$)", re.IGNORECASE)
+# a function named for a checkpoint is writing one (the C calls it makes leave its own line innermost, which in a
+# loop without a DataLoader would read as data made inline); lib/core/activity.c gw_py_func_names_checkpoint is the
+# same rule for recordings made before it
+_CHECKPOINT_NAME = re.compile(r"(^|_)(checkpoint|checkpoints|checkpointing|ckpt)(_|$)|^save_(model|state|weights)(_|$)",
+                              re.IGNORECASE)
+_NAMED_EVAL, _NAMED_CHECKPOINT = 1, 2  # what the user frames' names say, a bit each
 _DATALOADER_WAIT = {"_get_data", "_try_get_data", "_process_data"}  # _MultiProcessingDataLoaderIter only
 
 
@@ -202,11 +210,12 @@ class Classifier:
 
     # ---- one stack -----------------------------------------------------------
     def classify(self, frames):
-        """frames: [(code, line)] innermost first -> (activity or pseudo, user (code, line) or None, eval_name)."""
+        """frames: [(code, line)] innermost first -> (activity or pseudo, user (code, line) or None, names: the
+        _NAMED_* bits of the user frames' names)."""
         user = None
         found = None
         waiting = False
-        eval_name = False
+        names = 0
         for depth, (code, line) in enumerate(frames):
             kind = self.kind_of(code)[0]
             if kind == "hook":
@@ -215,7 +224,9 @@ class Classifier:
                 if user is None:
                     user = (code, line)
                 if _EVAL_NAME.search(code.co_name):
-                    eval_name = True
+                    names |= _NAMED_EVAL
+                if _CHECKPOINT_NAME.search(code.co_name):
+                    names |= _NAMED_CHECKPOINT
                 if found is None and depth == 0:
                     c = self.line_class(code, line)
                     if c == _WAIT:
@@ -232,7 +243,7 @@ class Classifier:
                 found = c
         if found is None:
             found = _WAIT if waiting else (_USER if user is not None else OTHER)
-        return found, user, eval_name
+        return found, user, names
 
 
 class Sampler:
@@ -328,13 +339,13 @@ class Sampler:
             frame = frame.f_back
         if len(self.classifier.chains) >= MAX_CHAIN_CACHE:
             self.classifier.chains.clear()
-        activity, user, eval_name = self.classifier.classify(chain)
-        cached = (activity, self.frame_id(user), eval_name, tuple(code for code, _ in chain))
+        activity, user, names = self.classifier.classify(chain)
+        cached = (activity, self.frame_id(user), names, tuple(code for code, _ in chain))
         self.classifier.chains[key] = cached
         return cached
 
-    def resolve(self, activity, eval_name):
-        """The pseudo classes and the training thread's flags, at this sample."""
+    def resolve(self, activity, names):
+        """The pseudo classes, the user frames' names and the training thread's flags, at this sample."""
         r = self.recorder
         if r.compile_depth > 0 and activity not in (CHECKPOINT, LOGGING, COLLECTIVE):
             return COMPILE
@@ -344,7 +355,11 @@ class Sampler:
             activity = IDLE
         elif activity == _USER:
             activity = OTHER if r.loader_recent else DATA_INLINE
-        if (r.in_eval or eval_name) and activity in (OTHER, DATA_WAIT, DATA_INLINE, H2D, SYNC, FORWARD_BACKWARD):
+        # before the evaluation's test: a checkpoint written after an evaluation pass finds in_eval still set
+        if names & _NAMED_CHECKPOINT and activity in (OTHER, DATA_INLINE, IDLE, H2D, SYNC):
+            return CHECKPOINT
+        if (r.in_eval or names & _NAMED_EVAL) and activity in (OTHER, DATA_WAIT, DATA_INLINE, H2D, SYNC,
+                                                                FORWARD_BACKWARD):
             return EVAL
         return activity
 
