@@ -121,6 +121,20 @@ static int compile_shape_finding(const struct gw_compile_shapes *cs, double shar
   return 1;
 }
 
+/* A loader that keeps the loop waiting whatever its workers' CPU shows (a
+ * loader bound by latency looks idle): worker processes feed the loop, the
+ * launching thread waits more than half the time (it neither computes nor
+ * re-plans) and the GPU idles more than half its active time. Nothing on
+ * the host then works for the GPU between batches: the steps, and the
+ * allocations between them, follow the data's arrival. Read only where the
+ * program did not time its own waits for data (the hook's steps take them
+ * out of the spread). */
+static int loader_paced(const struct gw_diagnosis *dx) {
+  const struct gw_host_profile *h = &dx->host;
+  return h->has_workers && h->has_main && !isnan(h->main_busy_frac) && h->main_busy_frac < 0.5 && dx->active_ns > 0 &&
+         dx->lost_ns >= 0.5 * dx->active_ns;
+}
+
 static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
   double compile_shape_share = gw_compile_shapes_lost_share(&dx->compile_shapes);
@@ -138,19 +152,21 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
   /* a loader that cannot keep up paces the steps: their spread and the
    * allocations between them follow the input, not the shapes; so does a
    * loop that waits once per round of a parallel loader's fetches */
+  const struct gw_step_process *sp = st->nprocs > 0 ? &st->procs[0] : NULL;
+  /* the loop measured its waits for data inside the program: the steps'
+   * spread is then net of them (profile_steps) */
+  int wait_known = sp && !isnan(sp->data_wait_share);
   int loader_bound = (h->has_workers && h->workers_saturated_frac >= gw_thr.loader_bound_saturated_frac) ||
-                     dx->step_breakdown.fetch_rhythm;
+                     dx->step_breakdown.fetch_rhythm || (!wait_known && loader_paced(dx));
   /* an optimizer kept in host memory: the ledger counts the GPU's idle time
    * under the host's multi-core update as this class's (a host phase once
    * per optimizer step) */
   const struct gw_gpu_profile *off = gw_rule_host_offload(dx);
-  const struct gw_step_process *sp = st->nprocs > 0 ? &st->procs[0] : NULL;
   /* the idle time no ledger row claims, and the helper threads that could */
   double idle_other = gw_rule_share(dx, dx->total.row_ns[GW_ROW_IDLE_OTHER]);
   double helper_core = helper_threads_core(in, idle_other);
-  /* the loop measured its waits for data inside the program; when it waited
-   * for a share a finding needs, the idle time is the input's */
-  int wait_known = sp && !isnan(sp->data_wait_share);
+  /* when the loop waited for data for a share a finding needs, the idle
+   * time is the input's */
   int waits_for_data = wait_known && sp->data_wait_share >= gw_thr.finding_min_share;
   if (off && !pp && share >= gw_thr.finding_min_share) {
     /* two independent signals name the host work: several cores busy in
