@@ -271,13 +271,21 @@ static int frame_key_cmp(const void *a, const void *b) {
   return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-static unsigned char *batch_maker_frames(const struct gw_recording *rec, int64_t pid, int32_t *n) {
-  *n = 0;
+/* The largest frame id, the bound of a table by frame id; -1 when there is
+ * none or the ids are too sparse for one (the hook numbers them 0.. in order;
+ * a table is then done without). */
+static int32_t py_frame_id_max(const struct gw_recording *rec) {
   int32_t max_id = -1;
   for (size_t i = 0; i < rec->npy_frames; i++)
     if (rec->py_frames[i].id > max_id)
       max_id = rec->py_frames[i].id;
-  if (max_id < 0 || (size_t)max_id >= 16 * rec->npy_frames + 1024) /* ids are 0.. in order; else do without */
+  return max_id >= 0 && (size_t)max_id >= 16 * rec->npy_frames + 1024 ? -1 : max_id;
+}
+
+static unsigned char *batch_maker_frames(const struct gw_recording *rec, int64_t pid, int32_t *n) {
+  *n = 0;
+  int32_t max_id = py_frame_id_max(rec);
+  if (max_id < 0)
     return NULL;
   /* each frame id's function: the index of its first frame of the same
    * file and function, found by sorting the frames by function (a program
@@ -329,17 +337,18 @@ static unsigned char *batch_maker_frames(const struct gw_recording *rec, int64_t
  * *n entries. */
 static unsigned char *checkpoint_frames(const struct gw_recording *rec, int32_t *n) {
   *n = 0;
-  int32_t max_id = -1;
-  for (size_t i = 0; i < rec->npy_frames; i++)
-    if (rec->py_frames[i].id > max_id && gw_py_func_names_checkpoint(rec->py_frames[i].func))
-      max_id = rec->py_frames[i].id;
-  if (max_id < 0 || (size_t)max_id >= 16 * rec->npy_frames + 1024) /* ids are 0.. in order; else do without */
+  int32_t max_id = py_frame_id_max(rec);
+  if (max_id < 0)
     return NULL;
   unsigned char *named = gw_xcalloc((size_t)max_id + 1, 1);
+  int any = 0;
   for (size_t i = 0; i < rec->npy_frames; i++)
-    if (rec->py_frames[i].id >= 0 && rec->py_frames[i].id <= max_id &&
-        gw_py_func_names_checkpoint(rec->py_frames[i].func))
-      named[rec->py_frames[i].id] = 1;
+    if (rec->py_frames[i].id >= 0 && gw_py_func_names_checkpoint(rec->py_frames[i].func))
+      any = named[rec->py_frames[i].id] = 1;
+  if (!any) {
+    free(named);
+    return NULL;
+  }
   *n = max_id + 1;
   return named;
 }

@@ -124,11 +124,11 @@ static int compile_shape_finding(const struct gw_compile_shapes *cs, double shar
 /* A loader that keeps the loop waiting whatever its workers' CPU shows (a
  * loader bound by latency looks idle): worker processes feed the loop, the
  * launching thread waits more than half the time (it neither computes nor
- * re-plans) and the GPU idles more than half its active time. Nothing on
- * the host then works for the GPU between batches: the steps, and the
- * allocations between them, follow the data's arrival. Read only where the
- * program did not time its own waits for data (the hook's steps take them
- * out of the spread). */
+ * re-plans) and the GPU loses more than half its active time (it waits for
+ * data more than it works). Nothing on the host then works for the GPU
+ * between batches: the steps, and the allocations between them, follow the
+ * data's arrival. Read only where the program did not time its own waits for
+ * data (the hook's steps take them out of the spread). */
 static int loader_paced(const struct gw_diagnosis *dx) {
   const struct gw_host_profile *h = &dx->host;
   return h->has_workers && h->has_main && !isnan(h->main_busy_frac) && h->main_busy_frac < 0.5 && dx->active_ns > 0 &&

@@ -465,7 +465,7 @@ static void shape_fit(const struct gw_step_row *const *rows, const unsigned char
   /* the element count of the step before (NAN when it was left out or had
    * no shape): see the correlation below */
   double *el_prev = gw_xcalloc(n + 1, sizeof *el_prev);
-  size_t k = 0, unknown = 0;
+  size_t k = 0, unknown = 0, kept_row = SIZE_MAX;
   for (size_t i = 0; i < n; i++) {
     if (skip[i])
       continue;
@@ -476,7 +476,8 @@ static void shape_fit(const struct gw_step_row *const *rows, const unsigned char
     v[k] = (struct shaped){rows[i]->shape, first_visit[i], (double)(rows[i]->end_ns - rows[i]->start_ns) / 1e9};
     d[k] = v[k].d;
     el[k] = shape_elements(rows[i]->shape);
-    el_prev[k] = i > 0 && !skip[i - 1] && rows[i - 1]->shape[0] ? shape_elements(rows[i - 1]->shape) : NAN;
+    el_prev[k] = k > 0 && kept_row == i - 1 ? el[k - 1] : NAN; /* the step before, when it was kept */
+    kept_row = i;
     k++;
   }
   out->step_cv = gw_stats_cv(d, k);
