@@ -1,12 +1,40 @@
 #include "line_spool.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/i18n.h"
 #include "core/util.h"
+
+int gw_line_spool_make_dir(struct gw_line_spool *sp, char *dir_buf, size_t dir_cap, const char *dir, const char *prefix,
+                           const char *suffix, struct gw_err *err) {
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    gw_err_set(err, _("cannot create %s: %s"), dir, strerror(errno));
+    return -1;
+  }
+  char *abs_dir = realpath(dir, NULL);
+  int too_long = gw_strlcpy(dir_buf, abs_dir ? abs_dir : dir, dir_cap);
+  free(abs_dir);
+  if (too_long)
+    return 1;
+  *sp = (struct gw_line_spool){.dir = dir_buf, .prefix = prefix, .suffix = suffix};
+  return 0;
+}
+
+void gw_line_spool_clear(const struct gw_line_spool *sp) {
+  gw_remove_matching_files(sp->dir, sp->prefix, sp->suffix);
+}
+
+void gw_line_spool_remove(const struct gw_line_spool *sp) {
+  gw_line_spool_clear(sp);
+  rmdir(sp->dir);
+}
 
 /* NAME = PREFIX ... PID SUFFIX: the digits just before the suffix, after a
  * '.' or '-' (nccl.HOST.PID.log, py-PID.steps). */

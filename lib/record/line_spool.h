@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct gw_err;
+
 #define GW_LINE_SPOOL_MAX_FILES 1024
 
 struct gw_spool_file {
@@ -21,6 +23,20 @@ struct gw_line_spool {
   int nfiles;
   struct gw_spool_file files[GW_LINE_SPOOL_MAX_FILES];
 };
+
+/* Sets sp up on the folder dir, which the recorded program writes into:
+ * makes it (0700; one that exists is kept) and copies its absolute path into
+ * dir_buf (dir_cap bytes), as the program may change its working directory.
+ * 0; -1 with err set when the folder cannot be made; 1 when its path does not
+ * fit (the caller names the folder in err). */
+int gw_line_spool_make_dir(struct gw_line_spool *sp, char *dir_buf, size_t dir_cap, const char *dir, const char *prefix,
+                           const char *suffix, struct gw_err *err);
+/* Removes the folder's PREFIX...SUFFIX files: those of an earlier run before
+ * the program starts, or those read once the recording holds their lines. */
+void gw_line_spool_clear(const struct gw_line_spool *sp);
+/* gw_line_spool_clear, then the folder itself when that left it empty:
+ * files the user put there stay. */
+void gw_line_spool_remove(const struct gw_line_spool *sp);
 
 /* Called with each complete line, its newline removed (len excludes it). */
 typedef void (*gw_spool_line_fn)(void *ctx, const struct gw_spool_file *f, char *line, size_t len);

@@ -2,13 +2,10 @@
 #include "line_spool.h"
 #include "store/store_write.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/i18n.h"
 #define MAX_LINES 100000    /* NCCL logs a few hundred lines per rank at start; a cap keeps a chatty run bounded */
@@ -25,22 +22,15 @@ struct gw_nccl_collect {
 gw_status gw_nccl_collect_open(struct gw_nccl_collect **out, const char *dir, struct gw_store *store,
                                struct gw_err *err) {
   *out = NULL;
-  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-    gw_err_set(err, _("cannot create %s: %s"), dir, strerror(errno));
-    return GW_ERR;
-  }
   struct gw_nccl_collect *nc = gw_xcalloc(1, sizeof *nc);
-  /* Absolute, in case the program changes its working directory. */
-  char *abs_dir = realpath(dir, NULL);
-  int too_long = gw_strlcpy(nc->dir, abs_dir ? abs_dir : dir, sizeof nc->dir);
-  free(abs_dir);
-  if (too_long) {
+  int made = gw_line_spool_make_dir(&nc->spool, nc->dir, sizeof nc->dir, dir, "nccl.", ".log", err);
+  if (made > 0)
     gw_err_set(err, _("NCCL log folder path too long: %s"), dir);
+  if (made) {
     free(nc);
     return GW_ERR;
   }
-  gw_remove_matching_files(nc->dir, "nccl.", ".log");
-  nc->spool = (struct gw_line_spool){.dir = nc->dir, .prefix = "nccl.", .suffix = ".log"};
+  gw_line_spool_clear(&nc->spool);
   gw_status rc = gw_store_nccl_log_open(&nc->writer, store, err);
   if (rc) {
     free(nc);
@@ -96,7 +86,6 @@ void gw_nccl_collect_close(struct gw_nccl_collect *nc) {
   if (!nc)
     return;
   gw_store_nccl_log_close(nc->writer);
-  gw_remove_matching_files(nc->dir, "nccl.", ".log");
-  rmdir(nc->dir); /* only when empty: files the user put there stay */
+  gw_line_spool_remove(&nc->spool);
   free(nc);
 }

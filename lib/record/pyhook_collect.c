@@ -2,12 +2,10 @@
 #include "line_spool.h"
 #include "store/store_write.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/activity.h"
@@ -96,22 +94,17 @@ int gw_pyhook_find_dir(char *out, size_t cap) {
 gw_status gw_pyhook_collect_open(struct gw_pyhook_collect **out, const char *dir, const char *hook_dir,
                                  struct gw_store *store, struct gw_err *err) {
   *out = NULL;
-  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-    gw_err_set(err, _("cannot create %s: %s"), dir, strerror(errno));
-    return GW_ERR;
-  }
   struct gw_pyhook_collect *pc = gw_xcalloc(1, sizeof *pc);
-  /* Absolute, in case the program changes its working directory. */
-  char *abs_dir = realpath(dir, NULL);
-  int too_long = gw_strlcpy(pc->dir, abs_dir ? abs_dir : dir, sizeof pc->dir);
-  free(abs_dir);
-  if (too_long || gw_strlcpy(pc->hook_dir, hook_dir, sizeof pc->hook_dir)) {
+  int made = gw_line_spool_make_dir(&pc->spool, pc->dir, sizeof pc->dir, dir, "py-", ".steps", err);
+  if (made == 0 && gw_strlcpy(pc->hook_dir, hook_dir, sizeof pc->hook_dir))
+    made = 1;
+  if (made > 0)
     gw_err_set(err, _("Python hook folder path too long: %s"), dir);
+  if (made) {
     free(pc);
     return GW_ERR;
   }
-  gw_remove_matching_files(pc->dir, "py-", ".steps");
-  pc->spool = (struct gw_line_spool){.dir = pc->dir, .prefix = "py-", .suffix = ".steps"};
+  gw_line_spool_clear(&pc->spool);
   gw_status rc = gw_store_steps_open(&pc->writer, store, err);
   if (!rc && (rc = gw_store_py_samples_open(&pc->py, store, err)) != GW_OK)
     gw_store_steps_close(pc->writer);
@@ -407,7 +400,6 @@ void gw_pyhook_collect_close(struct gw_pyhook_collect *pc) {
   gw_store_step_flops_close(pc->flops_writer);
   gw_store_py_samples_close(pc->py);
   free(pc->frames);
-  gw_remove_matching_files(pc->dir, "py-", ".steps");
-  rmdir(pc->dir); /* only when empty: files the user put there stay */
+  gw_line_spool_remove(&pc->spool);
   free(pc);
 }
