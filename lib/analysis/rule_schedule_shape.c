@@ -135,6 +135,16 @@ static int loader_paced(const struct gw_diagnosis *dx) {
          dx->lost_ns >= 0.5 * dx->active_ns;
 }
 
+/* The GPU's idle time over its active time, every idle row the ledger
+ * measured (a row it cannot see counts nothing). */
+static double idle_share(const struct gw_diagnosis *dx) {
+  double ns = 0;
+  for (int r = GW_ROW_IDLE_INPUT; r <= GW_ROW_IDLE_OTHER; r++)
+    if (!isnan(dx->total.row_ns[r]))
+      ns += dx->total.row_ns[r];
+  return gw_rule_share(dx, ns);
+}
+
 static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
   double compile_shape_share = gw_compile_shapes_lost_share(&dx->compile_shapes);
@@ -259,7 +269,8 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
      * the time, lower the confidence. */
     int shared = gw_rule_main_prepares_data(dx);
     double host = gw_rule_share(dx, dx->total.host_busy_ns);
-    double excess = isnan(st->excess_share) ? 0 : st->excess_share;
+    /* the time above the median step counts where the GPU idled in it (below) */
+    double excess = isnan(st->excess_share) ? 0 : fmin(st->excess_share, idle_share(dx));
     share = fmax(host, excess);
     if (share < gw_thr.finding_min_share)
       return 0;
@@ -289,6 +300,11 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
     /* every step is slowed when the helper holds the lock often: the time
      * above the median step is then less than the idle time it causes */
     share = helper ? fmax(st->excess_share, idle_other) : st->excess_share;
+    /* Time above the median step is lost only where the GPU idled in it: a
+     * step that is long because its input is large keeps the GPU busy for
+     * longer (more work, not a stall). The ledger's idle rows bound what
+     * the spread can have cost. */
+    share = fmin(share, idle_share(dx));
     if (share < gw_thr.finding_min_share)
       return 0;
     f->share_of_active = share;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "analysis/diagnosis.h"
 #include "analysis/rules.h"
@@ -17,12 +18,20 @@
 
 static char g_path[64];
 
-static struct gw_diagnosis *run(int ngpus, double seconds, int no_gpm, synth_gpu_fn gf, synth_host_fn hf) {
+/* The synthetic recording, then sql (NULL: none) run on it, then the diagnosis. */
+static struct gw_diagnosis *run_sql(int ngpus, double seconds, int no_gpm, synth_gpu_fn gf, synth_host_fn hf,
+                                    const char *sql) {
   gw_strlcpy(g_path, "/tmp/gw_rules_XXXXXX", sizeof g_path);
   int fd = mkstemp(g_path);
   assert_true(fd >= 0);
   close(fd);
   assert_int_equal(synth_write(g_path, ngpus, seconds, no_gpm, gf, hf), 0);
+  if (sql) {
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(g_path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+  }
   struct gw_diagnosis *dx = NULL;
   struct gw_err err;
   assert_int_equal(gw_diagnose_file(g_path, &dx, &err), GW_OK);
@@ -33,6 +42,10 @@ static struct gw_diagnosis *run(int ngpus, double seconds, int no_gpm, synth_gpu
   if (dx->total.wall_ns)
     assert_float_equal(sum / (double)dx->total.wall_ns, 1, 0.001);
   return dx;
+}
+
+static struct gw_diagnosis *run(int ngpus, double seconds, int no_gpm, synth_gpu_fn gf, synth_host_fn hf) {
+  return run_sql(ngpus, seconds, no_gpm, gf, hf, NULL);
 }
 
 static void storm_is_launch_overhead(void **state) {
@@ -260,6 +273,56 @@ static void thermal_is_hardware_env(void **state) {
   gw_diagnosis_free(dx);
 }
 
+/* A transformer fed inputs of a size drawn anew each step: the GPU busy
+ * through every step (SMs 93% active, below its power limit), the steps
+ * 10-90 ms long in no order, as the program's hook timed them. */
+static void gpu_busy_below_limit(int gpu, double t, struct synth_gpu *o) {
+  (void)gpu;
+  if (synth_started(t, o))
+    synth_gpu_tick(o, 100, 93, 560, 1980, 0, 0, 5e6, 0.1);
+}
+
+static void host_one_busy_core(double t, struct synth_host *o) {
+  (void)t;
+  synth_host_tick(o, 100, 1, 0, NAN);
+}
+
+/* The hook's steps from 4 s to 38 s: lengths spread evenly over 10-90 ms
+ * by a fixed linear congruential sequence (no period among them). */
+static char *uneven_steps_sql(void) {
+  size_t cap = 1 << 20, len = 0;
+  char *sql = malloc(cap);
+  assert_non_null(sql);
+  uint32_t u = 12345;
+  long long t = SYNTH_T0_NS + 4000000000LL;
+  for (int k = 0; t < SYNTH_T0_NS + 38000000000LL; k++) {
+    u = u * 1664525u + 1013904223u;
+    long long d = 10000000LL + 1000LL * (long long)((u >> 8) % 80000u); /* 10-90 ms */
+    len += (size_t)snprintf(sql + len, cap - len,
+                            "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid) VALUES"
+                            " (%lld, %lld, %d, 'python_hook', 1000);",
+                            t, t + d, k);
+    assert_true(len < cap);
+    t += d;
+  }
+  return sql;
+}
+
+/* Long steps that keep the GPU busy are the larger inputs' work, not a
+ * stall: the time above the median step is not lost time, so no
+ * schedule_shape finding claims it. */
+static void uneven_busy_steps_are_not_lost(void **state) {
+  (void)state;
+  char *sql = uneven_steps_sql();
+  struct gw_diagnosis *dx = run_sql(1, 40, 0, gpu_busy_below_limit, host_one_busy_core, sql);
+  free(sql);
+  assert_true(dx->steps.n > 600);
+  assert_true(dx->steps.cv >= 0.3); /* uneven enough for the spread rule to look */
+  assert_true(dx->steps.excess_share >= 0.1);
+  assert_null(support_finding(dx, "schedule_shape"));
+  gw_diagnosis_free(dx);
+}
+
 static void rule_table_has_six_fixed_ids(void **state) {
   (void)state;
   const char *ids[] = {"input_pipeline", "small_batch",  "launch_overhead",
@@ -279,6 +342,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(underfilled_is_small_batch),         cmocka_unit_test(straggler_is_multi_gpu_sync),
     cmocka_unit_test(eval_dips_are_schedule_shape),       cmocka_unit_test(thermal_is_hardware_env),
     cmocka_unit_test(rule_table_has_six_fixed_ids),       cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
-    cmocka_unit_test(busy_helper_thread_stalls_the_loop),
+    cmocka_unit_test(busy_helper_thread_stalls_the_loop), cmocka_unit_test(uneven_busy_steps_are_not_lost),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
