@@ -7,6 +7,7 @@
 
 #include "analysis/correlate.h"
 #include "analysis/ledger.h"
+#include "analysis/py_sample_cause.h"
 #include "analysis/stats.h"
 #include "analysis/steady_steps.h"
 #include "analysis/step_process.h"
@@ -31,6 +32,7 @@ struct ctx {
   struct gw_interval *syncs;
   size_t nsyncs;
   int traced;
+  struct gw_py_causes causes; /* how the process's stack samples read, as the idle attribution reads them */
 };
 
 /* Running sums over the steps of one kind. */
@@ -155,7 +157,7 @@ static void add_step(const struct ctx *c, const struct gw_step_row *s, struct ac
     const struct gw_py_tick *p = &rec->py_ticks[k];
     if (!py_sample_ours(c, p))
       continue;
-    a->counts[p->activity < GW_PYACT_COUNT ? p->activity : GW_PYACT_OTHER]++;
+    a->counts[gw_py_sample_cause(&c->causes, p)]++;
     a->nsamp++;
   }
   if (c->g) {
@@ -212,6 +214,8 @@ static int gpu_of(const struct gw_recording *rec, int64_t pid) {
 
 static void ctx_open(const struct gw_recording *rec, int64_t pid, struct ctx *c) {
   *c = (struct ctx){.rec = rec, .pid = pid};
+  if (rec->npy_ticks > 0)
+    gw_py_causes_init(&c->causes, rec, pid);
   int gi = gpu_of(rec, pid);
   if (gi < 0)
     return;
@@ -232,6 +236,7 @@ static void ctx_open(const struct gw_recording *rec, int64_t pid, struct ctx *c)
 static void ctx_close(struct ctx *c) {
   free(c->busy);
   free(c->syncs);
+  gw_py_causes_free(&c->causes);
 }
 
 int gw_step_split_one(const struct gw_recording *rec, const struct gw_step_row *s, struct gw_step_split *out) {
@@ -579,7 +584,7 @@ static void name_activity(const struct ctx *c, const struct gw_step_row *const *
     for (size_t k = py_lower(rec, rows[i]->start_ns); k < rec->npy_ticks && rec->py_ticks[k].t_ns < rows[i]->end_ns;
          k++) {
       const struct gw_py_tick *p = &rec->py_ticks[k];
-      if (!py_sample_ours(c, p) || p->activity != out->activity || p->frame < 0)
+      if (!py_sample_ours(c, p) || gw_py_sample_cause(&c->causes, p) != out->activity || p->frame < 0)
         continue;
       if (nf == cap) {
         cap = cap ? 2 * cap : 64;

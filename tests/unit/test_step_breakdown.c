@@ -173,6 +173,25 @@ static void test_checkpoint_every_50(void **state) {
   free_rec(rec);
 }
 
+/* The same checkpoint, sampled as plain user code inside a function named
+ * for a checkpoint (a recording of a hook that did not know the name): the
+ * split reads it as the idle attribution does, a checkpoint. */
+static void test_checkpoint_named_function(void **state) {
+  (void)state;
+  struct loop lp = {0.020, 0.300, 50, GW_PYACT_OTHER, NULL, 0};
+  struct gw_recording *rec = load_loop(&lp);
+  gw_strlcpy(rec->py_frames[1].func, "save_checkpoint", sizeof rec->py_frames[1].func);
+  struct gw_step_breakdown b;
+  gw_step_breakdown(rec, &b);
+  assert_true(b.recurring);
+  assert_int_equal(b.activity, GW_PYACT_CHECKPOINT);
+  assert_string_equal(b.frame_text, "ckpt.py:12 in save_checkpoint");
+  const struct gw_step_split *sl = &b.kinds[GW_STEP_KIND_SLOW];
+  assert_true(fabs(sl->host_s[GW_PYACT_CHECKPOINT] - 0.3) < 0.03);
+  assert_true(sl->host_s[GW_PYACT_OTHER] == 0);
+  free_rec(rec);
+}
+
 /* A steady loop with a few stray slow steps at no common spacing: slow
  * steps are seen, none recurs. */
 static void test_steady_loop_none(void **state) {
@@ -332,8 +351,12 @@ static void test_step_time_follows_previous_input(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_checkpoint_every_50),        cmocka_unit_test(test_steady_loop_none),
-    cmocka_unit_test(test_short_steps_not_measurable), cmocka_unit_test(test_fetch_round_is_input),
-    cmocka_unit_test(test_not_a_fetch_round),          cmocka_unit_test(test_step_time_follows_previous_input),
+    cmocka_unit_test(test_checkpoint_named_function),
+    cmocka_unit_test(test_checkpoint_every_50),
+    cmocka_unit_test(test_steady_loop_none),
+    cmocka_unit_test(test_short_steps_not_measurable),
+    cmocka_unit_test(test_fetch_round_is_input),
+    cmocka_unit_test(test_not_a_fetch_round),
+    cmocka_unit_test(test_step_time_follows_previous_input),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
