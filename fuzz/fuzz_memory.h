@@ -42,8 +42,15 @@ static inline FILE *fuzz_null_out(void) {
   return f;
 }
 
-/* What else is rendered from a diagnosis read in memory (fuzz_read_image). */
-enum fuzz_render { FUZZ_RENDER_JSON, FUZZ_RENDER_TEXT_MD, FUZZ_RENDER_HTML, FUZZ_NRENDERS };
+/* What else is rendered from a diagnosis read in memory (fuzz_read_image);
+ * FUZZ_RENDER_EVERY: text, Markdown and HTML, all of them. */
+enum fuzz_render {
+  FUZZ_RENDER_JSON,
+  FUZZ_RENDER_TEXT_MD,
+  FUZZ_RENDER_HTML,
+  FUZZ_NRENDERS,
+  FUZZ_RENDER_EVERY = FUZZ_NRENDERS
+};
 
 /* Diagnose the recording image and render it as JSON and as render says:
  * 0 with its verdict in verdict, or 3 with the reason in msg (never empty
@@ -61,12 +68,12 @@ static inline int fuzz_read_store(struct gw_store *st, enum fuzz_render render, 
   int rc = 3;
   if (gw_recording_load_store(st, &rec, &err) == GW_OK && gw_diagnose(rec, &dx, &err) == GW_OK) {
     gw_render_json(dx, fuzz_null_out());
-    if (render == FUZZ_RENDER_TEXT_MD) {
+    if (render == FUZZ_RENDER_TEXT_MD || render == FUZZ_RENDER_EVERY) {
       gw_render_text(dx, fuzz_null_out(), 1);
       gw_render_md(dx, fuzz_null_out());
-    } else if (render == FUZZ_RENDER_HTML) {
-      gw_render_html(rec, dx, NULL, fuzz_null_out());
     }
+    if (render == FUZZ_RENDER_HTML || render == FUZZ_RENDER_EVERY)
+      gw_render_html(rec, dx, NULL, fuzz_null_out());
     FUZZ_CHECK(dx->verdict && dx->verdict[0]);
     snprintf(verdict, vcap, "%s", dx->verdict);
     rc = 0;

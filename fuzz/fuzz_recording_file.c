@@ -49,23 +49,6 @@ struct trailer {
   char verdict[VERDICT_BYTES];
 };
 
-/* A hash of the whole input, 8 bytes a step and outside the coverage
- * instrumentation: byte by byte with a coverage hook per compare it cost a
- * quarter of the run on 50 KB inputs. */
-__attribute__((no_sanitize("coverage"))) static uint64_t hash64(const uint8_t *p, size_t n) {
-  uint64_t h = 1469598103934665603ull ^ n;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    memcpy(&w, p + i, 8);
-    h = (h ^ w) * 1099511628211ull;
-    h ^= h >> 29;
-  }
-  for (; i < n; i++)
-    h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 /* The recording's length without the trailer, and the trailer when there is a valid one. */
 static size_t split_trailer(const uint8_t *data, size_t size, struct trailer *t) {
   if (size < TRAILER_BYTES)
@@ -75,7 +58,7 @@ static size_t split_trailer(const uint8_t *data, size_t size, struct trailer *t)
     return size;
   uint64_t want;
   memcpy(&want, tr + 40, 8);
-  if (hash64(data, size - 8) != want)
+  if (fuzz_hash64(data, size - 8) != want)
     return size; /* changed after the trailer was written: not ours to compare */
   memcpy(&t->damage, tr + 8, 8);
   memcpy(t->verdict, tr + 16, VERDICT_BYTES);
@@ -92,7 +75,7 @@ static size_t put_trailer(uint8_t *data, size_t body, size_t max, const struct t
   memcpy(tr + 8, &t->damage, 8);
   memset(tr + 16, 0, VERDICT_BYTES);
   memcpy(tr + 16, t->verdict, strnlen(t->verdict, VERDICT_BYTES - 1));
-  uint64_t h = hash64(data, body + 40);
+  uint64_t h = fuzz_hash64(data, body + 40);
   memcpy(tr + 40, &h, 8);
   return body + TRAILER_BYTES;
 }
@@ -117,7 +100,7 @@ static void remember_verdict(uint64_t h, const char *verdict) {
 
 /* The verdict of an undamaged recording, "" when it gives none. */
 static const char *original_verdict(const uint8_t *data, size_t size) {
-  uint64_t h = hash64(data, size);
+  uint64_t h = fuzz_hash64(data, size);
   unsigned slot = (unsigned)(h % VERDICT_CACHE);
   if (!cache[slot].used || cache[slot].hash != h) {
     char verdict[64], msg[1024];
@@ -138,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fprintf(stderr, "verdict '%s' (original '%s', damage 0x%llx) %s\n", verdict, t.verdict,
             (unsigned long long)t.damage, msg);
   if (body == size) /* no trailer: this is an original for the mutations to come */
-    remember_verdict(hash64(data, size), rc == 0 ? verdict : "");
+    remember_verdict(fuzz_hash64(data, size), rc == 0 ? verdict : "");
   if (rc != 0 || !t.damage || !t.verdict[0] || (t.damage & ~(uint64_t)DAMAGE_TELLABLE))
     return 0;
   if (strcmp(verdict, t.verdict) != 0) {

@@ -8,10 +8,12 @@
  * of the scenario fixtures below, cut to its first seconds, with kernels,
  * copies, markers and steps added), then SQL, run as fuzz_sql.h allows.
  * The SQL runs on an in-memory copy and the result is read from memory
- * (fuzz_memory.h); one input in 64 also goes through a file. */
+ * (fuzz_memory.h) and rendered in every format; one input in 64 also goes
+ * through a file. A recording read before is not read again (fuzz_seen.h). */
 #include "fuzz_memory.h"
 #include "store/store_sql.h"
 #include "fuzz_recording.h"
+#include "fuzz_seen.h"
 #include "fuzz_sql.h"
 #include "store/store_trace.h"
 
@@ -135,18 +137,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t n = 0;
   unsigned char *image = fuzz_sql_image(db, &n);
   sqlite3_close(db);
-  unsigned pick = fuzz_pick(data, size, 64);
+  /* the reader of a file for the one input in 64 that goes through one (below), else -1 */
+  int reader = fuzz_pick(data, size, 64) == 63 && image ? (int)fuzz_pick(data, size, FUZZ_NREADERS) : -1;
+  /* A recording already read (and by this input's reader of a file) is the
+   * same work again (fuzz_seen.h). That leaves time to render every new
+   * one in every format rather than one format in three. */
+  if (fuzz_seen(image, n, (uint64_t)(reader + 1))) {
+    sqlite3_free(image);
+    return 0;
+  }
   char verdict[64], msg[1024];
-  int rc = fuzz_read_image(image ? image : (const unsigned char *)"", n, (enum fuzz_render)(pick % FUZZ_NRENDERS),
-                           verdict, sizeof verdict, msg, sizeof msg);
+  int rc = fuzz_read_image(image ? image : (const unsigned char *)"", n, FUZZ_RENDER_EVERY, verdict, sizeof verdict,
+                           msg, sizeof msg);
   FUZZ_CHECK(rc == 0 || (rc == 3 && msg[0] != '\0'));
   /* One input in 64 also goes through a file to the readers that take a
    * path (Perfetto, the compare summary, a read-write open): they read the
    * same model, and a file per input would cost 20 times the rest. */
-  if (pick == 63 && image) {
+  if (reader >= 0) {
     fuzz_remove_db(path);
     fuzz_write_file(path, image, n);
-    fuzz_read_recording(path, fuzz_pick(data, size, FUZZ_NREADERS), 0);
+    fuzz_read_recording(path, (unsigned)reader, 0);
   }
   sqlite3_free(image);
   return 0;

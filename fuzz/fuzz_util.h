@@ -95,6 +95,23 @@ static inline void fuzz_write_file(const char *path, const void *data, size_t si
   }
 }
 
+/* A hash of the bytes, 8 a step and outside the coverage instrumentation
+ * (noinline, or -O1 puts it in an instrumented caller): byte by byte with a
+ * coverage hook per compare it cost a quarter of a run on 50 KB inputs. */
+static inline __attribute__((no_sanitize("coverage"), noinline)) uint64_t fuzz_hash64(const uint8_t *p, size_t n) {
+  uint64_t h = 1469598103934665603ull ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++)
+    h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
 /* 1 when the string is NUL-terminated within cap bytes. */
 static inline int fuzz_terminated(const char *s, size_t cap) {
   return memchr(s, '\0', cap) != NULL;
