@@ -74,8 +74,15 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
      * trace would tell how much of the step they hold. */
     if (distributed && !dx->total.from_timeline && !isnan(q->math_fill) && q->math_fill < gw_thr.stream_math_fill_frac)
       continue;
-    /* Board power is not a gate: the same work reads 94% of one board's
-     * limit and 82% of a larger one's. The evidence is the work itself. */
+    /* Board power alone is not a gate: the same work reads 94% of one
+     * board's limit and 82% of a larger one's. The evidence is the work
+     * itself. But SMs resident nine tenths of the time on a board that
+     * spends nine tenths of its power have neither warp slots nor power
+     * left for more work per kernel: what stays empty is the mix's own
+     * (memory-bound kernels between the GEMMs, tails of waves). */
+    if (!isnan(q->sm_med_pct) && q->sm_med_pct >= gw_thr.small_saturated_pct && !isnan(q->power_frac) &&
+        q->power_frac >= gw_thr.at_limit_power_frac)
+      continue;
     int underfed;
     /* A rank waiting in an NCCL kernel keeps SMs "active" with the math pipes
      * idle: the fill of its compute time is the fill over the rest. */

@@ -172,6 +172,11 @@ const struct gw_thresholds gw_thr = {
     /* [h200] a full GEMM reaches SM/util 0.95; below 0.6 the resident
      * kernels leave a large share of the SMs empty. */
     .small_sm_per_util = 0.60,
+    /* [def] SM activity is the share of time an SM holds a warp; 90%
+     * leaves a tenth for the gaps between kernels and the last wave's
+     * tails. With the board at its power limit as well, neither warp slots
+     * nor power are left for a larger batch to use. */
+    .small_saturated_pct = 90.0,
     /* [def] an SM is busy only while a kernel is resident, so over one window
      * SM activity cannot exceed GPU-Util. GPU-Util comes in whole percents
      * and its medians and GPM's are taken over windows that end at different

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The measured verdict (recordings with stack or thread samples) charges idle
-# time only. When no idle class holds its minimum share of the lost time, a
-# class of busy time that the counters measure (small_batch: kernels resident,
-# SMs part-empty) and that explains most of the loss stays the verdict; it is
-# not replaced by `unexplained`. And a wait inside the user's function that
+# time only (test_measured_verdict: a busy-time class that explains most of
+# the loss stays the verdict). A healthy transformer whose SMs are resident
+# 93% of the time at 96% of the board's power has no room for a larger batch:
+# its 8% of lost time names no class. And a wait inside the user's function that
 # makes the batch (a fetch from a slow store, no DataLoader) is the batch's:
 # input_pipeline, naming that function. Recorded on an H100 from programs
 # outside this repository (tests/fixtures/verdict_h100/README.md). On an
@@ -28,10 +28,9 @@ report checkpoint_short_gpm4s verdict_h200
 python3 - healthy_transformer.json fetch_inline.json checkpoint_short.json checkpoint_short_gpm4s.json <<'PY' ||
 import json, sys
 healthy, fetch, ckpt, ckpt4 = (json.load(open(p)) for p in sys.argv[1:5])
-# the busy-time class stays the verdict; too little is lost to be unexplained
-assert healthy["verdict"] == "small_batch", healthy["verdict"]
-f = healthy["findings"][0]
-assert f["class"] == "small_batch" and f["share_of_lost"] >= 0.3, f
+# SMs and power both near full: the part-empty SM time is the mix's own, not a small batch
+assert healthy["verdict"] == "none", healthy["verdict"]
+assert not healthy["findings"], healthy["findings"]
 assert healthy["lost_share_of_active"] < 1 / 3, healthy["lost_share_of_active"]
 # the waits inside fetch() are the batch's, and the evidence names the function
 assert fetch["verdict"] == "input_pipeline", fetch["verdict"]

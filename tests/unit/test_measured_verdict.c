@@ -116,6 +116,17 @@ static void verdict_cases(void **state) {
   }
 }
 
+/* A rule's finding of class_id at confidence 0.83. */
+static void rule_finding(struct gw_diagnosis *dx, const char *class_id, double share_of_active, double share_of_lost) {
+  struct gw_finding *f = &dx->findings[dx->nfindings++];
+  memset(f, 0, sizeof *f);
+  f->class_id = class_id;
+  f->share_of_active = share_of_active;
+  f->share_of_lost = share_of_lost;
+  f->speedup_max = 1 / (1 - share_of_active);
+  f->confidence_raw = f->confidence = 0.83;
+}
+
 /* H200 weak_spots checkpoint_short, short steps: 24% of the active time
  * lost; the samples charged the checkpoint 0.7 s of the 2.4 s idle (29%:
  * under the share a measured verdict needs), while the rule's finding, from
@@ -129,21 +140,33 @@ static void gate_reads_the_printed_share(void **state) {
   sampled[GW_PYACT_FORWARD_BACKWARD] = 0.5;
   sampled[GW_PYACT_DATA_INLINE] = 0.3;
   struct gw_diagnosis *dx = diagnosis(2.4, 0, sampled);
-  struct gw_finding *f = &dx->findings[dx->nfindings++];
-  memset(f, 0, sizeof *f);
-  f->class_id = "schedule_shape";
-  f->share_of_active = 0.12;
-  f->share_of_lost = 0.5;
-  f->speedup_max = 1 / (1 - 0.12);
-  f->confidence_raw = f->confidence = 0.83;
+  rule_finding(dx, "schedule_shape", 0.12, 0.5);
   gw_measured_verdict(dx);
   assert_string_equal(dx->verdict, "schedule_shape");
   assert_string_equal(dx->findings[0].class_id, "schedule_shape");
   assert_true(fabs(dx->findings[0].share_of_lost - 0.5) < 1e-9);
 }
 
+/* 8% of the active time lost, 7 points of it with kernels resident and the
+ * SMs part-empty (busy time no sample charges), 1 point idle, which the
+ * samples put in launching: no idle class holds its share, and the counters'
+ * class that explains most of the loss stays the verdict rather than
+ * "unexplained". */
+static void busy_class_stays_the_verdict(void **state) {
+  (void)state;
+  double sampled[GW_IDLE_NCAUSES] = {0};
+  sampled[GW_PYACT_FORWARD_BACKWARD] = 0.1;
+  struct gw_diagnosis *dx = diagnosis(0.1, 0, sampled);
+  dx->lost_ns = 0.8e9;
+  rule_finding(dx, "small_batch", 0.07, 0.875);
+  gw_measured_verdict(dx);
+  assert_string_equal(dx->verdict, "small_batch");
+  assert_string_equal(dx->findings[0].class_id, "small_batch");
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(verdict_cases),
     cmocka_unit_test(gate_reads_the_printed_share),
+    cmocka_unit_test(busy_class_stays_the_verdict),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
