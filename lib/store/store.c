@@ -403,9 +403,56 @@ static int image_header_is_ours(const unsigned char *image, size_t size) {
   return id == GW_STORE_APPLICATION_ID;
 }
 
+/* The tables a recording holds by its schema version, so that a table lost
+ * to damage is not read as a file from an older gpuwhy (the loaders pass
+ * over a missing optional table). Every version wrote the samplers' tables.
+ * The tracer's were added within version 1 and are made together (at first
+ * without trace_device and pm_sample). Version 2 makes every table of a new
+ * recording; nccl_log comes only with NCCL's log. */
+static const char *const CORE_TABLES[] = {"run",         "meta",        "env",      "event",       "gpu",
+                                          "gpu_sample",  "gpu_health",  "gpu_proc", "host_sample", "cpu_sample",
+                                          "proc_sample", "disk_sample", "step"};
+static const char *const TRACER_V1_TABLES[] = {
+    "api",  "graph_launch",  "kernel",     "launch_count", "marker",         "memcpy",        "memory",      "memset",
+    "sync", "trace_dropped", "trace_name", "trace_note",   "trace_overhead", "trace_process", "trace_window"};
+static const char *const V2_TABLES[] = {"trace_device",  "pm_sample", "step_flops", "thread_info",
+                                        "thread_sample", "py_frame",  "py_sample"};
+#define NTABLES(list) (sizeof(list) / sizeof((list)[0]))
+
+/* The first table of list (n names) that db lacks, NULL when none. */
+static const char *first_missing(sqlite3 *db, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!gw_store_table_exists(db, list[i]))
+      return list[i];
+  return NULL;
+}
+
+static int any_present(sqlite3 *db, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (gw_store_table_exists(db, list[i]))
+      return 1;
+  return 0;
+}
+
+/* Refuses a recording that lacks a table every gpuwhy of its version wrote. */
+static gw_status check_tables(struct gw_store *st, int version, struct gw_err *err) {
+  const char *missing = first_missing(st->db, CORE_TABLES, NTABLES(CORE_TABLES));
+  int tracer_required = version >= 2 || any_present(st->db, TRACER_V1_TABLES, NTABLES(TRACER_V1_TABLES));
+  if (!missing && tracer_required)
+    missing = first_missing(st->db, TRACER_V1_TABLES, NTABLES(TRACER_V1_TABLES));
+  if (!missing && version >= 2)
+    missing = first_missing(st->db, V2_TABLES, NTABLES(V2_TABLES));
+  if (!missing)
+    return GW_OK;
+  gw_err_set(err, "%s: damaged recording: table %s is missing (every recording of schema version %d has it)", st->path,
+             missing, version);
+  return GW_EINPUT;
+}
+
 /* The checks of every open, once SQLite holds the database: gpuwhy's
  * application id, a schema version this build reads, quick_check (read-only
- * opens of up to QUICK_CHECK_MAX_BYTES), a readable run table.
+ * opens of up to QUICK_CHECK_MAX_BYTES), a readable run table, the tables
+ * of its version (check_tables).
  * header_is_ours: whether the raw header names gpuwhy, for the message when
  * SQLite cannot even read the header. */
 static gw_status check_opened(struct gw_store *st, int readonly, long long size_bytes, int header_is_ours,
@@ -443,6 +490,8 @@ static gw_status check_opened(struct gw_store *st, int readonly, long long size_
   /* Reading a table proves the file is not truncated garbage behind a valid header. */
   if (exec(st, "SELECT count(*) FROM run", err))
     return GW_EINPUT;
+  if ((rc = check_tables(st, version, err)))
+    return rc;
   if (!readonly && (rc = prepare_all(st, err)))
     return rc;
   return GW_OK;
