@@ -79,8 +79,11 @@ int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
      * itself. But SMs resident nine tenths of the time on a board that
      * spends nine tenths of its power have neither warp slots nor power
      * left for more work per kernel: what stays empty is the mix's own
-     * (memory-bound kernels between the GEMMs, tails of waves). */
-    if (!isnan(q->sm_med_pct) && q->sm_med_pct >= gw_thr.small_saturated_pct && !isnan(q->power_frac) &&
+     * (memory-bound kernels between the GEMMs, tails of waves). Read on a
+     * measured SM activity only, and never against the kernel trace's own
+     * prediction of what a doubled batch gains. */
+    if (q->has_sm && !dx->total.sm_from_util && !fixed_work_heavy(dx, i) && !isnan(q->sm_med_pct) &&
+        q->sm_med_pct >= gw_thr.small_saturated_pct && !isnan(q->power_frac) &&
         q->power_frac >= gw_thr.at_limit_power_frac)
       continue;
     int underfed;
