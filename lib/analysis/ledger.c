@@ -176,6 +176,13 @@ double gw_ledger_active_ns(const struct gw_ledger *l) {
   return (double)l->wall_ns - l->row_ns[GW_ROW_STARTUP];
 }
 
+double gw_ledger_idle_ns(const struct gw_ledger *l) {
+  double ns = 0;
+  for (int r = GW_ROW_IDLE_INPUT; r <= GW_ROW_IDLE_OTHER; r++)
+    ns += l->row_ns[r];
+  return ns;
+}
+
 static double clamp01(double x) {
   return x < 0 ? 0 : x > 1 ? 1 : x;
 }

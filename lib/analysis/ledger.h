@@ -89,5 +89,7 @@ int64_t gw_typical_dt_ns(const struct gw_gpu_series *g);
 
 /* Sum of rows in [first, last] as a share of the active (non-startup) time. */
 double gw_ledger_active_ns(const struct gw_ledger *l);
+/* The GPU's idle time: the sum of the idle rows (input .. other). */
+double gw_ledger_idle_ns(const struct gw_ledger *l);
 
 #endif

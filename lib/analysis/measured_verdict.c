@@ -93,11 +93,10 @@ static int is_measured_class(const char *class_id) {
 static void reconcile_input_waits(const struct gw_diagnosis *dx, double *class_s) {
   /* the idle time, as the samples' stretches or the ledger's idle rows
    * count it (their tick tests differ), whichever holds more */
-  double attr_idle_s = 0, ledger_idle_ns = 0, named_other_s = 0;
+  double attr_idle_s = 0, ledger_idle_ns, named_other_s = 0;
   for (int i = 0; i < dx->ngpus; i++)
     attr_idle_s += dx->attr[i].idle_s;
-  for (int r = GW_ROW_IDLE_INPUT; r <= GW_ROW_IDLE_OTHER; r++)
-    ledger_idle_ns += dx->total.row_ns[r];
+  ledger_idle_ns = gw_ledger_idle_ns(&dx->total);
   double idle_s = fmax(attr_idle_s, ledger_idle_ns / 1e9);
   for (size_t k = 0; k < sizeof MEASURED_CLASSES / sizeof MEASURED_CLASSES[0]; k++)
     if (k != INPUT_CLASS)

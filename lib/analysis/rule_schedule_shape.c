@@ -135,16 +135,6 @@ static int loader_paced(const struct gw_diagnosis *dx) {
          dx->lost_ns >= 0.5 * dx->active_ns;
 }
 
-/* The GPU's idle time over its active time, every idle row the ledger
- * measured (a row it cannot see counts nothing). */
-static double idle_share(const struct gw_diagnosis *dx) {
-  double ns = 0;
-  for (int r = GW_ROW_IDLE_INPUT; r <= GW_ROW_IDLE_OTHER; r++)
-    if (!isnan(dx->total.row_ns[r]))
-      ns += dx->total.row_ns[r];
-  return gw_rule_share(dx, ns);
-}
-
 static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
   double compile_shape_share = gw_compile_shapes_lost_share(&dx->compile_shapes);
@@ -270,7 +260,8 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
     int shared = gw_rule_main_prepares_data(dx);
     double host = gw_rule_share(dx, dx->total.host_busy_ns);
     /* the time above the median step counts where the GPU idled in it (below) */
-    double excess = isnan(st->excess_share) ? 0 : fmin(st->excess_share, idle_share(dx));
+    double excess =
+        isnan(st->excess_share) ? 0 : fmin(st->excess_share, gw_rule_share(dx, gw_ledger_idle_ns(&dx->total)));
     share = fmax(host, excess);
     if (share < gw_thr.finding_min_share)
       return 0;
@@ -304,7 +295,7 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
      * step that is long because its input is large keeps the GPU busy for
      * longer (more work, not a stall). The ledger's idle rows bound what
      * the spread can have cost. */
-    share = fmin(share, idle_share(dx));
+    share = fmin(share, gw_rule_share(dx, gw_ledger_idle_ns(&dx->total)));
     if (share < gw_thr.finding_min_share)
       return 0;
     f->share_of_active = share;
