@@ -637,6 +637,23 @@ static void fill_in_command(const struct gw_recording *rec, struct gw_diagnosis 
   }
 }
 
+/* A finding the cap cut by a point or more of the active time: the report
+ * says what its own signals saw and that the findings above hold the rest,
+ * so that a finding shown at 0% beside evidence of a few percent reads as
+ * counted once, not as a contradiction. */
+#define OVERLAP_NOTE_MIN_SHARE 0.01
+static void note_overlapped_findings(struct gw_diagnosis *dx) {
+  for (int i = 0; i < dx->nfindings; i++) {
+    const struct gw_finding *f = &dx->findings[i];
+    if (f->share_of_active_own - f->share_of_active < OVERLAP_NOTE_MIN_SHARE)
+      continue;
+    gw_diagnosis_note(dx, "finding_overlapped", -1, GW_TEXT_VALUE("class", f->class_id),
+                      GW_NUM("own_share", GW_UNIT_FRACTION, f->share_of_active_own),
+                      GW_NUM("overlap_share", GW_UNIT_FRACTION, f->share_of_active_own - f->share_of_active),
+                      GW_NUM("shown_share", GW_UNIT_FRACTION, f->share_of_active));
+  }
+}
+
 static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
@@ -990,6 +1007,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
   if (dx->active_ns > 0 && dx->measured)
     gw_measured_verdict(dx);
   describe(rec, dx);
+  note_overlapped_findings(dx);
   note_unseen_classes(rec, dx); /* after every finding and note: what this recording could not show */
   /* after describe: its experiments follow the rules' own scores */
   gw_confidence_by_share(dx);

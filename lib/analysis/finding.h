@@ -27,6 +27,7 @@ struct gw_finding {
   double confidence_raw;  /* the rule's additive evidence score, 0..1 */
   double speedup_max;     /* 1 / (1 - share_of_active): the run's speed-up if this class's time were all removed */
   int fix_first;          /* a fault (Xid, ECC) to fix before anything else: ranks first whatever its share */
+  double share_of_active_own; /* the largest share its own signals gave it before the cap (0: never capped) */
   int nevidence;
   struct gw_evidence evidence[GW_MAX_EVIDENCE]; /* data: ids and numbers (analysis/evidence.h) */
   int nfixes;

@@ -34,6 +34,7 @@ void gw_diagnosis_cap_shares(struct gw_diagnosis *dx) {
   for (int i = 0; i < dx->nfindings; i++) {
     struct gw_finding *f = &dx->findings[i];
     if (f->share_of_lost > left) {
+      f->share_of_active_own = fmax(f->share_of_active_own, f->share_of_active);
       f->share_of_lost = left;
       f->share_of_active = dx->active_ns > 0 ? left * dx->lost_ns / dx->active_ns : 0;
       f->speedup_max = 1 / (1 - fmin(f->share_of_active, 0.99));

@@ -53,6 +53,10 @@ static const struct gw_evidence_message messages[] = {
         "build, compilation, warm-up), and %.1f s after the last work are counted as startup, warm-up and tail, not "
         "blamed on a class."),
      {"gpu", "head", "tail"}},
+    {"finding_overlapped",
+     N_("%s: its own signals put %.0f%% of the active time on it, but %.0f%% of that is the same lost time the "
+        "findings ranked above it already hold; each lost second is counted once, so it shows %.0f%%."),
+     {"class", "own_share", "overlap_share", "shown_share"}},
     {"class_not_measurable",
      N_("%s cannot be judged from this recording: its rule reads %s, and the recording holds none of it."),
      {"class", "needs"}},

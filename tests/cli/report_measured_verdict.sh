@@ -5,7 +5,8 @@
 # 93% of the time at 96% of the board's power has no room for a larger batch:
 # its 8% of lost time names no class. And a wait inside the user's function that
 # makes the batch (a fetch from a slow store, no DataLoader) is the batch's:
-# input_pipeline, naming that function. Recorded on an H100 from programs
+# input_pipeline, naming that function; a finding left with 0% because the
+# findings above already hold its time says so in a note. Recorded on an H100 from programs
 # outside this repository (tests/fixtures/verdict_h100/README.md). On an
 # H200 (tests/fixtures/verdict_h200/README.md), a checkpoint every 1.5 s in
 # 5 ms steps that end in a synchronize: the sync samples take none of the
@@ -39,6 +40,12 @@ assert f["class"] == "input_pipeline" and f["share_of_lost"] >= 0.8, f
 frames = [str(v["value"]) for e in f["evidence"] if e["id"] == "idle_cause_measured" for v in e["values"]
           if v["name"] == "frame"]
 assert any("in fetch" in t for t in frames), frames
+# a finding whose time the findings above already hold says so, rather than a bare 0% beside its evidence
+capped = [g for g in fetch["findings"][1:] if g["share_of_active"] < 0.005]
+assert capped, [(g["class"], g["share_of_active"]) for g in fetch["findings"]]
+for g in capped:
+    assert any(n.startswith(g["class"] + ": its own signals put") and n.endswith("so it shows 0%.")
+               for n in fetch["notes"]), (g["class"], fetch["notes"])
 # the checkpoint leads; no sync sample took idle time; the verdict's share is the one printed, not "too little"
 for r in (ckpt, ckpt4):
     assert r["verdict"] == "schedule_shape", r["verdict"]
