@@ -20,13 +20,13 @@ struct gw_fix {
 };
 
 struct gw_finding {
-  const char *class_id;   /* a registry id (analysis/rule_registry.h); render/class_text.c words its title */
-  double share_of_lost;   /* share of the lost GPU time this class explains, 0..1 */
-  double share_of_active; /* the same time as a share of the active GPU time, 0..1 */
-  double confidence;      /* 0..1, calibrated: the rate findings of this raw score were right */
-  double confidence_raw;  /* the rule's additive evidence score, 0..1 */
-  double speedup_max;     /* 1 / (1 - share_of_active): the run's speed-up if this class's time were all removed */
-  int fix_first;          /* a fault (Xid, ECC) to fix before anything else: ranks first whatever its share */
+  const char *class_id;       /* a registry id (analysis/rule_registry.h); render/class_text.c words its title */
+  double share_of_lost;       /* share of the lost GPU time this class explains, 0..1 */
+  double share_of_active;     /* the same time as a share of the active GPU time, 0..1 */
+  double confidence;          /* 0..1, calibrated: the rate findings of this raw score were right */
+  double confidence_raw;      /* the rule's additive evidence score, 0..1 */
+  double speedup_max;         /* 1 / (1 - share_of_active): the run's speed-up if this class's time were all removed */
+  int fix_first;              /* a fault (Xid, ECC) to fix before anything else: ranks first whatever its share */
   double share_of_active_own; /* the largest share its own signals gave it before the cap (0: never capped) */
   int nevidence;
   struct gw_evidence evidence[GW_MAX_EVIDENCE]; /* data: ids and numbers (analysis/evidence.h) */
