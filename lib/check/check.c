@@ -429,7 +429,10 @@ static int check_run(const struct gw_check_opts *opts, struct gw_check_report **
     run_rows(ctx, gw_check_gpu_rows, gw_check_gpu_nrows, gpu);
   }
   run_rows(ctx, gw_check_kmsg_rows, gw_check_kmsg_nrows, NULL);
-  run_rows(ctx, gw_check_host_rows, gw_check_host_nrows, NULL);
+  if (ctx->host_ok)
+    run_rows(ctx, gw_check_host_rows, gw_check_host_nrows, NULL);
+  else
+    gw_check_host_unread(ctx);
 
   fill_report_facts(ctx);
   *out = ctx->report;

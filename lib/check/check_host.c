@@ -20,23 +20,16 @@ static int read_line(const char *root, const char *path, char *out, size_t cap) 
   return 0;
 }
 
-/* One item when the host source could not open at all. */
-static int host_missing(struct check_ctx *ctx, const struct check_def *def) {
-  if (ctx->host_ok)
-    return 0;
-  /* Say it once, on the first host row. */
-  if (strcmp(def->id, "governor") == 0) {
-    struct gw_check_item *it = gw_check_add_named(ctx, "host", "facts", _("host facts"), -1, GW_CHECK_NOTE);
-    gw_check_reason(it, _("The host could not be read (%s), so the host items were skipped."),
-                    ctx->host_err[0] ? ctx->host_err : _("no reason given"));
-  }
-  return 1;
+/* One item when the host source could not open at all, in place of the
+ * host rows (which read ctx->hs and so run only when it was sampled). */
+void gw_check_host_unread(struct check_ctx *ctx) {
+  struct gw_check_item *it = gw_check_add_named(ctx, "host", "facts", _("host facts"), -1, GW_CHECK_NOTE);
+  gw_check_reason(it, _("The host could not be read (%s), so the host items were skipped."),
+                  ctx->host_err[0] ? ctx->host_err : _("no reason given"));
 }
 
 static void check_governor(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
   (void)gpu;
-  if (host_missing(ctx, def))
-    return;
   const char *gov = ctx->hs.governor;
   char driver[64] = "";
   read_line(ctx->root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver", driver, sizeof driver);
@@ -67,8 +60,6 @@ static void check_governor(struct check_ctx *ctx, const struct check_def *def, s
 
 static void check_power_source(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
   (void)gpu;
-  if (host_missing(ctx, def))
-    return;
   if (!(ctx->hs.valid & (1u << GW_H_POWER))) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_PASS);
     gw_check_reason(it, _("No battery or power supply is listed (a desktop or server)."));
@@ -88,8 +79,6 @@ static void check_power_source(struct check_ctx *ctx, const struct check_def *de
 
 static void check_memory(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
   (void)gpu;
-  if (host_missing(ctx, def))
-    return;
   const struct gw_host_sample *hs = &ctx->hs;
   if (!(hs->valid & (1u << GW_H_MEM))) {
     struct gw_check_item *it = gw_check_add(ctx, def, NULL, GW_CHECK_NOTE);
@@ -112,8 +101,6 @@ static void check_memory(struct check_ctx *ctx, const struct check_def *def, str
 
 static void check_swap(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
   (void)gpu;
-  if (host_missing(ctx, def))
-    return;
   const struct gw_host_sample *hs = &ctx->hs;
   if (hs->swap_total_bytes < 0 || hs->swap_free_bytes < 0) {
     if (hs->valid & (1u << GW_H_MEM)) {
@@ -148,8 +135,6 @@ static void check_swap(struct check_ctx *ctx, const struct check_def *def, struc
 
 static void check_cpu_cores(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
   (void)gpu;
-  if (host_missing(ctx, def))
-    return;
   const struct gw_host_info *hi = &ctx->hi;
   int physical = hi->physical_cores, logical = hi->logical_cpus;
   if (physical <= 0 && logical <= 0) {
@@ -330,8 +315,6 @@ static int is_network_fs(const char *fstype) {
 
 static void check_disk(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
   (void)gpu;
-  if (host_missing(ctx, def))
-    return;
   char cwd[4096];
   const char *dir = ctx->opts->data_dir;
   const char *what = dir ? _("The data directory") : _("The current directory");
@@ -472,7 +455,7 @@ static int count_list(const char *s) {
 
 static void check_numa(struct check_ctx *ctx, const struct check_def *def, struct check_gpu *gpu) {
   (void)gpu;
-  if (host_missing(ctx, def) || ctx->ngpus == 0)
+  if (ctx->ngpus == 0)
     return;
   char online[256];
   int nodes =

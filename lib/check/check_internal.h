@@ -115,6 +115,8 @@ extern const struct check_def gw_check_kmsg_rows[];
 extern const size_t gw_check_kmsg_nrows;
 extern const struct check_def gw_check_host_rows[];
 extern const size_t gw_check_host_nrows;
+/* Instead of the host rows when the host could not be sampled: one note. */
+void gw_check_host_unread(struct check_ctx *ctx);
 
 /* ---- building items ---- */
 

@@ -90,41 +90,27 @@ long gw_read_file_at(const char *root, const char *path, char *buf, size_t cap, 
   return (long)len;
 }
 
-int gw_parse_u64(const char *s, uint64_t *out) {
-  if (!s || !*s || *s == '-')
-    return -1;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end)
-    return -1;
-  *out = v;
-  return 0;
-}
+/* One parser per type, the same checks for each: s is one number and
+ * nothing else (no empty string, no trailing text, no range error), with
+ * reject_minus for the unsigned type, which strtoull would wrap. A macro,
+ * since only the type and the strto* call differ. */
+#define GW_DEFINE_WHOLE_PARSER(name, type, reject_minus, strto_call)                                                   \
+  int name(const char *s, type *out) {                                                                                 \
+    if (!s || !*s || (reject_minus && *s == '-'))                                                                      \
+      return -1;                                                                                                       \
+    char *end;                                                                                                         \
+    errno = 0;                                                                                                         \
+    type v = strto_call;                                                                                               \
+    if (errno || end == s || *end)                                                                                     \
+      return -1;                                                                                                       \
+    *out = v;                                                                                                          \
+    return 0;                                                                                                          \
+  }
 
-int gw_parse_i64(const char *s, int64_t *out) {
-  if (!s || !*s)
-    return -1;
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno || end == s || *end)
-    return -1;
-  *out = v;
-  return 0;
-}
-
-int gw_parse_double(const char *s, double *out) {
-  if (!s || !*s)
-    return -1;
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end)
-    return -1;
-  *out = v;
-  return 0;
-}
+GW_DEFINE_WHOLE_PARSER(gw_parse_u64, uint64_t, 1, strtoull(s, &end, 10))
+GW_DEFINE_WHOLE_PARSER(gw_parse_i64, int64_t, 0, strtoll(s, &end, 10))
+GW_DEFINE_WHOLE_PARSER(gw_parse_double, double, 0, strtod(s, &end))
+#undef GW_DEFINE_WHOLE_PARSER
 
 int gw_strlcpy(char *dst, const char *src, size_t cap) {
   if (cap == 0)

@@ -633,8 +633,12 @@ gw_status gw_sink_kernel(struct gw_import_sink *s, struct gw_wire_kernel *k, con
   return put_kernel(s, k, name, name_len, err);
 }
 
-static gw_status plain_record(struct gw_import_sink *s, enum queued_type type, void *rec, size_t size,
-                              struct gw_err *err) {
+/* A record without a name (memcpy, memset, sync): counted in *count, its
+ * span seen, then queued while the pid is unknown or written. */
+static gw_status plain_record(struct gw_import_sink *s, uint64_t *count, uint32_t kind, uint64_t start_ns,
+                              uint64_t end_ns, enum queued_type type, void *rec, size_t size, struct gw_err *err) {
+  (*count)++;
+  saw(s, start_ns, end_ns, kind);
   int queued;
   gw_status rc = maybe_queue(s, type, rec, size, NULL, 0, NULL, 0, &queued, err);
   if (rc || queued)
@@ -643,21 +647,15 @@ static gw_status plain_record(struct gw_import_sink *s, enum queued_type type, v
 }
 
 gw_status gw_sink_memcpy(struct gw_import_sink *s, struct gw_wire_memcpy *m, struct gw_err *err) {
-  s->counts.memcpys++;
-  saw(s, m->start_ns, m->end_ns, GW_WIRE_KINDS_MEMCPY);
-  return plain_record(s, Q_MEMCPY, m, sizeof *m, err);
+  return plain_record(s, &s->counts.memcpys, GW_WIRE_KINDS_MEMCPY, m->start_ns, m->end_ns, Q_MEMCPY, m, sizeof *m, err);
 }
 
 gw_status gw_sink_memset(struct gw_import_sink *s, struct gw_wire_memset *m, struct gw_err *err) {
-  s->counts.memsets++;
-  saw(s, m->start_ns, m->end_ns, GW_WIRE_KINDS_MEMSET);
-  return plain_record(s, Q_MEMSET, m, sizeof *m, err);
+  return plain_record(s, &s->counts.memsets, GW_WIRE_KINDS_MEMSET, m->start_ns, m->end_ns, Q_MEMSET, m, sizeof *m, err);
 }
 
 gw_status gw_sink_sync(struct gw_import_sink *s, struct gw_wire_sync *y, struct gw_err *err) {
-  s->counts.syncs++;
-  saw(s, y->start_ns, y->end_ns, GW_WIRE_KINDS_SYNC);
-  return plain_record(s, Q_SYNC, y, sizeof *y, err);
+  return plain_record(s, &s->counts.syncs, GW_WIRE_KINDS_SYNC, y->start_ns, y->end_ns, Q_SYNC, y, sizeof *y, err);
 }
 
 gw_status gw_sink_api(struct gw_import_sink *s, struct gw_wire_api *a, struct gw_err *err) {

@@ -51,27 +51,51 @@ static gw_status prepare_insert(sqlite3 *db, const char *create_sql, const char 
   return GW_OK;
 }
 
-/* ---- NCCL debug lines ---- */
-
-struct gw_store_nccl_log {
+/* What the writers of one table (NCCL lines, steps, step FLOPs) hold: their
+ * INSERT, and the database it was prepared on (the steps also DELETE). Each
+ * writer's struct has it as its only member, so one open and one close serve
+ * all three. */
+struct one_table_writer {
+  sqlite3 *db;
   sqlite3_stmt *insert;
 };
 
-gw_status gw_store_nccl_log_open(struct gw_store_nccl_log **out, struct gw_store *st, struct gw_err *err) {
-  *out = NULL;
+/* Allocates a writer of writer_bytes whose first member is a one_table_writer
+ * (prepare_insert says what create_sql and fail_what are); NULL on failure. */
+static void *one_table_writer_open(size_t writer_bytes, struct gw_store *st, const char *create_sql,
+                                   const char *insert_sql, const char *fail_what, struct gw_err *err) {
+  sqlite3 *db = gw_store_db(st);
   sqlite3_stmt *insert;
-  if (prepare_insert(gw_store_db(st), "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT);",
-                     "INSERT INTO nccl_log (t_ns, pid, line) VALUES (?, ?, ?)", "cannot create the nccl_log table",
-                     &insert, err) != GW_OK)
-    return GW_ERR;
-  struct gw_store_nccl_log *w = gw_xcalloc(1, sizeof *w);
+  if (prepare_insert(db, create_sql, insert_sql, fail_what, &insert, err) != GW_OK)
+    return NULL;
+  struct one_table_writer *w = gw_xcalloc(1, writer_bytes);
+  w->db = db;
   w->insert = insert;
-  *out = w;
-  return GW_OK;
+  return w;
+}
+
+static void one_table_writer_close(struct one_table_writer *w) {
+  if (!w)
+    return;
+  sqlite3_finalize(w->insert);
+  free(w);
+}
+
+/* ---- NCCL debug lines ---- */
+
+struct gw_store_nccl_log {
+  struct one_table_writer table;
+};
+
+gw_status gw_store_nccl_log_open(struct gw_store_nccl_log **out, struct gw_store *st, struct gw_err *err) {
+  *out = one_table_writer_open(
+      sizeof **out, st, "CREATE TABLE IF NOT EXISTS nccl_log (t_ns INTEGER, pid INTEGER, line TEXT);",
+      "INSERT INTO nccl_log (t_ns, pid, line) VALUES (?, ?, ?)", "cannot create the nccl_log table", err);
+  return *out ? GW_OK : GW_ERR;
 }
 
 gw_status gw_store_nccl_log_put(struct gw_store_nccl_log *w, int64_t t_ns, long pid, const char *line, size_t len) {
-  sqlite3_stmt *s = w->insert;
+  sqlite3_stmt *s = w->table.insert;
   sqlite3_bind_int64(s, 1, t_ns);
   gw_store_bind_opt_int(s, 2, pid >= 0, pid);
   sqlite3_bind_text(s, 3, line, (int)len, SQLITE_TRANSIENT);
@@ -79,37 +103,26 @@ gw_status gw_store_nccl_log_put(struct gw_store_nccl_log *w, int64_t t_ns, long 
 }
 
 void gw_store_nccl_log_close(struct gw_store_nccl_log *w) {
-  if (!w)
-    return;
-  sqlite3_finalize(w->insert);
-  free(w);
+  one_table_writer_close(w ? &w->table : NULL);
 }
 
 /* ---- steps with their process, rank, data wait and batch ---- */
 
 struct gw_store_steps {
-  sqlite3 *db;
-  sqlite3_stmt *insert;
+  struct one_table_writer table;
 };
 
 gw_status gw_store_steps_open(struct gw_store_steps **out, struct gw_store *st, struct gw_err *err) {
-  *out = NULL;
-  sqlite3 *db = gw_store_db(st);
-  sqlite3_stmt *insert;
-  if (prepare_insert(db, NULL,
-                     "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
-                     " samples, compile_ns, shape) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                     "cannot write the step table", &insert, err) != GW_OK)
-    return GW_ERR;
-  struct gw_store_steps *w = gw_xcalloc(1, sizeof *w);
-  w->db = db;
-  w->insert = insert;
-  *out = w;
-  return GW_OK;
+  *out =
+      one_table_writer_open(sizeof **out, st, NULL,
+                            "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, rank, data_wait_ns, batch_size,"
+                            " samples, compile_ns, shape) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                            "cannot write the step table", err);
+  return *out ? GW_OK : GW_ERR;
 }
 
 gw_status gw_store_steps_put(struct gw_store_steps *w, const struct gw_store_step_row *row) {
-  sqlite3_stmt *s = w->insert;
+  sqlite3_stmt *s = w->table.insert;
   sqlite3_bind_int64(s, 1, row->start_ns);
   sqlite3_bind_int64(s, 2, row->end_ns);
   sqlite3_bind_int64(s, 3, row->step);
@@ -127,51 +140,43 @@ gw_status gw_store_steps_put(struct gw_store_steps *w, const struct gw_store_ste
 long gw_store_steps_drop_where_also(struct gw_store_steps *w, const char *drop, const char *keep) {
   sqlite3_stmt *s = NULL;
   long n = -1;
-  if (sqlite3_prepare_v2(w->db,
+  if (sqlite3_prepare_v2(w->table.db,
                          "DELETE FROM step WHERE source = ?1 AND pid IN"
                          " (SELECT DISTINCT pid FROM step WHERE source = ?2)",
                          -1, &s, NULL) == SQLITE_OK) {
     sqlite3_bind_text(s, 1, drop, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s, 2, keep, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(s) == SQLITE_DONE)
-      n = (long)sqlite3_changes(w->db);
+      n = (long)sqlite3_changes(w->table.db);
   }
   sqlite3_finalize(s);
   return n;
 }
 
 void gw_store_steps_close(struct gw_store_steps *w) {
-  if (!w)
-    return;
-  sqlite3_finalize(w->insert);
-  free(w);
+  one_table_writer_close(w ? &w->table : NULL);
 }
 
 /* ---- the FLOPs of one counted step ---- */
 
 struct gw_store_step_flops {
-  sqlite3_stmt *insert;
+  struct one_table_writer table;
 };
 
 gw_status gw_store_step_flops_open(struct gw_store_step_flops **out, struct gw_store *st, struct gw_err *err) {
-  *out = NULL;
-  sqlite3_stmt *insert;
   /* IF NOT EXISTS: a recording of schema version 1 opened for writing (an import into it) gains the table */
-  if (prepare_insert(gw_store_db(st),
-                     "CREATE TABLE IF NOT EXISTS step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT"
-                     " NULL, dtype_flops TEXT, batch_size INTEGER, counted_ns INTEGER, source TEXT);",
-                     "INSERT INTO step_flops (step, pid, rank, flops, dtype_flops, batch_size, counted_ns, source)"
-                     " VALUES (?,?,?,?,?,?,?,?)",
-                     "cannot write the step_flops table", &insert, err) != GW_OK)
-    return GW_ERR;
-  struct gw_store_step_flops *w = gw_xcalloc(1, sizeof *w);
-  w->insert = insert;
-  *out = w;
-  return GW_OK;
+  *out = one_table_writer_open(
+      sizeof **out, st,
+      "CREATE TABLE IF NOT EXISTS step_flops (step INTEGER, pid INTEGER, rank INTEGER, flops INTEGER NOT"
+      " NULL, dtype_flops TEXT, batch_size INTEGER, counted_ns INTEGER, source TEXT);",
+      "INSERT INTO step_flops (step, pid, rank, flops, dtype_flops, batch_size, counted_ns, source)"
+      " VALUES (?,?,?,?,?,?,?,?)",
+      "cannot write the step_flops table", err);
+  return *out ? GW_OK : GW_ERR;
 }
 
 gw_status gw_store_step_flops_put(struct gw_store_step_flops *w, const struct gw_store_step_flops_row *row) {
-  sqlite3_stmt *s = w->insert;
+  sqlite3_stmt *s = w->table.insert;
   gw_store_bind_opt_int(s, 1, row->step >= 0, row->step);
   gw_store_bind_opt_int(s, 2, row->pid >= 0, row->pid);
   gw_store_bind_opt_int(s, 3, row->rank >= 0, row->rank);
@@ -184,10 +189,7 @@ gw_status gw_store_step_flops_put(struct gw_store_step_flops *w, const struct gw
 }
 
 void gw_store_step_flops_close(struct gw_store_step_flops *w) {
-  if (!w)
-    return;
-  sqlite3_finalize(w->insert);
-  free(w);
+  one_table_writer_close(w ? &w->table : NULL);
 }
 
 long gw_store_rows_in(struct gw_store *st, const char *table) {

@@ -23,8 +23,12 @@ static int message_conversions(const char *msg) {
   return n;
 }
 
-static void check_message_rows(const struct gw_evidence_message *rows, int n,
+/* table gives the rows and their count, which is at least min_rows. */
+static void check_message_rows(const struct gw_evidence_message *(*table)(int *n), int min_rows,
                                const struct gw_evidence_message *(*find)(const char *id)) {
+  int n = 0;
+  const struct gw_evidence_message *rows = table(&n);
+  assert_true(n >= min_rows);
   for (int i = 0; i < n; i++) {
     int nargs = 0;
     while (nargs < GW_EVIDENCE_MAX_VALUES && rows[i].args[nargs])
