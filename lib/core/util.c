@@ -90,11 +90,12 @@ long gw_read_file_at(const char *root, const char *path, char *buf, size_t cap, 
   return (long)len;
 }
 
-/* One parser per type, the same checks for each: s is one number and
- * nothing else (no empty string, no trailing text, no range error), with
- * reject_minus for the unsigned type, which strtoull would wrap. A macro,
- * since only the type and the strto* call differ. */
-#define GW_DEFINE_WHOLE_PARSER(name, type, reject_minus, strto_call)                                                   \
+/* gw_parse_u64, gw_parse_i64 and gw_parse_double: one parser per type, the
+ * same checks for each: s is one number and nothing else (no empty string,
+ * no trailing text, no range error), with reject_minus for the unsigned
+ * type, which strtoull would wrap. A macro, since only the type and the
+ * strto* call differ. */
+#define GW_DEFINE_NUMBER_PARSER(name, type, reject_minus, strto_call)                                                  \
   int name(const char *s, type *out) {                                                                                 \
     if (!s || !*s || (reject_minus && *s == '-'))                                                                      \
       return -1;                                                                                                       \
@@ -107,10 +108,10 @@ long gw_read_file_at(const char *root, const char *path, char *buf, size_t cap, 
     return 0;                                                                                                          \
   }
 
-GW_DEFINE_WHOLE_PARSER(gw_parse_u64, uint64_t, 1, strtoull(s, &end, 10))
-GW_DEFINE_WHOLE_PARSER(gw_parse_i64, int64_t, 0, strtoll(s, &end, 10))
-GW_DEFINE_WHOLE_PARSER(gw_parse_double, double, 0, strtod(s, &end))
-#undef GW_DEFINE_WHOLE_PARSER
+GW_DEFINE_NUMBER_PARSER(gw_parse_u64, uint64_t, 1, strtoull(s, &end, 10))
+GW_DEFINE_NUMBER_PARSER(gw_parse_i64, int64_t, 0, strtoll(s, &end, 10))
+GW_DEFINE_NUMBER_PARSER(gw_parse_double, double, 0, strtod(s, &end))
+#undef GW_DEFINE_NUMBER_PARSER
 
 int gw_strlcpy(char *dst, const char *src, size_t cap) {
   if (cap == 0)
