@@ -27,6 +27,7 @@ recorder (its spool write, once per half second, included).
 
 usage: pystack_cost.py [--gpu] [--rounds 12] [--steps 150] [--warmup 20] [--work-ms 10] [--hz 50] [--seed 1]
                        [--blocks N [--block-steps 40] [--max-seconds S] [--rounds-out FILE]]
+(several processes' --rounds-out files pool with bench/tracer/pystack_pool.py)
 e.g. on the GPU machine: python3 bench/tracer/pystack_cost.py --gpu --blocks 60"""
 import argparse
 import importlib.util
@@ -230,11 +231,13 @@ def in_process(a):
     finally:
         armed.stop()
         shutil.rmtree(spool, ignore_errors=True)
-    if a.rounds_out:  # each round's ratios, for a look at the spread's shape
+    if a.rounds_out:  # each round's ratios and its blocks' mean steps, for pooling runs (pystack_pool.py)
         with open(a.rounds_out, "w") as f:
-            f.write("round\t" + "\t".join("pct_%d_hz" % hz for hz in rates) + "\n")
+            f.write("round\t" + "\t".join("pct_%d_hz" % hz for hz in rates) + "\toff_ms\t" +
+                    "\t".join("on_%d_hz_ms" % hz for hz in rates) + "\n")
             for r in range(len(ratios[rates[0]])):
-                f.write("%d\t" % r + "\t".join("%.4f" % ratios[hz][r] for hz in rates) + "\n")
+                f.write("%d\t" % r + "\t".join("%.4f" % ratios[hz][r] for hz in rates) + "\t%.6f\t" % (1e3 * means[0][r]) +
+                        "\t".join("%.6f" % (1e3 * means[hz][r]) for hz in rates) + "\n")
     print("step %s  %d rounds of %d blocks x %d steps in one process, one sampling thread  mean step off %.3f ms" % (
         "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, len(means[0]), len(arms), a.block_steps,
         1e3 * sum(means[0]) / len(means[0])))
@@ -243,10 +246,24 @@ def in_process(a):
         print("hz %d  sampler_vs_off_pct %+.3f ci95 %+.3f %+.3f  (half-width %.3f)" % (hz, m, m - h, m + h, h))
         med, lo, hi = median_ci(ratios[hz])
         print("hz %d  median_round_pct %+.3f ci95 %+.3f %+.3f  (distribution-free)" % (hz, med, lo, hi))
+        d, dh, off = paired_cost([1e3 * v for v in means[hz]], [1e3 * v for v in means[0]])
+        print("hz %d  paired_cost_pct %+.3f ci95 %+.3f %+.3f  (mean of the rounds' differences over the mean off step)" % (
+            hz, 100 * d / off, 100 * (d - dh) / off, 100 * (d + dh) / off))
         if samples[hz]:
             ns = own_ns[hz] / samples[hz]
             print("hz %d  sampler_ns_per_sample %.0f  samples %d (%.1f a second of its blocks)  bound_pct_of_a_core %.3f" % (
                 hz, ns, samples[hz], samples[hz] / (sum(means[hz]) * a.block_steps), 100.0 * ns * hz / 1e9))
+
+
+def paired_cost(on_ms, off_ms):
+    """The sampler's cost in mean step time: the mean of the rounds' paired differences (on - off) with its 95% t
+    half-width, and the mean off step. The mean of the rounds' ratios (on / off - 1) is biased upward wherever the
+    off block is noisy (a ratio is bounded below by -100% and not above: a hiccup in the off arm lowers it less than
+    the same hiccup in the on arm raises it); a difference is not, so its mean estimates the cost with either arm's
+    hiccups in it, and the median round (median_ci) is the figure that leaves rare stalls out."""
+    diffs = [x - y for x, y in zip(on_ms, off_ms)]
+    d, dh = mean_ci(diffs)
+    return d, dh, sum(off_ms) / len(off_ms)
 
 
 def calibrate(work_ms):
