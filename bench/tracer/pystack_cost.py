@@ -134,6 +134,7 @@ class ArmedSampler:
         self.cond = threading.Condition()
         self.arm = (0, 0)  # (generation, hz); hz 0: blocked
         self.quit = False
+        self.late_s = []
         self.phase = random.Random(7)
         self.thread = threading.Thread(target=self.run, name="gpuwhy-pysample", daemon=True)
         self.sampler.recorder.open_spool()
@@ -176,6 +177,8 @@ class ArmedSampler:
                     next_t = time.monotonic()
                 if self.arm != arm or self.quit:
                     break
+                # how late the sample starts against its time: the wait for the interpreter lock and for a core
+                self.late_s.append(time.monotonic() - next_t)
                 s.sample_timed()
 
 
@@ -253,6 +256,11 @@ def in_process(a):
             ns = own_ns[hz] / samples[hz]
             print("hz %d  sampler_ns_per_sample %.0f  samples %d (%.1f a second of its blocks)  bound_pct_of_a_core %.3f" % (
                 hz, ns, samples[hz], samples[hz] / (sum(means[hz]) * a.block_steps), 100.0 * ns * hz / 1e9))
+    late = sorted(armed.late_s)
+    if late:
+        print("sample start late against its time (the interpreter lock and a core): median %.2f ms  p90 %.2f ms  "
+              "max %.1f ms  (%d samples, all rates)" % (1e3 * late[len(late) // 2], 1e3 * late[int(0.9 * (len(late) - 1))],
+                                                      1e3 * late[-1], len(late)))
 
 
 def paired_cost(on_ms, off_ms):
