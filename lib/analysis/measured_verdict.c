@@ -56,6 +56,18 @@ static int largest_cause(const struct gw_diagnosis *dx, const char *class_id) {
   return best;
 }
 
+/* The loop waited for the GPU in a synchronizing call (.item(), .cpu(),
+ * synchronize) for a share of its typical steps any cause needs to be named:
+ * each wait empties the GPU's queue, so the launches after it find the GPU
+ * idle, and the launch idle the samples charge is the sync's doing. Taking
+ * the sync out of the step lets the host run ahead and hide the launches
+ * behind the GPU's work, which CUDA Graphs alone would not. */
+static int syncs_every_step(const struct gw_diagnosis *dx) {
+  const struct gw_step_split *t = &dx->step_breakdown.kinds[GW_STEP_KIND_TYPICAL];
+  return dx->step_breakdown.found && t->nsteps > 0 && !isnan(t->sync_s) && !isnan(t->wall_s) && t->wall_s > 0 &&
+         t->sync_s / t->wall_s >= gw_thr.finding_min_share;
+}
+
 static void add_cause_fixes(struct gw_finding *f, int cause) {
   for (size_t i = 0; i < sizeof CAUSE_FIXES / sizeof CAUSE_FIXES[0]; i++)
     if (CAUSE_FIXES[i].cause == cause)
@@ -152,7 +164,15 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       /* measured inside the program: as strong as the hook's own data waits */
       f->confidence_raw = 0.9;
       f->confidence = gw_confidence_calibrated(f->confidence_raw);
-      add_cause_fixes(f, largest_cause(dx, MEASURED_CLASSES[k]));
+      int cause = largest_cause(dx, MEASURED_CLASSES[k]);
+      if (strcmp(MEASURED_CLASSES[k], "launch_overhead") == 0 && cause != GW_PYACT_SYNC && syncs_every_step(dx)) {
+        const struct gw_step_split *t = &dx->step_breakdown.kinds[GW_STEP_KIND_TYPICAL];
+        gw_evidence(f, "sync_every_step", dx->step_breakdown.gpu, 0, 0,
+                    GW_NUM("share", GW_UNIT_FRACTION, t->sync_s / t->wall_s),
+                    GW_NUM("sync", GW_UNIT_MS, 1e3 * t->sync_s), GW_NUM("step", GW_UNIT_MS, 1e3 * t->wall_s));
+        gw_finding_fix(f, "launch_overhead.remove_syncs");
+      }
+      add_cause_fixes(f, cause);
     }
     /* the input class's share is its measured idle (reconcile_input_waits
      * already weighs the hook's waits); the others keep a larger share

@@ -77,6 +77,10 @@ static const struct gw_evidence_message messages[] = {
     {"idle_cause_measured",
      N_("the GPU sat idle %.0f%% of its time while the training thread was %s (%s): %.0f%% of its idle time"),
      {"share", "activity", "frame", "idle_share"}},
+    {"sync_every_step",
+     N_("the training loop waited in a synchronizing call %.0f%% of its typical step (%.2f ms of %.2f ms): each wait "
+        "empties the GPU's queue, so the launches after it find the GPU idle"),
+     {"share", "sync", "step"}},
     {"idle_data_wait_workers",
      N_("during those waits the %.0f loader worker(s) were running %.0f%%, asleep on the network %.0f%%, on the disk "
         "%.0f%%, on a pipe %.0f%%, otherwise asleep %.0f%%, absent %.0f%% of the time"),

@@ -164,9 +164,40 @@ static void busy_class_stays_the_verdict(void **state) {
   assert_string_equal(dx->findings[0].class_id, "small_batch");
 }
 
+/* The GPU idled 1 s of 10 while the training thread launched forward and
+ * backward. A loop that also waits in a synchronizing call for half of each
+ * typical step (H100 weak_spots checkpoint_short: 2.97 ms of 5.55 ms) empties
+ * the GPU's queue every step: the launch finding says so and leads with
+ * taking the sync out. Without the waits, CUDA Graphs lead and nothing is
+ * said of syncs. */
+static void launch_idle_after_per_step_sync(void **state) {
+  (void)state;
+  for (int with_sync = 0; with_sync <= 1; with_sync++) {
+    double sampled[GW_IDLE_NCAUSES] = {0};
+    sampled[GW_PYACT_FORWARD_BACKWARD] = 1.0;
+    struct gw_diagnosis *dx = diagnosis(1.0, 0, sampled);
+    struct gw_step_split *t = &dx->step_breakdown.kinds[GW_STEP_KIND_TYPICAL];
+    dx->step_breakdown.found = 1;
+    dx->step_breakdown.gpu = 0;
+    t->nsteps = 1800;
+    t->wall_s = 5.55e-3;
+    t->sync_s = with_sync ? 2.97e-3 : 0;
+    gw_measured_verdict(dx);
+    const struct gw_finding *f = finding(dx, "launch_overhead");
+    assert_non_null(f);
+    assert_true(f->nfixes >= 1);
+    int said = 0;
+    for (int e = 0; e < f->nevidence; e++)
+      said |= strcmp(f->evidence[e].id, "sync_every_step") == 0;
+    assert_int_equal(said, with_sync);
+    assert_string_equal(f->fixes[0].id, with_sync ? "launch_overhead.remove_syncs" : "launch_overhead.cuda_graphs");
+  }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(verdict_cases),
     cmocka_unit_test(gate_reads_the_printed_share),
     cmocka_unit_test(busy_class_stays_the_verdict),
+    cmocka_unit_test(launch_idle_after_per_step_sync),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
