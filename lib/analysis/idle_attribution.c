@@ -355,6 +355,16 @@ static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weigh
  * thread in [s, e), in proportion to their counts. A window shorter than two
  * sampler periods, or holding fewer than min_samples samples, cannot say
  * what the thread did through it: unresolved. */
+/* The thread issues no GPU work at all at this cause: blocked on the
+ * loader's queue, writing a checkpoint, logging, compiling, sleeping or
+ * waiting on its own threads, reading files. (Launching, the optimizer, an
+ * evaluation pass, a batch made in the loop or a copy can each queue GPU
+ * work: the samples cannot tell how much.) */
+static int is_stall_cause(int cause) {
+  return cause == GW_PYACT_DATA_WAIT || cause == GW_PYACT_CHECKPOINT || cause == GW_PYACT_LOGGING ||
+         cause == GW_PYACT_COMPILE || cause == GW_PYACT_IDLE || cause == GW_CAUSE_DISK_IO;
+}
+
 static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, size_t min_samples) {
   struct gw_idle_attribution *out = w->out;
   const struct gw_recording *rec = w->rec;
@@ -392,15 +402,42 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
    * the sync returned: the launch class, as the sync's own class). An exact
    * idle stretch of the kernel timeline keeps every sample in it. */
   int skip_sync = !out->from_timeline && nsync > 0 && nsync < n;
-  double each = len_s / (double)(skip_sync ? n - nsync : n);
+  size_t nused = skip_sync ? n - nsync : n, nstall = 0;
+  if (!out->from_timeline) {
+    if (out->source == GW_ATTR_PY) {
+      for (size_t k = py_lower(rec, s); k < rec->npy_ticks && rec->py_ticks[k].t_ns < e; k++)
+        if (rec->py_ticks[k].pid == w->pid && !(skip_sync && rec->py_ticks[k].activity == GW_PYACT_SYNC))
+          nstall += is_stall_cause(gw_py_sample_cause(&w->causes, &rec->py_ticks[k]));
+    } else {
+      for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++)
+        if (rec->thread_ticks[k].tid == w->tid)
+          nstall += is_stall_cause(thread_cause(rec, &rec->thread_ticks[k], w->period_ns));
+    }
+  }
+  /* Nor is a sampled tick's idle time spread evenly where the thread both
+   * stalled and worked in it. While it stalls (is_stall_cause) it issues no
+   * GPU work: once the queue it left runs out the GPU idles, so the tick's
+   * idle time falls in those samples first, up to the time they stand for
+   * (a sampling period each). While it launches, the GPU runs what it
+   * launches and idles only where the launches fall behind: the other
+   * samples share what is left. The first launches after a stall find the
+   * GPU drained, and that wait is the stall's. */
+  double stall_each = len_s / (double)nused, each = stall_each;
+  size_t nrest = nused - nstall;
+  if (nstall > 0 && nrest > 0) {
+    double period_s = (double)w->period_ns / 1e9, stall_cap_s = (double)nstall * period_s;
+    stall_each = fmin(len_s, stall_cap_s) / (double)nstall;
+    each = fmax(0, len_s - stall_cap_s) / (double)nrest;
+  }
   if (out->source == GW_ATTR_PY) {
     for (size_t k = py_lower(rec, s); k < rec->npy_ticks && rec->py_ticks[k].t_ns < e; k++) {
       const struct gw_py_tick *p = &rec->py_ticks[k];
       if (p->pid != w->pid || (skip_sync && p->activity == GW_PYACT_SYNC))
         continue;
       int c = gw_py_sample_cause(&w->causes, p);
+      double share_s = is_stall_cause(c) ? stall_each : each;
       double split[GW_WORKER_NSTATES] = {0};
-      int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, each, split) : 0;
+      int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, share_s, split) : 0;
       if (feeders > 0) {
         c = GW_PYACT_DATA_WAIT;
         for (int ws = 0; ws < GW_WORKER_NSTATES; ws++)
@@ -408,10 +445,10 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
         if (feeders > w->max_feeders)
           w->max_feeders = feeders;
       } else if (c == GW_PYACT_DATA_WAIT && rec->nthread_ticks) {
-        workers_at(rec, p->t_ns, (int64_t)(1e9 / (rec->thread_sampling_hz > 0 ? rec->thread_sampling_hz : 20)), each,
+        workers_at(rec, p->t_ns, (int64_t)(1e9 / (rec->thread_sampling_hz > 0 ? rec->thread_sampling_hz : 20)), share_s,
                    out->rows[c].worker_s);
       }
-      book(w, c, each, p->t_ns, p->frame);
+      book(w, c, share_s, p->t_ns, p->frame);
     }
   } else {
     for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++) {
@@ -419,9 +456,10 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       if (tt->tid != w->tid)
         continue;
       int c = thread_cause(rec, tt, w->period_ns);
-      book(w, c, each, tt->t_ns, -1);
+      double share_s = is_stall_cause(c) ? stall_each : each;
+      book(w, c, share_s, tt->t_ns, -1);
       if (c == GW_PYACT_DATA_WAIT)
-        workers_at(rec, tt->t_ns, w->period_ns, each, out->rows[c].worker_s);
+        workers_at(rec, tt->t_ns, w->period_ns, share_s, out->rows[c].worker_s);
     }
   }
 }

@@ -325,6 +325,30 @@ static void test_sync_takes_no_idle(void **state) {
   free_rec(rec);
 }
 
+/* The same stall with the samples in it alternating between writing the
+ * checkpoint and launching (3 of 5 a tick writing, 70 ms of each 100 ms
+ * tick idle): while the thread writes it issues no GPU work, so the tick's
+ * idle time falls there first, up to the 20 ms each sample stands for (60 of
+ * the 70 ms), and the launches share the 10 ms left. An even split would
+ * give the launches 28 ms a tick, and with the busy ticks' 5% they would
+ * outweigh the checkpoint. */
+static void test_stall_samples_take_idle_first(void **state) {
+  (void)state;
+  struct gw_recording *rec = load_partial_stall(0);
+  int flip = 0;
+  for (size_t k = 0; k < rec->npy_ticks; k++)
+    if (rec->py_ticks[k].activity == GW_PYACT_CHECKPOINT && (flip++ % 2))
+      rec->py_ticks[k].activity = GW_PYACT_FORWARD_BACKWARD;
+  struct gw_diagnosis *dx = diagnose(rec);
+  const struct gw_idle_attribution *a = &dx->attr[0];
+  double ckpt = a->rows[GW_PYACT_CHECKPOINT].seconds, launch = a->rows[GW_PYACT_FORWARD_BACKWARD].seconds;
+  assert_true(launch > 0);
+  assert_true(ckpt > 1.5 * launch);
+  assert_string_equal(dx->verdict, "schedule_shape");
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 /* A function named for a checkpoint is writing one, and the idle time of
  * its user code is the checkpoint's, not data made inline (a recording whose
  * hook named only the innermost user frame: the analysis reads its name). */
@@ -512,10 +536,16 @@ static void test_unexplained_names_the_largest_class(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_loader_net),          cmocka_unit_test(test_verdicts_by_scenario),
-    cmocka_unit_test(test_no_samples_old_path), cmocka_unit_test(test_partial_ticks_charged),
-    cmocka_unit_test(test_prefetch_threads),    cmocka_unit_test(test_own_sleep_not_prefetch),
-    cmocka_unit_test(test_new_shapes),          cmocka_unit_test(test_unexplained_names_the_largest_class),
-    cmocka_unit_test(test_sync_takes_no_idle),  cmocka_unit_test(test_checkpoint_named_function),
+    cmocka_unit_test(test_loader_net),
+    cmocka_unit_test(test_verdicts_by_scenario),
+    cmocka_unit_test(test_no_samples_old_path),
+    cmocka_unit_test(test_partial_ticks_charged),
+    cmocka_unit_test(test_prefetch_threads),
+    cmocka_unit_test(test_own_sleep_not_prefetch),
+    cmocka_unit_test(test_new_shapes),
+    cmocka_unit_test(test_unexplained_names_the_largest_class),
+    cmocka_unit_test(test_sync_takes_no_idle),
+    cmocka_unit_test(test_checkpoint_named_function),
+    cmocka_unit_test(test_stall_samples_take_idle_first),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
