@@ -130,7 +130,8 @@ static void prepare_gpu(const struct gw_recording *rec, int gi, struct gpu_work 
 
 /* Which of the dips belong to the schedule: with a period, and not in a run
  * whose loader is saturated all the time, nor in one whose steps wait in
- * the rhythm of a parallel loader's rounds (then the dips are input stalls). */
+ * the rhythm of a parallel loader's rounds, nor where the stack samples in
+ * the dips wait for data (then the dips are input stalls). */
 static void mark_periodic(const struct gw_recording *rec, int gi, struct gpu_work *w, const struct gw_gpu_profile *p,
                           const struct gw_step_breakdown *steps) {
   if (!p->period.found || w->first == SIZE_MAX || p->dip_share <= 0 || p->dip_share > 0.8 || steps->fetch_rhythm)
@@ -148,6 +149,15 @@ static void mark_periodic(const struct gw_recording *rec, int gi, struct gpu_wor
     outside_sat += (size_t)gw_workers_saturated_at(h, j);
   }
   if (outside > 0 && (double)outside_sat / (double)outside >= 0.5)
+    return;
+  /* With the rank's stack samples: where the training thread waited for
+   * data in the dips more often than it evaluated, checkpointed, logged or
+   * compiled, the dips are input stalls on a rhythm of the loader's own (its
+   * workers restarted every epoch, a shard fetched every so often), not
+   * scheduled work. */
+  size_t in_input, in_schedule;
+  gw_py_classes_in_ticks(rec, gi, w->dip, w->first, w->last, &in_input, &in_schedule);
+  if (in_input > in_schedule)
     return;
   for (size_t i = w->first; i <= w->last; i++)
     w->periodic[i] = w->dip[i];

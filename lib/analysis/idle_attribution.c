@@ -726,3 +726,28 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     out->rows[c].share_of_idle = out->idle_s > 0 ? out->rows[c].seconds / out->idle_s : 0;
   }
 }
+
+void gw_py_classes_in_ticks(const struct gw_recording *rec, int gi, const unsigned char *mask, size_t first,
+                            size_t last, size_t *input, size_t *schedule) {
+  *input = *schedule = 0;
+  const struct gw_gpu_series *g = &rec->gpus[gi];
+  int64_t pid;
+  if (rec->npy_ticks == 0 || last >= g->n || first > last || (pid = rank_pid(rec, g, 1)) <= 0)
+    return;
+  struct gw_py_causes causes;
+  gw_py_causes_init(&causes, rec, pid);
+  for (size_t i = first; i <= last; i++) {
+    if (!mask[i])
+      continue;
+    /* a tick's reading covers the time since the tick before */
+    int64_t t0 = i > 0 ? g->t_ns[i - 1] : g->t_ns[i] - gw_typical_dt_ns(g), t1 = g->t_ns[i];
+    for (size_t k = py_lower(rec, t0); k < rec->npy_ticks && rec->py_ticks[k].t_ns < t1; k++) {
+      if (rec->py_ticks[k].pid != pid)
+        continue;
+      const char *cls = gw_idle_cause_class(gw_py_sample_cause(&causes, &rec->py_ticks[k]));
+      *input += strcmp(cls, "input_pipeline") == 0;
+      *schedule += strcmp(cls, "schedule_shape") == 0;
+    }
+  }
+  gw_py_causes_free(&causes);
+}

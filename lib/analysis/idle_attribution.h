@@ -53,6 +53,14 @@ struct gw_idle_attribution {
   struct gw_attr_row rows[GW_IDLE_NCAUSES]; /* indexed by cause */
 };
 
+/* Of the Python stack samples of GPU gi's rank taken inside the GPU sample
+ * ticks first..last that mask marks, how many charge the input class
+ * (*input) and how many the schedule class (*schedule): what the training
+ * thread did in a set of ticks (the dips of a period). Both 0 without stack
+ * samples or with no rank known. */
+void gw_py_classes_in_ticks(const struct gw_recording *rec, int gi, const unsigned char *mask, size_t first,
+                            size_t last, size_t *input, size_t *schedule);
+
 /* Attributes GPU gi's idle time in [t0_ns, t1_ns) (its working span). */
 void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0_ns, int64_t t1_ns,
                        struct gw_idle_attribution *out);

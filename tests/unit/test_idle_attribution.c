@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "analysis/diagnosis.h"
+#include "analysis/finding_rank.h"
 #include "analysis/idle_attribution.h"
 #include "report_synth.h"
 #include "render/report_render.h"
@@ -349,6 +350,31 @@ static void test_stall_samples_take_idle_first(void **state) {
   free_rec(rec);
 }
 
+/* A 0.6 s stall every 2 s: with the thread evaluating in it, the dips are
+ * the schedule's (the ledger's periodic row holds their idle time); with
+ * the thread waiting for the next batch in it (a loader restarting its
+ * workers every epoch), they are input stalls on the loader's own rhythm,
+ * the periodic row stays empty and no schedule_shape finding is made. */
+static void test_dips_of_data_waits_are_not_periodic(void **state) {
+  (void)state;
+  for (int waits = 0; waits <= 1; waits++) {
+    struct scenario sc = {idle_every_2s, waits ? GW_PYACT_DATA_WAIT : GW_PYACT_EVAL, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+    struct gw_recording *rec = load_with(&sc);
+    struct gw_diagnosis *dx = diagnose(rec);
+    double periodic = dx->total.row_ns[GW_ROW_IDLE_PERIODIC];
+    if (waits) {
+      assert_true(periodic == 0);
+      assert_null(gw_finding_of_class(dx, "schedule_shape"));
+      assert_string_equal(dx->verdict, "input_pipeline");
+    } else {
+      assert_true(periodic > 0);
+      assert_string_equal(dx->verdict, "schedule_shape");
+    }
+    gw_diagnosis_free(dx);
+    free_rec(rec);
+  }
+}
+
 /* A function named for a checkpoint is writing one, and the idle time of
  * its user code is the checkpoint's, not data made inline (a recording whose
  * hook named only the innermost user frame: the analysis reads its name). */
@@ -547,5 +573,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_sync_takes_no_idle),
     cmocka_unit_test(test_checkpoint_named_function),
     cmocka_unit_test(test_stall_samples_take_idle_first),
+    cmocka_unit_test(test_dips_of_data_waits_are_not_periodic),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
