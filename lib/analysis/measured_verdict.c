@@ -90,8 +90,39 @@ static int is_measured_class(const char *class_id) {
   return 0;
 }
 
-/* MEASURED_CLASSES' index of the input pipeline. */
+/* MEASURED_CLASSES' index of the input pipeline, and of the schedule. */
 #define INPUT_CLASS 0
+#define SCHEDULE_CLASS 1
+
+static int has_evidence(const struct gw_finding *f, const char *id) {
+  for (int e = 0; e < f->nevidence; e++)
+    if (strcmp(f->evidence[e].id, id) == 0)
+      return 1;
+  return 0;
+}
+
+/* The schedule rule's weakest finding, steps uneven with no period and
+ * nothing else behind it, is an inference about what the time above the
+ * median step was spent on. The stack samples saw what: where they put the
+ * schedule's activities (an evaluation, a checkpoint, logging, compiling, a
+ * new shape) under the share a finding needs, the spread was something
+ * else's (most often the waits for data, whose length varies), and the
+ * finding goes. Only with stack samples: thread samples cannot see these
+ * activities at all. */
+static void drop_spread_only_schedule(struct gw_diagnosis *dx) {
+  int stack_samples = 0;
+  for (int i = 0; i < dx->ngpus; i++)
+    stack_samples |= dx->attr[i].source == GW_ATTR_PY;
+  struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[SCHEDULE_CLASS]);
+  if (!stack_samples || !f || f->fix_first)
+    return;
+  int spread = has_evidence(f, "steps_marked_no_period") || has_evidence(f, "steps_estimated_no_period");
+  if (!spread || f->nevidence != 1)
+    return;
+  int j = (int)(f - dx->findings);
+  memmove(&dx->findings[j], &dx->findings[j + 1], (size_t)(dx->nfindings - j - 1) * sizeof *f);
+  dx->nfindings--;
+}
 
 /* The input class's measured idle seconds (class_s[INPUT_CLASS]) made to
  * agree with the hook's own timing of the waits. The hook times every wait
@@ -151,6 +182,8 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       struct gw_finding *in = k == INPUT_CLASS ? gw_finding_of_class(dx, MEASURED_CLASSES[k]) : NULL;
       if (in && in->share_of_active > share)
         set_share(dx, in, share);
+      if (k == SCHEDULE_CLASS)
+        drop_spread_only_schedule(dx);
       continue;
     }
     struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[k]);

@@ -194,10 +194,38 @@ static void launch_idle_after_per_step_sync(void **state) {
   }
 }
 
+/* The schedule rule's finding from uneven steps alone (no period, nothing
+ * else behind it): the stack samples saw the thread wait for data in the
+ * idle time and never evaluate, checkpoint or log, so the spread was the
+ * waits' and the finding goes. Kept where its evidence holds more than the
+ * spread, and with thread samples only, which cannot see those activities. */
+static void spread_alone_yields_to_samples(void **state) {
+  (void)state;
+  for (int variant = 0; variant < 3; variant++) {
+    double sampled[GW_IDLE_NCAUSES] = {0};
+    sampled[GW_PYACT_DATA_WAIT] = 6.0;
+    struct gw_diagnosis *dx = diagnosis(7.0, 0, sampled);
+    if (variant == 2)
+      g_attr.source = GW_ATTR_THREADS;
+    rule_finding(dx, "schedule_shape", 0.08, 0.08 * ACTIVE_S / 7.0);
+    struct gw_finding *f = &dx->findings[dx->nfindings - 1];
+    gw_evidence(f, "steps_marked_no_period", -1, 0, 0, GW_NUM("steps", GW_UNIT_COUNT, 569));
+    if (variant == 1)
+      gw_evidence(f, "memory_churn", 0, 0, 0, GW_NUM("rises", GW_UNIT_COUNT, 5));
+    gw_measured_verdict(dx);
+    assert_string_equal(dx->verdict, "input_pipeline");
+    if (variant == 0)
+      assert_null(finding(dx, "schedule_shape"));
+    else
+      assert_non_null(finding(dx, "schedule_shape"));
+  }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(verdict_cases),
     cmocka_unit_test(gate_reads_the_printed_share),
     cmocka_unit_test(busy_class_stays_the_verdict),
     cmocka_unit_test(launch_idle_after_per_step_sync),
+    cmocka_unit_test(spread_alone_yields_to_samples),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
