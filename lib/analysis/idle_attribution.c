@@ -351,10 +351,6 @@ static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weigh
   return n;
 }
 
-/* Charges idle_s seconds of GPU idle time to the samples of the launching
- * thread in [s, e), in proportion to their counts. A window shorter than two
- * sampler periods, or holding fewer than min_samples samples, cannot say
- * what the thread did through it: unresolved. */
 /* The thread issues no GPU work at all at this cause: blocked on the
  * loader's queue, writing a checkpoint, logging, compiling, sleeping or
  * waiting on its own threads, reading files. (Launching, the optimizer, an
@@ -365,6 +361,12 @@ static int is_stall_cause(int cause) {
          cause == GW_PYACT_COMPILE || cause == GW_PYACT_IDLE || cause == GW_CAUSE_DISK_IO;
 }
 
+/* Charges idle_s seconds of GPU idle time to the samples of the launching
+ * thread in [s, e): by their counts, except that samples in a synchronising
+ * call take none of a tick's idle time and stall samples take it first
+ * (below). A window shorter than two sampler periods, or holding fewer than
+ * min_samples samples, cannot say what the thread did through it:
+ * unresolved. */
 static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, size_t min_samples) {
   struct gw_idle_attribution *out = w->out;
   const struct gw_recording *rec = w->rec;

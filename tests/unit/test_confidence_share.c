@@ -115,10 +115,11 @@ static void measured_share_holds_the_rule(void **state) {
 /* The H100 recording whose eval pass has its own slow loader: its (older)
  * hook timed the eval pass's batches as the steps' data wait, so the rules
  * charge 70% of the active time to the input pipeline, while the samples saw
- * the thread evaluating in most of it and waiting for training batches a
- * quarter of the loss. The finding keeps the samples' quarter (the hook's
- * waits cannot claim the time sampled as evaluating: measured_verdict.c)
- * and prints below the verdict's. */
+ * the thread evaluating in most of it and waiting for training batches in
+ * about a third of the loss (23% of the samples; they take their ticks' idle
+ * time first, idle_attribution.c). The finding keeps the samples' share (the
+ * hook's waits cannot claim the time sampled as evaluating:
+ * measured_verdict.c) and prints below the verdict's. */
 static void eval_own_loader(void **state) {
   (void)state;
   const char *fx = getenv("GW_FIXTURES");
@@ -134,9 +135,9 @@ static void eval_own_loader(void **state) {
     if (strcmp(dx->findings[i].class_id, "input_pipeline") == 0)
       input = &dx->findings[i];
   assert_non_null(input);
-  assert_true(input->share_of_lost > 0.2 && input->share_of_lost < 0.3);
+  assert_true(input->share_of_lost > 0.2 && input->share_of_lost < 0.45);
+  assert_true(input->share_of_active < 0.5);
   assert_true(input->confidence < dx->findings[0].confidence);
-  assert_true(input->confidence < 0.9);
   gw_diagnosis_free(dx);
 }
 
