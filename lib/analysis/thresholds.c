@@ -177,6 +177,12 @@ const struct gw_thresholds gw_thr = {
      * tails. With the board at its power limit as well, neither warp slots
      * nor power are left for a larger batch to use. */
     .small_saturated_pct = 90.0,
+    /* [def] a loader that keeps up hands over a prefetched batch in a queue
+     * get (tens to hundreds of microseconds): well under a tenth of a step
+     * of a few milliseconds or more. A typical step that waits longer than
+     * that waits every step for a loader slower than the GPU's work, and
+     * kernels that fill the SMs better would only lengthen the wait. */
+    .small_loader_paced_wait = 0.10,
     /* [def] an SM is busy only while a kernel is resident, so over one window
      * SM activity cannot exceed GPU-Util. GPU-Util comes in whole percents
      * and its medians and GPM's are taken over windows that end at different

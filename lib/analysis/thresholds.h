@@ -46,6 +46,7 @@ struct gw_thresholds {
   double small_comm_bound_nccl_frac;
   double small_sm_per_util;       /* SM activity / GPU-Util below this while busy: underfilled */
   double small_saturated_pct;     /* SM activity median at or above, at the power limit: no room for more work */
+  double small_loader_paced_wait; /* typical step's data wait share at or above: the loader paces the loop */
   double sm_above_util_pct;       /* SM activity median this far above GPU-Util's: bursts between util reads */
   double mem_mostly_free_frac;    /* used / total below this: room for a larger batch */
   double mem_headroom_low_frac;   /* used / total above this: less than the 20-30% headroom */

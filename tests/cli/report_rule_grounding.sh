@@ -3,7 +3,8 @@
 # than 50x" where a class holds nearly all of the time (JSON keeps the number);
 # a process outside the job on the GPU is a hardware_env finding naming its
 # pid, name and SM share; PCIe receive is input only when the traffic is one
-# way (an optimizer offloaded to the host sends as much back).
+# way (an optimizer offloaded to the host sends as much back); a loop paced
+# by its loader has no small-batch cause.
 source "$(dirname "$0")/lib.bash"
 : "${GW_FIXTURES:?GW_FIXTURES must point at tests/fixtures}"
 dir="$GW_FIXTURES/scenarios"
@@ -90,4 +91,13 @@ print("raw %.3f -> %.3f (table %.3f)" % (raw, f["confidence"], want))
 sys.exit(0 if abs(f["confidence"] - want) < 1e-3 else 1)
 PY
   fail "confidence is not the calibrated rate of its raw score's band"
-echo "speed-up bound, neighbour finding, PCIe direction, the SM-blind verdict and calibration: ok"
+# 6. a loop paced by its loader has no small-batch cause: hook_suite/worked_case_s3's typical step waits for
+# data 42% of its time, and its part-empty SMs would only lengthen the wait; with the waits zeroed (the same
+# counters, a loop that never waits) the small_batch finding is back
+classes() { "$GW_BIN" report --format json "$1" | python3 -c "import json,sys; print(' '.join(f['class'] for f in json.load(sys.stdin)['findings']))"; }
+s3="$GW_FIXTURES/hook_suite/worked_case_s3.db"
+case " $(classes "$s3") " in *" small_batch "*) fail "worked_case_s3, paced by its loader, reads small_batch" ;; esac
+cp "$s3" nowait.db
+q nowait.db "UPDATE step SET data_wait_ns = 0"
+case " $(classes nowait.db) " in *" small_batch "*) ;; *) fail "with no data waits worked_case_s3 lost small_batch too" ;; esac
+echo "speed-up bound, neighbour finding, PCIe direction, the SM-blind verdict, calibration and a loader-paced loop: ok"
