@@ -637,6 +637,18 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   for (size_t i = 0; i < rec->nthreads; i++)
     out->nworkers += rec->threads[i].role == GW_TROLE_LOADER_WORKER;
   out->wall_s = (double)(t1 - t0) / 1e9;
+  /* the samples the sampler took: one that must take the interpreter lock
+   * from a loop holding it in pure Python waits for the lock's switch
+   * interval each time and takes fewer than asked */
+  size_t ntaken = 0;
+  if (out->source == GW_ATTR_PY) {
+    for (size_t k = py_lower(rec, t0); k < rec->npy_ticks && rec->py_ticks[k].t_ns < t1; k++)
+      ntaken += rec->py_ticks[k].pid == w.pid;
+  } else {
+    for (size_t k = th_lower(rec, t0); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < t1; k++)
+      ntaken += rec->thread_ticks[k].tid == w.tid;
+  }
+  out->taken_hz = out->wall_s > 0 ? (double)ntaken / out->wall_s : 0;
   w.nstalls = gw_shape_stalls(rec, w.pid, &w.stalls);
   if (out->source == GW_ATTR_PY)
     gw_py_causes_init(&w.causes, rec, w.pid);

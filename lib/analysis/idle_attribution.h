@@ -47,6 +47,7 @@ struct gw_idle_attribution {
   int source;            /* enum gw_attr_source; GW_ATTR_NONE: nothing below is set */
   int from_timeline;     /* idle stretches from the traced kernels (exact), else from the samples */
   double sampler_hz;     /* of the sampler that classified */
+  double taken_hz;       /* its samples of the rank over the working span: under sampler_hz when it fell behind */
   int64_t pid;           /* the rank's process, 0 unknown */
   double wall_s, idle_s; /* the GPU's working span and its idle stretches */
   int nworkers; /* loader worker threads seen, else the threads of the rank's own process seen feeding its waits */

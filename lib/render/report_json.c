@@ -276,6 +276,7 @@ static void print_idle_attribution(FILE *out, const struct gw_idle_attribution *
   jkv_str(out, in, "source", a->source == GW_ATTR_PY ? "python_samples" : "thread_samples", 1);
   jkv_str(out, in, "idle_from", a->from_timeline ? "timeline" : "samples", 1);
   jkv_num(out, in, "sampler_hz", a->sampler_hz, 1);
+  jkv_num(out, in, "taken_hz", a->taken_hz, 1);
   jkv_int(out, in, "pid", a->pid, a->pid > 0, 1);
   jkv_int(out, in, "loader_workers", a->nworkers, 1, 1);
   jkv_num(out, in, "idle_s", a->idle_s, 1);

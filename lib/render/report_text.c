@@ -91,6 +91,13 @@ static void print_idle_causes(const struct gw_diagnosis *dx, FILE *out, const st
             a->source == GW_ATTR_PY ? _("  GPU %d (Python stack samples at %.0f Hz, idle %s):\n")
                                     : _("  GPU %d (thread samples at %.0f Hz, idle %s):\n"),
             a->gpu, a->sampler_hz, a->from_timeline ? _("from the kernel trace") : _("from the GPU samples"));
+    /* a sampler that took under nine tenths of its samples fell behind: the
+     * stretches it missed are the ones no row can name */
+    if (a->source == GW_ATTR_PY && a->taken_hz > 0 && a->taken_hz < 0.9 * a->sampler_hz)
+      fprintf(out,
+              _("    only %.1f samples a second were taken of the %.0f asked (a loop that holds Python's interpreter "
+                "lock makes the sampler wait): the shares below rest on fewer samples\n"),
+              a->taken_hz, a->sampler_hz);
     int done[GW_IDLE_NCAUSES] = {0};
     for (int n = 0; n < GW_IDLE_NCAUSES; n++) {
       int c = -1;

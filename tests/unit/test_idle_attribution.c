@@ -375,6 +375,36 @@ static void test_dips_of_data_waits_are_not_periodic(void **state) {
   }
 }
 
+/* A sampler asked for 50 a second that took one sample in four (a loop
+ * holding the interpreter lock makes it wait): the attribution says how many
+ * it took, and the report says the shares rest on fewer samples. At the full
+ * rate it says nothing of it. */
+static void test_samples_taken_below_the_rate(void **state) {
+  (void)state;
+  for (int thin = 0; thin <= 1; thin++) {
+    struct scenario sc = {idle_half, GW_PYACT_DATA_WAIT, GW_PYACT_FORWARD_BACKWARD, 50, -1};
+    struct gw_recording *rec = load_with(&sc);
+    if (thin) {
+      size_t kept = 0;
+      for (size_t k = 0; k < rec->npy_ticks; k++)
+        if (k % 4 == 0)
+          rec->py_ticks[kept++] = rec->py_ticks[k];
+      rec->npy_ticks = kept;
+    }
+    struct gw_diagnosis *dx = diagnose(rec);
+    const struct gw_idle_attribution *a = &dx->attr[0];
+    assert_int_equal(a->source, GW_ATTR_PY);
+    if (thin)
+      assert_true(a->taken_hz > 11 && a->taken_hz < 14);
+    else
+      assert_true(a->taken_hz > 45);
+    const char *text = render_text(dx); /* a static buffer */
+    assert_int_equal(strstr(text, "samples a second were taken of the 50 asked") != NULL, thin);
+    gw_diagnosis_free(dx);
+    free_rec(rec);
+  }
+}
+
 /* A function named for a checkpoint is writing one, and the idle time of
  * its user code is the checkpoint's, not data made inline (a recording whose
  * hook named only the innermost user frame: the analysis reads its name). */
@@ -574,5 +604,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_checkpoint_named_function),
     cmocka_unit_test(test_stall_samples_take_idle_first),
     cmocka_unit_test(test_dips_of_data_waits_are_not_periodic),
+    cmocka_unit_test(test_samples_taken_below_the_rate),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
