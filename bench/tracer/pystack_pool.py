@@ -10,7 +10,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stats_ci import mean_ci, median_ci  # noqa: E402
+from pystack_cost import paired_cost  # noqa: E402
+from stats_ci import median_ci  # noqa: E402
 
 
 def main():
@@ -36,11 +37,9 @@ def main():
                         on.setdefault(hz, []).append(float(row["on_%s_ms" % hz]))
     for hz in sorted(pct, key=lambda k: int(k.split("_")[0])):
         med, lo, hi = median_ci(pct[hz])
-        diffs = [x - y for x, y in zip(on[hz], off)]
-        d, dh = mean_ci(diffs)
-        m_off = sum(off) / len(off)
+        d, dh, m_off = paired_cost(on[hz], off)
         print("%s  rounds %d  median_round_pct %+.3f ci95 %+.3f %+.3f  paired_cost_pct %+.3f ci95 %+.3f %+.3f" % (
-            hz, len(diffs), med, lo, hi, 100 * d / m_off, 100 * (d - dh) / m_off, 100 * (d + dh) / m_off))
+            hz, len(off), med, lo, hi, 100 * d / m_off, 100 * (d - dh) / m_off, 100 * (d + dh) / m_off))
 
 
 if __name__ == "__main__":

@@ -63,9 +63,8 @@ static int largest_cause(const struct gw_diagnosis *dx, const char *class_id) {
  * the sync out of the step lets the host run ahead and hide the launches
  * behind the GPU's work, which CUDA Graphs alone would not. */
 static int syncs_every_step(const struct gw_diagnosis *dx) {
-  const struct gw_step_split *t = &dx->step_breakdown.kinds[GW_STEP_KIND_TYPICAL];
-  return dx->step_breakdown.found && t->nsteps > 0 && !isnan(t->sync_s) && !isnan(t->wall_s) && t->wall_s > 0 &&
-         t->sync_s / t->wall_s >= gw_thr.finding_min_share;
+  const struct gw_step_breakdown *b = &dx->step_breakdown;
+  return gw_step_typical_share(b, b->kinds[GW_STEP_KIND_TYPICAL].sync_s) >= gw_thr.finding_min_share;
 }
 
 static void add_cause_fixes(struct gw_finding *f, int cause) {
@@ -199,9 +198,10 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       f->confidence = gw_confidence_calibrated(f->confidence_raw);
       int cause = largest_cause(dx, MEASURED_CLASSES[k]);
       if (strcmp(MEASURED_CLASSES[k], "launch_overhead") == 0 && cause != GW_PYACT_SYNC && syncs_every_step(dx)) {
-        const struct gw_step_split *t = &dx->step_breakdown.kinds[GW_STEP_KIND_TYPICAL];
-        gw_evidence(f, "sync_every_step", dx->step_breakdown.gpu, 0, 0,
-                    GW_NUM("share", GW_UNIT_FRACTION, t->sync_s / t->wall_s),
+        const struct gw_step_breakdown *b = &dx->step_breakdown;
+        const struct gw_step_split *t = &b->kinds[GW_STEP_KIND_TYPICAL];
+        gw_evidence(f, "sync_every_step", b->gpu, 0, 0,
+                    GW_NUM("share", GW_UNIT_FRACTION, gw_step_typical_share(b, t->sync_s)),
                     GW_NUM("sync", GW_UNIT_MS, 1e3 * t->sync_s), GW_NUM("step", GW_UNIT_MS, 1e3 * t->wall_s));
         gw_finding_fix(f, "launch_overhead.remove_syncs");
       }

@@ -51,20 +51,15 @@ static double fixed_share_of(const struct gw_diagnosis *dx, int i) {
   return isnan(g) || g <= 0 ? 0 : fmin(1, 2 - 2 / (1 + g));
 }
 
-/* The loop's typical step, measured inside the program, waits for its next
- * batch: the loader paces the steps (thresholds.c small_loader_paced_wait).
- * Fuller kernels finish sooner and the loop waits the longer, the samples a
- * second unchanged, and a larger batch asks the loader for as many more
- * samples: the batch's size is no cause until the input keeps up. */
-static int loader_paced(const struct gw_diagnosis *dx) {
-  const struct gw_step_split *t = &dx->step_breakdown.kinds[GW_STEP_KIND_TYPICAL];
-  return dx->step_breakdown.found && t->nsteps > 0 && !isnan(t->data_wait_s) && !isnan(t->wall_s) && t->wall_s > 0 &&
-         t->data_wait_s / t->wall_s >= gw_thr.small_loader_paced_wait;
-}
-
 int gw_rule_small_batch(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
-  if (loader_paced(dx))
+  /* The loop's typical step, measured inside the program, waits for its next
+   * batch: the loader paces the steps (thresholds.c small_loader_paced_wait).
+   * Fuller kernels finish sooner and the loop waits the longer, the samples a
+   * second unchanged, and a larger batch asks the loader for as many more
+   * samples: the batch's size is no cause until the input keeps up. */
+  const struct gw_step_breakdown *b = &dx->step_breakdown;
+  if (gw_step_typical_share(b, b->kinds[GW_STEP_KIND_TYPICAL].data_wait_s) >= gw_thr.small_loader_paced_wait)
     return 0;
   const struct gw_host_profile *h = &dx->host;
   const struct gw_gpu_profile *p = NULL;

@@ -735,3 +735,10 @@ void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown 
   free(first_visit);
   free(rows);
 }
+
+double gw_step_typical_share(const struct gw_step_breakdown *b, double part_s) {
+  const struct gw_step_split *t = &b->kinds[GW_STEP_KIND_TYPICAL];
+  if (!b->found || t->nsteps == 0 || isnan(part_s) || isnan(t->wall_s) || t->wall_s <= 0)
+    return NAN;
+  return part_s / t->wall_s;
+}

@@ -115,6 +115,10 @@ struct gw_step_breakdown {
   int follows_shape; /* eta^2 and the spread above their thresholds */
 };
 
+/* part_s (a part of the typical step: its data_wait_s or sync_s) over the
+ * typical step's wall time; NAN without steps or where either is unknown. */
+double gw_step_typical_share(const struct gw_step_breakdown *b, double part_s);
+
 /* Fills out from rec; found 0 when the recording has no steps. */
 void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown *out);
 
