@@ -521,7 +521,9 @@ gw_status gw_store_open(struct gw_store **out, const char *path, int readonly, s
   struct gw_store *st = store_new(path);
   st->readonly = readonly;
   gw_status rc = GW_EINPUT;
-  int flags = readonly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE;
+  /* A read-only store is used by one thread at a time, so SQLite's per-call
+     connection mutex is left out: it was 6% of a day-long report's time. */
+  int flags = readonly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX : SQLITE_OPEN_READWRITE;
   char uri[8192 * 3 + 64];
   const char *name = path;
   if (readonly) {

@@ -319,18 +319,31 @@ static double *host_col(struct gw_host_series *h) {
   return a;
 }
 
-/* Exact tick lookup: the per-process and disk rows share host_sample's t_ns. */
-static size_t host_tick(const struct gw_host_series *h, int64_t t_ns) {
-  size_t lo = gw_first_at_or_after(h->t_ns, h->n, t_ns);
-  return lo < h->n && h->t_ns[lo] == t_ns ? lo : SIZE_MAX;
+/* Exact tick lookup: the per-process and disk rows share host_sample's t_ns.
+ * *hint is the tick found last: rows come in time order, so the same tick or
+ * the next one is tried before a binary search. */
+static size_t host_tick(const struct gw_host_series *h, int64_t t_ns, size_t *hint) {
+  size_t lo;
+  if (*hint < h->n && h->t_ns[*hint] == t_ns)
+    lo = *hint;
+  else if (*hint + 1 < h->n && h->t_ns[*hint + 1] == t_ns)
+    lo = *hint + 1;
+  else
+    lo = gw_first_at_or_after(h->t_ns, h->n, t_ns);
+  if (lo < h->n && h->t_ns[lo] == t_ns) {
+    *hint = lo;
+    return lo;
+  }
+  return SIZE_MAX;
 }
 
 /* Rows (t_ns, value 1, ..., value n) of a per-tick query: value j of the row
  * at host_sample tick i goes to cols[j - 1][i]; rows at other ticks are
  * skipped. Finalizes s. */
 static void fill_host_ticks(sqlite3_stmt *s, const struct gw_host_series *h, double *const *cols, int ncols) {
+  size_t hint = 0;
   while (next_row(s)) {
-    size_t i = host_tick(h, col_int(s, 0));
+    size_t i = host_tick(h, col_int(s, 0), &hint);
     if (i == SIZE_MAX)
       continue;
     for (int j = 0; j < ncols; j++)
@@ -339,14 +352,73 @@ static void fill_host_ticks(sqlite3_stmt *s, const struct gw_host_series *h, dou
   sqlite3_finalize(s);
 }
 
+/* Puts the host series in time order, where its rows were not written in it
+ * (an edited or merged file): a stable sort, so that rows of one time keep
+ * the order they were read in. */
+struct host_row_order {
+  int64_t t_ns;
+  size_t row;
+};
+static int cmp_host_row(const void *a, const void *b) {
+  const struct host_row_order *x = a, *y = b;
+  if (x->t_ns != y->t_ns)
+    return x->t_ns < y->t_ns ? -1 : 1;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+static void permute_doubles(double *a, const struct host_row_order *order, size_t n, double *scratch) {
+  for (size_t i = 0; i < n; i++)
+    scratch[i] = a[order[i].row];
+  memcpy(a, scratch, n * sizeof *a);
+}
+static void sort_host_by_time(struct gw_host_series *h) {
+  struct host_row_order *order = gw_xcalloc(h->n, sizeof *order);
+  for (size_t i = 0; i < h->n; i++)
+    order[i] = (struct host_row_order){h->t_ns[i], i};
+  qsort(order, h->n, sizeof *order, cmp_host_row);
+  double *scratch = gw_xcalloc(h->n, sizeof *scratch);
+  permute_doubles(h->cpu_busy_pct, order, h->n, scratch);
+  permute_doubles(h->iowait_pct, order, h->n, scratch);
+  permute_doubles(h->on_battery, order, h->n, scratch);
+  for (size_t i = 0; i < h->n; i++)
+    h->t_ns[i] = order[i].t_ns;
+  free(scratch);
+  free(order);
+}
+
+/* The disk rows of each host tick folded as max(util_pct), sum(read_bps) and
+ * sum(write_bps) would fold them (NULLs left out; a tick with none stays NAN).
+ * Folded here rather than by GROUP BY t_ns: disk_sample has no time index,
+ * and SQLite's sort of a day's rows spilled to temporary files (about 0.5 s of
+ * a day-long report). Finalizes s. */
+static void fold_disk_ticks(sqlite3_stmt *s, const struct gw_host_series *h) {
+  size_t hint = 0;
+  while (next_row(s)) {
+    size_t i = host_tick(h, col_int(s, 0), &hint);
+    if (i == SIZE_MAX)
+      continue;
+    double util_pct = col_double(s, 1), read_bps = col_double(s, 2), write_bps = col_double(s, 3);
+    if (!isnan(util_pct) && (isnan(h->disk_util_max_pct[i]) || util_pct > h->disk_util_max_pct[i]))
+      h->disk_util_max_pct[i] = util_pct;
+    if (!isnan(read_bps))
+      h->disk_read_bps[i] = isnan(h->disk_read_bps[i]) ? read_bps : h->disk_read_bps[i] + read_bps;
+    if (!isnan(write_bps))
+      h->disk_write_bps[i] = isnan(h->disk_write_bps[i]) ? write_bps : h->disk_write_bps[i] + write_bps;
+  }
+  sqlite3_finalize(s);
+}
+
 static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, struct gw_host_series *h,
                            struct gw_err *err) {
   sqlite3_stmt *s;
-  gw_status rc = prep(
-      db, "SELECT t_ns, cpu_busy_pct, cpu_iowait_pct, on_battery, governor FROM host_sample ORDER BY t_ns", &s, err);
+  /* read in file order and sorted here only when out of order: host_sample
+   * has no time index, and ORDER BY t_ns sorted a day's rows through
+   * temporary files */
+  gw_status rc = prep(db, "SELECT t_ns, cpu_busy_pct, cpu_iowait_pct, on_battery, governor FROM host_sample", &s, err);
   if (rc)
     return rc;
   size_t cap = 0;
+  int in_order = 1;
+  int64_t governor_t_ns = INT64_MIN;
   while (next_row(s)) {
     if (!time_ok(col_int(s, 0)))
       continue;
@@ -357,15 +429,23 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
       h->iowait_pct = gw_xrealloc(h->iowait_pct, cap * sizeof(double));
       h->on_battery = gw_xrealloc(h->on_battery, cap * sizeof(double));
     }
-    h->t_ns[h->n] = sqlite3_column_int64(s, 0);
+    int64_t t_ns = sqlite3_column_int64(s, 0);
+    if (h->n > 0 && t_ns < h->t_ns[h->n - 1])
+      in_order = 0;
+    h->t_ns[h->n] = t_ns;
     h->cpu_busy_pct[h->n] = col_double(s, 1);
     h->iowait_pct[h->n] = col_double(s, 2);
     h->on_battery[h->n] = col_double(s, 3);
-    if (sqlite3_column_type(s, 4) != SQLITE_NULL)
+    /* the latest row's governor, as the last of a time-ordered read */
+    if (sqlite3_column_type(s, 4) != SQLITE_NULL && t_ns >= governor_t_ns) {
       col_text(s, 4, h->governor, sizeof h->governor);
+      governor_t_ns = t_ns;
+    }
     h->n++;
   }
   sqlite3_finalize(s);
+  if (!in_order)
+    sort_host_by_time(h);
   h->main_cpu_pct = host_col(h);
   h->main_threads_running = host_col(h);
   h->launch_cpu_pct = host_col(h);
@@ -424,10 +504,9 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
   sqlite3_bind_double(s, 2, p->worker_min_avg_cpu_pct);
   fill_host_ticks(s, h, (double *const[]){h->workers, h->worker_cpu_max_pct, h->workers_saturated}, 3);
 
-  if ((rc = prep(db, "SELECT t_ns, max(util_pct), sum(read_bps), sum(write_bps) FROM disk_sample GROUP BY t_ns", &s,
-                 err)))
+  if ((rc = prep(db, "SELECT t_ns, util_pct, read_bps, write_bps FROM disk_sample", &s, err)))
     return rc;
-  fill_host_ticks(s, h, (double *const[]){h->disk_util_max_pct, h->disk_read_bps, h->disk_write_bps}, 3);
+  fold_disk_ticks(s, h);
   return GW_OK;
 }
 

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "analysis/series.h"
 #include "store/store.h"
 #include "store/store_sql.h"
 #include "support_sql.h"
@@ -275,12 +276,96 @@ static void test_statements_prepared_at_first_use(void **state) {
   assert_non_null(strstr(err.msg, "disk_sample"));
 }
 
+/* Copies the file at src to dst, byte for byte. */
+static void copy_file(const char *src, const char *dst) {
+  FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+    assert_int_equal(fwrite(buf, 1, n, out), n);
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+}
+
+/* The value SQLite's own fold gives at one tick (what the loader once read
+ * with GROUP BY t_ns), NAN for NULL. */
+static double disk_fold_at(sqlite3 *db, const char *fold, int64_t t_ns) {
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT %s FROM disk_sample WHERE t_ns = %lld", fold, (long long)t_ns);
+  sqlite3_stmt *s = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+  double v = sqlite3_column_type(s, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 0);
+  sqlite3_finalize(s);
+  return v;
+}
+
+static void assert_same_or_both_nan(double got, double want) {
+  if (isnan(want))
+    assert_true(isnan(got));
+  else
+    assert_float_equal(got, want, 1e-9 * (fabs(want) + 1));
+}
+
+/* A real recording (two disks) whose host rows were written newest first and
+ * whose disk rows have NULLs: the host series reads in time order with the
+ * latest governor, and each tick's disk figures are max(util_pct),
+ * sum(read_bps) and sum(write_bps) of its rows, as SQLite folds them. */
+static void test_host_rows_out_of_order_and_disks_folded(void **state) {
+  (void)state;
+  const char *fixtures = getenv("GW_FIXTURES");
+  if (!fixtures)
+    skip();
+  char src[512];
+  snprintf(src, sizeof src, "%s/scenarios/schedule_eval.db", fixtures);
+  copy_file(src, path);
+  struct gw_recording *in_order = NULL;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_recording_load(path, &in_order, &err), GW_OK);
+  support_exec_sql_at(path, "CREATE TABLE h AS SELECT * FROM host_sample ORDER BY t_ns DESC; DELETE FROM host_sample;"
+                            " INSERT INTO host_sample SELECT * FROM h; DROP TABLE h;"
+                            " UPDATE host_sample SET governor = CASE WHEN t_ns = (SELECT max(t_ns) FROM host_sample)"
+                            " THEN 'performance' ELSE 'powersave' END;"
+                            /* one disk's busy share unknown at the 10th tick; neither disk's reads at the 20th */
+                            " UPDATE disk_sample SET util_pct = NULL WHERE rowid = (SELECT min(rowid) FROM disk_sample"
+                            " WHERE t_ns = (SELECT t_ns FROM host_sample ORDER BY t_ns LIMIT 1 OFFSET 9));"
+                            " UPDATE disk_sample SET read_bps = NULL WHERE t_ns ="
+                            " (SELECT t_ns FROM host_sample ORDER BY t_ns LIMIT 1 OFFSET 19);");
+  assert_int_equal(support_query_i64_at(path, "SELECT count(DISTINCT dev) FROM disk_sample"), 2);
+  struct gw_recording *rec = NULL;
+  assert_int_equal(gw_recording_load(path, &rec, &err), GW_OK);
+  const struct gw_host_series *h = &rec->host, *h0 = &in_order->host;
+  assert_int_equal(h->n, h0->n);
+  assert_true(h->n > 100);
+  assert_string_equal(h->governor, "performance");
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+  for (size_t i = 0; i < h->n; i++) {
+    assert_int_equal(h->t_ns[i], h0->t_ns[i]);
+    assert_same_or_both_nan(h->cpu_busy_pct[i], h0->cpu_busy_pct[i]);
+    assert_same_or_both_nan(h->main_cpu_pct[i], h0->main_cpu_pct[i]);
+    assert_same_or_both_nan(h->disk_util_max_pct[i], disk_fold_at(db, "max(util_pct)", h->t_ns[i]));
+    assert_same_or_both_nan(h->disk_read_bps[i], disk_fold_at(db, "sum(read_bps)", h->t_ns[i]));
+    assert_same_or_both_nan(h->disk_write_bps[i], disk_fold_at(db, "sum(write_bps)", h->t_ns[i]));
+  }
+  /* the 10th tick kept the other disk's busy share; the 20th tick's reads are unknown */
+  assert_false(isnan(h->disk_util_max_pct[9]));
+  assert_true(isnan(h->disk_read_bps[19]));
+  assert_false(isnan(h->disk_read_bps[18]));
+  sqlite3_close(db);
+  gw_recording_free(rec);
+  gw_recording_free(in_order);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_table_and_column_checks),
     cmocka_unit_test_setup_teardown(test_statements_prepared_at_first_use, setup, teardown),
     cmocka_unit_test_setup_teardown(test_unread_metrics_are_null, setup, teardown),
     cmocka_unit_test_setup_teardown(test_out_of_range_integers_are_null, setup, teardown),
     cmocka_unit_test_setup_teardown(test_host_sample_rows, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_host_rows_out_of_order_and_disks_folded, setup, teardown),
     cmocka_unit_test_setup_teardown(test_reopen_and_version_checks, setup, teardown),
     cmocka_unit_test_setup_teardown(test_garbage_and_missing_files, setup, teardown),
     cmocka_unit_test_setup_teardown(test_truncated_file, setup, teardown),
