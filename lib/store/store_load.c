@@ -604,10 +604,10 @@ static struct gw_gpu_series *gpu_by_id(struct gw_recording *rec, int id) {
 /* The windows of a sampled trace, for the multi-GPU summary's shares. */
 static void load_windows(sqlite3 *db, struct gw_recording *rec) {
   sqlite3_stmt *s;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT pid, start_ns, end_ns FROM trace_window WHERE mode = 'sampled'"
-                         " AND start_ns IS NOT NULL AND end_ns > start_ns ORDER BY start_ns",
-                         -1, &s, NULL) != SQLITE_OK)
+  if (!prepare_from(db, "trace_window",
+                    "SELECT pid, start_ns, end_ns FROM trace_window WHERE mode = 'sampled'"
+                    " AND start_ns IS NOT NULL AND end_ns > start_ns ORDER BY start_ns",
+                    &s))
     return;
   size_t cap = 0;
   while (next_row(s)) {
