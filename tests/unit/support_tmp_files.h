@@ -37,6 +37,19 @@ static inline void support_tmpdir_path(char *out, size_t cap, const char *name) 
   snprintf(out, cap, "%s/%s", support_tmpdir(), name);
 }
 
+/* Copies the file at from to to, byte for byte (a fixture to change in a test). */
+static inline void support_copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+    assert_int_equal(fwrite(buf, 1, n, out), n);
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+}
+
 /* A recording and the -wal and -shm files SQLite may leave beside it. */
 static inline void support_db_remove(const char *db) {
   char side[1100];

@@ -49,28 +49,16 @@ static void scn(const char *name, const char *ext, char *buf, size_t cap) {
   snprintf(buf, cap, "%s/%s%s", g_scn, name, ext);
 }
 
-static void copy_file(const char *from, const char *to) {
-  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-  assert_non_null(in);
-  assert_non_null(out);
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-    assert_int_equal(fwrite(buf, 1, n, out), n);
-  fclose(in);
-  assert_int_equal(fclose(out), 0);
-}
-
 /* Copy scenario name to g_tmp/as.db (with its truth file when with_truth). */
 static void copy_scenario(const char *name, const char *as, int with_truth, char *db, size_t cap) {
   char from[1200], to[1200];
   scn(name, ".db", from, sizeof from);
   snprintf(db, cap, "%s/%s.db", g_tmp, as);
-  copy_file(from, db);
+  support_copy_file(from, db);
   if (with_truth) {
     scn(name, ".truth.json", from, sizeof from);
     snprintf(to, sizeof to, "%s/%s.truth.json", g_tmp, as);
-    copy_file(from, to);
+    support_copy_file(from, to);
   }
 }
 

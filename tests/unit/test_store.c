@@ -276,19 +276,6 @@ static void test_statements_prepared_at_first_use(void **state) {
   assert_non_null(strstr(err.msg, "disk_sample"));
 }
 
-/* Copies the file at src to dst, byte for byte. */
-static void copy_file(const char *src, const char *dst) {
-  FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
-  assert_non_null(in);
-  assert_non_null(out);
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-    assert_int_equal(fwrite(buf, 1, n, out), n);
-  fclose(in);
-  assert_int_equal(fclose(out), 0);
-}
-
 /* The value SQLite's own fold gives at one tick (what the loader once read
  * with GROUP BY t_ns), NAN for NULL. */
 static double disk_fold_at(sqlite3 *db, const char *fold, int64_t t_ns) {
@@ -320,7 +307,7 @@ static void test_host_rows_out_of_order_and_disks_folded(void **state) {
     skip();
   char src[512];
   snprintf(src, sizeof src, "%s/scenarios/schedule_eval.db", fixtures);
-  copy_file(src, path);
+  support_copy_file(src, path);
   struct gw_recording *in_order = NULL;
   struct gw_err err = {{0}};
   assert_int_equal(gw_recording_load(path, &in_order, &err), GW_OK);
