@@ -16,6 +16,9 @@ Steps:
         when torch is not installed.
   --gpu: a GPU-paced step with torch on CUDA: --matmuls 4096x4096 bf16 matmuls, a backward, an SGD step and a
         .item() at the end (the step waits for the GPU).
+  --launch: a host-paced step as training has it: a 3-layer MLP on 8 rows on CUDA, forward, backward and an Adam
+        step with no synchronising call, so the GPU waits on the kernel launches (torch releases the interpreter
+        lock inside its calls, where the pure-Python step never does).
 
 --blocks N (in one process, the narrower interval): one program and one sampling thread for the whole run, as the
 hook keeps one; blocks of --block-steps steps, N rounds of blocks (sampler off: the thread blocked, no wake-up;
@@ -25,7 +28,7 @@ few percent (placement, clocks, the allocator), which hides a cost of a fraction
 the two arms differ only by the sampler. The sampler writes its lines to a file through a stand-in for the hook's
 recorder (its spool write, once per half second, included).
 
-usage: pystack_cost.py [--gpu] [--rounds 12] [--steps 150] [--warmup 20] [--work-ms 10] [--hz 50] [--seed 1]
+usage: pystack_cost.py [--gpu | --launch] [--rounds 12] [--steps 150] [--warmup 20] [--work-ms 10] [--hz 50] [--seed 1]
                        [--blocks N [--block-steps 40] [--max-seconds S] [--rounds-out FILE]]
 (several processes' --rounds-out files pool with bench/tracer/pystack_pool.py)
 e.g. on the GPU machine: python3 bench/tracer/pystack_cost.py --gpu --blocks 60"""
@@ -51,7 +54,21 @@ def make_step(a):
     """The step function of the program (GPU-paced or host-paced)."""
     import torch
 
-    if a.gpu:
+    if a.launch:
+        dev = torch.device("cuda")
+        net = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256),
+                                  torch.nn.ReLU(), torch.nn.Linear(256, 10)).to(dev)
+        x = torch.randn(8, 256, device=dev)
+        y = torch.randint(0, 10, (8,), device=dev)
+        opt = torch.optim.Adam(net.parameters())
+
+        def step():
+            loss = torch.nn.functional.cross_entropy(net(x), y)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            return 0
+    elif a.gpu:
         dev = torch.device("cuda")
         w = torch.nn.Parameter(torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16) * 0.01)
         x = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
@@ -79,6 +96,12 @@ def make_step(a):
             return total
 
     return step
+
+
+def step_kind(a):
+    if a.launch:
+        return "launch-bound (3-layer MLP on 8 rows, CUDA)"
+    return "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms
 
 
 def child(a):
@@ -242,7 +265,7 @@ def in_process(a):
                 f.write("%d\t" % r + "\t".join("%.4f" % ratios[hz][r] for hz in rates) + "\t%.6f\t" % (1e3 * means[0][r]) +
                         "\t".join("%.6f" % (1e3 * means[hz][r]) for hz in rates) + "\n")
     print("step %s  %d rounds of %d blocks x %d steps in one process, one sampling thread  mean step off %.3f ms" % (
-        "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, len(means[0]), len(arms), a.block_steps,
+        step_kind(a), len(means[0]), len(arms), a.block_steps,
         1e3 * sum(means[0]) / len(means[0])))
     for hz in rates:
         m, h = mean_ci(ratios[hz])
@@ -298,7 +321,8 @@ def run_one(a, hz, spool):
     env = dict(os.environ, GPUWHY_PY_SPOOL_DIR=spool, GPUWHY_PY_SAMPLE_HZ=str(hz),
                PYTHONPATH=os.pathsep.join(path + [os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     args = [sys.executable, os.path.abspath(__file__), "--child", "--steps", str(a.steps), "--warmup", str(a.warmup),
-            "--iters", str(a.iters), "--matmuls", str(a.matmuls)] + (["--gpu"] if a.gpu else [])
+            "--iters", str(a.iters), "--matmuls", str(a.matmuls)] + (["--gpu"] if a.gpu else []) + (
+                ["--launch"] if a.launch else [])
     out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         sys.exit("pystack_cost.py: the program failed (hz %s): %s" % (hz, out.stderr[-2000:]))
@@ -320,6 +344,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--gpu", action="store_true")
+    p.add_argument("--launch", action="store_true")
     p.add_argument("--rounds", type=int, default=12)
     p.add_argument("--steps", type=int, default=150)
     p.add_argument("--warmup", type=int, default=20)
@@ -336,7 +361,7 @@ def main():
     if a.child:
         return child(a)
     if a.blocks:
-        if not a.gpu:
+        if not (a.gpu or a.launch):
             a.iters = calibrate(a.work_ms)
         if importlib.util.find_spec("torch") is None:
             sys.path.insert(0, FAKE_TORCH)
@@ -344,7 +369,7 @@ def main():
     a.hz = int(a.hz)
     if os.environ.get("GPUWHY_PY_SPOOL_DIR"):
         sys.exit("pystack_cost.py: run it with plain python3, not under gpuwhy record")
-    if not a.gpu:
+    if not (a.gpu or a.launch):
         a.iters = calibrate(a.work_ms)
     rng = random.Random(a.seed)
     spool = tempfile.mkdtemp(prefix="gpuwhy-pystack-cost-")
@@ -369,7 +394,7 @@ def main():
         shutil.rmtree(spool, ignore_errors=True)
     m, h = mean_ci(ratios)
     print("step %s  %d rounds x %d steps  mean step off %.3f ms on %.3f ms" % (
-        "gpu" if a.gpu else "host (%.0f ms of Python)" % a.work_ms, a.rounds, a.steps,
+        step_kind(a), a.rounds, a.steps,
         1e3 * sum(off_steps) / len(off_steps), 1e3 * sum(on_steps) / len(on_steps)))
     print("sampler_vs_off_pct %+.3f ci95 %+.3f %+.3f  (half-width %.3f)" % (m, m - h, m + h, h))
     if samples:
