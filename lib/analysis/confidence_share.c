@@ -20,7 +20,13 @@
  * measured for it: a rule's larger share rests on run-wide signals that a
  * neighbour cause moves too (an eval pass's own slow loader raises the
  * host's data signals while the samples see the thread in evaluate()).
- * The factor is the product of the two; the calibration table
+ * - for launch overhead, steps that met an input shape not seen before. On a
+ *   new shape the launching thread also picks kernels for it (cuDNN's and
+ *   cuBLAS's autotuning and heuristics), grows the allocator's pools and may
+ *   compile: host work inside the model's forward and backward that a stack
+ *   sample cannot tell from launching (the Python frame is the same module
+ *   call). The claim holds for the steps that repeated a shape.
+ * The factor is the product of these; the calibration table
  * (confidence_calibration.c) maps the scaled score to the rate at which
  * findings of that score were right, out of sample. */
 #include "analysis/confidence_share.h"
@@ -28,6 +34,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/compile_shapes.h"
 #include "analysis/confidence_calibration.h"
 #include "analysis/idle_attribution.h"
 
@@ -82,6 +89,12 @@ static double measured_class_share(const struct gw_diagnosis *dx, const char *cl
   return named ? ns / dx->lost_ns : NAN;
 }
 
+double gw_repeated_shape_share(const struct gw_compile_shapes *cs) {
+  if (!cs->shape_known || cs->nsteps == 0)
+    return 1;
+  return 1 - fmin(1, (double)cs->first_visits / (double)cs->nsteps);
+}
+
 void gw_confidence_by_share(struct gw_diagnosis *dx) {
   if (!(dx->lost_ns > 0))
     return;
@@ -94,6 +107,8 @@ void gw_confidence_by_share(struct gw_diagnosis *dx) {
     if (!isnan(measured))
       share = fmin(share, measured);
     f->confidence_raw *= gw_confidence_share_factor(share, u);
+    if (strcmp(f->class_id, "launch_overhead") == 0)
+      f->confidence_raw *= gw_repeated_shape_share(&dx->compile_shapes);
     f->confidence = gw_confidence_calibrated(f->confidence_raw);
   }
 }

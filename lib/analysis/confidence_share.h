@@ -16,6 +16,12 @@ double gw_unexplained_row_share(const struct gw_diagnosis *dx);
  * lost time up to half of it, times what the largest unexplained row leaves. */
 double gw_confidence_share_factor(double share_of_lost, double unexplained_share);
 
+struct gw_compile_shapes;
+/* The share of the hook's steps that repeated an input shape seen before
+ * (0..1; 1 when the steps carry no shapes): launch overhead's confidence is
+ * scaled by it (confidence_share.c says why). */
+double gw_repeated_shape_share(const struct gw_compile_shapes *cs);
+
 /* Scales every finding's confidence_raw by that factor and recalibrates its
  * confidence; faults to fix first and runs that lost nothing keep theirs.
  * Run by gw_diagnose once the shares are final (after the verdict). */

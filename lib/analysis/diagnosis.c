@@ -664,6 +664,22 @@ static void note_overlapped_findings(struct gw_diagnosis *dx) {
   }
 }
 
+/* Launch overhead found where many steps met a new input shape: the evidence
+ * says how many, since the time charged to launching may be the new shapes'
+ * own host work (gw_confidence_by_share lowers the confidence for it). From a
+ * tenth of the steps: below it the factor moves the confidence by less than
+ * the calibration table's band width. */
+#define NEW_SHAPE_EVIDENCE_MIN_STEP_SHARE 0.1
+static void note_new_shapes_on_launch(struct gw_diagnosis *dx) {
+  struct gw_finding *f = gw_finding_of_class(dx, "launch_overhead");
+  const struct gw_compile_shapes *cs = &dx->compile_shapes;
+  double new_share = 1 - gw_repeated_shape_share(cs);
+  if (!f || new_share < NEW_SHAPE_EVIDENCE_MIN_STEP_SHARE)
+    return;
+  gw_evidence(f, "launch_steps_new_shapes", -1, 0, 0, GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
+              GW_NUM("steps", GW_UNIT_COUNT, (double)cs->nsteps), GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes));
+}
+
 static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   for (int i = 0; i < dx->ngpus; i++) {
     const struct gw_gpu_profile *p = &dx->profiles[i];
@@ -1018,6 +1034,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     gw_measured_verdict(dx);
   describe(rec, dx);
   note_overlapped_findings(dx);
+  note_new_shapes_on_launch(dx);
   note_unseen_classes(rec, dx); /* after every finding and note: what this recording could not show */
   /* after describe: its experiments follow the rules' own scores */
   gw_confidence_by_share(dx);

@@ -81,6 +81,12 @@ static const struct gw_evidence_message messages[] = {
      N_("the training loop waited in a synchronizing call %.0f%% of its typical step (%.2f ms of %.2f ms): each wait "
         "empties the GPU's queue, so the launches after it find the GPU idle"),
      {"share", "sync", "step"}},
+    {"launch_steps_new_shapes",
+     N_("%.0f of the %.0f steps met an input shape not seen before (%.0f shapes): on a new shape the launching thread "
+        "also picks and tunes kernels and allocates memory, which its stack samples cannot tell from launching; one "
+        "run "
+        "with a fixed shape (pad or bucket the inputs) would tell them apart"),
+     {"first_visits", "steps", "shapes"}},
     {"idle_data_wait_workers",
      N_("during those waits the %.0f loader worker(s) were running %.0f%%, asleep on the network %.0f%%, on the disk "
         "%.0f%%, on a pipe %.0f%%, otherwise asleep %.0f%%, absent %.0f%% of the time"),

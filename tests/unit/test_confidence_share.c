@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "analysis/compile_shapes.h"
 #include "analysis/confidence_calibration.h"
 #include "analysis/confidence_share.h"
 #include "analysis/diagnosis.h"
@@ -141,11 +142,40 @@ static void eval_own_loader(void **state) {
   gw_diagnosis_free(dx);
 }
 
+/* Launch overhead where most steps met a new input shape: the launching
+ * thread's time may be the new shapes' own host work, and the claim keeps the
+ * steps that repeated a shape; steps without shapes leave it alone. */
+static void launch_with_new_shapes(void **state) {
+  (void)state;
+  static struct gw_diagnosis dx;
+  memset(&dx, 0, sizeof dx);
+  dx.lost_ns = 10e9;
+  struct gw_finding *launch = add(&dx, "launch_overhead", 0.9, 0.9);
+  struct gw_finding *input = add(&dx, "input_pipeline", 0.6, 0.9);
+  dx.compile_shapes.shape_known = 1;
+  dx.compile_shapes.nsteps = 100;
+  dx.compile_shapes.first_visits = 90;
+  assert_float_equal(gw_repeated_shape_share(&dx.compile_shapes), 0.1, 1e-12);
+  gw_confidence_by_share(&dx);
+  assert_float_equal(launch->confidence_raw, 0.9 * 0.1, 1e-12);
+  assert_float_equal(input->confidence_raw, 0.9, 1e-12);
+  assert_true(launch->confidence < input->confidence);
+  /* one shape throughout (the run's first step is warm-up, not a first visit) */
+  dx.compile_shapes.first_visits = 0;
+  launch->confidence_raw = 0.9;
+  gw_confidence_by_share(&dx);
+  assert_float_equal(launch->confidence_raw, 0.9, 1e-12);
+  /* no shapes recorded */
+  memset(&dx.compile_shapes, 0, sizeof dx.compile_shapes);
+  assert_float_equal(gw_repeated_shape_share(&dx.compile_shapes), 1, 1e-12);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(factor_shape),
     cmocka_unit_test(unexplained_row),
     cmocka_unit_test(scaled_and_recalibrated),
     cmocka_unit_test(measured_share_holds_the_rule),
     cmocka_unit_test(eval_own_loader),
+    cmocka_unit_test(launch_with_new_shapes),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
