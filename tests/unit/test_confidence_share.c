@@ -147,14 +147,11 @@ static void eval_own_loader(void **state) {
  * steps that repeated a shape; steps without shapes leave it alone. */
 static void launch_with_new_shapes(void **state) {
   (void)state;
-  static struct gw_diagnosis dx;
-  memset(&dx, 0, sizeof dx);
-  dx.lost_ns = 10e9;
+  static struct gw_diagnosis dx = {.lost_ns = 10e9};
+  /* 90 of the 100 steps met a shape not seen before */
+  dx.compile_shapes = (struct gw_compile_shapes){.shape_known = 1, .nsteps = 100, .first_visits = 90};
   struct gw_finding *launch = add(&dx, "launch_overhead", 0.9, 0.9);
   struct gw_finding *input = add(&dx, "input_pipeline", 0.6, 0.9);
-  dx.compile_shapes.shape_known = 1;
-  dx.compile_shapes.nsteps = 100;
-  dx.compile_shapes.first_visits = 90;
   assert_float_equal(gw_repeated_shape_share(&dx.compile_shapes), 0.1, 1e-12);
   gw_confidence_by_share(&dx);
   assert_float_equal(launch->confidence_raw, 0.9 * 0.1, 1e-12);
