@@ -26,6 +26,12 @@
  *   compile: host work inside the model's forward and backward that a stack
  *   sample cannot tell from launching (the Python frame is the same module
  *   call). The claim holds for the steps that repeated a shape.
+ * - for launch overhead again, a step too long for launches to pace: a launch
+ *   costs the host 5-20 us, so a step of a second or more would need 50,000
+ *   launches or more, far beyond a model's step (a 100-layer transformer's
+ *   forward and backward launch about 10,000 kernels). A kernel trace counts
+ *   the launches; without one the claim falls in proportion above a second
+ *   (the step: the GPUs' working span over the steps the loop finished).
  * The factor is the product of these; the calibration table
  * (confidence_calibration.c) maps the scaled score to the rate at which
  * findings of that score were right, out of sample. */
@@ -95,6 +101,31 @@ double gw_repeated_shape_share(const struct gw_compile_shapes *cs) {
   return 1 - fmin(1, (double)cs->first_visits / (double)cs->nsteps);
 }
 
+double gw_launch_step_s(const struct gw_diagnosis *dx) {
+  const struct gw_compile_shapes *cs = &dx->compile_shapes;
+  if (dx->total.from_timeline || cs->nsteps == 0)
+    return 0;
+  /* the GPUs' working span over the steps the loop finished in it, the one
+   * in progress at either end counted: a loop that finished one step in 12 s
+   * of work had 6 s steps, whatever that one step's own length */
+  int64_t start_ns = 0, end_ns = 0;
+  for (int i = 0; dx->ledgers && i < dx->ngpus; i++) {
+    const struct gw_ledger *l = &dx->ledgers[i];
+    if (l->active_end_ns <= l->active_start_ns)
+      continue;
+    if (!start_ns || l->active_start_ns < start_ns)
+      start_ns = l->active_start_ns;
+    if (l->active_end_ns > end_ns)
+      end_ns = l->active_end_ns;
+  }
+  return fmax(cs->step_total_s / (double)cs->nsteps, (double)(end_ns - start_ns) / 1e9 / (double)(cs->nsteps + 1));
+}
+
+double gw_launch_step_factor(const struct gw_diagnosis *dx) {
+  double step_s = gw_launch_step_s(dx);
+  return step_s > GW_LAUNCH_PACED_STEP_MAX_S ? GW_LAUNCH_PACED_STEP_MAX_S / step_s : 1;
+}
+
 void gw_confidence_by_share(struct gw_diagnosis *dx) {
   if (!(dx->lost_ns > 0))
     return;
@@ -108,7 +139,7 @@ void gw_confidence_by_share(struct gw_diagnosis *dx) {
       share = fmin(share, measured);
     f->confidence_raw *= gw_confidence_share_factor(share, u);
     if (strcmp(f->class_id, "launch_overhead") == 0)
-      f->confidence_raw *= gw_repeated_shape_share(&dx->compile_shapes);
+      f->confidence_raw *= gw_repeated_shape_share(&dx->compile_shapes) * gw_launch_step_factor(dx);
     f->confidence = gw_confidence_calibrated(f->confidence_raw);
   }
 }

@@ -22,6 +22,18 @@ struct gw_compile_shapes;
  * scaled by it (confidence_share.c says why). */
 double gw_repeated_shape_share(const struct gw_compile_shapes *cs);
 
+/* The longest a step paced by kernel launches can plausibly last, s:
+ * confidence_share.c says why. */
+#define GW_LAUNCH_PACED_STEP_MAX_S 1.0
+/* The loop's step as launch overhead is judged against it: the GPUs' working
+ * span over the steps the loop finished in it, the one in progress counted;
+ * 0 with a kernel trace or without the hook's steps. */
+double gw_launch_step_s(const struct gw_diagnosis *dx);
+/* 1, or less where the hook's steps (the GPUs' working span over the steps
+ * the loop finished) last over a second and no kernel trace counted the launches:
+ * launch overhead's confidence is scaled by it (confidence_share.c says why). */
+double gw_launch_step_factor(const struct gw_diagnosis *dx);
+
 /* Scales every finding's confidence_raw by that factor and recalibrates its
  * confidence; faults to fix first and runs that lost nothing keep theirs.
  * Run by gw_diagnose once the shares are final (after the verdict). */

@@ -664,20 +664,25 @@ static void note_overlapped_findings(struct gw_diagnosis *dx) {
   }
 }
 
-/* Launch overhead found where many steps met a new input shape: the evidence
- * says how many, since the time charged to launching may be the new shapes'
- * own host work (gw_confidence_by_share lowers the confidence for it). From a
+/* Launch overhead found where many steps met a new input shape, or where the
+ * steps last longer than launches can fill: the evidence says so, since the
+ * time charged to launching may be other host work in the same Python frame
+ * (gw_confidence_by_share lowers the confidence for both). New shapes from a
  * tenth of the steps: below it the factor moves the confidence by less than
  * the calibration table's band width. */
 #define NEW_SHAPE_EVIDENCE_MIN_STEP_SHARE 0.1
 static void note_new_shapes_on_launch(struct gw_diagnosis *dx) {
   struct gw_finding *f = gw_finding_of_class(dx, "launch_overhead");
   const struct gw_compile_shapes *cs = &dx->compile_shapes;
-  double new_share = 1 - gw_repeated_shape_share(cs);
-  if (!f || new_share < NEW_SHAPE_EVIDENCE_MIN_STEP_SHARE)
+  if (!f)
     return;
-  gw_evidence(f, "launch_steps_new_shapes", -1, 0, 0, GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
-              GW_NUM("steps", GW_UNIT_COUNT, (double)cs->nsteps), GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes));
+  if (1 - gw_repeated_shape_share(cs) >= NEW_SHAPE_EVIDENCE_MIN_STEP_SHARE)
+    gw_evidence(f, "launch_steps_new_shapes", -1, 0, 0, GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
+                GW_NUM("steps", GW_UNIT_COUNT, (double)cs->nsteps), GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes));
+  double step_s = gw_launch_step_s(dx);
+  if (step_s > GW_LAUNCH_PACED_STEP_MAX_S)
+    gw_evidence(f, "launch_step_too_long", -1, 0, 0, GW_NUM("steps", GW_UNIT_COUNT, (double)cs->nsteps),
+                GW_NUM("step", GW_UNIT_S, step_s));
 }
 
 static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {

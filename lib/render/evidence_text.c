@@ -87,6 +87,11 @@ static const struct gw_evidence_message messages[] = {
         "run "
         "with a fixed shape (pad or bucket the inputs) would tell them apart"),
      {"first_visits", "steps", "shapes"}},
+    {"launch_step_too_long",
+     N_("the loop finished %.0f step(s), %.1f s a step: a launch costs the host microseconds, so a step that long is "
+        "paced by other host work in the model's forward and backward; a kernel trace (record --trace) counts the "
+        "launches"),
+     {"steps", "step"}},
     {"idle_data_wait_workers",
      N_("during those waits the %.0f loader worker(s) were running %.0f%%, asleep on the network %.0f%%, on the disk "
         "%.0f%%, on a pipe %.0f%%, otherwise asleep %.0f%%, absent %.0f%% of the time"),

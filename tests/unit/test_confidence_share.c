@@ -167,6 +167,31 @@ static void launch_with_new_shapes(void **state) {
   assert_float_equal(gw_repeated_shape_share(&dx.compile_shapes), 1, 1e-12);
 }
 
+/* Launch overhead where the loop finished one step in 11.6 s of GPU work (a
+ * ResNet searching cuDNN's algorithms for a new image size each step, on an
+ * H100): steps of 5.8 s would need hundreds of thousands of launches each, so
+ * the claim falls in proportion above a second; a kernel trace, which counts
+ * the launches, and steps of milliseconds leave it alone. */
+static void launch_with_steps_too_long(void **state) {
+  (void)state;
+  static struct gw_diagnosis dx = {.lost_ns = 10e9, .ngpus = 1};
+  static struct gw_ledger ledger = {.active_start_ns = 100000000000, .active_end_ns = 111600000000};
+  dx.ledgers = &ledger;
+  dx.compile_shapes = (struct gw_compile_shapes){.shape_known = 1, .nsteps = 1, .step_total_s = 0.019};
+  assert_float_equal(gw_launch_step_factor(&dx), 1 / 5.8, 1e-9);
+  struct gw_finding *launch = add(&dx, "launch_overhead", 0.9, 0.9);
+  gw_confidence_by_share(&dx);
+  assert_float_equal(launch->confidence_raw, 0.9 / 5.8, 1e-9);
+  /* 10,000 steps of about a millisecond in the same span */
+  dx.compile_shapes.nsteps = 10000;
+  dx.compile_shapes.step_total_s = 11.5;
+  assert_float_equal(gw_launch_step_factor(&dx), 1, 1e-12);
+  /* traced: the launches were counted */
+  dx.compile_shapes.nsteps = 1;
+  dx.total.from_timeline = 1;
+  assert_float_equal(gw_launch_step_factor(&dx), 1, 1e-12);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(factor_shape),
     cmocka_unit_test(unexplained_row),
@@ -174,5 +199,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(measured_share_holds_the_rule),
     cmocka_unit_test(eval_own_loader),
     cmocka_unit_test(launch_with_new_shapes),
+    cmocka_unit_test(launch_with_steps_too_long),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
