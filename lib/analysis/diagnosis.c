@@ -671,7 +671,7 @@ static void note_overlapped_findings(struct gw_diagnosis *dx) {
  * tenth of the steps: below it the factor moves the confidence by less than
  * the calibration table's band width. */
 #define NEW_SHAPE_EVIDENCE_MIN_STEP_SHARE 0.1
-static void note_new_shapes_on_launch(struct gw_diagnosis *dx) {
+static void note_launch_doubts(struct gw_diagnosis *dx) {
   struct gw_finding *f = gw_finding_of_class(dx, "launch_overhead");
   const struct gw_compile_shapes *cs = &dx->compile_shapes;
   if (!f)
@@ -1039,7 +1039,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
     gw_measured_verdict(dx);
   describe(rec, dx);
   note_overlapped_findings(dx);
-  note_new_shapes_on_launch(dx);
+  note_launch_doubts(dx);
   note_unseen_classes(rec, dx); /* after every finding and note: what this recording could not show */
   /* after describe: its experiments follow the rules' own scores */
   gw_confidence_by_share(dx);
