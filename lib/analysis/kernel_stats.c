@@ -6,6 +6,7 @@
 
 #include "analysis/sm_fill.h"
 #include "analysis/stats.h"
+#include "core/util.h"
 #include "store/store_iter.h"
 #include "store/store_model.h"
 
@@ -390,9 +391,8 @@ struct name_key {
 
 static int cmp_key(const void *a, const void *b) {
   const struct name_key *x = a, *y = b;
-  if (x->pid != y->pid)
-    return x->pid < y->pid ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
+  int c = gw_cmp_i64(x->pid, y->pid);
+  return c ? c : gw_cmp_i64(x->id, y->id);
 }
 
 struct name_table {

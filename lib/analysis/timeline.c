@@ -7,9 +7,8 @@
 
 static int cmp_start(const void *a, const void *b) {
   const struct gw_interval *x = a, *y = b;
-  if (x->start_ns != y->start_ns)
-    return x->start_ns < y->start_ns ? -1 : 1;
-  return (x->end_ns > y->end_ns) - (x->end_ns < y->end_ns);
+  int c = gw_cmp_i64(x->start_ns, y->start_ns);
+  return c ? c : gw_cmp_i64(x->end_ns, y->end_ns);
 }
 
 size_t gw_interval_union(struct gw_interval *iv, size_t n) {

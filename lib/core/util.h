@@ -84,6 +84,12 @@ int gw_mkdir_p(const char *dir);
  * so that a failing branch is one statement. */
 int gw_errbuf_fail(char *errbuf, size_t errcap, int rc, const char *fmt, ...) GW_PRINTF(4, 5);
 
+/* The three-way order of two integers, as qsort's comparators return it:
+ * -1, 0 or 1 (a difference could overflow). */
+static inline int gw_cmp_i64(int64_t a, int64_t b) {
+  return (a > b) - (a < b);
+}
+
 /* Index of the first of the n ascending times in t_ns at or after t (n when
  * all are earlier): one binary search for every time series lookup, and for
  * other sorted int64_t lists (step_breakdown's slow step indices). */

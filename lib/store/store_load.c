@@ -9,6 +9,7 @@
 
 #include "core/activity.h"
 #include "core/cuda_calls.h"
+#include "core/util.h"
 #include "store/store.h"
 
 /* Times are ns since 1970. One outside 0 .. 4e18 (the year 2096) is damage,
@@ -361,9 +362,8 @@ struct host_row_order {
 };
 static int cmp_host_row(const void *a, const void *b) {
   const struct host_row_order *x = a, *y = b;
-  if (x->t_ns != y->t_ns)
-    return x->t_ns < y->t_ns ? -1 : 1;
-  return x->row < y->row ? -1 : x->row > y->row;
+  int c = gw_cmp_i64(x->t_ns, y->t_ns);
+  return c ? c : gw_cmp_i64((int64_t)x->row, (int64_t)y->row);
 }
 static void permute_doubles(double *a, const struct host_row_order *order, size_t n, double *scratch) {
   for (size_t i = 0; i < n; i++)
