@@ -175,8 +175,8 @@ static void launch_with_new_shapes(void **state) {
 static void launch_with_steps_too_long(void **state) {
   (void)state;
   static struct gw_diagnosis dx = {.lost_ns = 10e9, .ngpus = 1};
-  static struct gw_ledger ledger = {.active_start_ns = 100000000000, .active_end_ns = 111600000000};
-  dx.ledgers = &ledger;
+  dx.total.active_start_ns = 100000000000;
+  dx.total.active_end_ns = 111600000000;
   dx.compile_shapes = (struct gw_compile_shapes){.shape_known = 1, .nsteps = 1, .step_total_s = 0.019};
   assert_float_equal(gw_launch_step_factor(&dx), 1 / 5.8, 1e-9);
   struct gw_finding *launch = add(&dx, "launch_overhead", 0.9, 0.9);
