@@ -189,10 +189,15 @@ static void refused(const char *what, CUptiResult rc) {
                  (int)rc);
 }
 
+/* Makes the call fn(...) through its looked-up pointer, named on stderr
+ * first (GPUWHY_TRACE_PM_VERBOSE) so that a crash names the call it came in;
+ * its value is the call's. */
+#define NAMED_CALL(fn, ...) (step(#fn), q_##fn(__VA_ARGS__))
+
+/* One step of set_up: on failure a note, and set_up gives up. */
 #define CALL(fn, params)                                                                                               \
   do {                                                                                                                 \
-    step(#fn);                                                                                                         \
-    CUptiResult rc_ = q_##fn(params);                                                                                  \
+    CUptiResult rc_ = NAMED_CALL(fn, params);                                                                          \
     if (rc_ != CUPTI_SUCCESS) {                                                                                        \
       refused(#fn, rc_);                                                                                               \
       return -1;                                                                                                       \
@@ -390,8 +395,7 @@ static void tear_down(void) {
   if (pm.sampler && pm.running) {
     CUpti_PmSampling_Stop_Params stop = {.structSize = CUpti_PmSampling_Stop_Params_STRUCT_SIZE,
                                          .pPmSamplingObject = pm.sampler};
-    step("cuptiPmSamplingStop");
-    stop_rc = (int)q_cuptiPmSamplingStop(&stop);
+    stop_rc = (int)NAMED_CALL(cuptiPmSamplingStop, &stop);
     pm.running = 0;
     if (stop_rc == CUPTI_SUCCESS && pm.counter_data)
       drain();
@@ -399,16 +403,14 @@ static void tear_down(void) {
   if (pm.sampler) {
     CUpti_PmSampling_Disable_Params dis = {.structSize = CUpti_PmSampling_Disable_Params_STRUCT_SIZE,
                                            .pPmSamplingObject = pm.sampler};
-    step("cuptiPmSamplingDisable");
-    disable_rc = (int)q_cuptiPmSamplingDisable(&dis);
+    disable_rc = (int)NAMED_CALL(cuptiPmSamplingDisable, &dis);
     if (disable_rc == CUPTI_SUCCESS)
       pm.sampler = NULL;
   }
   if (pm.host && !pm.sampler) {
     CUpti_Profiler_Host_Deinitialize_Params hd = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE,
                                                   .pHostObject = pm.host};
-    step("cuptiProfilerHostDeinitialize");
-    host_rc = (int)q_cuptiProfilerHostDeinitialize(&hd);
+    host_rc = (int)NAMED_CALL(cuptiProfilerHostDeinitialize, &hd);
     if (host_rc == CUPTI_SUCCESS)
       pm.host = NULL;
   }
@@ -419,8 +421,7 @@ static void tear_down(void) {
     pm.counter_data = pm.config_image = pm.avail_image = NULL;
   }
   if (pm.ctx && (!at_exit || (pm.as_before & AS_BEFORE_RELEASE))) {
-    step("cuDevicePrimaryCtxRelease");
-    q_cuDevicePrimaryCtxRelease(pm.cu_device);
+    NAMED_CALL(cuDevicePrimaryCtxRelease, pm.cu_device);
     pm.ctx = NULL;
   }
   if (stop_rc != -1 || disable_rc != -1) {
@@ -499,19 +500,16 @@ static int wait_for_context(void) {
       return -1;
     sleep_ms(CONTEXT_POLL_MS);
   }
-  step("cuDeviceGet");
-  if (q_cuDeviceGet(&pm.cu_device, (int)pm.device) != CUDA_SUCCESS) {
+  if (NAMED_CALL(cuDeviceGet, &pm.cu_device, (int)pm.device) != CUDA_SUCCESS) {
     gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: no CUDA device %u in this process", pm.device);
     return -1;
   }
-  step("cuDevicePrimaryCtxRetain");
-  if (q_cuDevicePrimaryCtxRetain(&pm.ctx, pm.cu_device) != CUDA_SUCCESS) {
+  if (NAMED_CALL(cuDevicePrimaryCtxRetain, &pm.ctx, pm.cu_device) != CUDA_SUCCESS) {
     pm.ctx = NULL;
     gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: the device's context could not be retained");
     return -1;
   }
-  step("cuCtxSetCurrent");
-  if (q_cuCtxSetCurrent(pm.ctx) != CUDA_SUCCESS) {
+  if (NAMED_CALL(cuCtxSetCurrent, pm.ctx) != CUDA_SUCCESS) {
     gwt_out_note(now_ns(), GW_WIRE_NOTE_WARN, "PM sampling off: the device's context could not be made current");
     return -1;
   }
