@@ -204,6 +204,15 @@ static void refused(const char *what, CUptiResult rc) {
     }                                                                                                                  \
   } while (0)
 
+/* An image of the size CUPTI asked for, or set_up gives up. A size of 0
+ * still gets a buffer: calloc(1, 0) may answer NULL, which would read as
+ * out of memory. */
+#define ALLOC_IMAGE(ptr, bytes)                                                                                        \
+  do {                                                                                                                 \
+    if (!((ptr) = calloc(1, (bytes) ? (bytes) : 1)))                                                                   \
+      return -1;                                                                                                       \
+  } while (0)
+
 static int init_counter_data(void) {
   CUpti_PmSampling_CounterDataImage_Initialize_Params p = {
       .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE,
@@ -245,9 +254,7 @@ static int set_up(void) {
   CUpti_PmSampling_GetCounterAvailability_Params avail = {
       .structSize = CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE, .deviceIndex = pm.device};
   CALL(cuptiPmSamplingGetCounterAvailability, &avail);
-  pm.avail_image = calloc(1, avail.counterAvailabilityImageSize ? avail.counterAvailabilityImageSize : 1);
-  if (!pm.avail_image)
-    return -1;
+  ALLOC_IMAGE(pm.avail_image, avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = pm.avail_image;
   CALL(cuptiPmSamplingGetCounterAvailability, &avail);
   CUpti_Profiler_Host_Initialize_Params host = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
@@ -265,9 +272,7 @@ static int set_up(void) {
   CUpti_Profiler_Host_GetConfigImageSize_Params size = {
       .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, .pHostObject = pm.host};
   CALL(cuptiProfilerHostGetConfigImageSize, &size);
-  pm.config_image = calloc(1, size.configImageSize ? size.configImageSize : 1);
-  if (!pm.config_image)
-    return -1;
+  ALLOC_IMAGE(pm.config_image, size.configImageSize);
   CUpti_Profiler_Host_GetConfigImage_Params image = {.structSize =
                                                          CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE,
                                                      .pHostObject = pm.host,
@@ -311,8 +316,8 @@ static int set_up(void) {
                                                     .maxSamples = MAX_SAMPLES_PER_DECODE};
   CALL(cuptiPmSamplingGetCounterDataSize, &cds);
   pm.counter_data_bytes = cds.counterDataSize;
-  pm.counter_data = calloc(1, pm.counter_data_bytes ? pm.counter_data_bytes : 1);
-  if (!pm.counter_data || init_counter_data() != 0)
+  ALLOC_IMAGE(pm.counter_data, pm.counter_data_bytes);
+  if (init_counter_data() != 0)
     return -1;
   CUpti_PmSampling_Start_Params start = {.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE,
                                          .pPmSamplingObject = pm.sampler};
