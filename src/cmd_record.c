@@ -119,11 +119,7 @@ static int take_trace(void *opts, const char *value) {
 }
 
 int gw_cmd_record(int argc, char **argv) {
-  struct gw_record_opts o;
-  memset(&o, 0, sizeof o);
-  o.interval_ms = 100;
-  o.gpm_interval_ms = 1000;
-  o.thread_hz = 20;
+  struct gw_record_opts o = {.interval_ms = 100, .gpm_interval_ms = 1000, .thread_hz = 20};
   const struct gw_cli_option options[] = {
       {"output", required_argument, 'o', GW_CLI_STRING, &o.out_path},
       {"interval", required_argument, 'i', GW_CLI_INT, &o.interval_ms,

@@ -4,7 +4,6 @@
 #include <gpuwhy/i18n.h>
 #include <gpuwhy/serve.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "cli_options.h"
@@ -43,13 +42,11 @@ static int take_max_connections(void *max_connections, const char *value) {
 }
 
 int gw_cmd_serve(int argc, char **argv) {
-  struct gw_serve_opts o;
-  memset(&o, 0, sizeof o);
-  o.listen = "127.0.0.1:9464";
-  o.interval_ms = 5000;
-  o.sample_interval_ms = 500;
-  o.window_s = 600;
-  o.max_connections = 16;
+  struct gw_serve_opts o = {.listen = "127.0.0.1:9464",
+                            .interval_ms = 5000,
+                            .sample_interval_ms = 500,
+                            .window_s = 600,
+                            .max_connections = 16};
   const struct gw_cli_option options[] = {
       {"listen", required_argument, 'l', GW_CLI_STRING, &o.listen},
       {"interval", required_argument, 'i', GW_CLI_INT, &o.interval_ms,

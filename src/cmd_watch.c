@@ -83,12 +83,8 @@ static int on_tick(void *ctx, const struct gw_tick *t) {
 }
 
 int gw_cmd_watch(int argc, char **argv) {
-  struct gw_record_opts o;
-  memset(&o, 0, sizeof o);
-  o.interval_ms = 500;
-  o.gpm_interval_ms = 500;
-  struct watch w;
-  memset(&w, 0, sizeof w);
+  struct gw_record_opts o = {.interval_ms = 500, .gpm_interval_ms = 500};
+  struct watch w = {0};
   int count = 0;
   const struct gw_cli_option options[] = {
       {"interval", required_argument, 'i', GW_CLI_INT, &o.interval_ms,
