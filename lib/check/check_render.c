@@ -14,35 +14,17 @@
 #define TITLE_WIDTH 22
 #define TEXT_INDENT (2 + 4 + 2 + TITLE_WIDTH + 2)
 
-/* Four columns wide in every language (the translations are two CJK
- * characters), so the table keeps its shape. */
-static const char *status_label(enum gw_check_status s) {
-  switch (s) {
-  case GW_CHECK_PASS:
-    return _("PASS");
-  case GW_CHECK_NOTE:
-    return _("NOTE");
-  case GW_CHECK_WARN:
-    return _("WARN");
-  case GW_CHECK_FAIL:
-    return _("FAIL");
-  }
-  return "????";
-}
-
-static const char *status_colour(enum gw_check_status s) {
-  switch (s) {
-  case GW_CHECK_PASS:
-    return "\033[32m";
-  case GW_CHECK_NOTE:
-    return "\033[36m";
-  case GW_CHECK_WARN:
-    return "\033[33m";
-  case GW_CHECK_FAIL:
-    return "\033[1;31m";
-  }
-  return "";
-}
+/* How a status looks in the table. The labels are four columns wide in
+ * every language (the translations are two CJK characters), so the table
+ * keeps its shape. */
+static const struct {
+  const char *label, *colour;
+} STATUS_LOOK[] = {
+    [GW_CHECK_PASS] = {N_("PASS"), "\033[32m"},
+    [GW_CHECK_NOTE] = {N_("NOTE"), "\033[36m"},
+    [GW_CHECK_WARN] = {N_("WARN"), "\033[33m"},
+    [GW_CHECK_FAIL] = {N_("FAIL"), "\033[1;31m"},
+};
 
 /* Terminal columns of the UTF-8 character at p; *len gets its bytes. */
 static int char_width(const char *p, size_t *len) {
@@ -164,8 +146,8 @@ void gw_check_print_text(FILE *out, const struct gw_check_report *r, int color) 
     }
     fputs("  ", out);
     if (color)
-      fputs(status_colour(it->status), out);
-    gw_fputs_padded(out, status_label(it->status), 4);
+      fputs(STATUS_LOOK[it->status].colour, out);
+    gw_fputs_padded(out, _(STATUS_LOOK[it->status].label), 4);
     fputs(color ? "\033[0m  " : "  ", out);
     if (gw_text_width(it->title) > TITLE_WIDTH) {
       fprintf(out, "%s\n%*s", it->title, TEXT_INDENT, "");
