@@ -163,14 +163,7 @@ static inline long synth_tick(double t) {
 /* One GPU tick; pstate NAN: not read (stored as NULL). */
 static inline void synth_gpu_tick(struct synth_gpu *o, double util, double sm, double power_w, double clock_mhz,
                                   double reasons, double pstate, double pcie_rx_bps, double mem_used_frac) {
-  o->util = util;
-  o->sm = sm;
-  o->power_w = power_w;
-  o->clock_mhz = clock_mhz;
-  o->reasons = reasons;
-  o->pstate = pstate;
-  o->pcie_rx_bps = pcie_rx_bps;
-  o->mem_used_frac = mem_used_frac;
+  *o = (struct synth_gpu){util, sm, power_w, clock_mhz, reasons, pstate, pcie_rx_bps, mem_used_frac};
 }
 
 /* One host tick: the target's main thread and its loader workers. */
