@@ -213,13 +213,11 @@ void gw_check_print_json(FILE *out, const struct gw_check_report *r) {
   fputs(",\n  \"gpus\": [", out);
   for (int g = 0; g < r->ngpus; g++) {
     const struct gw_check_gpu *gpu = &r->gpus[g];
-    fprintf(out, "%s\n    {\"index\": %u, \"name\": ", g ? "," : "", gpu->index);
-    gw_json_write_string(out, gpu->name);
-    fputs(", \"uuid\": ", out);
-    gw_json_write_string(out, gpu->uuid);
-    fputs(", \"pci_bus_id\": ", out);
-    gw_json_write_string(out, gpu->pci_bus_id);
-    fputs(", \"mem_total_gib\": ", out);
+    fprintf(out, "%s\n    {\"index\": %u, ", g ? "," : "", gpu->index);
+    json_text_member(out, "name", gpu->name, ", ");
+    json_text_member(out, "uuid", gpu->uuid, ", ");
+    json_text_member(out, "pci_bus_id", gpu->pci_bus_id, ", ");
+    json_key(out, "mem_total_gib");
     json_number(out, round(gpu->mem_total_gib * 10) / 10);
     fputc('}', out);
   }
