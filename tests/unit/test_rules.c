@@ -184,17 +184,11 @@ static void gpu_small(int gpu, double t, struct synth_gpu *o) {
   (void)gpu;
   if (t < SYNTH_STARTUP_S)
     return synth_idle(o);
-  support_gpu_working(o, 85 + 5 * ((long)(t * 10) % 2), 30 + 4 * ((long)(t * 10) % 3), 320, 1980, 0);
-  o->pstate = 0;
-  o->pcie_rx_bps = 5e7;
-  o->mem_used_frac = 0.15;
+  synth_gpu_tick(o, 85 + 5 * ((long)(t * 10) % 2), 30 + 4 * ((long)(t * 10) % 3), 320, 1980, 0, 0, 5e7, 0.15);
 }
 static void host_small(double t, struct synth_host *o) {
   (void)t;
-  o->main_cpu = 45;
-  o->main_running = 1;
-  o->workers = 4;
-  o->worker_cpu = 30;
+  synth_host_tick(o, 45, 1, 4, 30);
 }
 
 static void underfilled_is_small_batch(void **state) {
@@ -212,11 +206,8 @@ static void underfilled_is_small_batch(void **state) {
 static void gpu_ddp(int gpu, double t, struct synth_gpu *o) {
   if (t < SYNTH_STARTUP_S)
     return synth_idle(o);
-  support_gpu_working(o, 94 + ((long)(t * 10) % 2), gpu == 0 ? 88 : 64, 695, gpu == 0 ? 1550 : 1955,
-                      0x4 /* power cap */);
-  o->pstate = 0;
-  o->pcie_rx_bps = 1e7;
-  o->mem_used_frac = 0.4;
+  synth_gpu_tick(o, 94 + ((long)(t * 10) % 2), gpu == 0 ? 88 : 64, 695, gpu == 0 ? 1550 : 1955, 0x4 /* power cap */, 0,
+                 1e7, 0.4);
 }
 
 static void straggler_is_multi_gpu_sync(void **state) {

@@ -66,9 +66,7 @@ static void gpu_loop_fn(int gpu, double t, struct synth_gpu *o) {
 }
 static void host_plain(double t, struct synth_host *o) {
   (void)t;
-  o->main_cpu = 60;
-  o->main_running = 1;
-  o->workers = 0;
+  synth_host_tick(o, 60, 1, 0, 0);
 }
 
 /* The recording with the loop's steps and, at PY_HZ, its stack samples:
