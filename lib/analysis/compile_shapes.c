@@ -241,8 +241,36 @@ size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_sh
     i = j;
   }
   size_t nout = 0;
-  if (nfirst >= STALL_MIN_FIRST_VISITS && nrep >= STALL_MIN_REPEATS &&
-      gw_stats_median(firsts, nfirst) > gw_stats_quantile(repeats, nrep, STALL_REPEAT_QUANTILE)) {
+  if (nfirst >= STALL_MIN_FIRST_VISITS && nrep < STALL_MIN_REPEATS && 2 * nfirst >= nv) {
+    /* Most steps met a shape never seen before, and too few repeated one for
+     * the spread test below. A few repeats still time a step without a new
+     * shape: where the typical first visit is slower than every one of them,
+     * the excess over their median is the new shape's. With fewer than 3
+     * repeats nothing times such a step, and the host work of a first visit
+     * (planning kernels, allocating blocks for the new sizes, launching)
+     * cannot be split: its new shape is what to fix first either way, since
+     * CUDA Graphs replay one shape and compiled code recompiles for each, so
+     * the remedies for launching need fixed shapes before they apply. Each
+     * first visit's whole host work then goes to its new shape. */
+    double steady = 0;
+    if (nrep >= STALL_MIN_FIRST_VISITS)
+      steady = gw_stats_median(firsts, nfirst) > gw_stats_quantile(repeats, nrep, 1.0) ? gw_stats_median(repeats, nrep)
+                                                                                       : INFINITY;
+    *out = gw_xcalloc(ng + 1, sizeof **out);
+    for (size_t a = 0; a < ng; a++) {
+      const struct visit *f = &v[g[a].first];
+      if (f->order == 0 || !(f->dur_s > steady))
+        continue;
+      size_t si = span_of[f->order];
+      (*out)[nout++] = (struct gw_shape_stall){span[2 * si], span[2 * si + 1], (f->dur_s - steady) / f->dur_s};
+    }
+    qsort(*out, nout, sizeof **out, cmp_start);
+    if (!nout) {
+      free(*out);
+      *out = NULL;
+    }
+  } else if (nfirst >= STALL_MIN_FIRST_VISITS && nrep >= STALL_MIN_REPEATS &&
+             gw_stats_median(firsts, nfirst) > gw_stats_quantile(repeats, nrep, STALL_REPEAT_QUANTILE)) {
     double all_steady = gw_stats_median(repeats, nrep);
     /* the shapes seen more than once, by size: the steady times a new shape is compared with */
     struct shape_group *seen = gw_xcalloc(ng + 1, sizeof *seen);

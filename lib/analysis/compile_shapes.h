@@ -53,8 +53,10 @@ struct gw_shape_stall {
 
 /* The first visits of new shapes of process pid (-1: every step) that stalled
  * its loop, sorted by start; none (0) unless the shapes changed and their
- * first visits were, as a rule, slower than repeats (compile_shapes.c says
- * how that is judged). *out is malloc'd (NULL when none). */
+ * first visits were, as a rule, slower than repeats, or most steps met a new
+ * shape and too few repeated one to compare (each first visit then stands
+ * whole, excess_frac 1; compile_shapes.c says how that is judged). *out is
+ * malloc'd (NULL when none). */
 size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_shape_stall **out);
 
 /* "F/N ..." (or "!A/F/N", "F/N_k") with N >= 1: a recompilation of frame F. */

@@ -566,6 +566,50 @@ static void test_new_shapes(void **state) {
   free_rec(rec);
 }
 
+/* The same layout with nearly every step on a shape never seen before
+ * (a length drawn anew each step), but for one slot a second in the first
+ * nrepeats + 1 seconds, which runs shape 16x9 again: the second 0.1 s step,
+ * or with slow_repeats the 0.5 s step over the idle half. */
+static void add_mostly_new_steps(struct gw_recording *rec, int nrepeats, int slow_repeats) {
+  size_t n = (size_t)SECONDS * 6;
+  rec->steps = calloc(n, sizeof *rec->steps);
+  for (size_t k = 0; k < n; k++) {
+    int sec = (int)(k / 6), j = (int)(k % 6);
+    int64_t t0 = SYNTH_T0_NS + (int64_t)sec * 1000000000 + (j < 5 ? j * 100000000LL : 500000000LL);
+    struct gw_step_row *st = &rec->steps[k];
+    *st =
+        (struct gw_step_row){t0, t0 + (j < 5 ? 100000000LL : 500000000LL), (int64_t)k, 1000, -1, -1, -1, -1, -1, "", 0};
+    if (j == (slow_repeats ? 5 : 1) && sec <= nrepeats)
+      snprintf(st->shape, sizeof st->shape, "16x9");
+    else
+      snprintf(st->shape, sizeof st->shape, "16x%d", 100 + (int)k);
+  }
+  rec->nsteps = n;
+}
+
+/* Nearly every step meets a new shape. With no repeat to time a step
+ * without one, each first visit's host work is the new shape's whole;
+ * repeats as slow as the slow first visits say new shapes cost nothing, and
+ * the launching thread keeps its idle time. */
+static void test_shapes_new_every_step(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_FORWARD_BACKWARD, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  add_mostly_new_steps(rec, 0, 0);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "schedule_shape");
+  assert_true(dx->attr[0].rows[GW_CAUSE_NEW_SHAPE].share_of_idle > 0.9);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+  rec = load_with(&sc);
+  add_mostly_new_steps(rec, 4, 1);
+  dx = diagnose(rec);
+  assert_string_equal(dx->verdict, "launch_overhead");
+  assert_true(dx->attr[0].rows[GW_CAUSE_NEW_SHAPE].seconds == 0);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 /* An unexplained verdict beside findings (a class held, none explains
  * enough of the loss to name) says which class came closest and how much it
  * explains, never that no class's evidence holds. */
@@ -599,6 +643,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_prefetch_threads),
     cmocka_unit_test(test_own_sleep_not_prefetch),
     cmocka_unit_test(test_new_shapes),
+    cmocka_unit_test(test_shapes_new_every_step),
     cmocka_unit_test(test_unexplained_names_the_largest_class),
     cmocka_unit_test(test_sync_takes_no_idle),
     cmocka_unit_test(test_checkpoint_named_function),
