@@ -10,6 +10,7 @@
 #include "analysis/ledger.h"
 #include "analysis/py_sample_cause.h"
 #include "analysis/sm_fill.h"
+#include "analysis/thresholds.h"
 #include "sources/thread_sampler.h"
 
 /* A sample tick counts as idle when GPU-Util read 0 (the driver saw no
@@ -18,7 +19,8 @@
  * 10 ms kernel per second over the whole GPU). */
 #define IDLE_SM_PCT 1.0
 
-static const char *const CAUSE_EXTRA[] = {"host_running", "disk_io", "new_shape", "unresolved", "unsampled"};
+static const char *const CAUSE_EXTRA[] = {"host_running", "disk_io",    "new_shape",
+                                          "gpu_paced",    "unresolved", "unsampled"};
 
 const char *gw_idle_cause_name(int cause) {
   if (cause >= 0 && cause < GW_PYACT_COUNT)
@@ -361,13 +363,24 @@ static int is_stall_cause(int cause) {
          cause == GW_PYACT_COMPILE || cause == GW_PYACT_IDLE || cause == GW_CAUSE_DISK_IO;
 }
 
+/* Whether a cause is the launching thread at work on the step (issuing
+ * kernels, the optimizer, a synchronising call, running on the CPU). */
+static int is_launch_cause(int cause) {
+  return strcmp(gw_idle_cause_class(cause), "launch_overhead") == 0;
+}
+
 /* Charges idle_s seconds of GPU idle time to the samples of the launching
  * thread in [s, e): by their counts, except that samples in a synchronising
  * call take none of a tick's idle time and stall samples take it first
  * (below). A window shorter than two sampler periods, or holding fewer than
  * min_samples samples, cannot say what the thread did through it:
- * unresolved. */
-static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, size_t min_samples) {
+ * unresolved. gpu_paced: kernels were resident most of the window, so the
+ * GPU's own work set the pace through it; the idle left to the samples of
+ * the thread at work on the step is the GPU's short gaps (a queue drained
+ * by a sync, dependent launches), not a host too slow to keep it fed, as the
+ * counter rule reads a GPU resident half the time or more
+ * (thresholds.c small_busy_util_pct): GW_CAUSE_GPU_PACED, no class. */
+static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, size_t min_samples, int gpu_paced) {
   struct gw_idle_attribution *out = w->out;
   const struct gw_recording *rec = w->rec;
   double len_s = idle_s;
@@ -438,6 +451,8 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
         continue;
       int c = gw_py_sample_cause(&w->causes, p);
       double share_s = is_stall_cause(c) ? stall_each : each;
+      if (gpu_paced && is_launch_cause(c))
+        c = GW_CAUSE_GPU_PACED;
       double split[GW_WORKER_NSTATES] = {0};
       int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, share_s, split) : 0;
       if (feeders > 0) {
@@ -459,6 +474,8 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
         continue;
       int c = thread_cause(rec, tt, w->period_ns);
       double share_s = is_stall_cause(c) ? stall_each : each;
+      if (gpu_paced && is_launch_cause(c))
+        c = GW_CAUSE_GPU_PACED;
       book(w, c, share_s, tt->t_ns, -1);
       if (c == GW_PYACT_DATA_WAIT)
         workers_at(rec, tt->t_ns, w->period_ns, share_s, out->rows[c].worker_s);
@@ -584,7 +601,7 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
       continue;
     }
     if (start >= 0)
-      charge(w, start, end, stretch_s, 1);
+      charge(w, start, end, stretch_s, 1, 0);
     start = -1;
     if (whole) {
       start = ws;
@@ -595,10 +612,11 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
     double idle = tick_idle_share(g, i);
     if (!(idle > 0))
       continue; /* busy, or unknown: unknown stays out of the idle time */
-    charge(w, ws, we, idle * (double)dt / 1e9, 2);
+    /* GPU-Util (the share of the tick a kernel was resident) at least half */
+    charge(w, ws, we, idle * (double)dt / 1e9, 2, !isnan(u) && u >= gw_thr.small_busy_util_pct);
   }
   if (start >= 0)
-    charge(w, start, end, stretch_s, 1);
+    charge(w, start, end, stretch_s, 1, 0);
 }
 
 static int cmp_iv(const void *a, const void *b) {
@@ -681,13 +699,13 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     for (size_t k = 0; k < n && edge < t1; k++) {
       if (all[k].start_ns > edge) {
         int64_t ge = all[k].start_ns < t1 ? all[k].start_ns : t1;
-        charge(&w, edge, ge, (double)(ge - edge) / 1e9, 1);
+        charge(&w, edge, ge, (double)(ge - edge) / 1e9, 1, 0);
       }
       if (all[k].end_ns > edge)
         edge = all[k].end_ns;
     }
     if (edge < t1)
-      charge(&w, edge, t1, (double)(t1 - edge) / 1e9, 1);
+      charge(&w, edge, t1, (double)(t1 - edge) / 1e9, 1, 0);
     free(all);
   } else {
     attribute_ticks(&w, g, t0, t1);

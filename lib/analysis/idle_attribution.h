@@ -16,6 +16,7 @@ enum gw_idle_cause {
   GW_CAUSE_HOST_RUNNING = GW_PYACT_COUNT, /* thread samples: the launching thread ran (host work or launching) */
   GW_CAUSE_DISK_IO,                       /* thread samples: it waited on the disk */
   GW_CAUSE_NEW_SHAPE,  /* host work of a step that met a new input shape, beyond the shape's steady step time */
+  GW_CAUSE_GPU_PACED,  /* launching while kernels were resident most of the tick: the GPU's own short gaps */
   GW_CAUSE_UNRESOLVED, /* a stretch shorter than two periods of the sampler that classifies it */
   GW_CAUSE_UNSAMPLED,  /* no sample of the thread fell inside the stretch */
   GW_IDLE_NCAUSES

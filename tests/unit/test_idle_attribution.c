@@ -610,6 +610,33 @@ static void test_shapes_new_every_step(void **state) {
   free_rec(rec);
 }
 
+/* A tick in which kernels were resident half the time or more was paced by
+ * the GPU's own work: the idle left to the launching thread's samples there
+ * is the GPU's short gaps, no class's; under half, the launching thread did
+ * not keep the GPU fed, and its samples take the tick's idle time. */
+static void test_gpu_paced_gaps(void **state) {
+  (void)state;
+  struct scenario sc = {idle_short, GW_PYACT_FORWARD_BACKWARD, GW_PYACT_FORWARD_BACKWARD, 50, -1};
+  g_stall_util = 70;
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  const struct gw_idle_attribution *a = &dx->attr[0];
+  assert_true(a->rows[GW_CAUSE_GPU_PACED].seconds > 0);
+  assert_true(a->rows[GW_PYACT_FORWARD_BACKWARD].seconds == 0);
+  assert_null(gw_finding_of_class(dx, "launch_overhead"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+  g_stall_util = 30;
+  rec = load_with(&sc);
+  dx = diagnose(rec);
+  a = &dx->attr[0];
+  /* the 95% ticks stay the GPU's; the 30% ticks are the launching thread's */
+  assert_true(a->rows[GW_PYACT_FORWARD_BACKWARD].seconds > a->rows[GW_CAUSE_GPU_PACED].seconds);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+  g_stall_util = 0;
+}
+
 /* An unexplained verdict beside findings (a class held, none explains
  * enough of the loss to name) says which class came closest and how much it
  * explains, never that no class's evidence holds. */
@@ -644,6 +671,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_own_sleep_not_prefetch),
     cmocka_unit_test(test_new_shapes),
     cmocka_unit_test(test_shapes_new_every_step),
+    cmocka_unit_test(test_gpu_paced_gaps),
     cmocka_unit_test(test_unexplained_names_the_largest_class),
     cmocka_unit_test(test_sync_takes_no_idle),
     cmocka_unit_test(test_checkpoint_named_function),
