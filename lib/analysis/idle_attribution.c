@@ -353,14 +353,18 @@ static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weigh
   return n;
 }
 
-/* The thread issues no GPU work at all at this cause: blocked on the
- * loader's queue, writing a checkpoint, logging, compiling, sleeping or
- * waiting on its own threads, reading files. (Launching, the optimizer, an
- * evaluation pass, a batch made in the loop or a copy can each queue GPU
- * work: the samples cannot tell how much.) */
+/* The thread issues no GPU work at this cause, or none the GPU is not
+ * already waiting on: blocked on the loader's queue, writing a checkpoint,
+ * logging, compiling, sleeping or waiting on its own threads, reading files;
+ * making the batch in the loop (host code outside any library: numpy, PIL,
+ * Python) or in a copy to the GPU, which holds the thread until the bytes
+ * are there (a pageable copy is synchronous; an asynchronous one returns at
+ * once and is seldom sampled). (Launching, the optimizer and an evaluation
+ * pass queue GPU work: the samples cannot tell how much.) */
 static int is_stall_cause(int cause) {
   return cause == GW_PYACT_DATA_WAIT || cause == GW_PYACT_CHECKPOINT || cause == GW_PYACT_LOGGING ||
-         cause == GW_PYACT_COMPILE || cause == GW_PYACT_IDLE || cause == GW_CAUSE_DISK_IO;
+         cause == GW_PYACT_COMPILE || cause == GW_PYACT_IDLE || cause == GW_CAUSE_DISK_IO ||
+         cause == GW_PYACT_DATA_INLINE || cause == GW_PYACT_H2D;
 }
 
 /* Whether a cause is the launching thread at work on the step (issuing

@@ -89,15 +89,41 @@ static int is_measured_class(const char *class_id) {
   return 0;
 }
 
-/* MEASURED_CLASSES' index of the input pipeline, and of the schedule. */
+/* MEASURED_CLASSES' index of the input pipeline, of the schedule, and of
+ * launch overhead. */
 #define INPUT_CLASS 0
 #define SCHEDULE_CLASS 1
+#define LAUNCH_CLASS 3
 
 static int has_evidence(const struct gw_finding *f, const char *id) {
   for (int e = 0; e < f->nevidence; e++)
     if (strcmp(f->evidence[e].id, id) == 0)
       return 1;
   return 0;
+}
+
+static void remove_finding(struct gw_diagnosis *dx, struct gw_finding *f) {
+  int j = (int)(f - dx->findings);
+  memmove(&dx->findings[j], &dx->findings[j + 1], (size_t)(dx->nfindings - j - 1) * sizeof *f);
+  dx->nfindings--;
+}
+
+/* The finding of class k a counter rule made that the samples measure
+ * more directly, or NULL. The input rule's (a busy host, busy workers) and,
+ * with stack samples, the launch rule's from the gaps a busy host leaves
+ * (not its storm of resident kernels with empty SMs, which is busy time the
+ * samples do not charge): the stack samples saw what the thread did while
+ * the GPU idled, where the counters infer launching from a busy core. */
+static struct gw_finding *counter_finding_samples_measure(struct gw_diagnosis *dx, int k) {
+  if (k != INPUT_CLASS && k != LAUNCH_CLASS)
+    return NULL;
+  struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[k]);
+  if (!f || f->fix_first || k == INPUT_CLASS)
+    return f;
+  int stack_samples = 0;
+  for (int i = 0; i < dx->ngpus; i++)
+    stack_samples |= dx->attr[i].source == GW_ATTR_PY;
+  return stack_samples && !has_evidence(f, "kernels_too_small") ? f : NULL;
 }
 
 /* The schedule rule's weakest finding, steps uneven with no period and
@@ -118,9 +144,7 @@ static void drop_spread_only_schedule(struct gw_diagnosis *dx) {
   int spread = has_evidence(f, "steps_marked_no_period") || has_evidence(f, "steps_estimated_no_period");
   if (!spread || f->nevidence != 1)
     return;
-  int j = (int)(f - dx->findings);
-  memmove(&dx->findings[j], &dx->findings[j + 1], (size_t)(dx->nfindings - j - 1) * sizeof *f);
-  dx->nfindings--;
+  remove_finding(dx, f);
 }
 
 /* The input class's measured idle seconds (class_s[INPUT_CLASS]) made to
@@ -176,11 +200,13 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
       best = k;
     double share = gw_rule_share(dx, class_s[k] * 1e9);
     if (share < gw_thr.finding_min_share) {
-      /* a rule's input finding keeps no more than the measured idle, so
-       * that it never outweighs the verdict on a share it cannot show */
-      struct gw_finding *in = k == INPUT_CLASS ? gw_finding_of_class(dx, MEASURED_CLASSES[k]) : NULL;
+      /* a rule's finding of a class the samples measure cannot claim more
+       * than the measured idle, here under the share a finding needs: it
+       * goes, so that it never outweighs the verdict on a share it cannot
+       * show */
+      struct gw_finding *in = counter_finding_samples_measure(dx, k);
       if (in && in->share_of_active > share)
-        set_share(dx, in, share);
+        remove_finding(dx, in);
       if (k == SCHEDULE_CLASS)
         drop_spread_only_schedule(dx);
       continue;

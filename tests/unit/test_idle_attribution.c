@@ -335,19 +335,25 @@ static void test_sync_takes_no_idle(void **state) {
  * outweigh the checkpoint. */
 static void test_stall_samples_take_idle_first(void **state) {
   (void)state;
-  struct gw_recording *rec = load_partial_stall(0);
-  int flip = 0;
-  for (size_t k = 0; k < rec->npy_ticks; k++)
-    if (rec->py_ticks[k].activity == GW_PYACT_CHECKPOINT && (flip++ % 2))
-      rec->py_ticks[k].activity = GW_PYACT_FORWARD_BACKWARD;
-  struct gw_diagnosis *dx = diagnose(rec);
-  const struct gw_idle_attribution *a = &dx->attr[0];
-  double ckpt = a->rows[GW_PYACT_CHECKPOINT].seconds, launch = a->rows[GW_PYACT_FORWARD_BACKWARD].seconds;
-  assert_true(launch > 0);
-  assert_true(ckpt > 1.5 * launch);
-  assert_string_equal(dx->verdict, "schedule_shape");
-  gw_diagnosis_free(dx);
-  free_rec(rec);
+  /* the same with a batch made in the loop (numpy, PIL) or a copy to the
+   * GPU in place of the checkpoint: the thread holds its next launches
+   * until the batch is there */
+  static const int STALLS[] = {GW_PYACT_CHECKPOINT, GW_PYACT_DATA_INLINE, GW_PYACT_H2D};
+  for (size_t v = 0; v < sizeof STALLS / sizeof STALLS[0]; v++) {
+    struct gw_recording *rec = load_partial_stall(0);
+    int flip = 0;
+    for (size_t k = 0; k < rec->npy_ticks; k++)
+      if (rec->py_ticks[k].activity == GW_PYACT_CHECKPOINT)
+        rec->py_ticks[k].activity = (uint8_t)(flip++ % 2 ? GW_PYACT_FORWARD_BACKWARD : STALLS[v]);
+    struct gw_diagnosis *dx = diagnose(rec);
+    const struct gw_idle_attribution *a = &dx->attr[0];
+    double stall = a->rows[STALLS[v]].seconds, launch = a->rows[GW_PYACT_FORWARD_BACKWARD].seconds;
+    assert_true(launch > 0);
+    assert_true(stall > 1.5 * launch);
+    assert_string_equal(dx->verdict, v == 0 ? "schedule_shape" : "input_pipeline");
+    gw_diagnosis_free(dx);
+    free_rec(rec);
+  }
 }
 
 /* A 0.6 s stall every 2 s: with the thread evaluating in it, the dips are
