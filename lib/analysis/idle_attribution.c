@@ -302,13 +302,37 @@ static int cmp_tid(const void *a, const void *b) {
  * those threads did; returns how many there were, 0 when the thread was not
  * in a futex wait at t (a time.sleep of its own is nanosleep: the program's
  * idle time) or no other thread was at work. */
-static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weight, double *split) {
+/* Thread tid's thread sample nearest to t, within one sampler period;
+ * NULL when none. */
+static const struct gw_thread_tick *own_tick_at(const struct attr_work *w, int32_t tid, int64_t t) {
   const struct gw_recording *rec = w->rec;
   const struct gw_thread_tick *own = NULL;
   for (size_t k = th_lower(rec, t - w->thread_period_ns);
        k < rec->nthread_ticks && rec->thread_ticks[k].t_ns <= t + w->thread_period_ns; k++)
     if (rec->thread_ticks[k].tid == tid && (!own || llabs(rec->thread_ticks[k].t_ns - t) < llabs(own->t_ns - t)))
       own = &rec->thread_ticks[k];
+  return own;
+}
+
+/* A training thread that waits in its own code (the activity "idle": a
+ * wait of the standard library, which a fetch through sockets ends in)
+ * while its thread sample has it reading: on the disk, the files it reads
+ * itself; on the network with no loader workers, its batch fetched inline,
+ * as thread samples alone read such a wait (thread_cause). Else idle. */
+static int own_read_at(const struct attr_work *w, const struct gw_py_tick *p) {
+  const struct gw_thread_tick *own = w->rec->nthread_ticks ? own_tick_at(w, p->tid, p->t_ns) : NULL;
+  if (!own)
+    return GW_PYACT_IDLE;
+  if (own->state == GW_TSTATE_DISK || own->wait == GW_WAIT_DISK)
+    return GW_CAUSE_DISK_IO;
+  if (own->wait == GW_WAIT_NET && workers_at(w->rec, p->t_ns, w->thread_period_ns, 0, NULL) == 0)
+    return GW_PYACT_DATA_INLINE;
+  return GW_PYACT_IDLE;
+}
+
+static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weight, double *split) {
+  const struct gw_recording *rec = w->rec;
+  const struct gw_thread_tick *own = own_tick_at(w, tid, t);
   if (!own || own->state != GW_TSTATE_SLEEPING || own->wait != GW_WAIT_FUTEX)
     return 0;
   /* each helper's sample nearest to t (w->near, by the helper's index) */
@@ -459,6 +483,8 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
         c = GW_CAUSE_GPU_PACED;
       double split[GW_WORKER_NSTATES] = {0};
       int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, share_s, split) : 0;
+      if (c == GW_PYACT_IDLE && feeders == 0)
+        c = own_read_at(w, p);
       if (feeders > 0) {
         c = GW_PYACT_DATA_WAIT;
         for (int ws = 0; ws < GW_WORKER_NSTATES; ws++)

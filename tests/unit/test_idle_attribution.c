@@ -525,6 +525,27 @@ static void test_own_sleep_not_prefetch(void **state) {
   }
 }
 
+/* The same wait where the training thread's own thread samples put it on
+ * the network (a fetch through sockets in the loop, no loader workers): the
+ * batch fetched inline, as thread samples alone read such a wait; on the
+ * disk, the files it reads. */
+static void test_own_network_wait_is_the_batch(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_IDLE, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  static const int WAITS[] = {GW_WAIT_NET, GW_WAIT_DISK};
+  static const int CAUSES[] = {GW_PYACT_DATA_INLINE, GW_CAUSE_DISK_IO};
+  for (int v = 0; v < 2; v++) {
+    struct gw_recording *rec = load_with(&sc);
+    add_prefetch_threads(rec, WAITS[v], GW_WAIT_FUTEX);
+    struct gw_diagnosis *dx = diagnose(rec);
+    assert_string_equal(dx->verdict, "input_pipeline");
+    assert_true(dx->attr[0].rows[CAUSES[v]].share_of_idle > STRETCH_CAUSE_MIN_SHARE);
+    assert_true(dx->attr[0].rows[GW_PYACT_IDLE].seconds == 0);
+    gw_diagnosis_free(dx);
+    free_rec(rec);
+  }
+}
+
 /* The hook's steps: each second five 0.1 s steps in the working half, of
  * shapes seen before, and one 0.5 s step over the idle half; that step is
  * the first of a new shape when new_shapes, else a repeat of the same
@@ -675,6 +696,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_partial_ticks_charged),
     cmocka_unit_test(test_prefetch_threads),
     cmocka_unit_test(test_own_sleep_not_prefetch),
+    cmocka_unit_test(test_own_network_wait_is_the_batch),
     cmocka_unit_test(test_new_shapes),
     cmocka_unit_test(test_shapes_new_every_step),
     cmocka_unit_test(test_gpu_paced_gaps),
