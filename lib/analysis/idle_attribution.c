@@ -293,15 +293,6 @@ static int cmp_tid(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A training thread that waits on a lock or condition of its own process
- * (its stack in threading / queue / concurrent.futures: the activity
- * "idle") while other threads of that process are reading (network, disk),
- * sleeping out a latency or computing, is waiting on an in-process
- * prefetcher (a ThreadPoolExecutor or a thread filling a queue): the next
- * batch, made by threads instead of loader processes. Adds to split what
- * those threads did; returns how many there were, 0 when the thread was not
- * in a futex wait at t (a time.sleep of its own is nanosleep: the program's
- * idle time) or no other thread was at work. */
 /* Thread tid's thread sample nearest to t, within one sampler period;
  * NULL when none. */
 static const struct gw_thread_tick *own_tick_at(const struct attr_work *w, int32_t tid, int64_t t) {
@@ -330,6 +321,15 @@ static int own_read_at(const struct attr_work *w, const struct gw_py_tick *p) {
   return GW_PYACT_IDLE;
 }
 
+/* A training thread that waits on a lock or condition of its own process
+ * (its stack in threading / queue / concurrent.futures: the activity
+ * "idle") while other threads of that process are reading (network, disk),
+ * sleeping out a latency or computing, is waiting on an in-process
+ * prefetcher (a ThreadPoolExecutor or a thread filling a queue): the next
+ * batch, made by threads instead of loader processes. Adds to split what
+ * those threads did; returns how many there were, 0 when the thread was not
+ * in a futex wait at t (a time.sleep of its own is nanosleep: the program's
+ * idle time) or no other thread was at work. */
 static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weight, double *split) {
   const struct gw_recording *rec = w->rec;
   const struct gw_thread_tick *own = own_tick_at(w, tid, t);

@@ -118,7 +118,9 @@ static struct gw_finding *counter_finding_samples_measure(struct gw_diagnosis *d
   if (k != INPUT_CLASS && k != LAUNCH_CLASS)
     return NULL;
   struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[k]);
-  if (!f || f->fix_first || k == INPUT_CLASS)
+  if (!f || f->fix_first)
+    return NULL;
+  if (k == INPUT_CLASS)
     return f;
   int stack_samples = 0;
   for (int i = 0; i < dx->ngpus; i++)
