@@ -240,7 +240,10 @@ size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_sh
       firsts[nfirst++] = v[i].dur_s;
     i = j;
   }
-  size_t nout = 0;
+  /* per shape, the steady step time its first visit is compared with;
+   * judged: the shapes changed as a pattern the steps can be timed against */
+  double *steady_of = gw_xcalloc(ng + 1, sizeof *steady_of);
+  int judged = 0;
   if (nfirst >= STALL_MIN_FIRST_VISITS && nrep < STALL_MIN_REPEATS && 2 * nfirst >= nv) {
     /* Most steps met a shape never seen before, and too few repeated one for
      * the spread test below. A few repeats still time a step without a new
@@ -256,19 +259,9 @@ size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_sh
     if (nrep >= STALL_MIN_FIRST_VISITS)
       steady = gw_stats_median(firsts, nfirst) > gw_stats_quantile(repeats, nrep, 1.0) ? gw_stats_median(repeats, nrep)
                                                                                        : INFINITY;
-    *out = gw_xcalloc(ng + 1, sizeof **out);
-    for (size_t a = 0; a < ng; a++) {
-      const struct visit *f = &v[g[a].first];
-      if (f->order == 0 || !(f->dur_s > steady))
-        continue;
-      size_t si = span_of[f->order];
-      (*out)[nout++] = (struct gw_shape_stall){span[2 * si], span[2 * si + 1], (f->dur_s - steady) / f->dur_s};
-    }
-    qsort(*out, nout, sizeof **out, cmp_start);
-    if (!nout) {
-      free(*out);
-      *out = NULL;
-    }
+    for (size_t a = 0; a < ng; a++)
+      steady_of[a] = steady;
+    judged = 1;
   } else if (nfirst >= STALL_MIN_FIRST_VISITS && nrep >= STALL_MIN_REPEATS &&
              gw_stats_median(firsts, nfirst) > gw_stats_quantile(repeats, nrep, STALL_REPEAT_QUANTILE)) {
     double all_steady = gw_stats_median(repeats, nrep);
@@ -279,11 +272,7 @@ size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_sh
       if (!isnan(g[a].steady_s) && g[a].elements > 0)
         seen[nseen++] = g[a];
     qsort(seen, nseen, sizeof *seen, by_elements);
-    *out = gw_xcalloc(ng + 1, sizeof **out);
     for (size_t a = 0; a < ng; a++) {
-      const struct visit *f = &v[g[a].first];
-      if (f->order == 0)
-        continue;
       /* the steady time of this shape: its own repeats, else those of the
        * seen shape nearest in size (step time may grow with the input), else
        * of every repeat */
@@ -293,20 +282,28 @@ size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_sh
         if (at < nseen)
           steady = seen[at].steady_s;
       }
-      if (isnan(steady))
-        steady = all_steady;
-      if (!(f->dur_s > steady))
-        continue;
-      size_t si = span_of[f->order];
-      (*out)[nout++] = (struct gw_shape_stall){span[2 * si], span[2 * si + 1], (f->dur_s - steady) / f->dur_s};
+      steady_of[a] = isnan(steady) ? all_steady : steady;
     }
     free(seen);
+    judged = 1;
+  }
+  size_t nout = 0;
+  if (judged) {
+    *out = gw_xcalloc(ng + 1, sizeof **out);
+    for (size_t a = 0; a < ng; a++) {
+      const struct visit *f = &v[g[a].first];
+      if (f->order == 0 || !(f->dur_s > steady_of[a]))
+        continue;
+      size_t si = span_of[f->order];
+      (*out)[nout++] = (struct gw_shape_stall){span[2 * si], span[2 * si + 1], (f->dur_s - steady_of[a]) / f->dur_s};
+    }
     qsort(*out, nout, sizeof **out, cmp_start);
     if (!nout) {
       free(*out);
       *out = NULL;
     }
   }
+  free(steady_of);
   free(g);
   free(repeats);
   free(firsts);

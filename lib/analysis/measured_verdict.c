@@ -102,6 +102,14 @@ static int has_evidence(const struct gw_finding *f, const char *id) {
   return 0;
 }
 
+/* Whether the Python stack sampler's samples charged some GPU's idle time. */
+static int has_stack_samples(const struct gw_diagnosis *dx) {
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->attr[i].source == GW_ATTR_PY)
+      return 1;
+  return 0;
+}
+
 static void remove_finding(struct gw_diagnosis *dx, struct gw_finding *f) {
   int j = (int)(f - dx->findings);
   memmove(&dx->findings[j], &dx->findings[j + 1], (size_t)(dx->nfindings - j - 1) * sizeof *f);
@@ -122,10 +130,7 @@ static struct gw_finding *counter_finding_samples_measure(struct gw_diagnosis *d
     return NULL;
   if (k == INPUT_CLASS)
     return f;
-  int stack_samples = 0;
-  for (int i = 0; i < dx->ngpus; i++)
-    stack_samples |= dx->attr[i].source == GW_ATTR_PY;
-  return stack_samples && !has_evidence(f, "kernels_too_small") ? f : NULL;
+  return has_stack_samples(dx) && !has_evidence(f, "kernels_too_small") ? f : NULL;
 }
 
 /* The schedule rule's weakest finding, steps uneven with no period and
@@ -137,11 +142,8 @@ static struct gw_finding *counter_finding_samples_measure(struct gw_diagnosis *d
  * finding goes. Only with stack samples: thread samples cannot see these
  * activities at all. */
 static void drop_spread_only_schedule(struct gw_diagnosis *dx) {
-  int stack_samples = 0;
-  for (int i = 0; i < dx->ngpus; i++)
-    stack_samples |= dx->attr[i].source == GW_ATTR_PY;
   struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[SCHEDULE_CLASS]);
-  if (!stack_samples || !f || f->fix_first)
+  if (!has_stack_samples(dx) || !f || f->fix_first)
     return;
   int spread = has_evidence(f, "steps_marked_no_period") || has_evidence(f, "steps_estimated_no_period");
   if (!spread || f->nevidence != 1)
