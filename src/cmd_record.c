@@ -62,7 +62,7 @@ static const char *record_usage(void) {
            "                       0 turns it off); other threads than the main, autograd,\n"
            "                       loader, pin-memory and NCCL ones at a fifth of that\n"
            "      --py-sample-hz N  the hook samples the training thread's Python stack N\n"
-           "                       times a second (default 50, 0 off): what it waited\n"
+           "                       times a second (default 25, 0 off): what it waited\n"
            "                       for and the user's line it was on\n"
            "      --step-range NAME  with --trace: the NVTX ranges named NAME (recorded\n"
            "                       through the tracer's NVTX injection, e.g. from\n"

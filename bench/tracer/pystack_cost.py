@@ -3,7 +3,7 @@
 program unsampled, in one run.
 
 Each round runs the same training program twice, as `gpuwhy record` would (the start-up hook on PYTHONPATH, a
-spool folder): once with GPUWHY_PY_SAMPLE_HZ=0 (the step hook alone) and once at --hz (default 50), in a random
+spool folder): once with GPUWHY_PY_SAMPLE_HZ=0 (the step hook alone) and once at --hz (default 25, the hook's), in a random
 order per round (seeded). The program times its own steps (time.perf_counter around each, the first --warmup
 left out) and prints their mean; per round the ratio sampled/unsampled - 1. Reported: the mean ratio with its
 95% Student's t interval over the rounds (bench/tracer/stats_ci.py), and the sampler's own CPU time per sample
@@ -28,7 +28,7 @@ few percent (placement, clocks, the allocator), which hides a cost of a fraction
 the two arms differ only by the sampler. The sampler writes its lines to a file through a stand-in for the hook's
 recorder (its spool write, once per half second, included).
 
-usage: pystack_cost.py [--gpu | --launch] [--rounds 12] [--steps 150] [--warmup 20] [--work-ms 10] [--hz 50] [--seed 1]
+usage: pystack_cost.py [--gpu | --launch] [--rounds 12] [--steps 150] [--warmup 20] [--work-ms 10] [--hz 25] [--seed 1]
                        [--blocks N [--block-steps 40] [--max-seconds S] [--rounds-out FILE]]
 (several processes' --rounds-out files pool with bench/tracer/pystack_pool.py)
 e.g. on the GPU machine: python3 bench/tracer/pystack_cost.py --gpu --blocks 60"""
@@ -351,7 +351,7 @@ def main():
     p.add_argument("--work-ms", type=float, default=10.0)
     p.add_argument("--matmuls", type=int, default=8)
     p.add_argument("--iters", type=int, default=0, help=argparse.SUPPRESS)
-    p.add_argument("--hz", default="50", help="the sampling rate; with --blocks, a list (20,50) for one arm each")
+    p.add_argument("--hz", default="25", help="the sampling rate; with --blocks, a list (20,50) for one arm each")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--blocks", type=int, default=0)
     p.add_argument("--block-steps", type=int, default=40)

@@ -50,7 +50,7 @@ struct gw_record_opts {
   int pm_sampling;        /* the tracer also runs CUPTI PM sampling (record --pm-sampling) */
   int pm_sampling_only;   /* --pm-sampling without --trace: the tracer opens no activity window */
   int no_python_hook;     /* do not put the Python step hook on the command's PYTHONPATH */
-  int py_sample_hz;       /* the hook's stack samples per second; 0: the default (50), -1: off */
+  int py_sample_hz;       /* the hook's stack samples per second; 0: the default (25), -1: off */
   int stop_command;       /* at duration_s, end the command too (SIGTERM) instead of waiting for it */
   int thread_hz;          /* samples per second of the job's threads (record --thread-hz); 0: none */
   /* record --step-range NAME: NVTX ranges of that name are a process's steps

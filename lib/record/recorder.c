@@ -438,10 +438,19 @@ static void open_nccl(struct recorder *r) {
     say(r, _("NCCL transports will not be recorded: %s"), err.msg);
 }
 
-/* The hook's stack samples per second: 50 by default, fine enough for
- * steps of 100 ms and more at a cost measured by bench/tracer/pystack_cost.py. */
+/* The hook's stack samples per second by default. Each sample takes the
+ * interpreter lock from the training thread, and handing it over and back
+ * costs that thread about 110 us on a launch-paced step (H100,
+ * bench/tracer/pystack_cost.py --launch): 0.55% of its time at 50 Hz, over
+ * the 0.5% budget; the cost goes with the samples taken, so 25 Hz halves it
+ * (bench/RESULTS.md has the figures). 25 still leaves two samples in
+ * every 100 ms GPU tick, the fewest the attribution takes
+ * (idle_attribution.c); every verdict of the recordings with stack samples
+ * holds with half of them dropped (tests/accuracy, variant half_rate). */
+#define PY_SAMPLE_HZ_DEFAULT 25
+
 static int py_sample_hz(const struct gw_record_opts *o) {
-  return o->py_sample_hz < 0 ? 0 : o->py_sample_hz > 0 ? o->py_sample_hz : 50;
+  return o->py_sample_hz < 0 ? 0 : o->py_sample_hz > 0 ? o->py_sample_hz : PY_SAMPLE_HZ_DEFAULT;
 }
 
 /* The Python hook: steps, data wait and batch sizes from inside PyTorch,

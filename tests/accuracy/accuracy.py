@@ -69,6 +69,9 @@ Variants (each only where it means something for the recording):
                   and a 4 s window puts every step and every such pass under
                   it while the hook's steps and the 10 Hz counters stay as
                   recorded (recordings with GPM rows)
+  half_rate       every other stack sample of each thread deleted and
+                  py_sampling_hz halved: a recording made at 50 Hz as the
+                  default 25 Hz takes it (recordings with stack samples)
 
 Exit status 1 when a figure falls below the committed floor
 (tests/accuracy/floors.json); --write-floors writes today's figures there.
@@ -94,7 +97,7 @@ GPM_COLUMNS = ["gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_act
 TRACE_TABLES = ["kernel", "api", "memcpy", "memset", "sync", "graph_launch", "launch_count", "marker", "memory",
                 "trace_window", "trace_process", "trace_dropped", "trace_overhead", "trace_note", "trace_name"]
 VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "no_steps", "no_samples", "idle_workers", "one_period", "one_rank",
-            "helper_proc", "busy_thread", "second_proc", "respawn_workers", "short_steps"]
+            "helper_proc", "busy_thread", "second_proc", "respawn_workers", "short_steps", "half_rate"]
 OTHER_PID = 999001  # the second process on the GPU
 HELPER_PID = 999002
 # respawn_workers: a worker's life (a pass), and where the new pids and tids start
@@ -290,9 +293,28 @@ def make_variant(src, dst, variant, truth):
         ok = respawn_workers(con, t)
     elif variant == "short_steps":
         ok = coarsen_gpm(con)
+    elif variant == "half_rate":
+        ok = halve_py_rate(con, t)
     con.commit()
     con.close()
     return ok
+
+
+def halve_py_rate(con, t):
+    """The stack sampler at half the rate it ran (50 -> 25 Hz): every other
+    sample of each thread deleted, the rate in meta halved. False without
+    stack samples."""
+    if "py_sample" not in t or not con.execute("SELECT count(*) FROM py_sample").fetchone()[0]:
+        return False
+    drop, seen = [], {}
+    for rowid, pid, tid in con.execute("SELECT rowid, pid, tid FROM py_sample ORDER BY t_ns, rowid").fetchall():
+        k = seen.get((pid, tid), 0)
+        seen[(pid, tid)] = k + 1
+        if k % 2:
+            drop.append((rowid,))
+    con.executemany("DELETE FROM py_sample WHERE rowid = ?", drop)
+    con.execute("UPDATE meta SET value = value / 2.0 WHERE key = 'py_sampling_hz'")
+    return True
 
 
 def respawn_workers(con, t):

@@ -4,7 +4,7 @@ Started by _gpuwhy_steps.py in the thread that first asks a DataLoader for a
 batch, runs a module forward with autograd recording or steps an optimizer
 (the training thread), never in a DataLoader worker. A daemon thread reads
 that thread's stack with sys._current_frames() GPUWHY_PY_SAMPLE_HZ times a
-second (default 50, 0 = off) and appends to the hook's spool file, in one
+second (default 25, 0 = off) and appends to the hook's spool file, in one
 write every FLUSH_S:
 
   F  id  file  line  func            the innermost frame of the user's own code, the first time it is seen
@@ -41,7 +41,7 @@ import threading
 import time
 
 HZ_ENV = "GPUWHY_PY_SAMPLE_HZ"
-DEFAULT_HZ = 50
+DEFAULT_HZ = 25  # record sets the rate; its PY_SAMPLE_HZ_DEFAULT (lib/record/recorder.c) says why 25
 MAX_HZ = 1000  # above this the sampler's own time is no longer small against a step
 FLUSH_S = 0.5  # one write() per half second, not one per sample
 MAX_CHAIN_CACHE = 20000  # distinct stacks kept classified; a program past it starts the cache again
