@@ -3,8 +3,8 @@
 program unsampled, in one run.
 
 Each round runs the same training program twice, as `gpuwhy record` would (the start-up hook on PYTHONPATH, a
-spool folder): once with GPUWHY_PY_SAMPLE_HZ=0 (the step hook alone) and once at --hz (default 25, the hook's), in a random
-order per round (seeded). The program times its own steps (time.perf_counter around each, the first --warmup
+spool folder): once with GPUWHY_PY_SAMPLE_HZ=0 (the step hook alone) and once at --hz (default 25, the
+hook's), in a random order per round (seeded). The program times its own steps (time.perf_counter around each, the first --warmup
 left out) and prints their mean; per round the ratio sampled/unsampled - 1. Reported: the mean ratio with its
 95% Student's t interval over the rounds (bench/tracer/stats_ci.py), and the sampler's own CPU time per sample
 (its E py_sampler line: time.thread_time_ns around each sample) with the share of one core it gives at --hz,
