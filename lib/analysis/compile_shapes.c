@@ -165,7 +165,6 @@ struct shape_group {
  * garbage collection, a checkpoint, the last short batch of an epoch) is not
  * taken for a pattern, and 10 repeats of shapes already seen to tell a step's
  * own spread from. */
-#define STALL_MIN_FIRST_VISITS 3
 #define STALL_MIN_REPEATS 10
 /* The typical (median) first visit must be slower than 9 in 10 repeats: a
  * new shape that costs nothing more is as likely below the repeats' median
@@ -244,7 +243,7 @@ size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_sh
    * judged: the shapes changed as a pattern the steps can be timed against */
   double *steady_of = gw_xcalloc(ng + 1, sizeof *steady_of);
   int judged = 0;
-  if (nfirst >= STALL_MIN_FIRST_VISITS && nrep < STALL_MIN_REPEATS && 2 * nfirst >= nv) {
+  if (nfirst >= GW_STALL_MIN_FIRST_VISITS && nrep < STALL_MIN_REPEATS && 2 * nfirst >= nv) {
     /* Most steps met a shape never seen before, and too few repeated one for
      * the spread test below. A few repeats still time a step without a new
      * shape: where the typical first visit is slower than every one of them,
@@ -256,13 +255,13 @@ size_t gw_shape_stalls(const struct gw_recording *rec, int64_t pid, struct gw_sh
      * the remedies for launching need fixed shapes before they apply. Each
      * first visit's whole host work then goes to its new shape. */
     double steady = 0;
-    if (nrep >= STALL_MIN_FIRST_VISITS)
+    if (nrep >= GW_STALL_MIN_FIRST_VISITS)
       steady = gw_stats_median(firsts, nfirst) > gw_stats_quantile(repeats, nrep, 1.0) ? gw_stats_median(repeats, nrep)
                                                                                        : INFINITY;
     for (size_t a = 0; a < ng; a++)
       steady_of[a] = steady;
     judged = 1;
-  } else if (nfirst >= STALL_MIN_FIRST_VISITS && nrep >= STALL_MIN_REPEATS &&
+  } else if (nfirst >= GW_STALL_MIN_FIRST_VISITS && nrep >= STALL_MIN_REPEATS &&
              gw_stats_median(firsts, nfirst) > gw_stats_quantile(repeats, nrep, STALL_REPEAT_QUANTILE)) {
     double all_steady = gw_stats_median(repeats, nrep);
     /* the shapes seen more than once, by size: the steady times a new shape is compared with */

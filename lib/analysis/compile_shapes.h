@@ -8,6 +8,10 @@
 #include "store/store_model.h"
 
 #define GW_SHAPES_SHOWN 3
+/* The fewest first visits of new shapes that make a pattern, and the fewest
+ * repeats that time a step without a new shape (gw_shape_stalls): one slow
+ * step that happened to meet a new shape is no pattern. */
+#define GW_STALL_MIN_FIRST_VISITS 3
 
 struct gw_shape_first_visit {
   char shape[64];

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/compile_shapes.h"
 #include "analysis/confidence_calibration.h"
+#include "analysis/confidence_share.h"
 #include "analysis/evidence.h"
 #include "analysis/finding_rank.h"
 #include "analysis/idle_attribution.h"
@@ -184,6 +186,27 @@ static void set_share(const struct gw_diagnosis *dx, struct gw_finding *f, doubl
   f->speedup_max = 1 / (1 - fmin(share_of_active, 0.99));
 }
 
+/* The part of the launch class's measured idle time that launches can have
+ * paced. Without a kernel trace to count them, a step longer than launches
+ * fill is paced by other host work (confidence_share.c,
+ * gw_launch_step_factor). And where steps met new shapes and too few repeated
+ * one to time a step without a new shape (gw_shape_stalls then leaves the
+ * first visits unjudged), the frames that launch also pick and tune kernels
+ * and grow the allocator for each new shape: only the repeats' share is
+ * launching. With enough repeats the stall test already gave the first
+ * visits' excess to the new shapes, or found that they cost nothing. The
+ * rest stays the samples' row but no class's, so a loop of a few second-long
+ * steps on new shapes is not told to fix its launches first. */
+static double launch_claim_factor(const struct gw_diagnosis *dx) {
+  const struct gw_compile_shapes *cs = &dx->compile_shapes;
+  double factor = gw_launch_step_factor(dx);
+  /* the steps after the first that met a shape seen before */
+  size_t repeats = cs->nsteps > (size_t)cs->first_visits + 1 ? cs->nsteps - (size_t)cs->first_visits - 1 : 0;
+  if (cs->shape_known && cs->first_visits > 0 && repeats < GW_STALL_MIN_FIRST_VISITS)
+    factor *= gw_repeated_shape_share(cs);
+  return factor;
+}
+
 /* Recordings with thread or Python samples: each idle class's time is what
  * the samples charged to it (all GPUs); a class's finding gets that share
  * (or keeps a larger one its rule found), the evidence names the activity
@@ -198,6 +221,7 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
         if (strcmp(gw_idle_cause_class(c), MEASURED_CLASSES[k]) == 0)
           class_s[k] += dx->attr[i].rows[c].seconds;
   reconcile_input_waits(dx, class_s);
+  class_s[LAUNCH_CLASS] *= launch_claim_factor(dx);
   int best = -1;
   for (int k = 0; k < NC; k++) {
     if (best < 0 || class_s[k] > class_s[best])

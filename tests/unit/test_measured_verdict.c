@@ -224,6 +224,38 @@ static void launch_idle_after_per_step_sync(void **state) {
   }
 }
 
+/* The samples saw the thread in forward/backward through all the idle time.
+ * With every step on a shape seen before and steps of 10 ms, launching
+ * paces the loop and is the verdict. With 2 of 3 steps on a new shape and 3 s
+ * steps, launches can claim only the repeats' part of it, scaled by what
+ * launches can fill of a 3 s step: a ninth, under the share a verdict needs,
+ * so the verdict is unexplained while the finding stays with that share. */
+static void launch_claim_held_to_what_launches_pace(void **state) {
+  (void)state;
+  for (int new_shapes = 0; new_shapes <= 1; new_shapes++) {
+    double sampled[GW_IDLE_NCAUSES] = {0};
+    sampled[GW_PYACT_FORWARD_BACKWARD] = 7.0;
+    struct gw_diagnosis *dx = diagnosis(7.0, 0, sampled);
+    struct gw_compile_shapes *cs = &dx->compile_shapes;
+    cs->shape_known = 1;
+    cs->nsteps = new_shapes ? 3 : 900;
+    cs->first_visits = new_shapes ? 2 : 0;
+    cs->step_total_s = 9.0; /* 3 s steps, or 10 ms ones */
+    dx->total.active_start_ns = 0;
+    dx->total.active_end_ns = (int64_t)(ACTIVE_S * 1e9);
+    gw_measured_verdict(dx);
+    const struct gw_finding *f = finding(dx, "launch_overhead");
+    assert_non_null(f);
+    if (new_shapes) {
+      assert_string_equal(dx->verdict, "unexplained");
+      assert_true(fabs(f->share_of_lost - 1.0 / 9) < 0.02);
+    } else {
+      assert_string_equal(dx->verdict, "launch_overhead");
+      assert_true(fabs(f->share_of_lost - 1.0) < 1e-9);
+    }
+  }
+}
+
 /* The schedule rule's finding from uneven steps alone (no period, nothing
  * else behind it): the stack samples saw the thread wait for data in the
  * idle time and never evaluate, checkpoint or log, so the spread was the
@@ -258,5 +290,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(launch_idle_after_per_step_sync),
     cmocka_unit_test(spread_alone_yields_to_samples),
     cmocka_unit_test(launch_guess_yields_to_samples),
+    cmocka_unit_test(launch_claim_held_to_what_launches_pace),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
