@@ -442,9 +442,9 @@ static void open_nccl(struct recorder *r) {
  * interpreter lock from the training thread, and handing it over and back
  * costs that thread about 110 us on a launch-paced step (H100,
  * bench/tracer/pystack_cost.py --launch): 0.55% of its time at 50 Hz, over
- * the 0.5% budget; the cost goes with the samples taken, so 25 Hz halves it
- * (bench/RESULTS.md has the figures). 25 still leaves two samples in
- * every 100 ms GPU tick, the fewest the attribution takes
+ * the 0.5% budget. The cost goes with the samples taken: 0.20% [0.13, 0.26]
+ * at 25 Hz on another H100 host (bench/RESULTS.md). 25 still leaves two
+ * samples in every 100 ms GPU tick, the fewest the attribution takes
  * (idle_attribution.c); every verdict of the recordings with stack samples
  * holds with half of them dropped (tests/accuracy, variant half_rate). */
 #define PY_SAMPLE_HZ_DEFAULT 25
