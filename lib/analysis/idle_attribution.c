@@ -39,6 +39,21 @@ const char *gw_worker_state_name(int state) {
   return state >= 0 && state < GW_WORKER_NSTATES ? N[state] : "absent";
 }
 
+int gw_idle_largest_cause(const struct gw_idle_attribution *attr, int ngpus,
+                          const struct gw_idle_attribution **gpu_attr) {
+  const struct gw_idle_attribution *a = NULL;
+  for (int i = 0; attr && i < ngpus; i++)
+    if (attr[i].source != GW_ATTR_NONE && attr[i].idle_s > 0 && (!a || attr[i].idle_s > a->idle_s))
+      a = &attr[i];
+  *gpu_attr = a;
+  int best = -1;
+  for (int c = 0; a && c < GW_IDLE_NCAUSES; c++)
+    if (c != GW_CAUSE_UNRESOLVED && c != GW_CAUSE_UNSAMPLED && a->rows[c].seconds > 0 &&
+        (best < 0 || a->rows[c].seconds > a->rows[best].seconds))
+      best = c;
+  return best;
+}
+
 const char *gw_idle_cause_class(int cause) {
   switch (cause) {
   /* the batch was not there: waiting for workers, made in the loop, or copied in */

@@ -75,6 +75,11 @@ const char *gw_worker_state_name(int state);
 /* The cause as GW_PHRASE takes it: its name, a phrase id that
  * render/label_text.c words ("waiting for the next batch"). */
 const char *gw_idle_cause_phrase(int cause);
+/* The cause the samples charged the most idle time to, on the GPU of attr[0..ngpus) with the most idle time:
+ * the thread's largest activity, never the stretches no sample could name (unresolved, unsampled). -1 when
+ * none; *gpu_attr the GPU's attribution. */
+int gw_idle_largest_cause(const struct gw_idle_attribution *attr, int ngpus,
+                          const struct gw_idle_attribution **gpu_attr);
 /* The py_frame of that id, or NULL. */
 const struct gw_py_frame_info *gw_py_frame_find(const struct gw_recording *rec, int32_t id);
 

@@ -2,6 +2,7 @@
  * N_() and translated when shown. */
 #include "label_text.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/i18n.h"
@@ -121,6 +122,23 @@ static const char *const IDLE_CAUSES[GW_IDLE_NCAUSES] = {
 static const char *idle_cause_msgid(int cause) {
   return cause >= 0 && cause < GW_IDLE_NCAUSES && IDLE_CAUSES[cause] ? IDLE_CAUSES[cause]
                                                                      : IDLE_CAUSES[GW_CAUSE_UNSAMPLED];
+}
+
+int gw_idle_largest_activity_text(const struct gw_idle_attribution *attr, int ngpus, char *buf, size_t cap) {
+  const struct gw_idle_attribution *a = NULL;
+  int c = gw_idle_largest_cause(attr, ngpus, &a);
+  if (cap)
+    buf[0] = 0;
+  if (c < 0 || !cap)
+    return 0;
+  const struct gw_attr_row *r = &a->rows[c];
+  if (r->nframes)
+    snprintf(buf, cap, _("While the GPU sat idle, the training thread was %s (%s) %.0f%% of the time."),
+             gw_idle_cause_text(c), r->frame_text[0], r->share_of_idle * 100);
+  else
+    snprintf(buf, cap, _("While the GPU sat idle, the training thread was %s %.0f%% of the time."),
+             gw_idle_cause_text(c), r->share_of_idle * 100);
+  return 1;
 }
 
 const char *gw_idle_cause_text(int cause) {

@@ -5,6 +5,8 @@
 #ifndef GW_LABEL_TEXT_H
 #define GW_LABEL_TEXT_H
 
+#include <stddef.h>
+
 #include "analysis/idle_attribution.h"
 #include "analysis/multi_gpu.h"
 #include "analysis/nccl_transport.h"
@@ -20,6 +22,12 @@ const char *gw_nccl_advice_text(enum gw_nccl_advice a);
 const char *gw_nccl_advice_english(enum gw_nccl_advice a);
 /* The idle cause in words ("waiting for the next batch"), translated. */
 const char *gw_idle_cause_text(int cause);
+/* For an unexplained verdict of a sampled recording: what the training
+ * thread did through most of the GPU's idle time, its user frame and the
+ * share ("While the GPU sat idle, the training thread was sleeping or
+ * waiting on its own threads (fetch.py:38 in get) 93% of the time."),
+ * translated, into buf. 0 (buf "") when no sample named an activity. */
+int gw_idle_largest_activity_text(const struct gw_idle_attribution *attr, int ngpus, char *buf, size_t cap);
 /* The English message of a phrase id a GW_PHRASE value carries,
  * untranslated: an idle cause's words where the phrase is its id
  * (gw_idle_cause_phrase), a row of the phrase table in label_text.c

@@ -418,20 +418,25 @@ static void verdict(FILE *out, const struct gw_diagnosis *dx) {
             _("no GPU did any work in this recording."));
     return;
   }
-  if (strcmp(dx->verdict, "unexplained") == 0 && dx->nfindings > 0) {
-    fprintf(out, "<p class=\"verdict nodata\"><b>%s</b> ", _("Unexplained:"));
-    fprintf(out,
-            _("%.0f%% of the active GPU time was lost; the largest class found, %s, explains %.0f%% of it, too "
-              "little to name; the next experiments would decide."),
-            dx->lost_ns / dx->active_ns * 100, dx->findings[0].class_id, dx->findings[0].share_of_lost * 100);
-    fputs("</p>\n", out);
-    return;
-  }
   if (strcmp(dx->verdict, "unexplained") == 0) {
-    fprintf(out,
-            "<p class=\"verdict nodata\"><b>Unexplained:</b> %.0f%% of the active GPU time was lost and no class's "
-            "evidence holds; the next experiments would decide.</p>\n",
-            dx->lost_ns / dx->active_ns * 100);
+    fprintf(out, "<p class=\"verdict nodata\"><b>%s</b> ", _("Unexplained:"));
+    if (dx->nfindings > 0)
+      fprintf(out,
+              _("%.0f%% of the active GPU time was lost; the largest class found, %s, explains %.0f%% of it, too "
+                "little to name; the next experiments would decide."),
+              dx->lost_ns / dx->active_ns * 100, dx->findings[0].class_id, dx->findings[0].share_of_lost * 100);
+    else
+      fprintf(out,
+              _("%.0f%% of the active GPU time was lost and no class's evidence holds; the next experiments would "
+                "decide."),
+              dx->lost_ns / dx->active_ns * 100);
+    /* what the samples saw the thread do; the frame is the program's text */
+    char activity[768];
+    if (gw_idle_largest_activity_text(dx->attr, dx->ngpus, activity, sizeof activity)) {
+      fputs(" ", out);
+      gw_html_write(out, activity);
+    }
+    fputs("</p>\n", out);
     return;
   }
   if (dx->nfindings == 0 && dx->sm_blind) {

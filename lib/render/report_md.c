@@ -131,6 +131,10 @@ void gw_render_md(const struct gw_diagnosis *dx, FILE *out) {
               "confidence %.2f.\n\n"),
             gw_class_title(dx->findings[0].class_id, 1), dx->findings[0].class_id, dx->findings[0].share_of_lost * 100,
             dx->active_ns > 0 ? dx->lost_ns / dx->active_ns * 100 : 0, dx->findings[0].confidence);
+  char activity[768]; /* what the samples saw the thread do behind an unexplained loss */
+  if (strcmp(dx->verdict, "unexplained") == 0 &&
+      gw_idle_largest_activity_text(dx->attr, dx->ngpus, activity, sizeof activity))
+    fprintf(out, "%s\n\n", activity);
   if (dx->ngpus > 0) {
     fputs(dx->estimated ? _("## GPU time ledger (estimated from counters)\n\n| row |")
                         : _("## GPU time ledger (from the timeline)\n\n| row |"),

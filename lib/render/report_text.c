@@ -352,6 +352,10 @@ void gw_render_text(const struct gw_diagnosis *dx, FILE *out, int color) {
                 "class's evidence holds. The next experiments below would decide.\n\n"),
               s.yellow, s.reset, dx->lost_ns / dx->active_ns * 100, gw_row_title(gw_diagnosis_row_title_id(dx, row)),
               row_share * 100);
+    /* what the samples saw the thread do: the line of the user's code to read first */
+    char activity[768];
+    if (gw_idle_largest_activity_text(dx->attr, dx->ngpus, activity, sizeof activity))
+      fprintf(out, "%s\n\n", activity);
   } else if (dx->nfindings == 0 && dx->demand_limited) {
     fprintf(out,
             _("Verdict: %snone%s (demand-limited): the GPU lost %.0f%% of its active time waiting for work that had "
