@@ -326,7 +326,7 @@ static const struct gw_thread_tick *own_tick_at(const struct attr_work *w, int32
  * itself; on the network with no loader workers, its batch fetched inline,
  * as thread samples alone read such a wait (thread_cause). Else idle. */
 static int own_read_at(const struct attr_work *w, const struct gw_py_tick *p) {
-  const struct gw_thread_tick *own = w->rec->nthread_ticks ? own_tick_at(w, p->tid, p->t_ns) : NULL;
+  const struct gw_thread_tick *own = own_tick_at(w, p->tid, p->t_ns);
   if (!own)
     return GW_PYACT_IDLE;
   if (own->state == GW_TSTATE_DISK || own->wait == GW_WAIT_DISK)

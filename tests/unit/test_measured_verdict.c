@@ -46,6 +46,14 @@ static struct gw_diagnosis *diagnosis(double idle_s, double hook_input_s, const 
   return &g_dx;
 }
 
+/* idle_s of ACTIVE_S idle, all of it sampled while the thread launched
+ * forward and backward. */
+static struct gw_diagnosis *launching_only(double idle_s) {
+  double sampled[GW_IDLE_NCAUSES] = {0};
+  sampled[GW_PYACT_FORWARD_BACKWARD] = idle_s;
+  return diagnosis(idle_s, 0, sampled);
+}
+
 /* The rule's input finding, sharing the ledger's input row (ranked, as a
  * rule's finding is, by the speed-up its share promises). */
 static void input_rule_finding(struct gw_diagnosis *dx, double share_of_active) {
@@ -203,9 +211,7 @@ static void busy_class_stays_the_verdict(void **state) {
 static void launch_idle_after_per_step_sync(void **state) {
   (void)state;
   for (int with_sync = 0; with_sync <= 1; with_sync++) {
-    double sampled[GW_IDLE_NCAUSES] = {0};
-    sampled[GW_PYACT_FORWARD_BACKWARD] = 1.0;
-    struct gw_diagnosis *dx = diagnosis(1.0, 0, sampled);
+    struct gw_diagnosis *dx = launching_only(1.0);
     struct gw_step_split *t = &dx->step_breakdown.kinds[GW_STEP_KIND_TYPICAL];
     dx->step_breakdown.found = 1;
     dx->step_breakdown.gpu = 0;
@@ -233,9 +239,7 @@ static void launch_idle_after_per_step_sync(void **state) {
 static void launch_claim_held_to_what_launches_pace(void **state) {
   (void)state;
   for (int new_shapes = 0; new_shapes <= 1; new_shapes++) {
-    double sampled[GW_IDLE_NCAUSES] = {0};
-    sampled[GW_PYACT_FORWARD_BACKWARD] = 7.0;
-    struct gw_diagnosis *dx = diagnosis(7.0, 0, sampled);
+    struct gw_diagnosis *dx = launching_only(7.0);
     struct gw_compile_shapes *cs = &dx->compile_shapes;
     cs->shape_known = 1;
     cs->nsteps = new_shapes ? 3 : 900;
