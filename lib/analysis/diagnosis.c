@@ -381,7 +381,7 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   hp->on_battery = -1;
   double nanv = NAN;
   hp->main_cpu_med_pct = hp->main_busy_frac = hp->main_running_med = hp->main_multicore_frac = nanv;
-  hp->launch_busy_frac = hp->other_threads_med_pct = nanv;
+  hp->launch_busy_frac = hp->other_threads_med_pct = hp->main_per_backward_cpu = hp->main_thread_busy_frac = nanv;
   hp->workers_med = hp->worker_cpu_max_med_pct = hp->workers_saturated_frac = nanv;
   hp->disk_util_p90_pct = hp->disk_busy_frac = hp->iowait_med_pct = nanv;
   hp->disk_write_dip_bps = hp->disk_write_other_bps = nanv;
@@ -413,16 +413,31 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
     hp->main_busy_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_saturated_cpu_pct);
     hp->main_multicore_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_multicore_cpu_pct);
     hp->main_running_med = gw_stats_median(h->main_threads_running + a, n);
-    size_t known = 0, busy = 0, nother = 0;
+    size_t known = 0, busy = 0, nother = 0, nsplit = 0, thread_known = 0, thread_busy = 0;
     double *other = h->launch_cpu_pct ? gw_xcalloc(n, sizeof *other) : NULL; /* the process less its launchers */
+    double main_thread_sum = 0, backward_sum = 0;
     for (size_t i = a; i < b; i++)
       if (!isnan(h->main_cpu_pct[i])) {
         known++;
         busy += (size_t)gw_launching_saturated_at(h, i);
         if (other && !isnan(h->launch_cpu_pct[i]))
           other[nother++] = fmax(0, h->main_cpu_pct[i] - h->launch_cpu_pct[i]);
+        double main_thread = h->main_thread_cpu_pct ? h->main_thread_cpu_pct[i] : NAN;
+        if (!isnan(main_thread)) {
+          thread_known++;
+          thread_busy += main_thread >= gw_thr.main_saturated_cpu_pct;
+        }
+        if (other && !isnan(h->launch_cpu_pct[i]) && !isnan(main_thread)) {
+          main_thread_sum += main_thread;
+          backward_sum += fmax(0, h->launch_cpu_pct[i] - main_thread);
+          nsplit++;
+        }
       }
     hp->launch_busy_frac = known ? (double)busy / (double)known : nanv;
+    if (thread_known)
+      hp->main_thread_busy_frac = (double)thread_busy / (double)thread_known;
+    if (nsplit)
+      hp->main_per_backward_cpu = backward_sum > 0 ? main_thread_sum / backward_sum : main_thread_sum > 0 ? INFINITY : nanv;
     hp->other_threads_med_pct = nother ? gw_stats_median(other, nother) : nanv;
     free(other);
   }

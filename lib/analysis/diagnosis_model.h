@@ -94,6 +94,14 @@ struct gw_host_profile {
   /* median CPU of the target process's threads that launch no kernels (the
    * process less main + autograd), % of one core; NAN where not measured */
   double other_threads_med_pct;
+  /* the main thread's CPU time over that of PyTorch's autograd threads (the
+   * backward's launchers), summed over the span; NAN where no autograd
+   * thread was seen (no backward on the GPU, or not measured), INFINITY
+   * where they never ran */
+  double main_per_backward_cpu;
+  /* share of samples whose main thread alone (not the process) kept a core
+   * busy (gw_thr.main_saturated_cpu_pct); NAN where not measured */
+  double main_thread_busy_frac;
   double workers_med, worker_cpu_max_med_pct, workers_saturated_frac;
   double disk_util_p90_pct, disk_busy_frac, iowait_med_pct;
   double disk_write_dip_bps, disk_write_other_bps; /* writes during GPU dips and elsewhere */

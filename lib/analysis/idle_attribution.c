@@ -9,6 +9,7 @@
 #include "analysis/compile_shapes.h"
 #include "analysis/ledger.h"
 #include "analysis/py_sample_cause.h"
+#include "analysis/series.h"
 #include "analysis/sm_fill.h"
 #include "analysis/thresholds.h"
 #include "sources/thread_sampler.h"
@@ -209,8 +210,16 @@ static int workers_at(const struct gw_recording *rec, int64_t t, int64_t period_
  * the next batch (the loader's queue); in an ioctl on the GPU a sync;
  * running is host work or launching; on the disk, I/O. */
 static int thread_cause(const struct gw_recording *rec, const struct gw_thread_tick *tt, int64_t period_ns) {
-  if (tt->state == GW_TSTATE_RUNNING)
+  if (tt->state == GW_TSTATE_RUNNING) {
+    /* in a second whose main thread far outran the autograd thread that
+     * launches the backward, its running is host work of its own, not
+     * launches (gw_main_not_launching_at): with no loader workers, the
+     * batch made in the loop */
+    size_t j = gw_host_index_at(&rec->host, tt->t_ns);
+    if (j != SIZE_MAX && gw_main_not_launching_at(&rec->host, j))
+      return workers_at(rec, tt->t_ns, period_ns, 0, NULL) > 0 ? GW_PYACT_OTHER : GW_PYACT_DATA_INLINE;
     return GW_CAUSE_HOST_RUNNING;
+  }
   if (tt->state == GW_TSTATE_DISK || tt->wait == GW_WAIT_DISK)
     return GW_CAUSE_DISK_IO;
   if (tt->wait == GW_WAIT_GPU)

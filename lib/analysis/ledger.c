@@ -281,6 +281,13 @@ static enum idle_cause idle_cause_at(const struct gw_recording *rec, const struc
     return IDLE_OTHER;
   if (b * 100 >= gw_thr.launch_min_util_pct && a < gw_thr.launch_sm_per_util * b)
     return IDLE_TINY; /* kernels resident but almost no SM busy: a storm of tiny kernels */
+  /* the main thread far busier than the autograd thread that launches the
+   * backward, with kernels resident under half the tick: host work of the
+   * loop's own, not launches. (Where kernels are resident most of the tick
+   * a busy main thread spins on the GPU: CUDA's sync and a full launch
+   * queue wait on a busy core.) */
+  if (b * 100 < gw_thr.small_busy_util_pct && gw_main_not_launching_at(h, j))
+    return IDLE_HOST;
   if (b * 100 >= gw_thr.launch_min_util_pct)
     return IDLE_LAUNCH; /* the host issues work, the GPU drains it between launches */
   return IDLE_HOST;     /* one core busy, almost nothing reaches the GPU */

@@ -70,8 +70,13 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   int waits_measured = !isnan(wait);
   /* Host work in dips that write a checkpoint's volume to disk is saving
    * state (schedule_shape), not making batches: data is read, not written. */
+  /* The main thread busy far beyond the autograd thread that launches the
+   * backward is not launching (gw_rule_main_not_launching): with no loader
+   * and no peer to spin on, the loop's own host work is making the batch,
+   * whether or not the hook saw a DataLoader. */
+  int not_launching = !churn && !distributed && gw_rule_main_not_launching(dx);
   int host_is_input = !workers && !gw_rule_host_offload(dx) && !waits_measured && !h->dip_writes_checkpoint &&
-                      (prepares || (!churn && !hook_no_wait && !distributed));
+                      (prepares || not_launching || (!churn && !hook_no_wait && !distributed));
   if (host_is_input)
     input_ns += dx->total.host_busy_ns;
   double share = gw_rule_share(dx, input_ns);
@@ -98,10 +103,17 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
       conf += 0.05;
     if (waits_for_data)
       conf += 0.2;
+    if (not_launching && !prepares)
+      conf += 0.1;
     if (prepares)
       gw_evidence(f, "main_prepares_data", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("cpu_threshold", GW_UNIT_PCT, gw_thr.main_multicore_cpu_pct),
                   GW_NUM("multicore_share", GW_UNIT_FRACTION, h->main_multicore_frac));
+    else if (not_launching && host_is_input)
+      gw_evidence(f, "main_not_launching", -1, p->active_start_ns, p->active_end_ns,
+                  GW_NUM("ratio", GW_UNIT_RATIO, h->main_per_backward_cpu),
+                  GW_NUM("max", GW_UNIT_RATIO, gw_thr.main_per_backward_max),
+                  GW_NUM("saturated_share", GW_UNIT_FRACTION, h->main_busy_frac));
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
       gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));

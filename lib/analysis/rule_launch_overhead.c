@@ -47,9 +47,11 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
    * drained, then refilled one launch at a time: an .item() in the step). */
   if (traced)
     ns = dx->total.row_ns[GW_ROW_IDLE_LAUNCH] + dx->total.row_ns[GW_ROW_IDLE_SYNC] + dx->total.tiny_kernel_ns;
-  else if (!isnan(p->util_med_pct) && p->util_med_pct < gw_thr.small_busy_util_pct)
+  else if (!isnan(p->util_med_pct) && p->util_med_pct < gw_thr.small_busy_util_pct && !gw_rule_main_not_launching(dx))
     /* the counters guess launch gaps from a busy host; trace windows
-     * measured them, and a gap they saw end in an input copy is not one */
+     * measured them, and a gap they saw end in an input copy is not one.
+     * Not where the busy main thread far outran the autograd thread that
+     * launches the backward: its core went to host work of its own */
     ns += windows ? fmin(dx->total.launch_gap_ns, win_launch_ns) : dx->total.launch_gap_ns;
   /* Sampled trace: gaps that opened while the host waited in a
    * synchronizing call, as the full trace counts them (idle: sync): the

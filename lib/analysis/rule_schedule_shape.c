@@ -34,6 +34,10 @@ static double helper_threads_core(const struct gw_rule_input *in, double idle_sh
    * a thread can stall only a loop that had work to issue */
   if (in->rec->python_hook_enabled && in->rec->nsteps == 0 && dx->host.no_dataloader)
     return NAN;
+  /* a main thread that kept its core busy most of the run held the lock
+   * most of the time: a helper did not keep it waiting */
+  if (!isnan(dx->host.main_thread_busy_frac) && dx->host.main_thread_busy_frac >= 0.5)
+    return NAN;
   /* A thread waiting for the lock is not running: the idle time it causes
    * falls while the launching threads are short of a core, the ledger's
    * idle: other. Where more of the idle time falls under a measured host

@@ -69,3 +69,14 @@ int gw_rule_main_prepares_data(const struct gw_diagnosis *dx) {
   return !workers && !gw_rule_host_offload(dx) && h->has_main && !isnan(h->main_multicore_frac) &&
          h->main_multicore_frac >= gw_thr.main_multicore_min_frac;
 }
+
+int gw_rule_main_not_launching(const struct gw_diagnosis *dx) {
+  const struct gw_host_profile *h = &dx->host;
+  const struct gw_gpu_profile *p = &dx->profiles[0];
+  /* beside a GPU resident half the time or more, a busy main thread spins
+   * on it (CUDA's sync and a full launch queue wait on a busy core) */
+  if (dx->ngpus < 1 || isnan(p->util_med_pct) || p->util_med_pct >= gw_thr.small_busy_util_pct)
+    return 0;
+  return h->has_main && !isnan(h->main_busy_frac) && h->main_busy_frac >= 0.5 && !isnan(h->main_per_backward_cpu) &&
+         h->main_per_backward_cpu > gw_thr.main_per_backward_max;
+}

@@ -41,6 +41,13 @@ const struct gw_gpu_profile *gw_rule_mem_churn(const struct gw_diagnosis *dx);
  * it runs CPU tensor work on several cores as a habit of the run, with no
  * optimizer kept in host memory (gw_rule_host_offload) to explain it. */
 int gw_rule_main_prepares_data(const struct gw_diagnosis *dx);
+/* 1 when the training process's busy core is not launching the model's
+ * kernels: its main thread saturated for half the span and running more than
+ * gw_thr.main_per_backward_max times the CPU of the autograd threads that
+ * launch the backward (a training step on the GPU: an autograd thread was
+ * seen), beside a GPU whose kernels were resident under half the time. The
+ * host work is the loop's own (making the batch, CPU compute). */
+int gw_rule_main_not_launching(const struct gw_diagnosis *dx);
 /* The GPU whose PCIe traffic is an optimizer kept in host memory (gradients
  * down, parameters back: gw_pcie_round_trip), or NULL. */
 const struct gw_gpu_profile *gw_rule_host_offload(const struct gw_diagnosis *dx);

@@ -318,6 +318,14 @@ int gw_launching_saturated_at(const struct gw_host_series *h, size_t j) {
   return !isnan(cpu) && cpu >= gw_thr.main_saturated_cpu_pct;
 }
 
+int gw_main_not_launching_at(const struct gw_host_series *h, size_t j) {
+  double launch = h->launch_cpu_pct ? h->launch_cpu_pct[j] : NAN;
+  double main_thread = h->main_thread_cpu_pct ? h->main_thread_cpu_pct[j] : NAN;
+  if (isnan(launch) || isnan(main_thread) || main_thread < gw_thr.main_saturated_cpu_pct)
+    return 0;
+  return main_thread > gw_thr.main_per_backward_max * fmax(0, launch - main_thread);
+}
+
 size_t gw_metric_count(const struct gw_gpu_series *g, enum gw_gpu_metric m, size_t from, size_t n) {
   size_t k = 0;
   for (size_t i = from; g->m[m] && i < from + n; i++)

@@ -27,6 +27,11 @@ int gw_workers_saturated_at(const struct gw_host_series *h, size_t j);
  * main + autograd's threads where the recorder measured them, else the
  * target process standing in for them; 0 where neither is known. */
 int gw_launching_saturated_at(const struct gw_host_series *h, size_t j);
+/* 1 when at host tick j the main thread kept a core busy with more than
+ * gw_thr.main_per_backward_max times the CPU of the autograd threads that
+ * launch the backward (thresholds.c says why that is not launching); 0 where
+ * either is unknown (no autograd thread seen). */
+int gw_main_not_launching_at(const struct gw_host_series *h, size_t j);
 
 /* Load a recording file (opened read-only, once): the store's model, sparse
  * metrics filled between their reads, then the derived parts above. Free

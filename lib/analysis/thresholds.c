@@ -70,6 +70,18 @@ const struct gw_thresholds gw_thr = {
     /* one sample in twenty: a recurring part of the step, not a one-off
      * (a GPU-fed loop never exceeds one core: [h200] 23 of 24 scenarios) */
     .main_multicore_min_frac = 0.05,
+    /* [physics] a training step's backward kernels are launched by
+     * PyTorch's autograd thread (pt_autograd_N), not the Python thread: at
+     * least one backward kernel per forward op that needs a gradient, most
+     * ops two, each a few microseconds of C++ dispatch. The forward's ops
+     * cost the Python thread at most about four times as much host time per
+     * kernel (the interpreter's frames on top of the same dispatch), and the
+     * loss, zero_grad and a foreach optimizer's few launches at most as much
+     * again: launching alone keeps the main thread under about 8x the
+     * autograd threads' CPU time. A main thread busier than that, beside an
+     * autograd thread that mostly sleeps, spends its core on host work of
+     * its own (making the batch, CPU compute), not on the model's launches. */
+    .main_per_backward_max = 8.0,
     /* [field] "iostat shows util piling up"; 80% util on a device is the
      * usual iostat reading of a queue that is rarely empty. */
     .disk_busy_util_pct = 80.0,

@@ -23,6 +23,7 @@ struct gw_thresholds {
   double main_saturated_cpu_pct;   /* the main process at this share of one core cannot launch faster */
   double main_multicore_cpu_pct;   /* the main process above this runs CPU tensor work, not launches */
   double main_multicore_min_frac;  /* share of samples above it that makes it a habit of the run */
+  double main_per_backward_max;    /* main thread CPU over the autograd threads': above it, not launching */
   double disk_busy_util_pct;       /* iostat %util: the device queue is rarely empty */
   double iowait_high_pct;          /* host iowait share meaning readers wait on storage */
   double pcie_rx_high_bps;         /* sustained host-to-device traffic worth naming */

@@ -21,6 +21,11 @@ static const struct gw_evidence_message messages[] = {
      N_("no loader workers, and the training process ran above %.0f%% of one core on %.0f%% of samples while the GPU "
         "idled: it prepares batches itself"),
      {"cpu_threshold", "multicore_share"}},
+    {"main_not_launching",
+     N_("the training thread used %.1fx the CPU time of the autograd thread that launches the backward (launching "
+        "alone stays under %.0fx), saturated on %.0f%% of samples: its core went to host work of its own, most likely "
+        "making the batch in the loop"),
+     {"ratio", "max", "saturated_share"}},
     {"host_busy_share",
      N_("%.0f%% of active time the training process kept a core busy while almost no kernel ran: host-side work, most "
         "likely preparing data (confirm with the fixed-batch test)"),

@@ -449,6 +449,7 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
   h->main_cpu_pct = host_col(h);
   h->main_threads_running = host_col(h);
   h->launch_cpu_pct = host_col(h);
+  h->main_thread_cpu_pct = host_col(h);
   h->workers = host_col(h);
   h->worker_cpu_max_pct = host_col(h);
   h->workers_saturated = host_col(h);
@@ -478,11 +479,11 @@ static gw_status load_host(sqlite3 *db, const struct gw_store_load_params *p, st
    * the process it started) */
   if (gw_store_column_exists(db, "proc_sample", "launch_threads_cpu_pct")) {
     if ((rc = prep(db,
-                   "SELECT t_ns, max(launch_threads_cpu_pct) FROM proc_sample WHERE role = 0 AND "
-                   "launch_threads_cpu_pct IS NOT NULL GROUP BY t_ns",
+                   "SELECT t_ns, max(launch_threads_cpu_pct), max(main_thread_cpu_pct) FROM proc_sample WHERE "
+                   "role = 0 AND launch_threads_cpu_pct IS NOT NULL GROUP BY t_ns",
                    &s, err)))
       return rc;
-    fill_host_ticks(s, h, &h->launch_cpu_pct, 1);
+    fill_host_ticks(s, h, (double *const[]){h->launch_cpu_pct, h->main_thread_cpu_pct}, 2);
   }
 
   /* cpu_pct is NULL on a process's first sample; count() only counts known ones.
@@ -1271,7 +1272,8 @@ void gw_recording_free(struct gw_recording *rec) {
   struct gw_host_series *h = &rec->host;
   double *cols[] = {h->cpu_busy_pct,         h->iowait_pct,    h->on_battery,         h->main_cpu_pct,
                     h->main_threads_running, h->workers,       h->worker_cpu_max_pct, h->workers_saturated,
-                    h->disk_util_max_pct,    h->disk_read_bps, h->disk_write_bps,     h->launch_cpu_pct};
+                    h->disk_util_max_pct,    h->disk_read_bps, h->disk_write_bps,     h->launch_cpu_pct,
+                    h->main_thread_cpu_pct};
   for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
     free(cols[i]);
   free(h->t_ns);

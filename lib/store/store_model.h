@@ -80,6 +80,10 @@ struct gw_host_series {
    * one core; NaN where unknown (no autograd thread seen, or a recording made
    * before the column existed) */
   double *launch_cpu_pct;
+  /* the target's main thread alone (the Python loop: forward launches, the
+   * optimizer, the loop's own host work), % of one core; NaN where
+   * launch_cpu_pct is */
+  double *main_thread_cpu_pct;
   double *workers;            /* number of descendant processes */
   double *worker_cpu_max_pct; /* busiest descendant, % of one core */
   double *workers_saturated;  /* descendants at or above the saturation threshold */

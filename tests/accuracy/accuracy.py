@@ -29,6 +29,10 @@ Variants (each only where it means something for the recording):
   no_samples      the thread sampler's and the Python stack sampler's rows
                   deleted (recordings that have them): what older recordings,
                   record --thread-hz 0 --py-sample-hz 0 and non-Python jobs give
+  no_stacks       the Python stack sampler's rows deleted, the thread
+                  sampler's kept (recordings that have both): record
+                  --py-sample-hz 0, or a hook that could not sample; what the
+                  kernel states alone say of the training thread
   idle_workers    the target's child processes (loader workers) made to look
                   idle: CPU at most 1.8% of a core, asleep, none running, and
                   their sampled threads asleep on the network (a loader bound
@@ -96,7 +100,7 @@ GPM_COLUMNS = ["gr_active_pct", "sm_active_pct", "sm_occupancy_pct", "tensor_act
 # tables written by the tracer (docs/RECORDING.md); rows deleted for no_trace
 TRACE_TABLES = ["kernel", "api", "memcpy", "memset", "sync", "graph_launch", "launch_count", "marker", "memory",
                 "trace_window", "trace_process", "trace_dropped", "trace_overhead", "trace_note", "trace_name"]
-VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "no_steps", "no_samples", "idle_workers", "one_period", "one_rank",
+VARIANTS = ["recorded", "larger_board", "no_gpm", "no_trace", "no_steps", "no_samples", "no_stacks", "idle_workers", "one_period", "one_rank",
             "helper_proc", "busy_thread", "second_proc", "respawn_workers", "short_steps", "half_rate"]
 OTHER_PID = 999001  # the second process on the GPU
 HELPER_PID = 999002
@@ -295,6 +299,12 @@ def make_variant(src, dst, variant, truth):
         ok = coarsen_gpm(con)
     elif variant == "half_rate":
         ok = halve_py_rate(con, t)
+    elif variant == "no_stacks":
+        ok = all(tb in t and con.execute("SELECT count(*) FROM %s" % tb).fetchone()[0]
+                 for tb in ("py_sample", "thread_sample"))
+        if ok:
+            con.execute("DELETE FROM py_sample")
+            con.execute("DELETE FROM py_frame")
     con.commit()
     con.close()
     return ok

@@ -24,6 +24,8 @@ struct synth_host {
   /* the launching threads (main + autograd), % of one core; 0: not measured
    * (as in recordings without an autograd thread seen) */
   double launch_cpu;
+  /* the main thread alone, % of one core; 0: not measured */
+  double main_thread_cpu;
   int workers;
 };
 
@@ -129,6 +131,8 @@ static inline int synth_write(const char *path, int ngpus, double seconds, int n
     int np = 0;
     synth_proc(&procs[np++], 1000, 0, GW_ROLE_TARGET, "python3", hv.main_cpu, 8,
                isnan(hv.main_running) ? -1 : (int)hv.main_running, hv.launch_cpu > 0 ? hv.launch_cpu : -1);
+    if (hv.main_thread_cpu > 0)
+      procs[0].main_thread_cpu_pct = hv.main_thread_cpu;
     for (int w = 0; w < hv.workers && np < 9; w++)
       synth_proc(&procs[np++], 2000 + w, 1000, GW_ROLE_CHILD, "pt_data_worker", hv.worker_cpu, 1, -1, -1);
     h.nprocs = np;

@@ -546,6 +546,38 @@ static void test_own_network_wait_is_the_batch(void **state) {
   }
 }
 
+/* Thread samples alone (no stack samples): the main thread runs all the
+ * time, its autograd thread sampled asleep. Where the host samples measure
+ * the main thread at 97% of a core and the autograd thread that launches
+ * the backward at 5%, the running is the loop's own host work, with no loader
+ * workers the batch made in the loop (thresholds.c main_per_backward_max);
+ * at 40% it is launching, as before. */
+static void test_running_beyond_the_backward_is_the_batch(void **state) {
+  (void)state;
+  static const double AUTOGRAD_PCT[] = {5, 40};
+  static const int CAUSES[] = {GW_PYACT_DATA_INLINE, GW_CAUSE_HOST_RUNNING};
+  static const char *const VERDICTS[] = {"input_pipeline", "launch_overhead"};
+  for (int v = 0; v < 2; v++) {
+    struct scenario sc = {idle_half, -1, -1, 0, -1};
+    struct gw_recording *rec = load_with(&sc);
+    struct gw_thread_meta threads[2] = {{1000, 1000, GW_TROLE_MAIN, "python3"},
+                                        {1001, 1000, GW_TROLE_AUTOGRAD, "pt_autograd_0"}};
+    int waits[2] = {GW_WAIT_NONE, GW_WAIT_FUTEX};
+    sample_threads(rec, threads, waits, 2, 1);
+    for (size_t j = 0; j < rec->host.n; j++) {
+      rec->host.main_thread_cpu_pct[j] = 97;
+      rec->host.launch_cpu_pct[j] = 97 + AUTOGRAD_PCT[v];
+      rec->host.main_cpu_pct[j] = 97 + AUTOGRAD_PCT[v];
+    }
+    struct gw_diagnosis *dx = diagnose(rec);
+    assert_int_equal(dx->attr[0].source, GW_ATTR_THREADS);
+    assert_string_equal(dx->verdict, VERDICTS[v]);
+    assert_true(dx->attr[0].rows[CAUSES[v]].share_of_idle > STRETCH_CAUSE_MIN_SHARE);
+    gw_diagnosis_free(dx);
+    free_rec(rec);
+  }
+}
+
 /* The hook's steps: each second five 0.1 s steps in the working half, of
  * shapes seen before, and one 0.5 s step over the idle half; that step is
  * the first of a new shape when new_shapes, else a repeat of the same
@@ -697,6 +729,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_prefetch_threads),
     cmocka_unit_test(test_own_sleep_not_prefetch),
     cmocka_unit_test(test_own_network_wait_is_the_batch),
+    cmocka_unit_test(test_running_beyond_the_backward_is_the_batch),
     cmocka_unit_test(test_new_shapes),
     cmocka_unit_test(test_shapes_new_every_step),
     cmocka_unit_test(test_gpu_paced_gaps),

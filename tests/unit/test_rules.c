@@ -132,6 +132,44 @@ static int has_evidence(const struct gw_diagnosis *dx, const char *id) {
   return 0;
 }
 
+/* A loop that makes each batch in its training thread (numpy, no loader):
+ * the GPU works a fifth of the time with its SMs well filled (no storm of
+ * tiny kernels), the main thread keeps its core busy. Whether that core is
+ * launching is told by the autograd thread that launches the backward: at
+ * 5% of a core beside the main thread's 97% (H100, oos_numpy_prep: 94% and
+ * 5%) the main thread's work is its own, the batch, not launches; at 40%
+ * (a launch-bound MLP: 62% and 32%) launching paces the loop. */
+static void gpu_host_paced(int gpu, double t, struct synth_gpu *o) {
+  (void)gpu;
+  if (synth_started(t, o))
+    synth_gpu_tick(o, 18 + 4 * (synth_tick(t) % 2), 14 + 2 * (synth_tick(t) % 3), 190, 1980, 0, 0, 4e8, 0.05);
+}
+static void host_makes_batches(double t, struct synth_host *o) {
+  host_storm(t, o);
+  o->main_cpu = o->main_thread_cpu = t < SYNTH_STARTUP_S ? 60 : 97;
+  o->launch_cpu = t < SYNTH_STARTUP_S ? 62 : 102;
+}
+static void host_launches(double t, struct synth_host *o) {
+  host_makes_batches(t, o);
+  o->main_cpu = t < SYNTH_STARTUP_S ? 80 : 137;
+  o->launch_cpu = t < SYNTH_STARTUP_S ? 80 : 137;
+}
+static void main_thread_beyond_the_backward_is_not_launching(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 40, 0, gpu_host_paced, host_makes_batches);
+  assert_true(dx->host.main_per_backward_cpu > 8);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  assert_true(has_evidence(dx, "main_not_launching"));
+  assert_null(support_finding(dx, "launch_overhead"));
+  assert_float_equal(dx->total.row_ns[GW_ROW_IDLE_LAUNCH], 0, 1e-9);
+  gw_diagnosis_free(dx);
+  dx = run(1, 40, 0, gpu_host_paced, host_launches);
+  assert_true(dx->host.main_per_backward_cpu < 8);
+  assert_string_equal(dx->verdict, "launch_overhead");
+  assert_false(has_evidence(dx, "main_not_launching"));
+  gw_diagnosis_free(dx);
+}
+
 /* The GPU idles while the launching threads run 30% of a core and a thread
  * that launches nothing runs a whole one: in a Python program that thread
  * holds the interpreter lock the launcher waits for (schedule_shape, the
@@ -333,6 +371,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(underfilled_is_small_batch),         cmocka_unit_test(straggler_is_multi_gpu_sync),
     cmocka_unit_test(eval_dips_are_schedule_shape),       cmocka_unit_test(thermal_is_hardware_env),
     cmocka_unit_test(rule_table_has_six_fixed_ids),       cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
+      cmocka_unit_test(main_thread_beyond_the_backward_is_not_launching),
     cmocka_unit_test(busy_helper_thread_stalls_the_loop), cmocka_unit_test(uneven_busy_steps_are_not_lost),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
