@@ -437,7 +437,9 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
     if (thread_known)
       hp->main_thread_busy_frac = (double)thread_busy / (double)thread_known;
     if (nsplit)
-      hp->main_per_backward_cpu = backward_sum > 0 ? main_thread_sum / backward_sum : main_thread_sum > 0 ? INFINITY : nanv;
+      hp->main_per_backward_cpu = backward_sum > 0      ? main_thread_sum / backward_sum
+                                  : main_thread_sum > 0 ? INFINITY
+                                                        : nanv;
     hp->other_threads_med_pct = nother ? gw_stats_median(other, nother) : nanv;
     free(other);
   }

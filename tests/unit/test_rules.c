@@ -366,12 +366,18 @@ static void rule_table_has_six_fixed_ids(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(storm_is_launch_overhead),           cmocka_unit_test(gemm_at_power_cap_is_healthy),
-    cmocka_unit_test(starved_is_input_pipeline),          cmocka_unit_test(no_gpm_lowers_confidence_and_says_so),
-    cmocka_unit_test(underfilled_is_small_batch),         cmocka_unit_test(straggler_is_multi_gpu_sync),
-    cmocka_unit_test(eval_dips_are_schedule_shape),       cmocka_unit_test(thermal_is_hardware_env),
-    cmocka_unit_test(rule_table_has_six_fixed_ids),       cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
-      cmocka_unit_test(main_thread_beyond_the_backward_is_not_launching),
-    cmocka_unit_test(busy_helper_thread_stalls_the_loop), cmocka_unit_test(uneven_busy_steps_are_not_lost),
+    cmocka_unit_test(storm_is_launch_overhead),
+    cmocka_unit_test(gemm_at_power_cap_is_healthy),
+    cmocka_unit_test(starved_is_input_pipeline),
+    cmocka_unit_test(no_gpm_lowers_confidence_and_says_so),
+    cmocka_unit_test(underfilled_is_small_batch),
+    cmocka_unit_test(straggler_is_multi_gpu_sync),
+    cmocka_unit_test(eval_dips_are_schedule_shape),
+    cmocka_unit_test(thermal_is_hardware_env),
+    cmocka_unit_test(rule_table_has_six_fixed_ids),
+    cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
+    cmocka_unit_test(main_thread_beyond_the_backward_is_not_launching),
+    cmocka_unit_test(busy_helper_thread_stalls_the_loop),
+    cmocka_unit_test(uneven_busy_steps_are_not_lost),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
