@@ -221,7 +221,9 @@ static int thread_cause(const struct gw_recording *rec, const struct gw_thread_t
     return GW_CAUSE_HOST_RUNNING;
   }
   if (tt->state == GW_TSTATE_DISK || tt->wait == GW_WAIT_DISK)
-    return GW_CAUSE_DISK_IO;
+    /* held writing files (a write, fsync or rename blocked on the disk):
+     * the loop saves state, a checkpoint; reading is the input's */
+    return gw_syscall_writes_files(tt->syscall) ? GW_PYACT_CHECKPOINT : GW_CAUSE_DISK_IO;
   if (tt->wait == GW_WAIT_GPU)
     return GW_PYACT_SYNC;
   if (tt->wait == GW_WAIT_SLEEP)
@@ -331,15 +333,15 @@ static const struct gw_thread_tick *own_tick_at(const struct attr_work *w, int32
 
 /* A training thread that waits in its own code (the activity "idle": a
  * wait of the standard library, which a fetch through sockets ends in)
- * while its thread sample has it reading: on the disk, the files it reads
- * itself; on the network with no loader workers, its batch fetched inline,
- * as thread samples alone read such a wait (thread_cause). Else idle. */
+ * while its thread sample has it on the disk: the files it reads itself,
+ * or, held in a write, fsync or rename, the state it saves (a checkpoint); on the network with no loader workers, its
+ * batch fetched inline, as thread samples alone read such a wait (thread_cause). Else idle. */
 static int own_read_at(const struct attr_work *w, const struct gw_py_tick *p) {
   const struct gw_thread_tick *own = own_tick_at(w, p->tid, p->t_ns);
   if (!own)
     return GW_PYACT_IDLE;
   if (own->state == GW_TSTATE_DISK || own->wait == GW_WAIT_DISK)
-    return GW_CAUSE_DISK_IO;
+    return gw_syscall_writes_files(own->syscall) ? GW_PYACT_CHECKPOINT : GW_CAUSE_DISK_IO;
   if (own->wait == GW_WAIT_NET && workers_at(w->rec, p->t_ns, w->thread_period_ns, 0, NULL) == 0)
     return GW_PYACT_DATA_INLINE;
   return GW_PYACT_IDLE;
@@ -431,8 +433,20 @@ static int is_launch_cause(int cause) {
  * the thread at work on the step is the GPU's short gaps (a queue drained
  * by a sync, dependent launches), not a host too slow to keep it fed, as the
  * counter rule reads a GPU resident half the time or more
- * (thresholds.c small_busy_util_pct): GW_CAUSE_GPU_PACED, no class. */
-static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, size_t min_samples, int gpu_paced) {
+ * (thresholds.c small_busy_util_pct): GW_CAUSE_GPU_PACED, no class.
+ * gpu_silent: no kernel was resident through the window (a whole idle
+ * stretch), so a launching thread's running there issued nothing: a thread
+ * launching kernels, however slowly, keeps one resident part of every tick
+ * (a launch-bound loop 13-25% of it, thresholds.c launch_min_util_pct). The
+ * thread samples' "running" there is host work of the loop's own, which
+ * they cannot name (other); the stack samples name it themselves. */
+/* A traced gap this long had no launch in it: a launching thread issues a
+ * kernel every few tens of microseconds, after a millisecond at most for
+ * Python's slowest ops (an indexing op with host checks). */
+#define SILENT_GAP_NS 10000000LL
+
+static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, size_t min_samples, int gpu_paced,
+                   int gpu_silent) {
   struct gw_idle_attribution *out = w->out;
   const struct gw_recording *rec = w->rec;
   double len_s = idle_s;
@@ -530,9 +544,22 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       double share_s = is_stall_cause(c) ? stall_each : each;
       if (gpu_paced && is_launch_cause(c))
         c = GW_CAUSE_GPU_PACED;
-      book(w, c, share_s, tt->t_ns, -1);
-      if (c == GW_PYACT_DATA_WAIT)
+      if (gpu_silent && c == GW_CAUSE_HOST_RUNNING)
+        c = GW_PYACT_OTHER;
+      /* a lock wait of its own while threads of its process fetch or
+       * compute: the batch from an in-process prefetcher (prefetch_at) */
+      double split[GW_WORKER_NSTATES] = {0};
+      int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, tt->tid, tt->t_ns, share_s, split) : 0;
+      if (feeders > 0) {
+        c = GW_PYACT_DATA_WAIT;
+        for (int ws = 0; ws < GW_WORKER_NSTATES; ws++)
+          out->rows[c].worker_s[ws] += split[ws];
+        if (feeders > w->max_feeders)
+          w->max_feeders = feeders;
+      } else if (c == GW_PYACT_DATA_WAIT) {
         workers_at(rec, tt->t_ns, w->period_ns, share_s, out->rows[c].worker_s);
+      }
+      book(w, c, share_s, tt->t_ns, -1);
     }
   }
 }
@@ -635,6 +662,7 @@ static void idle_window(const struct gw_gpu_series *g, size_t i, int64_t dt, int
 static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, int64_t t0, int64_t t1) {
   int64_t typical = gw_typical_dt_ns(g), start = -1, end = -1, gpm_ns = gpm_window_ns(g, typical);
   double stretch_s = 0;
+  int silent = 0; /* every tick of the stretch read no kernel resident (not only SMs near idle: a storm) */
   for (size_t i = 0; i < g->n; i++) {
     if (g->t_ns[i] < t0 || g->t_ns[i] >= t1)
       continue;
@@ -652,25 +680,27 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
     if (whole && start >= 0 && ws <= end) {
       end = end > we ? end : we; /* the stretch goes on */
       stretch_s += (double)dt / 1e9;
+      silent &= util_idle;
       continue;
     }
     if (start >= 0)
-      charge(w, start, end, stretch_s, 1, 0);
+      charge(w, start, end, stretch_s, 1, 0, silent);
     start = -1;
     if (whole) {
       start = ws;
       end = we;
       stretch_s = (double)dt / 1e9;
+      silent = util_idle;
       continue;
     }
     double idle = tick_idle_share(g, i);
     if (!(idle > 0))
       continue; /* busy, or unknown: unknown stays out of the idle time */
     /* GPU-Util (the share of the tick a kernel was resident) at least half */
-    charge(w, ws, we, idle * (double)dt / 1e9, 2, !isnan(u) && u >= gw_thr.small_busy_util_pct);
+    charge(w, ws, we, idle * (double)dt / 1e9, 2, !isnan(u) && u >= gw_thr.small_busy_util_pct, 0);
   }
   if (start >= 0)
-    charge(w, start, end, stretch_s, 1, 0);
+    charge(w, start, end, stretch_s, 1, 0, silent);
 }
 
 static int cmp_iv(const void *a, const void *b) {
@@ -724,7 +754,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   w.nstalls = gw_shape_stalls(rec, w.pid, &w.stalls);
   if (out->source == GW_ATTR_PY)
     gw_py_causes_init(&w.causes, rec, w.pid);
-  if (out->source == GW_ATTR_PY && rec->nthread_ticks > 0 && rec->thread_sampling_hz > 0) {
+  if (rec->nthread_ticks > 0 && rec->thread_sampling_hz > 0) {
     w.helpers = gw_xcalloc(rec->nthreads + 1, sizeof *w.helpers);
     for (size_t i = 0; i < rec->nthreads; i++)
       if (rec->threads[i].pid == w.pid && rec->threads[i].role == GW_TROLE_HELPER)
@@ -732,7 +762,8 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     qsort(w.helpers, w.nhelpers, sizeof *w.helpers, cmp_tid);
     w.near = gw_xcalloc(w.nhelpers + 1, sizeof *w.near);
     w.near_stamp = gw_xcalloc(w.nhelpers + 1, sizeof *w.near_stamp);
-    w.hook_sampler = 1;
+    /* the hook's sampling thread runs where it was asked to sample */
+    w.hook_sampler = out->source == GW_ATTR_PY || rec->py_sampling_hz > 0;
     /* the recorder samples helper threads every GW_THREAD_HELPER_EVERY-th
      * tick: each has one sample within half that span of any instant */
     w.thread_period_ns = (int64_t)(1e9 / rec->thread_sampling_hz);
@@ -753,13 +784,13 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     for (size_t k = 0; k < n && edge < t1; k++) {
       if (all[k].start_ns > edge) {
         int64_t ge = all[k].start_ns < t1 ? all[k].start_ns : t1;
-        charge(&w, edge, ge, (double)(ge - edge) / 1e9, 1, 0);
+        charge(&w, edge, ge, (double)(ge - edge) / 1e9, 1, 0, ge - edge >= SILENT_GAP_NS);
       }
       if (all[k].end_ns > edge)
         edge = all[k].end_ns;
     }
     if (edge < t1)
-      charge(&w, edge, t1, (double)(t1 - edge) / 1e9, 1, 0);
+      charge(&w, edge, t1, (double)(t1 - edge) / 1e9, 1, 0, t1 - edge >= SILENT_GAP_NS);
     free(all);
   } else {
     attribute_ticks(&w, g, t0, t1);

@@ -222,6 +222,14 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
           class_s[k] += dx->attr[i].rows[c].seconds;
   reconcile_input_waits(dx, class_s);
   class_s[LAUNCH_CLASS] *= launch_claim_factor(dx);
+  /* Thread samples alone read launching and any other work of the thread
+   * alike, as running (serializing a checkpoint, an evaluation's forward,
+   * making a batch): without the stack samples to name it, running counts
+   * for launching only beside the launch rule's own signature in the
+   * counters (a storm of tiny kernels, a busy launcher beside a GPU
+   * resident part of each tick). */
+  if (!has_stack_samples(dx) && !gw_finding_of_class(dx, "launch_overhead"))
+    class_s[LAUNCH_CLASS] = 0;
   int best = -1;
   for (int k = 0; k < NC; k++) {
     if (best < 0 || class_s[k] > class_s[best])
@@ -293,6 +301,24 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
     }
   }
   qsort(dx->findings, (size_t)dx->nfindings, sizeof dx->findings[0], gw_finding_cmp);
+  /* Thread samples alone read a thread at work as "running": launching, or
+   * serializing a checkpoint, running an evaluation, making a batch. They
+   * cannot tell which, so a counter rule's finding of another class that
+   * explains more of the loss than the samples' largest class leads (the
+   * stack samples name the work, and decide alone). */
+  if (best >= 0 && !has_stack_samples(dx) && dx->lost_ns > 0) {
+    double lead = class_s[best] * 1e9 / dx->lost_ns;
+    const struct gw_finding *own = gw_finding_of_class(dx, MEASURED_CLASSES[best]);
+    if (own && own->share_of_lost > lead)
+      lead = own->share_of_lost;
+    for (int k = 0; k < NC; k++) {
+      const struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[k]);
+      if (k != best && f && f->share_of_lost > lead) {
+        best = k;
+        lead = f->share_of_lost;
+      }
+    }
+  }
   /* The gate reads the share the report prints for that class: its
    * finding's, where the counters measured more of the same idle time than
    * the samples did (dips of a periodic stall), so that no report calls a

@@ -220,6 +220,26 @@ static const long file_calls[] = {
     SYS_openat, SYS_fsync, SYS_fdatasync, SYS_sync_file_range,
 };
 
+/* calls that put bytes or names on a file system: a thread held in them on
+ * the disk is saving something, not reading its input */
+static const long file_write_calls[] = {
+    SYS_write,     SYS_writev,          SYS_pwrite64, SYS_pwritev,  SYS_fsync,
+    SYS_fdatasync, SYS_sync_file_range, SYS_renameat, SYS_unlinkat, SYS_ftruncate,
+#ifdef SYS_rename
+    SYS_rename,
+#endif
+#ifdef SYS_renameat2
+    SYS_renameat2,
+#endif
+#ifdef SYS_unlink
+    SYS_unlink,
+#endif
+};
+
+int gw_syscall_writes_files(long nr) {
+  return nr >= 0 && NR_IN(nr, file_write_calls);
+}
+
 int gw_syscall_waits_on_fd(long nr) {
   return nr >= 0 && NR_IN(nr, fd_io_calls);
 }

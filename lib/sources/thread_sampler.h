@@ -81,6 +81,10 @@ int gw_parse_syscall_line(const char *text, long *nr, uint64_t *arg0);
 /* What an fd points at, from its /proc/PID/fd/N link text. */
 enum gw_fd_kind { GW_FD_UNKNOWN = 0, GW_FD_SOCKET, GW_FD_PIPE, GW_FD_FILE, GW_FD_NVIDIA, GW_FD_OTHER };
 enum gw_fd_kind gw_fd_kind_of_link(const char *link);
+/* 1 when system call nr writes to a file system (write, fsync, rename,
+ * unlink ...): a disk wait in it is a save, not a read. The numbers are the
+ * machine's, as the recorder stores them. */
+int gw_syscall_writes_files(long nr);
 /* 1 when the wait kind of system call nr depends on what its first argument's fd is. */
 int gw_syscall_waits_on_fd(long nr);
 /* The wait kind of a thread in state (the stat letter) inside system call nr

@@ -287,6 +287,31 @@ static void spread_alone_yields_to_samples(void **state) {
   }
 }
 
+/* Thread samples alone (no stack samples): the thread ran on the CPU for
+ * 3 of the 7 idle seconds, which could be launching or a checkpoint's
+ * serialization alike. Without the launch rule's own signature that running
+ * names no class, and the schedule rule's finding from the GPU's dips (half
+ * the loss) leads; beside the launch rule's finding the running counts for
+ * launching, and the larger share still leads. */
+static void thread_running_alone_names_no_class(void **state) {
+  (void)state;
+  for (int launch_rule = 0; launch_rule < 2; launch_rule++) {
+    double sampled[GW_IDLE_NCAUSES] = {0};
+    sampled[GW_CAUSE_HOST_RUNNING] = 3.0;
+    struct gw_diagnosis *dx = diagnosis(7.0, 0.0, sampled);
+    g_attr.source = GW_ATTR_THREADS;
+    rule_finding(dx, "schedule_shape", 0.35, 0.5);
+    if (launch_rule)
+      rule_finding(dx, "launch_overhead", 0.1, 0.1 * ACTIVE_S / 7.0);
+    gw_measured_verdict(dx);
+    assert_string_equal(dx->verdict, "schedule_shape");
+    if (launch_rule)
+      assert_true(finding(dx, "launch_overhead")->share_of_lost >= 3.0 / 7.0 - 1e-9);
+    else
+      assert_null(finding(dx, "launch_overhead"));
+  }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(verdict_cases),
     cmocka_unit_test(gate_reads_the_printed_share),
@@ -295,5 +320,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(spread_alone_yields_to_samples),
     cmocka_unit_test(launch_guess_yields_to_samples),
     cmocka_unit_test(launch_claim_held_to_what_launches_pace),
+    cmocka_unit_test(thread_running_alone_names_no_class),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
