@@ -20,8 +20,8 @@
  * 10 ms kernel per second over the whole GPU). */
 #define IDLE_SM_PCT 1.0
 
-static const char *const CAUSE_EXTRA[] = {"host_running", "disk_io",    "new_shape",
-                                          "gpu_paced",    "unresolved", "unsampled"};
+static const char *const CAUSE_EXTRA[] = {"host_running",   "disk_io",    "new_shape", "gpu_paced",
+                                          "host_no_kernel", "unresolved", "unsampled"};
 
 const char *gw_idle_cause_name(int cause) {
   if (cause >= 0 && cause < GW_PYACT_COUNT)
@@ -214,9 +214,10 @@ static int thread_cause(const struct gw_recording *rec, const struct gw_thread_t
     /* in a second whose main thread far outran the autograd thread that
      * launches the backward, its running is host work of its own, not
      * launches (gw_main_not_launching_at): with no loader workers, the
-     * batch made in the loop */
+     * batch made in the loop. Not in a distributed job, whose ranks spin a
+     * core on their peers. */
     size_t j = gw_host_index_at(&rec->host, tt->t_ns);
-    if (j != SIZE_MAX && gw_main_not_launching_at(&rec->host, j))
+    if (j != SIZE_MAX && rec->ngpus < 2 && rec->world_size <= 1 && gw_main_not_launching_at(&rec->host, j))
       return workers_at(rec, tt->t_ns, period_ns, 0, NULL) > 0 ? GW_PYACT_OTHER : GW_PYACT_DATA_INLINE;
     return GW_CAUSE_HOST_RUNNING;
   }
@@ -296,7 +297,7 @@ static double new_shape_excess_at(const struct attr_work *w, int64_t t) {
  * depend on the shape of the step's input. */
 static int is_step_host_work(int cause) {
   return cause == GW_PYACT_FORWARD_BACKWARD || cause == GW_PYACT_OPTIMIZER || cause == GW_PYACT_SYNC ||
-         cause == GW_PYACT_OTHER || cause == GW_CAUSE_HOST_RUNNING;
+         cause == GW_PYACT_OTHER || cause == GW_CAUSE_HOST_RUNNING || cause == GW_CAUSE_HOST_NO_KERNEL;
 }
 
 /* Charges one sample's seconds to its cause, with its user frame (-1 none):
@@ -334,8 +335,9 @@ static const struct gw_thread_tick *own_tick_at(const struct attr_work *w, int32
 /* A training thread that waits in its own code (the activity "idle": a
  * wait of the standard library, which a fetch through sockets ends in)
  * while its thread sample has it on the disk: the files it reads itself,
- * or, held in a write, fsync or rename, the state it saves (a checkpoint); on the network with no loader workers, its
- * batch fetched inline, as thread samples alone read such a wait (thread_cause). Else idle. */
+ * or, held in a write, fsync or rename, the state it saves (a checkpoint);
+ * on the network with no loader workers, its batch fetched inline, as
+ * thread samples alone read such a wait (thread_cause). Else idle. */
 static int own_read_at(const struct attr_work *w, const struct gw_py_tick *p) {
   const struct gw_thread_tick *own = own_tick_at(w, p->tid, p->t_ns);
   if (!own)
@@ -435,11 +437,13 @@ static int is_launch_cause(int cause) {
  * counter rule reads a GPU resident half the time or more
  * (thresholds.c small_busy_util_pct): GW_CAUSE_GPU_PACED, no class.
  * gpu_silent: no kernel was resident through the window (a whole idle
- * stretch), so a launching thread's running there issued nothing: a thread
- * launching kernels, however slowly, keeps one resident part of every tick
- * (a launch-bound loop 13-25% of it, thresholds.c launch_min_util_pct). The
- * thread samples' "running" there is host work of the loop's own, which
- * they cannot name (other); the stack samples name it themselves. */
+ * stretch), so a thread that ran there, in the model's forward, backward or
+ * optimizer or just running, launched nothing: a thread launching kernels,
+ * however slowly, keeps one resident part of every tick (a launch-bound
+ * loop 13-25% of it, thresholds.c launch_min_util_pct). That is host work
+ * (choosing and planning kernels for a new shape, CPU operators, the
+ * allocator), no class by itself: GW_CAUSE_HOST_NO_KERNEL. In a step that
+ * met a new shape its excess still goes to the new shape (book). */
 /* A traced gap this long had no launch in it: a launching thread issues a
  * kernel every few tens of microseconds, after a millisecond at most for
  * Python's slowest ops (an indexing op with host checks). */
@@ -519,6 +523,8 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       double share_s = is_stall_cause(c) ? stall_each : each;
       if (gpu_paced && is_launch_cause(c))
         c = GW_CAUSE_GPU_PACED;
+      if (gpu_silent && is_launch_cause(c) && c != GW_PYACT_SYNC)
+        c = GW_CAUSE_HOST_NO_KERNEL;
       double split[GW_WORKER_NSTATES] = {0};
       int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, share_s, split) : 0;
       if (c == GW_PYACT_IDLE && feeders == 0)
@@ -545,7 +551,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       if (gpu_paced && is_launch_cause(c))
         c = GW_CAUSE_GPU_PACED;
       if (gpu_silent && c == GW_CAUSE_HOST_RUNNING)
-        c = GW_PYACT_OTHER;
+        c = GW_CAUSE_HOST_NO_KERNEL;
       /* a lock wait of its own while threads of its process fetch or
        * compute: the batch from an in-process prefetcher (prefetch_at) */
       double split[GW_WORKER_NSTATES] = {0};
@@ -696,8 +702,11 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
     double idle = tick_idle_share(g, i);
     if (!(idle > 0))
       continue; /* busy, or unknown: unknown stays out of the idle time */
-    /* GPU-Util (the share of the tick a kernel was resident) at least half */
-    charge(w, ws, we, idle * (double)dt / 1e9, 2, !isnan(u) && u >= gw_thr.small_busy_util_pct, 0);
+    /* GPU-Util (the share of the tick a kernel was resident) at least half;
+     * under launch_min_util_pct, less than a thread launching through the
+     * tick keeps resident: it mostly did not launch */
+    charge(w, ws, we, idle * (double)dt / 1e9, 2, !isnan(u) && u >= gw_thr.small_busy_util_pct,
+           !isnan(u) && u < gw_thr.launch_min_util_pct);
   }
   if (start >= 0)
     charge(w, start, end, stretch_s, 1, 0, silent);

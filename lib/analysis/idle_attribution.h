@@ -15,10 +15,12 @@
 enum gw_idle_cause {
   GW_CAUSE_HOST_RUNNING = GW_PYACT_COUNT, /* thread samples: the launching thread ran (host work or launching) */
   GW_CAUSE_DISK_IO,                       /* thread samples: it waited on the disk */
-  GW_CAUSE_NEW_SHAPE,  /* host work of a step that met a new input shape, beyond the shape's steady step time */
-  GW_CAUSE_GPU_PACED,  /* launching while kernels were resident most of the tick: the GPU's own short gaps */
-  GW_CAUSE_UNRESOLVED, /* a stretch shorter than two periods of the sampler that classifies it */
-  GW_CAUSE_UNSAMPLED,  /* no sample of the thread fell inside the stretch */
+  GW_CAUSE_NEW_SHAPE,      /* host work of a step that met a new input shape, beyond the shape's steady step time */
+  GW_CAUSE_GPU_PACED,      /* launching while kernels were resident most of the tick: the GPU's own short gaps */
+  GW_CAUSE_HOST_NO_KERNEL, /* in the model's code (forward, backward, optimizer) or running, through a stretch
+                            * no kernel reached the GPU: host work, not launches (planning, CPU ops) */
+  GW_CAUSE_UNRESOLVED,     /* a stretch shorter than two periods of the sampler that classifies it */
+  GW_CAUSE_UNSAMPLED,      /* no sample of the thread fell inside the stretch */
   GW_IDLE_NCAUSES
 };
 /* What the loader workers were doing during a data wait. */
@@ -68,8 +70,8 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0_ns, in
                        struct gw_idle_attribution *out);
 /* The bottleneck class (analysis/rule_registry.h id, or "unexplained") a cause is charged to. */
 const char *gw_idle_cause_class(int cause);
-/* The cause's JSON name: a Python activity's name, "host_running", "disk_io", "new_shape", "unresolved",
- * "unsampled". */
+/* The cause's JSON name: a Python activity's name, "host_running", "disk_io", "new_shape", "gpu_paced",
+ * "host_no_kernel", "unresolved", "unsampled". */
 const char *gw_idle_cause_name(int cause);
 const char *gw_worker_state_name(int state);
 /* The cause as GW_PHRASE takes it: its name, a phrase id that

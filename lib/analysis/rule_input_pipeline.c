@@ -113,7 +113,8 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
       gw_evidence(f, "main_not_launching", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("ratio", GW_UNIT_RATIO, h->main_per_backward_cpu),
                   GW_NUM("max", GW_UNIT_RATIO, gw_thr.main_per_backward_max),
-                  GW_NUM("saturated_share", GW_UNIT_FRACTION, h->main_busy_frac));
+                  GW_NUM("saturated_share", GW_UNIT_FRACTION,
+                         isnan(h->main_thread_busy_frac) ? h->main_busy_frac : h->main_thread_busy_frac));
     else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
       gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
                   GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));
@@ -201,7 +202,12 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                 GW_NUM(room ? "suggested_workers" : "half_cores", GW_UNIT_COUNT, cores / 2));
   if (room || cores < 2)
     gw_finding_fix(f, "input_pipeline.more_workers");
-  gw_fixes(f, "input_pipeline.pin_memory", "input_pipeline.transforms_on_gpu", "input_pipeline.local_shards");
+  gw_fixes(f, "input_pipeline.pin_memory", "input_pipeline.transforms_on_gpu");
+  /* a batch the loop makes on its own core, with the disk not busy, waits on
+   * no storage: shards on a local disk are no fix for it */
+  int made_in_loop = host_is_input && (prepares || not_launching) && !(h->has_disk && h->disk_busy_frac >= 0.3);
+  if (!made_in_loop)
+    gw_finding_fix(f, "input_pipeline.local_shards");
   return 1;
 }
 

@@ -115,6 +115,7 @@ static const char *const IDLE_CAUSES[GW_IDLE_NCAUSES] = {
     [GW_CAUSE_DISK_IO] = N_("waiting on the disk"),
     [GW_CAUSE_NEW_SHAPE] = N_("running steps of input shapes not seen before"),
     [GW_CAUSE_GPU_PACED] = N_("launching, in short gaps of a GPU busy most of the time"),
+    [GW_CAUSE_HOST_NO_KERNEL] = N_("in the model's code on the host, with no kernel reaching the GPU"),
     [GW_CAUSE_UNRESOLVED] = N_("in stretches shorter than two samples (unresolved)"),
     [GW_CAUSE_UNSAMPLED] = N_("not sampled"),
 };

@@ -195,7 +195,13 @@ struct verdict_case {
   double min_share;
   int row_without_time;
   const char *frame, *text, *evidence;
+  double stall_util; /* g_stall_util through the case: 0, wholly idle ticks */
 };
+
+/* GPU-Util of the idle ticks of a loop whose thread launches through them:
+ * each launch keeps a kernel resident a moment, a launch-bound loop 13-25%
+ * of every tick (thresholds.c launch_min_util_pct), never none at all. */
+#define LAUNCHING_UTIL 15.0
 
 static const struct verdict_case verdict_cases[] = {
     {"eval every 2 s",
@@ -224,7 +230,8 @@ static const struct verdict_case verdict_cases[] = {
      -1,
      NULL,
      NULL,
-     NULL},
+     NULL,
+     LAUNCHING_UTIL},
     {"nothing measured",
      {idle_half, GW_PYACT_IDLE, GW_PYACT_FORWARD_BACKWARD, 20, -1},
      "unexplained",
@@ -251,6 +258,7 @@ static void test_verdicts_by_scenario(void **state) {
   for (size_t i = 0; i < sizeof verdict_cases / sizeof verdict_cases[0]; i++) {
     const struct verdict_case *c = &verdict_cases[i];
     print_message("%s\n", c->name);
+    g_stall_util = c->stall_util;
     struct gw_recording *rec = load_with(&c->sc);
     struct gw_diagnosis *dx = diagnose(rec);
     const struct gw_idle_attribution *a = &dx->attr[0];
@@ -273,6 +281,7 @@ static void test_verdicts_by_scenario(void **state) {
     gw_diagnosis_free(dx);
     free_rec(rec);
   }
+  g_stall_util = 0;
 }
 
 /* A 0.3 s stall every 1.5 s in which the GPU still ran the odd kernel
@@ -547,6 +556,22 @@ static void test_own_network_wait_is_the_batch(void **state) {
   }
 }
 
+/* The stack samples put the thread in the model's forward through the idle
+ * half of each second, in which no kernel was resident at all: a thread
+ * launching kernels keeps one resident part of every tick, so that is host
+ * work in the model's code (planning, CPU operators), not launch overhead. */
+static void test_model_code_with_no_kernel_is_not_launching(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, GW_PYACT_FORWARD_BACKWARD, GW_PYACT_FORWARD_BACKWARD, 20, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_true(dx->attr[0].rows[GW_CAUSE_HOST_NO_KERNEL].share_of_idle > STRETCH_CAUSE_MIN_SHARE);
+  assert_string_equal(gw_idle_cause_class(GW_CAUSE_HOST_NO_KERNEL), "unexplained");
+  assert_string_not_equal(dx->verdict, "launch_overhead");
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 /* Thread samples alone (no stack samples, the hook asked to sample none
  * but its thread's nanosleep kept as in a recording whose stack rows went):
  * the training thread's lock waits while its prefetch threads read the
@@ -598,12 +623,12 @@ static void test_disk_write_is_a_save(void **state) {
  * the backward at 5%, the running is the loop's own host work, with no loader
  * workers the batch made in the loop (thresholds.c main_per_backward_max).
  * At 40% it could be launching, but through the idle half no kernel was
- * resident at all, which a launching thread never leaves: host work the
- * thread samples cannot name (other), and no class. */
+ * resident at all, which a launching thread never leaves: host work with
+ * no kernel reaching the GPU, and no class. */
 static void test_running_beyond_the_backward_is_the_batch(void **state) {
   (void)state;
   static const double AUTOGRAD_PCT[] = {5, 40};
-  static const int CAUSES[] = {GW_PYACT_DATA_INLINE, GW_PYACT_OTHER};
+  static const int CAUSES[] = {GW_PYACT_DATA_INLINE, GW_CAUSE_HOST_NO_KERNEL};
   /* at 40% the verdict is the counter rules' (the idle half of each second reads as a period) */
   static const char *const VERDICTS[] = {"input_pipeline", NULL};
   for (int v = 0; v < 2; v++) {
@@ -663,12 +688,15 @@ static void test_new_shapes(void **state) {
   const struct gw_idle_attribution *a = &dx->attr[0];
   /* 0.4 s of each 0.5 s first visit beyond the steady 0.1 s: 80% of the stretch */
   assert_true(a->rows[GW_CAUSE_NEW_SHAPE].share_of_idle > 0.6);
-  assert_true(a->rows[GW_PYACT_FORWARD_BACKWARD].seconds > 0);
+  /* the first visits' steady part: host work with no kernel reaching the GPU */
+  assert_true(a->rows[GW_CAUSE_HOST_NO_KERNEL].seconds > 0);
   assert_string_equal(a->rows[GW_CAUSE_NEW_SHAPE].frame_text[0], "train.py:41 in train_epoch");
   assert_non_null(strstr(render_text(dx), "running steps of input shapes not seen before"));
   gw_diagnosis_free(dx);
   free_rec(rec);
-  /* the same slow steps with shapes seen before: the launching thread's, not the shapes' */
+  /* the same slow steps with shapes seen before, launching through them:
+   * the launching thread's, not the shapes' */
+  g_stall_util = LAUNCHING_UTIL;
   rec = load_with(&sc);
   add_steps(rec, 0);
   dx = diagnose(rec);
@@ -676,6 +704,7 @@ static void test_new_shapes(void **state) {
   assert_true(dx->attr[0].rows[GW_CAUSE_NEW_SHAPE].seconds == 0);
   gw_diagnosis_free(dx);
   free_rec(rec);
+  g_stall_util = 0;
 }
 
 /* The same layout with nearly every step on a shape never seen before
@@ -713,6 +742,7 @@ static void test_shapes_new_every_step(void **state) {
   assert_true(dx->attr[0].rows[GW_CAUSE_NEW_SHAPE].share_of_idle > 0.9);
   gw_diagnosis_free(dx);
   free_rec(rec);
+  g_stall_util = LAUNCHING_UTIL; /* the thread launches through the slow steps */
   rec = load_with(&sc);
   add_mostly_new_steps(rec, 4, 1);
   dx = diagnose(rec);
@@ -720,6 +750,7 @@ static void test_shapes_new_every_step(void **state) {
   assert_true(dx->attr[0].rows[GW_CAUSE_NEW_SHAPE].seconds == 0);
   gw_diagnosis_free(dx);
   free_rec(rec);
+  g_stall_util = 0;
 }
 
 /* A tick in which kernels were resident half the time or more was paced by
@@ -783,6 +814,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_own_sleep_not_prefetch),
     cmocka_unit_test(test_own_network_wait_is_the_batch),
     cmocka_unit_test(test_running_beyond_the_backward_is_the_batch),
+    cmocka_unit_test(test_model_code_with_no_kernel_is_not_launching),
     cmocka_unit_test(test_prefetch_threads_without_stacks),
     cmocka_unit_test(test_disk_write_is_a_save),
     cmocka_unit_test(test_new_shapes),
