@@ -444,6 +444,36 @@ static int is_launch_cause(int cause) {
  * (choosing and planning kernels for a new shape, CPU operators, the
  * allocator), no class by itself: GW_CAUSE_HOST_NO_KERNEL. In a step that
  * met a new shape its excess still goes to the new shape (book). */
+/* A sample's cause as the window it lies in reads it (charge): launching
+ * where kernels were resident most of the window is the GPU's own short
+ * gaps; in the model's code or running where none reached the GPU, host
+ * work. A synchronizing call stays what it is. */
+static int paced_cause(int c, int gpu_paced, int gpu_silent) {
+  if (gpu_paced && is_launch_cause(c))
+    return GW_CAUSE_GPU_PACED;
+  if (gpu_silent && is_launch_cause(c) && c != GW_PYACT_SYNC)
+    return GW_CAUSE_HOST_NO_KERNEL;
+  return c;
+}
+
+/* A lock wait of the training thread's own (cause idle) while threads of its
+ * process fetch or compute is the batch from an in-process prefetcher
+ * (prefetch_at): returns the data wait, with what those threads did added to
+ * its row; else c. */
+static int prefetch_cause(struct attr_work *w, int c, int32_t tid, int64_t t, double share_s) {
+  if (c != GW_PYACT_IDLE || !w->nhelpers)
+    return c;
+  double split[GW_WORKER_NSTATES] = {0};
+  int feeders = prefetch_at(w, tid, t, share_s, split);
+  if (feeders <= 0)
+    return c;
+  for (int ws = 0; ws < GW_WORKER_NSTATES; ws++)
+    w->out->rows[GW_PYACT_DATA_WAIT].worker_s[ws] += split[ws];
+  if (feeders > w->max_feeders)
+    w->max_feeders = feeders;
+  return GW_PYACT_DATA_WAIT;
+}
+
 /* A traced gap this long had no launch in it: a launching thread issues a
  * kernel every few tens of microseconds, after a millisecond at most for
  * Python's slowest ops (an indexing op with host checks). */
@@ -521,24 +551,14 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
         continue;
       int c = gw_py_sample_cause(&w->causes, p);
       double share_s = is_stall_cause(c) ? stall_each : each;
-      if (gpu_paced && is_launch_cause(c))
-        c = GW_CAUSE_GPU_PACED;
-      if (gpu_silent && is_launch_cause(c) && c != GW_PYACT_SYNC)
-        c = GW_CAUSE_HOST_NO_KERNEL;
-      double split[GW_WORKER_NSTATES] = {0};
-      int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, p->tid, p->t_ns, share_s, split) : 0;
-      if (c == GW_PYACT_IDLE && feeders == 0)
+      c = paced_cause(c, gpu_paced, gpu_silent);
+      int was = c;
+      c = prefetch_cause(w, c, p->tid, p->t_ns, share_s);
+      if (c == GW_PYACT_IDLE)
         c = own_read_at(w, p);
-      if (feeders > 0) {
-        c = GW_PYACT_DATA_WAIT;
-        for (int ws = 0; ws < GW_WORKER_NSTATES; ws++)
-          out->rows[c].worker_s[ws] += split[ws];
-        if (feeders > w->max_feeders)
-          w->max_feeders = feeders;
-      } else if (c == GW_PYACT_DATA_WAIT && rec->nthread_ticks) {
+      else if (was == GW_PYACT_DATA_WAIT && rec->nthread_ticks)
         workers_at(rec, p->t_ns, (int64_t)(1e9 / (rec->thread_sampling_hz > 0 ? rec->thread_sampling_hz : 20)), share_s,
                    out->rows[c].worker_s);
-      }
       book(w, c, share_s, p->t_ns, p->frame);
     }
   } else {
@@ -548,23 +568,11 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
         continue;
       int c = thread_cause(rec, tt, w->period_ns);
       double share_s = is_stall_cause(c) ? stall_each : each;
-      if (gpu_paced && is_launch_cause(c))
-        c = GW_CAUSE_GPU_PACED;
-      if (gpu_silent && c == GW_CAUSE_HOST_RUNNING)
-        c = GW_CAUSE_HOST_NO_KERNEL;
-      /* a lock wait of its own while threads of its process fetch or
-       * compute: the batch from an in-process prefetcher (prefetch_at) */
-      double split[GW_WORKER_NSTATES] = {0};
-      int feeders = c == GW_PYACT_IDLE && w->nhelpers ? prefetch_at(w, tt->tid, tt->t_ns, share_s, split) : 0;
-      if (feeders > 0) {
-        c = GW_PYACT_DATA_WAIT;
-        for (int ws = 0; ws < GW_WORKER_NSTATES; ws++)
-          out->rows[c].worker_s[ws] += split[ws];
-        if (feeders > w->max_feeders)
-          w->max_feeders = feeders;
-      } else if (c == GW_PYACT_DATA_WAIT) {
+      c = paced_cause(c, gpu_paced, gpu_silent);
+      int was = c;
+      c = prefetch_cause(w, c, tt->tid, tt->t_ns, share_s);
+      if (was == GW_PYACT_DATA_WAIT)
         workers_at(rec, tt->t_ns, w->period_ns, share_s, out->rows[c].worker_s);
-      }
       book(w, c, share_s, tt->t_ns, -1);
     }
   }
