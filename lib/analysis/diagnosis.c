@@ -413,9 +413,8 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
     hp->main_busy_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_saturated_cpu_pct);
     hp->main_multicore_frac = gw_stats_frac_at_least(h->main_cpu_pct + a, n, gw_thr.main_multicore_cpu_pct);
     hp->main_running_med = gw_stats_median(h->main_threads_running + a, n);
-    size_t known = 0, busy = 0, nother = 0, nsplit = 0, thread_known = 0, thread_busy = 0;
+    size_t known = 0, busy = 0, nother = 0, thread_known = 0, thread_busy = 0;
     double *other = h->launch_cpu_pct ? gw_xcalloc(n, sizeof *other) : NULL; /* the process less its launchers */
-    double main_thread_sum = 0, backward_sum = 0;
     for (size_t i = a; i < b; i++)
       if (!isnan(h->main_cpu_pct[i])) {
         known++;
@@ -427,19 +426,11 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
           thread_known++;
           thread_busy += main_thread >= gw_thr.main_saturated_cpu_pct;
         }
-        if (other && !isnan(h->launch_cpu_pct[i]) && !isnan(main_thread)) {
-          main_thread_sum += main_thread;
-          backward_sum += fmax(0, h->launch_cpu_pct[i] - main_thread);
-          nsplit++;
-        }
       }
     hp->launch_busy_frac = known ? (double)busy / (double)known : nanv;
     if (thread_known)
       hp->main_thread_busy_frac = (double)thread_busy / (double)thread_known;
-    if (nsplit)
-      hp->main_per_backward_cpu = backward_sum > 0      ? main_thread_sum / backward_sum
-                                  : main_thread_sum > 0 ? INFINITY
-                                                        : nanv;
+    hp->main_per_backward_cpu = gw_main_per_backward_cpu(h, a, b);
     hp->other_threads_med_pct = nother ? gw_stats_median(other, nother) : nanv;
     free(other);
   }

@@ -209,16 +209,21 @@ static int workers_at(const struct gw_recording *rec, int64_t t, int64_t period_
  * a sleep on a lock, poll or pipe while loader workers exist is the wait for
  * the next batch (the loader's queue); in an ioctl on the GPU a sync;
  * running is host work or launching; on the disk, I/O. */
-static int thread_cause(const struct gw_recording *rec, const struct gw_thread_tick *tt, int64_t period_ns) {
+static int thread_cause(const struct gw_recording *rec, const struct gw_thread_tick *tt, int64_t period_ns,
+                        int loop_not_launching) {
   if (tt->state == GW_TSTATE_RUNNING) {
     /* in a second whose main thread far outran the autograd thread that
      * launches the backward, its running is host work of its own, not
-     * launches (gw_main_not_launching_at): with no loader workers, the
-     * batch made in the loop. Not in a distributed job, whose ranks spin a
-     * core on their peers. */
+     * launches (gw_main_not_launching_at). A batch is made every step: with
+     * the whole loop so (loop_not_launching) and no loader workers, that
+     * work is the batch made in the loop; in a loop that otherwise launches,
+     * occasional work (an evaluation's forward, a checkpoint's
+     * serialization) the thread samples cannot name. Not in a distributed
+     * job, whose ranks spin a core on their peers. */
     size_t j = gw_host_index_at(&rec->host, tt->t_ns);
     if (j != SIZE_MAX && rec->ngpus < 2 && rec->world_size <= 1 && gw_main_not_launching_at(&rec->host, j))
-      return workers_at(rec, tt->t_ns, period_ns, 0, NULL) > 0 ? GW_PYACT_OTHER : GW_PYACT_DATA_INLINE;
+      return loop_not_launching && workers_at(rec, tt->t_ns, period_ns, 0, NULL) == 0 ? GW_PYACT_DATA_INLINE
+                                                                                      : GW_PYACT_OTHER;
     return GW_CAUSE_HOST_RUNNING;
   }
   if (tt->state == GW_TSTATE_DISK || tt->wait == GW_WAIT_DISK)
@@ -260,6 +265,7 @@ struct attr_work {
   int32_t *helpers; /* tids of the other threads of the rank's process (role helper), sorted */
   size_t nhelpers;
   int64_t thread_period_ns;           /* of the thread sampler */
+  int loop_not_launching;             /* over the span the main thread outran the backward's launcher (thread_cause) */
   int64_t helper_window_ns;           /* half the span between two samples of a helper thread, and a period */
   int hook_sampler;                   /* the hook's sampling thread lives in the process (Python samples) */
   int max_feeders;                    /* the most helper threads seen feeding one wait */
@@ -526,7 +532,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
     } else {
       for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++)
         if (rec->thread_ticks[k].tid == w->tid)
-          nstall += is_stall_cause(thread_cause(rec, &rec->thread_ticks[k], w->period_ns));
+          nstall += is_stall_cause(thread_cause(rec, &rec->thread_ticks[k], w->period_ns, w->loop_not_launching));
     }
   }
   /* Nor is a sampled tick's idle time spread evenly where the thread both
@@ -566,7 +572,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       const struct gw_thread_tick *tt = &rec->thread_ticks[k];
       if (tt->tid != w->tid)
         continue;
-      int c = thread_cause(rec, tt, w->period_ns);
+      int c = thread_cause(rec, tt, w->period_ns, w->loop_not_launching);
       double share_s = is_stall_cause(c) ? stall_each : each;
       c = paced_cause(c, gpu_paced, gpu_silent);
       int was = c;
@@ -769,6 +775,9 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   }
   out->taken_hz = out->wall_s > 0 ? (double)ntaken / out->wall_s : 0;
   w.nstalls = gw_shape_stalls(rec, w.pid, &w.stalls);
+  size_t host_a = gw_host_index_at(&rec->host, t0), host_b = gw_host_index_at(&rec->host, t1);
+  w.loop_not_launching =
+      host_a != SIZE_MAX && gw_main_per_backward_cpu(&rec->host, host_a, host_b + 1) > gw_thr.main_per_backward_max;
   if (out->source == GW_ATTR_PY)
     gw_py_causes_init(&w.causes, rec, w.pid);
   if (rec->nthread_ticks > 0 && rec->thread_sampling_hz > 0) {

@@ -326,6 +326,22 @@ int gw_main_not_launching_at(const struct gw_host_series *h, size_t j) {
   return main_thread > gw_thr.main_per_backward_max * fmax(0, launch - main_thread);
 }
 
+double gw_main_per_backward_cpu(const struct gw_host_series *h, size_t a, size_t b) {
+  double main_sum = 0, backward_sum = 0;
+  size_t n = 0;
+  for (size_t i = a; i < b && i < h->n && h->launch_cpu_pct && h->main_thread_cpu_pct; i++) {
+    double launch = h->launch_cpu_pct[i], main_thread = h->main_thread_cpu_pct[i];
+    if (isnan(launch) || isnan(main_thread))
+      continue;
+    main_sum += main_thread;
+    backward_sum += fmax(0, launch - main_thread);
+    n++;
+  }
+  if (!n)
+    return NAN;
+  return backward_sum > 0 ? main_sum / backward_sum : main_sum > 0 ? INFINITY : NAN;
+}
+
 size_t gw_metric_count(const struct gw_gpu_series *g, enum gw_gpu_metric m, size_t from, size_t n) {
   size_t k = 0;
   for (size_t i = from; g->m[m] && i < from + n; i++)

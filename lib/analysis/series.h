@@ -32,6 +32,10 @@ int gw_launching_saturated_at(const struct gw_host_series *h, size_t j);
  * launch the backward (thresholds.c says why that is not launching); 0 where
  * either is unknown (no autograd thread seen). */
 int gw_main_not_launching_at(const struct gw_host_series *h, size_t j);
+/* The main thread's CPU over that of the autograd threads that launch the
+ * backward, summed over host ticks [a, b): NAN where no tick measured both,
+ * INFINITY where the autograd threads never ran and the main thread did. */
+double gw_main_per_backward_cpu(const struct gw_host_series *h, size_t a, size_t b);
 
 /* Load a recording file (opened read-only, once): the store's model, sparse
  * metrics filled between their reads, then the derived parts above. Free

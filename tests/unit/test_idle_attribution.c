@@ -556,6 +556,31 @@ static void test_own_network_wait_is_the_batch(void **state) {
   }
 }
 
+/* The same running thread where only every other second's main thread
+ * outran the backward's launcher (5% of a core against 40% in the others):
+ * over the run it launches (97 x 2 / 45 = 4.3, under 8), so those seconds
+ * hold occasional work of its own (an evaluation's forward, a checkpoint's
+ * serialization), not a batch made every step: no class. */
+static void test_occasional_host_work_is_not_the_batch(void **state) {
+  (void)state;
+  struct scenario sc = {idle_half, -1, -1, 0, -1};
+  struct gw_recording *rec = load_with(&sc);
+  struct gw_thread_meta threads[2] = {{1000, 1000, GW_TROLE_MAIN, "python3"},
+                                      {1001, 1000, GW_TROLE_AUTOGRAD, "pt_autograd_0"}};
+  int waits[2] = {GW_WAIT_NONE, GW_WAIT_FUTEX};
+  sample_threads(rec, threads, waits, 2, 1);
+  for (size_t j = 0; j < rec->host.n; j++) {
+    double autograd = j % 2 ? 40 : 5;
+    rec->host.main_thread_cpu_pct[j] = 97;
+    rec->host.launch_cpu_pct[j] = rec->host.main_cpu_pct[j] = 97 + autograd;
+  }
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_true(dx->attr[0].rows[GW_PYACT_DATA_INLINE].seconds == 0);
+  assert_true(dx->attr[0].rows[GW_PYACT_OTHER].seconds > 0);
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 /* The stack samples put the thread in the model's forward through the idle
  * half of each second, in which no kernel was resident at all: a thread
  * launching kernels keeps one resident part of every tick, so that is host
@@ -815,6 +840,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_own_network_wait_is_the_batch),
     cmocka_unit_test(test_running_beyond_the_backward_is_the_batch),
     cmocka_unit_test(test_model_code_with_no_kernel_is_not_launching),
+    cmocka_unit_test(test_occasional_host_work_is_not_the_batch),
     cmocka_unit_test(test_prefetch_threads_without_stacks),
     cmocka_unit_test(test_disk_write_is_a_save),
     cmocka_unit_test(test_new_shapes),
