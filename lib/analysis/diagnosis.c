@@ -561,6 +561,7 @@ static void add_ledger(struct gw_ledger *sum, const struct gw_ledger *l) {
   sum->throttled_power_cap_ns += l->throttled_power_cap_ns;
   sum->tiny_kernel_ns += l->tiny_kernel_ns;
   sum->host_busy_ns += l->host_busy_ns;
+  sum->host_busy_lead_ns += l->host_busy_lead_ns;
   sum->data_wait_input_ns += l->data_wait_input_ns;
   sum->launch_gap_ns += l->launch_gap_ns;
   sum->host_issue_ns += l->host_issue_ns;

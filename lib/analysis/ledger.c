@@ -311,6 +311,7 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
   if (!gw_steady_span(rec, (int)(g - rec->gpus), &first, &last)) /* as the diagnosis's span */
     first = SIZE_MAX;
   size_t util_ticks = 0; /* active ticks where GPU-Util stood in for SM activity */
+  int ran_busy = 0;      /* a tick of the span so far had kernels resident half its time */
   struct gw_data_waits waits;
   gw_data_waits_for_gpu(rec, (int)(g - rec->gpus), &waits);
   for (size_t i = 0; i < g->n; i++) {
@@ -332,6 +333,7 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     double a = clamp01(act / 100), b = isnan(u) ? a : clamp01(u / 100);
     if (b < a)
       b = a; /* SM activity cannot exceed the time a kernel was resident */
+    ran_busy |= b * 100 >= gw_thr.small_busy_util_pct;
     int cap_only;
     double c = clock_ratio(g, i, b, &cap_only);
     double productive = a * c, throttled = a * (1 - c), under = b - a, idle = 1 - b;
@@ -396,11 +398,16 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
         out->tiny_kernel_ns += (under + idle) * dt;
       if (cause == IDLE_LAUNCH)
         out->launch_gap_ns += idle * dt;
-      if (cause == IDLE_HOST)
+      if (cause == IDLE_HOST) {
         out->host_busy_ns += idle * dt;
+        if (!ran_busy)
+          out->host_busy_lead_ns += idle * dt;
+      }
     }
   }
   gw_data_waits_free(&waits);
+  if (!ran_busy)
+    out->host_busy_lead_ns = 0; /* never busy: no set-up before a steady run, all of it the run's */
   /* a few edge ticks outside any GPM window do not make the run SM-blind */
   out->sm_from_util = out->ticks_active > 0 && 2 * (double)util_ticks > out->ticks_active;
   if (first != SIZE_MAX) {
@@ -496,6 +503,7 @@ static void ledger_from_timeline(const struct gw_recording *rec, const struct gw
   out->ticks_active = counters.ticks_active;
   out->tiny_kernel_ns = counters.tiny_kernel_ns;
   out->host_busy_ns = counters.host_busy_ns;
+  out->host_busy_lead_ns = counters.host_busy_lead_ns;
   out->launch_gap_ns = counters.launch_gap_ns;
   out->host_issue_ns = (double)sp.host_issue_ns;
   out->launch_calls_missing = g->nlaunch_calls == 0;

@@ -37,8 +37,11 @@ struct gw_ledger {
   int launch_calls_missing;      /* timeline without launch calls: host_issue_ns may be short */
   int64_t sync_gaps;             /* timeline: gaps counted as idle: sync */
   double host_busy_ns;           /* idle: other time while the target process kept one core busy without launching */
-  double data_wait_input_ns;     /* idle: input time during which the loop waited in the DataLoader (Python hook) */
-  double ticks_active;           /* ticks in the working span */
+  /* the part of host_busy_ns before the GPU first had kernels resident half a tick: set-up (the model built, the
+   * first batch made, kernels compiled); 0 when the GPU never did */
+  double host_busy_lead_ns;
+  double data_wait_input_ns; /* idle: input time during which the loop waited in the DataLoader (Python hook) */
+  double ticks_active;       /* ticks in the working span */
 };
 
 /* The row's stable id ("idle_input"); render/label_text.c words it. */

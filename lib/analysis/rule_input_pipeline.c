@@ -77,8 +77,13 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
   int not_launching = !churn && !distributed && gw_rule_main_not_launching(dx);
   int host_is_input = !workers && !gw_rule_host_offload(dx) && !waits_measured && !h->dip_writes_checkpoint &&
                       (prepares || not_launching || (!churn && !hook_no_wait && !distributed));
+  /* The host's work before the GPU first ran busy is set-up (the model
+   * built, the first batch made, kernels compiled), done once: a loop starved
+   * by its input keeps the GPU from ever running busy, or starves it again
+   * after, which the rest of the span holds. */
+  double host_input_ns = dx->total.host_busy_ns - dx->total.host_busy_lead_ns;
   if (host_is_input)
-    input_ns += dx->total.host_busy_ns;
+    input_ns += host_input_ns;
   double share = gw_rule_share(dx, input_ns);
   /* the recurring slow steps of a parallel loader's rounds, and their time
    * that the ledger left unclaimed */
@@ -115,9 +120,9 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                   GW_NUM("max", GW_UNIT_RATIO, gw_thr.main_per_backward_max),
                   GW_NUM("saturated_share", GW_UNIT_FRACTION,
                          isnan(h->main_thread_busy_frac) ? h->main_busy_frac : h->main_thread_busy_frac));
-    else if (host_is_input && gw_rule_share(dx, dx->total.host_busy_ns) >= gw_thr.finding_min_share)
+    else if (host_is_input && gw_rule_share(dx, host_input_ns) >= gw_thr.finding_min_share)
       gw_evidence(f, "host_busy_share", -1, p->active_start_ns, p->active_end_ns,
-                  GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, dx->total.host_busy_ns)));
+                  GW_NUM("share", GW_UNIT_FRACTION, gw_rule_share(dx, host_input_ns)));
   } else if (b->fetch_rhythm && !distributed && !waits_measured && !dx->measured &&
              gw_rule_share(dx, rhythm_ns) >= gw_thr.finding_min_share) {
     /* The loop waits once per round of batches fetched in parallel

@@ -82,6 +82,39 @@ static void starved_is_input_pipeline(void **state) {
   gw_diagnosis_free(dx);
 }
 
+/* A GPU-bound run whose first 2.5 s after start-up have a kernel resident
+ * a moment (the weights uploaded, 4%) while the training process keeps a core
+ * busy building the first batch and compiling, then runs at 95% to the end:
+ * that stretch is set-up, done once, not an input pipeline that starves the
+ * GPU (H100 logging_helper_0 without the hook: 0.8 s of it read as
+ * input_pipeline 0.83). */
+static void gpu_setup_then_busy(int gpu, double t, struct synth_gpu *o) {
+  (void)gpu;
+  if (!synth_started(t, o))
+    return;
+  if (t < SYNTH_STARTUP_S + 2.5)
+    synth_gpu_tick(o, 4, 3, 120, 1980, 0, 0, 2e6, 0.05);
+  else
+    synth_gpu_tick(o, 95, 85 + (synth_tick(t) % 3), 640, 1980, 0, 0, 2e7, 0.4);
+}
+static void host_one_core(double t, struct synth_host *o) {
+  (void)t;
+  synth_host_tick(o, 99, 1, 0, NAN);
+}
+static void setup_before_busy_gpu_is_not_input(void **state) {
+  (void)state;
+  struct gw_diagnosis *dx = run(1, 20, 0, gpu_setup_then_busy, host_one_core);
+  assert_true(dx->total.host_busy_lead_ns > 0);
+  assert_float_equal(dx->total.host_busy_lead_ns, dx->total.host_busy_ns, 1e-6);
+  assert_null(support_finding(dx, "input_pipeline"));
+  gw_diagnosis_free(dx);
+  /* a GPU that never runs busy: no set-up to set apart, the starved run stays input */
+  dx = run(1, 40, 0, gpu_starved, host_starved);
+  assert_float_equal(dx->total.host_busy_lead_ns, 0, 1e-9);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  gw_diagnosis_free(dx);
+}
+
 /* One more thread busy in the process (a logger, the pin-memory thread):
  * the process reads above a core all the time. Where the launching threads
  * (main + autograd) were measured, they decide: saturated, the storm is
@@ -377,6 +410,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(rule_table_has_six_fixed_ids),
     cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
     cmocka_unit_test(main_thread_beyond_the_backward_is_not_launching),
+    cmocka_unit_test(setup_before_busy_gpu_is_not_input),
     cmocka_unit_test(busy_helper_thread_stalls_the_loop),
     cmocka_unit_test(uneven_busy_steps_are_not_lost),
 };
