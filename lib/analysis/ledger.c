@@ -310,8 +310,9 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
   size_t first = SIZE_MAX, last = 0;
   if (!gw_steady_span(rec, (int)(g - rec->gpus), &first, &last)) /* as the diagnosis's span */
     first = SIZE_MAX;
-  size_t util_ticks = 0; /* active ticks where GPU-Util stood in for SM activity */
-  int ran_busy = 0;      /* a tick of the span so far had kernels resident half its time */
+  size_t util_ticks = 0;                  /* active ticks where GPU-Util stood in for SM activity */
+  int ran_busy = 0;                       /* a tick of the span so far had kernels resident half its time */
+  size_t ticks_after = 0, busy_after = 0; /* active ticks from the first such tick on, and those busy */
   struct gw_data_waits waits;
   gw_data_waits_for_gpu(rec, (int)(g - rec->gpus), &waits);
   for (size_t i = 0; i < g->n; i++) {
@@ -334,6 +335,8 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     if (b < a)
       b = a; /* SM activity cannot exceed the time a kernel was resident */
     ran_busy |= b * 100 >= gw_thr.small_busy_util_pct;
+    ticks_after += ran_busy;
+    busy_after += ran_busy && b * 100 >= gw_thr.small_busy_util_pct;
     int cap_only;
     double c = clock_ratio(g, i, b, &cap_only);
     double productive = a * c, throttled = a * (1 - c), under = b - a, idle = 1 - b;
@@ -406,8 +409,11 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     }
   }
   gw_data_waits_free(&waits);
-  if (!ran_busy)
-    out->host_busy_lead_ns = 0; /* never busy: no set-up before a steady run, all of it the run's */
+  /* set-up precedes a run the GPU keeps busy: where it never ran busy, or
+   * idled most of the time after its first busy tick (a loop starved but for
+   * bursts), the host time before that tick is the run's like the rest */
+  if (!ran_busy || 2 * busy_after < ticks_after)
+    out->host_busy_lead_ns = 0;
   /* a few edge ticks outside any GPM window do not make the run SM-blind */
   out->sm_from_util = out->ticks_active > 0 && 2 * (double)util_ticks > out->ticks_active;
   if (first != SIZE_MAX) {

@@ -38,7 +38,7 @@ struct gw_ledger {
   int64_t sync_gaps;             /* timeline: gaps counted as idle: sync */
   double host_busy_ns;           /* idle: other time while the target process kept one core busy without launching */
   /* the part of host_busy_ns before the GPU first had kernels resident half a tick: set-up (the model built, the
-   * first batch made, kernels compiled); 0 when the GPU never did */
+   * first batch made, kernels compiled); 0 unless the GPU was so busy in most ticks from then on */
   double host_busy_lead_ns;
   double data_wait_input_ns; /* idle: input time during which the loop waited in the DataLoader (Python hook) */
   double ticks_active;       /* ticks in the working span */
