@@ -556,6 +556,21 @@ static void test_own_network_wait_is_the_batch(void **state) {
   }
 }
 
+/* The main thread sampled running through the run and its autograd thread
+ * asleep, with the host samples measuring the main thread at 97% of a core
+ * and the autograd threads at even_pct in even host ticks, odd_pct in odd
+ * ones. */
+static void run_beside_autograd(struct gw_recording *rec, double even_pct, double odd_pct) {
+  struct gw_thread_meta threads[2] = {{1000, 1000, GW_TROLE_MAIN, "python3"},
+                                      {1001, 1000, GW_TROLE_AUTOGRAD, "pt_autograd_0"}};
+  int waits[2] = {GW_WAIT_NONE, GW_WAIT_FUTEX};
+  sample_threads(rec, threads, waits, 2, 1);
+  for (size_t j = 0; j < rec->host.n; j++) {
+    rec->host.main_thread_cpu_pct[j] = 97;
+    rec->host.launch_cpu_pct[j] = rec->host.main_cpu_pct[j] = 97 + (j % 2 ? odd_pct : even_pct);
+  }
+}
+
 /* The same running thread where only every other second's main thread
  * outran the backward's launcher (5% of a core against 40% in the others):
  * over the run it launches (97 x 2 / 45 = 4.3, under 8), so those seconds
@@ -565,15 +580,7 @@ static void test_occasional_host_work_is_not_the_batch(void **state) {
   (void)state;
   struct scenario sc = {idle_half, -1, -1, 0, -1};
   struct gw_recording *rec = load_with(&sc);
-  struct gw_thread_meta threads[2] = {{1000, 1000, GW_TROLE_MAIN, "python3"},
-                                      {1001, 1000, GW_TROLE_AUTOGRAD, "pt_autograd_0"}};
-  int waits[2] = {GW_WAIT_NONE, GW_WAIT_FUTEX};
-  sample_threads(rec, threads, waits, 2, 1);
-  for (size_t j = 0; j < rec->host.n; j++) {
-    double autograd = j % 2 ? 40 : 5;
-    rec->host.main_thread_cpu_pct[j] = 97;
-    rec->host.launch_cpu_pct[j] = rec->host.main_cpu_pct[j] = 97 + autograd;
-  }
+  run_beside_autograd(rec, 5, 40);
   struct gw_diagnosis *dx = diagnose(rec);
   assert_true(dx->attr[0].rows[GW_PYACT_DATA_INLINE].seconds == 0);
   assert_true(dx->attr[0].rows[GW_PYACT_OTHER].seconds > 0);
@@ -659,15 +666,7 @@ static void test_running_beyond_the_backward_is_the_batch(void **state) {
   for (int v = 0; v < 2; v++) {
     struct scenario sc = {idle_half, -1, -1, 0, -1};
     struct gw_recording *rec = load_with(&sc);
-    struct gw_thread_meta threads[2] = {{1000, 1000, GW_TROLE_MAIN, "python3"},
-                                        {1001, 1000, GW_TROLE_AUTOGRAD, "pt_autograd_0"}};
-    int waits[2] = {GW_WAIT_NONE, GW_WAIT_FUTEX};
-    sample_threads(rec, threads, waits, 2, 1);
-    for (size_t j = 0; j < rec->host.n; j++) {
-      rec->host.main_thread_cpu_pct[j] = 97;
-      rec->host.launch_cpu_pct[j] = 97 + AUTOGRAD_PCT[v];
-      rec->host.main_cpu_pct[j] = 97 + AUTOGRAD_PCT[v];
-    }
+    run_beside_autograd(rec, AUTOGRAD_PCT[v], AUTOGRAD_PCT[v]);
     struct gw_diagnosis *dx = diagnose(rec);
     assert_int_equal(dx->attr[0].source, GW_ATTR_THREADS);
     if (VERDICTS[v])
