@@ -327,9 +327,11 @@ int gw_main_not_launching_at(const struct gw_host_series *h, size_t j) {
 }
 
 double gw_main_per_backward_cpu(const struct gw_host_series *h, size_t a, size_t b) {
+  if (!h->launch_cpu_pct || !h->main_thread_cpu_pct)
+    return NAN;
   double main_sum = 0, backward_sum = 0;
   size_t n = 0;
-  for (size_t i = a; i < b && i < h->n && h->launch_cpu_pct && h->main_thread_cpu_pct; i++) {
+  for (size_t i = a; i < b && i < h->n; i++) {
     double launch = h->launch_cpu_pct[i], main_thread = h->main_thread_cpu_pct[i];
     if (isnan(launch) || isnan(main_thread))
       continue;
