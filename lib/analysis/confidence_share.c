@@ -118,6 +118,24 @@ double gw_launch_step_factor(const struct gw_diagnosis *dx) {
   return step_s > GW_LAUNCH_PACED_STEP_MAX_S ? GW_LAUNCH_PACED_STEP_MAX_S / step_s : 1;
 }
 
+/* The part of the launch class's idle time that launches can have paced
+ * (measured by the samples, or the counters' finding). Without a kernel trace to count them, a step longer than
+ * launches fill is paced by other host work (confidence_share.c, gw_launch_step_factor). And where steps met new shapes
+ * and too few repeated one to time a step without a new shape (gw_shape_stalls then leaves the first visits unjudged),
+ * the frames that launch also pick and tune kernels and grow the allocator for each new shape: only the repeats' share
+ * is launching. With enough repeats the stall test already gave the first visits' excess to the new shapes, or found
+ * that they cost nothing. The rest stays the samples' row but no class's, so a loop of a few second-long steps on new
+ * shapes is not told to fix its launches first. */
+double gw_launch_claim_factor(const struct gw_diagnosis *dx) {
+  const struct gw_compile_shapes *cs = &dx->compile_shapes;
+  double factor = gw_launch_step_factor(dx);
+  /* the steps after the first that met a shape seen before */
+  size_t repeats = cs->nsteps > (size_t)cs->first_visits + 1 ? cs->nsteps - (size_t)cs->first_visits - 1 : 0;
+  if (cs->shape_known && cs->first_visits > 0 && repeats < GW_STALL_MIN_FIRST_VISITS)
+    factor *= gw_repeated_shape_share(cs);
+  return factor;
+}
+
 void gw_confidence_by_share(struct gw_diagnosis *dx) {
   if (!(dx->lost_ns > 0))
     return;

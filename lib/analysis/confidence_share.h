@@ -22,6 +22,11 @@ struct gw_compile_shapes;
  * scaled by it (confidence_share.c says why). */
 double gw_repeated_shape_share(const struct gw_compile_shapes *cs);
 
+/* The share (0..1) of launch overhead's idle time that launches can have
+ * paced: less where steps outlast what launches fill, or met new shapes
+ * with too few repeats to time a step without one (confidence_share.c). */
+double gw_launch_claim_factor(const struct gw_diagnosis *dx);
+
 /* The longest a step paced by kernel launches can plausibly last, s:
  * confidence_share.c says why. */
 #define GW_LAUNCH_PACED_STEP_MAX_S 1.0

@@ -588,6 +588,15 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       continue;
     if (f.confidence < gw_thr.finding_min_conf)
       continue;
+    /* Without samples, the counters' launch time is discounted as the
+     * samples' is (gw_launch_claim_factor): steps longer than launches fill,
+     * or new shapes with too few repeats to time a step without one, are
+     * paced by other host work in the same busy thread. */
+    if (!dx->measured && strcmp(f.class_id, "launch_overhead") == 0) {
+      f.share_of_active *= gw_launch_claim_factor(dx);
+      if (f.share_of_active < gw_thr.finding_min_share)
+        continue;
+    }
     if (f.confidence > 1)
       f.confidence = 1;
     f.confidence_raw = f.confidence;
@@ -814,6 +823,12 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
     gw_diagnosis_note(dx, "demand_limited", -1,
                       GW_NUM("lost_share", GW_UNIT_PCT, dx->active_ns > 0 ? 100 * dx->lost_ns / dx->active_ns : 0.0),
                       GW_NUM("cpu_median", GW_UNIT_PCT, dx->host.main_cpu_med_pct));
+  /* an unexplained run whose steps mostly met new shapes: what one more run would decide */
+  const struct gw_compile_shapes *cs = &dx->compile_shapes;
+  if (strcmp(dx->verdict, "unexplained") == 0 && cs->shape_known && cs->first_visits > 0 &&
+      gw_repeated_shape_share(cs) <= 0.5)
+    gw_diagnosis_note(dx, "new_shapes_undecided", -1, GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
+                      GW_NUM("steps", GW_UNIT_COUNT, (double)cs->nsteps), GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes));
   if (rec->ngpus > 0 && rec->host.n == 0)
     gw_diagnosis_add_note(dx, "no_host_samples", -1, 0, NULL);
   else if (rec->host.n > 0 && !dx->host.has_main)

@@ -76,11 +76,8 @@ static void add_cause_fixes(struct gw_finding *f, int cause) {
 }
 
 /* The smallest share of the lost time the largest measured class must
- * explain to be the verdict: a verdict names what to fix first, and a class
- * under 30% leaves over 70% of the loss to causes the samples did not name
- * (idle, other, stretches too short to resolve), where one larger cause may
- * hide; near the third the counter rules use for "unexplained" too. */
-#define MEASURED_VERDICT_MIN_SHARE 0.3
+ * explain to be the verdict (thresholds.c says why). */
+#define MEASURED_VERDICT_MIN_SHARE gw_thr.verdict_min_share_of_lost
 
 static const char *const MEASURED_CLASSES[] = {"input_pipeline", "schedule_shape", "multi_gpu_sync", "launch_overhead"};
 
@@ -186,27 +183,6 @@ static void set_share(const struct gw_diagnosis *dx, struct gw_finding *f, doubl
   f->speedup_max = 1 / (1 - fmin(share_of_active, 0.99));
 }
 
-/* The part of the launch class's measured idle time that launches can have
- * paced. Without a kernel trace to count them, a step longer than launches
- * fill is paced by other host work (confidence_share.c,
- * gw_launch_step_factor). And where steps met new shapes and too few repeated
- * one to time a step without a new shape (gw_shape_stalls then leaves the
- * first visits unjudged), the frames that launch also pick and tune kernels
- * and grow the allocator for each new shape: only the repeats' share is
- * launching. With enough repeats the stall test already gave the first
- * visits' excess to the new shapes, or found that they cost nothing. The
- * rest stays the samples' row but no class's, so a loop of a few second-long
- * steps on new shapes is not told to fix its launches first. */
-static double launch_claim_factor(const struct gw_diagnosis *dx) {
-  const struct gw_compile_shapes *cs = &dx->compile_shapes;
-  double factor = gw_launch_step_factor(dx);
-  /* the steps after the first that met a shape seen before */
-  size_t repeats = cs->nsteps > (size_t)cs->first_visits + 1 ? cs->nsteps - (size_t)cs->first_visits - 1 : 0;
-  if (cs->shape_known && cs->first_visits > 0 && repeats < GW_STALL_MIN_FIRST_VISITS)
-    factor *= gw_repeated_shape_share(cs);
-  return factor;
-}
-
 /* Recordings with thread or Python samples: each idle class's time is what
  * the samples charged to it (all GPUs); a class's finding gets that share
  * (or keeps a larger one its rule found), the evidence names the activity
@@ -221,7 +197,7 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
         if (strcmp(gw_idle_cause_class(c), MEASURED_CLASSES[k]) == 0)
           class_s[k] += dx->attr[i].rows[c].seconds;
   reconcile_input_waits(dx, class_s);
-  class_s[LAUNCH_CLASS] *= launch_claim_factor(dx);
+  class_s[LAUNCH_CLASS] *= gw_launch_claim_factor(dx);
   /* Thread samples alone read launching and any other work of the thread
    * alike, as running (serializing a checkpoint, an evaluation's forward,
    * making a batch): without the stack samples to name it, running counts

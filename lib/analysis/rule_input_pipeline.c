@@ -1,6 +1,7 @@
 /* The host cannot prepare batches as fast as the GPU eats them. */
 #include <math.h>
 
+#include "analysis/confidence_share.h"
 #include "analysis/rules.h"
 #include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
@@ -25,6 +26,12 @@ static int loop_makes_batches(const struct gw_rule_input *in) {
       isnan(typical->gpu_busy_s) || isnan(typical->wall_s) || typical->gpu_busy_s >= 0.5 * typical->wall_s)
     return 0;
   if (b->recurring || b->follows_shape || gw_rule_mem_churn(dx))
+    return 0;
+  /* Steps that mostly met an input shape never seen before spend their host
+   * time planning, tuning and allocating for it as much as making the batch
+   * (the launch side discounts the same steps: gw_repeated_shape_share), and
+   * the busy core cannot tell the two apart. */
+  if (gw_repeated_shape_share(&dx->compile_shapes) <= 0.5)
     return 0;
   for (int i = 0; i < dx->ngpus; i++)
     if (dx->profiles[i].period.found)

@@ -13,6 +13,18 @@ static void add_offload_fixes(struct gw_finding *f) {
            "schedule_shape.optimizer_on_gpu");
 }
 
+/* The share of the GPUs' idle time the samples charged to waits for the
+ * next batch (0 when nothing was sampled). */
+static double sampled_data_wait_share(const struct gw_diagnosis *dx) {
+  double wait_s = 0, idle_s = 0;
+  for (int i = 0; i < dx->ngpus; i++)
+    if (dx->attr && dx->attr[i].source != GW_ATTR_NONE) {
+      wait_s += dx->attr[i].rows[GW_PYACT_DATA_WAIT].seconds;
+      idle_s += dx->attr[i].idle_s;
+    }
+  return idle_s > 0 ? wait_s / idle_s : 0;
+}
+
 /* The share of one core used by the training process's threads that launch
  * no kernels, when it is enough to explain idle_share, the GPU's idle time
  * that no signal claims; NAN otherwise. A running Python thread holds the
@@ -37,6 +49,12 @@ static double helper_threads_core(const struct gw_rule_input *in, double idle_sh
   /* a main thread that kept its core busy most of the run held the lock
    * most of the time: a helper did not keep it waiting */
   if (!isnan(dx->host.main_thread_busy_frac) && dx->host.main_thread_busy_frac >= 0.5)
+    return NAN;
+  /* the samples saw the training thread wait for a batch while threads of
+   * its own process fetched or computed it (idle_attribution.c, prefetch_at;
+   * no loader processes): those busy threads make the batches, and their CPU
+   * is the input pipeline's, not a helper's doing other work */
+  if (!dx->host.has_workers && sampled_data_wait_share(dx) >= gw_thr.finding_min_share)
     return NAN;
   /* A thread waiting for the lock is not running: the idle time it causes
    * falls while the launching threads are short of a core, the ledger's

@@ -287,6 +287,12 @@ const struct gw_thresholds gw_thr = {
      * evidence holds at that loss, the recording lacks the signal that would
      * name the cause: say so ("unexplained") instead of "nothing to fix". */
     .unexplained_lost_frac = 1.0 / 3.0,
+    /* A verdict names what to fix first: a class under 30% of the lost
+     * time leaves over 70% of it to causes no signal named, where one
+     * larger cause may hide; near the third "unexplained" is judged on. The
+     * same gate for measured samples (measured_verdict.c) and for the
+     * counters' findings (diagnosis.c). */
+    .verdict_min_share_of_lost = 0.3,
     /* [physics] without SM activity (no GPM, no trace: A100, L4, T4,
      * GeForce) resident time counts as productive, so the lost share is only
      * the time with no kernel on the GPU, and underfilled kernels are

@@ -76,9 +76,10 @@ struct gw_thresholds {
   double loader_bound_saturated_frac;
 
   /* --- findings --- */
-  double finding_min_share;     /* a class must cost at least this share of active GPU time */
-  double finding_min_conf;      /* and reach this confidence to be reported */
-  double unexplained_lost_frac; /* lost share of active time above which "none" becomes "unexplained" */
+  double finding_min_share;         /* a class must cost at least this share of active GPU time */
+  double finding_min_conf;          /* and reach this confidence to be reported */
+  double unexplained_lost_frac;     /* lost share of active time above which "none" becomes "unexplained" */
+  double verdict_min_share_of_lost; /* the share of the lost time the verdict's class must explain */
   /* the same from counters without SM activity: the lost share is then the time without a resident kernel */
   double unexplained_lost_no_sm_frac;
   double no_gpm_conf_factor; /* confidence multiplier when SM activity is unavailable */

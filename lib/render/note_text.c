@@ -104,6 +104,11 @@ static const struct gw_evidence_message messages[] = {
      N_("gpuwhy's tracer stood aside for another CUPTI client (torch.profiler, Nsight) %d time(s), first at %.1f s, "
         "%.1f s in all: that tool got the kernels then, and the trace has none."),
      {"times", "first", "total"}},
+    {"new_shapes_undecided",
+     N_("%.0f of the %.0f steps met an input shape not seen before (%.0f shapes): such a step's host time is planning, "
+        "tuning and allocating for the new shape as much as making its batch, which this recording cannot tell apart; "
+        "one run with a fixed shape (pad or bucket the inputs) would decide."),
+     {"first_visits", "steps", "shapes"}},
     {"demand_limited",
      N_("Demand-limited: %.0f%% of the active time was lost, but the program ran no training step and no DataLoader "
         "(the Python hook saw neither), had no loader workers, used a median %.0f%% of one core and read no disk: the "

@@ -38,6 +38,10 @@ static int stall_03_every_1_5s(double t) { /* 0.3 s stalled every 1.5 s: a short
 /* GPU-Util in the ticks where idle_at(t): 0 for a wholly idle tick; set
  * above 0 for a stall between steps of a few ms, which never empties a tick */
 static double g_stall_util;
+static int idle_always(double t) { /* a starved loop: every tick mostly idle (with g_stall_util) */
+  (void)t;
+  return 1;
+}
 static int idle_short(double t) { /* one 0.1 s tick idle every 0.5 s */
   return (long)(t * 10 + 0.5) % 5 == 4;
 }
@@ -624,6 +628,34 @@ static void test_prefetch_threads_without_stacks(void **state) {
   free_rec(rec);
 }
 
+/* Thread samples alone: the training thread waits on a lock while four
+ * threads of its process run, a whole core beside the launching threads'
+ * 30%. Those threads make the batch it waits for (an in-process decoder
+ * feeding a queue), so their CPU is the input's, not a helper's that takes
+ * the interpreter lock for other work (H100 gil_thread_decode without
+ * stack samples read schedule_shape). */
+static void test_busy_prefetch_threads_are_not_a_helper(void **state) {
+  (void)state;
+  struct scenario sc = {idle_always, -1, -1, 0, -1};
+  g_stall_util = 15; /* the GPU works 15% of every tick, as between batches */
+  struct gw_recording *rec = load_with(&sc);
+  add_prefetch_threads(rec, GW_WAIT_FUTEX, GW_WAIT_NONE);
+  for (size_t j = 0; j < rec->host.n; j++) {
+    rec->host.main_thread_cpu_pct[j] = rec->host.launch_cpu_pct[j] = 30;
+    rec->host.main_cpu_pct[j] = 130;
+  }
+  struct gw_diagnosis *dx = diagnose(rec);
+  assert_true(dx->host.other_threads_med_pct >= 99);
+  assert_true(dx->attr[0].rows[GW_PYACT_DATA_WAIT].share_of_idle > STRETCH_CAUSE_MIN_SHARE);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  for (int i = 0; i < dx->nfindings; i++)
+    for (int k = 0; k < dx->findings[i].nevidence; k++)
+      assert_string_not_equal(dx->findings[i].evidence[k].id, "helper_threads_busy");
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+  g_stall_util = 0;
+}
+
 /* Thread samples alone, the training thread held on the disk in the idle
  * half: in a read it reads its input itself; in an fsync it saves state,
  * a checkpoint's time (schedule), not the input's. */
@@ -841,6 +873,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_model_code_with_no_kernel_is_not_launching),
     cmocka_unit_test(test_occasional_host_work_is_not_the_batch),
     cmocka_unit_test(test_prefetch_threads_without_stacks),
+    cmocka_unit_test(test_busy_prefetch_threads_are_not_a_helper),
     cmocka_unit_test(test_disk_write_is_a_save),
     cmocka_unit_test(test_new_shapes),
     cmocka_unit_test(test_shapes_new_every_step),

@@ -115,6 +115,75 @@ static void setup_before_busy_gpu_is_not_input(void **state) {
   gw_diagnosis_free(dx);
 }
 
+/* A loop with no DataLoader whose main process keeps a core busy while the
+ * GPU works 6% of the time: the hook's even 0.5 s steps say the loop makes
+ * its batches itself (input_pipeline). Where each step met an input shape
+ * never seen before, the same busy core is as much planning, tuning and
+ * allocating for each new shape (H100 conv_sizes without samples read
+ * input_pipeline 0.97): no input finding, and the note names the run that
+ * would decide. */
+static void gpu_mostly_idle(int gpu, double t, struct synth_gpu *o) {
+  (void)gpu;
+  if (synth_started(t, o))
+    synth_gpu_tick(o, 6, 5, 120, 1980, 0, 0, 2e6, 0.05);
+}
+static char *half_second_steps_sql(int new_shapes) {
+  size_t cap = 1 << 16, len = 0;
+  char *sql = malloc(cap);
+  assert_non_null(sql);
+  len += (size_t)snprintf(sql, cap, "INSERT OR REPLACE INTO meta (key, value) VALUES ('python_hook_steps', '1');");
+  int k = 0;
+  for (long long t = SYNTH_T0_NS + 3500000000LL; t + 500000000LL < SYNTH_T0_NS + 39000000000LL; t += 500000000LL, k++) {
+    len += (size_t)snprintf(sql + len, cap - len,
+                            "INSERT INTO step (t_start_ns, t_end_ns, step, source, pid, shape) VALUES"
+                            " (%lld, %lld, %d, 'python_hook', 1000, '32x3x%dx%d');",
+                            t, t + 499000000LL, k, new_shapes ? 160 + k : 224, new_shapes ? 160 + k : 224);
+    assert_true(len < cap);
+  }
+  return sql;
+}
+static void new_shape_steps_are_not_input_from_a_busy_core(void **state) {
+  (void)state;
+  char *sql = half_second_steps_sql(0);
+  struct gw_diagnosis *dx = run_sql(1, 40, 0, gpu_mostly_idle, host_one_core, sql);
+  free(sql);
+  assert_true(dx->host.no_dataloader);
+  assert_string_equal(dx->verdict, "input_pipeline");
+  gw_diagnosis_free(dx);
+  sql = half_second_steps_sql(1);
+  dx = run_sql(1, 40, 0, gpu_mostly_idle, host_one_core, sql);
+  free(sql);
+  assert_true(dx->compile_shapes.first_visits > 60);
+  assert_null(support_finding(dx, "input_pipeline"));
+  assert_string_equal(dx->verdict, "unexplained");
+  int noted = 0;
+  for (int i = 0; i < dx->nnotes; i++)
+    noted |= strcmp(dx->notes[i].id, "new_shapes_undecided") == 0;
+  assert_true(noted);
+  gw_diagnosis_free(dx);
+}
+
+/* Without samples, the counters' launch finding keeps only the launch
+ * time launches can have paced (gw_launch_claim_factor), as the samples'
+ * does: the storm's even 0.5 s steps on one shape stay launch overhead;
+ * the same steps each on a new shape, with no repeat to time one without
+ * it, are host work for the shapes as much as launching (H100 conv_sizes
+ * without samples read launch_overhead from 4 steps of 1.6 s). */
+static void new_shape_steps_discount_counted_launches(void **state) {
+  (void)state;
+  char *sql = half_second_steps_sql(0);
+  struct gw_diagnosis *dx = run_sql(1, 40, 0, gpu_storm, host_storm, sql);
+  free(sql);
+  assert_false(dx->measured);
+  assert_string_equal(dx->verdict, "launch_overhead");
+  gw_diagnosis_free(dx);
+  sql = half_second_steps_sql(1);
+  dx = run_sql(1, 40, 0, gpu_storm, host_storm, sql);
+  free(sql);
+  assert_null(support_finding(dx, "launch_overhead"));
+  gw_diagnosis_free(dx);
+}
+
 /* One more thread busy in the process (a logger, the pin-memory thread):
  * the process reads above a core all the time. Where the launching threads
  * (main + autograd) were measured, they decide: saturated, the storm is
@@ -407,6 +476,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(straggler_is_multi_gpu_sync),
     cmocka_unit_test(eval_dips_are_schedule_shape),
     cmocka_unit_test(thermal_is_hardware_env),
+    cmocka_unit_test(new_shape_steps_are_not_input_from_a_busy_core),
+    cmocka_unit_test(new_shape_steps_discount_counted_launches),
     cmocka_unit_test(rule_table_has_six_fixed_ids),
     cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
     cmocka_unit_test(main_thread_beyond_the_backward_is_not_launching),
