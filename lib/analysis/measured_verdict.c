@@ -281,15 +281,21 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
    * serializing a checkpoint, running an evaluation, making a batch. They
    * cannot tell which, so a counter rule's finding of another class that
    * explains more of the loss than the samples' largest class leads (the
-   * stack samples name the work, and decide alone). */
-  if (best >= 0 && !has_stack_samples(dx) && dx->lost_ns > 0) {
-    double lead = class_s[best] * 1e9 / dx->lost_ns;
-    const struct gw_finding *own = gw_finding_of_class(dx, MEASURED_CLASSES[best]);
+   * stack samples name the work, and decide alone). Nor can stack samples
+   * in the model's forward and backward tell launching from the work of
+   * steps that outlast what launches fill or meet new shapes: where their
+   * launch time was discounted for that (gw_launch_claim_factor) and
+   * launching leads or nothing does, the counters' finding may lead too. */
+  int none_measured = best < 0 || !(class_s[best] > 0);
+  int launch_doubted = gw_launch_claim_factor(dx) < 1 && (none_measured || best == LAUNCH_CLASS);
+  if ((best >= 0 || launch_doubted) && (!has_stack_samples(dx) || launch_doubted) && dx->lost_ns > 0) {
+    double lead = none_measured ? 0 : class_s[best] * 1e9 / dx->lost_ns;
+    const struct gw_finding *own = none_measured ? NULL : gw_finding_of_class(dx, MEASURED_CLASSES[best]);
     if (own && own->share_of_lost > lead)
       lead = own->share_of_lost;
     for (int k = 0; k < NC; k++) {
       const struct gw_finding *f = gw_finding_of_class(dx, MEASURED_CLASSES[k]);
-      if (k != best && f && f->share_of_lost > lead) {
+      if ((k != best || none_measured) && f && f->share_of_lost > lead) {
         best = k;
         lead = f->share_of_lost;
       }

@@ -82,8 +82,11 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
    * and no peer to spin on, the loop's own host work is making the batch,
    * whether or not the hook saw a DataLoader. */
   int not_launching = !churn && !distributed && gw_rule_main_not_launching(dx);
+  /* and where the main thread's CPU beside the autograd thread's says it
+   * was launching, its busy core is the launches', not a batch's */
+  int launching = gw_rule_main_launching(dx);
   int host_is_input = !workers && !gw_rule_host_offload(dx) && !waits_measured && !h->dip_writes_checkpoint &&
-                      (prepares || not_launching || (!churn && !hook_no_wait && !distributed));
+                      (prepares || not_launching || (!churn && !hook_no_wait && !distributed && !launching));
   /* The host's work before the GPU first ran busy is set-up (the model
    * built, the first batch made, kernels compiled), done once: a loop starved
    * by its input keeps the GPU from ever running busy, or starves it again

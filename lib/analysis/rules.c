@@ -70,6 +70,12 @@ int gw_rule_main_prepares_data(const struct gw_diagnosis *dx) {
          h->main_multicore_frac >= gw_thr.main_multicore_min_frac;
 }
 
+int gw_rule_main_launching(const struct gw_diagnosis *dx) {
+  const struct gw_host_profile *h = &dx->host;
+  return h->has_main && !isnan(h->main_busy_frac) && h->main_busy_frac >= 0.5 && !isnan(h->main_per_backward_cpu) &&
+         h->main_per_backward_cpu <= gw_thr.main_per_backward_max;
+}
+
 int gw_rule_main_not_launching(const struct gw_diagnosis *dx) {
   const struct gw_host_profile *h = &dx->host;
   const struct gw_gpu_profile *p = &dx->profiles[0];

@@ -48,6 +48,11 @@ int gw_rule_main_prepares_data(const struct gw_diagnosis *dx);
  * seen), beside a GPU whose kernels were resident under half the time. The
  * host work is the loop's own (making the batch, CPU compute). */
 int gw_rule_main_not_launching(const struct gw_diagnosis *dx);
+/* Its other side: a busy main thread that used no more of its core than
+ * launching the forward costs beside the autograd thread's backward
+ * (thresholds.c main_per_backward_max): measured launching, not making a
+ * batch. 0 where the split was not measured. */
+int gw_rule_main_launching(const struct gw_diagnosis *dx);
 /* The GPU whose PCIe traffic is an optimizer kept in host memory (gradients
  * down, parameters back: gw_pcie_round_trip), or NULL. */
 const struct gw_gpu_profile *gw_rule_host_offload(const struct gw_diagnosis *dx);

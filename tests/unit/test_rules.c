@@ -116,7 +116,8 @@ static void setup_before_busy_gpu_is_not_input(void **state) {
 }
 
 /* A loop with no DataLoader whose main process keeps a core busy while the
- * GPU works 6% of the time: the hook's even 0.5 s steps say the loop makes
+ * GPU works 3% of the time (under thresholds.c launch_min_util_pct): the
+ * hook's even 0.5 s steps say the loop makes
  * its batches itself (input_pipeline). Where each step met an input shape
  * never seen before, the same busy core is as much planning, tuning and
  * allocating for each new shape (H100 conv_sizes without samples read
@@ -125,7 +126,7 @@ static void setup_before_busy_gpu_is_not_input(void **state) {
 static void gpu_mostly_idle(int gpu, double t, struct synth_gpu *o) {
   (void)gpu;
   if (synth_started(t, o))
-    synth_gpu_tick(o, 6, 5, 120, 1980, 0, 0, 2e6, 0.05);
+    synth_gpu_tick(o, 3, 2.5, 120, 1980, 0, 0, 2e6, 0.05);
 }
 static char *half_second_steps_sql(int new_shapes) {
   size_t cap = 1 << 16, len = 0;
@@ -160,6 +161,28 @@ static void new_shape_steps_are_not_input_from_a_busy_core(void **state) {
   for (int i = 0; i < dx->nnotes; i++)
     noted |= strcmp(dx->notes[i].id, "new_shapes_undecided") == 0;
   assert_true(noted);
+  gw_diagnosis_free(dx);
+}
+
+/* The same even steps with no DataLoader and a busy core, but the main
+ * thread measured beside the autograd thread: at 97% of a core against the
+ * backward's 40% it used no more than launching the forward costs
+ * (gw_rule_main_launching), so its core is the launches', not a batch's
+ * (H200 tiny_mlp without samples, 1.77 ms steps holding a kernel 9% of the
+ * time, read input_pipeline 0.97); at 97% against 5% it is the batch. */
+static void host_makes_batches(double t, struct synth_host *o);
+static void host_launches(double t, struct synth_host *o);
+static void measured_launching_core_is_not_input(void **state) {
+  (void)state;
+  char *sql = half_second_steps_sql(0);
+  struct gw_diagnosis *dx = run_sql(1, 40, 0, gpu_mostly_idle, host_launches, sql);
+  assert_true(dx->host.main_per_backward_cpu < 8);
+  assert_null(support_finding(dx, "input_pipeline"));
+  gw_diagnosis_free(dx);
+  dx = run_sql(1, 40, 0, gpu_mostly_idle, host_makes_batches, sql);
+  free(sql);
+  assert_true(dx->host.main_per_backward_cpu > 8);
+  assert_string_equal(dx->verdict, "input_pipeline");
   gw_diagnosis_free(dx);
 }
 
@@ -478,6 +501,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(thermal_is_hardware_env),
     cmocka_unit_test(new_shape_steps_are_not_input_from_a_busy_core),
     cmocka_unit_test(new_shape_steps_discount_counted_launches),
+    cmocka_unit_test(measured_launching_core_is_not_input),
     cmocka_unit_test(rule_table_has_six_fixed_ids),
     cmocka_unit_test(busy_helper_thread_is_not_launch_overhead),
     cmocka_unit_test(main_thread_beyond_the_backward_is_not_launching),
