@@ -118,13 +118,16 @@ double gw_launch_step_factor(const struct gw_diagnosis *dx) {
   return step_s > GW_LAUNCH_PACED_STEP_MAX_S ? GW_LAUNCH_PACED_STEP_MAX_S / step_s : 1;
 }
 
-/* The part of the launch class's idle time that launches can have paced
- * (measured by the samples, or the counters' finding). Without a kernel trace to count them, a step longer than
- * launches fill is paced by other host work (confidence_share.c, gw_launch_step_factor). And where steps met new shapes
- * and too few repeated one to time a step without a new shape (gw_shape_stalls then leaves the first visits unjudged),
- * the frames that launch also pick and tune kernels and grow the allocator for each new shape: only the repeats' share
- * is launching. With enough repeats the stall test already gave the first visits' excess to the new shapes, or found
- * that they cost nothing. The rest stays the samples' row but no class's, so a loop of a few second-long steps on new
+/* The part of the launch class's idle time that launches can have paced,
+ * measured by the samples or found by the counters. Without a kernel trace
+ * to count them, a step longer than launches fill is paced by other host
+ * work (gw_launch_step_factor). And where steps met new shapes and too few
+ * repeated one to time a step without a new shape (gw_shape_stalls then
+ * leaves the first visits unjudged), the frames that launch also pick and
+ * tune kernels and grow the allocator for each new shape: only the repeats'
+ * share is launching. With enough repeats the stall test already gave the
+ * first visits' excess to the new shapes, or found that they cost nothing.
+ * The rest is no class's, so a loop of a few second-long steps on new
  * shapes is not told to fix its launches first. */
 double gw_launch_claim_factor(const struct gw_diagnosis *dx) {
   const struct gw_compile_shapes *cs = &dx->compile_shapes;

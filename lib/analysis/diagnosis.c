@@ -826,7 +826,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
   /* an unexplained run whose steps mostly met new shapes: what one more run would decide */
   const struct gw_compile_shapes *cs = &dx->compile_shapes;
   if (strcmp(dx->verdict, "unexplained") == 0 && cs->shape_known && cs->first_visits > 0 &&
-      gw_repeated_shape_share(cs) <= 0.5)
+      gw_repeated_shape_share(cs) <= GW_MOSTLY_NEW_SHAPES_MAX_REPEATED)
     gw_diagnosis_note(dx, "new_shapes_undecided", -1, GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
                       GW_NUM("steps", GW_UNIT_COUNT, (double)cs->nsteps), GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes));
   if (rec->ngpus > 0 && rec->host.n == 0)
