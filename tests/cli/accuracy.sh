@@ -19,7 +19,7 @@ source "$(dirname "$0")/lib.bash"
 #                    (tests/fixtures/scenarios_nogpm/README.md)
 #   weak_spots_h100  programs written to break run-wide averages, recorded on
 #                    an H100 with thread and stack samples; floors are today's
-#                    figures (6/8 as recorded), not the goal
+#                    figures (24/26 as recorded), not the goal
 for corpus in "scenarios floors.json" "scenarios_i21 floors_i21.json" "hook_suite floors_hook_suite.json" \
   "scenarios_nogpm floors_nogpm.json --variant recorded" "weak_spots_h100 floors_weak_spots.json"; do
   read -r dir floors extra <<<"$corpus"
