@@ -20,8 +20,11 @@ source "$(dirname "$0")/lib.bash"
 #   weak_spots_h100  programs written to break run-wide averages, recorded on
 #                    an H100 with thread and stack samples; floors are today's
 #                    figures (24/26 as recorded), not the goal
+#   oos_h200         five outside programs recorded on an H200 (README there);
+#                    floors are today's figures
 for corpus in "scenarios floors.json" "scenarios_i21 floors_i21.json" "hook_suite floors_hook_suite.json" \
-  "scenarios_nogpm floors_nogpm.json --variant recorded" "weak_spots_h100 floors_weak_spots.json"; do
+  "scenarios_nogpm floors_nogpm.json --variant recorded" "weak_spots_h100 floors_weak_spots.json" \
+  "oos_h200 floors_oos_h200.json"; do
   read -r dir floors extra <<<"$corpus"
   # shellcheck disable=SC2086 # extra holds options, split on purpose
   python3 "$GW_SOURCE_DIR/tests/accuracy/accuracy.py" --bin "$GW_BIN" --dir "$GW_FIXTURES/$dir" $extra \
