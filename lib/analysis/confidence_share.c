@@ -101,6 +101,10 @@ double gw_repeated_shape_share(const struct gw_compile_shapes *cs) {
   return 1 - fmin(1, (double)cs->first_visits / (double)cs->nsteps);
 }
 
+int gw_steps_mostly_new_shapes(const struct gw_compile_shapes *cs) {
+  return gw_repeated_shape_share(cs) <= 0.5;
+}
+
 double gw_launch_step_s(const struct gw_diagnosis *dx) {
   const struct gw_compile_shapes *cs = &dx->compile_shapes;
   if (dx->total.from_timeline || cs->nsteps == 0)

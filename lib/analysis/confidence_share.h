@@ -21,8 +21,10 @@ struct gw_compile_shapes;
  * (0..1; 1 when the steps carry no shapes): launch overhead's confidence is
  * scaled by it (confidence_share.c says why). */
 double gw_repeated_shape_share(const struct gw_compile_shapes *cs);
-/* At most this share of the steps repeated a shape: most met a new one. */
-#define GW_MOSTLY_NEW_SHAPES_MAX_REPEATED 0.5
+/* 1 where at least half the steps met an input shape not seen before (none
+ * without shapes): new-shape work is then at least as likely in a step's
+ * host time as anything the step does every time. */
+int gw_steps_mostly_new_shapes(const struct gw_compile_shapes *cs);
 
 /* The share (0..1) of launch overhead's idle time that launches can have
  * paced: less where steps outlast what launches fill, or met new shapes

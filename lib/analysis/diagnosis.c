@@ -588,15 +588,6 @@ static void run_rules(const struct gw_recording *rec, struct gw_diagnosis *dx) {
       continue;
     if (f.confidence < gw_thr.finding_min_conf)
       continue;
-    /* Without samples, the counters' launch time is discounted as the
-     * samples' is (gw_launch_claim_factor): steps longer than launches fill,
-     * or new shapes with too few repeats to time a step without one, are
-     * paced by other host work in the same busy thread. */
-    if (!dx->measured && strcmp(f.class_id, "launch_overhead") == 0) {
-      f.share_of_active *= gw_launch_claim_factor(dx);
-      if (f.share_of_active < gw_thr.finding_min_share)
-        continue;
-    }
     if (f.confidence > 1)
       f.confidence = 1;
     f.confidence_raw = f.confidence;
@@ -825,8 +816,7 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                       GW_NUM("cpu_median", GW_UNIT_PCT, dx->host.main_cpu_med_pct));
   /* an unexplained run whose steps mostly met new shapes: what one more run would decide */
   const struct gw_compile_shapes *cs = &dx->compile_shapes;
-  if (strcmp(dx->verdict, "unexplained") == 0 && cs->shape_known && cs->first_visits > 0 &&
-      gw_repeated_shape_share(cs) <= GW_MOSTLY_NEW_SHAPES_MAX_REPEATED)
+  if (strcmp(dx->verdict, "unexplained") == 0 && gw_steps_mostly_new_shapes(cs))
     gw_diagnosis_note(dx, "new_shapes_undecided", -1, GW_NUM("first_visits", GW_UNIT_COUNT, cs->first_visits),
                       GW_NUM("steps", GW_UNIT_COUNT, (double)cs->nsteps), GW_NUM("shapes", GW_UNIT_COUNT, cs->nshapes));
   if (rec->ngpus > 0 && rec->host.n == 0)

@@ -334,9 +334,10 @@ static void ledger_from_counters(const struct gw_recording *rec, const struct gw
     double a = clamp01(act / 100), b = isnan(u) ? a : clamp01(u / 100);
     if (b < a)
       b = a; /* SM activity cannot exceed the time a kernel was resident */
-    ran_busy |= b * 100 >= gw_thr.small_busy_util_pct;
+    int busy_tick = b * 100 >= gw_thr.small_busy_util_pct;
+    ran_busy |= busy_tick;
     ticks_after += ran_busy;
-    busy_after += ran_busy && b * 100 >= gw_thr.small_busy_util_pct;
+    busy_after += busy_tick;
     int cap_only;
     double c = clock_ratio(g, i, b, &cap_only);
     double productive = a * c, throttled = a * (1 - c), under = b - a, idle = 1 - b;

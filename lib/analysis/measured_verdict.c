@@ -286,9 +286,9 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
    * steps that outlast what launches fill or meet new shapes: where their
    * launch time was discounted for that (gw_launch_claim_factor) and
    * launching leads or nothing does, the counters' finding may lead too. */
-  int none_measured = best < 0 || !(class_s[best] > 0);
+  int none_measured = !(class_s[best] > 0); /* the loop above set best: NC > 0 */
   int launch_doubted = gw_launch_claim_factor(dx) < 1 && (none_measured || best == LAUNCH_CLASS);
-  if ((best >= 0 || launch_doubted) && (!has_stack_samples(dx) || launch_doubted) && dx->lost_ns > 0) {
+  if ((!has_stack_samples(dx) || launch_doubted) && dx->lost_ns > 0) {
     double lead = none_measured ? 0 : class_s[best] * 1e9 / dx->lost_ns;
     const struct gw_finding *own = none_measured ? NULL : gw_finding_of_class(dx, MEASURED_CLASSES[best]);
     if (own && own->share_of_lost > lead)

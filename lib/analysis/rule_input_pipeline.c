@@ -31,7 +31,7 @@ static int loop_makes_batches(const struct gw_rule_input *in) {
    * time planning, tuning and allocating for it as much as making the batch
    * (the launch side discounts the same steps: gw_repeated_shape_share), and
    * the busy core cannot tell the two apart. */
-  if (gw_repeated_shape_share(&dx->compile_shapes) <= GW_MOSTLY_NEW_SHAPES_MAX_REPEATED)
+  if (gw_steps_mostly_new_shapes(&dx->compile_shapes))
     return 0;
   for (int i = 0; i < dx->ngpus; i++)
     if (dx->profiles[i].period.found)

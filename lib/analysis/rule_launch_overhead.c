@@ -1,6 +1,7 @@
 /* The host issues kernels too slowly for their tiny size. */
 #include <math.h>
 
+#include "analysis/confidence_share.h"
 #include "analysis/rules.h"
 #include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
@@ -70,6 +71,13 @@ int gw_rule_launch_overhead(const struct gw_rule_input *in, struct gw_finding *f
   /* the tiny-kernel ticks hold gaps the trace also counts: one class
    * cannot lose more than the run lost */
   double share = gw_rule_share(dx, fmin(ns, dx->lost_ns));
+  /* Without samples (whose launch time the measured verdict discounts the
+   * same way), only what launches can have paced: steps longer than
+   * launches fill, or new shapes with too few repeats to time a step without
+   * one, are other host work in the same busy thread
+   * (gw_launch_claim_factor). */
+  if (!dx->measured)
+    share *= gw_launch_claim_factor(dx);
   if (share < gw_thr.finding_min_share)
     return 0;
   /* untraced, the host must be seen launching: its launching threads (the
