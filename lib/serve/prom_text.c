@@ -350,9 +350,12 @@ static void mfu_goodput_metrics(FILE *out, const struct gw_diagnosis *dx, const 
 static void diagnosis_metrics(FILE *out, const struct gw_diagnosis *dx, const struct gpu_labels *lab, int nlab) {
   family(out, "gpuwhy_verdict", "gauge",
          "1 for the diagnosis of the window: the class that explains most of the lost GPU time, none (nothing to "
-         "fix) or no_data (no GPU worked)");
-  for (int r = -2; r < gw_nrules; r++) {
-    const char *id = r == -2 ? "none" : r == -1 ? "no_data" : gw_rules[r]->id;
+         "fix), unexplained (a third or more lost and no class explains enough of it) or no_data (no GPU worked)");
+  /* every value dx->verdict can take has its series, so exactly one is 1 */
+  static const char *const not_a_class[] = {"none", "unexplained", "no_data"};
+  const int nspecial = (int)(sizeof not_a_class / sizeof not_a_class[0]);
+  for (int r = -nspecial; r < gw_nrules; r++) {
+    const char *id = r < 0 ? not_a_class[nspecial + r] : gw_rules[r]->id;
     char l[64];
     snprintf(l, sizeof l, "class=\"%s\"", id);
     value(out, "gpuwhy_verdict", l, strcmp(dx->verdict, id) == 0);

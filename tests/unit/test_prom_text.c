@@ -19,6 +19,7 @@
 #include "report_synth.h"
 #include "serve/prom_names.h"
 #include "serve/prom_text.h"
+#include "support_fixtures.h"
 #include "support_sql.h"
 #include "support_starved_recording.h"
 #include "support_test_main.h"
@@ -70,14 +71,26 @@ static void names_from_the_def(void **state) {
   assert_string_equal(help, "a\\\\b\\nc");
 }
 
-static char *page_of(struct gw_prom_state *st) {
+static char *page_of_path(struct gw_prom_state *st, const char *db) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   struct gw_err err;
-  assert_int_equal(gw_prom_write(st, g_db, f, &err), GW_OK);
+  assert_int_equal(gw_prom_write(st, db, f, &err), GW_OK);
   fclose(f);
   return buf;
+}
+
+static char *page_of(struct gw_prom_state *st) {
+  return page_of_path(st, g_db);
+}
+
+/* the sum of the gpuwhy_verdict samples: 1 when exactly one class is the verdict */
+static double verdict_sum(const char *page) {
+  double sum = 0;
+  for (const char *p = page; (p = strstr(p, "\ngpuwhy_verdict{")); p++)
+    sum += strtod(strchr(p, '}') + 2, NULL);
+  return sum;
 }
 
 /* The value of the sample line that starts with prefix ("name{labels}"), NAN when absent. */
@@ -160,10 +173,7 @@ static void exposition_is_well_formed(void **state) {
   assert_int_equal(strcmp(dx->verdict, "input_pipeline"), 0);
   double share = sample(page, "gpuwhy_finding_share{class=\"input_pipeline\"}");
   assert_true(fabs(share - dx->findings[0].share_of_lost) < 1e-6);
-  double verdict_sum = 0;
-  for (const char *p = page; (p = strstr(p, "\ngpuwhy_verdict{")); p++)
-    verdict_sum += strtod(strchr(p, '}') + 2, NULL);
-  assert_true(verdict_sum == 1);
+  assert_true(verdict_sum(page) == 1);
   double rows = 0;
   for (const char *p = page; (p = strstr(p, "\ngpuwhy_ledger_share{")); p++)
     rows += strtod(strchr(p, '}') + 2, NULL);
@@ -225,16 +235,35 @@ static void empty_recording(void **state) {
   gw_store_close(st);
   struct gw_prom_state ps;
   gw_prom_state_init(&ps, 0, "live", 600);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  assert_int_equal(gw_prom_write(&ps, db, f, &err), GW_OK);
-  fclose(f);
+  char *buf = page_of_path(&ps, db);
   assert_true(sample(buf, "gpuwhy_verdict{class=\"no_data\"}") == 1);
+  assert_true(verdict_sum(buf) == 1);
   assert_true(sample(buf, "gpuwhy_gpus") == 0);
   assert_null(strstr(buf, "gpuwhy_gpu_power_watts"));
   free(buf);
   unlink(db);
+}
+
+/* An unexplained diagnosis has its own series: a real H100 recording whose
+ * verdict is unexplained (a fetch that sleeps in its store) gives exactly one
+ * verdict series at 1, the unexplained one. */
+static void unexplained_verdict_is_served(void **state) {
+  (void)state;
+  char db[512];
+  support_fixture_path(db, sizeof db, "weak_spots_h100/oos_fetch_store.db");
+  if (access(db, R_OK) != 0)
+    skip(); /* the .db.xz is unpacked at configure time */
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose_file(db, &dx, &err), GW_OK);
+  assert_string_equal(dx->verdict, "unexplained");
+  gw_diagnosis_free(dx);
+  struct gw_prom_state ps;
+  gw_prom_state_init(&ps, 0, "replay", 600);
+  char *buf = page_of_path(&ps, db);
+  assert_true(sample(buf, "gpuwhy_verdict{class=\"unexplained\"}") == 1);
+  assert_true(verdict_sum(buf) == 1);
+  free(buf);
 }
 
 static int setup(void **state) {
@@ -244,6 +273,6 @@ static int setup(void **state) {
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(names_from_the_def), cmocka_unit_test(exposition_is_well_formed),
     cmocka_unit_test(labels_are_escaped), cmocka_unit_test(xid_counted_once),
-    cmocka_unit_test(empty_recording),
+    cmocka_unit_test(empty_recording),    cmocka_unit_test(unexplained_verdict_is_served),
 };
 SUPPORT_TEST_MAIN(tests, setup, support_tmpdir_teardown)
