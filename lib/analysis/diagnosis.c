@@ -673,6 +673,49 @@ static void note_overlapped_findings(struct gw_diagnosis *dx) {
   }
 }
 
+/* Whether a finding reports a fault or the GPU's environment (an Xid, a
+ * throttled clock, another process on the GPU): a fact to act on whatever
+ * share of the loss the cap leaves it, and not one of the job's own
+ * signals read twice. */
+static int reports_environment(const struct gw_finding *f) {
+  return f->fix_first || strcmp(f->class_id, "hardware_env") == 0;
+}
+
+/* A finding of the job's own classes that the findings of the job's classes
+ * ranked above it leave under the share any rule needs to name a class
+ * (thresholds.c finding_min_share): the time its own signals saw is time
+ * they already explain with their own evidence (one busy core read as both
+ * input and re-planning, a stack sample in the model's code read as both
+ * launching and a new shape), so it names no further loss and goes, with
+ * a note of what it saw (note_overlapped_findings words the ones that
+ * stay). The environment's share is left out of what the ones above take: another
+ * process on the GPU does not make the job's own signals count twice. */
+static void drop_overlapped_findings(struct gw_diagnosis *dx) {
+  double left = 1;
+  for (int i = 0; i < dx->nfindings;) {
+    const struct gw_finding *f = &dx->findings[i];
+    if (reports_environment(f)) {
+      i++;
+      continue;
+    }
+    double own_lost =
+        dx->lost_ns > 0 ? fmax(f->share_of_active_own, f->share_of_active) * dx->active_ns / dx->lost_ns : 0;
+    double kept_lost = fmin(fmin(own_lost, 1), left);
+    double kept_active = dx->active_ns > 0 ? kept_lost * dx->lost_ns / dx->active_ns : 0;
+    if (i > 0 && f->share_of_active_own > f->share_of_active && kept_active < gw_thr.finding_min_share) {
+      gw_diagnosis_note(dx, "finding_overlapped_unlisted", -1, GW_TEXT_VALUE("class", f->class_id),
+                        GW_NUM("own_share", GW_UNIT_FRACTION, f->share_of_active_own),
+                        GW_NUM("left_share", GW_UNIT_FRACTION, kept_active),
+                        GW_NUM("min_share", GW_UNIT_FRACTION, gw_thr.finding_min_share));
+      memmove(&dx->findings[i], &dx->findings[i + 1], (size_t)(dx->nfindings - i - 1) * sizeof *f);
+      dx->nfindings--;
+      continue;
+    }
+    left -= kept_lost;
+    i++;
+  }
+}
+
 /* Launch overhead found where many steps met a new input shape, or where the
  * steps last longer than launches can fill: the evidence says so, since the
  * time charged to launching may be other host work in the same Python frame
@@ -1051,6 +1094,7 @@ gw_status gw_diagnose(const struct gw_recording *rec, struct gw_diagnosis **out,
                                    : "none";
   if (dx->active_ns > 0 && dx->measured)
     gw_measured_verdict(dx);
+  drop_overlapped_findings(dx);
   describe(rec, dx);
   note_overlapped_findings(dx);
   note_launch_doubts(dx);

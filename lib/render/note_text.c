@@ -57,6 +57,11 @@ static const struct gw_evidence_message messages[] = {
      N_("%s: its own signals put %.0f%% of the active time on it, but %.0f%% of that is the same lost time the "
         "findings ranked above it already hold; each lost second is counted once, so it shows %.0f%%."),
      {"class", "own_share", "overlap_share", "shown_share"}},
+    {"finding_overlapped_unlisted",
+     N_("%s: its own signals put %.0f%% of the active time on it, but the findings ranked above it already hold that "
+        "lost time (%.1f%% of the active time is left to it, under the %.0f%% a class needs), so it is not listed; "
+        "each lost second is counted once."),
+     {"class", "own_share", "left_share", "min_share"}},
     {"class_not_measurable",
      N_("%s cannot be judged from this recording: its rule reads %s, and the recording holds none of it."),
      {"class", "needs"}},
