@@ -20,8 +20,8 @@
  * 10 ms kernel per second over the whole GPU). */
 #define IDLE_SM_PCT 1.0
 
-static const char *const CAUSE_EXTRA[] = {"host_running",   "disk_io",    "new_shape", "gpu_paced",
-                                          "host_no_kernel", "unresolved", "unsampled"};
+static const char *const CAUSE_EXTRA[] = {"host_running",   "disk_io",   "new_shape",  "gpu_paced",
+                                          "host_no_kernel", "lock_wait", "unresolved", "unsampled"};
 
 const char *gw_idle_cause_name(int cause) {
   if (cause >= 0 && cause < GW_PYACT_COUNT)
@@ -62,6 +62,11 @@ const char *gw_idle_cause_class(int cause) {
   case GW_PYACT_DATA_INLINE:
   case GW_PYACT_H2D:
   case GW_CAUSE_DISK_IO: /* the launching thread itself read files: data read inline */
+  /* held off the interpreter by a thread of its own process that runs
+   * Python beside the loop: work in the training process that runs the
+   * whole time the loop does is the loop's data made in threads, as a lock
+   * wait beside busy threads reads without stack samples (prefetch_at) */
+  case GW_CAUSE_LOCK_WAIT:
     return "input_pipeline";
   /* occasional work outside the step: periodic stalls */
   case GW_PYACT_CHECKPOINT:
@@ -355,16 +360,12 @@ static int own_read_at(const struct attr_work *w, const struct gw_py_tick *p) {
   return GW_PYACT_IDLE;
 }
 
-/* A training thread that waits on a lock or condition of its own process
- * (its stack in threading / queue / concurrent.futures: the activity
- * "idle") while other threads of that process are reading (network, disk),
- * sleeping out a latency or computing, is waiting on an in-process
- * prefetcher (a ThreadPoolExecutor or a thread filling a queue): the next
- * batch, made by threads instead of loader processes. Adds to split what
- * those threads did; returns how many there were, 0 when the thread was not
- * in a futex wait at t (a time.sleep of its own is nanosleep: the program's
- * idle time) or no other thread was at work. */
-static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weight, double *split) {
+/* What the other threads of the training thread's process (role helper)
+ * were doing at t, counted by worker state into count: the feeding ones
+ * (running, on the disk or the network, sleeping out a latency), less the
+ * hook's own sampling thread. Returns how many, 0 when the thread was not
+ * in a futex wait at t or no other thread was at work. */
+static int own_threads_at(struct attr_work *w, int32_t tid, int64_t t, int *count) {
   const struct gw_recording *rec = w->rec;
   const struct gw_thread_tick *own = own_tick_at(w, tid, t);
   if (!own || own->state != GW_TSTATE_SLEEPING || own->wait != GW_WAIT_FUTEX)
@@ -383,7 +384,7 @@ static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weigh
       w->near_stamp[i] = w->stamp;
     }
   }
-  int count[GW_WORKER_NSTATES] = {0}, n = 0;
+  int n = 0;
   for (size_t i = 0; i < w->nhelpers; i++) {
     const struct gw_thread_tick *tt = w->near[i];
     if (w->near_stamp[i] != w->stamp)
@@ -403,12 +404,51 @@ static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weigh
     count[count[GW_WORKERS_OTHER_SLEEP] > 0 ? GW_WORKERS_OTHER_SLEEP : GW_WORKERS_RUNNING]--;
     n--;
   }
+  return n;
+}
+
+/* A training thread that waits on a lock or condition of its own process
+ * (its stack in threading / queue / concurrent.futures: the activity
+ * "idle") while other threads of that process are reading (network, disk),
+ * sleeping out a latency or computing, is waiting on an in-process
+ * prefetcher (a ThreadPoolExecutor or a thread filling a queue): the next
+ * batch, made by threads instead of loader processes. Adds to split what
+ * those threads did; returns how many there were, 0 when the thread was not
+ * in a futex wait at t (a time.sleep of its own is nanosleep: the program's
+ * idle time) or no other thread was at work. */
+static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weight, double *split) {
+  int count[GW_WORKER_NSTATES] = {0};
+  int n = own_threads_at(w, tid, t, count);
   if (n <= 0)
     return 0;
   for (int k = 0; k < GW_WORKER_NSTATES; k++)
     if (count[k] > 0)
       split[k] += weight * count[k] / n;
   return n;
+}
+
+/* A stack sample in the step's own host work (the copy to the GPU, the
+ * optimizer, the loop's own code, making the batch) taken while the thread
+ * samples had the thread asleep on a lock and a thread of its own process
+ * running: only one thread of a Python process runs Python at a time, so it
+ * waits for the interpreter lock that thread holds (the forward and
+ * backward are left out: there the training thread waits on a lock for the
+ * autograd threads by design). */
+static int waits_for_interpreter(struct attr_work *w, int32_t tid, int64_t t) {
+  int count[GW_WORKER_NSTATES] = {0};
+  return w->nhelpers && own_threads_at(w, tid, t, count) > 0 && count[GW_WORKERS_RUNNING] > 0;
+}
+
+static int is_lock_wait_candidate(int cause) {
+  return cause == GW_PYACT_H2D || cause == GW_PYACT_OPTIMIZER || cause == GW_PYACT_OTHER ||
+         cause == GW_PYACT_DATA_INLINE;
+}
+
+/* A stack sample's cause (py_sample_cause.h), a lock wait where the thread
+ * samples show one (waits_for_interpreter). */
+static int py_cause(struct attr_work *w, const struct gw_py_tick *p) {
+  int c = gw_py_sample_cause(&w->causes, p);
+  return is_lock_wait_candidate(c) && waits_for_interpreter(w, p->tid, p->t_ns) ? GW_CAUSE_LOCK_WAIT : c;
 }
 
 /* The thread issues no GPU work at this cause, or none the GPU is not
@@ -422,7 +462,7 @@ static int prefetch_at(struct attr_work *w, int32_t tid, int64_t t, double weigh
 static int is_stall_cause(int cause) {
   return cause == GW_PYACT_DATA_WAIT || cause == GW_PYACT_CHECKPOINT || cause == GW_PYACT_LOGGING ||
          cause == GW_PYACT_COMPILE || cause == GW_PYACT_IDLE || cause == GW_CAUSE_DISK_IO ||
-         cause == GW_PYACT_DATA_INLINE || cause == GW_PYACT_H2D;
+         cause == GW_PYACT_DATA_INLINE || cause == GW_PYACT_H2D || cause == GW_CAUSE_LOCK_WAIT;
 }
 
 /* Whether a cause is the launching thread at work on the step (issuing
@@ -528,7 +568,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
     if (out->source == GW_ATTR_PY) {
       for (size_t k = py_lower(rec, s); k < rec->npy_ticks && rec->py_ticks[k].t_ns < e; k++)
         if (rec->py_ticks[k].pid == w->pid && !(skip_sync && rec->py_ticks[k].activity == GW_PYACT_SYNC))
-          nstall += is_stall_cause(gw_py_sample_cause(&w->causes, &rec->py_ticks[k]));
+          nstall += is_stall_cause(py_cause(w, &rec->py_ticks[k]));
     } else {
       for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++)
         if (rec->thread_ticks[k].tid == w->tid)
@@ -555,7 +595,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       const struct gw_py_tick *p = &rec->py_ticks[k];
       if (p->pid != w->pid || (skip_sync && p->activity == GW_PYACT_SYNC))
         continue;
-      int c = gw_py_sample_cause(&w->causes, p);
+      int c = py_cause(w, p);
       double share_s = is_stall_cause(c) ? stall_each : each;
       c = paced_cause(c, gpu_paced, gpu_silent);
       int was = c;

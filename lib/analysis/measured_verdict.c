@@ -27,6 +27,7 @@ static const struct cause_fix CAUSE_FIXES[] = {
     {GW_PYACT_DATA_INLINE, "input_pipeline.more_workers"},
     {GW_PYACT_DATA_INLINE, "input_pipeline.transforms_on_gpu"},
     {GW_PYACT_H2D, "input_pipeline.pin_memory"},
+    {GW_CAUSE_LOCK_WAIT, "schedule_shape.move_helper_thread"},
     {GW_CAUSE_DISK_IO, "input_pipeline.local_shards"},
     {GW_PYACT_SYNC, "launch_overhead.remove_syncs"},
     {GW_PYACT_CHECKPOINT, "schedule_shape.async_checkpoint"},
@@ -73,6 +74,27 @@ static void add_cause_fixes(struct gw_finding *f, int cause) {
   for (size_t i = 0; i < sizeof CAUSE_FIXES / sizeof CAUSE_FIXES[0]; i++)
     if (CAUSE_FIXES[i].cause == cause)
       gw_finding_fix(f, CAUSE_FIXES[i].fix_id);
+}
+
+/* Puts the fixes of a measured cause first on a finding a rule made, each
+ * once; the rule's own fixes follow, the last dropped where they no longer
+ * fit. */
+static void lead_with_cause_fixes(struct gw_finding *f, int cause) {
+  for (size_t i = sizeof CAUSE_FIXES / sizeof CAUSE_FIXES[0]; i-- > 0;) {
+    if (CAUSE_FIXES[i].cause != cause)
+      continue;
+    int at = -1;
+    for (int j = 0; j < f->nfixes; j++)
+      if (strcmp(f->fixes[j].id, CAUSE_FIXES[i].fix_id) == 0)
+        at = j;
+    if (at < 0) {
+      at = f->nfixes < GW_MAX_FIXES ? f->nfixes++ : GW_MAX_FIXES - 1;
+      f->fixes[at].id = CAUSE_FIXES[i].fix_id;
+    }
+    struct gw_fix lead = f->fixes[at];
+    memmove(&f->fixes[1], &f->fixes[0], (size_t)at * sizeof lead);
+    f->fixes[0] = lead;
+  }
 }
 
 /* The smallest share of the lost time the largest measured class must
@@ -244,6 +266,10 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
         gw_finding_fix(f, "launch_overhead.remove_syncs");
       }
       add_cause_fixes(f, cause);
+    } else if (largest_cause(dx, MEASURED_CLASSES[k]) == GW_CAUSE_LOCK_WAIT) {
+      /* the rule's fixes address its own signals (a copy, the loader's
+       * workers); a lock held by a busy thread of the process goes first */
+      lead_with_cause_fixes(f, GW_CAUSE_LOCK_WAIT);
     }
     /* the input class's share is its measured idle (reconcile_input_waits
      * already weighs the hook's waits); the others keep a larger share

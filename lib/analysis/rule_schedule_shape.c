@@ -14,12 +14,13 @@ static void add_offload_fixes(struct gw_finding *f) {
 }
 
 /* The share of the GPUs' idle time the samples charged to waits for the
- * next batch (0 when nothing was sampled). */
+ * next batch, or for the interpreter lock while a thread of the training
+ * process ran (0 when nothing was sampled). */
 static double sampled_data_wait_share(const struct gw_diagnosis *dx) {
   double wait_s = 0, idle_s = 0;
   for (int i = 0; i < dx->ngpus; i++)
     if (dx->attr && dx->attr[i].source != GW_ATTR_NONE) {
-      wait_s += dx->attr[i].rows[GW_PYACT_DATA_WAIT].seconds;
+      wait_s += dx->attr[i].rows[GW_PYACT_DATA_WAIT].seconds + dx->attr[i].rows[GW_CAUSE_LOCK_WAIT].seconds;
       idle_s += dx->attr[i].idle_s;
     }
   return idle_s > 0 ? wait_s / idle_s : 0;
@@ -52,8 +53,9 @@ static double helper_threads_core(const struct gw_rule_input *in, double idle_sh
     return NAN;
   /* the samples saw the training thread wait for a batch while threads of
    * its own process fetched or computed it (idle_attribution.c, prefetch_at;
-   * no loader processes): those busy threads make the batches, and their CPU
-   * is the input pipeline's, not a helper's doing other work */
+   * no loader processes), or for the interpreter lock those threads held
+   * (waits_for_interpreter): those busy threads make the batches, and their
+   * CPU is the input pipeline's, not a helper's doing other work */
   if (!dx->host.has_workers && sampled_data_wait_share(dx) >= gw_thr.finding_min_share)
     return NAN;
   /* A thread waiting for the lock is not running: the idle time it causes

@@ -116,6 +116,7 @@ static const char *const IDLE_CAUSES[GW_IDLE_NCAUSES] = {
     [GW_CAUSE_NEW_SHAPE] = N_("running steps of input shapes not seen before"),
     [GW_CAUSE_GPU_PACED] = N_("launching, in short gaps of a GPU busy most of the time"),
     [GW_CAUSE_HOST_NO_KERNEL] = N_("in the model's code on the host, with no kernel reaching the GPU"),
+    [GW_CAUSE_LOCK_WAIT] = N_("waiting for Python's interpreter lock, with a thread of its own process running"),
     [GW_CAUSE_UNRESOLVED] = N_("in stretches shorter than two samples (unresolved)"),
     [GW_CAUSE_UNSAMPLED] = N_("not sampled"),
 };
