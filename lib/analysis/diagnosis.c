@@ -707,8 +707,7 @@ static void drop_overlapped_findings(struct gw_diagnosis *dx) {
                         GW_NUM("own_share", GW_UNIT_FRACTION, f->share_of_active_own),
                         GW_NUM("left_share", GW_UNIT_FRACTION, kept_active),
                         GW_NUM("min_share", GW_UNIT_FRACTION, gw_thr.finding_min_share));
-      memmove(&dx->findings[i], &dx->findings[i + 1], (size_t)(dx->nfindings - i - 1) * sizeof *f);
-      dx->nfindings--;
+      gw_finding_remove(dx, &dx->findings[i]);
       continue;
     }
     left -= kept_lost;

@@ -23,6 +23,12 @@ struct gw_finding *gw_finding_of_class(const struct gw_diagnosis *dx, const char
   return NULL;
 }
 
+void gw_finding_remove(struct gw_diagnosis *dx, struct gw_finding *f) {
+  int j = (int)(f - dx->findings);
+  memmove(&dx->findings[j], &dx->findings[j + 1], (size_t)(dx->nfindings - j - 1) * sizeof *f);
+  dx->nfindings--;
+}
+
 void gw_diagnosis_cap_shares(struct gw_diagnosis *dx) {
   /* Findings split one lost time: their shares of it never add up to more
    * than the whole. Rules estimate their time from overlapping signals (the

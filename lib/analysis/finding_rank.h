@@ -14,5 +14,7 @@ int gw_finding_cmp(const void *a, const void *b);
 /* The finding of class class_id, or NULL (a class has at most one). Not
  * const, as strchr: the measured verdict amends the finding it finds. */
 struct gw_finding *gw_finding_of_class(const struct gw_diagnosis *dx, const char *class_id);
+/* Takes finding f (one of dx->findings) out of the list, the rest keeping their order. */
+void gw_finding_remove(struct gw_diagnosis *dx, struct gw_finding *f);
 
 #endif

@@ -277,6 +277,7 @@ struct attr_work {
   const struct gw_thread_tick **near; /* scratch of prefetch_at: each helper's sample nearest an instant */
   uint64_t *near_stamp, stamp;        /* near[i] holds a sample of this instant when near_stamp[i] == stamp */
   struct gw_py_causes causes;         /* how the rank's samples read (py_sample_cause.h) */
+  unsigned char *lock_wait;           /* by py_tick index: 0 not yet read, 1 no lock wait, 2 a lock wait */
 };
 
 static void add_hit(struct attr_work *w, int cause, int32_t frame, double weight) {
@@ -444,11 +445,20 @@ static int is_lock_wait_candidate(int cause) {
          cause == GW_PYACT_DATA_INLINE;
 }
 
-/* A stack sample's cause (py_sample_cause.h), a lock wait where the thread
- * samples show one (waits_for_interpreter). */
-static int py_cause(struct attr_work *w, const struct gw_py_tick *p) {
+/* Stack sample k's cause (py_sample_cause.h), a lock wait where the thread
+ * samples show one (waits_for_interpreter). charge() reads a sample twice,
+ * and neighbouring windows share samples: the thread-sample search is done
+ * once per sample (w->lock_wait). */
+static int py_cause(struct attr_work *w, size_t k) {
+  const struct gw_py_tick *p = &w->rec->py_ticks[k];
   int c = gw_py_sample_cause(&w->causes, p);
-  return is_lock_wait_candidate(c) && waits_for_interpreter(w, p->tid, p->t_ns) ? GW_CAUSE_LOCK_WAIT : c;
+  if (!is_lock_wait_candidate(c) || !w->nhelpers)
+    return c;
+  if (!w->lock_wait)
+    w->lock_wait = gw_xcalloc(w->rec->npy_ticks, 1);
+  if (!w->lock_wait[k])
+    w->lock_wait[k] = waits_for_interpreter(w, p->tid, p->t_ns) ? 2 : 1;
+  return w->lock_wait[k] == 2 ? GW_CAUSE_LOCK_WAIT : c;
 }
 
 /* The thread issues no GPU work at this cause, or none the GPU is not
@@ -568,7 +578,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
     if (out->source == GW_ATTR_PY) {
       for (size_t k = py_lower(rec, s); k < rec->npy_ticks && rec->py_ticks[k].t_ns < e; k++)
         if (rec->py_ticks[k].pid == w->pid && !(skip_sync && rec->py_ticks[k].activity == GW_PYACT_SYNC))
-          nstall += is_stall_cause(py_cause(w, &rec->py_ticks[k]));
+          nstall += is_stall_cause(py_cause(w, k));
     } else {
       for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++)
         if (rec->thread_ticks[k].tid == w->tid)
@@ -595,7 +605,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       const struct gw_py_tick *p = &rec->py_ticks[k];
       if (p->pid != w->pid || (skip_sync && p->activity == GW_PYACT_SYNC))
         continue;
-      int c = py_cause(w, p);
+      int c = py_cause(w, k);
       double share_s = is_stall_cause(c) ? stall_each : each;
       c = paced_cause(c, gpu_paced, gpu_silent);
       int was = c;
@@ -892,6 +902,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   free(w.helpers);
   free(w.near);
   free(w.near_stamp);
+  free(w.lock_wait);
   if (!out->nworkers)
     out->nworkers = w.max_feeders;
   for (int c = 0; c < GW_IDLE_NCAUSES; c++)

@@ -131,12 +131,6 @@ static int has_stack_samples(const struct gw_diagnosis *dx) {
   return 0;
 }
 
-static void remove_finding(struct gw_diagnosis *dx, struct gw_finding *f) {
-  int j = (int)(f - dx->findings);
-  memmove(&dx->findings[j], &dx->findings[j + 1], (size_t)(dx->nfindings - j - 1) * sizeof *f);
-  dx->nfindings--;
-}
-
 /* The finding of class k a counter rule made that the samples measure
  * more directly, or NULL. The input rule's (a busy host, busy workers) and,
  * with stack samples, the launch rule's from the gaps a busy host leaves
@@ -169,7 +163,7 @@ static void drop_spread_only_schedule(struct gw_diagnosis *dx) {
   int spread = has_evidence(f, "steps_marked_no_period") || has_evidence(f, "steps_estimated_no_period");
   if (!spread || f->nevidence != 1)
     return;
-  remove_finding(dx, f);
+  gw_finding_remove(dx, f);
 }
 
 /* The input class's measured idle seconds (class_s[INPUT_CLASS]) made to
@@ -240,7 +234,7 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
        * show */
       struct gw_finding *in = counter_finding_samples_measure(dx, k);
       if (in && in->share_of_active > share)
-        remove_finding(dx, in);
+        gw_finding_remove(dx, in);
       if (k == SCHEDULE_CLASS)
         drop_spread_only_schedule(dx);
       continue;
