@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/compile_shapes.h"
+#include "analysis/gpu_loop.h"
 #include "analysis/ledger.h"
 #include "analysis/py_sample_cause.h"
 #include "analysis/series.h"
@@ -245,6 +246,19 @@ static int thread_cause(const struct gw_recording *rec, const struct gw_thread_t
   return GW_PYACT_OTHER;
 }
 
+/* Inside one of n merged, sorted intervals. */
+static int in_intervals(const struct gw_interval *iv, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) { /* the first interval that ends after t */
+    size_t mid = lo + (hi - lo) / 2;
+    if (iv[mid].end_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && iv[lo].start_ns <= t;
+}
+
 struct frame_hit {
   int cause;
   int32_t frame;
@@ -278,7 +292,25 @@ struct attr_work {
   uint64_t *near_stamp, stamp;        /* near[i] holds a sample of this instant when near_stamp[i] == stamp */
   struct gw_py_causes causes;         /* how the rank's samples read (py_sample_cause.h) */
   unsigned char *lock_wait;           /* by py_tick index: 0 not yet read, 1 no lock wait, 2 a lock wait */
+  struct gw_data_waits waits; /* the loop's measured waits in the DataLoader (gpu_loop.h), thread samples only */
 };
+
+/* A thread sample's cause, with what the hook measured: the loop's time
+ * inside the DataLoader's __next__ (each step's wait, placed at its start as
+ * gpu_loop.c does). Whatever the thread did there, running, asleep or
+ * waiting on a lock, it was getting its batch: made in the loop itself
+ * without worker processes, waited for with them. The thread samples alone
+ * read running as launching (thread_cause). Not in one of the loop's
+ * occasional long steps: the wait there may be the occasional work's own
+ * loader (an evaluation pass), which the thread samples cannot tell from the
+ * training's. */
+static int sampled_thread_cause(const struct attr_work *w, const struct gw_thread_tick *tt) {
+  int c = thread_cause(w->rec, tt, w->period_ns, w->loop_not_launching);
+  if (!w->waits.n || c == GW_CAUSE_DISK_IO || c == GW_PYACT_DATA_WAIT ||
+      !in_intervals(w->waits.iv, w->waits.n, tt->t_ns) || in_intervals(w->waits.outliers, w->waits.noutliers, tt->t_ns))
+    return c;
+  return workers_at(w->rec, tt->t_ns, w->period_ns, 0, NULL) > 0 ? GW_PYACT_DATA_WAIT : GW_PYACT_DATA_INLINE;
+}
 
 static void add_hit(struct attr_work *w, int cause, int32_t frame, double weight) {
   if (w->nhits == w->cap) {
@@ -582,7 +614,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
     } else {
       for (size_t k = th_lower(rec, s); k < rec->nthread_ticks && rec->thread_ticks[k].t_ns < e; k++)
         if (rec->thread_ticks[k].tid == w->tid)
-          nstall += is_stall_cause(thread_cause(rec, &rec->thread_ticks[k], w->period_ns, w->loop_not_launching));
+          nstall += is_stall_cause(sampled_thread_cause(w, &rec->thread_ticks[k]));
     }
   }
   /* Nor is a sampled tick's idle time spread evenly where the thread both
@@ -622,7 +654,7 @@ static void charge(struct attr_work *w, int64_t s, int64_t e, double idle_s, siz
       const struct gw_thread_tick *tt = &rec->thread_ticks[k];
       if (tt->tid != w->tid)
         continue;
-      int c = thread_cause(rec, tt, w->period_ns, w->loop_not_launching);
+      int c = sampled_thread_cause(w, tt);
       double share_s = is_stall_cause(c) ? stall_each : each;
       c = paced_cause(c, gpu_paced, gpu_silent);
       int was = c;
@@ -845,6 +877,8 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
     w.thread_period_ns = (int64_t)(1e9 / rec->thread_sampling_hz);
     w.helper_window_ns = w.thread_period_ns * (GW_THREAD_HELPER_EVERY + 1) / 2;
   }
+  if (out->source == GW_ATTR_THREADS)
+    gw_data_waits_for_gpu(rec, gi, &w.waits);
 
   if (rec->has_timeline && g->nkernels + g->nnccl > 0) {
     /* exact: the gaps between everything the GPU ran (kernels, NCCL, copies) */
@@ -903,6 +937,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   free(w.near);
   free(w.near_stamp);
   free(w.lock_wait);
+  gw_data_waits_free(&w.waits);
   if (!out->nworkers)
     out->nworkers = w.max_feeders;
   for (int c = 0; c < GW_IDLE_NCAUSES; c++)
