@@ -293,6 +293,8 @@ struct attr_work {
   struct gw_py_causes causes;         /* how the rank's samples read (py_sample_cause.h) */
   unsigned char *lock_wait;           /* by py_tick index: 0 not yet read, 1 no lock wait, 2 a lock wait */
   struct gw_data_waits waits; /* the loop's measured waits in the DataLoader (gpu_loop.h), thread samples only */
+  int64_t *step_ends;         /* the rank's optimizer steps' ends (the hook's steps), sorted */
+  size_t nstep_ends;
 };
 
 /* A thread sample's cause, with what the hook measured: the loop's time
@@ -752,6 +754,37 @@ static void idle_window(const struct gw_gpu_series *g, size_t i, int64_t dt, int
   }
 }
 
+/* The rank's steps that ended in [ws, we). */
+static size_t steps_ended_in(const struct attr_work *w, int64_t ws, int64_t we) {
+  size_t lo = 0, hi = w->nstep_ends;
+  while (lo < hi) { /* the first end at or after ws */
+    size_t mid = lo + (hi - lo) / 2;
+    if (w->step_ends[mid] < ws)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t n = 0;
+  while (lo + n < w->nstep_ends && w->step_ends[lo + n] < we)
+    n++;
+  return n;
+}
+
+/* The loop ended its steps fast enough through the window that it was
+ * issuing kernels all along: every optimizer step launches its update's
+ * kernels after the forward's and backward's, so a loop that ends a step at
+ * least every LAUNCHING_STEP_MAX_NS kept feeding the GPU, and a kernel
+ * resident under launch_min_util_pct of the window is a storm of short
+ * kernels from a slow host (a 3-layer MLP's 1.77 ms steps keep one resident
+ * 8-10% of an H200's ticks), not a host doing something else. 25 ms, a
+ * quarter of a GPU tick: work without kernels that fills most of a step
+ * (planning a new shape, compiling, making the batch in the loop) is what
+ * makes a step that long, and such loops keep their reading. */
+#define LAUNCHING_STEP_MAX_NS 25000000LL
+static int loop_launching_in(const struct attr_work *w, int64_t ws, int64_t we) {
+  return w->nstep_ends && we > ws && (int64_t)steps_ended_in(w, ws, we) * LAUNCHING_STEP_MAX_NS >= we - ws;
+}
+
 /* Counter path, tick by tick. Runs of wholly idle ticks (no kernel resident,
  * or under 1% SM activity: less than one 10 ms kernel a second) are one
  * stretch each, charged to the samples inside it as a whole, so a long stall
@@ -802,10 +835,15 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
      * under launch_min_util_pct, less than a thread launching through the
      * tick keeps resident: it mostly did not launch */
     charge(w, ws, we, idle * (double)dt / 1e9, 2, !isnan(u) && u >= gw_thr.small_busy_util_pct,
-           !isnan(u) && u < gw_thr.launch_min_util_pct);
+           !isnan(u) && u < gw_thr.launch_min_util_pct && !loop_launching_in(w, ws, we));
   }
   if (start >= 0)
     charge(w, start, end, stretch_s, 1, 0, silent);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
 }
 
 static int cmp_iv(const void *a, const void *b) {
@@ -879,6 +917,11 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   }
   if (out->source == GW_ATTR_THREADS)
     gw_data_waits_for_gpu(rec, gi, &w.waits);
+  w.step_ends = gw_xcalloc(rec->nsteps + 1, sizeof *w.step_ends);
+  for (size_t i = 0; i < rec->nsteps; i++)
+    if (rec->steps[i].pid == w.pid && !rec->steps[i].from_loader && rec->steps[i].end_ns > rec->steps[i].start_ns)
+      w.step_ends[w.nstep_ends++] = rec->steps[i].end_ns;
+  qsort(w.step_ends, w.nstep_ends, sizeof *w.step_ends, cmp_i64);
 
   if (rec->has_timeline && g->nkernels + g->nnccl > 0) {
     /* exact: the gaps between everything the GPU ran (kernels, NCCL, copies) */
@@ -938,6 +981,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   free(w.near_stamp);
   free(w.lock_wait);
   gw_data_waits_free(&w.waits);
+  free(w.step_ends);
   if (!out->nworkers)
     out->nworkers = w.max_feeders;
   for (int c = 0; c < GW_IDLE_NCAUSES; c++)
