@@ -833,7 +833,8 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
       continue; /* busy, or unknown: unknown stays out of the idle time */
     /* GPU-Util (the share of the tick a kernel was resident) at least half;
      * under launch_min_util_pct, less than a thread launching through the
-     * tick keeps resident: it mostly did not launch */
+     * tick keeps resident: it mostly did not launch, unless the loop's steps
+     * show it launching all along (loop_launching_in) */
     charge(w, ws, we, idle * (double)dt / 1e9, 2, !isnan(u) && u >= gw_thr.small_busy_util_pct,
            !isnan(u) && u < gw_thr.launch_min_util_pct && !loop_launching_in(w, ws, we));
   }

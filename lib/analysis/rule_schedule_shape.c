@@ -160,12 +160,7 @@ static int loader_paced(const struct gw_diagnosis *dx) {
 }
 
 /* The hook measured every step's input and it kept one shape, with no
- * compile time: steps that spread are not shapes or recompiles. Occasional
- * work (an evaluation, a checkpoint, a log flush every N steps) still shows
- * as a few steps far above the rest, with nine steps in ten near the median;
- * a spread over most steps (p90/p50 past step_jitter_p90_p50) without a busy
- * helper thread is something the counters cannot name (a fetch that waits on
- * a remote store inline or in threads varies as much). */
+ * compile time: steps that spread are not shapes or recompiles. */
 static int one_input_shape(const struct gw_diagnosis *dx) {
   const struct gw_compile_shapes *cs = &dx->compile_shapes;
   return cs->shape_known && cs->nshapes == 1 && !(cs->compile_s > 0);
@@ -318,6 +313,12 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
              /* the spread is of the steps' own work (profile_steps takes each
               * measured wait for data out: waits that vary are the input's) */
              (st->cv >= gw_thr.step_jitter_cv || st->p90_over_p50 >= gw_thr.step_jitter_p90_p50) &&
+             /* with one input shape, occasional work (an evaluation, a
+              * checkpoint, a log flush every N steps) still shows as a few
+              * steps far above the rest, nine in ten near the median; a
+              * spread over most steps without a busy helper thread is what
+              * the counters cannot name (a fetch that waits on a remote store,
+              * inline or in threads, varies as much) */
              !(one_input_shape(dx) && (isnan(helper_core) || waits_for_data) &&
                st->p90_over_p50 >= gw_thr.step_jitter_p90_p50)) {
     /* Spread without a period: shapes or recompiles, or a busy helper
