@@ -5,6 +5,7 @@
 
 #include "analysis/compile_shapes.h"
 #include "analysis/rules.h"
+#include "analysis/step_breakdown.h"
 #include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
 
@@ -166,6 +167,22 @@ static int one_input_shape(const struct gw_diagnosis *dx) {
   return cs->shape_known && cs->nshapes == 1 && !(cs->compile_s > 0);
 }
 
+/* The loop's own steps, measured inside the program over three or more of
+ * the GPU dips' periods, have no slow steps recurring at a fixed spacing
+ * (step_breakdown.h: periodic work lengthens the step it runs in): the
+ * dips are not work the loop does on a schedule. They are the beat of an
+ * uneven loop against the GPU samples, and their idle time is whatever
+ * paces the loop the rest of the time. Only for dips two steps apart or
+ * more, and not where the dips are an optimizer kept in host memory
+ * (gw_rule_host_offload): work in every step makes no step slower than the
+ * others. */
+static int steps_deny_period(const struct gw_diagnosis *dx, const struct gw_gpu_profile *pp) {
+  const struct gw_step_breakdown *b = &dx->step_breakdown;
+  double period_s = pp->period.period_s;
+  return b->found && !b->recurring && !isnan(period_s) && !isnan(b->step_median_s) &&
+         period_s >= 2 * b->step_median_s && (double)b->nsteady * b->step_median_s >= GW_RECUR_MIN_COUNT * period_s;
+}
+
 static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_finding *f) {
   const struct gw_diagnosis *dx = in->dx;
   double compile_shape_share = gw_compile_shapes_lost_share(&dx->compile_shapes);
@@ -224,7 +241,7 @@ static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_findin
     add_offload_fixes(f);
     return 1;
   }
-  if (pp && share >= gw_thr.finding_min_share) {
+  if (pp && share >= gw_thr.finding_min_share && (off || !steps_deny_period(dx, pp))) {
     double conf = 0.45 + 0.3 * fmin(1, pp->period.strength);
     if (!isnan(h->disk_write_dip_bps) && !isnan(h->disk_write_other_bps) &&
         h->disk_write_dip_bps > 2 * h->disk_write_other_bps + 1e6)
