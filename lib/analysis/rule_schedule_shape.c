@@ -179,8 +179,12 @@ static int one_input_shape(const struct gw_diagnosis *dx) {
 static int steps_deny_period(const struct gw_diagnosis *dx, const struct gw_gpu_profile *pp) {
   const struct gw_step_breakdown *b = &dx->step_breakdown;
   double period_s = pp->period.period_s;
+  double span_s = 0; /* the steady steps' time, waits included */
+  for (int k = 0; k < GW_STEP_NKINDS; k++)
+    if (b->kinds[k].nsteps > 0 && !isnan(b->kinds[k].wall_s))
+      span_s += (double)b->kinds[k].nsteps * b->kinds[k].wall_s;
   return b->found && !b->recurring && !isnan(period_s) && !isnan(b->step_median_s) &&
-         period_s >= 2 * b->step_median_s && (double)b->nsteady * b->step_median_s >= GW_RECUR_MIN_COUNT * period_s;
+         period_s >= 2 * b->step_median_s && span_s >= GW_RECUR_MIN_COUNT * period_s;
 }
 
 static int schedule_shape_holds(const struct gw_rule_input *in, struct gw_finding *f) {
