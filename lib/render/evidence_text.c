@@ -249,6 +249,10 @@ static const struct gw_evidence_message messages[] = {
     {"dip_time",
      N_("%.0f%% of active ticks are in a dip; %.0f%% of active GPU time lost in them"),
      {"dip_tick_share", "lost_share"}},
+    {"dip_time_bounded",
+     N_("%.0f%% of active ticks are in a dip, %.0f%% of active GPU time lost in them; the loop's own steps spent "
+        "%.0f%% of their time above the median step, the most a schedule can have cost"),
+     {"dip_tick_share", "lost_share", "steps_excess"}},
     {"checkpoint_stall",
      N_("%.0f%% of active time the GPU idled while the training process was busy and wrote %.0f MB/s to disk "
         "(%.1f MB/s otherwise): saving a checkpoint"),
