@@ -174,7 +174,9 @@ static int one_input_shape(const struct gw_diagnosis *dx) {
  * step is the most any schedule cost. An uneven loop beating against the
  * GPU samples makes dips whose idle time is what paces the loop the rest
  * of the time (oos_numpy_prep: dips every 2.2 s over 15% of the active
- * time, steps 3.7% above their median). Returns share unchanged otherwise. */
+ * time, steps 3.7% above their median). Only for dips two steps apart or
+ * more: dips inside every step (a stall every 2 s in steps of 9 s) lengthen
+ * none above the others. Returns share unchanged otherwise. */
 static double dips_bounded_by_steps(const struct gw_diagnosis *dx, const struct gw_gpu_profile *pp, double share) {
   const struct gw_step_profile *st = &dx->steps;
   const struct gw_step_breakdown *b = &dx->step_breakdown;
@@ -182,8 +184,8 @@ static double dips_bounded_by_steps(const struct gw_diagnosis *dx, const struct 
   for (int k = 0; k < GW_STEP_NKINDS; k++)
     if (b->kinds[k].nsteps > 0 && !isnan(b->kinds[k].wall_s))
       span_s += (double)b->kinds[k].nsteps * b->kinds[k].wall_s;
-  if (!st->from_table || !b->found || isnan(st->excess_share) || isnan(period_s) || period_s <= 0 ||
-      span_s < GW_RECUR_MIN_COUNT * period_s)
+  if (!st->from_table || !b->found || isnan(st->excess_share) || isnan(period_s) || isnan(b->step_median_s) ||
+      period_s < 2 * b->step_median_s || span_s < GW_RECUR_MIN_COUNT * period_s)
     return share;
   return fmin(share, st->excess_share);
 }
