@@ -182,13 +182,15 @@ void gw_step_breakdown_text(const struct gw_diagnosis *dx, FILE *out, const char
     if (b->frame_text[0])
       snprintf(frame, sizeof frame, " (%s)", b->frame_text);
     fprintf(out,
-            _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step; in "
-              "them: %s, +%s a step%s\n"),
+            _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step in "
+              "all; in them: %s, +%s a step%s\n"),
             b->period_steps, b->period_s, b->count, b->extra_s, _(activity_label(b->activity)),
             ms(extra, sizeof extra, b->activity_extra_s), frame);
   } else if (b->recurring) {
-    fprintf(out, _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step\n"),
-            b->period_steps, b->period_s, b->count, b->extra_s);
+    fprintf(
+        out,
+        _("  slow steps recur every %d steps (about every %.2f s), %d times, %.2f s above the median step in all\n"),
+        b->period_steps, b->period_s, b->count, b->extra_s);
   }
   if (b->recurring && b->fetch_rhythm)
     fprintf(out,
