@@ -13,6 +13,8 @@
 #include "analysis/series.h"
 #include "analysis/sm_fill.h"
 #include "analysis/thresholds.h"
+#include "analysis/timeline.h"
+#include "core/util.h"
 #include "sources/thread_sampler.h"
 
 /* A sample tick counts as idle when GPU-Util read 0 (the driver saw no
@@ -246,19 +248,6 @@ static int thread_cause(const struct gw_recording *rec, const struct gw_thread_t
   return GW_PYACT_OTHER;
 }
 
-/* Inside one of n merged, sorted intervals. */
-static int in_intervals(const struct gw_interval *iv, size_t n, int64_t t) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) { /* the first interval that ends after t */
-    size_t mid = lo + (hi - lo) / 2;
-    if (iv[mid].end_ns <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < n && iv[lo].start_ns <= t;
-}
-
 struct frame_hit {
   int cause;
   int32_t frame;
@@ -309,7 +298,8 @@ struct attr_work {
 static int sampled_thread_cause(const struct attr_work *w, const struct gw_thread_tick *tt) {
   int c = thread_cause(w->rec, tt, w->period_ns, w->loop_not_launching);
   if (!w->waits.n || c == GW_CAUSE_DISK_IO || c == GW_PYACT_DATA_WAIT ||
-      !in_intervals(w->waits.iv, w->waits.n, tt->t_ns) || in_intervals(w->waits.outliers, w->waits.noutliers, tt->t_ns))
+      !gw_interval_holds(w->waits.iv, w->waits.n, tt->t_ns) ||
+      gw_interval_holds(w->waits.outliers, w->waits.noutliers, tt->t_ns))
     return c;
   return workers_at(w->rec, tt->t_ns, w->period_ns, 0, NULL) > 0 ? GW_PYACT_DATA_WAIT : GW_PYACT_DATA_INLINE;
 }
@@ -756,18 +746,7 @@ static void idle_window(const struct gw_gpu_series *g, size_t i, int64_t dt, int
 
 /* The rank's steps that ended in [ws, we). */
 static size_t steps_ended_in(const struct attr_work *w, int64_t ws, int64_t we) {
-  size_t lo = 0, hi = w->nstep_ends;
-  while (lo < hi) { /* the first end at or after ws */
-    size_t mid = lo + (hi - lo) / 2;
-    if (w->step_ends[mid] < ws)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  size_t n = 0;
-  while (lo + n < w->nstep_ends && w->step_ends[lo + n] < we)
-    n++;
-  return n;
+  return gw_first_at_or_after(w->step_ends, w->nstep_ends, we) - gw_first_at_or_after(w->step_ends, w->nstep_ends, ws);
 }
 
 /* The loop ended its steps fast enough through the window that it was
@@ -843,8 +822,7 @@ static void attribute_ticks(struct attr_work *w, const struct gw_gpu_series *g, 
 }
 
 static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
+  return gw_cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
 }
 
 static int cmp_iv(const void *a, const void *b) {
@@ -918,11 +896,6 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
   }
   if (out->source == GW_ATTR_THREADS)
     gw_data_waits_for_gpu(rec, gi, &w.waits);
-  w.step_ends = gw_xcalloc(rec->nsteps + 1, sizeof *w.step_ends);
-  for (size_t i = 0; i < rec->nsteps; i++)
-    if (rec->steps[i].pid == w.pid && !rec->steps[i].from_loader && rec->steps[i].end_ns > rec->steps[i].start_ns)
-      w.step_ends[w.nstep_ends++] = rec->steps[i].end_ns;
-  qsort(w.step_ends, w.nstep_ends, sizeof *w.step_ends, cmp_i64);
 
   if (rec->has_timeline && g->nkernels + g->nnccl > 0) {
     /* exact: the gaps between everything the GPU ran (kernels, NCCL, copies) */
@@ -947,6 +920,12 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
       charge(&w, edge, t1, (double)(t1 - edge) / 1e9, 1, 0, t1 - edge >= SILENT_GAP_NS);
     free(all);
   } else {
+    /* the rank's step ends, for the windows its steps show launching (loop_launching_in) */
+    w.step_ends = gw_xcalloc(rec->nsteps + 1, sizeof *w.step_ends);
+    for (size_t i = 0; i < rec->nsteps; i++)
+      if (rec->steps[i].pid == w.pid && !rec->steps[i].from_loader && rec->steps[i].end_ns > rec->steps[i].start_ns)
+        w.step_ends[w.nstep_ends++] = rec->steps[i].end_ns;
+    qsort(w.step_ends, w.nstep_ends, sizeof *w.step_ends, cmp_i64);
     attribute_ticks(&w, g, t0, t1);
   }
   /* the top user frames of each cause, by samples */

@@ -5,8 +5,8 @@
 
 #include "analysis/compile_shapes.h"
 #include "analysis/rules.h"
-#include "analysis/step_breakdown.h"
 #include "analysis/rule_signals.h"
+#include "analysis/step_breakdown.h"
 #include "analysis/thresholds.h"
 
 static void add_offload_fixes(struct gw_finding *f) {

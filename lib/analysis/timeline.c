@@ -78,6 +78,11 @@ static size_t first_past(const struct gw_interval *iv, size_t n, int64_t t, int 
   return lo;
 }
 
+int gw_interval_holds(const struct gw_interval *merged, size_t n, int64_t t) {
+  size_t i = first_past(merged, n, t, 1, 1); /* the first interval that ends after t */
+  return i < n && merged[i].start_ns <= t;
+}
+
 /* Does some h2d copy start at or just before `at` (within slack)? A gap that
  * ends in an H2D copy: the GPU waited for the host to hand over data. */
 static int copy_starts_near(const struct gw_interval *h2d, size_t n, int64_t gap_start, int64_t at) {

@@ -18,6 +18,8 @@ int64_t gw_interval_total_ns(const struct gw_interval *merged, size_t n, int64_t
 /* Length of a (merged) minus its overlap with (merged) b: the part of a that
  * nothing in b covers. */
 int64_t gw_interval_uncovered_ns(const struct gw_interval *a, size_t na, const struct gw_interval *b, size_t nb);
+/* Whether t lies inside one of the n intervals of a merged, sorted list. */
+int gw_interval_holds(const struct gw_interval *merged, size_t n, int64_t t);
 
 /* Where the idle gaps of a traced GPU went. */
 struct gw_gap_split {
