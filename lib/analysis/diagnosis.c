@@ -900,6 +900,11 @@ static void describe(const struct gw_recording *rec, struct gw_diagnosis *dx) {
                has_gpm == 0 ? "experiment_pm_sampling_no_gpm" : "experiment_pm_sampling_no_readings");
     experiment(dx, trace_run, "experiment_launch_config");
   }
+  /* an input finding read from steps and CPU alone (no thread or stack
+   * samples in the recording: an older recorder, or both turned off): the
+   * samples name what the loop waited in */
+  if (has_input && !dx->measured && rec->thread_sampling_hz <= 0 && rec->py_sampling_hz <= 0 && rec->nsteps > 0)
+    experiment(dx, "gpuwhy record -o sampled.db -- CMD", "experiment_sample_threads");
   if (unexplained) {
     /* what would decide: the kernel timeline splits idle time into launch,
      * sync and communication; the fixed-batch test settles the input side */

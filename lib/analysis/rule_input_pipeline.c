@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "analysis/confidence_share.h"
+#include "analysis/compile_shapes.h"
 #include "analysis/rules.h"
 #include "analysis/rule_signals.h"
 #include "analysis/thresholds.h"
@@ -37,6 +38,50 @@ static int loop_makes_batches(const struct gw_rule_input *in) {
     if (dx->profiles[i].period.found)
       return 0;
   return !(gw_compile_shapes_lost_share(&dx->compile_shapes) > 0);
+}
+
+/* A training loop, with the Python hook's steps and no DataLoader measured,
+ * whose launching threads sat off their core while the GPU idled, in every
+ * step rather than in a few: the loop blocked on something that is neither
+ * its GPU nor its own CPU work. In one process that is what it fetches each
+ * step: a batch from its own threads, a socket or a store (latency-bound),
+ * which the hook cannot see as a DataLoader. Where thread or stack samples
+ * measured the wait, they decide instead (measured_verdict.c). Not when
+ * other waits explain the same picture: a peer in a distributed job, an
+ * optimizer kept in host memory, periodic work (recurring slow steps that
+ * are not a loader's rounds), new shapes, churning allocations or
+ * compilation. Launching threads at or above half a core are not blocked
+ * for most of the step (the launching itself may be what holds the GPU
+ * back: launch_overhead's matter).
+ * Returns the share of the typical step's GPU-idle part in which the
+ * launching threads were off their core too, at the least: the GPU idle
+ * for (1 - busy / step) of it and the threads off for (1 - their CPU in
+ * cores), so both were for their sum less one step. 0 where the loop is not
+ * such a loop or either is unmeasured. */
+static double loop_blocked_idle_frac(const struct gw_rule_input *in) {
+  const struct gw_diagnosis *dx = in->dx;
+  const struct gw_step_breakdown *b = &dx->step_breakdown;
+  const struct gw_step_split *t = &b->kinds[GW_STEP_KIND_TYPICAL];
+  if (dx->measured || !b->found || isnan(b->launch_cpu_cores) || b->launch_cpu_cores >= 0.5 || isnan(t->gpu_busy_s) ||
+      isnan(t->wall_s) || t->wall_s <= 0)
+    return 0;
+  if ((b->recurring && !b->fetch_rhythm) || b->follows_shape || gw_rule_mem_churn(dx) || gw_rule_host_offload(dx) ||
+      gw_rule_distributed(in) || gw_steps_mostly_new_shapes(&dx->compile_shapes) ||
+      gw_compile_shapes_lost_share(&dx->compile_shapes) > 0)
+    return 0;
+  double gpu_idle = 1 - fmin(1, t->gpu_busy_s / t->wall_s);
+  double blocked = gpu_idle - b->launch_cpu_cores;
+  if (blocked <= 0)
+    return 0;
+  /* Other threads of the process busy for as much of a core as the loop was
+   * blocked: a running Python thread holds the interpreter lock, which the
+   * loop may have waited for instead, whatever that thread did (a metrics
+   * logger as much as a decoder): schedule_shape's busy-thread clause
+   * weighs that, and only samples name the thread's work. */
+  double helpers = dx->host.other_threads_med_pct / 100;
+  if (!isnan(helpers) && helpers >= blocked)
+    return 0;
+  return blocked / gpu_idle;
 }
 
 int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f) {
@@ -164,6 +209,17 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     share = gw_rule_share(dx, other_ns);
     conf = 0.4;
     gw_finding_add_evidence(f, "host_waits", -1, 0, 0, 0, NULL);
+  } else if (!waits_measured && gw_rule_share(dx, other_ns) * loop_blocked_idle_frac(in) >= gw_thr.finding_min_share) {
+    /* The idle time no signal explains, in the part of it the steps show the
+     * launching threads off their core as well: the loop's wait for what it
+     * fetches (loop_blocked_idle_frac). */
+    const struct gw_step_split *t = &b->kinds[GW_STEP_KIND_TYPICAL];
+    share = gw_rule_share(dx, other_ns) * loop_blocked_idle_frac(in);
+    conf = 0.4;
+    gw_evidence(f, "loop_blocks_each_step", -1, p->active_start_ns, p->active_end_ns,
+                GW_NUM("launch_cpu", GW_UNIT_CORES, b->launch_cpu_cores),
+                GW_NUM("gpu_idle_share", GW_UNIT_FRACTION, 1 - t->gpu_busy_s / t->wall_s),
+                GW_NUM("step", GW_UNIT_MS, t->wall_s * 1e3));
   } else {
     return 0;
   }

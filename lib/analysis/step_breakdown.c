@@ -632,13 +632,29 @@ static int fetch_rhythm(const struct gw_step_breakdown *b) {
   return b->extra_s / b->count >= b->period_s;
 }
 
+/* The launching threads' CPU over [start_ns, end_ns], in cores: the mean of
+ * the host rows whose whole second lies inside it (a row holds the CPU time
+ * of the second that ends at it). */
+static double launch_cpu_cores_in(const struct gw_host_series *h, int64_t start_ns, int64_t end_ns) {
+  if (!h->launch_cpu_pct)
+    return NAN;
+  double sum = 0;
+  size_t rows = 0;
+  for (size_t i = 1; i < h->n; i++)
+    if (h->t_ns[i - 1] >= start_ns && h->t_ns[i] <= end_ns && !isnan(h->launch_cpu_pct[i])) {
+      sum += h->launch_cpu_pct[i] / 100.0;
+      rows++;
+    }
+  return rows >= GW_LAUNCH_CPU_MIN_ROWS ? sum / (double)rows : NAN;
+}
+
 void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown *out) {
   memset(out, 0, sizeof *out);
   out->gpu = -1;
   out->activity = -1;
   out->step_median_s = out->step_mad_s = out->slow_threshold_s = NAN;
   out->shape_explained = out->shape_corr = out->step_cv = out->period_s = out->extra_s = NAN;
-  out->activity_extra_s = out->period_spread_steps = NAN;
+  out->activity_extra_s = out->period_spread_steps = out->launch_cpu_cores = NAN;
   if (!rec->nsteps)
     return;
   int64_t pid = gw_step_process_pick(rec);
@@ -726,6 +742,7 @@ void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown 
   if (out->recurring)
     name_activity(&c, st, m, slow_step, out);
   out->fetch_rhythm = fetch_rhythm(out);
+  out->launch_cpu_cores = launch_cpu_cores_in(&rec->host, st[0]->start_ns, st[m - 1]->end_ns);
   shape_fit(st, fv, m, slow_step, out);
   ctx_close(&c);
   free(slow);

@@ -71,6 +71,11 @@
  *   drains a queue no longer than those steps). */
 #define GW_FETCH_RHYTHM_MAX_STEPS 16
 
+/* Host rows (one a second) inside the steady steps needed to measure the
+ * launching threads' CPU over them: three seconds hold three whole rows,
+ * where one or two still carry the loop's start or end. */
+#define GW_LAUNCH_CPU_MIN_ROWS 3
+
 enum { GW_STEP_KIND_TYPICAL, GW_STEP_KIND_SLOW, GW_STEP_NKINDS };
 
 /* The mean step of one kind, split; NAN unknown (no samples, no hook field). */
@@ -107,6 +112,11 @@ struct gw_step_breakdown {
   double activity_extra_s;    /* per slow step, above a typical step */
   char frame_text[96];        /* the top user frame of that activity in them, "" none */
   int fetch_rhythm;           /* the recurrence is a parallel loader's round (GW_FETCH_RHYTHM_MAX_STEPS) */
+  /* the process's launching threads (main + autograd) on CPU over the steady
+   * steps, in cores (1 = one core all the time), from the host rows whose
+   * second lies inside them; NAN where fewer than GW_LAUNCH_CPU_MIN_ROWS
+   * rows did or the recording has no per-thread CPU */
+  double launch_cpu_cores;
   /* step time against the input shape */
   int shape_known, nshapes;
   double shape_explained; /* eta^2, 0..1; NAN unknown */

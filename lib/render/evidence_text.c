@@ -34,6 +34,11 @@ static const struct gw_evidence_message messages[] = {
      N_("slow steps recur every %d steps, %d times, each %.2f s above a typical step, longer than the %.2f s of "
         "steps between them: the loop waits once per round of batches fetched in parallel"),
      {"period_steps", "count", "wait", "round"}},
+    {"loop_blocks_each_step",
+     N_("the loop's launching threads used %.2f of a core over its steps while the GPU sat idle %.0f%% of each "
+        "%.1f ms step: the loop was blocked in every step on neither the GPU nor its own CPU work, in one process "
+        "most likely the batch it fetches (from its own threads, a socket or a store)"),
+     {"launch_cpu", "gpu_idle_share", "step"}},
     {"host_waits",
      N_("no loader worker or disk is saturated, but the GPU sits idle while the main process waits: the host side is "
         "the first suspect (confirm with the fixed-batch test)"),

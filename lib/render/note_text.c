@@ -200,6 +200,10 @@ static const struct gw_evidence_message messages[] = {
      N_("the kernel timeline splits the lost time into launch gaps, syncs, communication and waits for input, which "
         "the counters cannot tell apart"),
      {0}},
+    {"experiment_sample_threads",
+     N_("samples where each thread of the job was and the training thread's Python stack, which this recording "
+        "lacks: they name what the loop waited for in each step (a fetch, a lock, a sleep)"),
+     {0}},
     {"experiment_trace_launch",
      N_("counts kernels per step and the gaps between them, which settles launch overhead"),
      {0}},
