@@ -19,6 +19,18 @@
 /* More slow steps than this is a loop whose steps are mostly slow, not a
  * few stalls; it also bounds the spacing search (quadratic in them). */
 #define RECUR_MAX_SLOW 4096
+/* Two slow steps may be occurrences of one scheduled work when neither's
+ * time above the median is more than ten times the other's: beyond that one
+ * is a one-off (a loader started, a first pass compiled) or jitter, and its
+ * weight would carry any spacing that happens to reach it. */
+#define RECUR_SAME_WORK_FACTOR 10.0
+/* A recurrence's members stall at least a third as long as its typical
+ * member (the weighted median): the same evaluation pass, checkpoint or
+ * log flush varies by tens of percent with caches and the disk, not
+ * threefold, while a loop's jitter steps, a few to tens of milliseconds,
+ * pair with each other by chance at any spacing once there are tens of
+ * them (a window of +-5% of a long spacing holds one). */
+#define RECUR_MEMBER_MIN_FRAC (1.0 / 3.0)
 
 /* What the breakdown reads besides the recording: the step process's GPU,
  * its traced busy intervals and synchronising calls merged and sorted. */
@@ -261,10 +273,17 @@ static int cmp_row_ptr(const void *a, const void *b) {
   return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
 }
 
-/* Whether the sorted slow indices hold one within [lo, hi]. */
-static int has_in(const int64_t *slow, size_t n, long lo, long hi) {
-  size_t a = gw_first_at_or_after(slow, n, lo);
-  return a < n && slow[a] <= hi;
+/* Whether the sorted slow indices hold one within [lo, hi] whose excess is
+ * within RECUR_SAME_WORK_FACTOR of excess: work on a schedule does about the
+ * same each time, so a one-off stall seconds long (a loader started, a
+ * first evaluation compiled) is no partner of a few jittered milliseconds,
+ * and its weight would otherwise carry any spacing that happens to reach
+ * it. */
+static int has_partner_in(const int64_t *slow, const double *ex, size_t n, long lo, long hi, double excess) {
+  for (size_t a = gw_first_at_or_after(slow, n, lo); a < n && slow[a] <= hi; a++)
+    if (ex[a] * RECUR_SAME_WORK_FACTOR >= excess && ex[a] <= excess * RECUR_SAME_WORK_FACTOR)
+      return 1;
+  return 0;
 }
 
 static long tol_of(long n) {
@@ -280,7 +299,8 @@ static double members_at(const int64_t *slow, const double *excess, size_t ns, l
   double sum = 0;
   for (size_t i = 0; i < ns; i++) {
     long x = (long)slow[i];
-    int m = has_in(slow, ns, x + n - tol, x + n + tol) || has_in(slow, ns, x - n - tol, x - n + tol);
+    int m = has_partner_in(slow, excess, ns, x + n - tol, x + n + tol, excess[i]) ||
+            has_partner_in(slow, excess, ns, x - n - tol, x - n + tol, excess[i]);
     if (member)
       member[i] = (unsigned char)m;
     sum += m ? excess[i] : 0;
@@ -371,12 +391,13 @@ static void find_recurrence(const int64_t *slow, const double *excess, size_t ns
     return;
   members_at(slow, excess, ns, best_n, member);
   /* Work on a schedule does about the same each time: a member slowed less
-   * than a tenth as much as the typical member is jitter that happened to
-   * fall a period away from one (a 6 ms step beside 250 ms checkpoints). */
+   * than RECUR_MEMBER_MIN_FRAC as much as the typical member is jitter that
+   * happened to fall a period away from another (a 6 ms step beside 250 ms
+   * checkpoints, a 25 ms step beside 160 ms evaluation passes). */
   double typical_excess = weighted_median_excess(excess, member, ns);
   best = 0;
   for (size_t i = 0; i < ns; i++) {
-    member[i] = member[i] && excess[i] >= 0.1 * typical_excess;
+    member[i] = member[i] && excess[i] >= RECUR_MEMBER_MIN_FRAC * typical_excess;
     best += member[i];
   }
   if (best < GW_RECUR_MIN_COUNT) {
@@ -704,7 +725,7 @@ void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown 
    * allocating, compiling: the dynamic-shape evidence below and
    * compile_shapes.c), not for work on a schedule; it is left out here. */
   const unsigned char *fv = first_visit + skip0 + first;
-  /* int64_t, as gw_first_at_or_after searches them (has_in) */
+  /* int64_t, as gw_first_at_or_after searches them (has_partner_in) */
   int64_t *slow = gw_xcalloc(m, sizeof *slow);
   size_t ns = 0;
   for (size_t i = 0; i < m; i++)
