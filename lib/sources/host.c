@@ -409,6 +409,7 @@ static void sample_cpu(struct gw_host *h, struct gw_host_sample *out, int64_t dt
       ncores = gw_parse_proc_stat(h->buf, &h->cur_total, h->cur_cores, h->cores_cap, &perr);
     else
       ncores = h->cores_cap;
+    out->cores = h->core_out; /* grow_cores moved it: a host that gained cores since the last tick */
   }
   if (perr.msg[0])
     note(err, "%s", perr.msg);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -459,6 +460,51 @@ static void test_sample_malformed(void **state) {
   stepper_done(&st);
 }
 
+/* Writes ROOT/proc/stat with ncores cpu lines: each core busy `busy` ticks
+ * of every 100 since boot, tick_s seconds of them. */
+static void write_proc_stat(const char *root, int ncores, int busy, int tick_s) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/proc", root);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/proc/stat", root);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  long long t = 100LL * tick_s, b = (long long)busy * tick_s;
+  fprintf(f, "cpu  %lld 0 0 %lld 0 0 0 0 0 0\n", b * ncores, (t - b) * ncores);
+  for (int c = 0; c < ncores; c++)
+    fprintf(f, "cpu%d %lld 0 0 %lld 0 0 0 0 0 0\n", c, b, t - b);
+  fclose(f);
+}
+
+/* A host whose online cores grow past the sampler's first table (256 rows:
+ * a large server bringing CPUs online during a run): the table moves, and
+ * the sample's per-core rows must follow it. Under AddressSanitizer (the
+ * test build) a row read from the old table fails here. */
+static void test_cores_grow_past_the_table(void **state) {
+  (void)state;
+  char dir[] = "/tmp/gw_host_grow_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_proc_stat(dir, 8, 50, 10);
+  struct gw_host *h = NULL;
+  struct gw_err err = {{0}};
+  assert_int_equal(gw_host_open(&h, dir, &err), GW_OK);
+  struct gw_host_sample s;
+  assert_int_equal(gw_host_sample(h, T0_NS, 1, &s, NULL, &err), GW_OK);
+  write_proc_stat(dir, 300, 50, 11);
+  assert_int_equal(gw_host_sample(h, T0_NS + 1000000000LL, 1, &s, NULL, &err), GW_OK);
+  /* the 8 cores seen both times, each busy half of the second */
+  assert_int_equal(s.ncores, 8);
+  for (int c = 0; c < s.ncores; c++)
+    assert_float_equal(s.cores[c].busy_pct, 50.0, 1e-6);
+  gw_host_close(h);
+  char path[512];
+  snprintf(path, sizeof path, "%s/proc/stat", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/proc", dir);
+  rmdir(path);
+  rmdir(dir);
+}
+
 static void test_open_errors(void **state) {
   (void)state;
   struct gw_host *h = (struct gw_host *)&h;
@@ -614,6 +660,7 @@ int main(void) {
       cmocka_unit_test(test_parse_psi),
       cmocka_unit_test(test_sample_train_tree),
       cmocka_unit_test(test_sample_malformed),
+      cmocka_unit_test(test_cores_grow_past_the_table),
       cmocka_unit_test(test_open_errors),
       cmocka_unit_test(test_live_root),
       cmocka_unit_test(test_live_autograd_thread),
