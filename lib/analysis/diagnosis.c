@@ -382,7 +382,7 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
   double nanv = NAN;
   hp->main_cpu_med_pct = hp->main_busy_frac = hp->main_running_med = hp->main_multicore_frac = nanv;
   hp->launch_busy_frac = hp->other_threads_med_pct = hp->main_per_backward_cpu = hp->main_thread_busy_frac = nanv;
-  hp->workers_med = hp->worker_cpu_max_med_pct = hp->workers_saturated_frac = nanv;
+  hp->workers_med = hp->worker_cpu_max_med_pct = hp->workers_saturated_frac = hp->workers_seen_med = nanv;
   hp->disk_util_p90_pct = hp->disk_busy_frac = hp->iowait_med_pct = nanv;
   hp->disk_write_dip_bps = hp->disk_write_other_bps = nanv;
   hp->dip_writes_checkpoint = 0;
@@ -434,6 +434,8 @@ static void profile_host(const struct gw_recording *rec, const struct gpu_work *
     hp->other_threads_med_pct = nother ? gw_stats_median(other, nother) : nanv;
     free(other);
   }
+  if (gw_stats_count(h->workers + a, n) > 0)
+    hp->workers_seen_med = gw_stats_median(h->workers + a, n);
   if (hp->has_workers) {
     hp->workers_med = gw_stats_median(h->workers + a, n);
     hp->worker_cpu_max_med_pct = gw_stats_median(h->worker_cpu_max_pct + a, n);

@@ -103,6 +103,10 @@ struct gw_host_profile {
    * busy (gw_thr.main_saturated_cpu_pct); NAN where not measured */
   double main_thread_busy_frac;
   double workers_med, worker_cpu_max_med_pct, workers_saturated_frac;
+  /* median count of the loader's worker processes from the count alone,
+   * their CPU measured or not (a worker that lives under two host ticks,
+   * respawned each epoch or pass, has no CPU rate); NAN where not counted */
+  double workers_seen_med;
   double disk_util_p90_pct, disk_busy_frac, iowait_med_pct;
   double disk_write_dip_bps, disk_write_other_bps; /* writes during GPU dips and elsewhere */
   /* the dips write to disk at a checkpoint's rate (gw_thr.checkpoint_write_bps)

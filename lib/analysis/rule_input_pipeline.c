@@ -240,6 +240,10 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
                 GW_NUM("busiest_worker_cpu_median", GW_UNIT_PCT, h->worker_cpu_max_med_pct),
                 GW_NUM("saturated_cpu_threshold", GW_UNIT_PCT, gw_thr.worker_saturated_cpu_pct),
                 GW_NUM("saturated_share", GW_UNIT_FRACTION, h->workers_saturated_frac));
+  else if (!isnan(h->workers_seen_med) && h->workers_seen_med >= 1)
+    /* counted but never measured: each lived too briefly for a CPU rate */
+    gw_evidence(f, "loader_workers_unmeasured", -1, p->active_start_ns, p->active_end_ns,
+                GW_NUM("workers", GW_UNIT_COUNT, h->workers_seen_med));
   else if (h->has_main) /* only a recording that followed the processes can say none were there */
     gw_finding_add_evidence(f, "no_loader_workers", -1, 0, 0, 0, NULL);
   if (h->has_main)
@@ -265,7 +269,9 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
    * thread and the OS; a loader already at or past that gains nothing from
    * more workers, its workers wait on something else (storage, decode). */
   int cores = h->physical_cores > 0 ? h->physical_cores : 0;
-  double nworkers = h->has_workers && !isnan(h->workers_med) ? h->workers_med : 0;
+  double nworkers = h->has_workers && !isnan(h->workers_med) ? h->workers_med
+                    : !isnan(h->workers_seen_med)            ? h->workers_seen_med
+                                                             : 0;
   int room = cores >= 2 && nworkers < cores / 2;
   if (cores >= 2 && h->has_main)
     gw_evidence(f, room ? "loader_workers_room" : "loader_workers_enough", -1, 0, 0,

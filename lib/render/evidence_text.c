@@ -52,6 +52,10 @@ static const struct gw_evidence_message messages[] = {
         "%.0f%% of the time"),
      {"workers", "busiest_worker_cpu_median", "saturated_cpu_threshold", "saturated_share"}},
     {"no_loader_workers", N_("no data-loader worker processes: all loading runs in the main process"), {0}},
+    {"loader_workers_unmeasured",
+     N_("%.0f data-loader worker process(es) at a time, each too short-lived for its CPU to be measured (a rate "
+        "needs the same process in two host samples): workers started anew, each epoch or pass"),
+     {"workers"}},
     {"main_process_waits",
      N_("main process median %.0f%% of one core (saturated %.0f%% of the time): it waits for data"),
      {"cpu_median", "saturated_share"}},
