@@ -47,7 +47,8 @@ void gw_mfu_facts_text(const struct gw_diagnosis *dx, FILE *out, const char *bol
       fprintf(out, _("; %.0f%% of the %.0f TFLOP/s its %.0f MHz clock allows"), m->mfu_at_clock_pct,
               m->clock_peak_tflops, m->run_clock_mhz);
     if (!isnan(m->achieved_tflops))
-      fprintf(out, _(".\n  %.1f TFLOP/s achieved: %.3g FLOPs a step (forward and backward) in %.2f ms steps"),
+      fprintf(out,
+              _(".\n  %.1f TFLOP/s achieved: %.3g FLOPs a step (forward and backward) in %.2f ms steps on average"),
               m->achieved_tflops, m->flops_per_step, m->step_s * 1e3);
     else
       fprintf(out, _(".\n  %.3g FLOPs a step (forward and backward)"), m->flops_per_step);

@@ -153,8 +153,8 @@ struct gw_step_flops {
   /* the median wall time of up to 5 steps either side of it in the same process (the step table), NAN unknown:
    * counted_ns against it is what counting cost */
   double neighbours_median_ns;
-  /* the steady step time of that process (median of all its steps but the first), NAN unknown: FLOPs over it is
-   * the achieved rate */
+  /* the steady step time of that process (mean of all its steps but the first and the counted one: the loop's
+   * pace), NAN unknown: FLOPs over it is the achieved rate */
   double steady_step_ns;
   char source[16]; /* "python_hook", "kineto" */
   int node;        /* which recording of a multi-node report (0 for one): pids repeat across hosts */

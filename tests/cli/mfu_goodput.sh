@@ -34,6 +34,21 @@ PY
 "$GW_BIN" report f.db > f.txt || fail "report exited $?"
 grep -q "^MFU GPU 0: .*TFLOP/s achieved\|^  [0-9.]* TFLOP/s achieved" f.txt || fail "no MFU line: $(cat f.txt)"
 
+# A loop that does not wait for the GPU each step times its steps on the
+# host: three short ones (1 ms, running ahead) and a long one (17 ms, blocked
+# on a full launch queue) in every four. Its pace is their mean, 5 ms; the
+# median, 1 ms, would claim five times the FLOP rate.
+cp f.db bursty.db
+sqlite3 bursty.db 'update step set t_end_ns = t_start_ns + (case when step % 4 = 0 then 17000000 else 1000000 end)' ||
+  fail "cannot reshape the steps"
+"$GW_BIN" report --format json bursty.db > bursty.json || fail "report of the bursty loop exited $?"
+python3 - bursty.json <<'PY' || fail "the bursty loop's MFU is not at its pace"
+import json, sys
+m = json.load(open(sys.argv[1]))["mfu"][0]
+assert 0.0045 < m["step_s"] < 0.0055, m["step_s"]
+assert abs(m["achieved_tflops"] - 5e12 / m["step_s"] / 1e12) < 1e-6 * m["achieved_tflops"], m
+PY
+
 # FLOPs counted but no step timed (the steps lost, as a damaged or trimmed
 # recording may be): no MFU and no rate, said so, never "nan"
 cp f.db nostep.db
