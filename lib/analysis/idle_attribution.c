@@ -536,15 +536,39 @@ static int paced_cause(int c, int gpu_paced, int gpu_silent) {
   return c;
 }
 
+/* The same wait (the training thread in a futex wait of its own code) while
+ * worker processes of the job run, read or receive: the batch from a pool of
+ * processes that is not a DataLoader (concurrent.futures'
+ * ProcessPoolExecutor, multiprocessing.Pool), whose result the thread waits
+ * for on a lock. A DataLoader's wait is sampled in the DataLoader instead
+ * (the activity data wait). Adds to split what the workers did; returns how
+ * many were sampled, 0 when the thread was not in such a wait or none of them
+ * worked (idle pool processes wait on their task pipe). */
+static int pool_at(struct attr_work *w, int32_t tid, int64_t t, double weight, double *split) {
+  const struct gw_thread_tick *own = own_tick_at(w, tid, t);
+  if (!own || own->state != GW_TSTATE_SLEEPING || own->wait != GW_WAIT_FUTEX)
+    return 0;
+  double states[GW_WORKER_NSTATES] = {0};
+  int n = workers_at(w->rec, t, w->thread_period_ns, 1.0, states);
+  if (n <= 0 || states[GW_WORKERS_RUNNING] + states[GW_WORKERS_DISK] + states[GW_WORKERS_NET] <= 0)
+    return 0;
+  for (int k = 0; k < GW_WORKER_NSTATES; k++)
+    split[k] += weight * states[k];
+  return n;
+}
+
 /* A lock wait of the training thread's own (cause idle) while threads of its
- * process fetch or compute is the batch from an in-process prefetcher
- * (prefetch_at): returns the data wait, with what those threads did added to
- * its row; else c. */
+ * process fetch or compute, or else worker processes of the job do, is the
+ * batch from an in-process prefetcher (prefetch_at) or a process pool
+ * (pool_at): returns the data wait, with what those threads or processes did
+ * added to its row; else c. */
 static int prefetch_cause(struct attr_work *w, int c, int32_t tid, int64_t t, double share_s) {
-  if (c != GW_PYACT_IDLE || !w->nhelpers)
+  if (c != GW_PYACT_IDLE)
     return c;
   double split[GW_WORKER_NSTATES] = {0};
-  int feeders = prefetch_at(w, tid, t, share_s, split);
+  int feeders = w->nhelpers ? prefetch_at(w, tid, t, share_s, split) : 0;
+  if (feeders <= 0)
+    feeders = w->rec->nthread_ticks ? pool_at(w, tid, t, share_s, split) : 0;
   if (feeders <= 0)
     return c;
   for (int ws = 0; ws < GW_WORKER_NSTATES; ws++)

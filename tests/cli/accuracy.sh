@@ -22,7 +22,7 @@ source "$(dirname "$0")/lib.bash"
 #                    figures (24/26 as recorded), not the goal
 #   oos_h200         five outside programs recorded on an H200 (README there);
 #                    floors are today's figures
-#   oos2_h100        five more outside programs and eval_host on an H100
+#   oos2_h100        seven more outside programs and eval_host on an H100
 #                    (README there); floors are today's figures
 for corpus in "scenarios floors.json" "scenarios_i21 floors_i21.json" "hook_suite floors_hook_suite.json" \
   "scenarios_nogpm floors_nogpm.json --variant recorded" "weak_spots_h100 floors_weak_spots.json" \

@@ -19,6 +19,11 @@ fail() {
 assert_ge() { awk -v v="$2" -v m="$3" 'BEGIN { exit !(v + 0 >= m + 0) }' || fail "$1 = $2, expected >= $3"; }
 assert_eq() { [ "$2" = "$3" ] || fail "$1 = '$2', expected '$3'"; }
 q() { sqlite3 -batch -noheader "$1" "$2"; }
+# The JSON report of fixture REL (under GW_FIXTURES, unpacked at configure time) into OUT.
+fixture_report_json() {
+  [ -s "$GW_FIXTURES/$1" ] || fail "$1 missing (unpacked at configure time)"
+  "$GW_BIN" report --format json "$GW_FIXTURES/$1" >"$2" || fail "report of $1 exited $?"
+}
 # The host is sampled once a second (whatever --interval is), plus one closing
 # sample at the end of the run (run.ended_ns, absent in a run cut by kill -9).
 # host_gaps DB [WHERE]: consecutive host rows (of those matching WHERE) more

@@ -6,9 +6,7 @@
 # in the main process.
 . "$(dirname "$0")/lib.bash"
 : "${GW_FIXTURES:?}"
-src="$GW_FIXTURES/weak_spots_h100/ws_respawn_epoch.db"
-[ -s "$src" ] || fail "ws_respawn_epoch.db missing (unpacked at configure time)"
-"$GW_BIN" report --format json "$src" >r.json || fail "report exited $?"
+fixture_report_json weak_spots_h100/ws_respawn_epoch.db r.json
 python3 - r.json <<'PY' || fail "respawned workers are not counted"
 import json, sys
 r = json.load(open(sys.argv[1]))
