@@ -23,8 +23,10 @@
  * 10 ms kernel per second over the whole GPU). */
 #define IDLE_SM_PCT 1.0
 
-static const char *const CAUSE_EXTRA[] = {"host_running",   "disk_io",   "new_shape",  "gpu_paced",
-                                          "host_no_kernel", "lock_wait", "unresolved", "unsampled"};
+static const char *const CAUSE_EXTRA[] = {"host_running",     "disk_io",        "new_shape",
+                                          "gpu_paced",        "host_no_kernel", "lock_wait",
+                                          "helper_lock_wait", "unresolved",     "unsampled"};
+_Static_assert(sizeof CAUSE_EXTRA / sizeof CAUSE_EXTRA[0] == GW_IDLE_NCAUSES - GW_PYACT_COUNT, "a name per cause");
 
 const char *gw_idle_cause_name(int cause) {
   if (cause >= 0 && cause < GW_PYACT_COUNT)
@@ -78,6 +80,10 @@ const char *gw_idle_cause_class(int cause) {
   /* recompiles and re-planning follow changing shapes: dynamic shapes */
   case GW_PYACT_COMPILE:
   case GW_CAUSE_NEW_SHAPE:
+  /* held off the interpreter by a helper thread (metrics, logging) in a loop
+   * whose batches do not come from the host: the project's periodic-work
+   * class, whose fix moves the helper's work out of the process */
+  case GW_CAUSE_HELPER_LOCK_WAIT:
     return "schedule_shape";
   /* waiting on the other ranks */
   case GW_PYACT_COLLECTIVE:
@@ -862,6 +868,28 @@ static void append(struct gw_interval **all, size_t *n, const struct gw_interval
   *n += ns;
 }
 
+/* Lock waits read as the loop's input where the loop handles its batches:
+ * a thread that makes them hands each one over, and the training thread
+ * then waits for it, copies it to the GPU or finishes it, which its samples
+ * see (the decoding threads of weak_spots_h100 and oos_h200: 10-23% of the
+ * idle time). A loop whose samples show none of that (under
+ * HELPER_INPUT_MIN_SHARE of the idle time: its data made on the GPU) takes no
+ * batch from the busy thread, which is a helper of its own (metrics,
+ * logging: oos2_h100's second metrics_thread_gil host, 0 of it): its lock
+ * waits are the helper's. */
+#define HELPER_INPUT_MIN_SHARE 0.01
+static void helper_lock_waits(struct gw_idle_attribution *out) {
+  struct gw_attr_row *lock = &out->rows[GW_CAUSE_LOCK_WAIT];
+  if (!(lock->seconds > 0) || !(out->idle_s > 0))
+    return;
+  double input_s = out->rows[GW_PYACT_DATA_WAIT].seconds + out->rows[GW_PYACT_DATA_INLINE].seconds +
+                   out->rows[GW_PYACT_H2D].seconds + out->rows[GW_CAUSE_DISK_IO].seconds;
+  if (input_s >= HELPER_INPUT_MIN_SHARE * out->idle_s)
+    return;
+  out->rows[GW_CAUSE_HELPER_LOCK_WAIT] = *lock;
+  memset(lock, 0, sizeof *lock);
+}
+
 void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64_t t1,
                        struct gw_idle_attribution *out) {
   const struct gw_gpu_series *g = &rec->gpus[gi];
@@ -998,6 +1026,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0, int64
       else
         snprintf(out->rows[c].frame_text[k], sizeof out->rows[c].frame_text[k], "frame %d", (int)out->rows[c].frame[k]);
     }
+  helper_lock_waits(out);
   for (int c = 0; c < GW_IDLE_NCAUSES; c++) {
     out->rows[c].share_of_wall = out->wall_s > 0 ? out->rows[c].seconds / out->wall_s : 0;
     out->rows[c].share_of_idle = out->idle_s > 0 ? out->rows[c].seconds / out->idle_s : 0;

@@ -15,14 +15,16 @@
 enum gw_idle_cause {
   GW_CAUSE_HOST_RUNNING = GW_PYACT_COUNT, /* thread samples: the launching thread ran (host work or launching) */
   GW_CAUSE_DISK_IO,                       /* thread samples: it waited on the disk */
-  GW_CAUSE_NEW_SHAPE,      /* host work of a step that met a new input shape, beyond the shape's steady step time */
-  GW_CAUSE_GPU_PACED,      /* launching while kernels were resident most of the tick: the GPU's own short gaps */
-  GW_CAUSE_HOST_NO_KERNEL, /* in the model's code (forward, backward, optimizer) or running, through a stretch
-                            * no kernel reached the GPU: host work, not launches (planning, CPU ops) */
-  GW_CAUSE_LOCK_WAIT,      /* stack samples in the step's host work while the thread samples had it asleep on a
-                            * lock and a thread of its own process running: Python's interpreter lock */
-  GW_CAUSE_UNRESOLVED,     /* a stretch shorter than two periods of the sampler that classifies it */
-  GW_CAUSE_UNSAMPLED,      /* no sample of the thread fell inside the stretch */
+  GW_CAUSE_NEW_SHAPE,        /* host work of a step that met a new input shape, beyond the shape's steady step time */
+  GW_CAUSE_GPU_PACED,        /* launching while kernels were resident most of the tick: the GPU's own short gaps */
+  GW_CAUSE_HOST_NO_KERNEL,   /* in the model's code (forward, backward, optimizer) or running, through a stretch
+                              * no kernel reached the GPU: host work, not launches (planning, CPU ops) */
+  GW_CAUSE_LOCK_WAIT,        /* stack samples in the step's host work while the thread samples had it asleep on a
+                              * lock and a thread of its own process running: Python's interpreter lock */
+  GW_CAUSE_HELPER_LOCK_WAIT, /* the same, in a loop that handles no batch from the host: the running thread is a
+                              * helper's (metrics, logging), not the loop's input */
+  GW_CAUSE_UNRESOLVED,       /* a stretch shorter than two periods of the sampler that classifies it */
+  GW_CAUSE_UNSAMPLED,        /* no sample of the thread fell inside the stretch */
   GW_IDLE_NCAUSES
 };
 /* What the loader workers were doing during a data wait. */
@@ -73,7 +75,7 @@ void gw_idle_attribute(const struct gw_recording *rec, int gi, int64_t t0_ns, in
 /* The bottleneck class (analysis/rule_registry.h id, or "unexplained") a cause is charged to. */
 const char *gw_idle_cause_class(int cause);
 /* The cause's JSON name: a Python activity's name, "host_running", "disk_io", "new_shape", "gpu_paced",
- * "host_no_kernel", "lock_wait", "unresolved", "unsampled". */
+ * "host_no_kernel", "lock_wait", "helper_lock_wait", "unresolved", "unsampled". */
 const char *gw_idle_cause_name(int cause);
 const char *gw_worker_state_name(int state);
 /* The cause as GW_PHRASE takes it: its name, a phrase id that

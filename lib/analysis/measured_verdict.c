@@ -28,6 +28,7 @@ static const struct cause_fix CAUSE_FIXES[] = {
     {GW_PYACT_DATA_INLINE, "input_pipeline.transforms_on_gpu"},
     {GW_PYACT_H2D, "input_pipeline.pin_memory"},
     {GW_CAUSE_LOCK_WAIT, "schedule_shape.move_helper_thread"},
+    {GW_CAUSE_HELPER_LOCK_WAIT, "schedule_shape.move_helper_thread"},
     {GW_CAUSE_DISK_IO, "input_pipeline.local_shards"},
     {GW_PYACT_SYNC, "launch_overhead.remove_syncs"},
     {GW_PYACT_CHECKPOINT, "schedule_shape.async_checkpoint"},
@@ -260,10 +261,12 @@ void gw_measured_verdict(struct gw_diagnosis *dx) {
         gw_finding_fix(f, "launch_overhead.remove_syncs");
       }
       add_cause_fixes(f, cause);
-    } else if (largest_cause(dx, MEASURED_CLASSES[k]) == GW_CAUSE_LOCK_WAIT) {
+    } else if (largest_cause(dx, MEASURED_CLASSES[k]) == GW_CAUSE_LOCK_WAIT ||
+               largest_cause(dx, MEASURED_CLASSES[k]) == GW_CAUSE_HELPER_LOCK_WAIT) {
       /* the rule's fixes address its own signals (a copy, the loader's
-       * workers); a lock held by a busy thread of the process goes first */
-      lead_with_cause_fixes(f, GW_CAUSE_LOCK_WAIT);
+       * workers; periodic work, shapes); a lock held by a busy thread of
+       * the process goes first */
+      lead_with_cause_fixes(f, largest_cause(dx, MEASURED_CLASSES[k]));
     }
     /* the input class's share is its measured idle (reconcile_input_waits
      * already weighs the hook's waits); the others keep a larger share

@@ -117,6 +117,8 @@ static const char *const IDLE_CAUSES[GW_IDLE_NCAUSES] = {
     [GW_CAUSE_GPU_PACED] = N_("launching, in short gaps of a GPU busy most of the time"),
     [GW_CAUSE_HOST_NO_KERNEL] = N_("in the model's code on the host, with no kernel reaching the GPU"),
     [GW_CAUSE_LOCK_WAIT] = N_("waiting for Python's interpreter lock, with a thread of its own process running"),
+    [GW_CAUSE_HELPER_LOCK_WAIT] = N_("waiting for Python's interpreter lock, held by a thread of its own process, in "
+                                     "a loop that takes no batch from the host"),
     [GW_CAUSE_UNRESOLVED] = N_("in stretches shorter than two samples (unresolved)"),
     [GW_CAUSE_UNSAMPLED] = N_("not sampled"),
 };
