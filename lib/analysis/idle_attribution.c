@@ -391,6 +391,13 @@ static int own_read_at(const struct attr_work *w, const struct gw_py_tick *p) {
   return GW_PYACT_IDLE;
 }
 
+/* Whether thread tid's sample nearest t has it asleep on a futex (a lock or
+ * condition of its own process: threading, queue, concurrent.futures). */
+static int in_futex_wait(const struct attr_work *w, int32_t tid, int64_t t) {
+  const struct gw_thread_tick *own = own_tick_at(w, tid, t);
+  return own && own->state == GW_TSTATE_SLEEPING && own->wait == GW_WAIT_FUTEX;
+}
+
 /* What the other threads of the training thread's process (role helper)
  * were doing at t, counted by worker state into count: the feeding ones
  * (running, on the disk or the network, sleeping out a latency), less the
@@ -398,8 +405,7 @@ static int own_read_at(const struct attr_work *w, const struct gw_py_tick *p) {
  * in a futex wait at t or no other thread was at work. */
 static int own_threads_at(struct attr_work *w, int32_t tid, int64_t t, int *count) {
   const struct gw_recording *rec = w->rec;
-  const struct gw_thread_tick *own = own_tick_at(w, tid, t);
-  if (!own || own->state != GW_TSTATE_SLEEPING || own->wait != GW_WAIT_FUTEX)
+  if (!in_futex_wait(w, tid, t))
     return 0;
   /* each helper's sample nearest to t (w->near, by the helper's index) */
   w->stamp++;
@@ -551,8 +557,7 @@ static int paced_cause(int c, int gpu_paced, int gpu_silent) {
  * many were sampled, 0 when the thread was not in such a wait or none of them
  * worked (idle pool processes wait on their task pipe). */
 static int pool_at(struct attr_work *w, int32_t tid, int64_t t, double weight, double *split) {
-  const struct gw_thread_tick *own = own_tick_at(w, tid, t);
-  if (!own || own->state != GW_TSTATE_SLEEPING || own->wait != GW_WAIT_FUTEX)
+  if (!in_futex_wait(w, tid, t))
     return 0;
   double states[GW_WORKER_NSTATES] = {0};
   int n = workers_at(w->rec, t, w->thread_period_ns, 1.0, states);

@@ -19,6 +19,14 @@
  * steps, no compilation timed by the hook (those are schedule_shape's).
  * Where stack or thread samples measured what the thread did, they decide
  * instead (measured_verdict.c: "making the batch itself"). */
+/* Changing shapes explain the host's time in the steps: the step time that
+ * follows the input shape, allocations that churn, steps that mostly met a
+ * new shape, or compilation timed by the hook (schedule_shape's signals). */
+static int shapes_explain_steps(const struct gw_diagnosis *dx) {
+  return dx->step_breakdown.follows_shape || gw_rule_mem_churn(dx) || gw_steps_mostly_new_shapes(&dx->compile_shapes) ||
+         gw_compile_shapes_lost_share(&dx->compile_shapes) > 0;
+}
+
 static int loop_makes_batches(const struct gw_rule_input *in) {
   const struct gw_diagnosis *dx = in->dx;
   const struct gw_step_breakdown *b = &dx->step_breakdown;
@@ -26,18 +34,16 @@ static int loop_makes_batches(const struct gw_rule_input *in) {
   if (dx->measured || !b->found || isnan(b->step_cv) || b->step_cv >= gw_thr.step_jitter_cv ||
       isnan(typical->gpu_busy_s) || isnan(typical->wall_s) || typical->gpu_busy_s >= 0.5 * typical->wall_s)
     return 0;
-  if (b->recurring || b->follows_shape || gw_rule_mem_churn(dx))
-    return 0;
   /* Steps that mostly met an input shape never seen before spend their host
    * time planning, tuning and allocating for it as much as making the batch
    * (the launch side discounts the same steps: gw_repeated_shape_share), and
    * the busy core cannot tell the two apart. */
-  if (gw_steps_mostly_new_shapes(&dx->compile_shapes))
+  if (b->recurring || shapes_explain_steps(dx))
     return 0;
   for (int i = 0; i < dx->ngpus; i++)
     if (dx->profiles[i].period.found)
       return 0;
-  return !(gw_compile_shapes_lost_share(&dx->compile_shapes) > 0);
+  return 1;
 }
 
 /* A training loop, with the Python hook's steps and no DataLoader measured,
@@ -50,24 +56,24 @@ static int loop_makes_batches(const struct gw_rule_input *in) {
  * other waits explain the same picture: a peer in a distributed job, an
  * optimizer kept in host memory, periodic work (recurring slow steps that
  * are not a loader's rounds), new shapes, churning allocations or
- * compilation. Launching threads at or above half a core are not blocked
- * for most of the step (the launching itself may be what holds the GPU
- * back: launch_overhead's matter).
+ * compilation. Launching threads at or above BLOCKED_LAUNCH_MAX_CORES are
+ * not blocked for most of the step (the launching itself may be what holds
+ * the GPU back: launch_overhead's matter).
  * Returns the share of the typical step's GPU-idle part in which the
  * launching threads were off their core too, at the least: the GPU idle
  * for (1 - busy / step) of it and the threads off for (1 - their CPU in
  * cores), so both were for their sum less one step. 0 where the loop is not
  * such a loop or either is unmeasured. */
+#define BLOCKED_LAUNCH_MAX_CORES 0.5
 static double loop_blocked_idle_frac(const struct gw_rule_input *in) {
   const struct gw_diagnosis *dx = in->dx;
   const struct gw_step_breakdown *b = &dx->step_breakdown;
   const struct gw_step_split *t = &b->kinds[GW_STEP_KIND_TYPICAL];
-  if (dx->measured || !b->found || isnan(b->launch_cpu_cores) || b->launch_cpu_cores >= 0.5 || isnan(t->gpu_busy_s) ||
-      isnan(t->wall_s) || t->wall_s <= 0)
+  if (dx->measured || !b->found || isnan(b->launch_cpu_cores) || b->launch_cpu_cores >= BLOCKED_LAUNCH_MAX_CORES ||
+      isnan(t->gpu_busy_s) || isnan(t->wall_s) || t->wall_s <= 0)
     return 0;
-  if ((b->recurring && !b->fetch_rhythm) || b->follows_shape || gw_rule_mem_churn(dx) || gw_rule_host_offload(dx) ||
-      gw_rule_distributed(in) || gw_steps_mostly_new_shapes(&dx->compile_shapes) ||
-      gw_compile_shapes_lost_share(&dx->compile_shapes) > 0)
+  if ((b->recurring && !b->fetch_rhythm) || shapes_explain_steps(dx) || gw_rule_host_offload(dx) ||
+      gw_rule_distributed(in))
     return 0;
   double gpu_idle = 1 - fmin(1, t->gpu_busy_s / t->wall_s);
   double blocked = gpu_idle - b->launch_cpu_cores;
@@ -144,6 +150,7 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
    * that the ledger left unclaimed */
   const struct gw_step_breakdown *b = &dx->step_breakdown;
   double rhythm_ns = b->fetch_rhythm ? fmin(other_ns, b->extra_s * 1e9) : 0;
+  double blocked_share = waits_measured ? 0 : gw_rule_share(dx, other_ns) * loop_blocked_idle_frac(in);
   int low_power = !isnan(p->power_frac) && p->power_frac < gw_thr.low_power_frac;
   int main_busy = h->has_main && h->main_busy_frac >= 0.5;
   double conf;
@@ -209,12 +216,12 @@ int gw_rule_input_pipeline(const struct gw_rule_input *in, struct gw_finding *f)
     share = gw_rule_share(dx, other_ns);
     conf = 0.4;
     gw_finding_add_evidence(f, "host_waits", -1, 0, 0, 0, NULL);
-  } else if (!waits_measured && gw_rule_share(dx, other_ns) * loop_blocked_idle_frac(in) >= gw_thr.finding_min_share) {
+  } else if (blocked_share >= gw_thr.finding_min_share) {
     /* The idle time no signal explains, in the part of it the steps show the
      * launching threads off their core as well: the loop's wait for what it
      * fetches (loop_blocked_idle_frac). */
     const struct gw_step_split *t = &b->kinds[GW_STEP_KIND_TYPICAL];
-    share = gw_rule_share(dx, other_ns) * loop_blocked_idle_frac(in);
+    share = blocked_share;
     conf = 0.4;
     gw_evidence(f, "loop_blocks_each_step", -1, p->active_start_ns, p->active_end_ns,
                 GW_NUM("launch_cpu", GW_UNIT_CORES, b->launch_cpu_cores),
