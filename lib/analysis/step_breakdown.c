@@ -675,7 +675,7 @@ void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown 
   out->activity = -1;
   out->step_median_s = out->step_mad_s = out->slow_threshold_s = NAN;
   out->shape_explained = out->shape_corr = out->step_cv = out->period_s = out->extra_s = NAN;
-  out->activity_extra_s = out->period_spread_steps = out->launch_cpu_cores = NAN;
+  out->activity_extra_s = out->period_spread_steps = out->launch_cpu_cores = out->queue_busy_frac = NAN;
   if (!rec->nsteps)
     return;
   int64_t pid = gw_step_process_pick(rec);
@@ -760,6 +760,24 @@ void gw_step_breakdown(const struct gw_recording *rec, struct gw_step_breakdown 
     add_step(&c, st[i], &acc[slow_step[i] ? GW_STEP_KIND_SLOW : GW_STEP_KIND_TYPICAL]);
   for (int k = 0; k < GW_STEP_NKINDS; k++)
     finish(&c, &acc[k], &out->kinds[k]);
+  const struct gw_step_split *slow_split = &out->kinds[GW_STEP_KIND_SLOW];
+  if (out->recurring && !isnan(slow_split->gpu_busy_s) && slow_split->wall_s > 0 &&
+      slow_split->gpu_busy_s >= GW_QUEUE_PACED_BUSY_FRAC * slow_split->wall_s) {
+    /* no stall: every step is the loop's typical work, split again as one
+     * kind; what the thread did in the slow ones is kept for the text (an
+     * evaluation the queued work hid, or the launches that met a full queue) */
+    name_activity(&c, st, m, slow_step, out);
+    out->queue_paced = 1;
+    out->queue_busy_frac = slow_split->gpu_busy_s / slow_split->wall_s;
+    out->recurring = 0;
+    out->extra_s = out->period_s = NAN;
+    memset(slow_step, 0, m);
+    memset(acc, 0, sizeof acc);
+    for (size_t i = 0; i < m; i++)
+      add_step(&c, st[i], &acc[GW_STEP_KIND_TYPICAL]);
+    for (int k = 0; k < GW_STEP_NKINDS; k++)
+      finish(&c, &acc[k], &out->kinds[k]);
+  }
   if (out->recurring)
     name_activity(&c, st, m, slow_step, out);
   out->fetch_rhythm = fetch_rhythm(out);

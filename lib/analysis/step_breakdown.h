@@ -71,6 +71,16 @@
  *   drains a queue no longer than those steps). */
 #define GW_FETCH_RHYTHM_MAX_STEPS 16
 
+/* Slow steps that recur with the GPU busy through at least this share of
+ * their time stalled nothing: a loop that does not wait for the GPU each
+ * step runs ahead until CUDA's launch queue is full and then blocks in one
+ * step of every few while the queued work runs (an MLP on an H100: every
+ * 11th step, the GPU busy 97% of them). A stall of scheduled work or a
+ * wait for data idles the GPU for most of the step's excess (45-74% idle in
+ * the recurrences of the H100 and H200 fixtures); the 10% left is the GPU
+ * samples' resolution over steps a few of their periods long. */
+#define GW_QUEUE_PACED_BUSY_FRAC 0.9
+
 /* Host rows (one a second) inside the steady steps needed to measure the
  * launching threads' CPU over them: three seconds hold three whole rows,
  * where one or two still carry the loop's start or end. */
@@ -112,6 +122,12 @@ struct gw_step_breakdown {
   double activity_extra_s;    /* per slow step, above a typical step */
   char frame_text[96];        /* the top user frame of that activity in them, "" none */
   int fetch_rhythm;           /* the recurrence is a parallel loader's round (GW_FETCH_RHYTHM_MAX_STEPS) */
+  /* slow steps recurred every period_steps steps, count times, but the GPU
+   * stayed busy through them (GW_QUEUE_PACED_BUSY_FRAC): the host blocked
+   * on CUDA's full launch queue, no stall; recurring is then 0 and
+   * queue_busy_frac their GPU-busy share */
+  int queue_paced;
+  double queue_busy_frac;
   /* the process's launching threads (main + autograd) on CPU over the steady
    * steps, in cores (1 = one core all the time), from the host rows whose
    * second lies inside them; NAN where fewer than GW_LAUNCH_CPU_MIN_ROWS

@@ -197,7 +197,16 @@ void gw_step_breakdown_text(const struct gw_diagnosis *dx, FILE *out, const char
             _("  each slow step costs more than the %d steps between two of them: the rhythm of batches "
               "fetched in parallel (a loader's round), not of scheduled work\n"),
             b->period_steps);
-  if (!b->recurring) {
+  if (b->queue_paced) {
+    fprintf(out,
+            _("  slow steps recur every %d steps, %d times, but the GPU stayed busy through %.0f%% of them: work "
+              "queued ahead kept it fed, no stall"),
+            b->period_steps, b->count, 100 * b->queue_busy_frac);
+    if (b->activity >= 0)
+      fprintf(out, _("; in them: %s%s%s%s"), _(activity_label(b->activity)), b->frame_text[0] ? " (" : "",
+              b->frame_text, b->frame_text[0] ? ")" : "");
+    fputs("\n", out);
+  } else if (!b->recurring) {
     fprintf(out, _("  no slow steps recur at a fixed spacing (%zu above %.2f ms)\n"), b->nslow,
             b->slow_threshold_s * 1e3);
   }
@@ -222,6 +231,20 @@ static void split_json(FILE *out, const struct gw_step_split *k) {
     jnum(out, gw_py_activity_name(a), k->host_s[a], a + 1 < GW_PYACT_COUNT ? ", " : "}}");
 }
 
+/* "activity": what grew most in the slow steps, "frame": its top user frame; null where unknown. */
+static void activity_frame_json(FILE *out, const struct gw_step_breakdown *b) {
+  fputs("\"activity\": ", out);
+  if (b->activity >= 0)
+    fprintf(out, "\"%s\", ", gw_py_activity_name(b->activity));
+  else
+    fputs("null, ", out);
+  fputs("\"frame\": ", out);
+  if (b->frame_text[0])
+    gw_json_write_string(out, b->frame_text);
+  else
+    fputs("null", out);
+}
+
 void gw_step_breakdown_json(const struct gw_diagnosis *dx, FILE *out) {
   const struct gw_step_breakdown *b = &dx->step_breakdown;
   if (!b->found)
@@ -243,20 +266,20 @@ void gw_step_breakdown_json(const struct gw_diagnosis *dx, FILE *out) {
     jnum(out, "period_s", b->period_s, ", ");
     jnum(out, "period_spread_steps", b->period_spread_steps, ", ");
     jnum(out, "extra_s", b->extra_s, ", ");
-    fputs("\"activity\": ", out);
-    if (b->activity >= 0)
-      fprintf(out, "\"%s\", ", gw_py_activity_name(b->activity));
-    else
-      fputs("null, ", out);
     jnum(out, "activity_extra_s", b->activity_extra_s, ", ");
-    fputs("\"frame\": ", out);
-    if (b->frame_text[0])
-      gw_json_write_string(out, b->frame_text);
-    else
-      fputs("null", out);
+    activity_frame_json(out, b);
     fprintf(out, ", \"fetch_rhythm\": %s", b->fetch_rhythm ? "true" : "false");
     fputs(", \"split\": ", out);
     split_json(out, &b->kinds[GW_STEP_KIND_SLOW]);
+    fputs("}", out);
+  } else {
+    fputs("null", out);
+  }
+  fputs(",\n    \"queue_paced\": ", out);
+  if (b->queue_paced) {
+    fprintf(out, "{\"period_steps\": %d, \"count\": %d, ", b->period_steps, b->count);
+    jnum(out, "gpu_busy_share", b->queue_busy_frac, ", ");
+    activity_frame_json(out, b);
     fputs("}", out);
   } else {
     fputs("null", out);

@@ -38,6 +38,7 @@ struct loop {
   double stray_s;
   int oneoff;
   double oneoff_s;
+  int slow_gpu_busy; /* the GPU works through the slow steps too (queued work): 0 it idles in them */
 };
 static struct loop g_loop;
 
@@ -58,7 +59,7 @@ static int gpu_idle_at(double t) {
   for (int i = 0; at < SECONDS; i++) {
     double len = step_len(i);
     if (t < at + len)
-      return g_loop.period && i % g_loop.period == g_loop.period - 1;
+      return g_loop.period && i % g_loop.period == g_loop.period - 1 && !g_loop.slow_gpu_busy;
     at += len;
   }
   return 0;
@@ -229,6 +230,32 @@ static void test_recurrence_beside_oneoff_and_strays(void **state) {
   free_rec(rec);
 }
 
+/* A loop that runs ahead of the GPU: every tenth step blocks for 0.2 s
+ * while the GPU works through the queued steps (it never idles). The slow
+ * steps recur, but they stalled nothing: no recurrence of periodic work,
+ * and every step is typical. */
+static void test_queue_paced_is_no_stall(void **state) {
+  (void)state;
+  struct loop lp = {0.020, 0.200, 10, GW_PYACT_FORWARD_BACKWARD, NULL, 0, 0, 0, 0, 1};
+  struct gw_recording *rec = load_loop(&lp);
+  struct gw_step_breakdown b;
+  gw_step_breakdown(rec, &b);
+  assert_true(b.found);
+  assert_false(b.recurring);
+  assert_true(b.queue_paced);
+  assert_int_equal(b.period_steps, 10);
+  assert_true(b.queue_busy_frac >= 0.9);
+  assert_int_equal(b.activity, GW_PYACT_FORWARD_BACKWARD);
+  assert_int_equal((int)b.kinds[GW_STEP_KIND_TYPICAL].nsteps, (int)b.nsteady);
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
+  assert_non_null(strstr(render(dx, 0), "work queued ahead kept it fed, no stall"));
+  assert_non_null(strstr(render(dx, 1), "\"queue_paced\": {\"period_steps\": 10"));
+  gw_diagnosis_free(dx);
+  free_rec(rec);
+}
+
 /* A steady loop with a few stray slow steps at no common spacing: slow
  * steps are seen, none recurs. */
 static void test_steady_loop_none(void **state) {
@@ -388,9 +415,14 @@ static void test_step_time_follows_previous_input(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_checkpoint_named_function),  cmocka_unit_test(test_checkpoint_every_50),
-    cmocka_unit_test(test_steady_loop_none),           cmocka_unit_test(test_recurrence_beside_oneoff_and_strays),
-    cmocka_unit_test(test_short_steps_not_measurable), cmocka_unit_test(test_fetch_round_is_input),
-    cmocka_unit_test(test_not_a_fetch_round),          cmocka_unit_test(test_step_time_follows_previous_input),
+    cmocka_unit_test(test_checkpoint_named_function),
+    cmocka_unit_test(test_checkpoint_every_50),
+    cmocka_unit_test(test_steady_loop_none),
+    cmocka_unit_test(test_recurrence_beside_oneoff_and_strays),
+    cmocka_unit_test(test_queue_paced_is_no_stall),
+    cmocka_unit_test(test_short_steps_not_measurable),
+    cmocka_unit_test(test_fetch_round_is_input),
+    cmocka_unit_test(test_not_a_fetch_round),
+    cmocka_unit_test(test_step_time_follows_previous_input),
 };
 SUPPORT_TEST_MAIN(tests, NULL, NULL)
