@@ -661,8 +661,8 @@ static double launch_cpu_cores_in(const struct gw_host_series *h, int64_t start_
     return NAN;
   double sum = 0;
   size_t rows = 0;
-  for (size_t i = 1; i < h->n; i++)
-    if (h->t_ns[i - 1] >= start_ns && h->t_ns[i] <= end_ns && !isnan(h->launch_cpu_pct[i])) {
+  for (size_t i = gw_first_at_or_after(h->t_ns, h->n, start_ns) + 1; i < h->n && h->t_ns[i] <= end_ns; i++)
+    if (!isnan(h->launch_cpu_pct[i])) {
       sum += h->launch_cpu_pct[i] / 100.0;
       rows++;
     }

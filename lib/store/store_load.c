@@ -836,38 +836,35 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Median wall time of the optimizer steps of process pid whose number is in [lo, hi] other than skip; NAN none. */
-static double median_step_ns(const struct gw_recording *rec, int64_t pid, int64_t lo, int64_t hi, int64_t skip) {
-  double *v = gw_xcalloc(rec->nsteps + 1, sizeof *v);
-  size_t n = 0;
-  for (size_t i = 0; i < rec->nsteps; i++) {
-    const struct gw_step_row *s = &rec->steps[i];
-    if (s->pid == pid && !s->from_loader && s->step >= lo && s->step <= hi && s->step != skip)
-      v[n++] = (double)(s->end_ns - s->start_ns);
-  }
-  qsort(v, n, sizeof *v, cmp_double);
-  double m = n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  free(v);
-  return m;
-}
+enum step_stat { STEP_MEDIAN, STEP_MEAN };
 
-/* The mean step of one process's steps numbered lo..hi but skip: the loop's
- * pace (steps over their time). Not the median: a loop that does not wait
- * for the GPU each step times its steps on the host, which runs ahead until
- * CUDA's launch queue is full and then blocks in one step of every few, so
- * most steps are short and the median is far below the pace (a 1.3 ms
- * median beside 4.5 ms of GPU work a step, measured on an H100). */
-static double mean_step_ns(const struct gw_recording *rec, int64_t pid, int64_t lo, int64_t hi, int64_t skip) {
-  double sum = 0;
+/* The median or mean wall time of the optimizer steps of process pid whose
+ * number is in [lo, hi] other than skip; NAN none. The mean is the loop's
+ * pace (steps over their time). The median is not: a loop that does not
+ * wait for the GPU each step times its steps on the host, which runs ahead
+ * until CUDA's launch queue is full and then blocks in one step of every
+ * few, so most steps are short and the median is far below the pace (a 1.3
+ * ms median beside 4.5 ms of GPU work a step, measured on an H100). */
+static double step_ns(const struct gw_recording *rec, int64_t pid, int64_t lo, int64_t hi, int64_t skip,
+                      enum step_stat stat) {
+  double *v = gw_xcalloc(rec->nsteps + 1, sizeof *v), sum = 0;
   size_t n = 0;
   for (size_t i = 0; i < rec->nsteps; i++) {
     const struct gw_step_row *s = &rec->steps[i];
     if (s->pid == pid && !s->from_loader && s->step >= lo && s->step <= hi && s->step != skip) {
-      sum += (double)(s->end_ns - s->start_ns);
-      n++;
+      v[n] = (double)(s->end_ns - s->start_ns);
+      sum += v[n++];
     }
   }
-  return n == 0 ? NAN : sum / (double)n;
+  double m = NAN;
+  if (n > 0 && stat == STEP_MEAN)
+    m = sum / (double)n;
+  else if (n > 0) {
+    qsort(v, n, sizeof *v, cmp_double);
+    m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+  free(v);
+  return m;
 }
 
 #define FLOPS_NEIGHBOUR_STEPS 5 /* either side of the counted step: close enough to share its batch and shape */
@@ -900,16 +897,16 @@ static void load_step_flops(sqlite3 *db, struct gw_recording *rec) {
     f->steady_step_ns = NAN;
     if (f->pid >= 0 && f->step >= 0) {
       f->neighbours_median_ns =
-          median_step_ns(rec, f->pid, f->step - FLOPS_NEIGHBOUR_STEPS, f->step + FLOPS_NEIGHBOUR_STEPS, f->step);
+          step_ns(rec, f->pid, f->step - FLOPS_NEIGHBOUR_STEPS, f->step + FLOPS_NEIGHBOUR_STEPS, f->step, STEP_MEDIAN);
       /* the first step is warm-up (compilation, allocation, autotuning); a torch.profiler trace's steps come
        * after the profiler's own warm-up and none was slowed by counting, so all of them count */
       if (strcmp(f->source, "kineto") == 0) {
-        f->steady_step_ns = mean_step_ns(rec, f->pid, INT64_MIN, INT64_MAX, -1);
+        f->steady_step_ns = step_ns(rec, f->pid, INT64_MIN, INT64_MAX, -1, STEP_MEAN);
         /* import writes ProfilerStep rows of the one rank it keeps steps for without a pid */
         if (isnan(f->steady_step_ns))
-          f->steady_step_ns = mean_step_ns(rec, -1, INT64_MIN, INT64_MAX, -1);
+          f->steady_step_ns = step_ns(rec, -1, INT64_MIN, INT64_MAX, -1, STEP_MEAN);
       } else
-        f->steady_step_ns = mean_step_ns(rec, f->pid, 2, INT64_MAX, f->step);
+        f->steady_step_ns = step_ns(rec, f->pid, 2, INT64_MAX, f->step, STEP_MEAN);
     }
   }
   sqlite3_finalize(s);

@@ -482,15 +482,15 @@ static void write_proc_stat(const char *root, int ncores, int busy, int tick_s) 
  * test build) a row read from the old table fails here. */
 static void test_cores_grow_past_the_table(void **state) {
   (void)state;
-  char dir[] = "/tmp/gw_host_grow_XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  write_proc_stat(dir, 8, 50, 10);
+  struct stepper st; /* its scratch folder, written here instead of pointed at a fixture tree */
+  stepper_init(&st);
+  write_proc_stat(st.dir, 8, 50, 10);
   struct gw_host *h = NULL;
   struct gw_err err = {{0}};
-  assert_int_equal(gw_host_open(&h, dir, &err), GW_OK);
+  assert_int_equal(gw_host_open(&h, st.dir, &err), GW_OK);
   struct gw_host_sample s;
   assert_int_equal(gw_host_sample(h, T0_NS, 1, &s, NULL, &err), GW_OK);
-  write_proc_stat(dir, 300, 50, 11);
+  write_proc_stat(st.dir, 300, 50, 11);
   assert_int_equal(gw_host_sample(h, T0_NS + 1000000000LL, 1, &s, NULL, &err), GW_OK);
   /* the 8 cores seen both times, each busy half of the second */
   assert_int_equal(s.ncores, 8);
@@ -498,11 +498,11 @@ static void test_cores_grow_past_the_table(void **state) {
     assert_float_equal(s.cores[c].busy_pct, 50.0, 1e-6);
   gw_host_close(h);
   char path[512];
-  snprintf(path, sizeof path, "%s/proc/stat", dir);
+  snprintf(path, sizeof path, "%s/proc/stat", st.dir);
   unlink(path);
-  snprintf(path, sizeof path, "%s/proc", dir);
+  snprintf(path, sizeof path, "%s/proc", st.dir);
   rmdir(path);
-  rmdir(dir);
+  stepper_done(&st);
 }
 
 static void test_open_errors(void **state) {

@@ -131,6 +131,16 @@ static char *render(const struct gw_diagnosis *dx, int json) {
   return buf;
 }
 
+/* The recording's diagnosis says text in its text report and json in its JSON one. */
+static void assert_report_says(struct gw_recording *rec, const char *text, const char *json) {
+  struct gw_diagnosis *dx = NULL;
+  struct gw_err err;
+  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
+  assert_non_null(strstr(render(dx, 0), text));
+  assert_non_null(strstr(render(dx, 1), json));
+  gw_diagnosis_free(dx);
+}
+
 /* The loop's checkpoints found every 50 steps, at least min_count of them,
  * each about 0.28 s over the median step. */
 static void assert_checkpoints_every_50(const struct gw_step_breakdown *b, int min_count) {
@@ -247,12 +257,7 @@ static void test_queue_paced_is_no_stall(void **state) {
   assert_true(b.queue_busy_frac >= 0.9);
   assert_int_equal(b.activity, GW_PYACT_FORWARD_BACKWARD);
   assert_int_equal((int)b.kinds[GW_STEP_KIND_TYPICAL].nsteps, (int)b.nsteady);
-  struct gw_diagnosis *dx = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
-  assert_non_null(strstr(render(dx, 0), "work queued ahead kept it fed, no stall"));
-  assert_non_null(strstr(render(dx, 1), "\"queue_paced\": {\"period_steps\": 10"));
-  gw_diagnosis_free(dx);
+  assert_report_says(rec, "work queued ahead kept it fed, no stall", "\"queue_paced\": {\"period_steps\": 10");
   free_rec(rec);
 }
 
@@ -270,12 +275,7 @@ static void test_steady_loop_none(void **state) {
   assert_false(b.recurring);
   assert_true(isnan(b.extra_s));
   assert_int_equal(b.activity, -1);
-  struct gw_diagnosis *dx = NULL;
-  struct gw_err err;
-  assert_int_equal(gw_diagnose(rec, &dx, &err), GW_OK);
-  assert_non_null(strstr(render(dx, 0), "no slow steps recur at a fixed spacing (4 above"));
-  assert_non_null(strstr(render(dx, 1), "\"slow_recurring\": null"));
-  gw_diagnosis_free(dx);
+  assert_report_says(rec, "no slow steps recur at a fixed spacing (4 above", "\"slow_recurring\": null");
   free_rec(rec);
 }
 
